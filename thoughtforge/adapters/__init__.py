@@ -1,0 +1,1 @@
+"""Adapters to the outside world: agent CLIs, the Kanban board, notification channels."""

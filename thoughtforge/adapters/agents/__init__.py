@@ -1,0 +1,102 @@
+"""The agent layer: call an agent CLI from config, retry once, then raise `AgentFailure`.
+
+Every call tells the agent what is being asked through environment variables, so any executable,
+a real agent CLI or a scripted one, can serve.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from thoughtforge.adapters.agents.output import AgentOutputError, normalise
+from thoughtforge.adapters.agents.process import ProcessResult, run_command
+from thoughtforge.config import AgentSpec, Config
+from thoughtforge.errors import AgentFailure
+from thoughtforge.project_log import log_event
+
+ATTEMPTS = 2
+_STDERR_EXCERPT = 300
+
+
+class AgentCall(BaseModel):
+    """What an invocation is for; becomes the THOUGHTFORGE_* environment of the agent."""
+
+    step: str
+    project_dir: Path
+    phase: str
+    iteration: int | None = None
+
+    def environment(self) -> dict[str, str]:
+        env = {
+            "THOUGHTFORGE_STEP": self.step,
+            "THOUGHTFORGE_PROJECT_DIR": str(self.project_dir),
+            "THOUGHTFORGE_PHASE": self.phase,
+        }
+        if self.iteration is not None:
+            env["THOUGHTFORGE_ITERATION"] = str(self.iteration)
+        return env
+
+
+def find_command(spec: AgentSpec) -> str | None:
+    """PATH first, then beside this Python, so a venv's own scripts work without activating it."""
+    return shutil.which(spec.command) or shutil.which(spec.command, path=str(Path(sys.executable).parent))
+
+
+def invoke_agent(config: Config, agent: str, prompt: str, call: AgentCall) -> str:
+    """Return the agent's answer as plain text, or raise `AgentFailure` after two failed attempts."""
+    spec = config.agent(agent)
+    failures: list[str] = []
+    for attempt in range(1, ATTEMPTS + 1):
+        started = time.monotonic()
+        answer, failure = _attempt(spec, prompt, call, config.agents.call_timeout_seconds)
+        log_event(
+            call.project_dir,
+            "agent_call",
+            level="info" if failure is None else "warning",
+            agent=agent,
+            step=call.step,
+            attempt=attempt,
+            seconds=round(time.monotonic() - started, 3),
+            prompt_chars=len(prompt),
+            failure=failure,
+        )
+        if failure is None:
+            return answer
+        failures.append(failure)
+    raise AgentFailure(agent, call.step, failures)
+
+
+def _attempt(spec: AgentSpec, prompt: str, call: AgentCall, timeout: float) -> tuple[str, str | None]:
+    executable = find_command(spec)
+    if executable is None:
+        return "", f"command '{spec.command}' not found on PATH"
+    env = {**os.environ, **call.environment()}
+    try:
+        result = run_command([executable, *spec.flags], prompt, env, timeout)
+    except OSError as exc:
+        return "", f"could not start '{spec.command}': {exc.strerror or exc}"
+    failure = _failure_of(result, timeout)
+    if failure is not None:
+        return "", failure
+    try:
+        answer = normalise(spec.output, result.stdout)
+    except AgentOutputError as exc:
+        return "", str(exc)
+    return (answer, None) if answer else ("", "empty output")
+
+
+def _failure_of(result: ProcessResult, timeout: float) -> str | None:
+    if result.timed_out:
+        return f"timed out after {timeout:g}s (process group killed)"
+    if result.returncode != 0:
+        excerpt = result.stderr.strip()[-_STDERR_EXCERPT:]
+        return f"exit code {result.returncode}" + (f": {excerpt}" if excerpt else "")
+    if not result.stdout.strip():
+        return "empty output"
+    return None

@@ -1,0 +1,221 @@
+"""`config.yaml`: one pydantic model per section, validated once at start-up.
+
+Unknown keys are rejected so a typo is reported rather than silently ignored. Relative paths are
+resolved against the directory holding the config file, not the current directory.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+
+from thoughtforge.errors import ConfigError
+
+CONFIG_ENV_VAR = "THOUGHTFORGE_CONFIG"
+DEFAULT_CONFIG_NAME = "config.yaml"
+EXAMPLE_NAME = "config.yaml.example"
+PACKAGED_EXAMPLE = Path(__file__).with_name(EXAMPLE_NAME)
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ProjectsConfig(_Section):
+    directory: Path = Path("projects")
+
+
+class PolishConfig(_Section):
+    critical_max: int = Field(0, ge=0)
+    medium_max: int = Field(3, ge=0)
+    minor_max: int = Field(5, ge=0)
+    max_iterations: int = Field(50, ge=1)
+    stagnation_limit: int = Field(3, ge=2)
+    retry_malformed_output: int = Field(2, ge=0)
+    reviewer_agent: str | None = None
+
+
+class ConcurrencyConfig(_Section):
+    max_parallel_runs: int = Field(3, ge=1)
+
+
+class AgentSpec(_Section):
+    """How to run one agent CLI non-interactively. The prompt always goes in on stdin."""
+
+    command: str = Field(min_length=1)
+    flags: list[str] = []
+    context_window_tokens: int = Field(100_000, gt=0)
+    output: Literal["text", "claude_json"] = "text"
+    vision: bool = False
+
+
+class AgentsConfig(_Section):
+    default: str = "claude"
+    call_timeout_seconds: float = Field(300, gt=0)
+    available: dict[str, AgentSpec] = {}
+
+    @model_validator(mode="after")
+    def _default_is_available(self) -> AgentsConfig:
+        if self.default not in self.available:
+            names = ", ".join(sorted(self.available)) or "none"
+            raise ValueError(
+                f"agents.default is '{self.default}' but agents.available defines: {names}"
+            )
+        return self
+
+
+class NotificationChannel(_Section):
+    type: Literal["ntfy"] = "ntfy"
+    url: str = "https://ntfy.sh"
+    topic: str = Field(min_length=1)
+    token: SecretStr | None = None
+
+
+class NotificationsConfig(_Section):
+    enabled: bool = False
+    channels: list[NotificationChannel] = []
+
+
+class NotionConfig(_Section):
+    enabled: bool = False
+    token: SecretStr | None = None
+    default_pages: list[str] = []
+
+
+class GoogleDriveConfig(_Section):
+    enabled: bool = False
+    credentials_path: Path | None = None
+    default_documents: list[str] = []
+
+
+class ConnectorsConfig(_Section):
+    notion: NotionConfig = NotionConfig()
+    google_drive: GoogleDriveConfig = GoogleDriveConfig()
+
+
+class VibeKanbanConfig(_Section):
+    enabled: bool = False
+    url: str = "http://127.0.0.1:3000"
+    project_name: str = "ThoughtForge"
+
+
+class ServerConfig(_Section):
+    """Where the Prefect server that ThoughtForge starts or talks to listens."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(4200, ge=1, le=65535)
+
+
+class DirectoryConfig(_Section):
+    directory: Path | None = None
+
+
+class Phase3CompletenessConfig(_Section):
+    plan_min_chars: int = Field(500, ge=0)
+    code_min_source_files: int = Field(1, ge=0)
+
+
+class ResourcesConfig(_Section):
+    max_file_bytes: int = Field(10 * 1024 * 1024, gt=0)
+
+
+class BrainDumpConfig(_Section):
+    min_chars: int = Field(100, ge=0)
+
+
+class Config(_Section):
+    projects: ProjectsConfig = ProjectsConfig()
+    polish: PolishConfig = PolishConfig()
+    concurrency: ConcurrencyConfig = ConcurrencyConfig()
+    agents: AgentsConfig
+    notifications: NotificationsConfig = NotificationsConfig()
+    connectors: ConnectorsConfig = ConnectorsConfig()
+    vibekanban: VibeKanbanConfig = VibeKanbanConfig()
+    server: ServerConfig = ServerConfig()
+    prompts: DirectoryConfig = DirectoryConfig()
+    plugins: DirectoryConfig = DirectoryConfig()
+    phase3_completeness: Phase3CompletenessConfig = Phase3CompletenessConfig()
+    resources: ResourcesConfig = ResourcesConfig()
+    brain_dump: BrainDumpConfig = BrainDumpConfig()
+
+    def agent(self, name: str | None = None) -> AgentSpec:
+        name = name or self.agents.default
+        try:
+            return self.agents.available[name]
+        except KeyError:
+            names = ", ".join(sorted(self.agents.available))
+            raise ConfigError(f"agent '{name}' is not in agents.available ({names})") from None
+
+
+def config_path(explicit: Path | None = None) -> Path:
+    """--config wins, then $THOUGHTFORGE_CONFIG, then ./config.yaml."""
+    if explicit is not None:
+        return explicit
+    return Path(os.environ.get(CONFIG_ENV_VAR) or DEFAULT_CONFIG_NAME)
+
+
+def load_config(path: Path | None = None, *, announce: Any = print) -> Config:
+    """Read and validate the config; copy the example beside it when the file is missing."""
+    path = config_path(path)
+    if not path.exists():
+        _create_from_example(path, announce)
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path} is not valid YAML: {exc}") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path} must hold a YAML mapping of sections, got {type(raw).__name__}")
+    try:
+        config = Config.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(_describe_validation_error(path, exc)) from None
+    return _resolve_paths(config, path.resolve().parent)
+
+
+def write_example(target: Path) -> None:
+    """Write the packaged example to `target` (used by `thoughtforge init`)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(PACKAGED_EXAMPLE, target)
+
+
+def _create_from_example(path: Path, announce: Any) -> None:
+    example = path.with_name(EXAMPLE_NAME)
+    if not example.exists():
+        raise ConfigError(
+            f"no config file at {path.resolve()} (and no {EXAMPLE_NAME} beside it to copy). "
+            "Run `thoughtforge init` to create one."
+        )
+    shutil.copyfile(example, path)
+    announce(f"Created {path} from {example}. Edit it to choose your agent.")
+
+
+def _describe_validation_error(path: Path, exc: ValidationError) -> str:
+    lines = [f"{path} has {exc.error_count()} invalid setting(s):"]
+    for error in exc.errors():
+        key = ".".join(str(part) for part in error["loc"]) or "(top level)"
+        if error["type"] == "missing":
+            lines.append(f"  {key}: required key is missing")
+        elif error["type"] == "extra_forbidden":
+            lines.append(f"  {key}: unknown key (check the spelling against {EXAMPLE_NAME})")
+        else:
+            lines.append(f"  {key}: got {error.get('input')!r}; expected {error['msg'].lower()}")
+    return "\n".join(lines)
+
+
+def _resolve_paths(config: Config, base: Path) -> Config:
+    def resolve(p: Path | None) -> Path | None:
+        return None if p is None else (base / p.expanduser()).resolve()
+
+    config.projects.directory = resolve(config.projects.directory)
+    config.prompts.directory = resolve(config.prompts.directory)
+    config.plugins.directory = resolve(config.plugins.directory)
+    drive = config.connectors.google_drive
+    drive.credentials_path = resolve(drive.credentials_path)
+    return config

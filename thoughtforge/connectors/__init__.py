@@ -1,0 +1,1 @@
+"""Connectors that pull a Notion page or Google Drive document into resources/ as Markdown."""

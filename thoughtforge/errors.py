@@ -1,0 +1,61 @@
+"""Errors a user (not a programmer) can cause, and that the CLI reports without a traceback.
+
+Exception hierarchy:
+
+* ThoughtForgeError
+  + ConfigError           - config.yaml missing, not YAML, or a key with a bad value
+  + StateFileError        - status.json / polish_state.json / chat_history.json unreadable or invalid
+  + ProjectError          - a project that does not exist or cannot be created
+    - ProjectLimitError   - concurrency.max_parallel_runs reached
+  + TransitionError       - a phase change the pipeline does not allow
+  + PromptError           - a prompt file missing or a placeholder without a value
+  + AgentFailure          - an agent failed twice (the flows halt with `agent_failure`)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class ThoughtForgeError(Exception):
+    """Base class: the message is written for the operator."""
+
+
+class ConfigError(ThoughtForgeError):
+    pass
+
+
+class StateFileError(ThoughtForgeError):
+    """A state file that cannot be trusted. It is never overwritten or guessed."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: {reason}")
+
+
+class ProjectError(ThoughtForgeError):
+    pass
+
+
+class ProjectLimitError(ProjectError):
+    pass
+
+
+class TransitionError(ThoughtForgeError):
+    pass
+
+
+class PromptError(ThoughtForgeError):
+    pass
+
+
+class AgentFailure(ThoughtForgeError):
+    """Both attempts of one agent call failed; `attempts` says how each one failed."""
+
+    def __init__(self, agent: str, step: str, attempts: list[str]) -> None:
+        self.agent = agent
+        self.step = step
+        self.attempts = attempts
+        detail = "; ".join(f"attempt {n}: {why}" for n, why in enumerate(attempts, start=1))
+        super().__init__(f"agent '{agent}' failed at step '{step}' ({detail})")

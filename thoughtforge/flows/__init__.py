@@ -1,0 +1,1 @@
+"""Prefect flows: one module per phase, thin layers over the core modules."""

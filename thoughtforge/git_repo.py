@@ -1,0 +1,37 @@
+"""One git repository per project, driven through GitPython."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import git
+
+AUTHOR_NAME = "ThoughtForge"
+AUTHOR_EMAIL = "thoughtforge@localhost"
+
+
+def init_repo(path: Path) -> git.Repo:
+    """Create the repo with a local identity, so commits work where no global git identity is set."""
+    repo = git.Repo.init(path, initial_branch="main")
+    with repo.config_writer() as cfg:
+        cfg.set_value("user", "name", AUTHOR_NAME)
+        cfg.set_value("user", "email", AUTHOR_EMAIL)
+    return repo
+
+
+def commit_all(path: Path, message: str, *, allow_empty: bool = False) -> str | None:
+    """Stage everything not ignored and commit; return the new sha, or None when nothing changed."""
+    repo = git.Repo(path)
+    repo.git.add(A=True)
+    if not allow_empty and repo.head.is_valid() and not repo.is_dirty(index=True, untracked_files=False):
+        return None
+    repo.git.commit("--allow-empty", "--no-verify", "-m", message)
+    return repo.head.commit.hexsha
+
+
+def commit_messages(path: Path) -> list[str]:
+    """Subjects of all commits, newest first."""
+    repo = git.Repo(path)
+    if not repo.head.is_valid():
+        return []
+    return [str(c.summary) for c in repo.iter_commits()]

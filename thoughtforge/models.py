@@ -1,0 +1,76 @@
+"""Domain vocabulary shared by state files, guards, flows and adapters."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Phase(StrEnum):
+    BRAIN_DUMP = "brain_dump"
+    DISTILLING = "distilling"
+    HUMAN_REVIEW = "human_review"
+    SPEC_BUILDING = "spec_building"
+    BUILDING = "building"
+    POLISHING = "polishing"
+    DONE = "done"
+    HALTED = "halted"
+
+
+AUTONOMOUS_PHASES = frozenset({Phase.DISTILLING, Phase.BUILDING, Phase.POLISHING})
+INTERACTIVE_PHASES = frozenset({Phase.BRAIN_DUMP, Phase.HUMAN_REVIEW, Phase.SPEC_BUILDING})
+
+
+class HaltReason(StrEnum):
+    SERVER_RESTART = "server_restart"
+    HUMAN_TERMINATED = "human_terminated"
+    AGENT_FAILURE = "agent_failure"
+    FILE_SYSTEM_ERROR = "file_system_error"
+    PHASE3_OUTPUT_MISSING = "phase3_output_missing"
+    PHASE3_OUTPUT_INCOMPLETE = "phase3_output_incomplete"
+    PLAN_INCOMPLETE = "plan_incomplete"
+    STUCK = "stuck"
+    REVIEW_MALFORMED = "review_malformed"
+    FIX_OUTPUT_INVALID = "fix_output_invalid"
+    GUARD_FIX_REGRESSION = "guard_fix_regression"
+    GUARD_HALLUCINATION = "guard_hallucination"
+    GUARD_FABRICATION = "guard_fabrication"
+    GUARD_MAX_ITERATIONS = "guard_max_iterations"
+
+
+class DeliverableType(StrEnum):
+    PLAN = "plan"
+    CODE = "code"
+
+
+class Severity(StrEnum):
+    CRITICAL = "critical"
+    MEDIUM = "medium"
+    MINOR = "minor"
+
+
+class Issue(BaseModel):
+    """One finding of a reviewer."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    severity: Severity
+    description: str = Field(min_length=1)
+    location: str = ""
+    recommendation: str = ""
+
+
+class Counts(BaseModel):
+    critical: int = Field(0, ge=0)
+    medium: int = Field(0, ge=0)
+    minor: int = Field(0, ge=0)
+
+    @property
+    def total(self) -> int:
+        return self.critical + self.medium + self.minor
+
+    @classmethod
+    def of(cls, issues: list[Issue]) -> Counts:
+        """Counts are always derived from the issues, never taken from an agent's summary."""
+        return cls(**{s.value: sum(1 for i in issues if i.severity is s) for s in Severity})

@@ -1,0 +1,1 @@
+"""Deliverable-type plugins (plan, code): builder, review schema, safety rules, templates."""

@@ -1,0 +1,37 @@
+"""The per-project operational log: `thoughtforge.log`, one JSON object per line, for debugging.
+
+Separate from `polish_log.md` (written for the human). Writing it must never break the pipeline, so a
+failed write is reported through Python logging and otherwise ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from thoughtforge.state import utc_now
+
+LOG_FILE = "thoughtforge.log"
+
+_logger = logging.getLogger("thoughtforge")
+
+
+def log_event(project_dir: Path, event: str, level: str = "info", **fields: Any) -> None:
+    record = {"ts": utc_now().isoformat(), "level": level, "event": event, **fields}
+    getattr(_logger, level if level in {"info", "warning", "error"} else "info")(
+        "%s %s", event, fields
+    )
+    try:
+        with (project_dir / LOG_FILE).open("a", encoding="utf-8") as log:
+            log.write(json.dumps(record, default=str) + "\n")
+    except OSError as exc:
+        _logger.warning("could not append to %s: %s", project_dir / LOG_FILE, exc)
+
+
+def read_events(project_dir: Path) -> list[dict[str, Any]]:
+    path = project_dir / LOG_FILE
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]

@@ -1,0 +1,134 @@
+"""The three state files of a project, as DESIGN.md fixes them.
+
+Reads never guess: a missing, unparsable or invalid file raises `StateFileError` with the path and the
+reason, and the file is left exactly as it was. Writes are atomic.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from thoughtforge.atomic_write import write_text_atomic
+from thoughtforge.errors import StateFileError
+from thoughtforge.models import Counts, DeliverableType, HaltReason, Issue, Phase
+
+STATUS_FILE = "status.json"
+POLISH_STATE_FILE = "polish_state.json"
+CHAT_HISTORY_FILE = "chat_history.json"
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class _StateModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Status(_StateModel):
+    project_name: str | None = None
+    phase: Phase
+    deliverable_type: DeliverableType | None = None
+    agent: str
+    created_at: datetime
+    updated_at: datetime
+    halt_reason: HaltReason | None = None
+    halted_from: Phase | None = None
+
+
+class TrajectoryEntry(_StateModel):
+    iteration: int = Field(ge=1)
+    critical: int = Field(ge=0)
+    medium: int = Field(ge=0)
+    minor: int = Field(ge=0)
+    total: int = Field(ge=0)
+    fix_applied: bool
+    timestamp: datetime
+
+
+class PolishState(_StateModel):
+    iteration: int = Field(0, ge=0)
+    counts: Counts = Counts()
+    trajectory: list[TrajectoryEntry] = []
+    tests_passed: bool | None = None
+    completed: bool = False
+    halt_reason: HaltReason | None = None
+    last_issues: list[Issue] = []
+    timestamp: datetime = Field(default_factory=utc_now)
+
+
+class ChatMessage(_StateModel):
+    role: Literal["human", "ai", "system"]
+    content: str
+    phase: Phase
+    timestamp: datetime = Field(default_factory=utc_now)
+
+
+ChatHistory = list[ChatMessage]
+_CHAT_ADAPTER: TypeAdapter[ChatHistory] = TypeAdapter(ChatHistory)
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def read_status(project_dir: Path) -> Status:
+    return _read(project_dir / STATUS_FILE, TypeAdapter(Status))
+
+
+def write_status(project_dir: Path, status: Status) -> None:
+    write_text_atomic(project_dir / STATUS_FILE, status.model_dump_json(indent=2) + "\n")
+
+
+def read_polish_state(project_dir: Path) -> PolishState:
+    return _read(project_dir / POLISH_STATE_FILE, TypeAdapter(PolishState))
+
+
+def write_polish_state(project_dir: Path, state: PolishState) -> None:
+    write_text_atomic(project_dir / POLISH_STATE_FILE, state.model_dump_json(indent=2) + "\n")
+
+
+def read_chat(project_dir: Path) -> ChatHistory:
+    return _read(project_dir / CHAT_HISTORY_FILE, _CHAT_ADAPTER)
+
+
+def write_chat(project_dir: Path, history: ChatHistory) -> None:
+    payload = _CHAT_ADAPTER.dump_json(history, indent=2).decode()
+    write_text_atomic(project_dir / CHAT_HISTORY_FILE, payload + "\n")
+
+
+def append_chat(project_dir: Path, message: ChatMessage) -> ChatHistory:
+    """Append one message; the file is re-read first so a message queued meanwhile is kept."""
+    history = read_chat(project_dir)
+    history.append(message)
+    write_chat(project_dir, history)
+    return history
+
+
+def _read(path: Path, adapter: TypeAdapter[M]) -> M:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise StateFileError(path, "file is missing") from None
+    except OSError as exc:
+        raise StateFileError(path, f"cannot be read ({exc.strerror or exc})") from None
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise StateFileError(path, f"is not valid JSON ({exc})") from None
+    try:
+        return adapter.validate_python(data)
+    except ValidationError as exc:
+        raise StateFileError(path, f"does not match the schema ({_first_problems(exc)})") from None
+
+
+def _first_problems(exc: ValidationError, limit: int = 3) -> str:
+    problems = [
+        f"{'.'.join(str(p) for p in err['loc']) or 'root'}: {err['msg']}"
+        for err in exc.errors()[:limit]
+    ]
+    more = exc.error_count() - limit
+    return "; ".join(problems) + (f"; and {more} more" if more > 0 else "")

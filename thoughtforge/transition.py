@@ -1,0 +1,135 @@
+"""`transition()`: the only way a project's phase changes.
+
+It writes `status.json`, logs the change, then tells the notifier and the board. Those two are
+best-effort: their failures become logged warnings, never halts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from thoughtforge.adapters.kanban import Board, NullBoard
+from thoughtforge.adapters.notify import EventType, Notification, Notifier, NullNotifier
+from thoughtforge.errors import TransitionError
+from thoughtforge.models import DeliverableType, HaltReason, Phase
+from thoughtforge.project import Project
+from thoughtforge.project_log import log_event
+from thoughtforge.state import Status, utc_now, write_status
+
+_NEXT: dict[Phase, frozenset[Phase]] = {
+    Phase.BRAIN_DUMP: frozenset({Phase.DISTILLING}),
+    Phase.DISTILLING: frozenset({Phase.HUMAN_REVIEW, Phase.BRAIN_DUMP}),
+    Phase.HUMAN_REVIEW: frozenset({Phase.DISTILLING, Phase.SPEC_BUILDING}),
+    Phase.SPEC_BUILDING: frozenset({Phase.BUILDING}),
+    Phase.BUILDING: frozenset({Phase.POLISHING}),
+    Phase.POLISHING: frozenset({Phase.DONE}),
+    Phase.DONE: frozenset(),
+    Phase.HALTED: frozenset(p for p in Phase if p is not Phase.HALTED),
+}
+
+
+@dataclass(frozen=True)
+class TransitionHooks:
+    notifier: Notifier = field(default_factory=NullNotifier)
+    board: Board = field(default_factory=NullBoard)
+
+
+def transition(
+    project: Project,
+    phase: Phase,
+    *,
+    halt_reason: HaltReason | None = None,
+    summary: str | None = None,
+    event_type: EventType | None = None,
+    project_name: str | None = None,
+    deliverable_type: DeliverableType | None = None,
+    hooks: TransitionHooks | None = None,
+) -> Status:
+    """Move `project` to `phase` (a halt needs a `halt_reason`) and announce it."""
+    before = project.status()
+    _check_allowed(before, phase, halt_reason)
+    after = _next_status(before, phase, halt_reason, project_name, deliverable_type)
+    write_status(project.dir, after)
+    notification = Notification(
+        project_id=project.id,
+        project_name=after.project_name,
+        phase=after.phase.value,
+        event_type=event_type or _default_event_type(after),
+        summary=summary or _default_summary(project, after),
+    )
+    log_event(
+        project.dir,
+        "phase_transition",
+        from_phase=before.phase.value,
+        to_phase=after.phase.value,
+        halt_reason=after.halt_reason,
+        summary=notification.summary,
+    )
+    hooks = hooks or TransitionHooks()
+    _best_effort(project, "notification", lambda: hooks.notifier.send(notification))
+    _best_effort(project, "board", lambda: hooks.board.sync(project.id, after))
+    return after
+
+
+def _check_allowed(before: Status, phase: Phase, halt_reason: HaltReason | None) -> None:
+    if phase is Phase.HALTED:
+        if halt_reason is None:
+            raise TransitionError("a halt needs a halt_reason")
+        if before.phase is Phase.DONE:
+            raise TransitionError("a finished project cannot be halted")
+        if before.phase is Phase.HALTED and halt_reason is not HaltReason.HUMAN_TERMINATED:
+            raise TransitionError(f"project is already halted ({before.halt_reason})")
+        return
+    if halt_reason is not None:
+        raise TransitionError(f"halt_reason given for a move to '{phase}'")
+    if before.halt_reason is HaltReason.HUMAN_TERMINATED:
+        raise TransitionError("the project was terminated and cannot continue")
+    if phase not in _NEXT[before.phase]:
+        raise TransitionError(f"cannot move from '{before.phase}' to '{phase}'")
+
+
+def _next_status(
+    before: Status,
+    phase: Phase,
+    halt_reason: HaltReason | None,
+    project_name: str | None,
+    deliverable_type: DeliverableType | None,
+) -> Status:
+    halted = phase is Phase.HALTED
+    return before.model_copy(
+        update={
+            "phase": phase,
+            "updated_at": utc_now(),
+            "halt_reason": halt_reason if halted else None,
+            "halted_from": (before.halted_from or before.phase)
+            if halted and before.phase is Phase.HALTED
+            else (before.phase if halted else None),
+            "project_name": project_name or before.project_name,
+            "deliverable_type": deliverable_type or before.deliverable_type,
+        }
+    )
+
+
+def _default_event_type(status: Status) -> EventType:
+    if status.phase is Phase.HALTED:
+        return "guard_triggered" if str(status.halt_reason).startswith("guard_") else "error"
+    if status.phase is Phase.DONE:
+        return "convergence_success"
+    if status.phase in (Phase.HUMAN_REVIEW, Phase.SPEC_BUILDING):
+        return "human_needed"
+    return "milestone_complete"
+
+
+def _default_summary(project: Project, status: Status) -> str:
+    name = status.project_name or project.id
+    if status.phase is Phase.HALTED:
+        return f"Project '{name}' — halted in {status.halted_from}: {status.halt_reason}. Review needed."
+    return f"Project '{name}' — now in {status.phase}."
+
+
+def _best_effort(project: Project, hook: str, call: Callable[[], None]) -> None:
+    try:
+        call()
+    except Exception as exc:  # noqa: BLE001 - a broken hook must never stop the pipeline
+        log_event(project.dir, "hook_failed", level="warning", hook=hook, error=repr(exc))
