@@ -4,7 +4,7 @@ Exception hierarchy:
 
 * ThoughtForgeError
   + ConfigError           - config.yaml missing, not YAML, or a key with a bad value
-  + StateFileError        - status.json / polish_state.json / chat_history.json unreadable or invalid
+  + StateFileError        - status / polish_state / chat_history JSON unreadable or invalid
   + ProjectError          - a project that does not exist or cannot be created
     - ProjectLimitError   - concurrency.max_parallel_runs reached
   + TransitionError       - a phase change the pipeline does not allow

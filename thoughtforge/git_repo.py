@@ -11,7 +11,7 @@ AUTHOR_EMAIL = "thoughtforge@localhost"
 
 
 def init_repo(path: Path) -> git.Repo:
-    """Create the repo with a local identity, so commits work where no global git identity is set."""
+    """Create the repo with a local identity, so commits work where git has no global one."""
     repo = git.Repo.init(path, initial_branch="main")
     with repo.config_writer() as cfg:
         cfg.set_value("user", "name", AUTHOR_NAME)
@@ -23,7 +23,11 @@ def commit_all(path: Path, message: str, *, allow_empty: bool = False) -> str | 
     """Stage everything not ignored and commit; return the new sha, or None when nothing changed."""
     repo = git.Repo(path)
     repo.git.add(A=True)
-    if not allow_empty and repo.head.is_valid() and not repo.is_dirty(index=True, untracked_files=False):
+    if (
+        not allow_empty
+        and repo.head.is_valid()
+        and not repo.is_dirty(index=True, untracked_files=False)
+    ):
         return None
     repo.git.commit("--allow-empty", "--no-verify", "-m", message)
     return repo.head.commit.hexsha

@@ -1,4 +1,4 @@
-"""Projects on disk: `<projects.directory>/<project_id>/` with `docs/`, `resources/` and a git repo."""
+"""Projects on disk: `<projects.directory>/<id>/` with `docs/`, `resources/` and a git repo."""
 
 from __future__ import annotations
 
@@ -22,6 +22,9 @@ _SLUG_WORDS = 5
 _SLUG_CHARS = 40
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._ -]+")
 _VALID_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,80}$")
+_FILLER = frozenset(
+    "a an and the i im i'm we to of for in on with my our want need would like so it is".split()
+)
 _GITIGNORE = f"{LOG_FILE}\n.scripted-agent/\n"
 
 
@@ -64,7 +67,9 @@ class ProjectListing(BaseModel):
 
 def open_project(config: Config, project_id: str) -> Project:
     if not _VALID_ID.match(project_id):
-        raise ProjectError(f"'{project_id}' is not a project id (ids look like 20261122-wedding-a3f9)")
+        raise ProjectError(
+            f"'{project_id}' is not a project id (ids look like 20261122-wedding-a3f9)"
+        )
     path = config.projects.directory / project_id
     if not path.is_dir():
         raise ProjectError(f"no project '{project_id}' in {config.projects.directory}")
@@ -152,8 +157,14 @@ def _populate(project: Project, brain_dump: str | None, resources: list[Path], a
     (project.dir / ".gitignore").write_text(_GITIGNORE, encoding="utf-8")
     init_repo(project.dir)
     now = utc_now()
-    write_status(project.dir, Status(phase=Phase.BRAIN_DUMP, agent=agent, created_at=now, updated_at=now))
-    chat = [] if not brain_dump else [ChatMessage(role="human", content=brain_dump, phase=Phase.BRAIN_DUMP)]
+    write_status(
+        project.dir, Status(phase=Phase.BRAIN_DUMP, agent=agent, created_at=now, updated_at=now)
+    )
+    chat = (
+        []
+        if not brain_dump
+        else [ChatMessage(role="human", content=brain_dump, phase=Phase.BRAIN_DUMP)]
+    )
     write_chat(project.dir, chat)
     for source in resources:
         shutil.copyfile(source, _free_name(project.resources_dir, safe_file_name(source.name)))
@@ -177,5 +188,5 @@ def _free_name(folder: Path, name: str) -> Path:
 
 
 def _slug(text: str) -> str:
-    words = re.findall(r"[a-z0-9]+", text.lower())[:_SLUG_WORDS]
+    words = [w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _FILLER][:_SLUG_WORDS]
     return "-".join(words)[:_SLUG_CHARS].strip("-") or "project"

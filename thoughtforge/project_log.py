@@ -1,7 +1,7 @@
 """The per-project operational log: `thoughtforge.log`, one JSON object per line, for debugging.
 
-Separate from `polish_log.md` (written for the human). Writing it must never break the pipeline, so a
-failed write is reported through Python logging and otherwise ignored.
+Separate from `polish_log.md` (written for the human). Writing it must never break the pipeline,
+so a failed write is reported through Python logging and otherwise ignored.
 """
 
 from __future__ import annotations

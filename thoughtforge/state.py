@@ -1,7 +1,7 @@
 """The three state files of a project, as DESIGN.md fixes them.
 
-Reads never guess: a missing, unparsable or invalid file raises `StateFileError` with the path and the
-reason, and the file is left exactly as it was. Writes are atomic.
+Reads never guess: a missing, unparsable or invalid file raises `StateFileError` with the path and
+the reason, and the file is left exactly as it was. Writes are atomic.
 """
 
 from __future__ import annotations

@@ -124,7 +124,8 @@ def _default_event_type(status: Status) -> EventType:
 def _default_summary(project: Project, status: Status) -> str:
     name = status.project_name or project.id
     if status.phase is Phase.HALTED:
-        return f"Project '{name}' — halted in {status.halted_from}: {status.halt_reason}. Review needed."
+        where = f"halted in {status.halted_from}: {status.halt_reason}"
+        return f"Project '{name}' — {where}. Review needed."
     return f"Project '{name}' — now in {status.phase}."
 
 

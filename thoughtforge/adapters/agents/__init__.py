@@ -45,11 +45,13 @@ class AgentCall(BaseModel):
 
 def find_command(spec: AgentSpec) -> str | None:
     """PATH first, then beside this Python, so a venv's own scripts work without activating it."""
-    return shutil.which(spec.command) or shutil.which(spec.command, path=str(Path(sys.executable).parent))
+    return shutil.which(spec.command) or shutil.which(
+        spec.command, path=str(Path(sys.executable).parent)
+    )
 
 
 def invoke_agent(config: Config, agent: str, prompt: str, call: AgentCall) -> str:
-    """Return the agent's answer as plain text, or raise `AgentFailure` after two failed attempts."""
+    """The agent's answer as plain text; `AgentFailure` after two failed attempts."""
     spec = config.agent(agent)
     failures: list[str] = []
     for attempt in range(1, ATTEMPTS + 1):
@@ -72,7 +74,9 @@ def invoke_agent(config: Config, agent: str, prompt: str, call: AgentCall) -> st
     raise AgentFailure(agent, call.step, failures)
 
 
-def _attempt(spec: AgentSpec, prompt: str, call: AgentCall, timeout: float) -> tuple[str, str | None]:
+def _attempt(
+    spec: AgentSpec, prompt: str, call: AgentCall, timeout: float
+) -> tuple[str, str | None]:
     executable = find_command(spec)
     if executable is None:
         return "", f"command '{spec.command}' not found on PATH"

@@ -19,7 +19,9 @@ def _claude_json(stdout: str) -> str:
     try:
         payload = json.loads(stdout)
     except json.JSONDecodeError as exc:
-        raise AgentOutputError(f"expected Claude Code JSON, got unparsable output ({exc})") from None
+        raise AgentOutputError(
+            f"expected Claude Code JSON, got unparsable output ({exc})"
+        ) from None
     if not isinstance(payload, dict) or not isinstance(payload.get("result"), str):
         raise AgentOutputError("Claude Code JSON has no string 'result' field")
     if payload.get("is_error"):

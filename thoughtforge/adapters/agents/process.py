@@ -1,4 +1,4 @@
-"""Run one agent command: prompt on stdin, answer on stdout, the whole process group killed on timeout."""
+"""Run one agent command: prompt on stdin, answer on stdout, its process group killed on timeout."""
 
 from __future__ import annotations
 
@@ -44,7 +44,9 @@ def run_command(
         _kill_group(proc)
         raise
     _kill_group(proc)
-    return ProcessResult(returncode=proc.returncode, stdout=_text(out), stderr=_text(err), timed_out=False)
+    return ProcessResult(
+        returncode=proc.returncode, stdout=_text(out), stderr=_text(err), timed_out=False
+    )
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

@@ -1,0 +1,141 @@
+"""The `thoughtforge` command line.
+
+Start-up stays light: Prefect is imported only inside the commands that run flows, so `--help`,
+`status` and `new` answer quickly. User errors print one line, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from thoughtforge.config import Config, config_path, load_config, write_example
+from thoughtforge.errors import ThoughtForgeError
+
+app = typer.Typer(
+    help=(
+        "ThoughtForge turns a brain dump into a polished plan or working code: distil it with you, "
+        "agree a spec, build it, then polish it in a review → fix loop that stops when convergence "
+        "guards say so."
+    ),
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+out = Console()
+err = Console(stderr=True)
+
+ConfigOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        "-c",
+        help="Config file (default: $THOUGHTFORGE_CONFIG, then ./config.yaml).",
+        show_default=False,
+    ),
+]
+
+
+@app.callback()
+def _root(ctx: typer.Context, config: ConfigOption = None) -> None:
+    ctx.obj = config
+
+
+def _config(ctx: typer.Context) -> Config:
+    return load_config(ctx.obj, announce=lambda msg: err.print(f"[yellow]{msg}[/]"))
+
+
+@app.command()
+def init(
+    ctx: typer.Context,
+    force: Annotated[bool, typer.Option(help="Overwrite an existing config file.")] = False,
+) -> None:
+    """Write a config.yaml from the documented example."""
+    target = config_path(ctx.obj)
+    if target.exists() and not force:
+        raise ThoughtForgeError(f"{target} already exists (use --force to overwrite it)")
+    write_example(target)
+    out.print(f"Wrote {target}. It uses the scripted demo agent until you set agents.default.")
+
+
+@app.command()
+def new(
+    ctx: typer.Context,
+    brain_dump: Annotated[
+        str, typer.Option("--brain-dump", "-b", help="File with the brain dump, or - for stdin.")
+    ],
+    resource: Annotated[
+        list[Path] | None,
+        typer.Option("--resource", "-r", help="A file to add to the project's resources/."),
+    ] = None,
+    agent: Annotated[
+        str | None, typer.Option(help="Agent from agents.available (default: agents.default).")
+    ] = None,
+) -> None:
+    """Create a project from a brain dump (and optional resource files)."""
+    from thoughtforge.agent_check import warn_if_missing
+    from thoughtforge.project import create_project
+
+    config = _config(ctx)
+    text = _read_brain_dump(brain_dump)
+    warn_if_missing(config, agent, err.print)
+    project = create_project(config, brain_dump=text, resources=resource or [], agent=agent)
+    out.print(f"Created project [bold]{project.id}[/] in {project.dir}")
+
+
+@app.command()
+def status(
+    ctx: typer.Context,
+    project_id: Annotated[str | None, typer.Argument(help="Show one project in detail.")] = None,
+) -> None:
+    """List projects (id, name, phase, type, agent, updated), or show one in detail."""
+    from thoughtforge.status_report import project_detail, project_table
+
+    config = _config(ctx)
+    if project_id is not None:
+        out.print(project_detail(config, project_id))
+        return
+    table, unreadable = project_table(config)
+    out.print(table)
+    for problem in unreadable:
+        err.print(f"[red]error:[/] {escape(problem)}", highlight=False, soft_wrap=True)
+    if unreadable:
+        raise typer.Exit(1)
+
+
+@app.command()
+def doctor(ctx: typer.Context) -> None:
+    """Check the config, the default agent, the projects directory and the Prefect API."""
+    from thoughtforge.doctor import run_checks
+
+    checks = run_checks(config_path(ctx.obj))
+    table = Table("check", "result", "detail", box=None)
+    for check in checks:
+        mark = {"ok": "[green]ok[/]", "warn": "[yellow]warn[/]", "fail": "[red]FAIL[/]"}
+        table.add_row(check.name, mark[check.outcome], check.detail)
+    out.print(table)
+    if any(check.outcome == "fail" for check in checks):
+        raise typer.Exit(1)
+
+
+def _read_brain_dump(source: str) -> str:
+    if source == "-":
+        return sys.stdin.read()
+    try:
+        return Path(source).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ThoughtForgeError(f"cannot read brain dump {source}: {exc}") from None
+
+
+def main() -> None:
+    try:
+        app()
+    except ThoughtForgeError as exc:
+        err.print(f"[red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        sys.exit(1)

@@ -1,0 +1,94 @@
+"""`thoughtforge doctor`: is this machine ready to run a project? Read-only, except a probe file."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Literal
+
+import requests
+from pydantic import BaseModel
+
+from thoughtforge.agent_check import missing_agent_warning
+from thoughtforge.config import Config, load_config
+from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.prompts import PromptLibrary
+
+REQUIRED_PROMPTS = ("brain-dump-intake", "spec-building", "plan-build", "plan-review", "plan-fix")
+_HEALTH_TIMEOUT = 3
+
+
+class Check(BaseModel):
+    name: str
+    outcome: Literal["ok", "warn", "fail"]
+    detail: str
+
+
+def run_checks(path: Path) -> list[Check]:
+    if not path.exists():
+        return [
+            Check(name="config", outcome="fail", detail=f"{path} missing: run thoughtforge init")
+        ]
+    try:
+        config = load_config(path)
+    except ThoughtForgeError as exc:
+        return [Check(name="config", outcome="fail", detail=str(exc))]
+    checks = [Check(name="config", outcome="ok", detail=str(path.resolve()))]
+    for name, probe in _PROBES:
+        checks.append(Check(name=name, **probe(config)))
+    return checks
+
+
+def _agent(config: Config) -> dict[str, str]:
+    warning = missing_agent_warning(config)
+    if warning:
+        return {"outcome": "warn", "detail": warning}
+    return {"outcome": "ok", "detail": f"{config.agents.default} ({config.agent().command})"}
+
+
+def _projects_directory(config: Config) -> dict[str, str]:
+    root = config.projects.directory
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=root, prefix=".doctor-"):
+            pass
+    except OSError as exc:
+        return {"outcome": "fail", "detail": f"{root} is not writable: {exc.strerror or exc}"}
+    return {"outcome": "ok", "detail": f"{root} is writable"}
+
+
+def _prompts(config: Config) -> dict[str, str]:
+    library = PromptLibrary(config.prompts.directory)
+    try:
+        paths = [library.path(name) for name in REQUIRED_PROMPTS]
+    except ThoughtForgeError as exc:
+        return {"outcome": "fail", "detail": str(exc)}
+    overridden = sum(
+        1 for p in paths if config.prompts.directory and p.is_relative_to(config.prompts.directory)
+    )
+    return {"outcome": "ok", "detail": f"{len(paths)} prompts found, {overridden} overridden"}
+
+
+def _prefect_api(config: Config) -> dict[str, str]:
+    url = os.environ.get("PREFECT_API_URL")
+    if not url:
+        return {
+            "outcome": "ok",
+            "detail": "PREFECT_API_URL not set: flows start a temporary local server",
+        }
+    try:
+        response = requests.get(f"{url.rstrip('/')}/health", timeout=_HEALTH_TIMEOUT)
+        response.raise_for_status()
+    except requests.RequestException as exc:
+        return {"outcome": "fail", "detail": f"{url} unreachable: {type(exc).__name__}"}
+    return {"outcome": "ok", "detail": f"{url} is healthy"}
+
+
+_PROBES: list[tuple[str, Callable[[Config], dict[str, str]]]] = [
+    ("agent", _agent),
+    ("projects directory", _projects_directory),
+    ("prompts", _prompts),
+    ("Prefect API", _prefect_api),
+]

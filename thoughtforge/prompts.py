@@ -1,0 +1,48 @@
+"""Prompts are Markdown files loaded at run time, so the operator can edit them without coding.
+
+Lookup order: `prompts.directory` from config (the operator's overrides), then the package defaults.
+Placeholders are `{{name}}`. Filling is a single pass, so text inserted for one placeholder (a brain
+dump that itself contains `{{x}}`, say) is never expanded again.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from thoughtforge.errors import PromptError
+
+DEFAULT_DIRECTORY = Path(__file__).parent / "prompts"
+_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+
+
+class PromptLibrary:
+    def __init__(self, override_directory: Path | None = None) -> None:
+        self._directories = [d for d in (override_directory, DEFAULT_DIRECTORY) if d is not None]
+
+    def names(self) -> list[str]:
+        found = {p.stem for d in self._directories if d.is_dir() for p in d.glob("*.md")}
+        return sorted(found)
+
+    def path(self, name: str) -> Path:
+        for directory in self._directories:
+            candidate = directory / f"{name}.md"
+            if candidate.is_file():
+                return candidate
+        searched = ", ".join(str(d) for d in self._directories)
+        raise PromptError(f"prompt '{name}.md' not found (looked in {searched})")
+
+    def render(self, name: str, **values: str) -> str:
+        path = self.path(name)
+        try:
+            template = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise PromptError(f"cannot read prompt {path}: {exc}") from None
+        return fill(template, values, source=str(path))
+
+
+def fill(template: str, values: dict[str, str], *, source: str = "prompt") -> str:
+    missing = sorted({m.group(1) for m in _PLACEHOLDER.finditer(template)} - values.keys())
+    if missing:
+        raise PromptError(f"{source} needs values for: {', '.join(missing)}")
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)

@@ -1,0 +1,182 @@
+"""A scripted stand-in for an AI agent, for demos and tests. It is not an AI.
+
+It reads the prompt on stdin like any agent, and answers from a script file chosen by the step
+ThoughtForge names in `THOUGHTFORGE_STEP`. Script format (YAML):
+
+    steps:
+      plan-review:                   # one answer for every call
+        text: '{"issues": []}'
+      brain-dump-intake:             # answers in call order; the last one repeats
+        - file: intake-1.md          # relative to the script file
+        - text: "..."
+      plan-fix:
+        by_iteration:                # chosen by THOUGHTFORGE_ITERATION
+          1: {echo_after: "Plan:\\n\\n"}
+          default: {text: "..."}
+
+An answer is one of `text`, `file`, `echo` (the whole prompt) or `echo_after` (the prompt after the
+last occurrence of a marker), optionally with `sleep` (seconds before answering), `exit` (exit code)
+and `stderr`. Call counts and a copy of every prompt received are kept in `.scripted-agent/` in the
+project directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+
+DEMO_SCRIPT = Path(__file__).with_name("demo_script.yaml")
+SCRIPT_ENV_VAR = "THOUGHTFORGE_SCRIPT"
+STATE_DIR_NAME = ".scripted-agent"
+EXIT_NO_ANSWER = 3
+
+
+class Answer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str | None = None
+    file: str | None = None
+    echo: bool = False
+    echo_after: str | None = None
+    sleep: float = 0
+    exit: int = 0
+    stderr: str = ""
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Answer:
+        sources = [
+            self.text is not None,
+            self.file is not None,
+            self.echo,
+            self.echo_after is not None,
+        ]
+        if sum(sources) > 1:
+            raise ValueError("give only one of text, file, echo, echo_after")
+        return self
+
+
+class ByIteration(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    by_iteration: dict[int | str, Answer]
+
+
+StepScript = Answer | list[Answer] | ByIteration
+
+
+class Script(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    steps: dict[str, StepScript]
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = _parser().parse_args(argv)
+    script_path = Path(args.script or os.environ.get(SCRIPT_ENV_VAR) or DEMO_SCRIPT)
+    prompt = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    step = os.environ.get("THOUGHTFORGE_STEP", "")
+    try:
+        script = _load(script_path)
+        state_dir = _state_dir(script_path)
+        call_number = _record_call(state_dir, step, prompt)
+        answer = _choose(script, step, call_number)
+    except ScriptError as exc:
+        print(f"scripted agent: {exc}", file=sys.stderr)
+        sys.exit(EXIT_NO_ANSWER)
+    time.sleep(answer.sleep)
+    sys.stdout.write(_answer_text(answer, prompt, script_path.parent))
+    sys.stdout.flush()
+    if answer.stderr:
+        print(answer.stderr, file=sys.stderr)
+    sys.exit(answer.exit)
+
+
+class ScriptError(Exception):
+    pass
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="thoughtforge-scripted-agent",
+        description=(
+            "DEMO/TEST AGENT - not an AI. Answers each ThoughtForge step (THOUGHTFORGE_STEP) "
+            "from a script file, so the pipeline runs with no model and no account. Without "
+            "--script it uses $THOUGHTFORGE_SCRIPT, then the built-in demo script."
+        ),
+    )
+    parser.add_argument("--script", help="YAML script of answers per step")
+    return parser
+
+
+def _load(path: Path) -> Script:
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return Script.model_validate(raw)
+    except (OSError, yaml.YAMLError) as exc:
+        raise ScriptError(f"cannot read script {path}: {exc}") from None
+    except ValidationError as exc:
+        raise ScriptError(f"script {path} is invalid: {exc}") from None
+
+
+def _state_dir(script_path: Path) -> Path:
+    project_dir = os.environ.get("THOUGHTFORGE_PROJECT_DIR")
+    base = Path(project_dir) if project_dir else script_path.parent
+    return base / STATE_DIR_NAME
+
+
+def _record_call(state_dir: Path, step: str, prompt: str) -> int:
+    """Count calls per step and keep the prompt, so a list script knows which answer is next."""
+    state_dir.mkdir(parents=True, exist_ok=True)
+    counts_file = state_dir / "calls.json"
+    counts: dict[str, Any] = json.loads(counts_file.read_text()) if counts_file.exists() else {}
+    counts[step] = counts.get(step, 0) + 1
+    tmp = counts_file.with_suffix(".tmp")
+    tmp.write_text(json.dumps(counts, indent=2))
+    tmp.replace(counts_file)
+    prompts = state_dir / "prompts"
+    prompts.mkdir(exist_ok=True)
+    seq = sum(counts.values())
+    (prompts / f"{seq:04d}-{step or 'unknown'}.md").write_text(prompt, encoding="utf-8")
+    return counts[step]
+
+
+def _choose(script: Script, step: str, call_number: int) -> Answer:
+    if step not in script.steps:
+        known = ", ".join(sorted(script.steps))
+        raise ScriptError(f"no answer for step '{step}' (the script answers: {known})")
+    entry = script.steps[step]
+    if isinstance(entry, Answer):
+        return entry
+    if isinstance(entry, list):
+        if not entry:
+            raise ScriptError(f"step '{step}' has an empty list of answers")
+        return entry[min(call_number, len(entry)) - 1]
+    iteration = os.environ.get("THOUGHTFORGE_ITERATION", "")
+    by_iteration = {str(k): v for k, v in entry.by_iteration.items()}
+    answer = by_iteration.get(iteration) or by_iteration.get("default")
+    if answer is None:
+        raise ScriptError(f"step '{step}' has no answer for iteration '{iteration}' and no default")
+    return answer
+
+
+def _answer_text(answer: Answer, prompt: str, script_dir: Path) -> str:
+    if answer.file is not None:
+        return (script_dir / answer.file).read_text(encoding="utf-8")
+    if answer.echo:
+        return prompt
+    if answer.echo_after is not None:
+        _, _, tail = prompt.rpartition(answer.echo_after)
+        return tail
+    return answer.text or ""
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""What `thoughtforge status` shows: the project table, or one project in detail."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from thoughtforge.config import Config
+from thoughtforge.errors import StateFileError
+from thoughtforge.models import Phase
+from thoughtforge.project import list_projects, open_project
+from thoughtforge.state import POLISH_STATE_FILE, Status, read_polish_state
+
+
+def project_table(config: Config) -> tuple[Table, list[str]]:
+    """The table, plus one line per project whose status.json could not be read."""
+    table = Table()
+    table.add_column("id", no_wrap=True)
+    for column in ("name", "phase", "type", "agent", "updated"):
+        table.add_column(column)
+    problems = []
+    for listing in list_projects(config):
+        if listing.status is None:
+            table.add_row(listing.project.id, "", Text("unreadable", style="red"), "", "", "")
+            problems.append(listing.error or "")
+            continue
+        s = listing.status
+        table.add_row(
+            listing.project.id,
+            s.project_name or "",
+            _phase_text(s),
+            s.deliverable_type or "",
+            s.agent,
+            f"{s.updated_at:%Y-%m-%d %H:%M}",
+        )
+    return table, problems
+
+
+def project_detail(config: Config, project_id: str) -> Group:
+    project = open_project(config, project_id)
+    status = project.status()
+    facts = Table(box=None, show_header=False)
+    facts.add_row("project", project.id)
+    facts.add_row("directory", str(project.dir))
+    for field, value in status.model_dump(mode="json").items():
+        facts.add_row(field, "" if value is None else str(value))
+    parts: list[Table | Text] = [facts]
+    if (project.dir / POLISH_STATE_FILE).exists():
+        parts.append(_polish_summary(project.dir))
+    return Group(*parts)
+
+
+def _phase_text(status: Status) -> Text:
+    if status.phase is Phase.HALTED:
+        return Text(f"halted ({status.halt_reason}) in {status.halted_from}", style="yellow")
+    return Text(status.phase.value)
+
+
+def _polish_summary(project_dir: Path) -> Text:
+    try:
+        state = read_polish_state(project_dir)
+    except StateFileError as exc:
+        return Text(f"polish state: {exc}", style="red")
+    c = state.counts
+    return Text(
+        f"polish: iteration {state.iteration}, "
+        f"{c.critical} critical, {c.medium} medium, {c.minor} minor"
+        + (" (completed)" if state.completed else "")
+    )
