@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class Phase(StrEnum):
@@ -59,6 +59,19 @@ class Issue(BaseModel):
     description: str = Field(min_length=1)
     location: str = ""
     recommendation: str = ""
+
+    @field_validator("severity", mode="before")
+    @classmethod
+    def _accept_aliases(cls, value: object) -> object:
+        """Reviewers write "High" or "blocking" as often as "critical"; only the meaning counts."""
+        if not isinstance(value, str):
+            return value
+        name = value.strip().lower()
+        aliases = {"blocking": "critical", "high": "critical", "low": "minor", "suggestion": "minor"}
+        try:
+            return Severity(aliases.get(name, name))
+        except ValueError:
+            return value  # left as written, so the validation error quotes the reviewer
 
 
 class Counts(BaseModel):

@@ -22,9 +22,7 @@ _SLUG_WORDS = 5
 _SLUG_CHARS = 40
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._ -]+")
 _VALID_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,80}$")
-_FILLER = frozenset(
-    "a an and the i im i'm we to of for in on with my our want need would like so it is".split()
-)
+_FILLER = frozenset({"a", "an", "and", "the", "i", "im", "we", "to", "of", "for", "in", "on"})
 _GITIGNORE = f"{LOG_FILE}\n.scripted-agent/\n"
 
 

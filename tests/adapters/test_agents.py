@@ -1,0 +1,104 @@
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from thoughtforge.adapters.agents import AgentCall, invoke_agent
+from thoughtforge.adapters.agents.output import AgentOutputError, normalise
+from thoughtforge.config import Config
+from thoughtforge.errors import AgentFailure
+from thoughtforge.project_log import read_events
+
+HOSTILE = (
+    "Budget: $(rm -rf ~) and `whoami` and $HOME; 'quotes' \"double\" \\ back\n\x00nul ünïcödé 🎉\n"
+)
+
+
+def _call(tmp_path: Path, **extra: object) -> AgentCall:
+    return AgentCall(step="plan-review", project_dir=tmp_path, phase="polishing", **extra)
+
+
+def test_prompt_reaches_the_agent_byte_for_byte_on_stdin_never_argv(
+    config: Config, tmp_path: Path, record_dir: Path
+) -> None:
+    answer = invoke_agent(config, "recorder", HOSTILE, _call(tmp_path, iteration=4))
+    assert answer == "recorded"
+    assert (record_dir / "stdin.bin").read_bytes() == HOSTILE.encode("utf-8")
+    assert json.loads((record_dir / "argv.json").read_text()) == []
+    env = json.loads((record_dir / "env.json").read_text())
+    assert env["THOUGHTFORGE_STEP"] == "plan-review"
+    assert env["THOUGHTFORGE_PROJECT_DIR"] == str(tmp_path)
+    assert env["THOUGHTFORGE_PHASE"] == "polishing"
+    assert env["THOUGHTFORGE_ITERATION"] == "4"
+
+
+def test_iteration_is_unset_outside_phase_four(
+    config: Config, tmp_path: Path, record_dir: Path
+) -> None:
+    invoke_agent(config, "recorder", "hi", _call(tmp_path))
+    assert "THOUGHTFORGE_ITERATION" not in json.loads((record_dir / "env.json").read_text())
+
+
+def test_timeout_kills_the_whole_process_group_and_retries_once(
+    config: Config, tmp_path: Path, record_dir: Path
+) -> None:
+    config.agents.call_timeout_seconds = 1
+    with pytest.raises(AgentFailure) as caught:
+        invoke_agent(config, "sleeper", "wait forever", _call(tmp_path))
+    assert len(caught.value.attempts) == 2
+    assert all("timed out" in why for why in caught.value.attempts)
+    pids = [
+        int(p)
+        for line in (record_dir / "pids").read_text().split("\n")
+        if line
+        for p in line.split()
+    ]
+    assert len(pids) == 4  # two attempts, each an agent and its grandchild
+    time.sleep(0.2)
+    assert [pid for pid in pids if _alive(pid)] == []
+
+
+def test_failure_then_success_returns_the_second_answer(
+    config: Config, tmp_path: Path, record_dir: Path
+) -> None:
+    assert invoke_agent(config, "flaky", "x", _call(tmp_path)) == "second time lucky"
+    attempts = [e for e in read_events(tmp_path) if e["event"] == "agent_call"]
+    assert [e["failure"] for e in attempts] == ["exit code 7: transient failure", None]
+
+
+def test_missing_command_and_empty_output_are_typed_failures(
+    config: Config, tmp_path: Path
+) -> None:
+    config.agents.available["ghost"] = config.agent("demo").model_copy(
+        update={"command": "no-such-agent-xyz"}
+    )
+    with pytest.raises(AgentFailure, match="not found on PATH"):
+        invoke_agent(config, "ghost", "x", _call(tmp_path))
+    config.agents.available["silent"] = config.agent("demo").model_copy(update={"command": "true"})
+    with pytest.raises(AgentFailure, match="empty output") as caught:
+        invoke_agent(config, "silent", "x", _call(tmp_path))
+    assert caught.value.agent == "silent" and caught.value.step == "plan-review"
+
+
+def test_claude_json_is_normalised_to_its_result() -> None:
+    stdout = json.dumps({"type": "result", "is_error": False, "result": "  the answer \n"})
+    assert normalise("claude_json", stdout) == "the answer"
+    with pytest.raises(AgentOutputError, match="no string 'result'"):
+        normalise("claude_json", '{"type": "result"}')
+    with pytest.raises(AgentOutputError, match="reported an error"):
+        normalise("claude_json", json.dumps({"is_error": True, "result": "rate limited"}))
+    with pytest.raises(AgentOutputError, match="unparsable"):
+        normalise("claude_json", "plain words")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    status = Path(f"/proc/{pid}/status")
+    return status.exists() and "State:\tZ" not in status.read_text()

@@ -1,0 +1,58 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from thoughtforge.config import Config, load_config
+
+AGENTS_DIR = Path(__file__).parent / "agents"
+REPO_ROOT = Path(__file__).parent.parent
+
+BRAIN_DUMP = (
+    "Plan a small wedding for 60 guests in the countryside next June. Budget 15k, vegetarian "
+    "menu, live music, and a rain plan because the venue is mostly outdoors."
+)
+
+
+def config_data(tmp_path: Path, **sections: Any) -> dict[str, Any]:
+    """A complete config: the packaged example, projects in tmp_path, test agents added."""
+    data = yaml.safe_load((REPO_ROOT / "config.yaml.example").read_text())
+    data["projects"]["directory"] = str(tmp_path / "projects")
+    data["agents"]["call_timeout_seconds"] = 5
+    data["agents"]["available"].update(
+        {
+            "recorder": {"command": str(AGENTS_DIR / "record_stdin.py")},
+            "sleeper": {"command": str(AGENTS_DIR / "sleep_with_child.sh")},
+            "flaky": {"command": str(AGENTS_DIR / "fail_then_answer.sh")},
+        }
+    )
+    for name, values in sections.items():
+        data.setdefault(name, {}).update(values)
+    return data
+
+
+@pytest.fixture
+def write_config(tmp_path: Path) -> Callable[..., Path]:
+    def write(**sections: Any) -> Path:
+        path = tmp_path / "config.yaml"
+        path.write_text(yaml.safe_dump(config_data(tmp_path, **sections)))
+        return path
+
+    return write
+
+
+@pytest.fixture
+def config(write_config: Callable[..., Path]) -> Config:
+    return load_config(write_config())
+
+
+@pytest.fixture
+def record_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "record"
+    path.mkdir()
+    monkeypatch.setenv("RECORD_DIR", str(path))
+    return path

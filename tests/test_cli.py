@@ -1,0 +1,118 @@
+"""The CLI as a user runs it: a real process, real files, exit codes and messages."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import git
+import pytest
+
+from tests.conftest import BRAIN_DUMP
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> Run:
+    def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "thoughtforge", *args],
+            cwd=tmp_path,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "200"},
+        )
+
+    return run
+
+
+def test_init_new_status_from_an_empty_directory(run: Run, tmp_path: Path) -> None:
+    assert run("init").returncode == 0
+    assert (tmp_path / "config.yaml").exists()
+    assert run("init").returncode == 1  # never overwrites without --force
+    created = run("new", "--brain-dump", "-", stdin=BRAIN_DUMP)
+    assert created.returncode == 0, created.stderr
+    [project] = (tmp_path / "projects").iterdir()
+    assert project.name in created.stdout.replace("\n", "")
+    assert [c.summary for c in git.Repo(project).iter_commits()] == ["Create project"]
+    listing = run("status")
+    assert listing.returncode == 0
+    assert project.name in listing.stdout and "brain_dump" in listing.stdout
+    detail = run("status", project.name)
+    assert detail.returncode == 0 and "halt_reason" in detail.stdout
+
+
+def test_truncated_status_json_exits_nonzero_naming_the_file(run: Run, tmp_path: Path) -> None:
+    run("init")
+    run("new", "-b", "-", stdin=BRAIN_DUMP)
+    [project] = (tmp_path / "projects").iterdir()
+    status = project / "status.json"
+    truncated = status.read_bytes()[:40]
+    status.write_bytes(truncated)
+    for args in (("status",), ("status", project.name)):
+        result = run(*args)
+        assert result.returncode == 1
+        assert str(status) in result.stderr.replace("\n", "")
+        assert "Traceback" not in result.stderr
+    assert status.read_bytes() == truncated
+
+
+def test_bad_config_value_exits_nonzero_naming_the_key(run: Run, tmp_path: Path) -> None:
+    run("init")
+    config = tmp_path / "config.yaml"
+    config.write_text(config.read_text().replace("max_iterations: 50", 'max_iterations: "many"'))
+    result = run("status")
+    assert result.returncode == 1
+    assert "polish.max_iterations" in result.stderr and "'many'" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_missing_config_and_example_names_the_expected_path(run: Run, tmp_path: Path) -> None:
+    result = run("status")
+    assert result.returncode == 1
+    assert str(tmp_path / "config.yaml") in result.stderr.replace("\n", "")
+
+
+def test_new_warns_when_the_default_agent_is_not_on_path(run: Run, tmp_path: Path) -> None:
+    run("init")
+    config = tmp_path / "config.yaml"
+    config.write_text(config.read_text().replace("default: demo", "default: claude"))
+    result = run("new", "-b", "-", stdin=BRAIN_DUMP)
+    assert result.returncode == 0
+    assert "Default agent 'claude' not found on PATH" in result.stderr.replace("\n", "")
+
+
+def test_unreadable_brain_dump_is_a_clear_error(run: Run) -> None:
+    run("init")
+    result = run("new", "-b", "missing.txt")
+    assert result.returncode == 1 and "cannot read brain dump missing.txt" in result.stderr
+
+
+def test_doctor_reports_each_check(run: Run, tmp_path: Path) -> None:
+    assert run("doctor").returncode == 1
+    run("init")
+    result = run("doctor")
+    assert result.returncode == 0, result.stdout
+    for check in ("config", "agent", "projects directory", "prompts", "Prefect API"):
+        assert check in result.stdout
+
+
+@pytest.mark.parametrize("args", [("--help",), ("status",), ("new", "--help")])
+def test_light_commands_do_not_import_prefect(args: tuple[str, ...], tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text(
+        (Path(__file__).parent.parent / "config.yaml.example").read_text()
+    )
+    probe = (
+        "import sys\nfrom thoughtforge.cli import main\n"
+        f"sys.argv = ['thoughtforge', *{list(args)!r}]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('PREFECT_LOADED' if any(m.split('.')[0] == 'prefect' for m in sys.modules) else 'NO_PREFECT')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert result.stdout.strip().endswith("NO_PREFECT"), result.stdout + result.stderr

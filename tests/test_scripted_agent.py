@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from thoughtforge.adapters.agents import AgentCall, invoke_agent
+from thoughtforge.config import Config
+from thoughtforge.errors import AgentFailure
+
+SCRIPT = {
+    "steps": {
+        "brain-dump-intake": [{"text": "first distillation"}, {"text": "second distillation"}],
+        "plan-review": {
+            "by_iteration": {2: {"text": "review two"}, "default": {"text": "review n"}}
+        },
+        "plan-fix": {"echo_after": "Plan:\n\n"},
+        "spec-building": {"file": "spec-answer.md"},
+        "plan-build": {"text": "", "exit": 4, "stderr": "scripted crash"},
+    }
+}
+
+
+@pytest.fixture
+def scripted(config: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
+    script = tmp_path / "script.yaml"
+    script.write_text(yaml.safe_dump(SCRIPT))
+    (tmp_path / "spec-answer.md").write_text("## Deliverable Overview\nA wedding.\n")
+    monkeypatch.setenv("THOUGHTFORGE_SCRIPT", str(script))
+    return config
+
+
+def _ask(
+    config: Config, project_dir: Path, step: str, prompt: str = "p", iteration: int | None = None
+) -> str:
+    call = AgentCall(step=step, project_dir=project_dir, phase="x", iteration=iteration)
+    return invoke_agent(config, "demo", prompt, call)
+
+
+def test_answers_by_step_in_call_order_and_repeats_the_last(
+    scripted: Config, tmp_path: Path
+) -> None:
+    answers = [_ask(scripted, tmp_path, "brain-dump-intake") for _ in range(3)]
+    assert answers == ["first distillation", "second distillation", "second distillation"]
+
+
+def test_answers_by_iteration_with_default(scripted: Config, tmp_path: Path) -> None:
+    assert _ask(scripted, tmp_path, "plan-review", iteration=2) == "review two"
+    assert _ask(scripted, tmp_path, "plan-review", iteration=7) == "review n"
+
+
+def test_echo_after_marker_and_file_answers(scripted: Config, tmp_path: Path) -> None:
+    prompt = "Fix these.\n\nPlan:\n\n# My plan\n\n| a | b |\n"
+    assert _ask(scripted, tmp_path, "plan-fix", prompt) == "# My plan\n\n| a | b |"
+    assert _ask(scripted, tmp_path, "spec-building") == "## Deliverable Overview\nA wedding."
+
+
+def test_keeps_every_prompt_it_received(scripted: Config, tmp_path: Path) -> None:
+    _ask(scripted, tmp_path, "brain-dump-intake", "the brain dump")
+    [saved] = (tmp_path / ".scripted-agent" / "prompts").iterdir()
+    assert saved.name == "0001-brain-dump-intake.md"
+    assert saved.read_text() == "the brain dump"
+
+
+def test_unknown_step_and_scripted_crash_fail_clearly(scripted: Config, tmp_path: Path) -> None:
+    with pytest.raises(AgentFailure, match="no answer for step 'code-review'"):
+        _ask(scripted, tmp_path, "code-review")
+    with pytest.raises(AgentFailure, match="exit code 4: scripted crash"):
+        _ask(scripted, tmp_path, "plan-build")
+
+
+def test_builtin_demo_script_answers_the_plan_pipeline(config: Config, tmp_path: Path) -> None:
+    intake = _ask(config, tmp_path, "brain-dump-intake")
+    assert intake.startswith("## Deliverable Type")
+    assert _ask(config, tmp_path, "plan-review") == '{"issues": []}'
+
+
+def test_help_says_it_is_a_demo_agent() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "thoughtforge.scripted_agent", "--help"],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0
+    assert "DEMO/TEST AGENT - not an AI" in result.stdout

@@ -1,0 +1,131 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from thoughtforge.errors import StateFileError
+from thoughtforge.models import Issue, Phase, Severity
+from thoughtforge.state import (
+    ChatMessage,
+    PolishState,
+    Status,
+    TrajectoryEntry,
+    append_chat,
+    read_chat,
+    read_polish_state,
+    read_status,
+    utc_now,
+    write_chat,
+    write_polish_state,
+    write_status,
+)
+
+
+def _status() -> Status:
+    now = utc_now()
+    return Status(phase=Phase.BRAIN_DUMP, agent="demo", created_at=now, updated_at=now)
+
+
+def test_status_round_trips_with_exactly_the_designed_fields(tmp_path: Path) -> None:
+    status = _status()
+    write_status(tmp_path, status)
+    on_disk = json.loads((tmp_path / "status.json").read_text())
+    assert set(on_disk) == {
+        "project_name", "phase", "deliverable_type", "agent",
+        "created_at", "updated_at", "halt_reason", "halted_from",
+    }  # fmt: skip
+    assert read_status(tmp_path) == status
+
+
+def test_polish_state_round_trips(tmp_path: Path) -> None:
+    state = PolishState(
+        iteration=1,
+        trajectory=[
+            TrajectoryEntry(
+                iteration=1,
+                critical=1,
+                medium=2,
+                minor=3,
+                total=6,
+                fix_applied=True,
+                timestamp=utc_now(),
+            )
+        ],
+        last_issues=[Issue(severity=Severity.MEDIUM, description="Budget has no contingency")],
+    )
+    write_polish_state(tmp_path, state)
+    assert read_polish_state(tmp_path) == state
+    assert set(json.loads((tmp_path / "polish_state.json").read_text())) == {
+        "iteration", "counts", "trajectory", "tests_passed", "completed",
+        "halt_reason", "last_issues", "timestamp",
+    }  # fmt: skip
+
+
+def test_chat_history_is_a_json_array_and_appends(tmp_path: Path) -> None:
+    write_chat(tmp_path, [])
+    append_chat(tmp_path, ChatMessage(role="human", content="hello", phase=Phase.BRAIN_DUMP))
+    append_chat(tmp_path, ChatMessage(role="ai", content="hi", phase=Phase.BRAIN_DUMP))
+    raw = json.loads((tmp_path / "chat_history.json").read_text())
+    assert [m["content"] for m in raw] == ["hello", "hi"]
+    assert [m.role for m in read_chat(tmp_path)] == ["human", "ai"]
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (b'{"phase": "brain_dump", "agent": "de', "not valid JSON"),
+        (b"\xff\xfe garbage", "not valid JSON"),
+        (b'{"phase": "sleeping", "agent": "demo"}', "does not match the schema"),
+        (b"[]", "does not match the schema"),
+    ],
+)
+def test_corrupt_status_raises_with_path_and_reason_and_is_left_alone(
+    tmp_path: Path, content: bytes, reason: str
+) -> None:
+    path = tmp_path / "status.json"
+    path.write_bytes(content)
+    with pytest.raises(StateFileError) as caught:
+        read_status(tmp_path)
+    assert caught.value.path == path
+    assert reason in caught.value.reason
+    assert str(path) in str(caught.value)
+    assert path.read_bytes() == content
+
+
+def test_missing_files_raise_state_file_error(tmp_path: Path) -> None:
+    for read in (read_status, read_polish_state, read_chat):
+        with pytest.raises(StateFileError, match="missing"):
+            read(tmp_path)
+
+
+def test_invalid_phase_is_named_in_the_error(tmp_path: Path) -> None:
+    data = json.loads(_status().model_dump_json())
+    data["phase"] = "sleeping"
+    (tmp_path / "status.json").write_text(json.dumps(data))
+    with pytest.raises(StateFileError, match="phase"):
+        read_status(tmp_path)
+
+
+def test_corrupt_chat_history_is_not_overwritten_by_append(tmp_path: Path) -> None:
+    (tmp_path / "chat_history.json").write_text('[{"role": "human", "cont')
+    with pytest.raises(StateFileError):
+        append_chat(tmp_path, ChatMessage(role="human", content="x", phase=Phase.BRAIN_DUMP))
+    assert (tmp_path / "chat_history.json").read_text() == '[{"role": "human", "cont'
+
+
+def test_failed_write_leaves_previous_file_and_no_temp_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_status(tmp_path, _status())
+    before = (tmp_path / "status.json").read_text()
+
+    def explode(self: Path, target: Path) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(Path, "replace", explode)
+    with pytest.raises(OSError, match="disk full"):
+        write_status(tmp_path, _status().model_copy(update={"phase": Phase.DISTILLING}))
+    assert (tmp_path / "status.json").read_text() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["status.json"]

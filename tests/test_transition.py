@@ -1,0 +1,124 @@
+from __future__ import annotations
+
+import pytest
+
+from thoughtforge.adapters.notify import Notification
+from thoughtforge.config import Config
+from thoughtforge.errors import TransitionError
+from thoughtforge.models import DeliverableType, HaltReason, Phase
+from thoughtforge.project import Project, create_project
+from thoughtforge.project_log import read_events
+from thoughtforge.state import Status, read_status
+from thoughtforge.transition import TransitionHooks, transition
+
+
+class RecordingNotifier:
+    def __init__(self) -> None:
+        self.sent: list[Notification] = []
+
+    def send(self, notification: Notification) -> None:
+        self.sent.append(notification)
+
+
+class RecordingBoard:
+    def __init__(self) -> None:
+        self.synced: list[tuple[str, Status]] = []
+
+    def sync(self, project_id: str, status: Status) -> None:
+        self.synced.append((project_id, status))
+
+
+class BrokenHook:
+    def send(self, notification: Notification) -> None:
+        raise ConnectionError("ntfy unreachable")
+
+    def sync(self, project_id: str, status: Status) -> None:
+        raise TimeoutError("board down")
+
+
+@pytest.fixture
+def project(config: Config) -> Project:
+    return create_project(config)
+
+
+def test_writes_status_logs_and_calls_both_hooks(project: Project) -> None:
+    notifier, board = RecordingNotifier(), RecordingBoard()
+    hooks = TransitionHooks(notifier=notifier, board=board)
+    transition(project, Phase.DISTILLING, hooks=hooks)
+    after = transition(
+        project,
+        Phase.HUMAN_REVIEW,
+        project_name="Wedding Plan",
+        deliverable_type=DeliverableType.PLAN,
+        hooks=hooks,
+    )
+    assert read_status(project.dir) == after
+    assert after.phase is Phase.HUMAN_REVIEW and after.project_name == "Wedding Plan"
+    assert [n.phase for n in notifier.sent] == ["distilling", "human_review"]
+    assert notifier.sent[1].event_type == "human_needed"
+    assert notifier.sent[1].project_name == "Wedding Plan"
+    assert [s.phase for _, s in board.synced] == [Phase.DISTILLING, Phase.HUMAN_REVIEW]
+    moves = [
+        (e["from_phase"], e["to_phase"])
+        for e in read_events(project.dir)
+        if e["event"] == "phase_transition"
+    ]
+    assert moves == [("brain_dump", "distilling"), ("distilling", "human_review")]
+
+
+def test_hook_failures_are_logged_warnings_not_errors(project: Project) -> None:
+    broken = BrokenHook()
+    status = transition(
+        project, Phase.DISTILLING, hooks=TransitionHooks(notifier=broken, board=broken)
+    )
+    assert status.phase is Phase.DISTILLING
+    failures = [e for e in read_events(project.dir) if e["event"] == "hook_failed"]
+    assert {e["hook"] for e in failures} == {"notification", "board"}
+    assert all(e["level"] == "warning" for e in failures)
+
+
+def test_halt_records_reason_and_origin_then_resume_clears_them(project: Project) -> None:
+    transition(project, Phase.DISTILLING)
+    halted = transition(project, Phase.HALTED, halt_reason=HaltReason.AGENT_FAILURE)
+    assert (halted.halt_reason, halted.halted_from) == (HaltReason.AGENT_FAILURE, Phase.DISTILLING)
+    resumed = transition(project, Phase.DISTILLING)
+    assert resumed.halt_reason is None and resumed.halted_from is None
+
+
+def test_terminate_keeps_origin_and_is_final(project: Project) -> None:
+    transition(project, Phase.DISTILLING)
+    transition(project, Phase.HALTED, halt_reason=HaltReason.AGENT_FAILURE)
+    terminated = transition(project, Phase.HALTED, halt_reason=HaltReason.HUMAN_TERMINATED)
+    assert terminated.halted_from is Phase.DISTILLING
+    with pytest.raises(TransitionError, match="terminated"):
+        transition(project, Phase.DISTILLING)
+
+
+def test_halt_event_type_distinguishes_guards_from_errors(project: Project) -> None:
+    notifier = RecordingNotifier()
+    transition(project, Phase.DISTILLING)
+    transition(
+        project,
+        Phase.HALTED,
+        halt_reason=HaltReason.AGENT_FAILURE,
+        hooks=TransitionHooks(notifier=notifier),
+    )
+    assert notifier.sent[-1].event_type == "error"
+    assert "agent_failure" in notifier.sent[-1].summary
+
+
+@pytest.mark.parametrize(
+    ("target", "reason", "message"),
+    [
+        (Phase.POLISHING, None, "cannot move from 'brain_dump' to 'polishing'"),
+        (Phase.HALTED, None, "needs a halt_reason"),
+        (Phase.DISTILLING, HaltReason.STUCK, "halt_reason given"),
+    ],
+)
+def test_illegal_moves_are_refused_and_change_nothing(
+    project: Project, target: Phase, reason: HaltReason | None, message: str
+) -> None:
+    before = (project.dir / "status.json").read_text()
+    with pytest.raises(TransitionError, match=message):
+        transition(project, target, halt_reason=reason)
+    assert (project.dir / "status.json").read_text() == before

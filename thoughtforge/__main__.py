@@ -1,0 +1,3 @@
+from thoughtforge.cli import main
+
+main()

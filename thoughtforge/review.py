@@ -1,0 +1,113 @@
+"""What a reviewer agent must answer in Phase 4, and how that answer is read out of its text.
+
+Agents wrap JSON in prose or Markdown fences, so the answer is searched for an object that fits the
+schema rather than parsed as a whole. The severity counts are always derived from the issues: a
+reviewer's own tally is ignored, because the guards must not depend on its arithmetic.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import reprlib
+from collections.abc import Iterator
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.models import Counts, DeliverableType, Issue
+
+_FENCE = re.compile(r"```[ \t]*([\w+-]*)[ \t]*\r?\n(.*?)```", re.DOTALL)
+_DECODER = json.JSONDecoder()
+
+
+class MalformedReview(ThoughtForgeError):
+    """The reviewer's answer holds no object matching the review schema."""
+
+
+class _Review(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    issues: list[Issue]
+
+    @property
+    def counts(self) -> Counts:
+        return Counts.of(self.issues)
+
+
+class PlanReview(_Review):
+    pass
+
+
+class TestResults(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    total: int = Field(ge=0)
+    passed: int = Field(ge=0)
+    failed: int = Field(ge=0)
+
+
+class CodeReview(_Review):
+    tests: TestResults
+
+
+_SCHEMAS: dict[DeliverableType, type[PlanReview] | type[CodeReview]] = {
+    DeliverableType.PLAN: PlanReview,
+    DeliverableType.CODE: CodeReview,
+}
+
+
+def parse_review(text: str, deliverable_type: DeliverableType) -> PlanReview | CodeReview:
+    """Return the first JSON object in `text` that fits the schema of `deliverable_type`."""
+    schema = _SCHEMAS[deliverable_type]
+    failures: list[tuple[dict[str, object], ValidationError]] = []
+    for candidate in _candidates(text):
+        try:
+            return schema.model_validate(candidate)
+        except ValidationError as exc:
+            failures.append((candidate, exc))
+    if not failures:
+        raise MalformedReview("no JSON object found")
+    raise MalformedReview(_describe(_most_relevant(failures)))
+
+
+def _candidates(text: str) -> Iterator[dict[str, object]]:
+    """Most deliberate first: the whole answer, then ```json fences, then objects inside prose."""
+    fenced = [body for lang, body in _FENCE.findall(text) if lang.lower() in ("", "json")]
+    for chunk in (text, *fenced):
+        try:
+            value = json.loads(chunk)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            yield value
+    yield from _embedded_objects(text)
+
+
+def _embedded_objects(text: str) -> Iterator[dict[str, object]]:
+    """Each `{` that starts a whole JSON object. The decoder finds the end, so braces in strings
+    cannot fool it."""
+    start = text.find("{")
+    while start != -1:
+        try:
+            value, _ = _DECODER.raw_decode(text, start)
+        except json.JSONDecodeError:
+            pass
+        else:
+            yield value
+        start = text.find("{", start + 1)
+
+
+def _most_relevant(failures: list[tuple[dict[str, object], ValidationError]]) -> ValidationError:
+    """An object with an `issues` key was meant as the review; its errors say what to fix."""
+    return next((exc for value, exc in failures if "issues" in value), failures[0][1])
+
+
+def _describe(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in first["loc"])
+    reason = f"{where.lstrip('.') or 'review'}: {first['msg']}"
+    if first["type"] != "missing":
+        reason += f" (got {reprlib.repr(first['input'])})"
+    more = exc.error_count() - 1
+    return reason + (f"; and {more} more" if more else "")
