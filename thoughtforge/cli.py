@@ -28,6 +28,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
+EXIT_HALTED = 3
 out = Console()
 err = Console(stderr=True)
 
@@ -122,6 +123,77 @@ def doctor(ctx: typer.Context) -> None:
     out.print(table)
     if any(check.outcome == "fail" for check in checks):
         raise typer.Exit(1)
+
+
+ProjectArgument = Annotated[str, typer.Argument(help="The project id (see `thoughtforge status`).")]
+
+
+@app.command()
+def polish(
+    ctx: typer.Context,
+    project_id: ProjectArgument,
+    wait: Annotated[
+        bool,
+        typer.Option(
+            help="On a halt, keep the run paused until resume/override/terminate arrives."
+        ),
+    ] = False,
+) -> None:
+    """Run or resume Phase 4 (review → fix until the guards stop it) in this process."""
+    config = _config(ctx)
+    from thoughtforge.project import open_project
+
+    open_project(config, project_id)
+    _run_polish(ctx, project_id, wait)
+
+
+@app.command()
+def resume(ctx: typer.Context, project_id: ProjectArgument) -> None:
+    """Continue a halted project; a halted polish loop goes on with the next iteration."""
+    _decide(ctx, project_id, "resume")
+
+
+@app.command()
+def override(ctx: typer.Context, project_id: ProjectArgument) -> None:
+    """Accept the deliverable of a halted polish loop as it is: the project is done."""
+    _decide(ctx, project_id, "override")
+
+
+@app.command()
+def terminate(ctx: typer.Context, project_id: ProjectArgument) -> None:
+    """Stop a halted project for good."""
+    _decide(ctx, project_id, "terminate")
+
+
+def _decide(ctx: typer.Context, project_id: str, action: str) -> None:
+    from thoughtforge import recovery
+    from thoughtforge.flows.paused_runs import send_input
+    from thoughtforge.models import Phase
+    from thoughtforge.project import open_project
+
+    config = _config(ctx)
+    project = open_project(config, project_id)
+    if send_input(project_id, {"action": action}) is not None:
+        out.print(f"Sent '{action}' to the paused run of {project_id}.")
+        return
+    status = recovery.apply(project, action)  # type: ignore[arg-type]
+    out.print(f"{project_id}: {action} → {status.phase}")
+    if action == "resume" and status.phase is Phase.POLISHING:
+        _run_polish(ctx, project_id, wait=False)
+
+
+def _run_polish(ctx: typer.Context, project_id: str, wait: bool) -> None:
+    from thoughtforge.flows.polish import polish_in_process
+
+    outcome = polish_in_process(project_id, config_path(ctx.obj).resolve(), wait_for_human=wait)
+    if outcome.verdict == "done":
+        out.print(f"[green]Done.[/] {escape(outcome.reason)}")
+        return
+    err.print(
+        f"[yellow]Halted ({outcome.halt_reason}).[/] {escape(outcome.reason)}\n"
+        f"Next: thoughtforge resume|override|terminate {project_id}"
+    )
+    raise typer.Exit(EXIT_HALTED)
 
 
 def _read_brain_dump(source: str) -> str:

@@ -39,3 +39,19 @@ def commit_messages(path: Path) -> list[str]:
     if not repo.head.is_valid():
         return []
     return [str(c.summary) for c in repo.iter_commits()]
+
+
+def is_dirty(path: Path, relpath: str | None = None) -> bool:
+    """Uncommitted changes (untracked files included), in the whole tree or in one path."""
+    repo = git.Repo(path)
+    paths = [relpath] if relpath else []
+    return bool(repo.git.status("--porcelain", "--", *paths).strip())
+
+
+def remove_stale_lock(path: Path) -> bool:
+    """A kill during `git commit` leaves `index.lock`; one run per project means it is stale."""
+    lock = path / ".git" / "index.lock"
+    if not lock.exists():
+        return False
+    lock.unlink()
+    return True

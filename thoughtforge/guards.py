@@ -22,10 +22,10 @@ from thoughtforge.state import TrajectoryEntry
 
 Verdict = Literal["continue", "done", "halt"]
 
-SIMILARITY = 0.8
-# rapidfuzz's own cutoff rejects pairs at exactly 0.8 (1 − 0.8 is not 0.2 in floating point), so it is
-# asked for a hair less and the returned score decides. Real scores are k/n, never within 1e-9 of 0.8.
-_SCORE_CUTOFF = SIMILARITY - 1e-9
+_SIMILARITY = 0.8
+# rapidfuzz's own cutoff is not exact at the boundary: it drops a pair scoring exactly 0.8. So it
+# only prunes, at a little less, and the score it returns (exact) decides.
+_SCORE_CUTOFF = _SIMILARITY - 0.01
 _FABRICATION_WINDOW = 3
 
 
@@ -178,7 +178,7 @@ def _fabrication(it: _Iteration) -> tuple[bool, str]:
         return False, "first iteration: no trailing average"
     spikes = [spike for severity in Severity if (spike := _spike(it.last, window, severity))]
     if not spikes:
-        return False, f"no severity spiked above its trailing average of {len(window)}"
+        return False, f"no severity spiked against the last {len(window)} iteration(s)"
     spiked = "; ".join(spikes)
     near = _last_near_convergence(it)
     if near is None:
@@ -227,7 +227,7 @@ def _matched(current: list[Issue], previous: list[Issue]) -> int:
     choices = [issue.description for issue in previous]
     return sum(
         any(
-            score >= SIMILARITY
+            score >= _SIMILARITY
             for _, score, _ in process.extract_iter(
                 issue.description,
                 choices,

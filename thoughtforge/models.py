@@ -67,9 +67,9 @@ class Issue(BaseModel):
         if not isinstance(value, str):
             return value
         name = value.strip().lower()
-        aliases = {"blocking": "critical", "high": "critical", "low": "minor", "suggestion": "minor"}
+        alias = {"blocking": "critical", "high": "critical", "low": "minor", "suggestion": "minor"}
         try:
-            return Severity(aliases.get(name, name))
+            return Severity(alias.get(name, name))
         except ValueError:
             return value  # left as written, so the validation error quotes the reviewer
 

@@ -18,8 +18,8 @@ from thoughtforge.project_log import LOG_FILE, log_event
 from thoughtforge.state import ChatMessage, Status, read_status, utc_now, write_chat, write_status
 
 _ID_ATTEMPTS = 20
-_SLUG_WORDS = 5
-_SLUG_CHARS = 40
+_SLUG_WORDS = 4
+_SLUG_CHARS = 24
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._ -]+")
 _VALID_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,80}$")
 _FILLER = frozenset({"a", "an", "and", "the", "i", "im", "we", "to", "of", "for", "in", "on"})

@@ -18,9 +18,8 @@ from thoughtforge.state import POLISH_STATE_FILE, Status, read_polish_state
 def project_table(config: Config) -> tuple[Table, list[str]]:
     """The table, plus one line per project whose status.json could not be read."""
     table = Table()
-    table.add_column("id", no_wrap=True)
-    for column in ("name", "phase", "type", "agent", "updated"):
-        table.add_column(column)
+    for column in ("id", "name", "phase", "type", "agent", "updated"):
+        table.add_column(column, no_wrap=column != "name")
     problems = []
     for listing in list_projects(config):
         if listing.status is None:
@@ -34,7 +33,7 @@ def project_table(config: Config) -> tuple[Table, list[str]]:
             _phase_text(s),
             s.deliverable_type or "",
             s.agent,
-            f"{s.updated_at:%Y-%m-%d %H:%M}",
+            f"{s.updated_at:%m-%d %H:%M}",
         )
     return table, problems
 

@@ -1,0 +1,90 @@
+"""Phase 4 as a Prefect flow: each review and fix is a named task, the trajectory and the last
+verdict are artifacts, and a halt waits for the human's decision when asked to."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from prefect import flow, get_run_logger, pause_flow_run, tags, task
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.cache_policies import NO_CACHE
+
+from thoughtforge import recovery
+from thoughtforge.config import load_config
+from thoughtforge.flows.human_input import HaltDecision, halt_prompt
+from thoughtforge.flows.paused_runs import project_tag
+from thoughtforge.guards import GuardReport, describe
+from thoughtforge.polish import PolishLoop, PolishOutcome
+from thoughtforge.project import Project, open_project
+from thoughtforge.state import PolishState
+
+T = TypeVar("T")
+HUMAN_WAIT_SECONDS = 7 * 24 * 3600
+
+
+@flow(name="thoughtforge-polish", flow_run_name="polish-{project_id}", log_prints=True)
+def polish_flow(
+    project_id: str, config_path: str | None = None, wait_for_human: bool = False
+) -> PolishOutcome:
+    """Run or resume the polish loop of one project until it is done or halted.
+
+    With `wait_for_human`, a halt pauses the run until a resume / override / terminate input
+    arrives (from the Prefect UI or `thoughtforge resume|override|terminate`).
+    """
+    config = load_config(Path(config_path) if config_path else None)
+    project = open_project(config, project_id)
+    while True:
+        loop = PolishLoop(project, config, runner=_as_task, on_iteration=_publisher(project))
+        outcome = loop.run()
+        print(outcome.reason)
+        if outcome.verdict == "done" or not wait_for_human:
+            return outcome
+        decision = pause_flow_run(
+            wait_for_input=HaltDecision.with_initial_data(description=halt_prompt(outcome.reason)),
+            timeout=HUMAN_WAIT_SECONDS,
+        )
+        recovery.apply(project, decision.action)
+        if decision.action != "resume":
+            return outcome
+
+
+def polish_in_process(project_id: str, config_path: Path, wait_for_human: bool) -> PolishOutcome:
+    """Run the flow here, tagged with the project so `thoughtforge resume` can find it paused."""
+    with tags(project_tag(project_id)):
+        return polish_flow(project_id, str(config_path), wait_for_human)
+
+
+def _as_task(name: str, step: Callable[[], T]) -> T:
+    return task(step, name=name, cache_policy=NO_CACHE, persist_result=False)()
+
+
+def _publisher(project: Project) -> Callable[[PolishState, GuardReport], None]:
+    def publish(state: PolishState, report: GuardReport) -> None:
+        get_run_logger().info(
+            "iteration %d: %s — %s", state.iteration, describe(state.counts), report.verdict
+        )
+        create_table_artifact(
+            key=f"{project.id}-trajectory",
+            table=[entry.model_dump(mode="json") for entry in state.trajectory],
+            description=f"Polish trajectory of {project.id}",
+        )
+        create_markdown_artifact(
+            key=f"{project.id}-verdict",
+            markdown=_verdict_markdown(state, report),
+            description=f"Latest guard verdict of {project.id}",
+        )
+
+    return publish
+
+
+def _verdict_markdown(state: PolishState, report: GuardReport) -> str:
+    rows = "\n".join(
+        f"| {r.name} | {'yes' if r.triggered else 'no'} | {r.detail} |" for r in report.results
+    )
+    return (
+        f"## Iteration {state.iteration}: {report.verdict}\n\n{report.reason}\n\n"
+        f"**Counts:** {describe(state.counts)}\n\n"
+        f"| guard | triggered | detail |\n| --- | --- | --- |\n{rows}\n"
+    )

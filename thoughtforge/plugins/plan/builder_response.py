@@ -1,0 +1,79 @@
+"""What the plan builder's agent answers, and which of its slot contents the builder may keep.
+
+Every answer carries the stuck signal, the plan mode's only stuck detection. Content for a slot the
+template lacks is discarded (the builder logs a warning); empty or placeholder content is rejected
+so the builder asks again for those slots.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Collection
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.plugins.plan.slot_content import unfilled_reason
+
+_RESPONSE_KEYS = frozenset({"slots", "stuck"})
+_OBJECT_START = re.compile(r"\{")
+
+
+class PlanBuilderResponse(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    slots: dict[str, str] = {}
+    stuck: bool = False
+    stuck_reason: str | None = None
+
+
+class SlotCheck(BaseModel):
+    accepted: dict[str, str] = {}
+    unknown: list[str] = []
+    # slot id → why its content cannot be used, quoted back to the agent when it is asked again
+    rejected: dict[str, str] = {}
+
+
+class BuilderResponseError(ThoughtForgeError):
+    """The agent's answer holds no valid `PlanBuilderResponse`; the builder retries, then halts."""
+
+
+def parse_builder_response(text: str) -> PlanBuilderResponse:
+    """Agents wrap JSON in a ```json fence or in prose; the first object with our keys counts."""
+    payload = _response_object(text)
+    try:
+        return PlanBuilderResponse.model_validate(payload)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in error['loc']) or '(top level)'}: {error['msg']}"
+            for error in exc.errors()
+        )
+        raise BuilderResponseError(f"the builder's JSON does not fit the schema: {problems}") from None
+
+
+def check_slots(response: PlanBuilderResponse, known_slot_ids: Collection[str]) -> SlotCheck:
+    check = SlotCheck()
+    for slot_id, content in response.slots.items():
+        if slot_id not in known_slot_ids:
+            check.unknown.append(slot_id)
+        elif (reason := unfilled_reason(content)) is not None:
+            check.rejected[slot_id] = reason
+        else:
+            check.accepted[slot_id] = content
+    return check
+
+
+def _response_object(text: str) -> dict[str, Any]:
+    decoder = json.JSONDecoder()
+    for start in _OBJECT_START.finditer(text):
+        try:
+            candidate, _ = decoder.raw_decode(text, start.start())
+        except json.JSONDecodeError:
+            continue
+        if isinstance(candidate, dict) and _RESPONSE_KEYS & candidate.keys():
+            return candidate
+    raise BuilderResponseError(
+        "the builder's answer holds no JSON object with a 'slots' or 'stuck' field"
+    )

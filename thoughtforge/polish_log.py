@@ -1,0 +1,64 @@
+"""`polish_log.md`: the human-readable story of the polish loop, one entry per iteration."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from thoughtforge.guards import GuardReport, describe
+from thoughtforge.models import Counts, Issue
+
+POLISH_LOG_FILE = "polish_log.md"
+_HEADER = "# Polish log\n"
+
+
+def iteration_entry(
+    iteration: int,
+    at: datetime,
+    issues: list[Issue],
+    fix_summary: str,
+    report: GuardReport,
+) -> str:
+    counts = Counts.of(issues)
+    lines = [
+        f"## Iteration {iteration} — {at.isoformat(timespec='seconds')}",
+        "",
+        f"**Review:** {describe(counts)} (total {counts.total})",
+        "",
+        "### Issues found",
+        *(_issue_line(issue) for issue in issues),
+        *(["- none"] if not issues else []),
+        "",
+        "### Fixes applied",
+        f"- {fix_summary}",
+        "",
+        "### Guards",
+        *(f"- {r.name}: {'TRIGGERED — ' if r.triggered else ''}{r.detail}" for r in report.results),
+        *(f"- warning: {w}" for w in report.warnings),
+        "",
+        f"**Verdict:** {report.verdict}"
+        + (f" ({report.guard}) — {report.reason}" if report.guard else ""),
+        "",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def resume_entry(at: datetime, halted_by: str, iteration: int) -> str:
+    return (
+        f"## Resumed at {at.isoformat(timespec='seconds')} — Halted by {halted_by} "
+        f"at iteration {iteration}, resumed by human\n\n"
+    )
+
+
+def append(project_dir: Path, entry: str) -> None:
+    path = project_dir / POLISH_LOG_FILE
+    with path.open("a", encoding="utf-8") as log:
+        if log.tell() == 0:
+            log.write(_HEADER + "\n")
+        log.write(entry)
+
+
+def _issue_line(issue: Issue) -> str:
+    where = f" ({issue.location})" if issue.location else ""
+    fix = f" → {issue.recommendation}" if issue.recommendation else ""
+    return f"- **{issue.severity}**{where}: {issue.description}{fix}"
