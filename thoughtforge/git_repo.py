@@ -55,3 +55,8 @@ def remove_stale_lock(path: Path) -> bool:
         return False
     lock.unlink()
     return True
+
+
+def ever_committed(path: Path, relpath: str) -> bool:
+    """Whether any commit ever held `relpath`: a state file that was recorded must not vanish."""
+    return bool(git.Repo(path).git.log("-1", "--format=%H", "--", relpath).strip())

@@ -218,7 +218,7 @@ def _stagnation(it: _Iteration) -> tuple[bool, str]:
         return False, f"total stuck at {totals[-1]} but the same issues persist ({share})"
     return True, (
         f"polish sufficient: total stuck at {totals[-1]} for {limit} iterations "
-        f"while issues rotate ({share})"
+        f"while issues rotate ({share})."
     )
 
 

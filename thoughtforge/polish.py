@@ -169,7 +169,7 @@ class PolishLoop:
             n, entry.timestamp, review.issues, fix.summary, report
         )
         subject = f"fix #{n}: {fix.summary}" if review.issues else f"review #{n}: no issues"
-        self._record(state, new_state, entry_text, subject)
+        self._record(new_state, entry_text, subject)
         log_event(
             self.project.dir, "guards", iteration=n, verdict=report.verdict, guard=report.guard
         )
@@ -260,8 +260,7 @@ class PolishLoop:
 
     def _load_state(self) -> PolishState:
         path = self.project.dir / POLISH_STATE_FILE
-        started = (self.project.dir / polish_log.POLISH_LOG_FILE).exists()
-        if not path.exists() and not started:
+        if not path.exists() and not git_repo.ever_committed(self.project.dir, POLISH_STATE_FILE):
             return PolishState()
         try:
             return read_polish_state(self.project.dir)
@@ -304,20 +303,19 @@ class PolishLoop:
         if state.iteration and git_repo.is_dirty(self.project.dir):
             self._commit(f"iteration #{state.iteration}: recovered after an interruption")
 
-    def _record(self, old: PolishState, new: PolishState, entry: str, subject: str) -> None:
-        """State, log and commit together: if the commit fails, the state goes back to `old`."""
-        log_path = self.project.dir / polish_log.POLISH_LOG_FILE
-        log_before = log_path.read_bytes() if log_path.exists() else None
+    def _record(self, new: PolishState, entry: str, subject: str) -> None:
+        """State, log and commit together: if the commit fails, both files are put back."""
+        saved = {
+            name: _snapshot(self.project.dir / name)
+            for name in (POLISH_STATE_FILE, polish_log.POLISH_LOG_FILE)
+        }
         write_polish_state(self.project.dir, new)
         polish_log.append(self.project.dir, entry)
         try:
             self._commit(subject)
         except PolishHalt:
-            write_polish_state(self.project.dir, old)
-            if log_before is None:
-                log_path.unlink(missing_ok=True)
-            else:
-                write_text_atomic(log_path, log_before.decode("utf-8"))
+            for name, content in saved.items():
+                _restore(self.project.dir / name, content)
             raise
 
     def _commit(self, subject: str) -> None:
@@ -383,6 +381,17 @@ class PolishLoop:
             counts=state.counts,
             deliverable=self.project.dir / PLAN_FILE,
         )
+
+
+def _snapshot(path: Path) -> str | None:
+    return path.read_text(encoding="utf-8") if path.exists() else None
+
+
+def _restore(path: Path, content: str | None) -> None:
+    if content is None:
+        path.unlink(missing_ok=True)
+    else:
+        write_text_atomic(path, content)
 
 
 def _re_ask(prompt: str, reason: str) -> str:

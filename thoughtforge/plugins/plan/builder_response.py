@@ -50,7 +50,8 @@ def parse_builder_response(text: str) -> PlanBuilderResponse:
             f"{'.'.join(str(p) for p in error['loc']) or '(top level)'}: {error['msg']}"
             for error in exc.errors()
         )
-        raise BuilderResponseError(f"the builder's JSON does not fit the schema: {problems}") from None
+        message = f"the builder's JSON does not fit the schema: {problems}"
+        raise BuilderResponseError(message) from None
 
 
 def check_slots(response: PlanBuilderResponse, known_slot_ids: Collection[str]) -> SlotCheck:

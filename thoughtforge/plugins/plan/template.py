@@ -195,7 +195,7 @@ def _slot_id(kind: SlotKind, args: tuple[object, ...]) -> str:
 
 
 def _unknown_name(_this: object, name: str, *_args: object) -> None:
-    """pybars renders an unknown name as nothing; in a plan template it is a typo worth reporting."""
+    """pybars renders an unknown name as nothing; in a plan template it is a typo to report."""
     raise PlanTemplateError(
         f"unknown name '{name}': a plan template may use project_name, cell and paragraph"
     )
@@ -229,7 +229,7 @@ def _check_placement(
     *,
     is_heading: bool,
 ) -> None:
-    """Placement is what makes escaping sufficient: a cell's row and a paragraph's label are fixed."""
+    """Placement makes escaping sufficient: a cell's row and a paragraph's label stay fixed."""
     in_table = line.lstrip().startswith("|")
     if section is None:
         problem = "is not under a section heading (## …)"

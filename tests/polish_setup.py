@@ -1,0 +1,75 @@
+"""Projects prepared by hand for Phase 4, and scripted reviewers that produce given counts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.conftest import BRAIN_DUMP
+from thoughtforge.config import Config
+from thoughtforge.git_repo import commit_all
+from thoughtforge.models import DeliverableType, Phase
+from thoughtforge.project import Project, create_project
+from thoughtforge.state import read_status, write_status
+
+PLAN = (
+    "# Wedding plan\n\n"
+    + "".join(
+        f"## Section {n}\n\n| Objective | Plan | Assessment |\n| --- | --- | --- |\n"
+        f"| Goal {n} | Steps for {n} | Check {n} |\n\n"
+        for n in range(1, 6)
+    ).rstrip()
+    + "\n"
+)
+CONSTRAINTS = "## Acceptance Criteria\n- Budget stays under 15k\n- Rain plan exists\n"
+ECHO_FIX: dict[str, Any] = {"echo_after": "Plan:\n\n"}
+
+
+def polishing_project(config: Config, plan: str = PLAN, constraints: str = CONSTRAINTS) -> Project:
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+    (project.docs_dir / "plan.md").write_text(plan)
+    (project.docs_dir / "constraints.md").write_text(constraints)
+    status = read_status(project.dir).model_copy(
+        update={
+            "phase": Phase.POLISHING,
+            "deliverable_type": DeliverableType.PLAN,
+            "project_name": "Wedding",
+        }
+    )
+    write_status(project.dir, status)
+    commit_all(project.dir, "Phase 3 complete")
+    return project
+
+
+def review(critical: int = 0, medium: int = 0, minor: int = 0, tag: str = "same") -> str:
+    """A review JSON with the given counts; issues with different tags do not match each other."""
+    issues = [
+        {
+            "severity": severity,
+            "description": " ".join([tag] * 6) + f" {severity} {k}",
+            "location": f"Section {k % 5 + 1}",
+            "recommendation": "Make it concrete",
+        }
+        for severity, count in (("critical", critical), ("medium", medium), ("minor", minor))
+        for k in range(count)
+    ]
+    return json.dumps({"issues": issues})
+
+
+def write_script(
+    path: Path, reviews: dict[int | str, str], fix: dict[str, Any] | None = None
+) -> Path:
+    steps = {
+        "plan-review": {"by_iteration": {k: {"text": v} for k, v in reviews.items()}},
+        "plan-fix": fix or ECHO_FIX,
+    }
+    path.write_text(yaml.safe_dump({"steps": steps}))
+    return path
+
+
+def calls(project: Project) -> dict[str, int]:
+    path = project.dir / ".scripted-agent" / "calls.json"
+    return json.loads(path.read_text()) if path.exists() else {}

@@ -1,0 +1,426 @@
+"""Convergence guards: each one at its exact boundaries, their order, and whole-loop scenarios."""
+
+from __future__ import annotations
+
+import random
+import string
+from datetime import UTC, datetime
+
+import pytest
+from rapidfuzz.distance import Levenshtein
+
+from thoughtforge.config import PolishConfig
+from thoughtforge.guards import GuardReport, describe, evaluate
+from thoughtforge.models import Counts, HaltReason, Issue, Severity
+from thoughtforge.state import TrajectoryEntry
+
+DEFAULTS = PolishConfig()  # critical 0, medium 3, minor 5, 50 iterations, stagnation 3
+GUARD_ORDER = [
+    "fix_regression",
+    "termination",
+    "hallucination",
+    "fabrication",
+    "stagnation",
+    "max_iterations",
+]
+
+
+def entries(
+    *counts: tuple[int, int, int], first: int = 1, unfixed: frozenset[int] = frozenset()
+) -> list[TrajectoryEntry]:
+    """One entry per (critical, medium, minor); iterations listed in `unfixed` had no fix."""
+    return [
+        TrajectoryEntry(
+            iteration=iteration,
+            critical=critical,
+            medium=medium,
+            minor=minor,
+            total=critical + medium + minor,
+            fix_applied=iteration not in unfixed,
+            timestamp=datetime(2024, 5, 1, tzinfo=UTC),
+        )
+        for iteration, (critical, medium, minor) in enumerate(counts, start=first)
+    ]
+
+
+def criticals(*totals: int, first: int = 1) -> list[TrajectoryEntry]:
+    """All issues critical: never converged nor near it, so only the total-based guards can fire."""
+    return entries(*((total, 0, 0) for total in totals), first=first)
+
+
+def issues(*descriptions: str) -> list[Issue]:
+    return [Issue(severity=Severity.CRITICAL, description=d) for d in descriptions]
+
+
+def random_descriptions(count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choices(string.ascii_lowercase, k=60)) for _ in range(count)]
+
+
+def run(
+    trajectory: list[TrajectoryEntry],
+    current: list[Issue] | None = None,
+    previous: list[Issue] | None = None,
+    config: PolishConfig = DEFAULTS,
+    tests_passed: bool | None = None,
+) -> GuardReport:
+    return evaluate(trajectory, current or [], previous or [], config, tests_passed)
+
+
+# --- 1. fix regression -------------------------------------------------------------------------
+
+
+def test_a_single_worsening_fix_warns_and_the_loop_continues() -> None:
+    report = run(criticals(30, 20, 25))
+    assert report.verdict == "continue"
+    assert report.warnings == [
+        "fix of iteration 2 raised the total from 20 to 25; another rise in a row halts the loop"
+    ]
+    assert report.results[0].name == "fix_regression"
+    assert not report.results[0].triggered
+
+
+def test_two_consecutive_worsening_fixes_halt() -> None:
+    report = run(criticals(30, 20, 22, 25))
+    assert report.verdict == "halt"
+    assert report.guard == "fix_regression"
+    assert report.halt_reason is HaltReason.GUARD_FIX_REGRESSION
+    assert report.reason == (
+        "Fix step is introducing more issues than it resolves. Review needed. "
+        "Total rose 20→22→25 after the fixes of iterations 2 and 3."
+    )
+    assert [r.name for r in report.results] == ["fix_regression"]
+
+
+def test_rises_separated_by_a_drop_only_warn() -> None:
+    report = run(criticals(20, 22, 21, 23))
+    assert report.verdict == "continue"
+    assert len(report.warnings) == 1
+
+
+def test_an_unchanged_total_is_not_a_rise() -> None:
+    report = run(criticals(20, 22, 22))
+    assert report.verdict == "continue"
+    assert report.warnings == []
+
+
+def test_a_rise_after_a_fix_that_was_not_applied_is_not_blamed_on_a_fix() -> None:
+    applied = criticals(20, 22, 25)
+    not_applied = entries(*((t, 0, 0) for t in (20, 22, 25)), unfixed=frozenset({2}))
+    assert run(applied).guard == "fix_regression"
+    report = run(not_applied)
+    assert report.verdict == "continue"
+    assert report.warnings == []
+
+
+# --- 2. termination ----------------------------------------------------------------------------
+
+
+def test_counts_exactly_at_the_thresholds_converge() -> None:
+    report = run(entries((0, 3, 5)))
+    assert report.verdict == "done"
+    assert report.guard == "termination"
+    assert report.halt_reason is None
+    assert report.reason == "polish loop converged. 0 critical, 3 medium, 5 minor."
+
+
+@pytest.mark.parametrize("counts", [(1, 3, 5), (0, 4, 5), (0, 3, 6)])
+def test_one_over_any_threshold_does_not_converge(counts: tuple[int, int, int]) -> None:
+    report = run(entries(counts))
+    assert report.verdict == "continue"
+    assert report.results[1].detail.startswith("not converged: ")
+
+
+def test_thresholds_come_from_the_config() -> None:
+    config = PolishConfig(critical_max=1, medium_max=0, minor_max=2)
+    assert run(entries((1, 0, 2)), config=config).verdict == "done"
+    assert run(entries((0, 1, 0)), config=config).verdict == "continue"
+
+
+def test_code_mode_needs_passing_tests() -> None:
+    failing = run(entries((0, 1, 3)), tests_passed=False)
+    assert failing.verdict == "continue"
+    assert failing.results[1].detail == "not converged: tests failing"
+    passing = run(entries((0, 1, 3)), tests_passed=True)
+    assert passing.verdict == "done"
+    assert passing.reason == "polish loop converged. 0 critical, 1 medium, 3 minor. All tests pass."
+
+
+# --- 3. hallucination --------------------------------------------------------------------------
+
+
+def test_a_rise_of_exactly_20_percent_after_a_downtrend_continues() -> None:
+    report = run(criticals(70, 60, 50, 60))
+    assert report.verdict == "continue"
+
+
+def test_a_rise_just_over_20_percent_after_a_downtrend_halts() -> None:
+    report = run(criticals(70, 60, 50, 61))
+    assert report.guard == "hallucination"
+    assert report.halt_reason is HaltReason.GUARD_HALLUCINATION
+    assert report.reason == "Errors trending down (70→60→50) then spiked to 61 at iteration 4."
+
+
+def test_a_spike_after_a_single_decrease_continues() -> None:
+    report = run(criticals(50, 60, 50, 61))
+    assert report.verdict == "continue"
+    assert len(report.warnings) == 1
+
+
+def test_the_message_shows_the_whole_decreasing_run() -> None:
+    report = run(criticals(40, 42, 28, 19, 31, first=8))
+    assert report.reason == "Errors trending down (42→28→19) then spiked to 31 at iteration 12."
+
+
+# --- 4. fabrication ----------------------------------------------------------------------------
+
+
+def test_a_spike_of_exactly_50_percent_is_not_fabrication() -> None:
+    report = run(entries((0, 4, 2), (0, 4, 2), (0, 4, 2), (0, 6, 2)))
+    assert report.verdict == "continue"
+    assert report.results[3].name == "fabrication"
+    assert report.results[3].detail == "no severity spiked against the last 3 iteration(s)"
+
+
+def test_a_spike_over_50_percent_after_near_convergence_is_fabrication() -> None:
+    report = run(entries((0, 4, 2), (0, 4, 2), (0, 4, 2), (0, 7, 2)))
+    assert report.guard == "fabrication"
+    assert report.halt_reason is HaltReason.GUARD_FABRICATION
+
+
+def test_a_fractional_trailing_average_is_compared_exactly() -> None:
+    # medium average (2 + 3 + 3) / 3 = 8/3: 4 is exactly +50 %, 5 is more (and +2.33)
+    at_50 = run(entries((0, 2, 0), (0, 3, 0), (0, 3, 0), (0, 4, 0)))
+    above = run(entries((0, 2, 0), (0, 3, 0), (0, 3, 0), (0, 5, 0)))
+    assert at_50.verdict == "continue"
+    assert above.guard == "fabrication"
+    assert "medium 5 vs trailing average 2.7" in above.reason
+
+
+@pytest.mark.parametrize(("spike", "verdict"), [(2, "continue"), (3, "halt")])
+def test_the_spike_must_be_at_least_two_issues(spike: int, verdict: str) -> None:
+    # +100 % but only +1 does not count; +200 % and +2 does
+    config = PolishConfig(critical_max=1)
+    report = run(entries((1, 0, 0), (1, 0, 0), (1, 0, 0), (spike, 0, 0)), config=config)
+    assert report.verdict == verdict
+
+
+def test_the_trailing_window_is_the_last_three_iterations() -> None:
+    # over the last 3 the medium average is 2, so 5 is a spike; over 4 it would be 4 and not one
+    report = run(entries((0, 10, 0), (0, 2, 0), (0, 2, 0), (0, 2, 0), (0, 5, 0)))
+    assert report.guard == "fabrication"
+
+
+def test_without_prior_near_convergence_a_spike_is_not_fabrication() -> None:
+    # minor 11 is just over 2 × 5 in every earlier iteration
+    report = run(entries((0, 4, 11), (0, 4, 11), (0, 4, 11), (0, 8, 11)))
+    assert report.verdict == "continue"
+    assert report.results[3].detail == (
+        "medium 8 vs trailing average 4, but no earlier iteration was within twice the thresholds"
+    )
+
+
+def test_near_convergence_is_inclusive_of_twice_the_thresholds() -> None:
+    report = run(entries((0, 5, 10), (0, 4, 11), (0, 4, 11), (0, 8, 11)))
+    assert report.guard == "fabrication"
+    assert report.reason == (
+        "fabrication suspected at iteration 4. Errors were near-converged "
+        "(0 critical, 5 medium, 10 minor) at iteration 1 then spiked: "
+        "medium 8 vs trailing average 4.3. "
+        "The reviewer may be manufacturing issues because nothing real remains."
+    )
+
+
+# --- 5. stagnation -----------------------------------------------------------------------------
+
+
+def exact_pair(length: int, distance: int) -> tuple[str, str]:
+    """Two strings of `length` that differ in their last `distance` characters only."""
+    original = (string.ascii_letters * 4)[:length]
+    return original, original[: length - distance] + "#" * distance
+
+
+@pytest.mark.parametrize("length", [10, 60, 115])
+def test_a_similarity_of_exactly_0_8_is_a_match(length: int) -> None:
+    before, after = exact_pair(length, length // 5)
+    assert Levenshtein.normalized_similarity(before, after) == 0.8
+    report = run(criticals(1, 1, 1), issues(after), issues(before))
+    assert report.verdict == "continue"
+    assert report.results[4].detail == (
+        "total stuck at 1 but the same issues persist (1 of 1 matched, 100 %)"
+    )
+
+
+def test_a_similarity_of_0_79_is_not_a_match() -> None:
+    before, after = exact_pair(100, 21)
+    assert Levenshtein.normalized_similarity(before, after) == pytest.approx(0.79)
+    report = run(criticals(1, 1, 1), issues(after), issues(before))
+    assert report.guard == "stagnation"
+    assert report.verdict == "done"
+
+
+@pytest.mark.parametrize(("matched", "verdict"), [(70, "continue"), (69, "done")])
+def test_fewer_than_70_percent_matched_is_rotation(matched: int, verdict: str) -> None:
+    previous = random_descriptions(100, seed=1)
+    current = previous[:matched] + random_descriptions(100 - matched, seed=2)
+    report = run(criticals(100, 100, 100), issues(*current), issues(*previous))
+    assert report.verdict == verdict
+    assert f"({matched} of 100 matched, {matched} %)" in report.results[4].detail
+
+
+def test_plateau_with_rotating_issues_is_done() -> None:
+    previous = random_descriptions(7, seed=3)
+    current = previous[:2] + random_descriptions(5, seed=4)
+    report = run(criticals(9, 7, 7, 7), issues(*current), issues(*previous))
+    assert report.verdict == "done"
+    assert report.halt_reason is None
+    assert report.reason == (
+        "polish sufficient: total stuck at 7 for 3 iterations while issues rotate "
+        "(2 of 7 matched, 29 %)."
+    )
+
+
+@pytest.mark.parametrize(
+    ("totals", "limit", "verdict"),
+    [
+        ((7, 7), 3, "continue"),
+        ((8, 7, 7), 3, "continue"),
+        ((8, 7, 7, 7), 3, "done"),
+        ((8, 7, 7, 7), 4, "continue"),
+        ((7, 7, 7, 7), 4, "done"),
+    ],
+)
+def test_the_plateau_spans_stagnation_limit_iterations(
+    totals: tuple[int, ...], limit: int, verdict: str
+) -> None:
+    rotating = issues(*random_descriptions(7, seed=5))
+    config = PolishConfig(stagnation_limit=limit)
+    report = run(criticals(*totals), rotating, issues(*random_descriptions(7, seed=6)), config)
+    assert report.verdict == verdict
+
+
+# --- 6. max iterations -------------------------------------------------------------------------
+
+
+def test_max_iterations_halts_at_the_ceiling_not_before() -> None:
+    config = PolishConfig(max_iterations=5)
+    assert run(criticals(20, 19, 20, 19), config=config).verdict == "continue"
+    report = run(criticals(20, 19, 20, 19, 20), config=config)
+    assert report.guard == "max_iterations"
+    assert report.halt_reason is HaltReason.GUARD_MAX_ITERATIONS
+    # of the two 19s the latest is named: that is the version to return to
+    assert report.reason == "Max 5 iterations reached. Avg flaws/iter: 19.6. Lowest: 19 at iter 4."
+
+
+def test_max_iterations_message_matches_the_spec_example() -> None:
+    totals = [11 if iteration % 2 else 13 for iteration in range(1, 51)]
+    totals[37] = 6  # iteration 38
+    totals[9] += 7  # iteration 10 keeps the average at 12
+    report = run(criticals(*totals))
+    assert report.reason == "Max 50 iterations reached. Avg flaws/iter: 12. Lowest: 6 at iter 38."
+
+
+# --- order -------------------------------------------------------------------------------------
+
+
+def test_a_loop_that_triggers_nothing_runs_every_guard_in_order() -> None:
+    report = run(criticals(20, 19, 21))
+    assert report.verdict == "continue"
+    assert report.guard is None
+    assert [r.name for r in report.results] == GUARD_ORDER
+    assert not any(r.triggered for r in report.results)
+    assert report.reason == "iteration 3: 21 critical, 0 medium, 0 minor; no guard triggered"
+
+
+def test_fix_regression_beats_termination() -> None:
+    trajectory = entries((0, 0, 1), (0, 0, 2), (0, 0, 3))
+    assert run(trajectory[-1:], tests_passed=True).guard == "termination"
+    assert run(trajectory, tests_passed=True).guard == "fix_regression"
+
+
+def test_fix_regression_beats_fabrication() -> None:
+    counts = ((0, 4, 6), (0, 4, 7), (0, 8, 7))
+    assert run(entries(*counts, unfixed=frozenset({1, 2}))).guard == "fabrication"
+    assert run(entries(*counts)).guard == "fix_regression"
+
+
+def test_hallucination_beats_fabrication() -> None:
+    # the last four counts alone already make fabrication ...
+    assert run(entries((0, 6, 9), (0, 6, 9), (0, 5, 8), (0, 12, 8))).guard == "fabrication"
+    # ... but after a longer downtrend the spike is a hallucination first
+    report = run(entries((2, 10, 16), (1, 6, 10), (0, 6, 9), (0, 5, 8), (0, 12, 8)))
+    assert report.guard == "hallucination"
+    assert [r.name for r in report.results] == GUARD_ORDER[:3]
+
+
+def test_termination_beats_stagnation() -> None:
+    rotating, other = random_descriptions(5, seed=7), random_descriptions(5, seed=8)
+    trajectory = entries((0, 2, 3), (0, 2, 3), (0, 2, 3))
+    assert run(criticals(5, 5, 5), issues(*rotating), issues(*other)).guard == "stagnation"
+    assert run(trajectory, issues(*rotating), issues(*other)).guard == "termination"
+
+
+def test_fabrication_beats_stagnation() -> None:
+    rotating, other = random_descriptions(8, seed=9), random_descriptions(8, seed=10)
+    trajectory = entries((0, 4, 4), (0, 4, 4), (0, 4, 4), (0, 8, 0))
+    assert run(trajectory, issues(*rotating), issues(*other)).guard == "fabrication"
+
+
+def test_stagnation_beats_max_iterations() -> None:
+    rotating, other = random_descriptions(7, seed=11), random_descriptions(7, seed=12)
+    config = PolishConfig(max_iterations=3)
+    assert run(criticals(7, 8, 7), config=config).guard == "max_iterations"
+    assert run(criticals(7, 7, 7), issues(*rotating), issues(*other), config).guard == "stagnation"
+
+
+def test_an_empty_trajectory_is_a_programming_error() -> None:
+    with pytest.raises(ValueError, match="trajectory"):
+        run([])
+
+
+def test_describe_lists_every_severity() -> None:
+    assert describe(Counts(critical=0, medium=1, minor=3)) == "0 critical, 1 medium, 3 minor"
+
+
+# --- whole loops: evaluate after every iteration, as the flow does -----------------------------
+
+
+def first_stop(
+    trajectory: list[TrajectoryEntry], reviews: list[list[Issue]] | None = None
+) -> tuple[int, GuardReport]:
+    """The iteration at which the loop stops, and the report that stopped it."""
+    reviews = reviews or [[] for _ in trajectory]
+    for n in range(1, len(trajectory) + 1):
+        previous = reviews[n - 2] if n > 1 else []
+        report = run(trajectory[:n], reviews[n - 1], previous)
+        if report.verdict != "continue":
+            return trajectory[n - 1].iteration, report
+    raise AssertionError("the loop never stopped")
+
+
+def test_scenario_40_30_20_25_is_a_hallucination() -> None:
+    iteration, report = first_stop(criticals(40, 30, 20, 25))
+    assert iteration == 4
+    assert report.reason == "Errors trending down (40→30→20) then spiked to 25 at iteration 4."
+
+
+def test_scenario_two_worsening_fixes_in_a_row_is_a_fix_regression() -> None:
+    iteration, report = first_stop(criticals(30, 24, 26, 29, 20))
+    assert (iteration, report.guard) == (4, "fix_regression")
+    assert "24→26→29" in report.reason
+
+
+def test_scenario_a_spike_after_near_convergence_is_fabrication() -> None:
+    trajectory = entries((3, 10, 15), (0, 8, 12), (0, 6, 9), (0, 5, 9), (0, 5, 9), (0, 9, 9))
+    iteration, report = first_stop(trajectory)
+    assert (iteration, report.guard) == (6, "fabrication")
+    assert "near-converged (0 critical, 5 medium, 9 minor) at iteration 5" in report.reason
+    assert "medium 9 vs trailing average 5.3" in report.reason
+
+
+def test_scenario_a_plateau_with_rotating_issues_is_done() -> None:
+    reviews = [issues(*random_descriptions(6, seed=20 + n)) for n in range(5)]
+    iteration, report = first_stop(criticals(12, 9, 6, 6, 6), reviews)
+    assert (iteration, report.verdict, report.guard) == (5, "done", "stagnation")
+    assert "total stuck at 6 for 3 iterations" in report.reason
+    assert "(0 of 6 matched, 0 %)" in report.reason

@@ -1,0 +1,372 @@
+"""The polish loop engine without Prefect: every outcome, driven by a scripted reviewer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import git
+import pytest
+
+from tests.polish_setup import PLAN, calls, polishing_project, review, write_script
+from thoughtforge import recovery
+from thoughtforge.config import Config
+from thoughtforge.models import HaltReason, Phase
+from thoughtforge.polish import PolishLoop, PolishOutcome
+from thoughtforge.project import Project
+from thoughtforge.project_log import read_events
+from thoughtforge.state import read_chat, read_polish_state, read_status
+
+T = TypeVar("T")
+
+
+@pytest.fixture
+def script(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Path]:
+    def use(reviews: dict[int | str, str], fix: dict[str, Any] | None = None) -> Path:
+        path = write_script(tmp_path / "script.yaml", reviews, fix)
+        monkeypatch.setenv("THOUGHTFORGE_SCRIPT", str(path))
+        return path
+
+    return use
+
+
+def polish(project: Project, config: Config, **kwargs: Any) -> PolishOutcome:
+    return PolishLoop(project, config, **kwargs).run()
+
+
+def subjects(project: Project) -> list[str]:
+    return [str(c.summary) for c in reversed(list(git.Repo(project.dir).iter_commits()))][2:]
+
+
+def totals(project: Project) -> list[int]:
+    return [e.total for e in read_polish_state(project.dir).trajectory]
+
+
+def test_convergence_is_done_with_two_commits_per_iteration(
+    config: Config, script: Callable[..., Path]
+) -> None:
+    script({1: review(2, 4, 6), 2: review(1, 3, 2), 3: review(0, 2, 3)})
+    project = polishing_project(config)
+    outcome = polish(project, config)
+    assert outcome.verdict == "done" and outcome.iteration == 3
+    assert read_status(project.dir).phase is Phase.DONE
+    assert [s.split(":")[0] for s in subjects(project)] == [
+        "review #1", "fix #1", "review #2", "fix #2", "review #3", "fix #3",
+    ]  # fmt: skip
+    state = read_polish_state(project.dir)
+    assert state.completed and (state.counts.critical, state.counts.medium, state.counts.minor) == (
+        0,
+        2,
+        3,
+    )
+    assert "0 critical, 2 medium, 3 minor" in read_chat(project.dir)[-1].content
+    assert str(project.dir / "docs" / "plan.md") in outcome.reason
+
+
+def test_zero_issues_makes_one_commit_and_no_fix(
+    config: Config, script: Callable[..., Path]
+) -> None:
+    script({"default": review()})
+    project = polishing_project(config)
+    assert polish(project, config).verdict == "done"
+    assert subjects(project) == ["review #1: no issues"]
+    assert "plan-fix" not in calls(project)
+    polish_files = ["docs", "polish_state.json", "polish_log.md", "review.json"]
+    assert git.Repo(project.dir).git.status("--porcelain", "--", *polish_files) == ""
+
+
+def test_plateau_with_rotating_issues_is_done(config: Config, script: Callable[..., Path]) -> None:
+    script(
+        {1: review(1, 3, 3, "alpha"), 2: review(1, 3, 3, "bravo"), 3: review(1, 3, 3, "charlie")}
+    )
+    project = polishing_project(config)
+    outcome = polish(project, config)
+    assert outcome.verdict == "done" and outcome.iteration == 3
+    assert "stagnation" in (project.dir / "polish_log.md").read_text()
+
+
+def test_same_issues_at_a_plateau_are_not_stagnation(
+    config: Config, script: Callable[..., Path]
+) -> None:
+    config.polish.max_iterations = 4
+    script({"default": review(1, 3, 3, "alpha")})
+    outcome = polish(polishing_project(config), config)
+    assert outcome.halt_reason is HaltReason.GUARD_MAX_ITERATIONS
+
+
+@pytest.mark.parametrize(
+    ("reviews", "reason", "iteration", "words"),
+    [
+        (
+            {1: review(10, 20, 10), 2: review(5, 15, 10), 3: review(2, 10, 8), 4: review(5, 10, 10)},
+            HaltReason.GUARD_HALLUCINATION, 4, ["40→30→20", "25"],
+        ),
+        (
+            {1: review(0, 5, 8), 2: review(0, 5, 8), 3: review(0, 4, 8), 4: review(0, 4, 16)},
+            HaltReason.GUARD_FABRICATION, 4, ["fabrication suspected at iteration 4"],
+        ),
+        (
+            {1: review(2, 4, 4), 2: review(2, 5, 5), 3: review(3, 6, 6)},
+            HaltReason.GUARD_FIX_REGRESSION, 3, ["Fix step is introducing more issues"],
+        ),
+    ],
+    ids=["hallucination", "fabrication", "fix_regression"],
+)  # fmt: skip
+def test_guards_halt_with_their_reason_and_numbers(
+    config: Config,
+    script: Callable[..., Path],
+    reviews: dict[int | str, str],
+    reason: HaltReason,
+    iteration: int,
+    words: list[str],
+) -> None:
+    script(reviews)
+    project = polishing_project(config)
+    outcome = polish(project, config)
+    assert (outcome.verdict, outcome.halt_reason, outcome.iteration) == ("halt", reason, iteration)
+    status = read_status(project.dir)
+    assert (status.phase, status.halt_reason, status.halted_from) == (
+        Phase.HALTED,
+        reason,
+        Phase.POLISHING,
+    )
+    for word in words:
+        assert word in outcome.reason
+    assert read_polish_state(project.dir).halt_reason is reason
+
+
+def test_max_iterations_halts_with_average_and_lowest(
+    config: Config, script: Callable[..., Path]
+) -> None:
+    config.polish.max_iterations = 3
+    script({1: review(5, 4, 3, "a"), 2: review(5, 3, 2, "b"), 3: review(5, 4, 2, "c")})
+    outcome = polish(polishing_project(config), config)
+    assert outcome.halt_reason is HaltReason.GUARD_MAX_ITERATIONS
+    assert "Max 3 iterations reached" in outcome.reason and "Lowest: 10 at iter 2" in outcome.reason
+
+
+def test_garbage_review_is_re_asked_then_halts(config: Config, script: Callable[..., Path]) -> None:
+    script({"default": "I think the plan is great, well done!"})
+    project = polishing_project(config)
+    outcome = polish(project, config)
+    assert outcome.halt_reason is HaltReason.REVIEW_MALFORMED
+    assert calls(project)["plan-review"] == 1 + config.polish.retry_malformed_output
+    prompts = sorted((project.dir / ".scripted-agent" / "prompts").iterdir())
+    assert "could not be used" in prompts[-1].read_text()
+    assert not (project.dir / "polish_state.json").exists()
+
+
+def test_malformed_then_valid_review_continues(
+    config: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import yaml
+
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        yaml.safe_dump({"steps": {"plan-review": [{"text": "nope"}, {"text": review()}]}})
+    )
+    monkeypatch.setenv("THOUGHTFORGE_SCRIPT", str(path))
+    assert polish(polishing_project(config), config).verdict == "done"
+
+
+def test_fixer_returning_a_fragment_keeps_the_old_document(
+    config: Config, script: Callable[..., Path]
+) -> None:
+    script(
+        {"default": review(1, 0, 0, "a"), 2: review(1, 0, 0, "b")},
+        fix={"text": PLAN[: len(PLAN) // 10]},
+    )
+    project = polishing_project(config)
+    outcome = polish(project, config)
+    assert (project.docs_dir / "plan.md").read_text() == PLAN
+    assert outcome.halt_reason is HaltReason.FIX_OUTPUT_INVALID and outcome.iteration == 1
+    assert [e.fix_applied for e in read_polish_state(project.dir).trajectory] == [False]
+    assert "kept the previous document" in (project.dir / "polish_log.md").read_text()
+    assert any(e["event"] == "fix_rejected" for e in read_events(project.dir))
+
+
+def test_fixer_answer_in_a_fence_is_unwrapped(config: Config, script: Callable[..., Path]) -> None:
+    fixed = PLAN.replace("Steps for 1", "Book the barn by March")
+    script({1: review(1, 0, 0), "default": review()}, fix={"text": f"```markdown\n{fixed}```\n"})
+    project = polishing_project(config)
+    polish(project, config)
+    assert (project.docs_dir / "plan.md").read_text() == fixed
+
+
+def test_reviewer_can_be_another_agent(config: Config, script: Callable[..., Path]) -> None:
+    config.agents.available["second-opinion"] = config.agent("demo")
+    config.polish.reviewer_agent = "second-opinion"
+    script({1: review(1, 0, 0), "default": review()})
+    project = polishing_project(config)
+    polish(project, config)
+    used = [(e["step"], e["agent"]) for e in read_events(project.dir) if e["event"] == "agent_call"]
+    assert used == [
+        ("plan-review", "second-opinion"),
+        ("plan-fix", "demo"),
+        ("plan-review", "second-opinion"),
+    ]
+
+
+def test_unreadable_constraints_halt_with_file_system_error(
+    config: Config, script: Callable[..., Path]
+) -> None:
+    script({"default": review()})
+    project = polishing_project(config)
+    (project.docs_dir / "constraints.md").write_bytes(b"\xff\xfe not utf-8")
+    outcome = polish(project, config)
+    assert (
+        outcome.halt_reason is HaltReason.FILE_SYSTEM_ERROR and "constraints.md" in outcome.reason
+    )
+
+
+def test_constraints_are_re_read_every_iteration(
+    config: Config, script: Callable[..., Path]
+) -> None:
+    script({1: review(1, 0, 0), "default": review()})
+    project = polishing_project(config)
+
+    def edit_constraints(name: str, step: Callable[[], T]) -> T:
+        if name == "fix #1":
+            (project.docs_dir / "constraints.md").write_text(
+                "## Acceptance Criteria\n- Edited by human\n"
+            )
+        return step()
+
+    polish(project, config, runner=edit_constraints)
+    prompts = sorted((project.dir / ".scripted-agent" / "prompts").glob("*plan-review.md"))
+    assert (
+        "Edited by human" in prompts[-1].read_text()
+        and "Edited by human" not in prompts[0].read_text()
+    )
+
+
+def test_corrupt_polish_state_halts_and_is_left_alone(
+    config: Config, script: Callable[..., Path]
+) -> None:
+    script({"default": review()})
+    project = polishing_project(config)
+    (project.dir / "polish_log.md").write_text("# Polish log\n")
+    (project.dir / "polish_state.json").write_text('{"iteration": 3, "cou')
+    outcome = polish(project, config)
+    assert (
+        outcome.halt_reason is HaltReason.FILE_SYSTEM_ERROR
+        and "polish_state.json" in outcome.reason
+    )
+    assert (project.dir / "polish_state.json").read_text() == '{"iteration": 3, "cou'
+
+
+class Killed(BaseException):
+    """Stands in for a kill -9: nothing after it runs."""
+
+
+def kill_at(step_name: str, after: bool = False) -> Callable[[str, Callable[[], T]], T]:
+    def runner(name: str, step: Callable[[], T]) -> T:
+        if name == step_name and not after:
+            raise Killed(name)
+        result = step()
+        if name == step_name:
+            raise Killed(name)
+        return result
+
+    return runner
+
+
+def test_stopped_between_review_commit_and_fix_resumes_without_reviewing_again(
+    config: Config, script: Callable[..., Path]
+) -> None:
+    script({1: review(2, 2, 2), 2: review(1, 2, 2), "default": review()})
+    project = polishing_project(config)
+    with pytest.raises(Killed):
+        polish(project, config, runner=kill_at("fix #2"))
+    assert read_polish_state(project.dir).iteration == 1
+    assert calls(project)["plan-review"] == 2
+    assert polish(project, config).verdict == "done"
+    assert calls(project)["plan-review"] == 3
+    assert [s.split(":")[0] for s in subjects(project)] == [
+        "review #1", "fix #1", "review #2", "fix #2", "review #3",
+    ]  # fmt: skip
+    assert [e.iteration for e in read_polish_state(project.dir).trajectory] == [1, 2, 3]
+
+
+def test_stopped_after_the_fix_was_written_keeps_it_and_does_not_fix_twice(
+    config: Config, script: Callable[..., Path]
+) -> None:
+    fixed = PLAN.replace("Goal 1", "Goal one, decided")
+    script({1: review(1, 1, 0), "default": review()}, fix={"text": fixed})
+    project = polishing_project(config)
+    with pytest.raises(Killed):
+        polish(project, config, runner=kill_at("fix #1", after=True))
+    assert polish(project, config).verdict == "done"
+    assert calls(project)["plan-fix"] == 1
+    assert (project.docs_dir / "plan.md").read_text() == fixed
+    assert read_polish_state(project.dir).trajectory[0].fix_applied
+
+
+def test_failed_fix_commit_does_not_record_the_iteration(
+    config: Config, script: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script({1: review(1, 1, 0), "default": review()})
+    project = polishing_project(config)
+    real_commit = __import__("thoughtforge.git_repo", fromlist=["commit_all"]).commit_all
+
+    def failing_commit(path: Path, message: str, **kw: Any) -> str | None:
+        if message.startswith("fix #1"):
+            raise OSError("disk full")
+        return real_commit(path, message, **kw)
+
+    monkeypatch.setattr("thoughtforge.git_repo.commit_all", failing_commit)
+    outcome = polish(project, config)
+    assert outcome.halt_reason is HaltReason.FILE_SYSTEM_ERROR and "disk full" in outcome.reason
+    assert not (project.dir / "polish_state.json").exists()
+    monkeypatch.setattr("thoughtforge.git_repo.commit_all", real_commit)
+    recovery.apply(project, "resume")
+    resumed = polish(project, config)
+    assert resumed.verdict == "done", resumed.reason
+    assert calls(project)["plan-review"] == 2  # review #1 was reused, not asked again
+    assert totals(project) == [2, 0]
+
+
+def test_resume_continues_numbering_and_logs_the_resume(
+    config: Config, script: Callable[..., Path]
+) -> None:
+    config.polish.max_iterations = 2
+    script({1: review(3, 3, 3, "a"), 2: review(3, 3, 2, "b"), 3: review(0, 1, 1, "c")})
+    project = polishing_project(config)
+    assert polish(project, config).halt_reason is HaltReason.GUARD_MAX_ITERATIONS
+    recovery.apply(project, "resume")
+    config.polish.max_iterations = 10
+    outcome = polish(project, config)
+    assert outcome.verdict == "done" and outcome.iteration == 3
+    log = (project.dir / "polish_log.md").read_text()
+    assert "— Halted by guard_max_iterations at iteration 2, resumed by human" in log
+    assert log.index("resumed by human") < log.index("## Iteration 3")
+
+
+def test_override_and_terminate(config: Config, script: Callable[..., Path]) -> None:
+    config.polish.max_iterations = 1
+    script({"default": review(3, 3, 3)})
+    first, second = polishing_project(config), polishing_project(config)
+    polish(first, config)
+    polish(second, config)
+    assert recovery.apply(first, "override").phase is Phase.DONE
+    terminated = recovery.apply(second, "terminate")
+    assert (terminated.phase, terminated.halt_reason) == (Phase.HALTED, HaltReason.HUMAN_TERMINATED)
+    with pytest.raises(Exception, match="terminated"):
+        recovery.apply(second, "resume")
+
+
+def test_polish_state_deleted_after_it_was_recorded_halts(
+    config: Config, script: Callable[..., Path]
+) -> None:
+    config.polish.max_iterations = 1
+    script({"default": review(3, 3, 3)})
+    project = polishing_project(config)
+    polish(project, config)
+    (project.dir / "polish_state.json").unlink()
+    recovery.apply(project, "resume")
+    outcome = polish(project, config)
+    assert (
+        outcome.halt_reason is HaltReason.FILE_SYSTEM_ERROR and "file is missing" in outcome.reason
+    )
+    assert not (project.dir / "polish_state.json").exists()

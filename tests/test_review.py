@@ -1,0 +1,194 @@
+"""Reading a reviewer's answer: where the JSON hides, which severities count, what is malformed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.models import Counts, DeliverableType, Issue, Severity
+from thoughtforge.review import CodeReview, MalformedReview, PlanReview, parse_review
+
+PLAN, CODE = DeliverableType.PLAN, DeliverableType.CODE
+
+
+def issue(
+    severity: str = "minor", description: str = "Budget table has no totals row"
+) -> dict[str, object]:
+    return {
+        "severity": severity,
+        "description": description,
+        "location": "§3",
+        "recommendation": "x",
+    }
+
+
+def review_json(*issues: dict[str, object], **extra: object) -> str:
+    return json.dumps({"issues": list(issues), **extra})
+
+
+def test_a_plain_json_answer_is_parsed() -> None:
+    review = parse_review(review_json(issue("critical"), issue("medium")), PLAN)
+    assert isinstance(review, PlanReview)
+    assert [i.severity for i in review.issues] == [Severity.CRITICAL, Severity.MEDIUM]
+    assert review.issues[0].location == "§3"
+
+
+@pytest.mark.parametrize(
+    ("written", "meant"),
+    [
+        ("blocking", Severity.CRITICAL),
+        ("HIGH", Severity.CRITICAL),
+        ("High", Severity.CRITICAL),
+        ("low", Severity.MINOR),
+        ("Suggestion", Severity.MINOR),
+        ("CRITICAL", Severity.CRITICAL),
+        ("Medium", Severity.MEDIUM),
+        (" minor ", Severity.MINOR),
+    ],
+)
+def test_severity_aliases_are_case_insensitive(written: str, meant: Severity) -> None:
+    assert parse_review(review_json(issue(written)), PLAN).issues[0].severity is meant
+
+
+def test_aliases_also_apply_to_issues_built_in_code() -> None:
+    assert Issue(severity="Blocking", description="d").severity is Severity.CRITICAL  # type: ignore[arg-type]
+
+
+def test_an_unknown_severity_names_the_issue_and_quotes_the_reviewer() -> None:
+    text = review_json(issue(), issue(), issue("urgent"))
+    with pytest.raises(MalformedReview) as caught:
+        parse_review(text, PLAN)
+    assert str(caught.value) == (
+        "issues[2].severity: Input should be 'critical', 'medium' or 'minor' (got 'urgent')"
+    )
+
+
+def test_a_json_fence_inside_prose_is_extracted() -> None:
+    text = f"Here is my review.\n\n```json\n{review_json(issue('high'))}\n```\n\nThanks!"
+    assert parse_review(text, PLAN).counts == Counts(critical=1)
+
+
+def test_a_plain_fence_is_extracted() -> None:
+    text = f"Review:\n```\n{review_json(issue('low'), issue('low'))}\n```"
+    assert parse_review(text, PLAN).counts == Counts(minor=2)
+
+
+def test_a_json_fence_wins_over_an_example_object_earlier_in_the_prose() -> None:
+    text = (
+        'The format is {"issues": []}, so here is mine:\n'
+        f"```json\n{review_json(issue('medium'))}\n```"
+    )
+    assert parse_review(text, PLAN).counts == Counts(medium=1)
+
+
+def test_a_fence_in_another_language_is_not_taken_for_the_review() -> None:
+    text = (
+        'An empty one reads:\n```text\n{"issues": []}\n```\n'
+        f"Mine:\n```json\n{review_json(issue('critical'))}\n```"
+    )
+    assert parse_review(text, PLAN).counts == Counts(critical=1)
+
+
+def test_an_object_in_prose_is_found_even_with_braces_in_its_strings() -> None:
+    description = "Template closes with } before {{name}} is filled"
+    text = (
+        "I used {placeholders} while reading. Result: "
+        f"{review_json(issue('minor', description))} -- let me know {{if}} you need more."
+    )
+    review = parse_review(text, PLAN)
+    assert review.issues[0].description == description
+
+
+def test_the_first_object_that_fits_the_schema_wins() -> None:
+    text = f'Context: {{"files_read": 3}}. Review: {review_json(issue("medium"))}'
+    assert parse_review(text, PLAN).counts == Counts(medium=1)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "Looks good to me, nothing to fix.",
+        "[1, 2, 3]",
+        '{"issues": [{"severity": "minor", "description": "cut off',
+    ],
+)
+def test_an_answer_without_a_json_object_is_malformed(text: str) -> None:
+    with pytest.raises(MalformedReview, match=r"^no JSON object found$"):
+        parse_review(text, PLAN)
+
+
+@pytest.mark.parametrize("text", ['{"summary": "all fine"}', json.dumps([issue()])])
+def test_a_missing_issues_list_is_malformed(text: str) -> None:
+    with pytest.raises(MalformedReview, match=r"^issues: Field required$"):
+        parse_review(text, PLAN)
+
+
+def test_a_missing_description_is_malformed() -> None:
+    with pytest.raises(MalformedReview, match=r"^issues\[0\]\.description: Field required$"):
+        parse_review('{"issues": [{"severity": "minor"}]}', PLAN)
+
+
+def test_the_error_comes_from_the_object_meant_as_the_review() -> None:
+    text = f'Read {{"files": 2}} then wrote {review_json(issue("urgent"))}'
+    with pytest.raises(MalformedReview, match=r"^issues\[0\]\.severity: "):
+        parse_review(text, PLAN)
+
+
+def test_further_errors_are_counted_not_listed() -> None:
+    text = '{"issues": [{"severity": "urgent", "description": "a"}, {"severity": "minor"}]}'
+    with pytest.raises(MalformedReview, match=r"\(got 'urgent'\); and 1 more$"):
+        parse_review(text, PLAN)
+
+
+def test_malformed_review_is_reported_to_the_operator() -> None:
+    assert issubclass(MalformedReview, ThoughtForgeError)
+
+
+def test_counts_are_derived_from_the_issues_never_from_the_agent() -> None:
+    text = review_json(
+        issue("critical"),
+        issue("minor"),
+        issue("suggestion"),
+        critical=0,
+        minor=7,
+        total=0,
+        counts={"critical": 0, "medium": 5, "minor": 0},
+    )
+    review = parse_review(text, PLAN)
+    assert review.counts == Counts(critical=1, medium=0, minor=2)
+    assert review.model_dump() == {"issues": [i.model_dump() for i in review.issues]}
+
+
+def test_unknown_keys_are_ignored() -> None:
+    text = review_json(issue() | {"id": "R-1", "confidence": 0.9}, summary="ok", verdict="pass")
+    review = parse_review(text, PLAN)
+    assert len(review.issues) == 1
+
+
+def test_a_code_review_carries_test_results() -> None:
+    text = review_json(issue("high"), tests={"total": 12, "passed": 11, "failed": 1})
+    review = parse_review(text, CODE)
+    assert isinstance(review, CodeReview)
+    assert (review.tests.total, review.tests.passed, review.tests.failed) == (12, 11, 1)
+    assert review.counts == Counts(critical=1)
+
+
+def test_a_code_review_without_test_results_is_malformed() -> None:
+    with pytest.raises(MalformedReview, match=r"^tests: Field required$"):
+        parse_review(review_json(issue()), CODE)
+
+
+def test_negative_test_counts_are_malformed() -> None:
+    text = review_json(tests={"total": 3, "passed": 4, "failed": -1})
+    with pytest.raises(MalformedReview, match=r"^tests\.failed: Input should be greater than"):
+        parse_review(text, CODE)
+
+
+def test_a_plan_review_ignores_test_results() -> None:
+    text = review_json(tests={"total": 1, "passed": 1, "failed": 0})
+    review = parse_review(text, PLAN)
+    assert isinstance(review, PlanReview)
+    assert review.issues == []

@@ -1,0 +1,157 @@
+"""Phase 3–4 actions as operations that a deliverable type's safety rules allow or refuse.
+
+Safety is enforced by the orchestrator, not by prompting: before it writes a file or calls an agent
+it classifies the action here and passes the `Operation` to the rules of the project's deliverable
+type, the module `thoughtforge.plugins.<type>.safety`, whose `validate(operation)` raises
+`SafetyViolation` to refuse. Actions that need no classification (running the test suite, a shell
+command, a package install) are declared by the code that performs them, e.g.
+`Operation(kind=OperationKind.RUN_TESTS)`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from enum import StrEnum
+from pathlib import Path, PurePosixPath
+from typing import Protocol, cast
+
+from pydantic import BaseModel, ConfigDict
+
+from thoughtforge.config import AgentSpec
+from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.models import DeliverableType
+
+
+class OperationKind(StrEnum):
+    WRITE_DOC = "write_doc"
+    WRITE_STATE = "write_state"
+    WRITE_SOURCE = "write_source"
+    RUN_SHELL = "run_shell"
+    INSTALL_PACKAGE = "install_package"
+    RUN_TESTS = "run_tests"
+    INVOKE_AGENT = "invoke_agent"
+    INVOKE_AGENT_WITH_TOOLS = "invoke_agent_with_tools"
+
+
+class Operation(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    kind: OperationKind
+    # relative to the project directory; absolute only when the target lies outside it
+    path: PurePosixPath | None = None
+    agent_flags: tuple[str, ...] = ()
+
+    @property
+    def escapes_project(self) -> bool:
+        return self.path is not None and (self.path.is_absolute() or ".." in self.path.parts)
+
+
+class SafetyViolation(ThoughtForgeError):
+    """An operation the deliverable type forbids; the orchestrator does not perform it."""
+
+
+class SafetyRules(Protocol):
+    """What a plugin's `safety` module provides; a module with this function satisfies it."""
+
+    def validate(self, operation: Operation) -> None: ...
+
+
+DOCS_DIR = "docs"
+# Operational state lives at the project root (the spec names these files). Any other file there
+# belongs to the code deliverable, which is written to the project root too.
+STATE_FILES = frozenset({"status.json", "polish_state.json", "chat_history.json", "polish_log.md"})
+
+# Flags with which Claude Code, Codex or Gemini CLI may edit files or run commands unasked.
+_TOOL_SWITCHES = frozenset(
+    {
+        "--dangerously-skip-permissions",
+        "--allowedTools",
+        "--allowed-tools",
+        "--full-auto",
+        "--dangerously-bypass-approvals-and-sandbox",
+        "--yolo",
+        "-y",
+    }
+)
+_TEXT_ONLY_MODES = {
+    "--permission-mode": frozenset({"default", "plan"}),
+    "--approval-mode": frozenset({"default", "plan"}),
+}
+_SANDBOX_OPTIONS = frozenset({"--sandbox", "-s"})
+_CONFIG_OPTIONS = frozenset({"-c", "--config"})
+_WRITABLE_SANDBOXES = frozenset({"workspace-write", "danger-full-access"})
+
+
+def classify_write(project_dir: Path, target: Path) -> Operation:
+    """`target` is absolute or relative to the project; symlinks are followed to where they lead."""
+    root = project_dir.resolve()
+    resolved = (root / target).resolve()
+    path = PurePosixPath(
+        resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else resolved
+    )
+    return Operation(kind=_write_kind(path), path=path)
+
+
+def classify_agent_call(spec: AgentSpec) -> Operation:
+    granted = tool_granting_flags(spec.flags)
+    kind = OperationKind.INVOKE_AGENT_WITH_TOOLS if granted else OperationKind.INVOKE_AGENT
+    return Operation(kind=kind, agent_flags=tuple(spec.flags))
+
+
+def tool_granting_flags(flags: Sequence[str]) -> list[str]:
+    """The flags (with their values) that give an agent tools or autonomy, for the refusal text."""
+    granted: list[str] = []
+    for index, flag in enumerate(flags):
+        name, equals, inline_value = flag.partition("=")
+        value = inline_value if equals else (flags[index + 1] if index + 1 < len(flags) else "")
+        if name in _TOOL_SWITCHES:
+            granted.append(flag)
+        elif _value_grants_tools(name, value):
+            granted.append(f"{name} {value}".strip())
+    return granted
+
+
+def refuse_path_outside_project(operation: Operation) -> None:
+    """Every deliverable type keeps writes inside the project; each `validate` calls this."""
+    if operation.escapes_project:
+        raise SafetyViolation(
+            f"refused {operation.kind} of '{operation.path}': the path leads outside the project "
+            "directory"
+        )
+
+
+def load_rules(deliverable_type: DeliverableType) -> SafetyRules:
+    """A deliverable type without rules gets no operations at all rather than unchecked ones."""
+    module_name = f"thoughtforge.plugins.{deliverable_type.value}.safety"
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not f"{module_name}.".startswith(f"{exc.name}."):
+            raise
+        raise SafetyViolation(
+            f"no safety rules for deliverable type '{deliverable_type}': {module_name} is missing"
+        ) from None
+    return cast(SafetyRules, module)
+
+
+def _write_kind(path: PurePosixPath) -> OperationKind:
+    if len(path.parts) > 1 and path.parts[0] == DOCS_DIR and path.suffix.lower() == ".md":
+        return OperationKind.WRITE_DOC
+    if len(path.parts) == 1 and path.name in STATE_FILES:
+        return OperationKind.WRITE_STATE
+    return OperationKind.WRITE_SOURCE
+
+
+def _value_grants_tools(option: str, value: str) -> bool:
+    if option in _TEXT_ONLY_MODES:
+        return value not in _TEXT_ONLY_MODES[option]
+    if option in _SANDBOX_OPTIONS:
+        return value in _WRITABLE_SANDBOXES
+    return option in _CONFIG_OPTIONS and _sets_writable_sandbox(value)
+
+
+def _sets_writable_sandbox(override: str) -> bool:
+    """Codex also takes the sandbox as a config override: `-c sandbox_mode="workspace-write"`."""
+    key, _, value = override.partition("=")
+    return key.strip() == "sandbox_mode" and value.strip().strip("\"'") in _WRITABLE_SANDBOXES
