@@ -183,7 +183,7 @@ def test_ai_text_is_neither_html_escaped_nor_expanded() -> None:
     [
         ("a | b", "a \\| b"),
         ("one\r\ntwo\rthree\nfour", "one<br>two<br>three<br>four"),
-        ("{{x}} <b>&</b> \"q\"", "{{x}} <b>&</b> \"q\""),
+        ('{{x}} <b>&</b> "q"', '{{x}} <b>&</b> "q"'),
         ("already \\| escaped", "already \\\\\\| escaped"),
         ("trailing\\", "trailing\\\\"),
         ("line end\\\nnext", "line end\\\\<br>next"),
@@ -271,7 +271,7 @@ def test_builtin_engineering_sections() -> None:
             "slot id used more than once: a.x",
         ),
         ('## A\n{{cell "a.x"}}\n', "slot 'a.x' must be inside a Markdown table row"),
-        ('# Title {{cell "a.x"}}\n## A\n', "slot 'a.x' must be inside a Markdown table row"),
+        ('## Title {{cell "a.x"}}\n', "slot 'a.x' must be inside a Markdown table row"),
         ('# T\n| {{cell "a.x"}} |\n## A\n', "slot 'a.x' is not under a section heading"),
         ('## A\n{{paragraph "a.p"}}\n', "slot 'a.p' must end a line that starts with a label"),
         ('## A\n**L:** {{paragraph "a.p"}} more\n', "slot 'a.p' must end a line"),
@@ -349,7 +349,7 @@ def test_a_plan_whose_structure_changed_cannot_be_read_back() -> None:
     with pytest.raises(PlanTemplateError, match="does not follow template 'engineering'"):
         template.read_filled(rendered.replace("## Architecture", "## Design"))
     with pytest.raises(PlanTemplateError, match="does not follow template"):
-        template.read_filled(rendered.replace(" |  |  |  |\n", " |  |  |  |  |\n", 1))
+        template.read_filled(rendered.replace("\n|  |  |  |\n", "\n|  |  |  |  |\n", 1))
 
 
 def test_rendering_an_unknown_slot_is_an_error() -> None:
@@ -441,7 +441,7 @@ def test_response_is_parsed_from_plain_json() -> None:
 
 def test_response_is_found_in_a_fence_after_prose_with_braces() -> None:
     text = (
-        "Here is the section {as requested}. An example object: {\"x\": 1}.\n"
+        'Here is the section {as requested}. An example object: {"x": 1}.\n'
         '```json\n{"slots": {"a.plan": "Use {{x}} literally"}, "stuck": false,\n'
         ' "stuck_reason": null, "confidence": "high"}\n```\nDone.'
     )

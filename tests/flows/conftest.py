@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import config_data
+
+
+@pytest.fixture(scope="session")
+def prefect_api_url() -> Iterator[str]:
+    """One real Prefect server (SQLite in a temp dir) for all flow tests."""
+    from prefect.settings import PREFECT_API_URL
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=120):
+        yield str(PREFECT_API_URL.value())
+
+
+@pytest.fixture
+def cli_env(tmp_path: Path, prefect_api_url: str) -> dict[str, str]:
+    return {
+        "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "PREFECT_HOME": str(tmp_path / ".prefect"),
+        "PREFECT_API_URL": prefect_api_url,
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "COLUMNS": "200",
+    }
+
+
+@pytest.fixture
+def cli_config(tmp_path: Path) -> Callable[..., Path]:
+    def write(**sections: object) -> Path:
+        path = tmp_path / "config.yaml"
+        path.write_text(yaml.safe_dump(config_data(tmp_path, **sections)))
+        return path
+
+    return write
+
+
+CLI = [sys.executable, "-m", "thoughtforge"]
+
+
+def run_cli(
+    env: dict[str, str], config: Path, *args: str, **extra_env: str
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*CLI, "--config", str(config), *args],
+        env={**env, **extra_env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def start_cli(
+    env: dict[str, str], config: Path, *args: str, **extra_env: str
+) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [*CLI, "--config", str(config), *args],
+        env={**os.environ, **env, **extra_env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )

@@ -1,0 +1,154 @@
+"""`thoughtforge polish` as a user runs it, against a real Prefect server."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import git
+import pytest
+from prefect import get_client
+from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterTags
+
+from tests.flows.conftest import run_cli, start_cli
+from tests.polish_setup import calls, polishing_project, review, write_script
+from thoughtforge.config import load_config
+from thoughtforge.flows.paused_runs import find_paused_run, project_tag
+from thoughtforge.models import HaltReason, Phase
+from thoughtforge.project import Project
+from thoughtforge.state import read_polish_state, read_status
+
+
+def _project(config_path: Path) -> Project:
+    return polishing_project(load_config(config_path))
+
+
+def _wait_for(condition: Callable[[], bool], what: str, seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.3)
+
+
+def test_converges_with_named_tasks_and_artifacts(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    config = cli_config()
+    project = _project(config)
+    script = write_script(tmp_path / "s.yaml", {1: review(1, 2, 0), "default": review()})
+    result = run_cli(cli_env, config, "polish", project.id, THOUGHTFORGE_SCRIPT=str(script))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Done." in result.stdout and "docs/plan.md" in result.stdout.replace("\n", "")
+    assert read_status(project.dir).phase is Phase.DONE
+    with get_client(sync_client=True) as client:
+        runs = client.read_flow_runs(
+            flow_run_filter=FlowRunFilter(tags=FlowRunFilterTags(all_=[project_tag(project.id)]))
+        )
+        [run] = runs
+        task_names = {
+            t.name.rsplit("-", 1)[0] for t in client.read_task_runs() if t.flow_run_id == run.id
+        }
+        artifacts = {a.key: a for a in client.read_latest_artifacts()}
+    assert task_names == {"review #1", "fix #1", "review #2"}
+    assert f"{project.id}-trajectory" in artifacts and f"{project.id}-verdict" in artifacts
+    assert "termination" in str(artifacts[f"{project.id}-verdict"].data)
+
+
+def test_a_halt_exits_3_and_names_the_next_steps(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    config = cli_config()
+    project = _project(config)
+    script = write_script(
+        tmp_path / "s.yaml",
+        {1: review(10, 20, 10), 2: review(5, 15, 10), 3: review(2, 10, 8), 4: review(5, 10, 10)},
+    )
+    result = run_cli(cli_env, config, "polish", project.id, THOUGHTFORGE_SCRIPT=str(script))
+    assert result.returncode == 3
+    assert (
+        "guard_hallucination" in result.stderr
+        and f"thoughtforge resume|override|terminate {project.id}" in result.stderr
+    )
+    assert read_status(project.dir).halt_reason is HaltReason.GUARD_HALLUCINATION
+    overridden = run_cli(cli_env, config, "override", project.id)
+    assert overridden.returncode == 0, overridden.stderr
+    assert read_status(project.dir).phase is Phase.DONE
+
+
+def test_kill_9_mid_fix_then_rerun_resumes_without_repeating_anything(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    config = cli_config()
+    project = _project(config)
+    reviews = {1: review(2, 2, 2), 2: review(1, 1, 1), "default": review()}
+    slow = write_script(tmp_path / "slow.yaml", reviews, fix={"by_iteration": {
+        1: {"echo_after": "Plan:\n\n"}, "default": {"echo_after": "Plan:\n\n", "sleep": 120}}})  # fmt: skip
+    worker = start_cli(cli_env, config, "polish", project.id, THOUGHTFORGE_SCRIPT=str(slow))
+    prompts = project.dir / ".scripted-agent" / "prompts"
+    _wait_for(lambda: len(list(prompts.glob("*plan-fix.md"))) == 2, "fix #2 to start")
+    os.killpg(worker.pid, signal.SIGKILL)
+    worker.wait()
+    assert read_polish_state(project.dir).iteration == 1
+    assert read_status(project.dir).phase is Phase.POLISHING
+
+    fast = write_script(tmp_path / "fast.yaml", reviews)
+    result = run_cli(cli_env, config, "polish", project.id, THOUGHTFORGE_SCRIPT=str(fast))
+    assert result.returncode == 0, result.stdout + result.stderr
+    subjects = [str(c.summary).split(":")[0] for c in git.Repo(project.dir).iter_commits()][::-1][
+        2:
+    ]
+    assert subjects == ["review #1", "fix #1", "review #2", "fix #2", "review #3"]
+    assert [e.iteration for e in read_polish_state(project.dir).trajectory] == [1, 2, 3]
+    assert calls(project)["plan-review"] == 3
+
+
+def test_wait_pauses_on_halt_and_cli_resume_continues_the_same_run(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path], prefect_api_url: str
+) -> None:
+    config = cli_config(polish={"max_iterations": 2})
+    project = _project(config)
+    script = write_script(
+        tmp_path / "s.yaml", {1: review(3, 3, 3, "a"), 2: review(3, 3, 2, "b"), "default": review()}
+    )
+    worker = start_cli(
+        cli_env, config, "polish", "--wait", project.id, THOUGHTFORGE_SCRIPT=str(script)
+    )
+    try:
+        _wait_for(lambda: find_paused_run(project.id) is not None, "the run to pause")
+        assert read_status(project.dir).halt_reason is HaltReason.GUARD_MAX_ITERATIONS
+        sent = run_cli(cli_env, config, "resume", project.id)
+        assert sent.returncode == 0 and "Sent 'resume' to the paused run" in sent.stdout, (
+            sent.stderr
+        )
+        assert worker.wait(timeout=180) == 0, worker.stdout.read() if worker.stdout else ""
+    finally:
+        if worker.poll() is None:
+            os.killpg(worker.pid, signal.SIGKILL)
+    assert read_status(project.dir).phase is Phase.DONE
+    log = (project.dir / "polish_log.md").read_text()
+    assert "Halted by guard_max_iterations at iteration 2, resumed by human" in log
+    assert [e.iteration for e in read_polish_state(project.dir).trajectory] == [1, 2, 3]
+
+
+@pytest.mark.parametrize("action", ["resume", "terminate"])
+def test_recovery_verbs_without_a_paused_run_act_on_the_files(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path], action: str
+) -> None:
+    config = cli_config(polish={"max_iterations": 1})
+    project = _project(config)
+    script = write_script(tmp_path / "s.yaml", {1: review(3, 3, 3), "default": review()})
+    assert (
+        run_cli(cli_env, config, "polish", project.id, THOUGHTFORGE_SCRIPT=str(script)).returncode
+        == 3
+    )
+    result = run_cli(cli_env, config, action, project.id, THOUGHTFORGE_SCRIPT=str(script))
+    assert result.returncode == 0, result.stdout + result.stderr
+    status = read_status(project.dir)
+    if action == "resume":
+        assert status.phase is Phase.DONE
+    else:
+        assert status.halt_reason is HaltReason.HUMAN_TERMINATED
