@@ -110,7 +110,8 @@ def test_light_commands_do_not_import_prefect(args: tuple[str, ...], tmp_path: P
         "import sys\nfrom thoughtforge.cli import main\n"
         f"sys.argv = ['thoughtforge', *{list(args)!r}]\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "print('PREFECT_LOADED' if any(m.split('.')[0] == 'prefect' for m in sys.modules) else 'NO_PREFECT')\n"
+        "loaded = any(m.split('.')[0] == 'prefect' for m in sys.modules)\n"
+        "print('PREFECT_LOADED' if loaded else 'NO_PREFECT')\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True

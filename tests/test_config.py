@@ -68,7 +68,7 @@ def test_out_of_range_and_unknown_keys_are_named(write_config: Callable[..., Pat
 
 def test_default_agent_must_be_defined(write_config: Callable[..., Path]) -> None:
     path = write_config(agents={"default": "nobody"})
-    with pytest.raises(ConfigError, match="agents.default is 'nobody'"):
+    with pytest.raises(ConfigError, match=r"agents\.default is 'nobody'"):
         load_config(path)
 
 

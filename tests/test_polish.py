@@ -95,11 +95,19 @@ def test_same_issues_at_a_plateau_are_not_stagnation(
     assert outcome.halt_reason is HaltReason.GUARD_MAX_ITERATIONS
 
 
+FORTY_THIRTY_TWENTY_TWENTYFIVE = {
+    1: review(10, 20, 10),
+    2: review(5, 15, 10),
+    3: review(2, 10, 8),
+    4: review(5, 10, 10),
+}
+
+
 @pytest.mark.parametrize(
     ("reviews", "reason", "iteration", "words"),
     [
         (
-            {1: review(10, 20, 10), 2: review(5, 15, 10), 3: review(2, 10, 8), 4: review(5, 10, 10)},
+            FORTY_THIRTY_TWENTY_TWENTYFIVE,
             HaltReason.GUARD_HALLUCINATION, 4, ["40→30→20", "25"],
         ),
         (

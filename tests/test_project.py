@@ -89,7 +89,7 @@ def test_concurrency_limit_counts_halted_but_not_done_or_terminated(
 
 
 def test_unknown_agent_is_refused(config: Config) -> None:
-    with pytest.raises(Exception, match="agent 'gpt9' is not in agents.available"):
+    with pytest.raises(Exception, match=r"agent 'gpt9' is not in agents\.available"):
         create_project(config, agent="gpt9")
 
 

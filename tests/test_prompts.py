@@ -30,7 +30,7 @@ def test_override_directory_wins_and_defaults_remain(tmp_path: Path) -> None:
 
 
 def test_unknown_prompt_is_a_clear_error() -> None:
-    with pytest.raises(PromptError, match="prompt 'nope.md' not found"):
+    with pytest.raises(PromptError, match=r"prompt 'nope\.md' not found"):
         PromptLibrary().render("nope")
 
 

@@ -85,8 +85,9 @@ def test_kill_9_mid_fix_then_rerun_resumes_without_repeating_anything(
     config = cli_config()
     project = _project(config)
     reviews = {1: review(2, 2, 2), 2: review(1, 1, 1), "default": review()}
-    slow = write_script(tmp_path / "slow.yaml", reviews, fix={"by_iteration": {
-        1: {"echo_after": "Plan:\n\n"}, "default": {"echo_after": "Plan:\n\n", "sleep": 120}}})  # fmt: skip
+    echo = {"echo_after": "Plan:\n\n"}
+    slow_fix = {"by_iteration": {1: echo, "default": {**echo, "sleep": 120}}}
+    slow = write_script(tmp_path / "slow.yaml", reviews, fix=slow_fix)
     worker = start_cli(cli_env, config, "polish", project.id, THOUGHTFORGE_SCRIPT=str(slow))
     prompts = project.dir / ".scripted-agent" / "prompts"
     _wait_for(lambda: len(list(prompts.glob("*plan-fix.md"))) == 2, "fix #2 to start")

@@ -1,0 +1,111 @@
+"""What Prefect costs per polish iteration: the same loop run plainly and as the Prefect flow.
+
+Both runs use near-instant shell agents, so the difference is orchestration (task runs, state
+reports, artifacts), not agent time. Run: `.venv/bin/python bench/bench_polish_overhead.py [N]`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+REVIEWER = """#!/bin/sh
+cat > /dev/null
+if [ "$THOUGHTFORGE_ITERATION" -lt "$BENCH_ITERATIONS" ]; then
+  echo '{"issues": [{"severity": "critical", "description": "Budget section has no contingency line"}, {"severity": "critical", "description": "Venue booking deadline is missing"}, {"severity": "medium", "description": "Rain plan does not name a marquee supplier"}]}'
+else
+  echo '{"issues": []}'
+fi
+"""
+FIXER = """#!/bin/sh
+awk 'found {print} /^Plan:$/ {found = 1}'
+"""
+PLAN = "# Plan\n\n" + "".join(
+    f"## Part {n}\n\n| Objective | Plan | Assessment |\n| --- | --- | --- |\n| o{n} | p{n} | a{n} |\n\n"
+    for n in range(8)
+)
+
+
+def main(iterations: int) -> None:
+    from prefect.testing.utilities import prefect_test_harness
+
+    from thoughtforge.config import load_config
+    from thoughtforge.flows.polish import polish_flow
+    from thoughtforge.git_repo import commit_all
+    from thoughtforge.models import DeliverableType, Phase
+    from thoughtforge.polish import PolishLoop
+    from thoughtforge.project import create_project
+    from thoughtforge.state import read_status, write_status
+
+    work = Path(tempfile.mkdtemp(prefix="tf-bench-"))
+    config_path = _config(work, iterations)
+    config = load_config(config_path)
+
+    def project():
+        p = create_project(config, brain_dump="benchmark")
+        (p.docs_dir / "plan.md").write_text(PLAN)
+        (p.docs_dir / "constraints.md").write_text("## Acceptance Criteria\n- fast\n")
+        update = {"phase": Phase.POLISHING, "deliverable_type": DeliverableType.PLAN}
+        write_status(p.dir, read_status(p.dir).model_copy(update=update))
+        commit_all(p.dir, "ready")
+        return p
+
+    plain_project = project()
+    started = time.perf_counter()
+    plain = PolishLoop(plain_project, config).run()
+    plain_seconds = time.perf_counter() - started
+
+    with prefect_test_harness(server_startup_timeout=120):
+        flow_project = project()
+        started = time.perf_counter()
+        flowed = polish_flow(flow_project.id, str(config_path))
+        flow_seconds = time.perf_counter() - started
+
+    assert plain.iteration == flowed.iteration == iterations, (plain, flowed)
+    print(
+        json.dumps(
+            {
+                "iterations": iterations,
+                "plain_seconds": round(plain_seconds, 3),
+                "prefect_seconds": round(flow_seconds, 3),
+                "plain_ms_per_iteration": round(1000 * plain_seconds / iterations, 1),
+                "prefect_ms_per_iteration": round(1000 * flow_seconds / iterations, 1),
+                "overhead_ms_per_iteration": round(
+                    1000 * (flow_seconds - plain_seconds) / iterations, 1
+                ),
+                "ratio": round(flow_seconds / plain_seconds, 2),
+            },
+            indent=2,
+        )
+    )
+
+
+def _config(work: Path, iterations: int) -> Path:
+    agents = work / "agents"
+    agents.mkdir()
+    for name, body in (
+        ("reviewer", REVIEWER.replace("$BENCH_ITERATIONS", str(iterations))),
+        ("fixer", FIXER),
+    ):
+        (agents / name).write_text(body)
+        (agents / name).chmod(0o755)
+    data = yaml.safe_load((ROOT / "config.yaml.example").read_text())
+    data["projects"]["directory"] = str(work / "projects")
+    data["polish"].update(reviewer_agent="reviewer", max_iterations=iterations + 5)
+    data["agents"]["default"] = "fixer"
+    data["agents"]["available"].update(
+        reviewer={"command": str(agents / "reviewer")}, fixer={"command": str(agents / "fixer")}
+    )
+    path = work / "config.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 20)
