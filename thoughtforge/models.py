@@ -31,6 +31,7 @@ class HaltReason(StrEnum):
     PHASE3_OUTPUT_INCOMPLETE = "phase3_output_incomplete"
     PLAN_INCOMPLETE = "plan_incomplete"
     STUCK = "stuck"
+    SPEC_INCOMPLETE = "spec_incomplete"
     REVIEW_MALFORMED = "review_malformed"
     FIX_OUTPUT_INVALID = "fix_output_invalid"
     GUARD_FIX_REGRESSION = "guard_fix_regression"

@@ -23,7 +23,7 @@ _SLUG_CHARS = 24
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._ -]+")
 _VALID_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,80}$")
 _FILLER = frozenset({"a", "an", "and", "the", "i", "im", "we", "to", "of", "for", "in", "on"})
-_GITIGNORE = f"{LOG_FILE}\n.scripted-agent/\n"
+_GITIGNORE = f"{LOG_FILE}\n.run.lock\n.scripted-agent/\n"
 
 
 class Project(BaseModel):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 from uuid import UUID
 
@@ -12,9 +13,15 @@ from prefect.client.schemas.filters import (
     FlowRunFilterStateType,
     FlowRunFilterTags,
 )
-from prefect.client.schemas.objects import StateType
+from prefect.client.schemas.objects import FlowRun, StateType
 from prefect.client.schemas.sorting import FlowRunSort
+from prefect.exceptions import ObjectNotFound
 from prefect.flow_runs import resume_flow_run
+
+from thoughtforge.errors import ThoughtForgeError
+
+SCHEMA_WAIT_SECONDS = 30
+_POLL_SECONDS = 0.2
 
 
 def project_tag(project_id: str) -> str:
@@ -23,6 +30,31 @@ def project_tag(project_id: str) -> str:
 
 
 def find_paused_run(project_id: str) -> UUID | None:
+    run = _paused_run(project_id)
+    return run.id if run else None
+
+
+def send_input(project_id: str, run_input: dict[str, Any]) -> UUID | None:
+    """Resume the project's paused run with `run_input`; None when no run is waiting.
+
+    A run is marked paused a moment before it saves the schema of the input it waits for, and
+    Prefect rejects a resume sent in between, so this waits for the schema first. Input that does
+    not fit the schema is refused with Prefect's reason, and the run stays paused.
+    """
+    run = _paused_run(project_id)
+    if run is None:
+        return None
+    _wait_for_schema(run)
+    try:
+        resume_flow_run(run.id, run_input=run_input)
+    except RuntimeError as exc:
+        raise ThoughtForgeError(
+            f"the paused run of {project_id} refused the input: {exc}"
+        ) from None
+    return run.id
+
+
+def _paused_run(project_id: str) -> FlowRun | None:
     run_filter = FlowRunFilter(
         tags=FlowRunFilterTags(all_=[project_tag(project_id)]),
         state=FlowRunFilterState(type=FlowRunFilterStateType(any_=[StateType.PAUSED])),
@@ -31,12 +63,22 @@ def find_paused_run(project_id: str) -> UUID | None:
         runs = client.read_flow_runs(
             flow_run_filter=run_filter, sort=FlowRunSort.START_TIME_DESC, limit=1
         )
-    return runs[0].id if runs else None
+    return runs[0] if runs else None
 
 
-def send_input(project_id: str, run_input: dict[str, Any]) -> UUID | None:
-    """Resume the project's paused run with `run_input`; None when no run is waiting."""
-    run_id = find_paused_run(project_id)
-    if run_id is not None:
-        resume_flow_run(run_id, run_input=run_input)
-    return run_id
+def _wait_for_schema(run: FlowRun) -> None:
+    keyset = run.state.state_details.run_input_keyset if run.state else None
+    if not keyset:
+        return
+    deadline = time.monotonic() + SCHEMA_WAIT_SECONDS
+    with get_client(sync_client=True) as client:
+        while True:
+            try:
+                client.read_flow_run_input(run.id, keyset["schema"])
+                return
+            except ObjectNotFound:
+                if time.monotonic() > deadline:
+                    raise ThoughtForgeError(
+                        f"flow run {run.id} is paused but never published its input form"
+                    ) from None
+                time.sleep(_POLL_SECONDS)

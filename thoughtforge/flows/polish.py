@@ -7,21 +7,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from prefect import flow, get_run_logger, pause_flow_run, tags, task
+from prefect import flow, get_run_logger, tags, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
 from thoughtforge import recovery
-from thoughtforge.config import load_config
-from thoughtforge.flows.human_input import HaltDecision, halt_prompt
+from thoughtforge.config import Config, load_config
+from thoughtforge.flows import human_input
 from thoughtforge.flows.paused_runs import project_tag
 from thoughtforge.guards import GuardReport, describe
 from thoughtforge.polish import PolishLoop, PolishOutcome
 from thoughtforge.project import Project, open_project
+from thoughtforge.run_lock import hold_run_lock
 from thoughtforge.state import PolishState
 
 T = TypeVar("T")
-HUMAN_WAIT_SECONDS = 7 * 24 * 3600
 
 
 @flow(name="thoughtforge-polish", flow_run_name="polish-{project_id}", log_prints=True)
@@ -35,15 +35,21 @@ def polish_flow(
     """
     config = load_config(Path(config_path) if config_path else None)
     project = open_project(config, project_id)
+    with hold_run_lock(project):
+        return _polish_until_settled(project, config, wait_for_human)
+
+
+def _polish_until_settled(project: Project, config: Config, wait_for_human: bool) -> PolishOutcome:
     while True:
         loop = PolishLoop(project, config, runner=_as_task, on_iteration=_publisher(project))
         outcome = loop.run()
         print(outcome.reason)
         if outcome.verdict == "done" or not wait_for_human:
             return outcome
-        decision = pause_flow_run(
-            wait_for_input=HaltDecision.with_initial_data(description=halt_prompt(outcome.reason)),
-            timeout=HUMAN_WAIT_SECONDS,
+        decision = human_input.wait_for_human(
+            human_input.HaltDecision,
+            human_input.halt_prompt(outcome.reason),
+            key=human_input.halt_key(project),
         )
         recovery.apply(project, decision.action)
         if decision.action != "resume":

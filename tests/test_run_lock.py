@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from thoughtforge.config import Config
+from thoughtforge.errors import ProjectError
+from thoughtforge.project import Project, create_project
+from thoughtforge.run_lock import hold_run_lock, is_running
+
+HOLDER = """
+import sys, time
+from pathlib import Path
+from thoughtforge.project import Project
+from thoughtforge.run_lock import hold_run_lock
+project = Project(id=sys.argv[1], dir=Path(sys.argv[2]))
+with hold_run_lock(project):
+    print("held", flush=True)
+    time.sleep(60)
+"""
+
+
+@pytest.fixture
+def project(config: Config) -> Project:
+    return create_project(config)
+
+
+def test_a_live_holder_is_seen_and_a_killed_one_is_not(project: Project) -> None:
+    assert not is_running(project)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, project.id, str(project.dir)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        assert is_running(project)
+        refused = pytest.raises(ProjectError, match=f"already being run \\(pid {holder.pid}\\)")
+        with refused, hold_run_lock(project):
+            pass
+    finally:
+        holder.kill()
+        holder.wait()
+    time.sleep(0.1)
+    assert not is_running(project)
+
+
+def test_the_lock_is_re_entrant_in_one_process(project: Project) -> None:
+    with hold_run_lock(project), hold_run_lock(project):
+        assert (project.dir / ".run.lock").read_text() == f"pid {__import__('os').getpid()}"
+    assert not is_running(project)

@@ -1,0 +1,57 @@
+"""One live run per project, and a way to tell whether a run is still alive.
+
+A run holds an exclusive `flock` on `<project>/.run.lock` for as long as its process lives: the
+kernel drops it when the process dies, however it dies. So `recover` can tell a crashed run from a
+live one without trusting any recorded state, and a second run of the same project is refused.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from thoughtforge.errors import ProjectError
+from thoughtforge.project import Project
+
+LOCK_FILE = ".run.lock"
+_held_here: set[str] = set()
+
+
+@contextmanager
+def hold_run_lock(project: Project) -> Iterator[None]:
+    """Re-entrant within a process, so a pipeline and the phase flows it calls can all hold it."""
+    path = project.dir / LOCK_FILE
+    if str(path) in _held_here:
+        yield
+        return
+    with path.open("a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = path.read_text().strip() or "another process"
+            raise ProjectError(f"project {project.id} is already being run ({holder})") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}")
+        handle.flush()
+        _held_here.add(str(path))
+        try:
+            yield
+        finally:
+            _held_here.discard(str(path))
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def is_running(project: Project) -> bool:
+    path = project.dir / LOCK_FILE
+    if not path.exists():
+        return False
+    with path.open("a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        return False
