@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -47,9 +48,11 @@ NASTY = [
     "<b>bold</b> & \"quotes\" 'too' `tick`",
     "| leading pipe and trailing |",
     "# not a heading\n- not a list\n---",
+    "form\x0cfeed and line\u2028separator stay inside the cell",
 ]
 
 
+@cache
 def _template(name: str) -> PlanTemplate:
     return load_template(TEMPLATES_DIR / f"{name}.hbs")
 
@@ -303,7 +306,7 @@ def test_load_errors_name_the_template_file(tmp_path: Path) -> None:
 PARTIAL = {
     "summary": "Sync paid invoices\nfrom Stripe to Xero.",
     "context.objective": "Stop manual CSV imports | double bookings.",
-    "architecture.plan": "FastAPI → outbox → worker\r\nretries {{n}} times, <i>never</i> & always logs\\",
+    "architecture.plan": "FastAPI → outbox → worker\r\nretries {{n}} times, <i>never</i> & logs\\",
 }
 
 
@@ -353,7 +356,7 @@ def test_a_plan_whose_structure_changed_cannot_be_read_back() -> None:
 
 
 def test_rendering_an_unknown_slot_is_an_error() -> None:
-    with pytest.raises(PlanTemplateError, match="has no slot nonexistent.cell"):
+    with pytest.raises(PlanTemplateError, match=r"has no slot nonexistent\.cell"):
         _template("engineering").render("X", {"nonexistent.cell": "text"})
 
 

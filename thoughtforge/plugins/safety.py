@@ -58,9 +58,11 @@ class SafetyRules(Protocol):
 
 
 DOCS_DIR = "docs"
-# Operational state lives at the project root (the spec names these files). Any other file there
-# belongs to the code deliverable, which is written to the project root too.
-STATE_FILES = frozenset({"status.json", "polish_state.json", "chat_history.json", "polish_log.md"})
+# Operational state lives at the project root (the spec names these files, plus `review.json`, the
+# latest Phase 4 review). Any other file there belongs to the code deliverable.
+STATE_FILES = frozenset(
+    {"status.json", "polish_state.json", "chat_history.json", "polish_log.md", "review.json"}
+)
 
 # Flags with which Claude Code, Codex or Gemini CLI may edit files or run commands unasked.
 _TOOL_SWITCHES = frozenset(

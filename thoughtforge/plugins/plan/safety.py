@@ -42,6 +42,5 @@ def validate(operation: Operation) -> None:
 def _describe(operation: Operation) -> str:
     if operation.path is not None:
         return f"{operation.kind} of '{operation.path}'"
-    if operation.kind is OperationKind.INVOKE_AGENT_WITH_TOOLS:
-        return f"{operation.kind} ({', '.join(tool_granting_flags(operation.agent_flags))})"
-    return str(operation.kind)
+    granted = tool_granting_flags(operation.agent_flags)
+    return f"{operation.kind} ({', '.join(granted)})" if granted else str(operation.kind)

@@ -5,9 +5,10 @@ A slot is a helper call: `{{cell "architecture.plan"}}` is one OPA table cell, `
 recording helpers yields every slot in document order with the `##` heading above it, so no list
 of slots is kept by hand and a dropped-in template needs no code.
 
-An unfilled slot renders empty (filled content is never blank). The same skeleton, turned into a
-pattern, reads the filled slots back out of a `plan.md` written earlier, so the plan on disk is the
-only record of a partial build: nothing beside it can disagree with it.
+An unfilled slot renders empty (filled content is never blank). The same skeleton, turned into
+one pattern per line, reads the filled slots back out of a `plan.md` written earlier, so the plan
+on disk is the only record of a partial build: nothing beside it can disagree with it. Escaped
+slot text never spans lines, which is what makes a line-by-line match exact.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from enum import StrEnum
 from pathlib import Path
+from typing import NamedTuple
 
 from pybars import Compiler, PybarsError, strlist
 from pydantic import BaseModel, ConfigDict
@@ -63,7 +65,8 @@ _SLOT_MARK = re.compile(r"\x00(\d+)\x00")
 _PROJECT_NAME_MARK = "\x00project_name\x00"
 _ANY_MARK = re.compile(r"(\x00(?:\d+|project_name)\x00)")
 _SECTION_HEADING = re.compile(r" {0,3}#{2,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*")
-_TOKENS = re.compile(r"(\s+)")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_SPACES = re.compile(r"([ \t]+)")
 # What a filled slot can look like on disk: a cell has no unescaped pipe, and neither spans lines.
 _CELL_TEXT = r"(?:[^|\\\r\n]|\\.)*"
 _PARAGRAPH_TEXT = r"[^\r\n]*"
@@ -88,7 +91,7 @@ class PlanTemplate:
         skeleton, calls = self._render_skeleton()
         self.slots = _locate_slots(skeleton, calls)
         self._kinds = {slot.id: slot.kind for slot in self.slots}
-        self._on_disk, self._group_ids = _read_back_pattern(skeleton, calls)
+        self._lines = _skeleton_lines(skeleton, calls)
 
     @property
     def slot_ids(self) -> list[str]:
@@ -116,22 +119,32 @@ class PlanTemplate:
 
     def read_filled(self, plan: str) -> dict[str, str]:
         """The non-empty slots of a plan rendered from this template, as their text was given."""
-        match = self._on_disk.fullmatch(plan)
-        if match is None:
-            raise PlanTemplateError(
-                f"the plan does not follow template '{self.name}': a heading, label or table row "
-                "was changed, so its filled slots cannot be told apart"
+        lines = _non_blank_lines(plan)
+        if len(lines) != len(self._lines):
+            raise self._not_following(
+                f"it has {len(lines)} non-blank lines where the template has {len(self._lines)}"
             )
         filled: dict[str, str] = {}
-        for slot_id, raw in zip(self._group_ids, match.groups(), strict=True):
-            text = _UNESCAPE[self._kinds[slot_id]](raw.strip())
-            if text.strip():
-                filled[slot_id] = text
+        for line, expected in zip(lines, self._lines, strict=True):
+            match = expected.pattern.fullmatch(line)
+            if match is None:
+                detail = f"found {line!r} where the template has {expected.text!r}"
+                raise self._not_following(detail)
+            for slot_id, raw in zip(expected.slot_ids, match.groups(), strict=True):
+                text = _UNESCAPE[self._kinds[slot_id]](raw.strip())
+                if text.strip():
+                    filled[slot_id] = text
         return filled
 
     def unfilled(self, filled: Mapping[str, str]) -> list[Slot]:
         """Slots still missing, empty or holding a placeholder, in document order."""
         return [s for s in self.slots if unfilled_reason(filled.get(s.id, "")) is not None]
+
+    def _not_following(self, detail: str) -> PlanTemplateError:
+        return PlanTemplateError(
+            f"the plan does not follow template '{self.name}', so its filled slots cannot be told "
+            f"apart: {detail}"
+        )
 
     def _render_skeleton(self) -> tuple[str, list[_SlotCall]]:
         calls: list[_SlotCall] = []
@@ -209,7 +222,7 @@ def _locate_slots(skeleton: str, calls: list[_SlotCall]) -> list[Slot]:
         raise PlanTemplateError('the template has no slots ({{cell "…"}} or {{paragraph "…"}})')
     slots: list[Slot] = []
     section: str | None = None
-    for line in skeleton.splitlines():
+    for line in _LINE_BREAK.split(skeleton):
         heading = _SECTION_HEADING.fullmatch(line)
         if heading:
             section = heading.group(1).replace(_PROJECT_NAME_MARK, "{{project_name}}")
@@ -244,25 +257,37 @@ def _check_placement(
     raise PlanTemplateError(f"slot '{slot_id}' {problem}")
 
 
-def _read_back_pattern(skeleton: str, calls: list[_SlotCall]) -> tuple[re.Pattern[str], list[str]]:
-    """The skeleton as a regex: slots become groups; whitespace is loose, as editors change it."""
-    pattern = [r"\s*"]
-    group_ids: list[str] = []
-    for part in _ANY_MARK.split(skeleton):
-        slot_mark = _SLOT_MARK.fullmatch(part)
-        if slot_mark:
-            slot_id, kind = calls[int(slot_mark.group(1))]
-            group_ids.append(slot_id)
-            pattern.append(f"({_ON_DISK[kind]})")
-        elif part == _PROJECT_NAME_MARK:
-            pattern.append(_CELL_TEXT)
-        else:
-            pattern.extend(_literal_pattern(token) for token in _TOKENS.split(part) if token)
-    pattern.append(r"\s*")
-    return re.compile("".join(pattern)), group_ids
+class _SkeletonLine(NamedTuple):
+    text: str
+    pattern: re.Pattern[str]
+    slot_ids: list[str]
 
 
-def _literal_pattern(token: str) -> str:
-    if not token.isspace():
-        return re.escape(token)
-    return r"\s*[\r\n]\s*" if "\n" in token or "\r" in token else r"[ \t]*"
+def _skeleton_lines(skeleton: str, calls: list[_SlotCall]) -> list[_SkeletonLine]:
+    """Each non-blank skeleton line as a regex: slots become groups, spacing is loose."""
+    lines: list[_SkeletonLine] = []
+    for line in _non_blank_lines(skeleton):
+        pattern: list[str] = []
+        slot_ids: list[str] = []
+        for part in _ANY_MARK.split(line):
+            slot_mark = _SLOT_MARK.fullmatch(part)
+            if slot_mark:
+                slot_id, kind = calls[int(slot_mark.group(1))]
+                slot_ids.append(slot_id)
+                pattern.append(f"({_ON_DISK[kind]})")
+            elif part == _PROJECT_NAME_MARK:
+                pattern.append(_CELL_TEXT)
+            else:
+                pattern.extend(
+                    r"[ \t]*" if token.isspace() else re.escape(token)
+                    for token in _SPACES.split(part)
+                    if token
+                )
+        text = _ANY_MARK.sub("…", line)
+        lines.append(_SkeletonLine(text, re.compile("".join(pattern)), slot_ids))
+    return lines
+
+
+def _non_blank_lines(text: str) -> list[str]:
+    """Blank lines carry no slot, and editors add or drop them, so only the others are compared."""
+    return [line.strip() for line in _LINE_BREAK.split(text) if line.strip()]

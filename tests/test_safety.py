@@ -1,0 +1,233 @@
+from __future__ import annotations
+
+import sys
+from pathlib import Path, PurePosixPath
+
+import pytest
+
+from thoughtforge.config import AgentSpec
+from thoughtforge.models import DeliverableType
+from thoughtforge.plugins.plan import safety as plan_safety
+from thoughtforge.plugins.safety import (
+    Operation,
+    OperationKind,
+    SafetyViolation,
+    classify_agent_call,
+    classify_write,
+    load_rules,
+    tool_granting_flags,
+)
+
+CLAUDE_TEXT_ONLY = ["-p", "--output-format", "json"]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    path = tmp_path / "projects" / "p1"
+    (path / "docs").mkdir(parents=True)
+    return path
+
+
+def _plan_write(project: Path, target: str | Path) -> None:
+    plan_safety.validate(classify_write(project, Path(target)))
+
+
+# --- classification ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("target", "kind"),
+    [
+        ("docs/plan.md", OperationKind.WRITE_DOC),
+        ("docs/archive/plan-v1.MD", OperationKind.WRITE_DOC),
+        ("status.json", OperationKind.WRITE_STATE),
+        ("polish_state.json", OperationKind.WRITE_STATE),
+        ("chat_history.json", OperationKind.WRITE_STATE),
+        ("polish_log.md", OperationKind.WRITE_STATE),
+        ("src/app.py", OperationKind.WRITE_SOURCE),
+        ("index.js", OperationKind.WRITE_SOURCE),
+        ("scripts/deploy.sh", OperationKind.WRITE_SOURCE),
+        ("package.json", OperationKind.WRITE_SOURCE),
+        ("README.md", OperationKind.WRITE_SOURCE),
+        ("docs/plan.html", OperationKind.WRITE_SOURCE),
+        ("docs/status.json", OperationKind.WRITE_SOURCE),
+        ("docs", OperationKind.WRITE_SOURCE),
+    ],
+)
+def test_writes_are_classified_by_place_and_extension(
+    project: Path, target: str, kind: OperationKind
+) -> None:
+    operation = classify_write(project, Path(target))
+    assert (operation.kind, operation.path) == (kind, PurePosixPath(target))
+
+
+def test_absolute_path_inside_the_project_becomes_relative(project: Path) -> None:
+    operation = classify_write(project, project / "docs" / ".." / "docs" / "plan.md")
+    assert operation == Operation(kind=OperationKind.WRITE_DOC, path=PurePosixPath("docs/plan.md"))
+
+
+@pytest.mark.parametrize("target", ["../escape.md", "docs/../../escape.md", "/etc/passwd"])
+def test_paths_leaving_the_project_stay_visibly_outside(project: Path, target: str) -> None:
+    operation = classify_write(project, Path(target))
+    assert operation.escapes_project
+    assert operation.path is not None and operation.path.is_absolute()
+
+
+def test_a_symlink_out_of_the_project_is_followed(project: Path, tmp_path: Path) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    (project / "docs" / "shared").symlink_to(tmp_path / "elsewhere")
+    operation = classify_write(project, Path("docs/shared/plan.md"))
+    assert operation.escapes_project
+    assert operation.path == PurePosixPath((tmp_path / "elsewhere" / "plan.md").resolve())
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["-p", "--dangerously-skip-permissions"],
+        ["-p", "--allowedTools", "Bash(git:*) Edit"],
+        ["-p", "--allowed-tools=Edit"],
+        ["-p", "--permission-mode", "acceptEdits"],
+        ["-p", "--permission-mode=bypassPermissions"],
+        ["-p", "--permission-mode"],
+        ["exec", "--full-auto"],
+        ["exec", "--dangerously-bypass-approvals-and-sandbox"],
+        ["exec", "--sandbox", "workspace-write"],
+        ["exec", "-s", "danger-full-access"],
+        ["exec", "--sandbox=workspace-write"],
+        ["exec", "-c", 'sandbox_mode="danger-full-access"'],
+        ["--yolo", "-p", ""],
+        ["-y", "-p", ""],
+        ["--approval-mode", "yolo"],
+        ["--approval-mode=auto_edit"],
+    ],
+)
+def test_flags_that_give_an_agent_tools_are_detected(flags: list[str]) -> None:
+    operation = classify_agent_call(AgentSpec(command="agent", flags=flags))
+    assert operation.kind is OperationKind.INVOKE_AGENT_WITH_TOOLS
+    assert operation.agent_flags == tuple(flags)
+    assert tool_granting_flags(flags)
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        [],
+        CLAUDE_TEXT_ONLY,
+        ["exec"],
+        ["-p", ""],
+        ["-p", "--permission-mode", "plan"],
+        ["--approval-mode=default"],
+        ["exec", "--sandbox", "read-only"],
+        ["exec", "-c", "model=o4-mini"],
+        ["--model", "sonnet", "-s", "quiet"],
+    ],
+)
+def test_text_only_agents_are_plain_invocations(flags: list[str]) -> None:
+    operation = classify_agent_call(AgentSpec(command="agent", flags=flags))
+    assert operation.kind is OperationKind.INVOKE_AGENT
+    assert tool_granting_flags(flags) == []
+
+
+def test_granting_flags_are_named_with_their_values() -> None:
+    flags = ["-p", "--permission-mode", "acceptEdits", "--sandbox=workspace-write", "-y"]
+    assert tool_granting_flags(flags) == [
+        "--permission-mode acceptEdits",
+        "--sandbox workspace-write",
+        "-y",
+    ]
+
+
+# --- plan mode rules -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "target", ["docs/plan.md", "status.json", "polish_state.json", "polish_log.md"]
+)
+def test_plan_mode_allows_documents_and_state(project: Path, target: str) -> None:
+    _plan_write(project, target)
+    _plan_write(project, project / target)
+
+
+@pytest.mark.parametrize(
+    "flags", [[], CLAUDE_TEXT_ONLY, ["exec"], ["-p", ""], ["--permission-mode", "plan"]]
+)
+def test_plan_mode_allows_text_only_agents(flags: list[str]) -> None:
+    plan_safety.validate(classify_agent_call(AgentSpec(command="claude", flags=flags)))
+
+
+@pytest.mark.parametrize("target", ["src/app.py", "build.sh", "package.json", "docs/app.js"])
+def test_plan_mode_refuses_source_files(project: Path, target: str) -> None:
+    with pytest.raises(SafetyViolation) as refused:
+        _plan_write(project, target)
+    assert str(refused.value) == (
+        f"refused write_source of '{target}': plan mode writes only .md documents under docs/ "
+        "and the project's state files"
+    )
+
+
+@pytest.mark.parametrize("target", ["../escape.md", "docs/../../escape.md", "/tmp/plan.md"])
+def test_plan_mode_refuses_writes_outside_the_project(project: Path, target: str) -> None:
+    with pytest.raises(SafetyViolation, match="leads outside the project directory"):
+        _plan_write(project, target)
+
+
+@pytest.mark.parametrize("path", ["../escape.md", "/home/me/plan.md", "docs/../../x.md"])
+def test_plan_mode_refuses_unclassified_escaping_paths_too(path: str) -> None:
+    operation = Operation(kind=OperationKind.WRITE_DOC, path=PurePosixPath(path))
+    with pytest.raises(SafetyViolation, match=f"refused write_doc of '{path}': the path leads"):
+        plan_safety.validate(operation)
+
+
+@pytest.mark.parametrize(
+    ("kind", "reason"),
+    [
+        (OperationKind.RUN_SHELL, "plan mode never runs shell commands"),
+        (OperationKind.INSTALL_PACKAGE, "plan mode never installs packages"),
+        (OperationKind.RUN_TESTS, "plan mode never runs tests"),
+    ],
+)
+def test_plan_mode_refuses_execution(kind: OperationKind, reason: str) -> None:
+    with pytest.raises(SafetyViolation, match=f"refused {kind}: {reason}"):
+        plan_safety.validate(Operation(kind=kind))
+
+
+def test_plan_mode_refuses_an_agent_with_permissions_skipped() -> None:
+    spec = AgentSpec(command="claude", flags=[*CLAUDE_TEXT_ONLY, "--dangerously-skip-permissions"])
+    with pytest.raises(SafetyViolation) as refused:
+        plan_safety.validate(classify_agent_call(spec))
+    assert str(refused.value).startswith(
+        "refused invoke_agent_with_tools (--dangerously-skip-permissions): "
+        "plan mode calls agents for text only"
+    )
+
+
+def test_plan_mode_allows_exactly_docs_state_and_plain_agent_calls() -> None:
+    allowed = set()
+    for kind in OperationKind:
+        try:
+            plan_safety.validate(Operation(kind=kind))
+        except SafetyViolation:
+            continue
+        allowed.add(kind)
+    assert allowed == {
+        OperationKind.WRITE_DOC,
+        OperationKind.WRITE_STATE,
+        OperationKind.INVOKE_AGENT,
+    }
+
+
+# --- rules per deliverable type ------------------------------------------------------------------
+
+
+def test_plan_rules_are_found_by_deliverable_type() -> None:
+    rules = load_rules(DeliverableType.PLAN)
+    assert rules is plan_safety
+    with pytest.raises(SafetyViolation):
+        rules.validate(Operation(kind=OperationKind.RUN_SHELL))
+
+
+def test_a_type_without_rules_gets_no_operations(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "thoughtforge.plugins.code.safety", None)
+    with pytest.raises(SafetyViolation, match="no safety rules for deliverable type 'code'"):
+        load_rules(DeliverableType.CODE)
