@@ -33,6 +33,13 @@ class HaltDecision(RunInput):
     action: Literal["resume", "override", "terminate"] = "resume"
 
 
+class StuckDecision(RunInput):
+    """The builder is stuck on a decision only the human can make: answer it, or stop."""
+
+    action: Literal["provide_input", "terminate"] = "provide_input"
+    message: str = ""
+
+
 InputT = TypeVar("InputT", bound=RunInput)
 
 
