@@ -7,18 +7,13 @@ reviewer's own tally is ignored, because the guards must not depend on its arith
 
 from __future__ import annotations
 
-import json
-import re
 import reprlib
-from collections.abc import Iterator
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.json_extraction import json_objects
 from thoughtforge.models import Counts, DeliverableType, Issue
-
-_FENCE = re.compile(r"```[ \t]*([\w+-]*)[ \t]*\r?\n(.*?)```", re.DOTALL)
-_DECODER = json.JSONDecoder()
 
 
 class MalformedReview(ThoughtForgeError):
@@ -61,7 +56,7 @@ def parse_review(text: str, deliverable_type: DeliverableType) -> PlanReview | C
     """Return the first JSON object in `text` that fits the schema of `deliverable_type`."""
     schema = _SCHEMAS[deliverable_type]
     failures: list[tuple[dict[str, object], ValidationError]] = []
-    for candidate in _candidates(text):
+    for candidate in json_objects(text):
         try:
             return schema.model_validate(candidate)
         except ValidationError as exc:
@@ -69,33 +64,6 @@ def parse_review(text: str, deliverable_type: DeliverableType) -> PlanReview | C
     if not failures:
         raise MalformedReview("no JSON object found")
     raise MalformedReview(_describe(_most_relevant(failures)))
-
-
-def _candidates(text: str) -> Iterator[dict[str, object]]:
-    """Most deliberate first: the whole answer, then ```json fences, then objects inside prose."""
-    fenced = [body for lang, body in _FENCE.findall(text) if lang.lower() in ("", "json")]
-    for chunk in (text, *fenced):
-        try:
-            value = json.loads(chunk)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(value, dict):
-            yield value
-    yield from _embedded_objects(text)
-
-
-def _embedded_objects(text: str) -> Iterator[dict[str, object]]:
-    """Each `{` that starts a whole JSON object. The decoder finds the end, so braces in strings
-    cannot fool it."""
-    start = text.find("{")
-    while start != -1:
-        try:
-            value, _ = _DECODER.raw_decode(text, start)
-        except json.JSONDecodeError:
-            pass
-        else:
-            yield value
-        start = text.find("{", start + 1)
 
 
 def _most_relevant(failures: list[tuple[dict[str, object], ValidationError]]) -> ValidationError:

@@ -7,18 +7,16 @@ so the builder asks again for those slots.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Collection
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.json_extraction import json_objects
 from thoughtforge.plugins.plan.slot_content import unfilled_reason
 
 _RESPONSE_KEYS = frozenset({"slots", "stuck"})
-_OBJECT_START = re.compile(r"\{")
 
 
 class PlanBuilderResponse(BaseModel):
@@ -67,13 +65,8 @@ def check_slots(response: PlanBuilderResponse, known_slot_ids: Collection[str]) 
 
 
 def _response_object(text: str) -> dict[str, Any]:
-    decoder = json.JSONDecoder()
-    for start in _OBJECT_START.finditer(text):
-        try:
-            candidate, _ = decoder.raw_decode(text, start.start())
-        except json.JSONDecodeError:
-            continue
-        if isinstance(candidate, dict) and _RESPONSE_KEYS & candidate.keys():
+    for candidate in json_objects(text):
+        if _RESPONSE_KEYS & candidate.keys():
             return candidate
     raise BuilderResponseError(
         "the builder's answer holds no JSON object with a 'slots' or 'stuck' field"
