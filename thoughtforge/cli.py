@@ -126,6 +126,100 @@ def doctor(ctx: typer.Context) -> None:
 
 
 ProjectArgument = Annotated[str, typer.Argument(help="The project id (see `thoughtforge status`).")]
+AutoConfirm = Annotated[
+    bool,
+    typer.Option(help="Never wait for a human: distil at once, confirm the first proposals."),
+]
+DEMO_AGENT = "demo"
+
+
+@app.command()
+def run(
+    ctx: typer.Context,
+    brain_dump_file: Annotated[
+        Path, typer.Argument(help="File with the brain dump, or - for stdin.")
+    ],
+    resource: Annotated[
+        list[Path] | None,
+        typer.Option("--resource", "-r", help="A file to add to the project's resources/."),
+    ] = None,
+    agent: Annotated[str | None, typer.Option(help="Agent from agents.available.")] = None,
+    auto_confirm: AutoConfirm = False,
+) -> None:
+    """The main job: brain dump → intent → spec → built deliverable → polished deliverable."""
+    from thoughtforge.project import create_project
+
+    config = _config(ctx)
+    chosen = _agent_for_run(config, agent)
+    text = _read_brain_dump(str(brain_dump_file))
+    project = create_project(config, brain_dump=text, resources=resource or [], agent=chosen)
+    out.print(f"Created project [bold]{project.id}[/] in {project.dir}")
+    _run_pipeline(ctx, project.id, auto_confirm)
+
+
+@app.command(name="continue")
+def continue_(
+    ctx: typer.Context, project_id: ProjectArgument, auto_confirm: AutoConfirm = False
+) -> None:
+    """Run a project's pipeline again from wherever its files say it stopped."""
+    from thoughtforge.project import open_project
+
+    open_project(_config(ctx), project_id)
+    _run_pipeline(ctx, project_id, auto_confirm)
+
+
+@app.command()
+def say(
+    ctx: typer.Context,
+    project_id: ProjectArgument,
+    message: Annotated[
+        str, typer.Argument(help="Your message (a correction, an answer, more input).")
+    ],
+) -> None:
+    """Send a chat message; queued for the AI's next call when no run is waiting."""
+    _chat(ctx, project_id, "send", message)
+
+
+@app.command()
+def distill(ctx: typer.Context, project_id: ProjectArgument) -> None:
+    """Phase 1: all inputs are in, distil them."""
+    _chat(ctx, project_id, "distill")
+
+
+@app.command()
+def realign(ctx: typer.Context, project_id: ProjectArgument) -> None:
+    """Phase 1: drop the messages after your last real correction and distil again."""
+    _chat(ctx, project_id, "realign")
+
+
+@app.command()
+def confirm(ctx: typer.Context, project_id: ProjectArgument) -> None:
+    """Confirm the distilled intent (Phase 1) or the spec proposal (Phase 2)."""
+    _chat(ctx, project_id, "confirm")
+
+
+@app.command()
+def recover(ctx: typer.Context) -> None:
+    """Halt projects left in an autonomous phase (distilling, building, polishing) by a dead run."""
+    from thoughtforge.restart import halt_orphaned_projects
+
+    halted = halt_orphaned_projects(_config(ctx))
+    for project_id in halted:
+        out.print(f"{project_id}: halted (server_restart). Resume it with `thoughtforge resume`.")
+    if not halted:
+        out.print("No interrupted projects.")
+
+
+@app.command()
+def server(ctx: typer.Context) -> None:
+    """Recover interrupted projects, then start the Prefect server (UI and API) from config."""
+    import os
+
+    recover(ctx)
+    config = _config(ctx)
+    prefect = str(Path(sys.executable).with_name("prefect"))
+    args = ["server", "start", "--host", config.server.host, "--port", str(config.server.port)]
+    os.execv(prefect, [prefect, *args])
 
 
 @app.command()
@@ -165,10 +259,67 @@ def terminate(ctx: typer.Context, project_id: ProjectArgument) -> None:
     _decide(ctx, project_id, "terminate")
 
 
+def _chat(ctx: typer.Context, project_id: str, action: str, message: str = "") -> None:
+    from thoughtforge.flows.paused_runs import send_input
+    from thoughtforge.intake import add_human_message
+    from thoughtforge.project import open_project
+
+    project = open_project(_config(ctx), project_id)
+    if send_input(project_id, {"message": message, "action": action}) is not None:
+        out.print(f"Sent {action!r} to the waiting run of {project_id}.")
+        return
+    if action == "send":
+        add_human_message(project, message)
+        out.print("No run is waiting: message queued for the AI's next call.")
+        return
+    raise ThoughtForgeError(
+        f"no run of {project_id} is waiting for input; start one with "
+        f"`thoughtforge continue {project_id}`"
+    )
+
+
+def _agent_for_run(config: Config, agent: str | None) -> str:
+    """Without a working real agent the demo agent runs, and the user is told so."""
+    from thoughtforge.agent_check import missing_agent_warning
+
+    chosen = agent or config.agents.default
+    warning = missing_agent_warning(config, chosen)
+    if warning and agent is None and DEMO_AGENT in config.agents.available:
+        err.print(f"[yellow]{escape(warning)}[/] Falling back to the scripted demo agent.")
+        chosen = DEMO_AGENT
+    if chosen == DEMO_AGENT:
+        err.print(
+            "[yellow]Using the scripted demo agent: not an AI, its answers are canned.[/] "
+            "Set agents.default in config.yaml to claude, codex or gemini for real work."
+        )
+    return chosen
+
+
+def _run_pipeline(ctx: typer.Context, project_id: str, auto_confirm: bool) -> None:
+    from thoughtforge.flows.pipeline import pipeline_in_process
+    from thoughtforge.project import open_project
+    from thoughtforge.state import read_status
+
+    pipeline_in_process(project_id, config_path(ctx.obj).resolve(), auto_confirm)
+    project = open_project(_config(ctx), project_id)
+    status = read_status(project.dir)
+    if status.phase == "done":
+        out.print(f"[green]Done.[/] Deliverable: {project.docs_dir / 'plan.md'}")
+        return
+    if status.phase == "halted":
+        err.print(
+            f"[yellow]Halted ({status.halt_reason}) in {status.halted_from}.[/] "
+            f"Next: thoughtforge resume|override|terminate {project_id}"
+        )
+        raise typer.Exit(EXIT_HALTED)
+    err.print(f"Stopped in {status.phase}: see `thoughtforge status {project_id}`.")
+    raise typer.Exit(EXIT_HALTED)
+
+
 def _decide(ctx: typer.Context, project_id: str, action: str) -> None:
     from thoughtforge import recovery
     from thoughtforge.flows.paused_runs import send_input
-    from thoughtforge.models import Phase
+    from thoughtforge.models import AUTONOMOUS_PHASES
     from thoughtforge.project import open_project
 
     config = _config(ctx)
@@ -178,8 +329,12 @@ def _decide(ctx: typer.Context, project_id: str, action: str) -> None:
         return
     status = recovery.apply(project, action)  # type: ignore[arg-type]
     out.print(f"{project_id}: {action} → {status.phase}")
-    if action == "resume" and status.phase is Phase.POLISHING:
-        _run_polish(ctx, project_id, wait=False)
+    if action != "resume":
+        return
+    if status.phase in AUTONOMOUS_PHASES:
+        _run_pipeline(ctx, project_id, auto_confirm=True)
+    else:
+        out.print(f"It waits for you: `thoughtforge continue {project_id}`, then say/confirm.")
 
 
 def _run_polish(ctx: typer.Context, project_id: str, wait: bool) -> None:

@@ -1,0 +1,332 @@
+"""Phase 1 engine: real projects, real git repos, and the scripted agent as the AI."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import git
+import pytest
+import yaml
+
+from tests.conftest import BRAIN_DUMP
+from tests.polish_setup import calls
+from thoughtforge import intake
+from thoughtforge.config import Config
+from thoughtforge.errors import AgentFailure, TransitionError
+from thoughtforge.intake import DistillationMalformed
+from thoughtforge.markdown_sections import SectionedText
+from thoughtforge.models import DeliverableType, HaltReason, Phase
+from thoughtforge.project import Project, create_project
+from thoughtforge.project_log import read_events
+from thoughtforge.state import read_chat, read_status, write_status
+from thoughtforge.transition import transition
+
+Script = Callable[..., Path]
+
+
+def distillation(
+    objective: str = "Plan a small countryside wedding for 60 guests. It should feel relaxed.",
+    deliverable_type: str = "Plan — event",
+    questions: int = 1,
+) -> str:
+    asked = "\n".join(f"- Question {n}?" for n in range(1, questions + 1)) or "None"
+    return (
+        f"## Deliverable Type\n{deliverable_type}\n\n"
+        f"## Objective\n{objective}\n\n"
+        "## Assumptions\n- Guests travel by car.\n\n"
+        "## Constraints\n- Budget 15k\n- Vegetarian menu\n\n"
+        "## Unknowns\n- Exact date in June\n\n"
+        f"## Open Questions\n{asked}\n"
+    )
+
+
+@pytest.fixture
+def script(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Script:
+    """Answers for `brain-dump-intake`, in call order (the last one repeats)."""
+
+    def use(*answers: str | dict[str, Any]) -> Path:
+        entries = [{"text": a} if isinstance(a, str) else a for a in answers]
+        path = tmp_path / "script.yaml"
+        path.write_text(yaml.safe_dump({"steps": {"brain-dump-intake": entries}}))
+        monkeypatch.setenv("THOUGHTFORGE_SCRIPT", str(path))
+        return path
+
+    return use
+
+
+def prompts(project: Project) -> list[str]:
+    folder = project.dir / ".scripted-agent" / "prompts"
+    return [p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.md"))]
+
+
+def transitions(project: Project) -> list[tuple[str, str]]:
+    return [
+        (e["from_phase"], e["to_phase"])
+        for e in read_events(project.dir)
+        if e["event"] == "phase_transition"
+    ]
+
+
+def test_a_too_short_brain_dump_asks_for_more_without_calling_the_agent(
+    config: Config, script: Script
+) -> None:
+    script(distillation())
+    project = create_project(config, brain_dump="A wedding, maybe.")
+
+    reply = intake.distill(project, config)
+
+    assert reply.kind == "need_more"
+    assert "at least 100" in reply.message
+    assert calls(project) == {}
+    assert read_status(project.dir).phase is Phase.BRAIN_DUMP
+    last = read_chat(project.dir)[-1]
+    assert (last.role, last.content, last.phase) == ("ai", reply.message, Phase.BRAIN_DUMP)
+
+
+def test_distill_presents_the_six_sections_from_the_brain_dump_byte_for_byte(
+    config: Config, script: Script
+) -> None:
+    script(distillation())
+    dump = BRAIN_DUMP + " Ünïcode — {{resources}} $(rm -rf ~)\n\n  indented line  \n"
+    project = create_project(config, brain_dump="Short start.")
+    intake.add_human_message(project, dump)
+
+    reply = intake.distill(project, config)
+
+    assert reply.kind == "distillation" and reply.message == distillation().strip()
+    assert read_status(project.dir).phase is Phase.HUMAN_REVIEW
+    assert transitions(project) == [("brain_dump", "distilling"), ("distilling", "human_review")]
+    (prompt,) = prompts(project)
+    assert dump in prompt
+    assert prompt.index("Short start.") < prompt.index(dump)
+    ai = [m for m in read_chat(project.dir) if m.role == "ai"]
+    assert [(m.content, m.phase) for m in ai] == [(reply.message, Phase.DISTILLING)]
+
+
+def test_resources_reach_the_prompt_and_a_bad_file_is_announced_once(
+    config: Config, script: Script
+) -> None:
+    script(distillation())
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+    (project.resources_dir / "venue.md").write_text("The barn seats 80.")
+    (project.resources_dir / "scan.bin").write_bytes(b"\xff\xfe\x00garbage")
+
+    intake.distill(project, config)
+    intake.add_human_message(project, "The budget is 18k, not 15k, because my parents help out.")
+    intake.distill(project, config)
+
+    assert all("### venue.md\n\nThe barn seats 80." in p for p in prompts(project))
+    notices = [m.content for m in read_chat(project.dir) if m.role == "system"]
+    assert len(notices) == 1 and notices[0].startswith("File 'scan.bin' could not be read")
+    assert read_status(project.dir).phase is Phase.HUMAN_REVIEW
+
+
+def test_a_malformed_distillation_is_asked_again_once_then_fails(
+    config: Config, script: Script
+) -> None:
+    script("## Objective\nOnly this.\n")
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+
+    with pytest.raises(DistillationMalformed, match="missing section") as raised:
+        intake.distill(project, config)
+
+    assert isinstance(raised.value, AgentFailure)
+    assert calls(project) == {"brain-dump-intake": 2}
+    first, second = prompts(project)
+    assert "Your previous answer could not be used" not in first
+    assert "it has no ## Deliverable Type, ## Assumptions" in second
+    assert read_status(project.dir).phase is Phase.DISTILLING
+    assert [m.role for m in read_chat(project.dir)] == ["human"]
+
+
+def test_a_distillation_fixed_on_the_second_ask_is_presented(
+    config: Config, script: Script
+) -> None:
+    script("Sure! Here is my summary.", distillation())
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+
+    reply = intake.distill(project, config)
+
+    assert reply.kind == "distillation" and calls(project) == {"brain-dump-intake": 2}
+    assert read_status(project.dir).phase is Phase.HUMAN_REVIEW
+
+
+def test_more_than_five_open_questions_keeps_the_first_five(config: Config, script: Script) -> None:
+    script(distillation(questions=7))
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+
+    reply = intake.distill(project, config)
+
+    questions = SectionedText.parse(reply.message).get("Open Questions")
+    assert questions == "\n".join(f"- Question {n}?" for n in range(1, 6))
+    assert SectionedText.parse(reply.message).get("Unknowns") == "- Exact date in June"
+    capped = [e for e in read_events(project.dir) if e["event"] == "open_questions_capped"]
+    assert [(e["asked"], e["kept"]) for e in capped] == [(7, 5)]
+
+
+def test_agent_failure_propagates_and_leaves_the_phase_to_the_flow(
+    config: Config, script: Script
+) -> None:
+    script({"text": "", "exit": 1, "stderr": "model overloaded"})
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+
+    with pytest.raises(AgentFailure, match="model overloaded"):
+        intake.distill(project, config)
+
+    assert read_status(project.dir).phase is Phase.DISTILLING
+
+
+def test_the_conversation_is_cut_to_the_window_keeping_the_brain_dump(
+    config: Config, script: Script
+) -> None:
+    script(distillation())
+    config.agent("demo").context_window_tokens = 900
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+    for n in range(1, 9):
+        intake.add_human_message(project, f"Correction {n}: " + "more detail " * 40)
+
+    intake.distill(project, config)
+
+    (prompt,) = prompts(project)
+    assert BRAIN_DUMP in prompt and "Correction 8:" in prompt
+    assert "Correction 1:" not in prompt
+    notices = [m.content for m in read_chat(project.dir) if m.role == "system"]
+    assert len(notices) == 1 and "left out" in notices[0]
+    assert any(e["event"] == "context_truncated" for e in read_events(project.dir))
+
+
+def test_realign_drops_turns_after_the_last_substantive_correction_but_keeps_them_on_file(
+    config: Config, script: Script
+) -> None:
+    script(*(distillation(objective=f"Version {n}.") for n in range(1, 5)))
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+    intake.distill(project, config)
+    correction = "Actually it is 80 guests and the budget is 20k."
+    intake.add_human_message(project, correction)
+    intake.distill(project, config)
+    intake.add_human_message(project, "nope, wrong")
+    intake.distill(project, config)
+
+    reply = intake.realign(project, config)
+
+    assert reply.kind == "distillation" and "Version 4." in reply.message
+    last_prompt = prompts(project)[-1]
+    assert BRAIN_DUMP in last_prompt and correction in last_prompt
+    assert "Version 1." in last_prompt
+    assert "nope, wrong" not in last_prompt
+    assert "Version 2." not in last_prompt and "Version 3." not in last_prompt
+    on_file = [m.content for m in read_chat(project.dir)]
+    for kept in ("nope, wrong", "realign from here", distillation(objective="Version 3.").strip()):
+        assert kept in on_file
+
+
+def test_a_typed_realign_command_is_applied_and_not_recorded_twice(
+    config: Config, script: Script
+) -> None:
+    script(distillation(objective="First."), distillation(objective="Second."))
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+    intake.distill(project, config)
+    intake.add_human_message(project, "hmm")
+    intake.add_human_message(project, "Realign from here!")
+
+    intake.realign(project, config)
+
+    humans = [m.content for m in read_chat(project.dir) if m.role == "human"]
+    assert humans == [BRAIN_DUMP, "hmm", "Realign from here!"]
+    last_prompt = prompts(project)[-1]
+    assert "hmm" not in last_prompt and "First." not in last_prompt
+
+
+def test_confirm_locks_intent_names_the_project_and_starts_phase_two(
+    config: Config, script: Script
+) -> None:
+    script(distillation())
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+    reply = intake.distill(project, config)
+
+    confirmed = intake.confirm_intent(project, config)
+
+    assert confirmed.project_name == "Plan a small countryside wedding for 60 guests"
+    assert confirmed.deliverable_type is DeliverableType.PLAN
+    assert confirmed.intent_path == project.dir / "docs" / "intent.md"
+    intent = confirmed.intent_path.read_text()
+    assert intent.startswith(f"# Intent: {confirmed.project_name}\n\n")
+    assert reply.message in intent
+    head = git.Repo(project.dir).head.commit
+    assert head.summary == "Lock intent.md"
+    assert (head.tree / "docs" / "intent.md").data_stream.read().decode() == intent
+    status = read_status(project.dir)
+    assert (status.phase, status.project_name, status.deliverable_type) == (
+        Phase.SPEC_BUILDING,
+        confirmed.project_name,
+        DeliverableType.PLAN,
+    )
+    assert read_chat(project.dir) == []
+
+
+@pytest.mark.parametrize(
+    ("objective", "kind_line", "name", "kind"),
+    [
+        (
+            "Build a **command-line tool** that renames photos by date, for me alone",
+            "Code — CLI tool",
+            "Build a command-line tool that renames photos by date, for…",
+            DeliverableType.CODE,
+        ),
+        ("- ship it", "Plan or Code: unclear", "Ship it", DeliverableType.PLAN),
+    ],
+)
+def test_confirm_derives_a_short_name_and_the_type(
+    config: Config, script: Script, objective: str, kind_line: str, name: str, kind: DeliverableType
+) -> None:
+    script(distillation(objective=objective, deliverable_type=kind_line))
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+    intake.distill(project, config)
+
+    confirmed = intake.confirm_intent(project, config)
+
+    assert (confirmed.project_name, confirmed.deliverable_type) == (name, kind)
+    assert len(confirmed.project_name) <= intake.MAX_NAME_CHARS
+
+
+def test_confirm_before_review_is_refused_and_writes_nothing(config: Config) -> None:
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+
+    with pytest.raises(TransitionError, match="brain_dump"):
+        intake.confirm_intent(project, config)
+
+    assert not (project.docs_dir / "intent.md").exists()
+    assert read_status(project.dir).phase is Phase.BRAIN_DUMP
+
+
+def test_a_too_short_brain_dump_found_in_distilling_goes_back_to_brain_dump(
+    config: Config, script: Script
+) -> None:
+    script(distillation())
+    project = create_project(config, brain_dump="Too short.")
+    write_status(
+        project.dir, read_status(project.dir).model_copy(update={"phase": Phase.DISTILLING})
+    )
+
+    assert intake.distill(project, config).kind == "need_more"
+
+    assert read_status(project.dir).phase is Phase.BRAIN_DUMP
+    assert calls(project) == {}
+
+
+def test_a_message_sent_while_halted_belongs_to_the_halted_phase(
+    config: Config, script: Script
+) -> None:
+    script(distillation())
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+    transition(project, Phase.DISTILLING)
+    transition(project, Phase.HALTED, halt_reason=HaltReason.AGENT_FAILURE)
+
+    intake.add_human_message(project, "The venue is booked for June 14.")
+
+    assert read_chat(project.dir)[-1].phase is Phase.DISTILLING
+    transition(project, Phase.DISTILLING)
+    intake.distill(project, config)
+    assert "Human:\nThe venue is booked for June 14." in prompts(project)[-1]

@@ -1,0 +1,274 @@
+"""Phase 2 engine: a project in spec_building with a locked intent, and the scripted agent."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import git
+import pytest
+import yaml
+
+from tests.conftest import BRAIN_DUMP
+from tests.polish_setup import calls
+from thoughtforge import intake, spec_phase
+from thoughtforge.config import Config
+from thoughtforge.git_repo import commit_all
+from thoughtforge.markdown_sections import SectionedText
+from thoughtforge.models import DeliverableType, Phase
+from thoughtforge.project import Project, create_project
+from thoughtforge.spec_phase import NO_CRITERIA, RETRY_NOTICE, SpecIncomplete
+from thoughtforge.state import ChatMessage, read_chat, read_status, write_chat, write_status
+
+Script = Callable[..., Path]
+
+INTENT = """# Intent: Wedding
+
+## Deliverable Type
+Plan — event
+
+## Objective
+Plan a small countryside wedding for 60 guests.
+
+## Assumptions
+- Guests travel by car.
+
+## Constraints
+- Budget 15k
+
+## Unknowns
+- Exact date in June
+
+## Open Questions
+1. Is the budget per person or in total?
+"""
+
+CRITERIA = ["Every guest has a seat", "A rain plan names an indoor space", "Costs stay under 15k"]
+
+
+def proposal(
+    resolved: str = (
+        "- Exact date in June: the 14th, the only Saturday the barn is free.\n"
+        "- Is the budget per person or in total? In total, as the intent says 15k."
+    ),
+    criteria: str = "\n".join(f"- {c}" for c in CRITERIA),
+) -> str:
+    return (
+        "## Deliverable Overview\nA plan for a relaxed 60-guest wedding.\n\n"
+        "## Deliverable Structure\n### Venue\nBarn and terrace.\n"
+        "```text\n## not a heading: inside a fence\n```\n\n"
+        "## Key Decisions\n- Buffet, because it suits a vegetarian menu.\n\n"
+        f"## Resolved Unknowns\n{resolved}\n\n"
+        "## Dependencies\n- Barn booking\n\n"
+        "## Scope Boundaries\n- Honeymoon is out of scope\n\n"
+        "## Priorities\n- Guests' comfort first\n\n"
+        "## Exclusions\n- Do not flag font choices\n\n"
+        "## Severity Definitions\n- critical: a guest without a seat\n\n"
+        f"## Acceptance Criteria\n{criteria}\n"
+    )
+
+
+NO_CRITERIA_SECTION = proposal().split("## Acceptance Criteria")[0]
+
+
+@pytest.fixture
+def script(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Script:
+    """Answers for `spec-building`, in call order (the last one repeats)."""
+
+    def use(*answers: str | dict[str, Any]) -> Path:
+        entries = [{"text": a} if isinstance(a, str) else a for a in answers]
+        path = tmp_path / "script.yaml"
+        path.write_text(yaml.safe_dump({"steps": {"spec-building": entries}}))
+        monkeypatch.setenv("THOUGHTFORGE_SCRIPT", str(path))
+        return path
+
+    return use
+
+
+@pytest.fixture
+def project(config: Config) -> Project:
+    """What confirm_intent leaves behind: intent.md committed, empty chat, spec_building."""
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+    (project.docs_dir / "intent.md").write_text(INTENT)
+    status = read_status(project.dir).model_copy(
+        update={
+            "phase": Phase.SPEC_BUILDING,
+            "project_name": "Wedding",
+            "deliverable_type": DeliverableType.PLAN,
+        }
+    )
+    write_status(project.dir, status)
+    write_chat(project.dir, [])
+    commit_all(project.dir, "Lock intent.md")
+    return project
+
+
+def prompts(project: Project) -> list[str]:
+    folder = project.dir / ".scripted-agent" / "prompts"
+    return [p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.md"))]
+
+
+def say_ai(project: Project, text: str) -> None:
+    chat = read_chat(project.dir)
+    chat.append(ChatMessage(role="ai", content=text, phase=Phase.SPEC_BUILDING))
+    write_chat(project.dir, chat)
+
+
+def head(project: Project) -> str:
+    return str(git.Repo(project.dir).head.commit.summary)
+
+
+def test_propose_presents_the_proposal_from_intent_and_conversation(
+    config: Config, script: Script, project: Project
+) -> None:
+    script(proposal())
+    intake.add_human_message(project, "Please keep it under 20 pages.")
+
+    result = spec_phase.propose(project, config)
+
+    assert result.acceptance_criteria == CRITERIA
+    assert result.unresolved == []
+    assert result.section("key decisions") == "- Buffet, because it suits a vegetarian menu."
+    assert "## not a heading: inside a fence" in result.section("Deliverable Structure")
+    (prompt,) = prompts(project)
+    assert INTENT in prompt and "Human:\nPlease keep it under 20 pages." in prompt
+    last = read_chat(project.dir)[-1]
+    assert (last.role, last.content, last.phase) == ("ai", proposal().strip(), Phase.SPEC_BUILDING)
+    assert read_status(project.dir).phase is Phase.SPEC_BUILDING
+    assert spec_phase.latest_proposal(project) == result
+
+
+def test_missing_acceptance_criteria_is_retried_once_with_a_notice(
+    config: Config, script: Script, project: Project
+) -> None:
+    script(NO_CRITERIA_SECTION, proposal())
+
+    result = spec_phase.propose(project, config)
+
+    assert result.acceptance_criteria == CRITERIA
+    assert calls(project) == {"spec-building": 2}
+    assert "had no `## Acceptance Criteria` section" in prompts(project)[1]
+    chat = read_chat(project.dir)
+    assert [(m.role, m.content) for m in chat] == [
+        ("system", RETRY_NOTICE),
+        ("ai", proposal().strip()),
+    ]
+
+
+def test_acceptance_criteria_missing_twice_raises_spec_incomplete(
+    config: Config, script: Script, project: Project
+) -> None:
+    script(NO_CRITERIA_SECTION)
+
+    with pytest.raises(SpecIncomplete, match="Acceptance Criteria"):
+        spec_phase.propose(project, config)
+
+    assert calls(project) == {"spec-building": 2}
+    roles = [(m.role, m.content == RETRY_NOTICE) for m in read_chat(project.dir)]
+    assert roles == [("system", True), ("ai", False)]
+    assert read_status(project.dir).phase is Phase.SPEC_BUILDING
+
+
+def test_confirm_is_refused_while_items_are_unresolved_and_nothing_is_written(
+    config: Config, project: Project
+) -> None:
+    resolved = "- Is the budget per person or in total? UNRESOLVED: which one do you mean?"
+    say_ai(project, proposal(resolved=resolved))
+
+    outcome = spec_phase.confirm_spec(project, config)
+
+    assert not outcome.accepted
+    assert outcome.remaining == [
+        "Is the budget per person or in total? UNRESOLVED: which one do you mean?",
+        "Exact date in June",
+    ]
+    message = read_chat(project.dir)[-1]
+    assert message.role == "ai"
+    assert all(f"- {item}" in message.content for item in outcome.remaining)
+    assert not (project.docs_dir / "spec.md").exists()
+    assert not (project.docs_dir / "constraints.md").exists()
+    assert head(project) == "Lock intent.md"
+    assert read_status(project.dir).phase is Phase.SPEC_BUILDING
+    assert spec_phase.latest_proposal(project) is not None
+
+
+def test_confirm_is_refused_without_any_acceptance_criterion(
+    config: Config, project: Project
+) -> None:
+    say_ai(project, proposal(criteria="None"))
+
+    outcome = spec_phase.confirm_spec(project, config)
+
+    assert (outcome.accepted, outcome.remaining) == (False, [NO_CRITERIA])
+    assert read_chat(project.dir)[-1].content == NO_CRITERIA
+    assert not (project.docs_dir / "spec.md").exists()
+
+
+def test_confirm_without_a_proposal_is_refused(config: Config, project: Project) -> None:
+    assert spec_phase.latest_proposal(project) is None
+    outcome = spec_phase.confirm_spec(project, config)
+    assert not outcome.accepted and outcome.remaining
+    assert read_status(project.dir).phase is Phase.SPEC_BUILDING
+
+
+def test_a_paraphrased_item_is_unresolved_and_a_quoted_one_is_not(
+    config: Config, project: Project
+) -> None:
+    say_ai(
+        project,
+        proposal(
+            resolved="- **Exact date in June:** the 14th.\n- Budget question: total.",
+        ),
+    )
+
+    latest = spec_phase.latest_proposal(project)
+
+    assert latest is not None
+    assert latest.unresolved == ["Is the budget per person or in total?"]
+
+
+def test_confirm_locks_spec_and_constraints_and_starts_the_build(
+    config: Config, project: Project
+) -> None:
+    say_ai(project, proposal())
+
+    outcome = spec_phase.confirm_spec(project, config)
+
+    assert (outcome.accepted, outcome.remaining) == (True, [])
+    spec = SectionedText.parse((project.docs_dir / "spec.md").read_text())
+    assert spec.preamble == "# Spec: Wedding"
+    assert [s.heading for s in spec.sections] == list(spec_phase.SPEC_SECTIONS)
+    assert spec.get("Dependencies") == "- Barn booking"
+    constraints = SectionedText.parse((project.docs_dir / "constraints.md").read_text())
+    assert [s.heading for s in constraints.sections] == [
+        "Context",
+        "Deliverable Type",
+        "Priorities",
+        "Exclusions",
+        "Severity Definitions",
+        "Scope",
+        "Acceptance Criteria",
+    ]
+    assert constraints.get("Context") == "Plan a small countryside wedding for 60 guests."
+    assert constraints.get("Deliverable Type") == "Plan"
+    assert constraints.get("Exclusions") == "- Do not flag font choices"
+    scope = constraints.get("Scope") or ""
+    assert "### Venue" in scope and "Honeymoon is out of scope" in scope
+    assert constraints.get("Acceptance Criteria") == "\n".join(f"- {c}" for c in CRITERIA)
+    commit = git.Repo(project.dir).head.commit
+    assert commit.summary == "Lock spec.md and constraints.md"
+    assert {"docs/spec.md", "docs/constraints.md"} <= set(commit.stats.files)
+    assert read_chat(project.dir) == []
+    assert read_status(project.dir).phase is Phase.BUILDING
+
+
+def test_a_write_failure_raises_and_the_phase_stays(config: Config, project: Project) -> None:
+    say_ai(project, proposal())
+    (project.docs_dir / "constraints.md").mkdir()
+
+    with pytest.raises(OSError):
+        spec_phase.confirm_spec(project, config)
+
+    assert read_status(project.dir).phase is Phase.SPEC_BUILDING
+    assert head(project) == "Lock intent.md"

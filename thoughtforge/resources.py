@@ -1,0 +1,120 @@
+"""The files the human dropped into `resources/`, read by kind for the Phase 1 distillation.
+
+A file that cannot be used never stops the distillation: it is skipped, logged, and a notice naming
+it is returned for the chat. Kinds: PDFs are read with pypdf, images are passed on only to an agent
+with `vision: true`, and everything else is read as UTF-8 text (text, Markdown, code); a file that
+is not valid UTF-8 is treated as unreadable (a binary or corrupted format). Hidden files such as
+`.gitkeep` are not resources.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel
+from pypdf import PdfReader
+
+from thoughtforge.config import Config
+from thoughtforge.project import Project
+from thoughtforge.project_log import log_event
+
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
+
+
+class ResourceDocument(BaseModel):
+    name: str
+    text: str
+
+
+class ResourceBundle(BaseModel):
+    documents: list[ResourceDocument] = []
+    images: list[Path] = []
+    notices: list[str] = []
+
+    def as_prompt_text(self) -> str:
+        """Each document under its own heading; images by path, for agents that can open them."""
+        parts = [f"### {doc.name}\n\n{doc.text.strip()}" for doc in self.documents]
+        if self.images:
+            listing = "\n".join(f"- {path}" for path in self.images)
+            parts.append(f"### Images (open these files to see them)\n\n{listing}")
+        return "\n\n".join(parts) or "None"
+
+
+class _Skipped(Exception):
+    """Why one resource file cannot be used, worded for the human."""
+
+
+def read_resources(project: Project, config: Config, agent: str) -> ResourceBundle:
+    vision = config.agent(agent).vision
+    bundle = ResourceBundle()
+    for path in _resource_files(project.resources_dir):
+        name = path.relative_to(project.resources_dir).as_posix()
+        try:
+            read = _read_one(path, name, vision, config.resources.max_file_bytes)
+        except _Skipped as skipped:
+            log_event(project.dir, "resource_skipped", level="warning", file=name, why=str(skipped))
+            bundle.notices.append(str(skipped))
+            continue
+        if isinstance(read, Path):
+            bundle.images.append(read)
+        else:
+            bundle.documents.append(read)
+    return bundle
+
+
+def _resource_files(folder: Path) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    return sorted(
+        path
+        for path in folder.rglob("*")
+        if path.is_file()
+        and not any(part.startswith(".") for part in path.relative_to(folder).parts)
+    )
+
+
+def _read_one(path: Path, name: str, vision: bool, max_bytes: int) -> ResourceDocument | Path:
+    """A document with its text, or the path of an image for a vision agent."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise _unreadable(name, str(exc.strerror or exc)) from None
+    if size > max_bytes:
+        raise _Skipped(f"File '{name}' exceeds size limit and was skipped.")
+    suffix = path.suffix.lower()
+    if suffix in IMAGE_SUFFIXES:
+        if not vision:
+            raise _Skipped(
+                f"File '{name}' is an image and the agent cannot read images (no vision), "
+                "so it was skipped."
+            )
+        return path
+    text = _pdf_text(path, name) if suffix == ".pdf" else _utf8_text(path, name)
+    return ResourceDocument(name=name, text=text)
+
+
+def _pdf_text(path: Path, name: str) -> str:
+    try:
+        pages = [page.extract_text() or "" for page in PdfReader(path).pages]
+    except Exception as exc:  # noqa: BLE001 - pypdf raises many exception types on corrupt input
+        raise _unreadable(name, f"corrupt PDF: {exc}") from None
+    text = "\n\n".join(page.strip() for page in pages).strip()
+    if not text:
+        raise _Skipped(f"File '{name}' has no extractable text (a scanned PDF?) and was skipped.")
+    return text
+
+
+def _utf8_text(path: Path, name: str) -> str:
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise _unreadable(name, str(exc.strerror or exc)) from None
+    except UnicodeDecodeError:
+        raise _unreadable(name, "not UTF-8 text: an unsupported or corrupted format") from None
+    if "\x00" in text:
+        raise _unreadable(name, "binary content: an unsupported format")
+    return text
+
+
+def _unreadable(name: str, why: str) -> _Skipped:
+    return _Skipped(f"File '{name}' could not be read ({why}) and was skipped.")
