@@ -23,7 +23,8 @@ from pydantic import BaseModel
 from thoughtforge.adapters.agents import AgentCall, invoke_agent
 from thoughtforge.atomic_write import write_text_atomic
 from thoughtforge.config import Config
-from thoughtforge.context_window import estimate_tokens, keep_recent, truncate_text
+from thoughtforge.context_window import estimate_tokens, truncate_text
+from thoughtforge.conversation import fit_conversation
 from thoughtforge.errors import AgentFailure, StateFileError, TransitionError
 from thoughtforge.git_repo import commit_all
 from thoughtforge.markdown_sections import SectionedText, list_items, strip_outer_fence
@@ -175,10 +176,6 @@ def _human_text(turns: list[ChatMessage]) -> str:
     return "\n\n".join(m.content.strip() for m in turns if m.role == "human").strip()
 
 
-def _turn_text(message: ChatMessage) -> str:
-    return f"{'Human' if message.role == 'human' else 'AI'}:\n{message.content}"
-
-
 def _ask_for_more(project: Project, config: Config, phase: Phase, length: int) -> IntakeReply:
     """Too little to distil: ask for more, and stay (or go back) in brain_dump."""
     if phase is Phase.DISTILLING:
@@ -227,15 +224,14 @@ def _intake_prompt(
         _notice_truncation(project, "resources", "their text was cut short")
     room = window - overhead - estimate_tokens(fitted.text)
     anchored = next((i + 1 for i, m in enumerate(turns) if m.role == "human"), 0)
-    kept, truncated = keep_recent([_turn_text(m) for m in turns], room, anchored)
-    if truncated:
-        dropped = len(turns) - len(kept)
+    conversation = fit_conversation(turns, room, anchored)
+    if conversation.dropped:
         _notice_truncation(
             project,
             "conversation",
-            f"{dropped} older message(s) after the brain dump were left out",
+            f"{conversation.dropped} older message(s) after the brain dump were left out",
         )
-    return prompts.render(_STEP, conversation="\n\n".join(kept), resources=fitted.text)
+    return prompts.render(_STEP, conversation=conversation.text, resources=fitted.text)
 
 
 def _ask_for_distillation(project: Project, config: Config, agent: str, prompt: str) -> str:

@@ -21,7 +21,8 @@ from rapidfuzz import fuzz
 from thoughtforge.adapters.agents import AgentCall, invoke_agent
 from thoughtforge.atomic_write import write_text_atomic
 from thoughtforge.config import Config
-from thoughtforge.context_window import estimate_tokens, keep_recent
+from thoughtforge.context_window import estimate_tokens
+from thoughtforge.conversation import fit_conversation
 from thoughtforge.errors import ThoughtForgeError, TransitionError
 from thoughtforge.git_repo import commit_all
 from thoughtforge.intake import INTENT_FILE
@@ -214,9 +215,9 @@ def _spec_prompt(project: Project, config: Config, agent: str, intent: str) -> s
     turns = [
         m for m in read_chat(project.dir) if m.phase is Phase.SPEC_BUILDING and m.role != "system"
     ]
-    kept, truncated = keep_recent([_turn_text(m) for m in turns], room)
-    if truncated:
-        dropped = len(turns) - len(kept)
+    conversation = fit_conversation(turns, room)
+    if conversation.dropped:
+        dropped = conversation.dropped
         log_event(project.dir, "context_truncated", level="warning", dropped=dropped)
         _say(
             project,
@@ -224,11 +225,7 @@ def _spec_prompt(project: Project, config: Config, agent: str, intent: str) -> s
             f"The conversation did not fit the agent's context window: {dropped} older "
             "message(s) were left out.",
         )
-    return prompts.render(_STEP, intent=intent, conversation="\n\n".join(kept) or "(none yet)")
-
-
-def _turn_text(message: ChatMessage) -> str:
-    return f"{'Human' if message.role == 'human' else 'AI'}:\n{message.content}"
+    return prompts.render(_STEP, intent=intent, conversation=conversation.text or "(none yet)")
 
 
 def _say(project: Project, role: Literal["ai", "system"], text: str) -> None:
