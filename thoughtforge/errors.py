@@ -10,6 +10,14 @@ Exception hierarchy:
   + TransitionError       - a phase change the pipeline does not allow
   + PromptError           - a prompt file missing or a placeholder without a value
   + AgentFailure          - an agent failed twice (the flows halt with `agent_failure`)
+    - intake.DistillationMalformed      - two distillations without the six sections
+  + review.MalformedReview              - no review JSON that fits the schema
+  + spec_phase.SpecIncomplete           - a spec proposal without acceptance criteria, twice
+  + plugins.safety.SafetyViolation      - an operation the deliverable type forbids
+  + plugins.plan.template.PlanTemplateError, template_selection.NoPlanTemplatesError,
+    builder_response.BuilderResponseError - plan templates and builder answers
+
+The ones defined next to the code that raises them are listed here so the tree reads in one place.
 """
 
 from __future__ import annotations

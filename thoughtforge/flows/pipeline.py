@@ -67,7 +67,7 @@ def pipeline_flow(
         )
         print(f"Created project {project.id} in {project.dir}")
     _tag_this_run(project)
-    with hold_run_lock(project):
+    with tags(project_tag(project.id)), hold_run_lock(project):
         return _dispatch(project, config, config_path or None, auto_confirm).phase.value
 
 

@@ -1,0 +1,210 @@
+"""The whole product through its CLI, against a real Prefect server."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import git
+import yaml
+
+from tests.flows.conftest import run_cli, start_cli
+from tests.flows.test_polish_flow import _wait_for
+from thoughtforge.flows.paused_runs import find_paused_run
+from thoughtforge.models import HaltReason, Phase
+from thoughtforge.scripted_agent import DEMO_SCRIPT
+from thoughtforge.state import read_chat, read_status
+
+REPO = Path(__file__).resolve().parents[2]
+BRAIN_DUMP = (REPO / "examples" / "wedding-plan.md").read_text()
+DEMO_STEPS: dict[str, Any] = yaml.safe_load(DEMO_SCRIPT.read_text())["steps"]
+
+QUESTION = "Which month works best for the guests flying in?"
+DISTILLATION = DEMO_STEPS["brain-dump-intake"]["text"].replace(
+    "## Open Questions\nNone", f"## Open Questions\n- {QUESTION}"
+)
+PROPOSAL = DEMO_STEPS["spec-building"]["text"]
+UNRESOLVED = PROPOSAL.replace(
+    "## Resolved Unknowns\nNone",
+    f"## Resolved Unknowns\n- {QUESTION} UNRESOLVED: June or September?",
+)
+RESOLVED = PROPOSAL.replace(
+    "## Resolved Unknowns\nNone", f"## Resolved Unknowns\n- {QUESTION} June, the person decided."
+)
+
+
+def _script(path: Path, **steps: Any) -> Path:
+    path.write_text(yaml.safe_dump({"steps": {**DEMO_STEPS, **steps}}))
+    return path
+
+
+def _only_project(tmp_path: Path) -> Path:
+    [project] = (tmp_path / "projects").iterdir()
+    return project
+
+
+def test_readme_main_command_takes_a_fresh_project_to_done(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    config = cli_config()
+    result = run_cli(
+        cli_env, config, "run", str(REPO / "examples" / "wedding-plan.md"), "--auto-confirm"
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "scripted demo agent" in result.stderr
+    project = _only_project(tmp_path)
+    assert read_status(project).phase is Phase.DONE
+    for name in ("intent.md", "spec.md", "constraints.md", "plan.md"):
+        assert (project / "docs" / name).stat().st_size > 0, name
+    assert (project / "polish_log.md").exists()
+    subjects = [str(c.summary) for c in git.Repo(project).iter_commits()][::-1]
+    assert subjects[:3] == ["Create project", "Lock intent.md", "Lock spec.md and constraints.md"]
+    assert any(s.startswith("Phase 3 complete") for s in subjects)
+    assert subjects[-1] == "review #1: no issues"
+    assert f"Deliverable: {project / 'docs' / 'plan.md'}" in result.stdout.replace("\n", "")
+
+
+def test_cli_turns_drive_phases_one_and_two_of_a_paused_run(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    config = cli_config()
+    script = _script(
+        tmp_path / "s.yaml",
+        **{
+            "brain-dump-intake": [
+                {"text": DISTILLATION},
+                {"text": DISTILLATION.replace("this month", "by June")},
+            ],
+            "spec-building": [{"text": UNRESOLVED}, {"text": RESOLVED}],
+        },
+    )
+    (tmp_path / "bd.md").write_text(BRAIN_DUMP)
+    env = {**cli_env, "THOUGHTFORGE_SCRIPT": str(script)}
+    worker = start_cli(env, config, "run", str(tmp_path / "bd.md"))
+    try:
+        _wait_for(
+            lambda: (tmp_path / "projects").exists() and any((tmp_path / "projects").iterdir()),
+            "project",
+        )
+        project = _only_project(tmp_path)
+        project_id = project.name
+
+        def paused_in(phase: Phase, chat_len: int | None = None) -> Callable[[], bool]:
+            def check() -> bool:
+                status = read_status(project)
+                enough = chat_len is None or len(read_chat(project)) >= chat_len
+                return status.phase is phase and enough and find_paused_run(project_id) is not None
+
+            return check
+
+        _wait_for(paused_in(Phase.BRAIN_DUMP), "the brain dump wait")
+        assert run_cli(env, config, "distill", project_id).returncode == 0
+        _wait_for(paused_in(Phase.HUMAN_REVIEW), "the distillation")
+        assert (
+            run_cli(
+                env,
+                config,
+                "say",
+                project_id,
+                "The wedding is in June, guests need a full month notice.",
+            ).returncode
+            == 0
+        )
+        _wait_for(paused_in(Phase.HUMAN_REVIEW, chat_len=4), "the revised distillation")
+        assert "by June" in read_chat(project)[-1].content
+        assert run_cli(env, config, "confirm", project_id).returncode == 0
+        _wait_for(paused_in(Phase.SPEC_BUILDING, chat_len=1), "the spec proposal")
+        assert (project / "docs" / "intent.md").exists()
+
+        refused = run_cli(env, config, "confirm", project_id)
+        assert refused.returncode == 0, refused.stderr
+        _wait_for(paused_in(Phase.SPEC_BUILDING, chat_len=2), "the refusal")
+        assert QUESTION in read_chat(project)[-1].content
+        assert not (project / "docs" / "spec.md").exists()
+
+        assert run_cli(env, config, "say", project_id, "June. Decided.").returncode == 0
+        _wait_for(paused_in(Phase.SPEC_BUILDING, chat_len=4), "the revised proposal")
+        assert run_cli(env, config, "confirm", project_id).returncode == 0
+        assert worker.wait(timeout=300) == 0, worker.stdout.read() if worker.stdout else ""
+    finally:
+        if worker.poll() is None:
+            os.killpg(worker.pid, signal.SIGKILL)
+    assert read_status(project).phase is Phase.DONE
+    assert "June" in (project / "docs" / "spec.md").read_text()
+
+
+def test_killed_mid_build_then_recover_halts_and_resume_finishes(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    config = cli_config()
+    build = DEMO_STEPS["plan-build"]
+    slow = _script(tmp_path / "slow.yaml", **{"plan-build": {**build, "sleep": 120}})
+    (tmp_path / "bd.md").write_text(BRAIN_DUMP)
+    worker = start_cli(
+        {**cli_env, "THOUGHTFORGE_SCRIPT": str(slow)},
+        config,
+        "run",
+        str(tmp_path / "bd.md"),
+        "--auto-confirm",
+    )
+    try:
+        _wait_for(
+            lambda: (
+                (tmp_path / "projects").exists()
+                and any(
+                    (p / ".scripted-agent" / "prompts").glob("*plan-build.md")
+                    for p in (tmp_path / "projects").iterdir()
+                )
+            ),
+            "the build to start",
+        )
+    finally:
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait()
+    project = _only_project(tmp_path)
+    assert read_status(project).phase is Phase.BUILDING
+
+    recovered = run_cli(cli_env, config, "recover")
+    assert recovered.returncode == 0 and project.name in recovered.stdout
+    status = read_status(project)
+    assert (status.phase, status.halt_reason, status.halted_from) == (
+        Phase.HALTED,
+        HaltReason.SERVER_RESTART,
+        Phase.BUILDING,
+    )
+
+    fast = _script(tmp_path / "fast.yaml")
+    resumed = run_cli(cli_env, config, "resume", project.name, THOUGHTFORGE_SCRIPT=str(fast))
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert read_status(project).phase is Phase.DONE
+
+
+def test_a_bad_input_to_a_paused_run_is_refused_and_it_stays_paused(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    from thoughtforge.errors import ThoughtForgeError
+    from thoughtforge.flows.paused_runs import send_input
+
+    config = cli_config()
+    (tmp_path / "bd.md").write_text(BRAIN_DUMP)
+    worker = start_cli(cli_env, config, "run", str(tmp_path / "bd.md"))
+    try:
+        _wait_for(
+            lambda: (tmp_path / "projects").exists() and any((tmp_path / "projects").iterdir()),
+            "project",
+        )
+        project_id = _only_project(tmp_path).name
+        _wait_for(lambda: find_paused_run(project_id) is not None, "the first wait")
+        try:
+            send_input(project_id, {"message": "x", "action": "dance"})
+        except ThoughtForgeError as exc:
+            assert "refused the input" in str(exc)
+        else:
+            raise AssertionError("a bad action was accepted")
+        assert find_paused_run(project_id) is not None
+    finally:
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait()
