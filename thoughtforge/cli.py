@@ -49,7 +49,12 @@ def _root(ctx: typer.Context, config: ConfigOption = None) -> None:
 
 
 def _config(ctx: typer.Context) -> Config:
-    return load_config(ctx.obj, announce=lambda msg: err.print(f"[yellow]{msg}[/]"))
+    """Loaded once per command, however many helpers ask for it."""
+    if "config" not in ctx.meta:
+        ctx.meta["config"] = load_config(
+            ctx.obj, announce=lambda msg: err.print(f"[yellow]{msg}[/]")
+        )
+    return ctx.meta["config"]
 
 
 @app.command()
