@@ -79,6 +79,56 @@ def test_a_halt_exits_3_and_names_the_next_steps(
     assert read_status(project.dir).phase is Phase.DONE
 
 
+OUTCOMES = {
+    "plateau": (
+        {1: review(1, 3, 3, "a"), 2: review(1, 3, 3, "b"), 3: review(1, 3, 3, "c")},
+        None,
+        0,
+    ),
+    "fabrication": (
+        {1: review(0, 5, 8), 2: review(0, 5, 8), 3: review(0, 4, 8), 4: review(0, 4, 16)},
+        None,
+        HaltReason.GUARD_FABRICATION,
+    ),
+    "fix_regression": (
+        {1: review(2, 4, 4), 2: review(2, 5, 5), 3: review(3, 6, 6)},
+        None,
+        HaltReason.GUARD_FIX_REGRESSION,
+    ),
+    "max_iterations": (
+        {1: review(5, 4, 3, "a"), 2: review(5, 3, 2, "b"), 3: review(5, 4, 2, "c")},
+        None,
+        HaltReason.GUARD_MAX_ITERATIONS,
+    ),
+    "garbage_review": ({"default": "Looks great to me!"}, None, HaltReason.REVIEW_MALFORMED),
+    "fragment_fixer": (
+        {"default": review(1, 0, 0, "a"), 2: review(1, 0, 0, "b")},
+        {"text": "# Wedding plan\n"},
+        HaltReason.FIX_OUTPUT_INVALID,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", OUTCOMES)
+def test_each_outcome_through_the_cli(
+    name: str, tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    reviews, fix, expected = OUTCOMES[name]
+    config = cli_config(polish={"max_iterations": 3 if name == "max_iterations" else 10})
+    project = _project(config)
+    plan_before = (project.docs_dir / "plan.md").read_text()
+    script = write_script(tmp_path / "s.yaml", reviews, fix)
+    result = run_cli(cli_env, config, "polish", project.id, THOUGHTFORGE_SCRIPT=str(script))
+    status = read_status(project.dir)
+    if expected == 0:
+        assert (result.returncode, status.phase) == (0, Phase.DONE), result.stderr
+    else:
+        assert (result.returncode, status.halt_reason) == (3, expected), result.stderr
+        assert str(expected) in result.stderr
+    if name == "fragment_fixer":
+        assert (project.docs_dir / "plan.md").read_text() == plan_before
+
+
 def test_kill_9_mid_fix_then_rerun_resumes_without_repeating_anything(
     tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
 ) -> None:
