@@ -32,6 +32,7 @@ class HaltReason(StrEnum):
     PLAN_INCOMPLETE = "plan_incomplete"
     STUCK = "stuck"
     SPEC_INCOMPLETE = "spec_incomplete"
+    BUILD_INCOMPLETE = "build_incomplete"
     REVIEW_MALFORMED = "review_malformed"
     FIX_OUTPUT_INVALID = "fix_output_invalid"
     GUARD_FIX_REGRESSION = "guard_fix_regression"

@@ -10,6 +10,9 @@ kill at any point safe:
   re-run that finds the review of the next iteration reuses it instead of asking again, and a fix
   already written to the deliverable before the kill is kept, not applied twice.
 * Anything left uncommitted by a kill after the state was written is committed on the next start.
+
+Plan mode's safety rules hold here as in Phase 3: an agent with tool flags is refused before any
+call, and the two files the loop writes (`review.json`, `docs/plan.md`) pass `validate` first.
 """
 
 from __future__ import annotations
@@ -29,6 +32,13 @@ from thoughtforge.context_window import estimate_tokens, truncate_text
 from thoughtforge.errors import AgentFailure, StateFileError, ThoughtForgeError, TransitionError
 from thoughtforge.guards import GuardReport
 from thoughtforge.models import Counts, DeliverableType, HaltReason, Issue, Phase
+from thoughtforge.plugins.safety import (
+    SafetyRules,
+    SafetyViolation,
+    classify_agent_call,
+    classify_write,
+    load_rules,
+)
 from thoughtforge.project import Project
 from thoughtforge.project_log import log_event
 from thoughtforge.prompts import PromptLibrary
@@ -58,6 +68,17 @@ StepRunner = Callable[[str, Callable[[], T]], T]
 def run_direct(name: str, step: Callable[[], T]) -> T:
     """The runner without Prefect: just call the step."""
     return step()
+
+
+def check_agent(config: Config, agent: str, rules: SafetyRules) -> None:
+    """Refuse an agent whose configured flags would let it act, before it is ever called."""
+    rules.validate(classify_agent_call(config.agent(agent)))
+
+
+def write_checked(project_dir: Path, relpath: str, text: str, rules: SafetyRules) -> None:
+    """Every Phase 3–4 write passes the deliverable type's rules before it touches the disk."""
+    rules.validate(classify_write(project_dir, Path(relpath)))
+    write_text_atomic(project_dir / relpath, text)
 
 
 class StoredReview(BaseModel):
@@ -115,9 +136,11 @@ class PolishLoop:
         self.fixer = status.agent
         self.reviewer = config.polish.reviewer_agent or status.agent
         self.project_name = status.project_name or project.id
+        self.rules = load_rules(DeliverableType.PLAN)
 
     def run(self) -> PolishOutcome:
         try:
+            self._check_agents()
             state = self._load_state()
             git_repo.remove_stale_lock(self.project.dir)
             self._settle(state)
@@ -200,9 +223,7 @@ class PolishLoop:
             review = StoredReview(
                 iteration=n, issues=parsed.issues, tests=getattr(parsed, "tests", None)
             )
-            write_text_atomic(
-                self.project.dir / REVIEW_FILE, review.model_dump_json(indent=2) + "\n"
-            )
+            self._write(REVIEW_FILE, review.model_dump_json(indent=2) + "\n")
             if review.issues:
                 self._commit(f"review #{n}: {guards.describe(Counts.of(review.issues))}")
             return review
@@ -220,7 +241,7 @@ class PolishLoop:
         new = _strip_fence(self._ask(self.fixer, prompt, self._call("plan-fix", review.iteration)))
         if new.strip() and len(new) >= MIN_FIX_LENGTH_RATIO * len(old):
             new = new if new.endswith("\n") else new + "\n"
-            write_text_atomic(plan_path, new)
+            self._write(PLAN_FILE, new)
             return FixResult(
                 applied=True, summary=f"{PLAN_FILE} updated ({len(old)} → {len(new)} chars)"
             )
@@ -250,6 +271,19 @@ class PolishLoop:
             return invoke_agent(self.config, agent, prompt, call)
         except AgentFailure as exc:
             raise PolishHalt(HaltReason.AGENT_FAILURE, str(exc)) from None
+
+    def _check_agents(self) -> None:
+        for agent in dict.fromkeys((self.reviewer, self.fixer)):
+            try:
+                check_agent(self.config, agent, self.rules)
+            except SafetyViolation as exc:
+                raise PolishHalt(HaltReason.AGENT_FAILURE, f"agent '{agent}': {exc}") from None
+
+    def _write(self, relpath: str, text: str) -> None:
+        try:
+            write_checked(self.project.dir, relpath, text, self.rules)
+        except SafetyViolation as exc:
+            raise PolishHalt(HaltReason.FILE_SYSTEM_ERROR, str(exc)) from None
 
     def _call(self, step: str, n: int) -> AgentCall:
         return AgentCall(

@@ -1,0 +1,127 @@
+"""Projects prepared by hand for Phase 3 (intent, spec and constraints written directly), and
+scripted plan builders that answer section by section."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.conftest import BRAIN_DUMP
+from thoughtforge.config import Config
+from thoughtforge.git_repo import commit_all
+from thoughtforge.models import DeliverableType, Phase
+from thoughtforge.plugins.plan.template import PlanTemplate, Section, load_template
+from thoughtforge.plugins.plan.template_selection import TEMPLATES_DIR
+from thoughtforge.project import Project, create_project
+from thoughtforge.state import read_status, write_chat, write_status
+
+GENERIC: PlanTemplate = load_template(TEMPLATES_DIR / "generic.hbs")
+SECTIONS: list[Section] = GENERIC.sections()
+
+SPEC = """# Spec: Garden Shed
+
+## Deliverable Overview
+
+A plan to build a small garden shed over four weekends.
+
+## Deliverable Structure
+
+Summary, goals, approach, timeline, resources, risks and review, each as an OPA table.
+
+## Key Decisions
+
+- Timber frame on a gravel base.
+
+## Resolved Unknowns
+
+None
+
+## Dependencies
+
+- Dry weather on the build weekends; the timber delivery in week 1.
+
+## Scope Boundaries
+
+- Shed only; no electricity.
+"""
+CONSTRAINTS = "# Constraints: Garden Shed\n\n## Acceptance Criteria\n\n- Budget under 1200 euros\n"
+
+
+def intent(plan_type: str) -> str:
+    return (
+        f"# Intent: Garden Shed\n\n## Deliverable Type\n\n{plan_type}\n\n## Objective\n\n"
+        "Build a garden shed.\n\n## Assumptions\n\nNone\n\n## Constraints\n\nNone\n\n"
+        "## Unknowns\n\nNone\n\n## Open Questions\n\nNone\n"
+    )
+
+
+def building_project(
+    config: Config, plan_type: str = "Plan — generic", spec: str = SPEC, agent: str | None = None
+) -> Project:
+    """A project as Phase 2 leaves it: docs locked and committed, chat cleared, in `building`."""
+    project = create_project(config, brain_dump=BRAIN_DUMP, agent=agent)
+    (project.docs_dir / "intent.md").write_text(intent(plan_type))
+    (project.docs_dir / "spec.md").write_text(spec)
+    (project.docs_dir / "constraints.md").write_text(CONSTRAINTS)
+    status = read_status(project.dir).model_copy(
+        update={
+            "phase": Phase.BUILDING,
+            "deliverable_type": DeliverableType.PLAN,
+            "project_name": "Garden Shed",
+        }
+    )
+    write_status(project.dir, status)
+    write_chat(project.dir, [])
+    commit_all(project.dir, "Lock spec.md and constraints.md")
+    return project
+
+
+def content(slot_id: str) -> str:
+    """Decided content that a plan about a garden shed could hold."""
+    return f"Decided content for {slot_id}: order timber in week 1 and build on weekend 2."
+
+
+def answer(slots: dict[str, str], stuck: bool = False, reason: str | None = None) -> str:
+    return json.dumps({"slots": slots, "stuck": stuck, "stuck_reason": reason})
+
+
+def section_answer(number: int, **overrides: str) -> str:
+    """The answer for section `number` (1-based), every slot filled unless overridden."""
+    slots = {slot.id: content(slot.id) for slot in SECTIONS[number - 1].slots}
+    return answer({**slots, **overrides})
+
+
+def every_section() -> list[str]:
+    return [section_answer(n) for n in range(1, len(SECTIONS) + 1)]
+
+
+def write_script(path: Path, build: list[str], **steps: Any) -> Path:
+    """Plan-build answers in call order (the last repeats); a reviewer that finds no issues."""
+    script = {
+        "steps": {
+            "plan-build": [{"text": text} for text in build],
+            "plan-review": {"text": '{"issues": []}'},
+            "plan-fix": {"echo_after": "Plan:\n\n"},
+            **steps,
+        }
+    }
+    path.write_text(yaml.safe_dump(script))
+    return path
+
+
+def step_label(number: int) -> str:
+    return f"build section {number}/{len(SECTIONS)}: {SECTIONS[number - 1].heading}"
+
+
+def build_prompts(project: Project) -> list[str]:
+    folder = project.dir / ".scripted-agent" / "prompts"
+    return [p.read_text() for p in sorted(folder.glob("*plan-build.md"))]
+
+
+def asked_slots(prompt: str) -> list[str]:
+    """The slot ids a build prompt asks for (its "Slots to fill now" list)."""
+    listing = prompt.split("Slots to fill now:", 1)[1].split("Specification:", 1)[0]
+    return [line.split("`")[1] for line in listing.splitlines() if line.startswith("- `")]

@@ -1,0 +1,153 @@
+"""`build_flow` against a real Prefect server: named section tasks, the hand-over to Phase 4, a
+kill -9 mid-build, and a stuck build that waits for the human's input."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from prefect import get_client
+from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterName
+
+from tests.build_setup import (
+    GENERIC,
+    SECTIONS,
+    answer,
+    asked_slots,
+    build_prompts,
+    building_project,
+    content,
+    every_section,
+    section_answer,
+    step_label,
+    write_script,
+)
+from tests.flows.test_polish_flow import _wait_for
+from tests.polish_setup import calls
+from thoughtforge.config import load_config
+from thoughtforge.flows.build import build_flow
+from thoughtforge.flows.paused_runs import find_paused_run, send_input
+from thoughtforge.models import HaltReason, Phase
+from thoughtforge.project import Project
+from thoughtforge.state import read_chat, read_status
+
+# A flow run of its own process, tagged with the project like the CLI's runs.
+RUNNER = """
+import sys
+from prefect import tags
+from thoughtforge.flows.build import build_flow
+from thoughtforge.flows.paused_runs import project_tag
+
+project_id, config_path, mode = sys.argv[1:]
+with tags(project_tag(project_id)):
+    print("final phase:", build_flow(project_id, config_path, auto_confirm=mode == "auto"))
+"""
+
+
+def _start(
+    env: dict[str, str], config: Path, project: Project, script: Path, mode: str
+) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", RUNNER, project.id, str(config), mode],
+        env={**os.environ, **env, "THOUGHTFORGE_SCRIPT": str(script)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def _task_names(flow_run_name: str) -> set[str]:
+    with get_client(sync_client=True) as client:
+        [run] = client.read_flow_runs(
+            flow_run_filter=FlowRunFilter(name=FlowRunFilterName(any_=[flow_run_name]))
+        )
+        return {
+            t.name.rsplit("-", 1)[0] for t in client.read_task_runs() if t.flow_run_id == run.id
+        }
+
+
+def test_a_build_runs_through_the_polish_loop_to_done(
+    tmp_path: Path,
+    cli_config: Callable[..., Path],
+    prefect_api_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    config_path = cli_config()
+    project = building_project(load_config(config_path))
+    monkeypatch.setenv(
+        "THOUGHTFORGE_SCRIPT", str(write_script(tmp_path / "s.yaml", every_section()))
+    )
+    assert build_flow(project.id, str(config_path), auto_confirm=True) == "done"
+    assert read_status(project.dir).phase is Phase.DONE
+    assert calls(project) == {"plan-build": len(SECTIONS), "plan-review": 1}
+    sections = {step_label(n) for n in range(1, 8)}
+    assert _task_names(f"build-{project.id}") == sections | {"thoughtforge-polish"}  # subflow
+    assert _task_names(f"polish-{project.id}") == {"review #1"}
+    with get_client(sync_client=True) as client:
+        artifacts = {a.key: a for a in client.read_latest_artifacts()}
+    assert "7/7 sections" in str(artifacts[f"{project.id}-build"].data)
+
+
+def test_kill_9_mid_build_then_a_rerun_finishes_without_re_asking_earlier_sections(
+    tmp_path: Path,
+    cli_env: dict[str, str],
+    cli_config: Callable[..., Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    config_path = cli_config()
+    project = building_project(load_config(config_path))
+    slow_third = {"plan-build": [*({"text": a} for a in every_section()[:2]), {"sleep": 120}]}
+    slow = write_script(tmp_path / "slow.yaml", [], **slow_third)
+    worker = _start(cli_env, config_path, project, slow, "auto")
+    try:
+        _wait_for(lambda: len(build_prompts(project)) == 3, "section 3 to be asked")
+    finally:
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait()
+    assert read_status(project.dir).phase is Phase.BUILDING
+    on_disk = GENERIC.read_filled((project.docs_dir / "plan.md").read_text())
+    assert set(on_disk) == {"summary", "goals.objective", "goals.plan", "goals.assessment"}
+
+    rerun = {slot.id: f"Rerun: {content(slot.id)}" for slot in GENERIC.slots}
+    fast = write_script(tmp_path / "fast.yaml", [answer(rerun)])
+    monkeypatch.setenv("THOUGHTFORGE_SCRIPT", str(fast))
+    assert build_flow(project.id, str(config_path), auto_confirm=True) == "done"
+    assert calls(project)["plan-build"] == 4
+    assert asked_slots(build_prompts(project)[3]) == [s.id for s in SECTIONS[2].slots]
+    plan = GENERIC.read_filled((project.docs_dir / "plan.md").read_text())
+    assert plan["goals.plan"] == content("goals.plan")
+    assert plan["approach.plan"] == rerun["approach.plan"]
+
+
+def test_a_stuck_build_waits_and_the_human_input_finishes_it(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    config_path = cli_config()
+    project = building_project(load_config(config_path))
+    stuck = answer({}, stuck=True, reason="Which budget: 800 or 1500 euros?")
+    script = write_script(tmp_path / "s.yaml", [section_answer(1), stuck, *every_section()[1:]])
+    worker = _start(cli_env, config_path, project, script, "wait")
+    try:
+        _wait_for(lambda: find_paused_run(project.id) is not None, "the stuck wait")
+        status = read_status(project.dir)
+        assert (status.phase, status.halt_reason) == (Phase.HALTED, HaltReason.STUCK)
+        sent = send_input(project.id, {"action": "provide_input", "message": "1500 euros."})
+        assert sent is not None
+        assert worker.wait(timeout=180) == 0
+        output = worker.stdout.read() if worker.stdout else ""
+    finally:
+        if worker.poll() is None:
+            os.killpg(worker.pid, signal.SIGKILL)
+    assert "final phase: done" in output, output
+    assert read_status(project.dir).phase is Phase.DONE
+    human = [m for m in read_chat(project.dir) if m.role == "human"]
+    assert [(m.content, m.phase) for m in human] == [("1500 euros.", Phase.BUILDING)]
+    re_asked = build_prompts(project)[2]
+    assert asked_slots(re_asked) == [s.id for s in SECTIONS[1].slots]
+    assert "Guidance from the person:\n\n1500 euros." in re_asked

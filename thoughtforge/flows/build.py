@@ -1,0 +1,105 @@
+"""Phase 3 as a Prefect flow: each plan section is a named task, progress is an artifact, a stuck
+builder waits for the human's input, and a built plan goes straight on to the polish flow."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from prefect import flow, task
+from prefect.artifacts import create_markdown_artifact
+from prefect.cache_policies import NO_CACHE
+
+from thoughtforge import intake
+from thoughtforge.config import Config, load_config
+from thoughtforge.flows.human_input import StuckDecision, chat_key, wait_for_human
+from thoughtforge.flows.polish import polish_flow
+from thoughtforge.flows.turns import latest_ai_message, notice
+from thoughtforge.models import HaltReason, Phase
+from thoughtforge.plugins.plan.builder import INPUT_HALTS, PlanBuilder, SectionProgress
+from thoughtforge.project import Project, open_project
+from thoughtforge.run_lock import hold_run_lock
+from thoughtforge.state import Status
+from thoughtforge.transition import transition
+
+T = TypeVar("T")
+
+
+@flow(name="thoughtforge-build", flow_run_name="build-{project_id}", log_prints=True)
+def build_flow(project_id: str, config_path: str | None = None, auto_confirm: bool = False) -> str:
+    """Build (or resume building) the deliverable, then polish it; returns the phase left in.
+
+    Without `auto_confirm`, a stuck builder waits for provide_input / terminate (from the Prefect
+    UI or the CLI); a run that re-enters while the project waits meets the same wait again.
+    """
+    config = load_config(Path(config_path) if config_path else None)
+    project = open_project(config, project_id)
+    with hold_run_lock(project):
+        _build_until_settled(project, config, auto_confirm)
+        if project.status().phase is Phase.POLISHING:
+            polish_flow(project_id, config_path, wait_for_human=False)
+    return project.status().phase.value
+
+
+def _build_until_settled(project: Project, config: Config, auto_confirm: bool) -> None:
+    while True:
+        status = project.status()
+        if status.phase is Phase.BUILDING:
+            builder = PlanBuilder(project, config, runner=_as_task, on_progress=_publisher(project))
+            print(builder.run().reason)
+            continue
+        if auto_confirm or not _awaits_input(status):
+            return
+        decision = wait_for_human(StuckDecision, _stuck_prompt(project), key=chat_key(project))
+        _apply(project, decision)
+
+
+def _awaits_input(status: Status) -> bool:
+    return (
+        status.phase is Phase.HALTED
+        and status.halted_from is Phase.BUILDING
+        and status.halt_reason in INPUT_HALTS
+    )
+
+
+def _apply(project: Project, decision: StuckDecision) -> None:
+    """The human's input goes into the chat, where the builder reads it as guidance."""
+    if decision.action == "terminate":
+        transition(project, Phase.HALTED, halt_reason=HaltReason.HUMAN_TERMINATED)
+    elif not decision.message.strip():
+        notice(project, "Provide Input needs a message: what should the builder do?")
+    else:
+        intake.add_human_message(project, decision.message)
+        transition(project, Phase.BUILDING)
+
+
+def _stuck_prompt(project: Project) -> str:
+    return (
+        f"### The plan build needs you\n\n{latest_ai_message(project)}\n\n"
+        "- **provide_input**: answer in the message; the builder asks the section again with it\n"
+        "- **terminate**: stop this project for good\n"
+    )
+
+
+def _as_task(name: str, step: Callable[[], T]) -> T:
+    return task(step, name=name, cache_policy=NO_CACHE, persist_result=False)()
+
+
+def _publisher(project: Project) -> Callable[[list[SectionProgress]], None]:
+    def publish(progress: list[SectionProgress]) -> None:
+        rows = "\n".join(
+            f"| {p.heading} | {p.filled}/{p.slots} | {'yes' if p.filled == p.slots else 'no'} |"
+            for p in progress
+        )
+        done = sum(p.filled == p.slots for p in progress)
+        create_markdown_artifact(
+            key=f"{project.id}-build",
+            markdown=(
+                f"## Plan build: {done}/{len(progress)} sections\n\n"
+                f"| section | slots filled | done |\n| --- | --- | --- |\n{rows}\n"
+            ),
+            description=f"Phase 3 progress of {project.id}",
+        )
+
+    return publish
