@@ -204,6 +204,36 @@ def confirm(ctx: typer.Context, project_id: ProjectArgument) -> None:
 
 
 @app.command()
+def answer(
+    ctx: typer.Context,
+    project_id: ProjectArgument,
+    message: Annotated[str, typer.Argument(help="The decision the stuck builder asked for.")],
+) -> None:
+    """Phase 3: give a stuck builder the input it asked for; it re-asks the stuck section."""
+    from thoughtforge.flows.paused_runs import send_input
+    from thoughtforge.intake import add_human_message
+    from thoughtforge.models import Phase
+    from thoughtforge.plugins.plan.builder import INPUT_HALTS
+    from thoughtforge.project import open_project
+    from thoughtforge.transition import transition
+
+    if not message.strip():
+        raise ThoughtForgeError("the answer is empty: say what the builder should do")
+    project = open_project(_config(ctx), project_id)
+    if send_input(project_id, {"action": "provide_input", "message": message}) is not None:
+        out.print(f"Sent your answer to the waiting build of {project_id}.")
+        return
+    status = project.status()
+    if status.halt_reason not in INPUT_HALTS:
+        raise ThoughtForgeError(
+            f"project {project_id} is not waiting for an answer ({status.phase})"
+        )
+    add_human_message(project, message)
+    transition(project, Phase.BUILDING)
+    _run_pipeline(ctx, project_id, auto_confirm=True)
+
+
+@app.command()
 def recover(ctx: typer.Context) -> None:
     """Halt projects left in an autonomous phase (distilling, building, polishing) by a dead run."""
     from thoughtforge.restart import halt_orphaned_projects

@@ -51,15 +51,19 @@ def wait_for_human(input_type: type[InputT], description: str, key: str) -> Inpu
     return pause_flow_run(wait_for_input=form, key=key, timeout=HUMAN_WAIT_SECONDS)
 
 
+# Prefect accepts only lowercase letters, digits and dashes in the keys below.
+
+
 def halt_key(project: Project) -> str:
     """Unique per halt and per refused decision (a refusal is answered in the chat)."""
-    stamp = project.status().updated_at.timestamp()
-    return f"halt-{stamp:.6f}-{len(read_chat(project.dir))}"
+    stamp = int(project.status().updated_at.timestamp() * 1_000_000)
+    return f"halt-{stamp}-{len(read_chat(project.dir))}"
 
 
 def chat_key(project: Project) -> str:
     """Unique per chat turn: applying a turn always appends to `chat_history.json`."""
-    return f"chat-{project.status().phase}-{len(read_chat(project.dir))}"
+    phase = project.status().phase.value.replace("_", "-")
+    return f"chat-{phase}-{len(read_chat(project.dir))}"
 
 
 def halt_prompt(reason: str) -> str:

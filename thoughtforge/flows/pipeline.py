@@ -23,6 +23,7 @@ from thoughtforge.flows.polish import polish_flow
 from thoughtforge.flows.spec import spec_flow
 from thoughtforge.flows.turns import latest_ai_message, notice
 from thoughtforge.models import HaltReason, Phase
+from thoughtforge.plugins.plan.builder import INPUT_HALTS
 from thoughtforge.project import Project, create_project, open_project
 from thoughtforge.run_lock import hold_run_lock
 from thoughtforge.state import Status
@@ -89,7 +90,12 @@ def _dispatch(
         if before.phase is Phase.HALTED:
             if auto_confirm or before.halt_reason is HaltReason.HUMAN_TERMINATED:
                 return before
-            _await_decision(project)
+            if before.halt_reason in INPUT_HALTS:
+                build_flow(project.id, config_path, auto_confirm)  # it asks for the missing input
+            else:
+                _await_decision(project)
+            if project.status() == before:
+                return before
             continue
         print(f"Phase: {before.phase}")
         PHASE_FLOWS[before.phase](project.id, config_path, auto_confirm)
