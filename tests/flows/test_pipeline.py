@@ -86,6 +86,72 @@ def test_cli_turns_drive_phases_one_and_two_of_a_paused_run(
     worker = start_cli(env, config, "run", str(tmp_path / "bd.md"))
     try:
         _wait_for(
+            lambda: (tmp_path / "projects").exists() and any((tmp_path / "projects").iterdir()),
+            "project",
+        )
+        project = _only_project(tmp_path)
+        project_id = project.name
+
+        def paused_in(phase: Phase, chat_len: int | None = None) -> Callable[[], bool]:
+            def check() -> bool:
+                status = read_status(project)
+                enough = chat_len is None or len(read_chat(project)) >= chat_len
+                return status.phase is phase and enough and find_paused_run(project_id) is not None
+
+            return check
+
+        _wait_for(paused_in(Phase.BRAIN_DUMP), "the brain dump wait")
+        assert run_cli(env, config, "distill", project_id).returncode == 0
+        _wait_for(paused_in(Phase.HUMAN_REVIEW), "the distillation")
+        assert (
+            run_cli(
+                env,
+                config,
+                "say",
+                project_id,
+                "The wedding is in June, guests need a full month notice.",
+            ).returncode
+            == 0
+        )
+        _wait_for(paused_in(Phase.HUMAN_REVIEW, chat_len=4), "the revised distillation")
+        assert "by June" in read_chat(project)[-1].content
+        assert run_cli(env, config, "confirm", project_id).returncode == 0
+        _wait_for(paused_in(Phase.SPEC_BUILDING, chat_len=1), "the spec proposal")
+        assert (project / "docs" / "intent.md").exists()
+
+        refused = run_cli(env, config, "confirm", project_id)
+        assert refused.returncode == 0, refused.stderr
+        _wait_for(paused_in(Phase.SPEC_BUILDING, chat_len=2), "the refusal")
+        assert QUESTION in read_chat(project)[-1].content
+        assert not (project / "docs" / "spec.md").exists()
+
+        assert run_cli(env, config, "say", project_id, "June. Decided.").returncode == 0
+        _wait_for(paused_in(Phase.SPEC_BUILDING, chat_len=4), "the revised proposal")
+        assert run_cli(env, config, "confirm", project_id).returncode == 0
+        assert worker.wait(timeout=300) == 0, worker.stdout.read() if worker.stdout else ""
+    finally:
+        if worker.poll() is None:
+            os.killpg(worker.pid, signal.SIGKILL)
+    assert read_status(project).phase is Phase.DONE
+    assert "June" in (project / "docs" / "spec.md").read_text()
+
+
+def test_killed_mid_build_then_recover_halts_and_resume_finishes(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    config = cli_config()
+    build = DEMO_STEPS["plan-build"]
+    slow = _script(tmp_path / "slow.yaml", **{"plan-build": {**build, "sleep": 120}})
+    (tmp_path / "bd.md").write_text(BRAIN_DUMP)
+    worker = start_cli(
+        {**cli_env, "THOUGHTFORGE_SCRIPT": str(slow)},
+        config,
+        "run",
+        str(tmp_path / "bd.md"),
+        "--auto-confirm",
+    )
+    try:
+        _wait_for(
             lambda: any(
                 any((p / ".scripted-agent" / "prompts").glob("*plan-build.md"))
                 for p in (tmp_path / "projects").glob("*")
