@@ -23,6 +23,7 @@ from tests.build_setup import (
     step_label,
     write_script,
 )
+from tests.interruption import Killed, kill_at
 from tests.polish_setup import calls, polishing_project
 from thoughtforge import intake
 from thoughtforge.config import Config
@@ -79,22 +80,6 @@ def committed(project: Project) -> bool:
 
 def events(project: Project, name: str) -> list[dict[str, Any]]:
     return [e for e in read_events(project.dir) if e["event"] == name]
-
-
-class Killed(BaseException):
-    """Stands in for a kill -9: nothing after it runs."""
-
-
-def kill_at(step_name: str, after: bool = False) -> Callable[[str, Callable[[], T]], T]:
-    def runner(name: str, step: Callable[[], T]) -> T:
-        if name == step_name and not after:
-            raise Killed(name)
-        result = step()
-        if name == step_name:
-            raise Killed(name)
-        return result
-
-    return runner
 
 
 # --- building ------------------------------------------------------------------------------------

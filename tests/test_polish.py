@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import git
 import pytest
 
+from tests.interruption import Killed, kill_at
 from tests.polish_setup import PLAN, calls, polishing_project, review, write_script
 from thoughtforge import recovery
 from thoughtforge.config import Config
@@ -262,22 +263,6 @@ def test_corrupt_polish_state_halts_and_is_left_alone(
         and "polish_state.json" in outcome.reason
     )
     assert (project.dir / "polish_state.json").read_text() == '{"iteration": 3, "cou'
-
-
-class Killed(BaseException):
-    """Stands in for a kill -9: nothing after it runs."""
-
-
-def kill_at(step_name: str, after: bool = False) -> Callable[[str, Callable[[], T]], T]:
-    def runner(name: str, step: Callable[[], T]) -> T:
-        if name == step_name and not after:
-            raise Killed(name)
-        result = step()
-        if name == step_name:
-            raise Killed(name)
-        return result
-
-    return runner
 
 
 def test_stopped_between_review_commit_and_fix_resumes_without_reviewing_again(

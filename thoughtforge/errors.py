@@ -9,6 +9,7 @@ Exception hierarchy:
     - ProjectLimitError   - concurrency.max_parallel_runs reached
   + TransitionError       - a phase change the pipeline does not allow
   + PromptError           - a prompt file missing or a placeholder without a value
+  + PhaseHalt             - a phase engine stops the project with a `halt_reason`
   + AgentFailure          - an agent failed twice (the flows halt with `agent_failure`)
     - intake.DistillationMalformed      - two distillations without the six sections
   + review.MalformedReview              - no review JSON that fits the schema
@@ -23,6 +24,10 @@ The ones defined next to the code that raises them are listed here so the tree r
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from thoughtforge.models import HaltReason
 
 
 class ThoughtForgeError(Exception):
@@ -56,6 +61,14 @@ class TransitionError(ThoughtForgeError):
 
 class PromptError(ThoughtForgeError):
     pass
+
+
+class PhaseHalt(ThoughtForgeError):
+    """Raised inside a phase engine; the engine turns it into `transition(..., HALTED)`."""
+
+    def __init__(self, reason: HaltReason, message: str) -> None:
+        self.halt_reason = reason
+        super().__init__(message)
 
 
 class AgentFailure(ThoughtForgeError):

@@ -29,7 +29,13 @@ from thoughtforge.adapters.agents import AgentCall, invoke_agent
 from thoughtforge.atomic_write import write_text_atomic
 from thoughtforge.config import Config
 from thoughtforge.context_window import estimate_tokens, truncate_text
-from thoughtforge.errors import AgentFailure, StateFileError, ThoughtForgeError, TransitionError
+from thoughtforge.errors import (
+    AgentFailure,
+    PhaseHalt,
+    StateFileError,
+    ThoughtForgeError,
+    TransitionError,
+)
 from thoughtforge.guards import GuardReport
 from thoughtforge.models import Counts, DeliverableType, HaltReason, Issue, Phase
 from thoughtforge.plugins.safety import (
@@ -101,12 +107,6 @@ class PolishOutcome(BaseModel):
     deliverable: Path
 
 
-class PolishHalt(ThoughtForgeError):
-    def __init__(self, reason: HaltReason, message: str) -> None:
-        self.halt_reason = reason
-        super().__init__(message)
-
-
 IterationListener = Callable[[PolishState, GuardReport], None]
 
 
@@ -150,8 +150,8 @@ class PolishLoop:
                     return self._finish(state, report)
                 if report.verdict == "halt":
                     assert report.halt_reason is not None, "guards name the reason of every halt"
-                    raise PolishHalt(report.halt_reason, report.reason)
-        except PolishHalt as halt:
+                    raise PhaseHalt(report.halt_reason, report.reason)
+        except PhaseHalt as halt:
             return self._halt(halt)
 
     def _iteration(self, state: PolishState, n: int) -> tuple[PolishState, GuardReport]:
@@ -227,7 +227,7 @@ class PolishLoop:
             if review.issues:
                 self._commit(f"review #{n}: {guards.describe(Counts.of(review.issues))}")
             return review
-        raise PolishHalt(
+        raise PhaseHalt(
             HaltReason.REVIEW_MALFORMED,
             f"Review output still malformed after {self.config.polish.retry_malformed_output} "
             f"re-asks at iteration {n}: {reason}",
@@ -251,7 +251,7 @@ class PolishLoop:
             self.project.dir, "fix_rejected", level="warning", iteration=review.iteration, why=why
         )
         if _last_fix_rejected(state):
-            raise PolishHalt(
+            raise PhaseHalt(
                 HaltReason.FIX_OUTPUT_INVALID,
                 f"Fix output rejected twice in a row (iteration {review.iteration}: {why}).",
             )
@@ -270,20 +270,20 @@ class PolishLoop:
         try:
             return invoke_agent(self.config, agent, prompt, call)
         except AgentFailure as exc:
-            raise PolishHalt(HaltReason.AGENT_FAILURE, str(exc)) from None
+            raise PhaseHalt(HaltReason.AGENT_FAILURE, str(exc)) from None
 
     def _check_agents(self) -> None:
         for agent in dict.fromkeys((self.reviewer, self.fixer)):
             try:
                 check_agent(self.config, agent, self.rules)
             except SafetyViolation as exc:
-                raise PolishHalt(HaltReason.AGENT_FAILURE, f"agent '{agent}': {exc}") from None
+                raise PhaseHalt(HaltReason.AGENT_FAILURE, f"agent '{agent}': {exc}") from None
 
     def _write(self, relpath: str, text: str) -> None:
         try:
             write_checked(self.project.dir, relpath, text, self.rules)
         except SafetyViolation as exc:
-            raise PolishHalt(HaltReason.FILE_SYSTEM_ERROR, str(exc)) from None
+            raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, str(exc)) from None
 
     def _call(self, step: str, n: int) -> AgentCall:
         return AgentCall(
@@ -299,14 +299,14 @@ class PolishLoop:
         try:
             return read_polish_state(self.project.dir)
         except StateFileError as exc:
-            raise PolishHalt(HaltReason.FILE_SYSTEM_ERROR, str(exc)) from None
+            raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, str(exc)) from None
 
     def _constraints(self) -> str:
         path = self.project.dir / CONSTRAINTS_FILE
         try:
             return path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise PolishHalt(HaltReason.FILE_SYSTEM_ERROR, f"{path} is unreadable: {exc}") from None
+            raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, f"{path} is unreadable: {exc}") from None
 
     def _stored_review(self, n: int) -> StoredReview | None:
         """The review of iteration `n` if a previous run got that far before it was stopped."""
@@ -347,7 +347,7 @@ class PolishLoop:
         polish_log.append(self.project.dir, entry)
         try:
             self._commit(subject)
-        except PolishHalt:
+        except PhaseHalt:
             for name, content in saved.items():
                 _restore(self.project.dir / name, content)
             raise
@@ -356,7 +356,7 @@ class PolishLoop:
         try:
             git_repo.commit_all(self.project.dir, subject)
         except Exception as exc:  # noqa: BLE001 - any git failure is a file-system halt
-            raise PolishHalt(
+            raise PhaseHalt(
                 HaltReason.FILE_SYSTEM_ERROR, f"git commit failed ({subject}): {exc}"
             ) from None
 
@@ -386,7 +386,7 @@ class PolishLoop:
             deliverable=deliverable,
         )
 
-    def _halt(self, halt: PolishHalt) -> PolishOutcome:
+    def _halt(self, halt: PhaseHalt) -> PolishOutcome:
         reason = str(halt)
         append_chat(
             self.project.dir,

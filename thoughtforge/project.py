@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from thoughtforge.config import Config
+from thoughtforge.config import Config, load_config
 from thoughtforge.errors import ProjectError, ProjectLimitError, StateFileError
 from thoughtforge.git_repo import commit_all, init_repo
 from thoughtforge.models import HaltReason, Phase
@@ -188,3 +188,10 @@ def _free_name(folder: Path, name: str) -> Path:
 def _slug(text: str) -> str:
     words = [w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _FILLER][:_SLUG_WORDS]
     return "-".join(words)[:_SLUG_CHARS].strip("-") or "project"
+
+
+def load_project(project_id: str, config_path: str | None) -> tuple[Config, Project]:
+    """What every phase flow starts with: its parameters are plain strings, so a deployment can
+    pass them."""
+    config = load_config(Path(config_path) if config_path else None)
+    return config, open_project(config, project_id)

@@ -4,7 +4,6 @@ builder waits for the human's input, and a built plan goes straight on to the po
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import TypeVar
 
 from prefect import flow, task
@@ -12,13 +11,13 @@ from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
 from thoughtforge import intake
-from thoughtforge.config import Config, load_config
+from thoughtforge.config import Config
 from thoughtforge.flows.human_input import StuckDecision, chat_key, wait_for_human
 from thoughtforge.flows.polish import polish_flow
 from thoughtforge.flows.turns import latest_ai_message, notice
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.plugins.plan.builder import INPUT_HALTS, PlanBuilder, SectionProgress
-from thoughtforge.project import Project, open_project
+from thoughtforge.project import Project, load_project
 from thoughtforge.run_lock import hold_run_lock
 from thoughtforge.state import Status
 from thoughtforge.transition import transition
@@ -33,8 +32,7 @@ def build_flow(project_id: str, config_path: str | None = None, auto_confirm: bo
     Without `auto_confirm`, a stuck builder waits for provide_input / terminate (from the Prefect
     UI or the CLI); a run that re-enters while the project waits meets the same wait again.
     """
-    config = load_config(Path(config_path) if config_path else None)
-    project = open_project(config, project_id)
+    config, project = load_project(project_id, config_path)
     with hold_run_lock(project):
         _build_until_settled(project, config, auto_confirm)
         if project.status().phase is Phase.POLISHING:

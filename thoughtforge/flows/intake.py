@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from prefect import flow
 
 from thoughtforge import intake
-from thoughtforge.config import Config, load_config
+from thoughtforge.config import Config
 from thoughtforge.flows.human_input import ChatInput, chat_key, wait_for_human
 from thoughtforge.flows.turns import halt_on_agent_failure, latest_ai_message, notice
 from thoughtforge.models import Phase
-from thoughtforge.project import Project, open_project
+from thoughtforge.project import Project, load_project
 from thoughtforge.run_lock import hold_run_lock
 
 PHASE_ONE = (Phase.BRAIN_DUMP, Phase.DISTILLING, Phase.HUMAN_REVIEW)
@@ -24,8 +22,7 @@ _WELCOME = (
 @flow(name="thoughtforge-intake", flow_run_name="intake-{project_id}", log_prints=True)
 def intake_flow(project_id: str, config_path: str | None = None, auto_confirm: bool = False) -> str:
     """Distil the brain dump with the human; returns the phase the project is left in."""
-    config = load_config(Path(config_path) if config_path else None)
-    project = open_project(config, project_id)
+    config, project = load_project(project_id, config_path)
     with hold_run_lock(project):
         while (phase := project.status().phase) in PHASE_ONE:
             turn = _auto_turn(phase) if auto_confirm else _human_turn(project, phase)

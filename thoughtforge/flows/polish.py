@@ -12,12 +12,12 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
 from thoughtforge import recovery
-from thoughtforge.config import Config, load_config
+from thoughtforge.config import Config
 from thoughtforge.flows import human_input
 from thoughtforge.flows.paused_runs import project_tag
 from thoughtforge.guards import GuardReport, describe
 from thoughtforge.polish import PolishLoop, PolishOutcome
-from thoughtforge.project import Project, open_project
+from thoughtforge.project import Project, load_project
 from thoughtforge.run_lock import hold_run_lock
 from thoughtforge.state import PolishState
 
@@ -33,8 +33,7 @@ def polish_flow(
     With `wait_for_human`, a halt pauses the run until a resume / override / terminate input
     arrives (from the Prefect UI or `thoughtforge resume|override|terminate`).
     """
-    config = load_config(Path(config_path) if config_path else None)
-    project = open_project(config, project_id)
+    config, project = load_project(project_id, config_path)
     with hold_run_lock(project):
         return _polish_until_settled(project, config, wait_for_human)
 

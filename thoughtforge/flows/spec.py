@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from prefect import flow
 
 from thoughtforge import intake, spec_phase
-from thoughtforge.config import Config, load_config
+from thoughtforge.config import Config
 from thoughtforge.flows.human_input import ChatInput, chat_key, wait_for_human
 from thoughtforge.flows.turns import halt_on_agent_failure, latest_ai_message, notice
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.project import Project, open_project
+from thoughtforge.project import Project, load_project
 from thoughtforge.run_lock import hold_run_lock
 from thoughtforge.transition import transition
 
@@ -24,8 +22,7 @@ DECIDE_FOR_ME = (
 @flow(name="thoughtforge-spec", flow_run_name="spec-{project_id}", log_prints=True)
 def spec_flow(project_id: str, config_path: str | None = None, auto_confirm: bool = False) -> str:
     """Agree the spec and acceptance criteria with the human; returns the phase left in."""
-    config = load_config(Path(config_path) if config_path else None)
-    project = open_project(config, project_id)
+    config, project = load_project(project_id, config_path)
     with hold_run_lock(project), halt_on_agent_failure(project):
         try:
             _converse(project, config, auto_confirm)

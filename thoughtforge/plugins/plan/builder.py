@@ -26,7 +26,13 @@ from thoughtforge import git_repo
 from thoughtforge.adapters.agents import AgentCall, invoke_agent
 from thoughtforge.config import Config
 from thoughtforge.context_window import estimate_tokens, truncate_text
-from thoughtforge.errors import AgentFailure, StateFileError, ThoughtForgeError, TransitionError
+from thoughtforge.errors import (
+    AgentFailure,
+    PhaseHalt,
+    StateFileError,
+    ThoughtForgeError,
+    TransitionError,
+)
 from thoughtforge.intake import INTENT_FILE
 from thoughtforge.markdown_sections import SectionedText, heading_key
 from thoughtforge.models import DeliverableType, HaltReason, Phase
@@ -99,12 +105,6 @@ class BuildOutcome(BaseModel):
     deliverable: Path
 
 
-class BuildHalt(ThoughtForgeError):
-    def __init__(self, reason: HaltReason, message: str) -> None:
-        self.halt_reason = reason
-        super().__init__(message)
-
-
 ProgressListener = Callable[[list[SectionProgress]], None]
 
 
@@ -161,7 +161,7 @@ class PlanBuilder:
                 self.runner(step, partial(self._fill_section, draft, section, label))
                 self.on_progress(_progress(sections, draft.filled))
             return self._finish(draft.template)
-        except BuildHalt as halt:
+        except PhaseHalt as halt:
             return self._halt(halt)
 
     # --- one section -----------------------------------------------------------------------
@@ -185,19 +185,19 @@ class PlanBuilder:
             refused = self._accept(draft, response)
             if response.stuck:
                 why = response.stuck_reason or "the agent reported stuck without saying why"
-                raise BuildHalt(HaltReason.STUCK, f"The agent is stuck on {label}: {why}")
+                raise PhaseHalt(HaltReason.STUCK, f"The agent is stuck on {label}: {why}")
             asking = _missing(section, draft.filled)
             if not asking:
                 return
             rejected = {s.id: refused.get(s.id, "no content was given") for s in asking}
             log_event(self.project.dir, "slots_rejected", level="warning", slots=rejected)
         if unreadable:
-            raise BuildHalt(
+            raise PhaseHalt(
                 HaltReason.AGENT_FAILURE,
                 f"The agent's answer for {label} was unreadable twice: {unreadable}",
             )
         named = "; ".join(f"{slot_id} ({why})" for slot_id, why in rejected.items())
-        raise BuildHalt(
+        raise PhaseHalt(
             HaltReason.BUILD_INCOMPLETE,
             f"Plan build incomplete: no usable content for {named} in {label} after one re-ask.",
         )
@@ -265,7 +265,7 @@ class PlanBuilder:
         try:
             return invoke_agent(self.config, self.agent, prompt, call)
         except AgentFailure as exc:
-            raise BuildHalt(HaltReason.AGENT_FAILURE, str(exc)) from None
+            raise PhaseHalt(HaltReason.AGENT_FAILURE, str(exc)) from None
 
     # --- files -----------------------------------------------------------------------------
 
@@ -273,7 +273,7 @@ class PlanBuilder:
         try:
             check_agent(self.config, self.agent, self.rules)
         except SafetyViolation as exc:
-            raise BuildHalt(HaltReason.AGENT_FAILURE, f"agent '{self.agent}': {exc}") from None
+            raise PhaseHalt(HaltReason.AGENT_FAILURE, f"agent '{self.agent}': {exc}") from None
 
     def _draft(self) -> _Draft:
         """Re-read intent, spec, plan and chat: the human may have edited any of them."""
@@ -291,7 +291,7 @@ class PlanBuilder:
             choice = select_template(self.templates_dir, plan_type)
             template = load_template(choice.path)
         except (NoPlanTemplatesError, PlanTemplateError) as exc:
-            raise BuildHalt(HaltReason.FILE_SYSTEM_ERROR, str(exc)) from None
+            raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, str(exc)) from None
         log_event(
             self.project.dir, "template_selected", template=choice.name, warning=choice.warning
         )
@@ -306,7 +306,7 @@ class PlanBuilder:
         try:
             on_disk = template.read_filled(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, PlanTemplateError) as exc:
-            raise BuildHalt(
+            raise PhaseHalt(
                 HaltReason.FILE_SYSTEM_ERROR,
                 f"{path} cannot be resumed: {exc}. Restore it from git, or delete it to build the "
                 "plan again.",
@@ -320,7 +320,7 @@ class PlanBuilder:
         try:
             history = read_chat(self.project.dir)
         except StateFileError as exc:
-            raise BuildHalt(HaltReason.FILE_SYSTEM_ERROR, str(exc)) from None
+            raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, str(exc)) from None
         said = [m.content for m in history if m.role == "human" and m.phase is Phase.BUILDING]
         return "\n\n".join(said) or "None."
 
@@ -329,14 +329,14 @@ class PlanBuilder:
         try:
             return path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise BuildHalt(HaltReason.FILE_SYSTEM_ERROR, f"{path} is unreadable: {exc}") from None
+            raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, f"{path} is unreadable: {exc}") from None
 
     def _save(self, draft: _Draft) -> None:
         try:
             text = draft.template.render(self.project_name, draft.filled)
             write_checked(self.project.dir, PLAN_FILE, text, self.rules)
         except (PlanTemplateError, SafetyViolation, OSError) as exc:
-            raise BuildHalt(
+            raise PhaseHalt(
                 HaltReason.FILE_SYSTEM_ERROR, f"cannot save {PLAN_FILE}: {exc}"
             ) from None
 
@@ -351,7 +351,7 @@ class PlanBuilder:
         try:
             git_repo.commit_all(self.project.dir, subject)
         except Exception as exc:  # noqa: BLE001 - any git failure is a file-system halt
-            raise BuildHalt(
+            raise PhaseHalt(
                 HaltReason.FILE_SYSTEM_ERROR, f"git commit failed ({subject}): {exc}"
             ) from None
 
@@ -361,19 +361,19 @@ class PlanBuilder:
         """The spec's Phase 3 → 4 checks, in its order, then commit and move to `polishing`."""
         path = self.project.dir / PLAN_FILE
         if not path.is_file():
-            raise BuildHalt(HaltReason.PHASE3_OUTPUT_MISSING, OUTPUT_MISSING)
+            raise PhaseHalt(HaltReason.PHASE3_OUTPUT_MISSING, OUTPUT_MISSING)
         plan = self._read(PLAN_FILE)
         try:
             unfilled = template.unfilled(template.read_filled(plan))
         except PlanTemplateError as exc:
-            raise BuildHalt(HaltReason.FILE_SYSTEM_ERROR, f"{path}: {exc}") from None
+            raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, f"{path}: {exc}") from None
         if unfilled:
-            raise BuildHalt(
+            raise PhaseHalt(
                 HaltReason.BUILD_INCOMPLETE, f"Plan build incomplete: {_describe(unfilled)}."
             )
         minimum = self.config.phase3_completeness.plan_min_chars
         if len(plan) < minimum:
-            raise BuildHalt(
+            raise PhaseHalt(
                 HaltReason.PHASE3_OUTPUT_INCOMPLETE,
                 f"{OUTPUT_INCOMPLETE} ({PLAN_FILE} has {len(plan)} characters; "
                 f"phase3_completeness.plan_min_chars is {minimum})",
@@ -381,14 +381,14 @@ class PlanBuilder:
         try:
             (self.project.dir / CONSTRAINTS_FILE).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise BuildHalt(
+            raise PhaseHalt(
                 HaltReason.FILE_SYSTEM_ERROR, f"{CONSTRAINTS_UNREADABLE} ({exc})"
             ) from None
         self._commit("Phase 3 complete: plan built")
         transition(self.project, Phase.POLISHING, summary=MILESTONE, hooks=self.hooks)
         return BuildOutcome(verdict="built", halt_reason=None, reason=MILESTONE, deliverable=path)
 
-    def _halt(self, halt: BuildHalt) -> BuildOutcome:
+    def _halt(self, halt: PhaseHalt) -> BuildOutcome:
         reason = str(halt)
         try:
             git_repo.commit_all(self.project.dir, f"Phase 3 halted ({halt.halt_reason})")
