@@ -36,8 +36,8 @@ from thoughtforge.plugins.plan.builder import (
     BuildOutcome,
     PlanBuilder,
 )
-from thoughtforge.plugins.safety import SafetyViolation, load_rules
-from thoughtforge.polish import PolishLoop, write_checked
+from thoughtforge.plugins.safety import SafetyViolation, load_rules, write_checked
+from thoughtforge.polish import PolishLoop
 from thoughtforge.project import Project
 from thoughtforge.project_log import read_events
 from thoughtforge.state import read_chat, read_status

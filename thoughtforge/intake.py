@@ -29,7 +29,7 @@ from thoughtforge.errors import AgentFailure, StateFileError, TransitionError
 from thoughtforge.git_repo import commit_all
 from thoughtforge.markdown_sections import SectionedText, list_items, strip_outer_fence
 from thoughtforge.models import DeliverableType, Phase
-from thoughtforge.project import Project
+from thoughtforge.project import INTENT_FILE, Project
 from thoughtforge.project_log import log_event
 from thoughtforge.prompts import PromptLibrary
 from thoughtforge.resources import ResourceBundle, read_resources
@@ -44,7 +44,6 @@ from thoughtforge.state import (
 from thoughtforge.transition import transition
 
 PHASE_ONE = frozenset({Phase.BRAIN_DUMP, Phase.DISTILLING, Phase.HUMAN_REVIEW})
-INTENT_FILE = "docs/intent.md"
 INTENT_SECTIONS = (
     "Deliverable Type",
     "Objective",

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
@@ -38,14 +38,8 @@ from thoughtforge.errors import (
 )
 from thoughtforge.guards import GuardReport
 from thoughtforge.models import Counts, DeliverableType, HaltReason, Issue, Phase
-from thoughtforge.plugins.safety import (
-    SafetyRules,
-    SafetyViolation,
-    classify_agent_call,
-    classify_write,
-    load_rules,
-)
-from thoughtforge.project import Project
+from thoughtforge.plugins.safety import SafetyViolation, check_agent, load_rules, write_checked
+from thoughtforge.project import CONSTRAINTS_FILE, PLAN_FILE, Project
 from thoughtforge.project_log import log_event
 from thoughtforge.prompts import PromptLibrary
 from thoughtforge.review import MalformedReview, TestResults, parse_review
@@ -59,32 +53,12 @@ from thoughtforge.state import (
     utc_now,
     write_polish_state,
 )
+from thoughtforge.step_runner import StepRunner, run_direct
 from thoughtforge.transition import TransitionHooks, transition
 
 REVIEW_FILE = "review.json"
-PLAN_FILE = "docs/plan.md"
-CONSTRAINTS_FILE = "docs/constraints.md"
 MIN_FIX_LENGTH_RATIO = 0.5
 _PROMPT_OVERHEAD_TOKENS = 2_000
-
-T = TypeVar("T")
-StepRunner = Callable[[str, Callable[[], T]], T]
-
-
-def run_direct(name: str, step: Callable[[], T]) -> T:
-    """The runner without Prefect: just call the step."""
-    return step()
-
-
-def check_agent(config: Config, agent: str, rules: SafetyRules) -> None:
-    """Refuse an agent whose configured flags would let it act, before it is ever called."""
-    rules.validate(classify_agent_call(config.agent(agent)))
-
-
-def write_checked(project_dir: Path, relpath: str, text: str, rules: SafetyRules) -> None:
-    """Every Phase 3–4 write passes the deliverable type's rules before it touches the disk."""
-    rules.validate(classify_write(project_dir, Path(relpath)))
-    write_text_atomic(project_dir / relpath, text)
 
 
 class StoredReview(BaseModel):

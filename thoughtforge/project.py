@@ -17,6 +17,12 @@ from thoughtforge.models import HaltReason, Phase
 from thoughtforge.project_log import LOG_FILE, log_event
 from thoughtforge.state import ChatMessage, Status, read_status, utc_now, write_chat, write_status
 
+# The pipeline's documents, relative to the project directory.
+INTENT_FILE = "docs/intent.md"
+SPEC_FILE = "docs/spec.md"
+CONSTRAINTS_FILE = "docs/constraints.md"
+PLAN_FILE = "docs/plan.md"
+
 _ID_ATTEMPTS = 20
 _SLUG_WORDS = 4
 _SLUG_CHARS = 24

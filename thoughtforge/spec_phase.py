@@ -25,17 +25,14 @@ from thoughtforge.context_window import estimate_tokens
 from thoughtforge.conversation import fit_conversation
 from thoughtforge.errors import ThoughtForgeError, TransitionError
 from thoughtforge.git_repo import commit_all
-from thoughtforge.intake import INTENT_FILE
 from thoughtforge.markdown_sections import SectionedText, heading_key, list_items, strip_outer_fence
 from thoughtforge.models import DeliverableType, Phase
-from thoughtforge.project import Project
+from thoughtforge.project import CONSTRAINTS_FILE, INTENT_FILE, SPEC_FILE, Project
 from thoughtforge.project_log import log_event
 from thoughtforge.prompts import PromptLibrary
 from thoughtforge.state import ChatMessage, Status, append_chat, read_chat, write_chat
 from thoughtforge.transition import transition
 
-SPEC_FILE = "docs/spec.md"
-CONSTRAINTS_FILE = "docs/constraints.md"
 SPEC_SECTIONS = (
     "Deliverable Overview",
     "Deliverable Structure",

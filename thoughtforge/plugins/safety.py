@@ -18,7 +18,8 @@ from typing import Protocol, cast
 
 from pydantic import BaseModel, ConfigDict
 
-from thoughtforge.config import AgentSpec
+from thoughtforge.atomic_write import write_text_atomic
+from thoughtforge.config import AgentSpec, Config
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.models import DeliverableType
 
@@ -83,6 +84,17 @@ _TEXT_ONLY_MODES = {
 _SANDBOX_OPTIONS = frozenset({"--sandbox", "-s"})
 _CONFIG_OPTIONS = frozenset({"-c", "--config"})
 _WRITABLE_SANDBOXES = frozenset({"workspace-write", "danger-full-access"})
+
+
+def check_agent(config: Config, agent: str, rules: SafetyRules) -> None:
+    """Refuse an agent whose configured flags would let it act, before it is ever called."""
+    rules.validate(classify_agent_call(config.agent(agent)))
+
+
+def write_checked(project_dir: Path, relpath: str, text: str, rules: SafetyRules) -> None:
+    """Every Phase 3–4 write passes the deliverable type's rules before it touches the disk."""
+    rules.validate(classify_write(project_dir, Path(relpath)))
+    write_text_atomic(project_dir / relpath, text)
 
 
 def classify_write(project_dir: Path, target: Path) -> Operation:

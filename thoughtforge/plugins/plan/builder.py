@@ -33,7 +33,6 @@ from thoughtforge.errors import (
     ThoughtForgeError,
     TransitionError,
 )
-from thoughtforge.intake import INTENT_FILE
 from thoughtforge.markdown_sections import SectionedText, heading_key
 from thoughtforge.models import DeliverableType, HaltReason, Phase
 from thoughtforge.plugins.plan.builder_response import (
@@ -56,20 +55,13 @@ from thoughtforge.plugins.plan.template_selection import (
     NoPlanTemplatesError,
     select_template,
 )
-from thoughtforge.plugins.safety import SafetyViolation, load_rules
-from thoughtforge.polish import (
-    CONSTRAINTS_FILE,
-    PLAN_FILE,
-    StepRunner,
-    check_agent,
-    run_direct,
-    write_checked,
-)
-from thoughtforge.project import Project
+from thoughtforge.plugins.safety import SafetyViolation, check_agent, load_rules, write_checked
+from thoughtforge.project import CONSTRAINTS_FILE, INTENT_FILE, PLAN_FILE, Project
 from thoughtforge.project_log import log_event
 from thoughtforge.prompts import PromptLibrary
 from thoughtforge.spec_phase import SPEC_FILE
 from thoughtforge.state import ChatMessage, append_chat, read_chat
+from thoughtforge.step_runner import StepRunner, run_direct
 from thoughtforge.transition import TransitionHooks, transition
 
 BUILD_STEP = "plan-build"
