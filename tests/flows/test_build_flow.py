@@ -27,6 +27,7 @@ from tests.build_setup import (
     step_label,
     write_script,
 )
+from tests.flows.conftest import run_cli
 from tests.flows.test_polish_flow import _wait_for
 from tests.polish_setup import calls
 from thoughtforge.config import load_config
@@ -151,3 +152,23 @@ def test_a_stuck_build_waits_and_the_human_input_finishes_it(
     re_asked = build_prompts(project)[2]
     assert asked_slots(re_asked) == [s.id for s in SECTIONS[1].slots]
     assert "Guidance from the person:\n\n1500 euros." in re_asked
+
+
+def test_cli_answer_without_a_waiting_run_unsticks_the_build(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    config_path = cli_config()
+    project = building_project(load_config(config_path))
+    stuck = answer({}, stuck=True, reason="Which budget: 800 or 1500 euros?")
+    script = write_script(tmp_path / "s.yaml", [section_answer(1), stuck, *every_section()[1:]])
+    env = {**cli_env, "THOUGHTFORGE_SCRIPT": str(script)}
+    stopped = run_cli(env, config_path, "continue", project.id, "--auto-confirm")
+    assert stopped.returncode == 3 and "stuck" in stopped.stderr, stopped.stderr
+    refused = run_cli(env, config_path, "answer", project.id, "   ")
+    assert refused.returncode == 1 and "empty" in refused.stderr
+    answered = run_cli(env, config_path, "answer", project.id, "1500 euros.")
+    assert answered.returncode == 0, answered.stdout + answered.stderr
+    assert read_status(project.dir).phase is Phase.DONE
+    assert "Guidance from the person:\n\n1500 euros." in build_prompts(project)[2]
+    not_waiting = run_cli(env, config_path, "answer", project.id, "more")
+    assert not_waiting.returncode == 1 and "not waiting for an answer" in not_waiting.stderr
