@@ -7,7 +7,7 @@ from prefect import flow
 from thoughtforge import intake
 from thoughtforge.config import Config
 from thoughtforge.flows.human_input import ChatInput, chat_key, wait_for_human
-from thoughtforge.flows.turns import halt_on_agent_failure, latest_ai_message, notice
+from thoughtforge.flows.turns import halt_on_failure, latest_ai_message, notice
 from thoughtforge.models import Phase
 from thoughtforge.project import Project, load_project
 from thoughtforge.run_lock import hold_run_lock
@@ -26,7 +26,7 @@ def intake_flow(project_id: str, config_path: str | None = None, auto_confirm: b
     with hold_run_lock(project):
         while (phase := project.status().phase) in PHASE_ONE:
             turn = _auto_turn(phase) if auto_confirm else _human_turn(project, phase)
-            with halt_on_agent_failure(project):
+            with halt_on_failure(project):
                 reply = _apply(project, config, phase, turn)
             if auto_confirm and reply == "need_more":
                 print(latest_ai_message(project))

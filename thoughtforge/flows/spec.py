@@ -7,7 +7,7 @@ from prefect import flow
 from thoughtforge import intake, spec_phase
 from thoughtforge.config import Config
 from thoughtforge.flows.human_input import ChatInput, chat_key, wait_for_human
-from thoughtforge.flows.turns import halt_on_agent_failure, latest_ai_message, notice
+from thoughtforge.flows.turns import halt_on_failure, latest_ai_message, notice
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.project import Project, load_project
 from thoughtforge.run_lock import hold_run_lock
@@ -23,7 +23,7 @@ DECIDE_FOR_ME = (
 def spec_flow(project_id: str, config_path: str | None = None, auto_confirm: bool = False) -> str:
     """Agree the spec and acceptance criteria with the human; returns the phase left in."""
     config, project = load_project(project_id, config_path)
-    with hold_run_lock(project), halt_on_agent_failure(project):
+    with hold_run_lock(project), halt_on_failure(project):
         try:
             _converse(project, config, auto_confirm)
         except spec_phase.SpecIncomplete as exc:

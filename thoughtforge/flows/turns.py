@@ -25,7 +25,7 @@ def notice(project: Project, text: str) -> None:
 
 
 @contextmanager
-def halt_on_agent_failure(project: Project) -> Iterator[None]:
+def halt_on_failure(project: Project) -> Iterator[None]:
     """An agent that failed twice halts the project; the chat resumes from the last message."""
     try:
         yield

@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+import pytest
+
+from thoughtforge.config import Config
+from thoughtforge.errors import AgentFailure
+from thoughtforge.flows.turns import halt_on_failure, latest_ai_message
+from thoughtforge.models import HaltReason, Phase
+from thoughtforge.project import create_project
+from thoughtforge.state import read_status
+from thoughtforge.transition import transition
+
+
+@pytest.mark.parametrize(
+    ("error", "reason"),
+    [
+        (
+            AgentFailure("demo", "spec-building", ["timed out", "timed out"]),
+            HaltReason.AGENT_FAILURE,
+        ),
+        (PermissionError(13, "Permission denied", "docs/spec.md"), HaltReason.FILE_SYSTEM_ERROR),
+    ],
+)
+def test_failures_halt_with_their_reason_and_tell_the_chat(
+    config: Config, error: Exception, reason: HaltReason
+) -> None:
+    project = create_project(config, brain_dump="x")
+    transition(project, Phase.DISTILLING)
+    with halt_on_failure(project):
+        raise error
+    status = read_status(project.dir)
+    assert (status.phase, status.halt_reason, status.halted_from) == (
+        Phase.HALTED,
+        reason,
+        Phase.DISTILLING,
+    )
+    assert "resume" in latest_ai_message(project)
+
+
+def test_other_errors_are_not_swallowed(config: Config) -> None:
+    project = create_project(config, brain_dump="x")
+    with pytest.raises(ValueError), halt_on_failure(project):
+        raise ValueError("a bug")
+    assert read_status(project.dir).phase is Phase.BRAIN_DUMP
