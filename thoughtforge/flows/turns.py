@@ -26,12 +26,17 @@ def notice(project: Project, text: str) -> None:
 
 @contextmanager
 def halt_on_failure(project: Project) -> Iterator[None]:
-    """An agent that failed twice halts the project; the chat resumes from the last message."""
+    """An agent that failed twice, or a document that cannot be written, halts the project;
+    the chat resumes from the last recorded message."""
     try:
         yield
     except AgentFailure as exc:
-        notice(project, f"The agent failed twice: {exc}. Resume when it is available again.")
-        if project.status().phase is not Phase.HALTED:
-            transition(
-                project, Phase.HALTED, halt_reason=HaltReason.AGENT_FAILURE, summary=str(exc)
-            )
+        _halt(project, HaltReason.AGENT_FAILURE, f"The agent failed twice: {exc}.")
+    except OSError as exc:
+        _halt(project, HaltReason.FILE_SYSTEM_ERROR, f"A project file could not be written: {exc}.")
+
+
+def _halt(project: Project, reason: HaltReason, message: str) -> None:
+    notice(project, f"{message} Fix the cause, then resume.")
+    if project.status().phase is not Phase.HALTED:
+        transition(project, Phase.HALTED, halt_reason=reason, summary=message)
