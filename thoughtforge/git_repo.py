@@ -6,6 +6,9 @@ from pathlib import Path
 
 import git
 
+from thoughtforge.errors import PhaseHalt
+from thoughtforge.models import HaltReason
+
 AUTHOR_NAME = "ThoughtForge"
 AUTHOR_EMAIL = "thoughtforge@localhost"
 
@@ -60,3 +63,13 @@ def remove_stale_lock(path: Path) -> bool:
 def ever_committed(path: Path, relpath: str) -> bool:
     """Whether any commit ever held `relpath`: a state file that was recorded must not vanish."""
     return bool(git.Repo(path).git.log("-1", "--format=%H", "--", relpath).strip())
+
+
+def commit_or_halt(path: Path, subject: str) -> None:
+    """For the phase engines: a commit that fails, for any reason, halts with file_system_error."""
+    try:
+        commit_all(path, subject)
+    except Exception as exc:  # noqa: BLE001 - any git failure is a file-system halt
+        raise PhaseHalt(
+            HaltReason.FILE_SYSTEM_ERROR, f"git commit failed ({subject}): {exc}"
+        ) from None

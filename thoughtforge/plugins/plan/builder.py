@@ -340,12 +340,7 @@ class PlanBuilder:
             )
 
     def _commit(self, subject: str) -> None:
-        try:
-            git_repo.commit_all(self.project.dir, subject)
-        except Exception as exc:  # noqa: BLE001 - any git failure is a file-system halt
-            raise PhaseHalt(
-                HaltReason.FILE_SYSTEM_ERROR, f"git commit failed ({subject}): {exc}"
-            ) from None
+        git_repo.commit_or_halt(self.project.dir, subject)
 
     # --- endings ---------------------------------------------------------------------------
 
