@@ -1,1 +1,0 @@
-"""Connectors that pull a Notion page or Google Drive document into resources/ as Markdown."""
