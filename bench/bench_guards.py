@@ -12,9 +12,9 @@ import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
 from thoughtforge.config import PolishConfig
-from thoughtforge.guards import evaluate
+from thoughtforge.core import TrajectoryEntry
 from thoughtforge.models import Issue, Severity
-from thoughtforge.state import TrajectoryEntry
+from thoughtforge.phases.polish.guards import evaluate
 
 ISSUES = 1_000
 FILES = [

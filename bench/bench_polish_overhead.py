@@ -36,12 +36,11 @@ def main(iterations: int) -> None:
     from prefect.testing.utilities import prefect_test_harness
 
     from thoughtforge.config import load_config
+    from thoughtforge.core import create_project, read_status, write_status
+    from thoughtforge.core.git_repo import commit_all
     from thoughtforge.flows.polish import polish_flow
-    from thoughtforge.git_repo import commit_all
     from thoughtforge.models import DeliverableType, Phase
-    from thoughtforge.polish import PolishLoop
-    from thoughtforge.project import create_project
-    from thoughtforge.state import read_status, write_status
+    from thoughtforge.phases.polish.loop import PolishLoop
 
     work = Path(tempfile.mkdtemp(prefix="tf-bench-"))
     config_path = _config(work, iterations)

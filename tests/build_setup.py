@@ -11,12 +11,11 @@ import yaml
 
 from tests.conftest import BRAIN_DUMP
 from thoughtforge.config import Config
-from thoughtforge.git_repo import commit_all
+from thoughtforge.core import Project, create_project, read_status, write_chat, write_status
+from thoughtforge.core.git_repo import commit_all
 from thoughtforge.models import DeliverableType, Phase
 from thoughtforge.plugins.plan.template import PlanTemplate, Section, load_template
 from thoughtforge.plugins.plan.template_selection import TEMPLATES_DIR
-from thoughtforge.project import Project, create_project
-from thoughtforge.state import read_status, write_chat, write_status
 
 GENERIC: PlanTemplate = load_template(TEMPLATES_DIR / "generic.hbs")
 SECTIONS: list[Section] = GENERIC.sections()

@@ -10,10 +10,9 @@ import yaml
 
 from tests.conftest import BRAIN_DUMP
 from thoughtforge.config import Config
-from thoughtforge.git_repo import commit_all
+from thoughtforge.core import Project, create_project, read_status, write_status
+from thoughtforge.core.git_repo import commit_all
 from thoughtforge.models import DeliverableType, Phase
-from thoughtforge.project import Project, create_project
-from thoughtforge.state import read_status, write_status
 
 PLAN = (
     "# Wedding plan\n\n"

@@ -11,12 +11,14 @@ Exception hierarchy:
   + PromptError           - a prompt file missing or a placeholder without a value
   + PhaseHalt             - a phase engine stops the project with a `halt_reason`
   + AgentFailure          - an agent failed twice (the flows halt with `agent_failure`)
-    - intake.DistillationMalformed      - two distillations without the six sections
-  + review.MalformedReview              - no review JSON that fits the schema
-  + spec_phase.SpecIncomplete           - a spec proposal without acceptance criteria, twice
-  + plugins.safety.SafetyViolation      - an operation the deliverable type forbids
-  + plugins.plan.template.PlanTemplateError, template_selection.NoPlanTemplatesError,
-    builder_response.BuilderResponseError - plan templates and builder answers
+    - phases.intake.DistillationMalformed - two distillations without the six sections
+  + UnusableAnswer        - one agent answer a step cannot use; the engine asks again
+    - phases.polish.review.MalformedReview - no review JSON that fits the schema
+    - plugins.plan.builder_response.BuilderResponseError - no builder answer that fits its schema
+  + phases.spec.SpecIncomplete         - a spec proposal without acceptance criteria, twice
+  + phases.safety.SafetyViolation      - an operation the deliverable type forbids
+  + plugins.plan.template.PlanTemplateError, template_selection.NoPlanTemplatesError
+                                        - a plan template that cannot be used
 
 The ones defined next to the code that raises them are listed here so the tree reads in one place.
 """
@@ -69,6 +71,14 @@ class PhaseHalt(ThoughtForgeError):
     def __init__(self, reason: HaltReason, message: str) -> None:
         self.halt_reason = reason
         super().__init__(message)
+
+
+class UnusableAnswer(ThoughtForgeError):
+    """An agent's answer that a step cannot use; the message says why, for the re-ask."""
+
+    def __init__(self, reason: str, answer: str = "") -> None:
+        self.answer = answer
+        super().__init__(reason)
 
 
 class AgentFailure(ThoughtForgeError):

@@ -20,6 +20,7 @@ class Phase(StrEnum):
 
 AUTONOMOUS_PHASES = frozenset({Phase.DISTILLING, Phase.BUILDING, Phase.POLISHING})
 INTERACTIVE_PHASES = frozenset({Phase.BRAIN_DUMP, Phase.HUMAN_REVIEW, Phase.SPEC_BUILDING})
+PHASE_ONE = frozenset({Phase.BRAIN_DUMP, Phase.DISTILLING, Phase.HUMAN_REVIEW})
 
 
 class HaltReason(StrEnum):
@@ -39,6 +40,11 @@ class HaltReason(StrEnum):
     GUARD_HALLUCINATION = "guard_hallucination"
     GUARD_FABRICATION = "guard_fabrication"
     GUARD_MAX_ITERATIONS = "guard_max_iterations"
+
+
+# Halts of Phase 3 that the human answers with input (provide input or terminate); the others
+# wait for resume / override / terminate.
+INPUT_HALTS = frozenset({HaltReason.STUCK, HaltReason.BUILD_INCOMPLETE})
 
 
 class DeliverableType(StrEnum):

@@ -10,7 +10,7 @@ from pathlib import Path
 import git
 import pytest
 
-from tests.conftest import BRAIN_DUMP
+from tests.conftest import BRAIN_DUMP, REPO_ROOT
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -103,9 +103,7 @@ def test_doctor_reports_each_check(run: Run, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("args", [("--help",), ("status",), ("new", "--help")])
 def test_light_commands_do_not_import_prefect(args: tuple[str, ...], tmp_path: Path) -> None:
-    (tmp_path / "config.yaml").write_text(
-        (Path(__file__).parent.parent / "config.yaml.example").read_text()
-    )
+    (tmp_path / "config.yaml").write_text((REPO_ROOT / "config.yaml.example").read_text())
     probe = (
         "import sys\nfrom thoughtforge.cli import main\n"
         f"sys.argv = ['thoughtforge', *{list(args)!r}]\n"

@@ -4,12 +4,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.test_run_lock import HOLDER
+from tests.core.test_run_lock import HOLDER
 from thoughtforge.config import Config
+from thoughtforge.core import create_project, halt_orphaned_projects, read_status, write_status
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.project import create_project
-from thoughtforge.restart import halt_orphaned_projects
-from thoughtforge.state import read_status, write_status
 
 
 def _in(project_dir: Path, phase: Phase) -> None:

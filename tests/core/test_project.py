@@ -8,10 +8,17 @@ import pytest
 
 from tests.conftest import BRAIN_DUMP
 from thoughtforge.config import Config, load_config
+from thoughtforge.core import (
+    create_project,
+    list_projects,
+    open_project,
+    read_chat,
+    read_status,
+    safe_file_name,
+    write_status,
+)
 from thoughtforge.errors import ProjectError, ProjectLimitError
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.project import create_project, list_projects, open_project, safe_file_name
-from thoughtforge.state import read_chat, read_status, write_status
 
 
 def test_creates_directories_repo_state_and_one_commit(config: Config, tmp_path: Path) -> None:
@@ -47,7 +54,7 @@ def test_ids_are_readable_and_unique(config: Config) -> None:
 def test_id_collision_is_retried(config: Config, monkeypatch: pytest.MonkeyPatch) -> None:
     first = create_project(config, brain_dump=BRAIN_DUMP)
     suffixes = iter([first.id.rsplit("-", 1)[1], "beef"])
-    monkeypatch.setattr("thoughtforge.project.secrets.token_hex", lambda _: next(suffixes))
+    monkeypatch.setattr("thoughtforge.core.project.secrets.token_hex", lambda _: next(suffixes))
     second = create_project(config, brain_dump=BRAIN_DUMP)
     assert second.id.endswith("-beef")
 

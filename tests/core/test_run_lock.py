@@ -7,15 +7,14 @@ import time
 import pytest
 
 from thoughtforge.config import Config
+from thoughtforge.core import Project, create_project, hold_run_lock, is_running
 from thoughtforge.errors import ProjectError
-from thoughtforge.project import Project, create_project
-from thoughtforge.run_lock import hold_run_lock, is_running
 
 HOLDER = """
 import sys, time
 from pathlib import Path
-from thoughtforge.project import Project
-from thoughtforge.run_lock import hold_run_lock
+from thoughtforge.core.project import Project
+from thoughtforge.core.run_lock import hold_run_lock
 project = Project(id=sys.argv[1], dir=Path(sys.argv[2]))
 with hold_run_lock(project):
     print("held", flush=True)

@@ -5,9 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from thoughtforge.errors import StateFileError
-from thoughtforge.models import Issue, Phase, Severity
-from thoughtforge.state import (
+from thoughtforge.core import (
     ChatMessage,
     PolishState,
     Status,
@@ -21,6 +19,8 @@ from thoughtforge.state import (
     write_polish_state,
     write_status,
 )
+from thoughtforge.errors import StateFileError
+from thoughtforge.models import Issue, Phase, Severity
 
 
 def _status() -> Status:

@@ -2,14 +2,19 @@ from __future__ import annotations
 
 import pytest
 
-from thoughtforge.adapters.notify import Notification
 from thoughtforge.config import Config
+from thoughtforge.core import (
+    Notification,
+    Project,
+    Status,
+    TransitionHooks,
+    create_project,
+    read_events,
+    read_status,
+    transition,
+)
 from thoughtforge.errors import TransitionError
 from thoughtforge.models import DeliverableType, HaltReason, Phase
-from thoughtforge.project import Project, create_project
-from thoughtforge.project_log import read_events
-from thoughtforge.state import Status, read_status
-from thoughtforge.transition import TransitionHooks, transition
 
 
 class RecordingNotifier:

@@ -31,11 +31,10 @@ from tests.flows.conftest import run_cli
 from tests.flows.test_polish_flow import _wait_for
 from tests.polish_setup import calls
 from thoughtforge.config import load_config
+from thoughtforge.core import Project, read_chat, read_status
 from thoughtforge.flows.build import build_flow
 from thoughtforge.flows.paused_runs import find_paused_run, send_input
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.project import Project
-from thoughtforge.state import read_chat, read_status
 
 # A flow run of its own process, tagged with the project like the CLI's runs.
 RUNNER = """

@@ -3,11 +3,10 @@ from __future__ import annotations
 import re
 
 from thoughtforge.config import Config
+from thoughtforge.core import create_project, transition
 from thoughtforge.flows.human_input import chat_key, halt_key
-from thoughtforge.intake import add_human_message
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.project import create_project
-from thoughtforge.transition import transition
+from thoughtforge.phases.intake import add_human_message
 
 PREFECT_KEY = re.compile(r"^[a-z0-9-]+$")
 

@@ -13,10 +13,10 @@ import yaml
 
 from tests.flows.conftest import run_cli, start_cli
 from tests.flows.test_polish_flow import _wait_for
+from thoughtforge.adapters.agents.scripted import DEMO_SCRIPT
+from thoughtforge.core import read_chat, read_status
 from thoughtforge.flows.paused_runs import find_paused_run
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.scripted_agent import DEMO_SCRIPT
-from thoughtforge.state import read_chat, read_status
 
 REPO = Path(__file__).resolve().parents[2]
 BRAIN_DUMP = (REPO / "examples" / "wedding-plan.md").read_text()

@@ -16,10 +16,9 @@ from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterTags
 from tests.flows.conftest import run_cli, start_cli
 from tests.polish_setup import calls, polishing_project, review, write_script
 from thoughtforge.config import load_config
+from thoughtforge.core import Project, read_polish_state, read_status
 from thoughtforge.flows.paused_runs import find_paused_run, project_tag
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.project import Project
-from thoughtforge.state import read_polish_state, read_status
 
 
 def _project(config_path: Path) -> Project:

@@ -3,12 +3,10 @@ from __future__ import annotations
 import pytest
 
 from thoughtforge.config import Config
+from thoughtforge.core import create_project, read_status, transition
 from thoughtforge.errors import AgentFailure
 from thoughtforge.flows.turns import halt_on_failure, latest_ai_message
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.project import create_project
-from thoughtforge.state import read_status
-from thoughtforge.transition import transition
 
 
 @pytest.mark.parametrize(

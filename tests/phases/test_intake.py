@@ -2,63 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
-
-import git
 import pytest
-import yaml
 
 from tests.conftest import BRAIN_DUMP
+from tests.phases.conftest import Script, distillation, prompts
 from tests.polish_setup import calls
-from thoughtforge import intake
 from thoughtforge.config import Config
-from thoughtforge.errors import AgentFailure, TransitionError
-from thoughtforge.intake import DistillationMalformed
-from thoughtforge.markdown_sections import SectionedText
-from thoughtforge.models import DeliverableType, HaltReason, Phase
-from thoughtforge.project import Project, create_project
-from thoughtforge.project_log import read_events
-from thoughtforge.state import read_chat, read_status, write_status
-from thoughtforge.transition import transition
-
-Script = Callable[..., Path]
-
-
-def distillation(
-    objective: str = "Plan a small countryside wedding for 60 guests. It should feel relaxed.",
-    deliverable_type: str = "Plan — event",
-    questions: int = 1,
-) -> str:
-    asked = "\n".join(f"- Question {n}?" for n in range(1, questions + 1)) or "None"
-    return (
-        f"## Deliverable Type\n{deliverable_type}\n\n"
-        f"## Objective\n{objective}\n\n"
-        "## Assumptions\n- Guests travel by car.\n\n"
-        "## Constraints\n- Budget 15k\n- Vegetarian menu\n\n"
-        "## Unknowns\n- Exact date in June\n\n"
-        f"## Open Questions\n{asked}\n"
-    )
-
-
-@pytest.fixture
-def script(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Script:
-    """Answers for `brain-dump-intake`, in call order (the last one repeats)."""
-
-    def use(*answers: str | dict[str, Any]) -> Path:
-        entries = [{"text": a} if isinstance(a, str) else a for a in answers]
-        path = tmp_path / "script.yaml"
-        path.write_text(yaml.safe_dump({"steps": {"brain-dump-intake": entries}}))
-        monkeypatch.setenv("THOUGHTFORGE_SCRIPT", str(path))
-        return path
-
-    return use
-
-
-def prompts(project: Project) -> list[str]:
-    folder = project.dir / ".scripted-agent" / "prompts"
-    return [p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.md"))]
+from thoughtforge.core import (
+    Project,
+    create_project,
+    read_chat,
+    read_events,
+    read_status,
+    write_status,
+)
+from thoughtforge.errors import AgentFailure
+from thoughtforge.models import Phase
+from thoughtforge.phases import intake
+from thoughtforge.phases.intake import DistillationMalformed
+from thoughtforge.prompting import SectionedText
 
 
 def transitions(project: Project) -> list[tuple[str, str]]:
@@ -239,68 +201,6 @@ def test_a_typed_realign_command_is_applied_and_not_recorded_twice(
     assert "hmm" not in last_prompt and "First." not in last_prompt
 
 
-def test_confirm_locks_intent_names_the_project_and_starts_phase_two(
-    config: Config, script: Script
-) -> None:
-    script(distillation())
-    project = create_project(config, brain_dump=BRAIN_DUMP)
-    reply = intake.distill(project, config)
-
-    confirmed = intake.confirm_intent(project, config)
-
-    assert confirmed.project_name == "Plan a small countryside wedding for 60 guests"
-    assert confirmed.deliverable_type is DeliverableType.PLAN
-    assert confirmed.intent_path == project.dir / "docs" / "intent.md"
-    intent = confirmed.intent_path.read_text()
-    assert intent.startswith(f"# Intent: {confirmed.project_name}\n\n")
-    assert reply.message in intent
-    head = git.Repo(project.dir).head.commit
-    assert head.summary == "Lock intent.md"
-    assert (head.tree / "docs" / "intent.md").data_stream.read().decode() == intent
-    status = read_status(project.dir)
-    assert (status.phase, status.project_name, status.deliverable_type) == (
-        Phase.SPEC_BUILDING,
-        confirmed.project_name,
-        DeliverableType.PLAN,
-    )
-    assert read_chat(project.dir) == []
-
-
-@pytest.mark.parametrize(
-    ("objective", "kind_line", "name", "kind"),
-    [
-        (
-            "Build a **command-line tool** that renames photos by date, for me alone",
-            "Code — CLI tool",
-            "Build a command-line tool that renames photos by date, for…",
-            DeliverableType.CODE,
-        ),
-        ("- ship it", "Plan or Code: unclear", "Ship it", DeliverableType.PLAN),
-    ],
-)
-def test_confirm_derives_a_short_name_and_the_type(
-    config: Config, script: Script, objective: str, kind_line: str, name: str, kind: DeliverableType
-) -> None:
-    script(distillation(objective=objective, deliverable_type=kind_line))
-    project = create_project(config, brain_dump=BRAIN_DUMP)
-    intake.distill(project, config)
-
-    confirmed = intake.confirm_intent(project, config)
-
-    assert (confirmed.project_name, confirmed.deliverable_type) == (name, kind)
-    assert len(confirmed.project_name) <= intake.MAX_NAME_CHARS
-
-
-def test_confirm_before_review_is_refused_and_writes_nothing(config: Config) -> None:
-    project = create_project(config, brain_dump=BRAIN_DUMP)
-
-    with pytest.raises(TransitionError, match="brain_dump"):
-        intake.confirm_intent(project, config)
-
-    assert not (project.docs_dir / "intent.md").exists()
-    assert read_status(project.dir).phase is Phase.BRAIN_DUMP
-
-
 def test_a_too_short_brain_dump_found_in_distilling_goes_back_to_brain_dump(
     config: Config, script: Script
 ) -> None:
@@ -314,19 +214,3 @@ def test_a_too_short_brain_dump_found_in_distilling_goes_back_to_brain_dump(
 
     assert read_status(project.dir).phase is Phase.BRAIN_DUMP
     assert calls(project) == {}
-
-
-def test_a_message_sent_while_halted_belongs_to_the_halted_phase(
-    config: Config, script: Script
-) -> None:
-    script(distillation())
-    project = create_project(config, brain_dump=BRAIN_DUMP)
-    transition(project, Phase.DISTILLING)
-    transition(project, Phase.HALTED, halt_reason=HaltReason.AGENT_FAILURE)
-
-    intake.add_human_message(project, "The venue is booked for June 14.")
-
-    assert read_chat(project.dir)[-1].phase is Phase.DISTILLING
-    transition(project, Phase.DISTILLING)
-    intake.distill(project, config)
-    assert "Human:\nThe venue is booked for June 14." in prompts(project)[-1]

@@ -10,9 +10,8 @@ from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
 from tests.conftest import BRAIN_DUMP
 from thoughtforge.config import Config
-from thoughtforge.project import Project, create_project
-from thoughtforge.project_log import read_events
-from thoughtforge.resources import read_resources
+from thoughtforge.core import Project, create_project, read_events
+from thoughtforge.phases.resources import read_resources
 
 
 def pdf_with_text(text: str) -> bytes:

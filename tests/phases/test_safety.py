@@ -7,8 +7,7 @@ import pytest
 
 from thoughtforge.config import AgentSpec
 from thoughtforge.models import DeliverableType
-from thoughtforge.plugins.plan import safety as plan_safety
-from thoughtforge.plugins.safety import (
+from thoughtforge.phases.safety import (
     Operation,
     OperationKind,
     SafetyViolation,
@@ -17,6 +16,7 @@ from thoughtforge.plugins.safety import (
     load_rules,
     tool_granting_flags,
 )
+from thoughtforge.plugins.plan import safety as plan_safety
 
 CLAUDE_TEXT_ONLY = ["-p", "--output-format", "json"]
 

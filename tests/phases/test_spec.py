@@ -2,26 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import git
 import pytest
-import yaml
 
 from tests.conftest import BRAIN_DUMP
+from tests.phases.conftest import Script, prompts, step_script
 from tests.polish_setup import calls
-from thoughtforge import intake, spec_phase
 from thoughtforge.config import Config
-from thoughtforge.git_repo import commit_all
-from thoughtforge.markdown_sections import SectionedText
+from thoughtforge.core import (
+    ChatMessage,
+    Project,
+    create_project,
+    read_chat,
+    read_status,
+    write_chat,
+    write_status,
+)
+from thoughtforge.core.git_repo import commit_all
 from thoughtforge.models import DeliverableType, Phase
-from thoughtforge.project import Project, create_project
-from thoughtforge.spec_phase import NO_CRITERIA, RETRY_NOTICE, SpecIncomplete
-from thoughtforge.state import ChatMessage, read_chat, read_status, write_chat, write_status
-
-Script = Callable[..., Path]
+from thoughtforge.phases import intake
+from thoughtforge.phases import spec as spec_phase
+from thoughtforge.phases.spec import RETRY_NOTICE, SpecIncomplete
+from thoughtforge.phases.spec_proposal import NO_CRITERIA, SPEC_SECTIONS
+from thoughtforge.prompting import SectionedText
 
 INTENT = """# Intent: Wedding
 
@@ -74,16 +79,7 @@ NO_CRITERIA_SECTION = proposal().split("## Acceptance Criteria")[0]
 
 @pytest.fixture
 def script(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Script:
-    """Answers for `spec-building`, in call order (the last one repeats)."""
-
-    def use(*answers: str | dict[str, Any]) -> Path:
-        entries = [{"text": a} if isinstance(a, str) else a for a in answers]
-        path = tmp_path / "script.yaml"
-        path.write_text(yaml.safe_dump({"steps": {"spec-building": entries}}))
-        monkeypatch.setenv("THOUGHTFORGE_SCRIPT", str(path))
-        return path
-
-    return use
+    return step_script(tmp_path, monkeypatch, "spec-building")
 
 
 @pytest.fixture
@@ -102,11 +98,6 @@ def project(config: Config) -> Project:
     write_chat(project.dir, [])
     commit_all(project.dir, "Lock intent.md")
     return project
-
-
-def prompts(project: Project) -> list[str]:
-    folder = project.dir / ".scripted-agent" / "prompts"
-    return [p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.md"))]
 
 
 def say_ai(project: Project, text: str) -> None:
@@ -238,7 +229,7 @@ def test_confirm_locks_spec_and_constraints_and_starts_the_build(
     assert (outcome.accepted, outcome.remaining) == (True, [])
     spec = SectionedText.parse((project.docs_dir / "spec.md").read_text())
     assert spec.preamble == "# Spec: Wedding"
-    assert [s.heading for s in spec.sections] == list(spec_phase.SPEC_SECTIONS)
+    assert [s.heading for s in spec.sections] == list(SPEC_SECTIONS)
     assert spec.get("Dependencies") == "- Barn booking"
     constraints = SectionedText.parse((project.docs_dir / "constraints.md").read_text())
     assert [s.heading for s in constraints.sections] == [

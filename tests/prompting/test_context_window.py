@@ -1,6 +1,11 @@
 from __future__ import annotations
 
-from thoughtforge.context_window import TRUNCATION_MARK, estimate_tokens, keep_recent, truncate_text
+from thoughtforge.prompting.context_window import (
+    TRUNCATION_MARK,
+    estimate_tokens,
+    keep_recent,
+    truncate_text,
+)
 
 
 def test_estimate_is_four_characters_per_token_rounded_up() -> None:

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from thoughtforge.conversation import fit_conversation
+from thoughtforge.core import ChatMessage
 from thoughtforge.models import Phase
-from thoughtforge.state import ChatMessage
+from thoughtforge.prompting import fit_conversation
 
 
 def _turn(role: str, words: int) -> ChatMessage:

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from thoughtforge.json_extraction import json_objects
+from thoughtforge.prompting import json_objects
 
 
 def test_whole_answer_then_fences_then_prose_in_that_order() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from thoughtforge.errors import PromptError
-from thoughtforge.prompts import PromptLibrary, fill
+from thoughtforge.prompting import PromptLibrary, fill
 
 GOLDEN = Path(__file__).parent / "golden" / "prompts"
 

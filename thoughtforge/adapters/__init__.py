@@ -1,1 +1,2 @@
-"""Adapters to the outside world: agent CLIs, the Kanban board, notification channels."""
+"""Adapters to the outside world. Today: agent CLIs (`agents/`); the Kanban board and the
+notification channels join here, implementing `thoughtforge.core.hooks`."""

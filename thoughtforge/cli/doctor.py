@@ -11,10 +11,10 @@ from typing import Literal
 import requests
 from pydantic import BaseModel
 
-from thoughtforge.agent_check import missing_agent_warning
+from thoughtforge.adapters.agents import missing_agent_warning
 from thoughtforge.config import Config, load_config
 from thoughtforge.errors import ThoughtForgeError
-from thoughtforge.prompts import PromptLibrary
+from thoughtforge.prompting import PromptLibrary
 
 REQUIRED_PROMPTS = ("brain-dump-intake", "spec-building", "plan-build", "plan-review", "plan-fix")
 _HEALTH_TIMEOUT = 3

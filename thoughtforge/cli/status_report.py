@@ -9,10 +9,15 @@ from rich.table import Table
 from rich.text import Text
 
 from thoughtforge.config import Config
+from thoughtforge.core import (
+    POLISH_STATE_FILE,
+    Status,
+    list_projects,
+    open_project,
+    read_polish_state,
+)
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import Phase
-from thoughtforge.project import list_projects, open_project
-from thoughtforge.state import POLISH_STATE_FILE, Status, read_polish_state
 
 
 def project_table(config: Config) -> tuple[Table, list[str]]:

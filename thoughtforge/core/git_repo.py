@@ -1,13 +1,16 @@
-"""One git repository per project, driven through GitPython."""
+"""One git repository per project, driven through GitPython.
+
+GitPython is imported on first use (it takes about 80 ms), so commands and agent processes that
+never touch a repository do not pay for it.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import git
-
-from thoughtforge.errors import PhaseHalt
-from thoughtforge.models import HaltReason
+if TYPE_CHECKING:
+    import git
 
 AUTHOR_NAME = "ThoughtForge"
 AUTHOR_EMAIL = "thoughtforge@localhost"
@@ -15,6 +18,8 @@ AUTHOR_EMAIL = "thoughtforge@localhost"
 
 def init_repo(path: Path) -> git.Repo:
     """Create the repo with a local identity, so commits work where git has no global one."""
+    import git
+
     repo = git.Repo.init(path, initial_branch="main")
     with repo.config_writer() as cfg:
         cfg.set_value("user", "name", AUTHOR_NAME)
@@ -24,7 +29,7 @@ def init_repo(path: Path) -> git.Repo:
 
 def commit_all(path: Path, message: str, *, allow_empty: bool = False) -> str | None:
     """Stage everything not ignored and commit; return the new sha, or None when nothing changed."""
-    repo = git.Repo(path)
+    repo = _repo(path)
     repo.git.add(A=True)
     if (
         not allow_empty
@@ -38,7 +43,7 @@ def commit_all(path: Path, message: str, *, allow_empty: bool = False) -> str | 
 
 def commit_messages(path: Path) -> list[str]:
     """Subjects of all commits, newest first."""
-    repo = git.Repo(path)
+    repo = _repo(path)
     if not repo.head.is_valid():
         return []
     return [str(c.summary) for c in repo.iter_commits()]
@@ -46,7 +51,7 @@ def commit_messages(path: Path) -> list[str]:
 
 def is_dirty(path: Path, relpath: str | None = None) -> bool:
     """Uncommitted changes (untracked files included), in the whole tree or in one path."""
-    repo = git.Repo(path)
+    repo = _repo(path)
     paths = [relpath] if relpath else []
     return bool(repo.git.status("--porcelain", "--", *paths).strip())
 
@@ -62,14 +67,10 @@ def remove_stale_lock(path: Path) -> bool:
 
 def ever_committed(path: Path, relpath: str) -> bool:
     """Whether any commit ever held `relpath`: a state file that was recorded must not vanish."""
-    return bool(git.Repo(path).git.log("-1", "--format=%H", "--", relpath).strip())
+    return bool(_repo(path).git.log("-1", "--format=%H", "--", relpath).strip())
 
 
-def commit_or_halt(path: Path, subject: str) -> None:
-    """For the phase engines: a commit that fails, for any reason, halts with file_system_error."""
-    try:
-        commit_all(path, subject)
-    except Exception as exc:  # noqa: BLE001 - any git failure is a file-system halt
-        raise PhaseHalt(
-            HaltReason.FILE_SYSTEM_ERROR, f"git commit failed ({subject}): {exc}"
-        ) from None
+def _repo(path: Path) -> git.Repo:
+    import git
+
+    return git.Repo(path)

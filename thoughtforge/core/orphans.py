@@ -7,10 +7,10 @@ automatically; the human resumes it. Interactive phases wait for the human and a
 from __future__ import annotations
 
 from thoughtforge.config import Config
+from thoughtforge.core.project import list_projects
+from thoughtforge.core.run_lock import is_running
+from thoughtforge.core.transition import TransitionHooks, transition
 from thoughtforge.models import AUTONOMOUS_PHASES, HaltReason, Phase
-from thoughtforge.project import list_projects
-from thoughtforge.run_lock import is_running
-from thoughtforge.transition import TransitionHooks, transition
 
 
 def halt_orphaned_projects(config: Config, hooks: TransitionHooks | None = None) -> list[str]:

@@ -11,11 +11,18 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from thoughtforge.config import Config, load_config
+from thoughtforge.core.git_repo import commit_all, init_repo
+from thoughtforge.core.project_log import LOG_FILE, log_event
+from thoughtforge.core.state import (
+    ChatMessage,
+    Status,
+    read_status,
+    utc_now,
+    write_chat,
+    write_status,
+)
 from thoughtforge.errors import ProjectError, ProjectLimitError, StateFileError
-from thoughtforge.git_repo import commit_all, init_repo
-from thoughtforge.models import HaltReason, Phase
-from thoughtforge.project_log import LOG_FILE, log_event
-from thoughtforge.state import ChatMessage, Status, read_status, utc_now, write_chat, write_status
+from thoughtforge.models import DeliverableType, HaltReason, Phase
 
 # The pipeline's documents, relative to the project directory.
 INTENT_FILE = "docs/intent.md"
@@ -50,6 +57,12 @@ class Project(BaseModel):
 
     def status(self) -> Status:
         return read_status(self.dir)
+
+    def deliverable_path(self, status: Status) -> Path:
+        """Where the finished deliverable is: the plan document, or the project's code."""
+        if status.deliverable_type is DeliverableType.CODE:
+            return self.dir
+        return self.dir / PLAN_FILE
 
 
 class ProjectListing(BaseModel):

@@ -11,7 +11,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from thoughtforge.state import utc_now
+from thoughtforge.core.state import utc_now
 
 LOG_FILE = "thoughtforge.log"
 

@@ -12,8 +12,8 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from thoughtforge.core.project import Project
 from thoughtforge.errors import ProjectError
-from thoughtforge.project import Project
 
 LOCK_FILE = ".run.lock"
 _held_here: set[str] = set()

@@ -13,7 +13,7 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from thoughtforge.atomic_write import write_text_atomic
+from thoughtforge.core.atomic_write import write_text_atomic
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import Counts, DeliverableType, HaltReason, Issue, Phase
 

@@ -9,13 +9,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from thoughtforge.adapters.kanban import Board, NullBoard
-from thoughtforge.adapters.notify import EventType, Notification, Notifier, NullNotifier
+from thoughtforge.core.hooks import (
+    Board,
+    EventType,
+    Notification,
+    Notifier,
+    NullBoard,
+    NullNotifier,
+)
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import log_event
+from thoughtforge.core.state import Status, utc_now, write_status
 from thoughtforge.errors import TransitionError
 from thoughtforge.models import DeliverableType, HaltReason, Phase
-from thoughtforge.project import Project
-from thoughtforge.project_log import log_event
-from thoughtforge.state import Status, utc_now, write_status
 
 _NEXT: dict[Phase, frozenset[Phase]] = {
     Phase.BRAIN_DUMP: frozenset({Phase.DISTILLING}),

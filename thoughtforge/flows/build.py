@@ -4,25 +4,18 @@ builder waits for the human's input, and a built plan goes straight on to the po
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
 
-from prefect import flow, task
+from prefect import flow
 from prefect.artifacts import create_markdown_artifact
-from prefect.cache_policies import NO_CACHE
 
-from thoughtforge import intake
 from thoughtforge.config import Config
+from thoughtforge.core import Project, Status, hold_run_lock, load_project
 from thoughtforge.flows.human_input import StuckDecision, chat_key, wait_for_human
 from thoughtforge.flows.polish import polish_flow
-from thoughtforge.flows.turns import latest_ai_message, notice
-from thoughtforge.models import HaltReason, Phase
-from thoughtforge.plugins.plan.builder import INPUT_HALTS, PlanBuilder, SectionProgress
-from thoughtforge.project import Project, load_project
-from thoughtforge.run_lock import hold_run_lock
-from thoughtforge.state import Status
-from thoughtforge.transition import transition
-
-T = TypeVar("T")
+from thoughtforge.flows.task_runner import as_task
+from thoughtforge.models import INPUT_HALTS, Phase
+from thoughtforge.phases import halt_actions, latest_ai_message, notice
+from thoughtforge.plugins.plan import PlanBuilder, SectionProgress
 
 
 @flow(name="thoughtforge-build", flow_run_name="build-{project_id}", log_prints=True)
@@ -44,7 +37,7 @@ def _build_until_settled(project: Project, config: Config, auto_confirm: bool) -
     while True:
         status = project.status()
         if status.phase is Phase.BUILDING:
-            builder = PlanBuilder(project, config, runner=_as_task, on_progress=_publisher(project))
+            builder = PlanBuilder(project, config, runner=as_task, on_progress=_publisher(project))
             print(builder.run().reason)
             continue
         if auto_confirm or not _awaits_input(status):
@@ -64,12 +57,11 @@ def _awaits_input(status: Status) -> bool:
 def _apply(project: Project, decision: StuckDecision) -> None:
     """The human's input goes into the chat, where the builder reads it as guidance."""
     if decision.action == "terminate":
-        transition(project, Phase.HALTED, halt_reason=HaltReason.HUMAN_TERMINATED)
+        halt_actions.apply(project, "terminate")
     elif not decision.message.strip():
         notice(project, "Provide Input needs a message: what should the builder do?")
     else:
-        intake.add_human_message(project, decision.message)
-        transition(project, Phase.BUILDING)
+        halt_actions.provide_input(project, decision.message)
 
 
 def _stuck_prompt(project: Project) -> str:
@@ -78,10 +70,6 @@ def _stuck_prompt(project: Project) -> str:
         "- **provide_input**: answer in the message; the builder asks the section again with it\n"
         "- **terminate**: stop this project for good\n"
     )
-
-
-def _as_task(name: str, step: Callable[[], T]) -> T:
-    return task(step, name=name, cache_policy=NO_CACHE, persist_result=False)()
 
 
 def _publisher(project: Project) -> Callable[[list[SectionProgress]], None]:

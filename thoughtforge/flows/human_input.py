@@ -14,8 +14,7 @@ from typing import Literal, TypeVar
 from prefect import pause_flow_run, runtime, suspend_flow_run
 from prefect.input import RunInput
 
-from thoughtforge.project import Project
-from thoughtforge.state import read_chat
+from thoughtforge.core import Project, read_chat
 
 HUMAN_WAIT_SECONDS = 30 * 24 * 3600
 

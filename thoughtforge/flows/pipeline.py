@@ -12,8 +12,8 @@ from pathlib import Path
 
 from prefect import flow, get_client, runtime, tags
 
-from thoughtforge import recovery
 from thoughtforge.config import Config, load_config
+from thoughtforge.core import Project, Status, create_project, hold_run_lock, open_project
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.flows.build import build_flow
 from thoughtforge.flows.human_input import HaltDecision, halt_key, halt_prompt, wait_for_human
@@ -21,12 +21,8 @@ from thoughtforge.flows.intake import intake_flow
 from thoughtforge.flows.paused_runs import project_tag
 from thoughtforge.flows.polish import polish_flow
 from thoughtforge.flows.spec import spec_flow
-from thoughtforge.flows.turns import latest_ai_message, notice
-from thoughtforge.models import HaltReason, Phase
-from thoughtforge.plugins.plan.builder import INPUT_HALTS
-from thoughtforge.project import Project, create_project, open_project
-from thoughtforge.run_lock import hold_run_lock
-from thoughtforge.state import Status
+from thoughtforge.models import INPUT_HALTS, HaltReason, Phase
+from thoughtforge.phases import halt_actions, latest_ai_message, notice
 
 PhaseFlow = Callable[[str, str | None, bool], object]
 
@@ -108,7 +104,7 @@ def _await_decision(project: Project) -> None:
         HaltDecision, halt_prompt(latest_ai_message(project)), key=halt_key(project)
     )
     try:
-        recovery.apply(project, decision.action)
+        halt_actions.apply(project, decision.action)
     except ThoughtForgeError as exc:
         notice(project, f"Cannot {decision.action}: {exc}")
 

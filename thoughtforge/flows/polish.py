@@ -5,23 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
 
-from prefect import flow, get_run_logger, tags, task
+from prefect import flow, get_run_logger, tags
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
-from prefect.cache_policies import NO_CACHE
 
-from thoughtforge import recovery
 from thoughtforge.config import Config
+from thoughtforge.core import PolishState, Project, hold_run_lock, load_project
 from thoughtforge.flows import human_input
 from thoughtforge.flows.paused_runs import project_tag
-from thoughtforge.guards import GuardReport, describe
-from thoughtforge.polish import PolishLoop, PolishOutcome
-from thoughtforge.project import Project, load_project
-from thoughtforge.run_lock import hold_run_lock
-from thoughtforge.state import PolishState
-
-T = TypeVar("T")
+from thoughtforge.flows.task_runner import as_task
+from thoughtforge.phases import halt_actions
+from thoughtforge.phases.polish.guards import GuardReport, describe
+from thoughtforge.phases.polish.loop import PolishLoop, PolishOutcome
 
 
 @flow(name="thoughtforge-polish", flow_run_name="polish-{project_id}", log_prints=True)
@@ -40,7 +35,7 @@ def polish_flow(
 
 def _polish_until_settled(project: Project, config: Config, wait_for_human: bool) -> PolishOutcome:
     while True:
-        loop = PolishLoop(project, config, runner=_as_task, on_iteration=_publisher(project))
+        loop = PolishLoop(project, config, runner=as_task, on_iteration=_publisher(project))
         outcome = loop.run()
         print(outcome.reason)
         if outcome.verdict == "done" or not wait_for_human:
@@ -50,7 +45,7 @@ def _polish_until_settled(project: Project, config: Config, wait_for_human: bool
             human_input.halt_prompt(outcome.reason),
             key=human_input.halt_key(project),
         )
-        recovery.apply(project, decision.action)
+        halt_actions.apply(project, decision.action)
         if decision.action != "resume":
             return outcome
 
@@ -59,10 +54,6 @@ def polish_in_process(project_id: str, config_path: Path, wait_for_human: bool) 
     """Run the flow here, tagged with the project so `thoughtforge resume` can find it paused."""
     with tags(project_tag(project_id)):
         return polish_flow(project_id, str(config_path), wait_for_human)
-
-
-def _as_task(name: str, step: Callable[[], T]) -> T:
-    return task(step, name=name, cache_policy=NO_CACHE, persist_result=False)()
 
 
 def _publisher(project: Project) -> Callable[[PolishState, GuardReport], None]:

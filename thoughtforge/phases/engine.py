@@ -1,14 +1,188 @@
-"""How a phase engine runs its steps: directly, or (from a flow) each as a named Prefect task."""
+"""The engine every autonomous, agent-driven phase runs on: ask, re-ask, check, write, commit, halt.
+
+The plan builder, the polish loop (and the code builder to come) differ in what they ask and how
+they judge the answer, not in how they talk to agents or stop. So each holds one `PhaseEngine` and
+raises `PhaseHalt` wherever it must stop; the engine turns every halt into the same record: the
+reason and the human's options in the chat, then `transition(..., HALTED)`.
+
+Safety is the orchestrator's, not the prompt's: `start` refuses an agent whose flags the project's
+safety rules forbid before any call, and every write passes the rules' `validate` first.
+
+A phase's steps run through a `StepRunner`: plain calls here, named Prefect tasks from a flow.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TypeVar
 
+from thoughtforge.adapters.agents import AgentCall, invoke_agent
+from thoughtforge.config import Config
+from thoughtforge.core import Project, TransitionHooks, git_repo, log_event, transition
+from thoughtforge.errors import (
+    AgentFailure,
+    PhaseHalt,
+    ThoughtForgeError,
+    TransitionError,
+    UnusableAnswer,
+)
+from thoughtforge.models import DeliverableType, HaltReason, Phase
+from thoughtforge.phases import chat
+from thoughtforge.phases.safety import SafetyViolation, check_agent, load_rules, write_checked
+from thoughtforge.prompting import PromptLibrary
+
 T = TypeVar("T")
 StepRunner = Callable[[str, Callable[[], T]], T]
+JSON_ONLY = "Answer again with the JSON object only."
 
 
 def run_direct(name: str, step: Callable[[], T]) -> T:
     """The runner without Prefect: just call the step."""
     return step()
+
+
+def reask(prompt: str, reason: str, again: str = JSON_ONLY) -> str:
+    """The prompt once more, with why the last answer could not be used and what to do instead."""
+    return f"{prompt}\n\nYour previous answer could not be used: {reason}. {again}"
+
+
+def ask_until_usable(
+    ask: Callable[[str], str],
+    prompt: Callable[[UnusableAnswer | None], str],
+    use: Callable[[str], T],
+    *,
+    attempts: int,
+    on_unusable: Callable[[int, UnusableAnswer], None] = lambda attempt, why: None,
+) -> T:
+    """What `use` makes of the first usable answer; the last `UnusableAnswer` after `attempts`.
+
+    `prompt` is given the previous attempt's refusal (None at first), so each re-ask can say why.
+    """
+    refusal: UnusableAnswer | None = None
+    for attempt in range(1, attempts + 1):
+        try:
+            return use(ask(prompt(refusal)))
+        except UnusableAnswer as exc:
+            refusal = exc
+            on_unusable(attempt, exc)
+    assert refusal is not None, "attempts must be at least 1"
+    raise refusal
+
+
+class PhaseEngine:
+    """One run of an autonomous phase over a project that is in that phase."""
+
+    def __init__(
+        self, project: Project, config: Config, phase: Phase, hooks: TransitionHooks | None
+    ) -> None:
+        status = project.status()
+        if status.phase is not phase:
+            raise TransitionError(f"project {project.id} is in '{status.phase}', not '{phase}'")
+        if status.deliverable_type is DeliverableType.CODE:
+            raise ThoughtForgeError(f"code mode is not available yet ('{phase}')")
+        self.project = project
+        self.config = config
+        self.phase = phase
+        self.hooks = hooks
+        self.agent = status.agent
+        self.project_name = status.project_name or project.id
+        self.rules = load_rules(DeliverableType.PLAN)
+        self.prompts = PromptLibrary(config.prompts.directory)
+
+    def start(self, *agents: str) -> None:
+        """Before the first step: refuse a forbidden agent, clear a lock a killed git left."""
+        for agent in dict.fromkeys(agents):
+            try:
+                check_agent(self.config, agent, self.rules)
+            except SafetyViolation as exc:
+                raise PhaseHalt(HaltReason.AGENT_FAILURE, f"agent '{agent}': {exc}") from None
+        git_repo.remove_stale_lock(self.project.dir)
+
+    # --- agents ----------------------------------------------------------------------------
+
+    def call(self, step: str, iteration: int | None = None) -> AgentCall:
+        return AgentCall(
+            step=step, project_dir=self.project.dir, phase=self.phase.value, iteration=iteration
+        )
+
+    def ask(self, agent: str, prompt: str, call: AgentCall) -> str:
+        try:
+            return invoke_agent(self.config, agent, prompt, call)
+        except AgentFailure as exc:
+            raise PhaseHalt(HaltReason.AGENT_FAILURE, str(exc)) from None
+
+    def ask_until_usable(
+        self,
+        agent: str,
+        call: AgentCall,
+        prompt: Callable[[UnusableAnswer | None], str],
+        use: Callable[[str], T],
+        attempts: int,
+    ) -> T:
+        """`ask_until_usable` with this phase's agent call, each refusal logged as a warning."""
+
+        def log(attempt: int, why: UnusableAnswer) -> None:
+            log_event(
+                self.project.dir,
+                "answer_unusable",
+                level="warning",
+                step=call.step,
+                attempt=attempt,
+                why=str(why),
+            )
+
+        return ask_until_usable(
+            lambda text: self.ask(agent, text, call),
+            prompt,
+            use,
+            attempts=attempts,
+            on_unusable=log,
+        )
+
+    # --- files -----------------------------------------------------------------------------
+
+    def read(self, relpath: str) -> str:
+        path = self.project.dir / relpath
+        try:
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, f"{path} is unreadable: {exc}") from None
+
+    def write(self, relpath: str, text: str) -> None:
+        try:
+            write_checked(self.project.dir, relpath, text, self.rules)
+        except (SafetyViolation, OSError) as exc:
+            raise PhaseHalt(
+                HaltReason.FILE_SYSTEM_ERROR, f"cannot write {relpath}: {exc}"
+            ) from None
+
+    def commit(self, subject: str) -> None:
+        """A commit that fails, for any reason, halts with file_system_error."""
+        try:
+            git_repo.commit_all(self.project.dir, subject)
+        except Exception as exc:  # noqa: BLE001 - any git failure is a file-system halt
+            raise PhaseHalt(
+                HaltReason.FILE_SYSTEM_ERROR, f"git commit failed ({subject}): {exc}"
+            ) from None
+
+    def say(self, text: str) -> None:
+        chat.notice(self.project, text, self.phase)
+
+    def say_once(self, text: str) -> None:
+        chat.notice_once(self.project, text, self.phase)
+
+    # --- endings ---------------------------------------------------------------------------
+
+    def advance(self, phase: Phase, summary: str) -> None:
+        transition(self.project, phase, summary=summary, hooks=self.hooks)
+
+    def halt(self, halt: PhaseHalt, options: str, summary: str) -> None:
+        """The reason and the human's options go into the chat, then the project halts."""
+        self.say(f"Halted: {halt} Options: {options}.")
+        transition(
+            self.project,
+            Phase.HALTED,
+            halt_reason=halt.halt_reason,
+            summary=summary,
+            hooks=self.hooks,
+        )

@@ -1,4 +1,5 @@
-"""What the human can do with a halted project: resume, override or terminate.
+"""What the human can do with a halted project: resume, override or terminate it, or answer a
+stuck build (`provide_input`).
 
 Applied to the files directly, so it works the same whether the decision arrives as a Prefect
 `RunInput` to a paused flow or from the CLI when no run is waiting.
@@ -8,17 +9,25 @@ from __future__ import annotations
 
 from typing import Literal
 
-from thoughtforge import polish_log
-from thoughtforge.errors import StateFileError, TransitionError
-from thoughtforge.models import HaltReason, Phase
-from thoughtforge.project import Project
-from thoughtforge.state import Status, read_polish_state, utc_now
-from thoughtforge.transition import TransitionHooks, transition
+from thoughtforge.core import (
+    Project,
+    Status,
+    TransitionHooks,
+    read_polish_state,
+    transition,
+    utc_now,
+)
+from thoughtforge.errors import StateFileError, ThoughtForgeError, TransitionError
+from thoughtforge.models import INPUT_HALTS, HaltReason, Phase
+from thoughtforge.phases.chat import add_human_message
+from thoughtforge.phases.polish import polish_log
 
 Action = Literal["resume", "override", "terminate"]
 
 
 def apply(project: Project, action: Action, hooks: TransitionHooks | None = None) -> Status:
+    """Act on a halted project: resume returns it to the phase it halted in (a polish loop logs
+    the resumption), override accepts a polish loop's deliverable (done), terminate ends it."""
     status = _halted(project)
     if action == "terminate":
         return transition(
@@ -36,6 +45,18 @@ def apply(project: Project, action: Action, hooks: TransitionHooks | None = None
     if origin is Phase.POLISHING:
         _log_resume(project, status)
     return transition(project, origin, hooks=hooks)
+
+
+def provide_input(project: Project, message: str, hooks: TransitionHooks | None = None) -> Status:
+    """Answer a stuck or incomplete build: the message goes into the chat, where the builder
+    reads it as guidance, and the project returns to `building`."""
+    if not message.strip():
+        raise ThoughtForgeError("the answer is empty: say what the builder should do")
+    status = project.status()
+    if status.phase is not Phase.HALTED or status.halt_reason not in INPUT_HALTS:
+        raise TransitionError(f"project {project.id} is not waiting for an answer ({status.phase})")
+    add_human_message(project, message)
+    return transition(project, Phase.BUILDING, hooks=hooks)
 
 
 def _halted(project: Project) -> Status:

@@ -1,8 +1,8 @@
-"""Phase 1: distil the brain dump into an intent the human corrects, then lock it as `intent.md`.
+"""Phase 1: distil the brain dump into an intent the human corrects (`intent` locks it).
 
 The project moves brain_dump → distilling → human_review, back to distilling for every correction,
-and on to spec_building when the human confirms. The chat file is the whole memory of the phase, so
-a flow killed at any point resumes from it.
+and on to spec_building when the human confirms (`intent.confirm_intent`). The chat file is the
+whole memory of the phase, so a flow killed at any point resumes from it.
 
 "Realign from here" is recorded in the chat as the human message it is, and nothing is ever removed
 from `chat_history.json`: the exclusion is recomputed from the chat each time a prompt is built.
@@ -15,53 +15,44 @@ a realign command), together with the command itself. A command is any human mes
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel
 
 from thoughtforge.adapters.agents import AgentCall, invoke_agent
-from thoughtforge.atomic_write import write_text_atomic
 from thoughtforge.config import Config
-from thoughtforge.context_window import estimate_tokens, truncate_text
-from thoughtforge.conversation import fit_conversation
-from thoughtforge.errors import AgentFailure, StateFileError, TransitionError
-from thoughtforge.git_repo import commit_all
-from thoughtforge.markdown_sections import SectionedText, list_items, strip_outer_fence
-from thoughtforge.models import DeliverableType, Phase
-from thoughtforge.project import INTENT_FILE, Project
-from thoughtforge.project_log import log_event
-from thoughtforge.prompts import PromptLibrary
-from thoughtforge.resources import ResourceBundle, read_resources
-from thoughtforge.state import (
-    CHAT_HISTORY_FILE,
+from thoughtforge.core import (
     ChatMessage,
+    Project,
     Status,
     append_chat,
+    log_event,
     read_chat,
-    write_chat,
+    transition,
 )
-from thoughtforge.transition import transition
+from thoughtforge.errors import AgentFailure, TransitionError, UnusableAnswer
+from thoughtforge.models import PHASE_ONE, Phase
+from thoughtforge.phases.chat import add_human_message, notice, notice_once
+from thoughtforge.phases.engine import ask_until_usable, reask
+from thoughtforge.phases.intent import INTENT_SECTIONS
+from thoughtforge.phases.resources import ResourceBundle, read_resources
+from thoughtforge.prompting import (
+    PromptLibrary,
+    SectionedText,
+    estimate_tokens,
+    fit_conversation,
+    list_items,
+    strip_outer_fence,
+    truncate_text,
+)
 
-PHASE_ONE = frozenset({Phase.BRAIN_DUMP, Phase.DISTILLING, Phase.HUMAN_REVIEW})
-INTENT_SECTIONS = (
-    "Deliverable Type",
-    "Objective",
-    "Assumptions",
-    "Constraints",
-    "Unknowns",
-    "Open Questions",
-)
 MAX_OPEN_QUESTIONS = 5
 REALIGN_COMMAND = "realign from here"
 SUBSTANTIVE_WORDS = 5
-MAX_NAME_CHARS = 60
 RESOURCE_SHARE = 0.5
 """Resources may fill at most this share of the agent's context window; the chat gets the rest."""
 
 _STEP = "brain-dump-intake"
-_LIST_MARKER = re.compile(r"^(?:[-*+]|\d+[.)])\s+")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 
 
 class IntakeReply(BaseModel):
@@ -69,27 +60,8 @@ class IntakeReply(BaseModel):
     message: str
 
 
-class IntentConfirmed(BaseModel):
-    project_name: str
-    deliverable_type: DeliverableType
-    intent_path: Path
-
-
 class DistillationMalformed(AgentFailure):
     """Two answers without the six sections: the flows halt on it as on any agent failure."""
-
-
-def add_human_message(project: Project, text: str) -> None:
-    """Store the human's words first, exactly as typed, so nothing said is lost to a crash.
-
-    A message sent while the project is halted belongs to the phase it halted in, so it reaches
-    the agent once the project resumes.
-    """
-    status = project.status()
-    phase = (
-        status.halted_from if status.phase is Phase.HALTED and status.halted_from else status.phase
-    )
-    append_chat(project.dir, ChatMessage(role="human", content=text, phase=phase))
 
 
 def distill(project: Project, config: Config) -> IntakeReply:
@@ -102,8 +74,8 @@ def distill(project: Project, config: Config) -> IntakeReply:
     if status.phase is not Phase.DISTILLING:
         transition(project, Phase.DISTILLING)
     resources = read_resources(project, config, status.agent)
-    for notice in resources.notices:
-        _notice_once(project, notice)
+    for text in resources.notices:
+        notice_once(project, text, Phase.DISTILLING)
     prompt = _intake_prompt(project, config, status.agent, turns, resources)
     distillation = _ask_for_distillation(project, config, status.agent, prompt)
     append_chat(project.dir, ChatMessage(role="ai", content=distillation, phase=Phase.DISTILLING))
@@ -119,30 +91,6 @@ def realign(project: Project, config: Config) -> IntakeReply:
         add_human_message(project, REALIGN_COMMAND)
     log_event(project.dir, "realign")
     return distill(project, config)
-
-
-def confirm_intent(project: Project, config: Config) -> IntentConfirmed:
-    """Lock the latest distillation as `docs/intent.md`, name the project and start Phase 2.
-
-    The chat is cleared after the transition: a crash in between leaves Phase 1 turns that Phase 2
-    ignores, where the other order would leave human_review with no distillation to confirm.
-    """
-    status = project.status()
-    if status.phase is not Phase.HUMAN_REVIEW:
-        raise TransitionError(
-            f"project {project.id} is in '{status.phase}': only a distillation under human "
-            "review can be confirmed"
-        )
-    distillation = _latest_distillation(project)
-    document = SectionedText.parse(distillation)
-    name = _project_name(document.get("Objective") or "") or project.id
-    deliverable_type = _deliverable_type(document.get("Deliverable Type") or "")
-    path = project.dir / INTENT_FILE
-    write_text_atomic(path, f"# Intent: {name}\n\n{distillation.strip()}\n")
-    commit_all(project.dir, "Lock intent.md")
-    transition(project, Phase.SPEC_BUILDING, project_name=name, deliverable_type=deliverable_type)
-    write_chat(project.dir, [])
-    return IntentConfirmed(project_name=name, deliverable_type=deliverable_type, intent_path=path)
 
 
 # --- the conversation ------------------------------------------------------------------------
@@ -189,19 +137,13 @@ def _ask_for_more(project: Project, config: Config, phase: Phase, length: int) -
     return IntakeReply(kind="need_more", message=message)
 
 
-def _notice_once(project: Project, text: str) -> None:
-    """Resources are re-read for every correction; the human hears about a bad file once."""
-    if not any(m.role == "system" and m.content == text for m in read_chat(project.dir)):
-        _notice(project, text)
-
-
 def _notice_truncation(project: Project, what: str, detail: str) -> None:
     log_event(project.dir, "context_truncated", level="warning", what=what, detail=detail)
-    _notice(project, f"The {what} did not fit the agent's context window: {detail}.")
-
-
-def _notice(project: Project, text: str) -> None:
-    append_chat(project.dir, ChatMessage(role="system", content=text, phase=Phase.DISTILLING))
+    notice(
+        project,
+        f"The {what} did not fit the agent's context window: {detail}.",
+        Phase.DISTILLING,
+    )
 
 
 # --- the agent -------------------------------------------------------------------------------
@@ -236,24 +178,37 @@ def _intake_prompt(
 def _ask_for_distillation(project: Project, config: Config, agent: str, prompt: str) -> str:
     """A distillation with all six sections; the agent is asked once more if some are missing."""
     call = AgentCall(step=_STEP, project_dir=project.dir, phase=Phase.DISTILLING.value)
+    again = f"Answer again with exactly the six sections: {_headings(INTENT_SECTIONS)}."
     problems: list[str] = []
-    asked = prompt
-    for attempt in (1, 2):
-        answer = strip_outer_fence(invoke_agent(config, agent, asked, call))
+
+    def use(answer: str) -> str:
+        answer = strip_outer_fence(answer)
         document = SectionedText.parse(answer)
         missing = document.missing(INTENT_SECTIONS)
-        if not missing:
-            return _cap_open_questions(project, answer, document)
-        problems.append(f"missing section(s): {', '.join(missing)}")
+        if missing:
+            problems.append(f"missing section(s): {', '.join(missing)}")
+            raise UnusableAnswer(f"it has no {_headings(missing)} section")
+        return _cap_open_questions(project, answer, document)
+
+    def log(attempt: int, why: UnusableAnswer) -> None:
         log_event(
-            project.dir, "distillation_malformed", level="warning", attempt=attempt, missing=missing
+            project.dir, "distillation_malformed", level="warning", attempt=attempt, why=str(why)
         )
-        asked = (
-            f"{prompt}\n\nYour previous answer could not be used: it has no "
-            f"{', '.join(f'## {name}' for name in missing)} section. Answer again with exactly "
-            f"the six sections: {', '.join(f'## {name}' for name in INTENT_SECTIONS)}."
+
+    try:
+        return ask_until_usable(
+            lambda text: invoke_agent(config, agent, text, call),
+            lambda refusal: prompt if refusal is None else reask(prompt, str(refusal), again),
+            use,
+            attempts=2,
+            on_unusable=log,
         )
-    raise DistillationMalformed(agent, _STEP, problems)
+    except UnusableAnswer:
+        raise DistillationMalformed(agent, _STEP, problems) from None
+
+
+def _headings(names: tuple[str, ...] | list[str]) -> str:
+    return ", ".join(f"## {name}" for name in names)
 
 
 def _cap_open_questions(project: Project, answer: str, document: SectionedText) -> str:
@@ -270,37 +225,6 @@ def _cap_open_questions(project: Project, answer: str, document: SectionedText) 
     )
     kept = "\n".join(f"- {q}" for q in questions[:MAX_OPEN_QUESTIONS])
     return document.with_body("Open Questions", kept).render().strip()
-
-
-# --- confirmation ----------------------------------------------------------------------------
-
-
-def _latest_distillation(project: Project) -> str:
-    for message in reversed(read_chat(project.dir)):
-        is_distillation = not SectionedText.parse(message.content).missing(INTENT_SECTIONS)
-        if message.role == "ai" and message.phase in PHASE_ONE and is_distillation:
-            return message.content
-    raise StateFileError(
-        project.dir / CHAT_HISTORY_FILE,
-        "holds no distillation to confirm (human_review without one)",
-    )
-
-
-def _project_name(objective: str) -> str:
-    """The Objective's first sentence, cut at a word to `MAX_NAME_CHARS`."""
-    text = _LIST_MARKER.sub("", " ".join(re.sub(r"[*_`#>]", "", objective).split()))
-    sentence = _SENTENCE_END.split(text, maxsplit=1)[0].rstrip(".!? ")
-    if len(sentence) > MAX_NAME_CHARS:
-        cut = sentence[: MAX_NAME_CHARS - 1].rsplit(" ", 1)[0]
-        sentence = cut.rstrip(",;:—- ") + "…"
-    return sentence[:1].upper() + sentence[1:]
-
-
-def _deliverable_type(section: str) -> DeliverableType:
-    """Code only when the section's first line says code and not plan; anything else is a plan."""
-    first_line = next((line for line in section.splitlines() if line.strip()), "").lower()
-    words = set(re.findall(r"[a-z]+", first_line))
-    return DeliverableType.CODE if "code" in words and "plan" not in words else DeliverableType.PLAN
 
 
 def _require_phase_one(project: Project) -> Status:

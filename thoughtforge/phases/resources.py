@@ -15,8 +15,7 @@ from pydantic import BaseModel
 from pypdf import PdfReader
 
 from thoughtforge.config import Config
-from thoughtforge.project import Project
-from thoughtforge.project_log import log_event
+from thoughtforge.core import Project, log_event
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 

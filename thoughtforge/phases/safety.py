@@ -18,8 +18,8 @@ from typing import Protocol, cast
 
 from pydantic import BaseModel, ConfigDict
 
-from thoughtforge.atomic_write import write_text_atomic
 from thoughtforge.config import AgentSpec, Config
+from thoughtforge.core import write_text_atomic
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.models import DeliverableType
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from thoughtforge.context_window import keep_recent
-from thoughtforge.state import ChatMessage
+from thoughtforge.core import ChatMessage
+from thoughtforge.prompting.context_window import keep_recent
 
 
 class Conversation(BaseModel):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from thoughtforge.errors import PromptError
 
-DEFAULT_DIRECTORY = Path(__file__).parent / "prompts"
+DEFAULT_DIRECTORY = Path(__file__).parent.parent / "prompts"
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
 

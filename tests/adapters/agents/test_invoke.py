@@ -10,8 +10,8 @@ import pytest
 from thoughtforge.adapters.agents import AgentCall, invoke_agent
 from thoughtforge.adapters.agents.output import AgentOutputError, normalise
 from thoughtforge.config import Config
+from thoughtforge.core import read_events
 from thoughtforge.errors import AgentFailure
-from thoughtforge.project_log import read_events
 
 HOSTILE = (
     "Budget: $(rm -rf ~) and `whoami` and $HOME; 'quotes' \"double\" \\ back\n\x00nul ünïcödé 🎉\n"

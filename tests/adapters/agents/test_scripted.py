@@ -80,7 +80,7 @@ def test_builtin_demo_script_answers_the_plan_pipeline(config: Config, tmp_path:
 
 def test_help_says_it_is_a_demo_agent() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "thoughtforge.scripted_agent", "--help"],
+        [sys.executable, "-m", "thoughtforge.adapters.agents.scripted", "--help"],
         capture_output=True,
         text=True,
     )

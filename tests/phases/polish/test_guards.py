@@ -10,9 +10,9 @@ import pytest
 from rapidfuzz.distance import Levenshtein
 
 from thoughtforge.config import PolishConfig
-from thoughtforge.guards import GuardReport, describe, evaluate
+from thoughtforge.core import TrajectoryEntry
 from thoughtforge.models import Counts, HaltReason, Issue, Severity
-from thoughtforge.state import TrajectoryEntry
+from thoughtforge.phases.polish.guards import GuardReport, describe, evaluate
 
 DEFAULTS = PolishConfig()  # critical 0, medium 3, minor 5, 50 iterations, stagnation 3
 GUARD_ORDER = [

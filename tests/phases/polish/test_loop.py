@@ -11,13 +11,11 @@ import pytest
 
 from tests.interruption import Killed, kill_at
 from tests.polish_setup import PLAN, calls, polishing_project, review, write_script
-from thoughtforge import recovery
 from thoughtforge.config import Config
+from thoughtforge.core import Project, read_chat, read_events, read_polish_state, read_status
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.polish import PolishLoop, PolishOutcome
-from thoughtforge.project import Project
-from thoughtforge.project_log import read_events
-from thoughtforge.state import read_chat, read_polish_state, read_status
+from thoughtforge.phases import halt_actions as recovery
+from thoughtforge.phases.polish.loop import PolishLoop, PolishOutcome
 
 T = TypeVar("T")
 
@@ -301,18 +299,18 @@ def test_failed_fix_commit_does_not_record_the_iteration(
 ) -> None:
     script({1: review(1, 1, 0), "default": review()})
     project = polishing_project(config)
-    real_commit = __import__("thoughtforge.git_repo", fromlist=["commit_all"]).commit_all
+    real_commit = __import__("thoughtforge.core.git_repo", fromlist=["commit_all"]).commit_all
 
     def failing_commit(path: Path, message: str, **kw: Any) -> str | None:
         if message.startswith("fix #1"):
             raise OSError("disk full")
         return real_commit(path, message, **kw)
 
-    monkeypatch.setattr("thoughtforge.git_repo.commit_all", failing_commit)
+    monkeypatch.setattr("thoughtforge.core.git_repo.commit_all", failing_commit)
     outcome = polish(project, config)
     assert outcome.halt_reason is HaltReason.FILE_SYSTEM_ERROR and "disk full" in outcome.reason
     assert not (project.dir / "polish_state.json").exists()
-    monkeypatch.setattr("thoughtforge.git_repo.commit_all", real_commit)
+    monkeypatch.setattr("thoughtforge.core.git_repo.commit_all", real_commit)
     recovery.apply(project, "resume")
     resumed = polish(project, config)
     assert resumed.verdict == "done", resumed.reason

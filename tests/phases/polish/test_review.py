@@ -8,7 +8,7 @@ import pytest
 
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.models import Counts, DeliverableType, Issue, Severity
-from thoughtforge.review import CodeReview, MalformedReview, PlanReview, parse_review
+from thoughtforge.phases.polish.review import CodeReview, MalformedReview, PlanReview, parse_review
 
 PLAN, CODE = DeliverableType.PLAN, DeliverableType.CODE
 

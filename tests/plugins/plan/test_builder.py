@@ -25,9 +25,12 @@ from tests.build_setup import (
 )
 from tests.interruption import Killed, kill_at
 from tests.polish_setup import calls, polishing_project
-from thoughtforge import intake
 from thoughtforge.config import Config
+from thoughtforge.core import Project, read_chat, read_events, read_status, transition
 from thoughtforge.models import DeliverableType, HaltReason, Phase
+from thoughtforge.phases import intake
+from thoughtforge.phases.polish.loop import PolishLoop
+from thoughtforge.phases.safety import SafetyViolation, load_rules, write_checked
 from thoughtforge.plugins.plan.builder import (
     CONSTRAINTS_UNREADABLE,
     MILESTONE,
@@ -36,12 +39,6 @@ from thoughtforge.plugins.plan.builder import (
     BuildOutcome,
     PlanBuilder,
 )
-from thoughtforge.plugins.safety import SafetyViolation, load_rules, write_checked
-from thoughtforge.polish import PolishLoop
-from thoughtforge.project import Project
-from thoughtforge.project_log import read_events
-from thoughtforge.state import read_chat, read_status
-from thoughtforge.transition import transition
 
 T = TypeVar("T")
 NASTY = "Rent a van | or borrow one\nsecond line {{x}} and {{project_name}} stay literal"
@@ -191,7 +188,9 @@ def test_tbd_is_re_asked_once_then_halts_naming_the_slot(
     assert committed(project) and last_subject(project).startswith("Phase 3 halted")
     assert set(filled(project)) == {"summary", "goals.objective", "goals.assessment"}
     assert "goals.plan" in read_chat(project.dir)[-1].content
-    assert events(project, "slots_rejected")[0]["level"] == "warning"
+    refusals = events(project, "answer_unusable")
+    assert [(e["level"], e["step"]) for e in refusals] == [("warning", "plan-build")] * 2
+    assert "goals.plan (placeholder text 'TBD')" in refusals[0]["why"]
 
 
 def test_a_usable_re_ask_answer_continues_the_build(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from thoughtforge.adapters.agents import find_command
+from thoughtforge.adapters.agents.invoke import find_command
 from thoughtforge.config import Config
 
 

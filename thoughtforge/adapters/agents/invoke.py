@@ -17,8 +17,8 @@ from pydantic import BaseModel
 from thoughtforge.adapters.agents.output import AgentOutputError, normalise
 from thoughtforge.adapters.agents.process import ProcessResult, run_command
 from thoughtforge.config import AgentSpec, Config
+from thoughtforge.core import log_event
 from thoughtforge.errors import AgentFailure
-from thoughtforge.project_log import log_event
 
 ATTEMPTS = 2
 _STDERR_EXCERPT = 300

@@ -4,6 +4,9 @@ Pure functions of the trajectory, the last two reviews' issues and the config, s
 recomputed from `polish_state.json` alone. The guards run in the order DESIGN.md fixes and the first
 one that triggers decides; every guard that ran leaves a line for `polish_log.md`. Ratio thresholds
 are compared in integers, so a rise of exactly 20 % or 50 % is never pushed over by rounding.
+
+One module of about 290 lines on purpose: the six guards read top to bottom in the order
+`evaluate` runs them, over the one `_Iteration` view they share.
 """
 
 from __future__ import annotations
@@ -17,8 +20,8 @@ from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from thoughtforge.config import PolishConfig
+from thoughtforge.core import TrajectoryEntry
 from thoughtforge.models import Counts, HaltReason, Issue, Severity
-from thoughtforge.state import TrajectoryEntry
 
 Verdict = Literal["continue", "done", "halt"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from thoughtforge.guards import GuardReport, describe
 from thoughtforge.models import Counts, Issue
+from thoughtforge.phases.polish.guards import GuardReport, describe
 
 POLISH_LOG_FILE = "polish_log.md"
 _HEADER = "# Polish log\n"

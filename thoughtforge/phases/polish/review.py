@@ -11,12 +11,12 @@ import reprlib
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from thoughtforge.errors import ThoughtForgeError
-from thoughtforge.json_extraction import json_objects
+from thoughtforge.errors import UnusableAnswer
 from thoughtforge.models import Counts, DeliverableType, Issue
+from thoughtforge.prompting import json_objects
 
 
-class MalformedReview(ThoughtForgeError):
+class MalformedReview(UnusableAnswer):
     """The reviewer's answer holds no object matching the review schema."""
 
 

@@ -1,1 +1,20 @@
-"""Plan plugin: OPA templates, their slots, the builder's response schema and plan-mode safety."""
+"""The plan deliverable: OPA templates (`templates/*.hbs`, `template`, `template_selection`), the
+slot text rules (`slot_content`, `markdown_escaping`), the builder's answer schema
+(`builder_response`), plan-mode safety rules, and the Phase 3 `builder` on the shared engine.
+"""
+
+from thoughtforge.plugins.plan.builder import BuildOutcome, PlanBuilder
+from thoughtforge.plugins.plan.draft import SectionProgress
+from thoughtforge.plugins.plan.template import PlanTemplate, PlanTemplateError, load_template
+from thoughtforge.plugins.plan.template_selection import TEMPLATES_DIR, select_template
+
+__all__ = [
+    "TEMPLATES_DIR",
+    "BuildOutcome",
+    "PlanBuilder",
+    "PlanTemplate",
+    "PlanTemplateError",
+    "SectionProgress",
+    "load_template",
+    "select_template",
+]

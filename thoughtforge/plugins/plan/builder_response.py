@@ -12,9 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from thoughtforge.errors import ThoughtForgeError
-from thoughtforge.json_extraction import json_objects
+from thoughtforge.errors import UnusableAnswer
 from thoughtforge.plugins.plan.slot_content import unfilled_reason
+from thoughtforge.prompting import json_objects
 
 _RESPONSE_KEYS = frozenset({"slots", "stuck"})
 
@@ -34,7 +34,7 @@ class SlotCheck(BaseModel):
     rejected: dict[str, str] = {}
 
 
-class BuilderResponseError(ThoughtForgeError):
+class BuilderResponseError(UnusableAnswer):
     """The agent's answer holds no valid `PlanBuilderResponse`; the builder retries, then halts."""
 
 

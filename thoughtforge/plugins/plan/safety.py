@@ -6,7 +6,7 @@ whatever an agent's answer asks for.
 
 from __future__ import annotations
 
-from thoughtforge.plugins.safety import (
+from thoughtforge.phases.safety import (
     Operation,
     OperationKind,
     SafetyViolation,

@@ -1,0 +1,53 @@
+"""Phase 1 helpers: a distillation in the six sections, and the scripted intake agent."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from thoughtforge.core import Project
+
+Script = Callable[..., Path]
+
+
+def distillation(
+    objective: str = "Plan a small countryside wedding for 60 guests. It should feel relaxed.",
+    deliverable_type: str = "Plan — event",
+    questions: int = 1,
+) -> str:
+    asked = "\n".join(f"- Question {n}?" for n in range(1, questions + 1)) or "None"
+    return (
+        f"## Deliverable Type\n{deliverable_type}\n\n"
+        f"## Objective\n{objective}\n\n"
+        "## Assumptions\n- Guests travel by car.\n\n"
+        "## Constraints\n- Budget 15k\n- Vegetarian menu\n\n"
+        "## Unknowns\n- Exact date in June\n\n"
+        f"## Open Questions\n{asked}\n"
+    )
+
+
+def step_script(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str) -> Script:
+    """Answers for `step`, in call order (the last one repeats), for the scripted agent."""
+
+    def use(*answers: str | dict[str, Any]) -> Path:
+        entries = [{"text": a} if isinstance(a, str) else a for a in answers]
+        path = tmp_path / "script.yaml"
+        path.write_text(yaml.safe_dump({"steps": {step: entries}}))
+        monkeypatch.setenv("THOUGHTFORGE_SCRIPT", str(path))
+        return path
+
+    return use
+
+
+@pytest.fixture
+def script(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Script:
+    return step_script(tmp_path, monkeypatch, "brain-dump-intake")
+
+
+def prompts(project: Project) -> list[str]:
+    folder = project.dir / ".scripted-agent" / "prompts"
+    return [p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.md"))]

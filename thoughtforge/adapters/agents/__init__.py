@@ -1,0 +1,34 @@
+"""Agents are commands: the prompt goes in on stdin, the answer comes out on stdout.
+
+`invoke` runs one call from config (retry once, then `AgentFailure`), `process` owns the
+subprocess and its timeout, `output` normalises each CLI's stdout, `check` tells whether an agent
+can run here, and `scripted` is the demo/test agent (not an AI). Imports `config`, `errors` and
+`core` only.
+
+The names below load on first use: `scripted` runs as its own process for every call of the demo
+agent, and importing this package must not make each of those pay for the agent layer.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from thoughtforge.adapters.agents.check import missing_agent_warning, warn_if_missing
+    from thoughtforge.adapters.agents.invoke import AgentCall, find_command, invoke_agent
+
+_HOMES = {
+    "AgentCall": "invoke",
+    "find_command": "invoke",
+    "invoke_agent": "invoke",
+    "missing_agent_warning": "check",
+    "warn_if_missing": "check",
+}
+__all__ = ["AgentCall", "find_command", "invoke_agent", "missing_agent_warning", "warn_if_missing"]
+
+
+def __getattr__(name: str) -> object:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)

@@ -1,0 +1,163 @@
+"""Commands that create, run and inspect projects: init, new, run, continue, polish, status,
+doctor."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from thoughtforge.cli.app import (
+    AutoConfirm,
+    ProjectArgument,
+    ResourceOption,
+    app,
+    config_of,
+    err,
+    out,
+    read_brain_dump,
+)
+from thoughtforge.cli.runs import run_pipeline, run_polish
+from thoughtforge.config import Config, config_path, write_example
+from thoughtforge.errors import ThoughtForgeError
+
+DEMO_AGENT = "demo"
+
+
+@app.command()
+def init(
+    ctx: typer.Context,
+    force: Annotated[bool, typer.Option(help="Overwrite an existing config file.")] = False,
+) -> None:
+    """Write a config.yaml from the documented example."""
+    target = config_path(ctx.obj)
+    if target.exists() and not force:
+        raise ThoughtForgeError(f"{target} already exists (use --force to overwrite it)")
+    write_example(target)
+    out.print(f"Wrote {target}. It uses the scripted demo agent until you set agents.default.")
+
+
+@app.command()
+def new(
+    ctx: typer.Context,
+    brain_dump: Annotated[
+        str, typer.Option("--brain-dump", "-b", help="File with the brain dump, or - for stdin.")
+    ],
+    resource: ResourceOption = None,
+    agent: Annotated[
+        str | None, typer.Option(help="Agent from agents.available (default: agents.default).")
+    ] = None,
+) -> None:
+    """Create a project from a brain dump (and optional resource files)."""
+    from thoughtforge.adapters.agents import warn_if_missing
+    from thoughtforge.core import create_project
+
+    config = config_of(ctx)
+    text = read_brain_dump(brain_dump)
+    warn_if_missing(config, agent, err.print)
+    project = create_project(config, brain_dump=text, resources=resource or [], agent=agent)
+    out.print(f"Created project [bold]{project.id}[/] in {project.dir}")
+
+
+@app.command()
+def run(
+    ctx: typer.Context,
+    brain_dump_file: Annotated[
+        str, typer.Argument(help="File with the brain dump, or - for stdin.")
+    ],
+    resource: ResourceOption = None,
+    agent: Annotated[str | None, typer.Option(help="Agent from agents.available.")] = None,
+    auto_confirm: AutoConfirm = False,
+) -> None:
+    """The main job: brain dump → intent → spec → built deliverable → polished deliverable."""
+    from thoughtforge.core import create_project
+
+    config = config_of(ctx)
+    chosen = _agent_for_run(config, agent)
+    text = read_brain_dump(brain_dump_file)
+    project = create_project(config, brain_dump=text, resources=resource or [], agent=chosen)
+    out.print(f"Created project [bold]{project.id}[/] in {project.dir}")
+    run_pipeline(ctx, project.id, auto_confirm)
+
+
+@app.command(name="continue")
+def continue_(
+    ctx: typer.Context, project_id: ProjectArgument, auto_confirm: AutoConfirm = False
+) -> None:
+    """Run a project's pipeline again from wherever its files say it stopped."""
+    from thoughtforge.core import open_project
+
+    open_project(config_of(ctx), project_id)
+    run_pipeline(ctx, project_id, auto_confirm)
+
+
+@app.command()
+def polish(
+    ctx: typer.Context,
+    project_id: ProjectArgument,
+    wait: Annotated[
+        bool,
+        typer.Option(
+            help="On a halt, keep the run paused until resume/override/terminate arrives."
+        ),
+    ] = False,
+) -> None:
+    """Run or resume Phase 4 (review → fix until the guards stop it) in this process."""
+    from thoughtforge.core import open_project
+
+    open_project(config_of(ctx), project_id)
+    run_polish(ctx, project_id, wait)
+
+
+@app.command()
+def status(
+    ctx: typer.Context,
+    project_id: Annotated[str | None, typer.Argument(help="Show one project in detail.")] = None,
+) -> None:
+    """List projects (id, name, phase, type, agent, updated), or show one in detail."""
+    from thoughtforge.cli.status_report import project_detail, project_table
+
+    config = config_of(ctx)
+    if project_id is not None:
+        out.print(project_detail(config, project_id))
+        return
+    table, unreadable = project_table(config)
+    out.print(table)
+    for problem in unreadable:
+        err.print(f"[red]error:[/] {escape(problem)}", highlight=False, soft_wrap=True)
+    if unreadable:
+        raise typer.Exit(1)
+
+
+@app.command()
+def doctor(ctx: typer.Context) -> None:
+    """Check the config, the default agent, the projects directory and the Prefect API."""
+    from thoughtforge.cli.doctor import run_checks
+
+    checks = run_checks(config_path(ctx.obj))
+    table = Table("check", "result", "detail", box=None)
+    for check in checks:
+        mark = {"ok": "[green]ok[/]", "warn": "[yellow]warn[/]", "fail": "[red]FAIL[/]"}
+        table.add_row(check.name, mark[check.outcome], check.detail)
+    out.print(table)
+    if any(check.outcome == "fail" for check in checks):
+        raise typer.Exit(1)
+
+
+def _agent_for_run(config: Config, agent: str | None) -> str:
+    """Without a working real agent the demo agent runs, and the user is told so."""
+    from thoughtforge.adapters.agents import missing_agent_warning
+
+    chosen = agent or config.agents.default
+    warning = missing_agent_warning(config, chosen)
+    if warning and agent is None and DEMO_AGENT in config.agents.available:
+        err.print(f"[yellow]{escape(warning)}[/] Falling back to the scripted demo agent.")
+        chosen = DEMO_AGENT
+    if chosen == DEMO_AGENT:
+        err.print(
+            "[yellow]Using the scripted demo agent: not an AI, its answers are canned.[/] "
+            "Set agents.default in config.yaml to claude, codex or gemini for real work."
+        )
+    return chosen

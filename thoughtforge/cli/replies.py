@@ -1,0 +1,122 @@
+"""The human's replies: chat in Phases 1–2, answer a stuck build, decide on a halted project.
+
+Each one first looks for a run waiting for that input and hands it over through Prefect; with no
+run waiting, it acts on the project's files through `thoughtforge.phases` and, where the project
+can go on by itself, runs it here.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from thoughtforge.cli.app import ProjectArgument, app, config_of, out
+from thoughtforge.cli.runs import run_pipeline
+from thoughtforge.errors import ThoughtForgeError
+
+MessageArgument = Annotated[
+    str, typer.Argument(help="Your message (a correction, an answer, more input).")
+]
+
+
+@app.command()
+def say(ctx: typer.Context, project_id: ProjectArgument, message: MessageArgument) -> None:
+    """Send a chat message; queued for the AI's next call when no run is waiting."""
+    _chat(ctx, project_id, "send", message)
+
+
+@app.command()
+def distill(ctx: typer.Context, project_id: ProjectArgument) -> None:
+    """Phase 1: all inputs are in, distil them."""
+    _chat(ctx, project_id, "distill")
+
+
+@app.command()
+def realign(ctx: typer.Context, project_id: ProjectArgument) -> None:
+    """Phase 1: drop the messages after your last real correction and distil again."""
+    _chat(ctx, project_id, "realign")
+
+
+@app.command()
+def confirm(ctx: typer.Context, project_id: ProjectArgument) -> None:
+    """Confirm the distilled intent (Phase 1) or the spec proposal (Phase 2)."""
+    _chat(ctx, project_id, "confirm")
+
+
+@app.command()
+def answer(
+    ctx: typer.Context,
+    project_id: ProjectArgument,
+    message: Annotated[str, typer.Argument(help="The decision the stuck builder asked for.")],
+) -> None:
+    """Phase 3: give a stuck builder the input it asked for; it re-asks the stuck section."""
+    from thoughtforge.core import open_project
+    from thoughtforge.flows.paused_runs import send_input
+    from thoughtforge.phases import halt_actions
+
+    if not message.strip():
+        raise ThoughtForgeError("the answer is empty: say what the builder should do")
+    project = open_project(config_of(ctx), project_id)
+    if send_input(project_id, {"action": "provide_input", "message": message}) is not None:
+        out.print(f"Sent your answer to the waiting build of {project_id}.")
+        return
+    halt_actions.provide_input(project, message)
+    run_pipeline(ctx, project_id, auto_confirm=True)
+
+
+@app.command()
+def resume(ctx: typer.Context, project_id: ProjectArgument) -> None:
+    """Continue a halted project; a halted polish loop goes on with the next iteration."""
+    _decide(ctx, project_id, "resume")
+
+
+@app.command()
+def override(ctx: typer.Context, project_id: ProjectArgument) -> None:
+    """Accept the deliverable of a halted polish loop as it is: the project is done."""
+    _decide(ctx, project_id, "override")
+
+
+@app.command()
+def terminate(ctx: typer.Context, project_id: ProjectArgument) -> None:
+    """Stop a halted project for good."""
+    _decide(ctx, project_id, "terminate")
+
+
+def _chat(ctx: typer.Context, project_id: str, action: str, message: str = "") -> None:
+    from thoughtforge.core import open_project
+    from thoughtforge.flows.paused_runs import send_input
+    from thoughtforge.phases import add_human_message
+
+    project = open_project(config_of(ctx), project_id)
+    if send_input(project_id, {"message": message, "action": action}) is not None:
+        out.print(f"Sent {action!r} to the waiting run of {project_id}.")
+        return
+    if action == "send":
+        add_human_message(project, message)
+        out.print("No run is waiting: message queued for the AI's next call.")
+        return
+    raise ThoughtForgeError(
+        f"no run of {project_id} is waiting for input; start one with "
+        f"`thoughtforge continue {project_id}`"
+    )
+
+
+def _decide(ctx: typer.Context, project_id: str, action: str) -> None:
+    from thoughtforge.core import open_project
+    from thoughtforge.flows.paused_runs import send_input
+    from thoughtforge.models import AUTONOMOUS_PHASES
+    from thoughtforge.phases import halt_actions
+
+    project = open_project(config_of(ctx), project_id)
+    if send_input(project_id, {"action": action}) is not None:
+        out.print(f"Sent '{action}' to the paused run of {project_id}.")
+        return
+    status = halt_actions.apply(project, action)  # type: ignore[arg-type]
+    out.print(f"{project_id}: {action} → {status.phase}")
+    if action != "resume":
+        return
+    if status.phase in AUTONOMOUS_PHASES:
+        run_pipeline(ctx, project_id, auto_confirm=True)
+    else:
+        out.print(f"It waits for you: `thoughtforge continue {project_id}`, then say/confirm.")

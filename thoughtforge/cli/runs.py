@@ -1,0 +1,45 @@
+"""Running a project's flows in this process, and telling the user how the run ended."""
+
+from __future__ import annotations
+
+import typer
+from rich.markup import escape
+
+from thoughtforge.cli.app import EXIT_HALTED, config_of, err, out
+from thoughtforge.config import config_path
+
+
+def run_pipeline(ctx: typer.Context, project_id: str, auto_confirm: bool) -> None:
+    """Exit 0 when the project is done, `EXIT_HALTED` when it halted or waits for the human."""
+    from thoughtforge.core import open_project, read_status
+    from thoughtforge.flows.pipeline import pipeline_in_process
+    from thoughtforge.models import Phase
+
+    pipeline_in_process(project_id, config_path(ctx.obj).resolve(), auto_confirm)
+    project = open_project(config_of(ctx), project_id)
+    status = read_status(project.dir)
+    if status.phase is Phase.DONE:
+        out.print(f"[green]Done.[/] Deliverable: {project.deliverable_path(status)}")
+        return
+    if status.phase is Phase.HALTED:
+        err.print(
+            f"[yellow]Halted ({status.halt_reason}) in {status.halted_from}.[/] "
+            f"Next: thoughtforge resume|override|terminate {project_id}"
+        )
+        raise typer.Exit(EXIT_HALTED)
+    err.print(f"Stopped in {status.phase}: see `thoughtforge status {project_id}`.")
+    raise typer.Exit(EXIT_HALTED)
+
+
+def run_polish(ctx: typer.Context, project_id: str, wait: bool) -> None:
+    from thoughtforge.flows.polish import polish_in_process
+
+    outcome = polish_in_process(project_id, config_path(ctx.obj).resolve(), wait_for_human=wait)
+    if outcome.verdict == "done":
+        out.print(f"[green]Done.[/] {escape(outcome.reason)}")
+        return
+    err.print(
+        f"[yellow]Halted ({outcome.halt_reason}).[/] {escape(outcome.reason)}\n"
+        f"Next: thoughtforge resume|override|terminate {project_id}"
+    )
+    raise typer.Exit(EXIT_HALTED)

@@ -1,0 +1,99 @@
+"""The project on disk: its folder, state files, git repo, run lock, log, and `transition()`.
+
+Everything else stands on this; it imports only the shared vocabulary (`thoughtforge.config`,
+`errors`, `models`) and never an adapter, a phase or Prefect. The notifier and board that
+`transition()` calls are protocols defined here (`hooks`) and implemented by the adapters.
+"""
+
+from thoughtforge.core import git_repo
+from thoughtforge.core.atomic_write import write_text_atomic
+from thoughtforge.core.hooks import (
+    Board,
+    EventType,
+    Notification,
+    Notifier,
+    NullBoard,
+    NullNotifier,
+)
+from thoughtforge.core.orphans import halt_orphaned_projects
+from thoughtforge.core.project import (
+    CONSTRAINTS_FILE,
+    INTENT_FILE,
+    PLAN_FILE,
+    SPEC_FILE,
+    Project,
+    ProjectListing,
+    create_project,
+    list_projects,
+    load_project,
+    open_project,
+    safe_file_name,
+)
+from thoughtforge.core.project_log import LOG_FILE, log_event, read_events
+from thoughtforge.core.run_lock import LOCK_FILE, hold_run_lock, is_running
+from thoughtforge.core.state import (
+    CHAT_HISTORY_FILE,
+    POLISH_STATE_FILE,
+    STATUS_FILE,
+    ChatHistory,
+    ChatMessage,
+    PolishState,
+    Status,
+    TrajectoryEntry,
+    append_chat,
+    read_chat,
+    read_polish_state,
+    read_status,
+    utc_now,
+    write_chat,
+    write_polish_state,
+    write_status,
+)
+from thoughtforge.core.transition import TransitionHooks, transition
+
+__all__ = [
+    "CHAT_HISTORY_FILE",
+    "CONSTRAINTS_FILE",
+    "INTENT_FILE",
+    "LOCK_FILE",
+    "LOG_FILE",
+    "PLAN_FILE",
+    "POLISH_STATE_FILE",
+    "SPEC_FILE",
+    "STATUS_FILE",
+    "Board",
+    "ChatHistory",
+    "ChatMessage",
+    "EventType",
+    "Notification",
+    "Notifier",
+    "NullBoard",
+    "NullNotifier",
+    "PolishState",
+    "Project",
+    "ProjectListing",
+    "Status",
+    "TrajectoryEntry",
+    "TransitionHooks",
+    "append_chat",
+    "create_project",
+    "git_repo",
+    "halt_orphaned_projects",
+    "hold_run_lock",
+    "is_running",
+    "list_projects",
+    "load_project",
+    "log_event",
+    "open_project",
+    "read_chat",
+    "read_events",
+    "read_polish_state",
+    "read_status",
+    "safe_file_name",
+    "transition",
+    "utc_now",
+    "write_chat",
+    "write_polish_state",
+    "write_status",
+    "write_text_atomic",
+]

@@ -1,0 +1,43 @@
+"""The project's chat as the phases use it: the human's words, notices, the AI's last word.
+
+`chat_history.json` is the memory of the interactive phases, so the human's message is stored
+before anything acts on it, and a notice a re-run would repeat is said once.
+"""
+
+from __future__ import annotations
+
+from thoughtforge.core import ChatMessage, Project, append_chat, read_chat
+from thoughtforge.models import Phase
+
+
+def add_human_message(project: Project, text: str) -> None:
+    """Store the human's words first, exactly as typed, so nothing said is lost to a crash.
+
+    A message sent while the project is halted belongs to the phase it halted in, so it reaches
+    the agent once the project resumes.
+    """
+    status = project.status()
+    phase = (
+        status.halted_from if status.phase is Phase.HALTED and status.halted_from else status.phase
+    )
+    append_chat(project.dir, ChatMessage(role="human", content=text, phase=phase))
+
+
+def notice(project: Project, text: str, phase: Phase | None = None) -> None:
+    """A system message, in `phase` or else the project's current one."""
+    phase = phase or project.status().phase
+    append_chat(project.dir, ChatMessage(role="system", content=text, phase=phase))
+
+
+def notice_once(project: Project, text: str, phase: Phase | None = None) -> None:
+    """For notices a re-run would repeat (a bad resource, a template fallback): said once."""
+    if not any(m.role == "system" and m.content == text for m in read_chat(project.dir)):
+        notice(project, text, phase)
+
+
+def latest_ai_message(project: Project) -> str:
+    """What the human last heard: the newest AI or system message, or empty."""
+    for message in reversed(read_chat(project.dir)):
+        if message.role in ("ai", "system"):
+            return message.content
+    return ""

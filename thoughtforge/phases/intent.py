@@ -1,0 +1,98 @@
+"""The end of Phase 1: the confirmed distillation becomes `docs/intent.md`, and names the project.
+
+The project name is the Objective's first sentence, cut at a word to `MAX_NAME_CHARS`; the
+deliverable is code only when the Deliverable Type's first line says code and not plan.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from thoughtforge.config import Config
+from thoughtforge.core import (
+    CHAT_HISTORY_FILE,
+    INTENT_FILE,
+    Project,
+    git_repo,
+    read_chat,
+    transition,
+    write_chat,
+    write_text_atomic,
+)
+from thoughtforge.errors import StateFileError, TransitionError
+from thoughtforge.models import PHASE_ONE, DeliverableType, Phase
+from thoughtforge.prompting import SectionedText
+
+INTENT_SECTIONS = (
+    "Deliverable Type",
+    "Objective",
+    "Assumptions",
+    "Constraints",
+    "Unknowns",
+    "Open Questions",
+)
+MAX_NAME_CHARS = 60
+
+_LIST_MARKER = re.compile(r"^(?:[-*+]|\d+[.)])\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+
+
+class IntentConfirmed(BaseModel):
+    project_name: str
+    deliverable_type: DeliverableType
+    intent_path: Path
+
+
+def confirm_intent(project: Project, config: Config) -> IntentConfirmed:
+    """Lock the latest distillation as `docs/intent.md`, name the project and start Phase 2.
+
+    The chat is cleared after the transition: a crash in between leaves Phase 1 turns that Phase 2
+    ignores, where the other order would leave human_review with no distillation to confirm.
+    """
+    status = project.status()
+    if status.phase is not Phase.HUMAN_REVIEW:
+        raise TransitionError(
+            f"project {project.id} is in '{status.phase}': only a distillation under human "
+            "review can be confirmed"
+        )
+    distillation = _latest_distillation(project)
+    document = SectionedText.parse(distillation)
+    name = _project_name(document.get("Objective") or "") or project.id
+    deliverable_type = _deliverable_type(document.get("Deliverable Type") or "")
+    path = project.dir / INTENT_FILE
+    write_text_atomic(path, f"# Intent: {name}\n\n{distillation.strip()}\n")
+    git_repo.commit_all(project.dir, "Lock intent.md")
+    transition(project, Phase.SPEC_BUILDING, project_name=name, deliverable_type=deliverable_type)
+    write_chat(project.dir, [])
+    return IntentConfirmed(project_name=name, deliverable_type=deliverable_type, intent_path=path)
+
+
+def _latest_distillation(project: Project) -> str:
+    for message in reversed(read_chat(project.dir)):
+        is_distillation = not SectionedText.parse(message.content).missing(INTENT_SECTIONS)
+        if message.role == "ai" and message.phase in PHASE_ONE and is_distillation:
+            return message.content
+    raise StateFileError(
+        project.dir / CHAT_HISTORY_FILE,
+        "holds no distillation to confirm (human_review without one)",
+    )
+
+
+def _project_name(objective: str) -> str:
+    """The Objective's first sentence, cut at a word to `MAX_NAME_CHARS`."""
+    text = _LIST_MARKER.sub("", " ".join(re.sub(r"[*_`#>]", "", objective).split()))
+    sentence = _SENTENCE_END.split(text, maxsplit=1)[0].rstrip(".!? ")
+    if len(sentence) > MAX_NAME_CHARS:
+        cut = sentence[: MAX_NAME_CHARS - 1].rsplit(" ", 1)[0]
+        sentence = cut.rstrip(",;:—- ") + "…"
+    return sentence[:1].upper() + sentence[1:]
+
+
+def _deliverable_type(section: str) -> DeliverableType:
+    """Code only when the section's first line says code and not plan; anything else is a plan."""
+    first_line = next((line for line in section.splitlines() if line.strip()), "").lower()
+    words = set(re.findall(r"[a-z]+", first_line))
+    return DeliverableType.CODE if "code" in words and "plan" not in words else DeliverableType.PLAN

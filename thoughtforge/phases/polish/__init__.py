@@ -1,0 +1,29 @@
+"""Phase 4: the polish loop (`loop` drives, `iteration` reviews/fixes/commits, `assessment` asks
+the convergence `guards`), the review schema (`review`) and the human-readable `polish_log`.
+
+Imports the shared engine (`thoughtforge.phases.engine`), `prompting`, `core` and the vocabulary.
+"""
+
+from thoughtforge.phases.polish.guards import GuardReport, GuardResult, describe, evaluate
+from thoughtforge.phases.polish.loop import PolishLoop, PolishOutcome
+from thoughtforge.phases.polish.review import (
+    CodeReview,
+    MalformedReview,
+    PlanReview,
+    TestResults,
+    parse_review,
+)
+
+__all__ = [
+    "CodeReview",
+    "GuardReport",
+    "GuardResult",
+    "MalformedReview",
+    "PlanReview",
+    "PolishLoop",
+    "PolishOutcome",
+    "TestResults",
+    "describe",
+    "evaluate",
+    "parse_review",
+]

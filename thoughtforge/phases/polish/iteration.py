@@ -1,0 +1,193 @@
+"""One polish iteration's steps: review the deliverable, fix it, record the result in git.
+
+Each step leaves the files in a state a re-run can read, which is what makes a kill at any point
+safe (the loop's docstring tells the whole story):
+
+* the review is written to `review.json` and committed ("review #N") before the fix is asked for,
+  so a re-run reuses it instead of asking again;
+* a fix already written to the deliverable before a kill is kept, not applied twice;
+* state, log and commit are recorded together: if the commit fails, both files are put back.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from thoughtforge.core import (
+    CONSTRAINTS_FILE,
+    PLAN_FILE,
+    POLISH_STATE_FILE,
+    PolishState,
+    git_repo,
+    log_event,
+    write_polish_state,
+    write_text_atomic,
+)
+from thoughtforge.errors import PhaseHalt, UnusableAnswer
+from thoughtforge.models import Counts, DeliverableType, HaltReason, Issue
+from thoughtforge.phases.engine import PhaseEngine, reask
+from thoughtforge.phases.polish import polish_log
+from thoughtforge.phases.polish.guards import describe
+from thoughtforge.phases.polish.review import TestResults, parse_review
+from thoughtforge.prompting import estimate_tokens, truncate_text
+
+REVIEW_FILE = "review.json"
+MIN_FIX_LENGTH_RATIO = 0.5
+_PROMPT_OVERHEAD_TOKENS = 2_000
+
+
+class StoredReview(BaseModel):
+    iteration: int
+    issues: list[Issue]
+    tests: TestResults | None = None
+
+
+class FixResult(BaseModel):
+    applied: bool
+    summary: str
+
+
+class PolishSteps:
+    """The review, fix and record steps of the polish loop, over one engine."""
+
+    def __init__(self, engine: PhaseEngine, reviewer: str, fixer: str) -> None:
+        self.engine = engine
+        self.reviewer = reviewer
+        self.fixer = fixer
+        self.dir = engine.project.dir
+
+    def review(self, n: int, constraints: str) -> StoredReview:
+        """Ask the reviewer, re-asking on malformed output; write and commit the review."""
+        prompt = self._review_prompt(constraints)
+        retries = self.engine.config.polish.retry_malformed_output
+        try:
+            parsed = self.engine.ask_until_usable(
+                self.reviewer,
+                self.engine.call("plan-review", n),
+                lambda refusal: prompt if refusal is None else reask(prompt, str(refusal)),
+                lambda answer: parse_review(answer, DeliverableType.PLAN),
+                attempts=retries + 1,
+            )
+        except UnusableAnswer as exc:
+            raise PhaseHalt(
+                HaltReason.REVIEW_MALFORMED,
+                f"Review output still malformed after {retries} re-asks at iteration {n}: {exc}",
+            ) from None
+        review = StoredReview(
+            iteration=n, issues=parsed.issues, tests=getattr(parsed, "tests", None)
+        )
+        self.engine.write(REVIEW_FILE, review.model_dump_json(indent=2) + "\n")
+        if review.issues:
+            self.engine.commit(f"review #{n}: {describe(Counts.of(review.issues))}")
+        return review
+
+    def fix(self, state: PolishState, review: StoredReview, constraints: str) -> FixResult:
+        """Ask the fixer for the whole document; a fragment is refused, twice in a row halts."""
+        old = self.engine.read(PLAN_FILE)
+        issues = json.dumps([i.model_dump(mode="json") for i in review.issues], indent=2)
+        prompt = self.engine.prompts.render(
+            "plan-fix", issues=issues, constraints=constraints, plan=old
+        )
+        call = self.engine.call("plan-fix", review.iteration)
+        new = _strip_fence(self.engine.ask(self.fixer, prompt, call))
+        if new.strip() and len(new) >= MIN_FIX_LENGTH_RATIO * len(old):
+            new = new if new.endswith("\n") else new + "\n"
+            self.engine.write(PLAN_FILE, new)
+            return FixResult(
+                applied=True, summary=f"{PLAN_FILE} updated ({len(old)} → {len(new)} chars)"
+            )
+        share = round(100 * len(new) / max(len(old), 1))
+        why = f"fixer returned {len(new)} chars, {share}% of the previous {len(old)}"
+        log_event(self.dir, "fix_rejected", level="warning", iteration=review.iteration, why=why)
+        if _last_fix_rejected(state):
+            raise PhaseHalt(
+                HaltReason.FIX_OUTPUT_INVALID,
+                f"Fix output rejected twice in a row (iteration {review.iteration}: {why}).",
+            )
+        return FixResult(applied=False, summary=f"rejected: {why}; kept the previous document")
+
+    def constraints(self) -> str:
+        """Re-read at every iteration: the human may edit them while the loop runs."""
+        return self.engine.read(CONSTRAINTS_FILE)
+
+    def stored_review(self, n: int) -> StoredReview | None:
+        """The review of iteration `n` if a previous run got that far before it was stopped."""
+        try:
+            review = StoredReview.model_validate_json((self.dir / REVIEW_FILE).read_bytes())
+        except (OSError, ValidationError):
+            return None
+        if review.iteration != n:
+            return None
+        if review.issues and git_repo.is_dirty(self.dir, REVIEW_FILE):
+            self.engine.commit(f"review #{n}: {describe(Counts.of(review.issues))}")
+        log_event(self.dir, "review_reused", iteration=n)
+        return review
+
+    def previous_fix(self, review: StoredReview, recovered: bool) -> FixResult | None:
+        """The fix that needs no agent: none for a clean review, or one written before a kill."""
+        if not review.issues:
+            return FixResult(applied=False, summary="none needed: the review found no issues")
+        if recovered and git_repo.is_dirty(self.dir, PLAN_FILE):
+            return FixResult(
+                applied=True, summary=f"{PLAN_FILE} updated before an interruption; kept"
+            )
+        return None
+
+    def settle(self, state: PolishState) -> None:
+        """Commit what a run stopped between writing iteration N's state and committing it left."""
+        if state.iteration and git_repo.is_dirty(self.dir):
+            self.engine.commit(f"iteration #{state.iteration}: recovered after an interruption")
+
+    def record(self, new: PolishState, entry: str, subject: str) -> None:
+        """State, log and commit together: if the commit fails, both files are put back."""
+        saved = {
+            name: _snapshot(self.dir / name)
+            for name in (POLISH_STATE_FILE, polish_log.POLISH_LOG_FILE)
+        }
+        write_polish_state(self.dir, new)
+        polish_log.append(self.dir, entry)
+        try:
+            self.engine.commit(subject)
+        except PhaseHalt:
+            for name, content in saved.items():
+                _restore(self.dir / name, content)
+            raise
+
+    def _review_prompt(self, constraints: str) -> str:
+        plan = self.engine.read(PLAN_FILE)
+        window = self.engine.config.agent(self.reviewer).context_window_tokens
+        room = window - estimate_tokens(plan) - _PROMPT_OVERHEAD_TOKENS
+        fitted = truncate_text(constraints, max(room, 0))
+        if fitted.truncated:
+            log_event(self.dir, "constraints_truncated", level="warning", tokens=room)
+        return self.engine.prompts.render("plan-review", constraints=fitted.text, plan=plan)
+
+
+def _snapshot(path: Path) -> str | None:
+    return path.read_text(encoding="utf-8") if path.exists() else None
+
+
+def _restore(path: Path, content: str | None) -> None:
+    if content is None:
+        path.unlink(missing_ok=True)
+    else:
+        write_text_atomic(path, content)
+
+
+def _last_fix_rejected(state: PolishState) -> bool:
+    if not state.trajectory:
+        return False
+    last = state.trajectory[-1]
+    return last.total > 0 and not last.fix_applied
+
+
+def _strip_fence(text: str) -> str:
+    """Fixers often wrap the document in one ```markdown fence; the document is what is inside."""
+    stripped = text.strip()
+    lines = stripped.splitlines()
+    if len(lines) >= 2 and lines[0].startswith("```") and lines[-1].strip() == "```":
+        return "\n".join(lines[1:-1])
+    return stripped

@@ -1,0 +1,109 @@
+"""What a plan build works from: the template, the spec, the human's guidance, the filled slots.
+
+All of it is re-read from the files at the start of every run, since the human may have edited any
+of them; `plan.md` is the only record of the slots filled so far.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from thoughtforge.core import INTENT_FILE, PLAN_FILE, SPEC_FILE, log_event, read_chat
+from thoughtforge.errors import PhaseHalt, StateFileError
+from thoughtforge.models import HaltReason, Phase
+from thoughtforge.phases.engine import PhaseEngine
+from thoughtforge.plugins.plan.slot_content import unfilled_reason
+from thoughtforge.plugins.plan.template import (
+    PlanTemplate,
+    PlanTemplateError,
+    Section,
+    Slot,
+    load_template,
+)
+from thoughtforge.plugins.plan.template_selection import NoPlanTemplatesError, select_template
+from thoughtforge.prompting import SectionedText
+
+
+class SectionProgress(BaseModel):
+    heading: str
+    filled: int
+    slots: int
+
+
+@dataclass
+class Draft:
+    """Read once at a run's start; `filled` grows as slots are accepted."""
+
+    template: PlanTemplate
+    spec: str
+    guidance: str
+    filled: dict[str, str]
+
+    def missing(self, section: Section) -> list[Slot]:
+        return missing_slots(section, self.filled)
+
+    def progress(self) -> list[SectionProgress]:
+        return [
+            SectionProgress(
+                heading=s.heading, filled=len(s.slots) - len(self.missing(s)), slots=len(s.slots)
+            )
+            for s in self.template.sections()
+        ]
+
+
+def missing_slots(section: Section, filled: Mapping[str, str]) -> list[Slot]:
+    return [s for s in section.slots if unfilled_reason(filled.get(s.id, "")) is not None]
+
+
+def load_draft(engine: PhaseEngine, templates_dir: Path) -> Draft:
+    template = _template(engine, templates_dir)
+    return Draft(
+        template=template,
+        spec=engine.read(SPEC_FILE),
+        guidance=_guidance(engine),
+        filled=_filled_on_disk(engine, template),
+    )
+
+
+def _template(engine: PhaseEngine, templates_dir: Path) -> PlanTemplate:
+    plan_type = SectionedText.parse(engine.read(INTENT_FILE)).get("Deliverable Type")
+    try:
+        choice = select_template(templates_dir, plan_type)
+        template = load_template(choice.path)
+    except (NoPlanTemplatesError, PlanTemplateError) as exc:
+        raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, str(exc)) from None
+    log_event(engine.project.dir, "template_selected", template=choice.name, warning=choice.warning)
+    if choice.warning:
+        engine.say_once(choice.warning)
+    return template
+
+
+def _filled_on_disk(engine: PhaseEngine, template: PlanTemplate) -> dict[str, str]:
+    path = engine.project.dir / PLAN_FILE
+    if not path.exists():
+        return {}
+    try:
+        on_disk = template.read_filled(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, PlanTemplateError) as exc:
+        raise PhaseHalt(
+            HaltReason.FILE_SYSTEM_ERROR,
+            f"{path} cannot be resumed: {exc}. Restore it from git, or delete it to build the "
+            "plan again.",
+        ) from None
+    filled = {k: v for k, v in on_disk.items() if unfilled_reason(v) is None}
+    log_event(engine.project.dir, "build_resumed", filled=len(filled), slots=len(template.slots))
+    return filled
+
+
+def _guidance(engine: PhaseEngine) -> str:
+    """The human's Phase 3 messages (stuck recovery): the chat is cleared as Phase 3 begins."""
+    try:
+        history = read_chat(engine.project.dir)
+    except StateFileError as exc:
+        raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, str(exc)) from None
+    said = [m.content for m in history if m.role == "human" and m.phase is Phase.BUILDING]
+    return "\n\n".join(said) or "None."

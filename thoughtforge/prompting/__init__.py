@@ -1,0 +1,41 @@
+"""Building prompts and reading answers: prompt files, context-window fitting, conversations,
+JSON extraction and the `## Section` structure of Markdown answers.
+
+Pure text handling; it imports the shared vocabulary and `core` (for the chat message model) only.
+"""
+
+from thoughtforge.prompting.context_window import (
+    CHARS_PER_TOKEN,
+    Fitted,
+    estimate_tokens,
+    keep_recent,
+    truncate_text,
+)
+from thoughtforge.prompting.conversation import Conversation, fit_conversation, turn_text
+from thoughtforge.prompting.json_extraction import json_objects
+from thoughtforge.prompting.library import DEFAULT_DIRECTORY, PromptLibrary, fill
+from thoughtforge.prompting.markdown_sections import (
+    SectionedText,
+    heading_key,
+    list_items,
+    strip_outer_fence,
+)
+
+__all__ = [
+    "CHARS_PER_TOKEN",
+    "DEFAULT_DIRECTORY",
+    "Conversation",
+    "Fitted",
+    "PromptLibrary",
+    "SectionedText",
+    "estimate_tokens",
+    "fill",
+    "fit_conversation",
+    "heading_key",
+    "json_objects",
+    "keep_recent",
+    "list_items",
+    "strip_outer_fence",
+    "truncate_text",
+    "turn_text",
+]
