@@ -28,6 +28,9 @@ def config_data(tmp_path: Path, **sections: Any) -> dict[str, Any]:
             "recorder": {"command": str(AGENTS_DIR / "record_stdin.py")},
             "sleeper": {"command": str(AGENTS_DIR / "sleep_with_child.sh")},
             "flaky": {"command": str(AGENTS_DIR / "fail_then_answer.sh")},
+            "escaper": {"command": str(AGENTS_DIR / "escaping_helper.sh")},
+            "lingerer": {"command": str(AGENTS_DIR / "answer_then_linger.sh")},
+            "flood": {"command": str(AGENTS_DIR / "flood.py")},
         }
     )
     for name, values in sections.items():

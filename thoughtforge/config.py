@@ -57,6 +57,7 @@ class AgentSpec(_Section):
 class AgentsConfig(_Section):
     default: str = "claude"
     call_timeout_seconds: float = Field(300, gt=0)
+    max_reply_bytes: int = Field(2_000_000, gt=0)
     available: dict[str, AgentSpec] = {}
 
     @model_validator(mode="after")

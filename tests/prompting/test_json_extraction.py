@@ -1,6 +1,8 @@
 from __future__ import annotations
 
-from thoughtforge.prompting import json_objects
+import pytest
+
+from thoughtforge.prompting import json_extraction, json_objects
 
 
 def test_whole_answer_then_fences_then_prose_in_that_order() -> None:
@@ -16,3 +18,33 @@ def test_braces_inside_strings_do_not_confuse_it() -> None:
 def test_no_objects_and_non_object_json_yield_nothing() -> None:
     assert list(json_objects("no json here")) == []
     assert list(json_objects("[1, 2, 3]")) == []
+
+
+def test_deeply_nested_json_is_skipped_not_raised() -> None:
+    """Before, 100,000 nested `[` raised an uncaught RecursionError."""
+    assert list(json_objects("[" * 100_000)) == []
+    assert list(json_objects('{"a": ' * 50_000 + "1" + "}" * 50_000)) == []
+    assert next(json_objects('{"a": ' * 150 + "1" + "}" * 150))["a"]["a"]
+
+
+def test_any_answer_is_parsed_reading_each_character_a_bounded_number_of_times(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Before, 5 MB of `{` never finished: every `{` started a fresh scan to the end."""
+    parsed: list[int] = []
+    real_loads = json_extraction.json.loads
+
+    def counting_loads(chunk: str) -> object:
+        parsed.append(len(chunk))
+        return real_loads(chunk)
+
+    monkeypatch.setattr(json_extraction.json, "loads", counting_loads)
+    for text in ("{" * 200_000, "{}" * 100_000, "{" * 100_000 + "}" * 100_000, "```\n{\n" * 20_000):
+        parsed.clear()
+        found = list(json_objects(text))
+        assert all(obj == {} for obj in found)
+        assert sum(parsed) <= 3 * len(text)
+
+
+def test_an_object_after_an_unclosed_prose_brace_is_found() -> None:
+    assert list(json_objects('Re {your question: here it is {"issues": []}')) == [{"issues": []}]

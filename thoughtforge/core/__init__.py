@@ -16,6 +16,7 @@ from thoughtforge.core.hooks import (
     NullNotifier,
 )
 from thoughtforge.core.orphans import halt_orphaned_projects
+from thoughtforge.core.processes import end_leftover_processes, track_process, untrack_process
 from thoughtforge.core.project import (
     CONSTRAINTS_FILE,
     INTENT_FILE,
@@ -77,6 +78,7 @@ __all__ = [
     "TransitionHooks",
     "append_chat",
     "create_project",
+    "end_leftover_processes",
     "git_repo",
     "halt_orphaned_projects",
     "hold_run_lock",
@@ -90,7 +92,9 @@ __all__ = [
     "read_polish_state",
     "read_status",
     "safe_file_name",
+    "track_process",
     "transition",
+    "untrack_process",
     "utc_now",
     "write_chat",
     "write_polish_state",

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from thoughtforge.config import Config, load_config
 from thoughtforge.core.git_repo import commit_all, init_repo
+from thoughtforge.core.processes import PROCESSES_FILE
 from thoughtforge.core.project_log import LOG_FILE, log_event
 from thoughtforge.core.state import (
     ChatMessage,
@@ -36,7 +37,7 @@ _SLUG_CHARS = 24
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._ -]+")
 _VALID_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,80}$")
 _FILLER = frozenset({"a", "an", "and", "the", "i", "im", "we", "to", "of", "for", "in", "on"})
-_GITIGNORE = f"{LOG_FILE}\n.run.lock\n.scripted-agent/\n"
+_GITIGNORE = f"{LOG_FILE}\n.run.lock\n{PROCESSES_FILE}\n.scripted-agent/\n"
 
 
 class Project(BaseModel):

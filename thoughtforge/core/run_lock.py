@@ -12,6 +12,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from thoughtforge.core.processes import end_leftover_processes
 from thoughtforge.core.project import Project
 from thoughtforge.errors import ProjectError
 
@@ -37,6 +38,7 @@ def hold_run_lock(project: Project) -> Iterator[None]:
         handle.write(f"pid {os.getpid()}")
         handle.flush()
         _held_here.add(str(path))
+        end_leftover_processes(project.dir)
         try:
             yield
         finally:

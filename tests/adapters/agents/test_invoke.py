@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -10,7 +12,8 @@ import pytest
 from thoughtforge.adapters.agents import AgentCall, invoke_agent
 from thoughtforge.adapters.agents.output import AgentOutputError, normalise
 from thoughtforge.config import Config
-from thoughtforge.core import read_events
+from thoughtforge.core import create_project, hold_run_lock, read_events
+from thoughtforge.core.processes import PROCESSES_FILE
 from thoughtforge.errors import AgentFailure
 
 HOSTILE = (
@@ -60,6 +63,78 @@ def test_timeout_kills_the_whole_process_group_and_retries_once(
     assert len(pids) == 4  # two attempts, each an agent and its grandchild
     time.sleep(0.2)
     assert [pid for pid in pids if _alive(pid)] == []
+
+
+def test_a_helper_in_its_own_session_holding_stdout_cannot_stretch_the_timeout(
+    config: Config, tmp_path: Path, record_dir: Path
+) -> None:
+    """Before, the pipes were drained without a deadline: a 5 s call waited 609 s."""
+    config.agents.call_timeout_seconds = 1
+    started = time.monotonic()
+    try:
+        with pytest.raises(AgentFailure) as caught:
+            invoke_agent(config, "escaper", "x", _call(tmp_path))
+        elapsed = time.monotonic() - started
+    finally:
+        helpers = [int(p) for p in (record_dir / "helpers").read_text().split()]
+        for pid in helpers:
+            os.kill(pid, 9)
+    assert len(helpers) == 2
+    assert all("timed out" in why for why in caught.value.attempts)
+    assert elapsed < 60, f"two 1 s attempts took {elapsed:.0f} s: the pipes were waited on"
+
+
+def test_an_agent_that_exits_keeps_its_answer_though_a_child_holds_the_pipe(
+    config: Config, tmp_path: Path, record_dir: Path
+) -> None:
+    assert invoke_agent(config, "lingerer", "x", _call(tmp_path)) == "the answer"
+    (child,) = [int(p) for p in (record_dir / "lingering").read_text().split()]
+    time.sleep(0.2)
+    assert not _alive(child), "the agent's process group is killed once it has answered"
+
+
+def test_an_answer_over_the_size_cap_is_refused_and_the_agent_stopped(
+    config: Config, tmp_path: Path
+) -> None:
+    config.agents.max_reply_bytes = 100_000
+    with pytest.raises(AgentFailure, match="max_reply_bytes") as caught:
+        invoke_agent(config, "flood", "x", _call(tmp_path))
+    assert len(caught.value.attempts) == 2
+
+
+def test_a_killed_run_leaves_its_agent_recorded_and_the_next_run_ends_it(
+    config: Config, tmp_path: Path, record_dir: Path
+) -> None:
+    project = create_project(config, brain_dump="x")
+    runner = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from pathlib import Path; from thoughtforge.config import load_config; "
+            "from thoughtforge.adapters.agents import AgentCall, invoke_agent; "
+            "invoke_agent(load_config(Path(sys.argv[1])), 'sleeper', 'x', "
+            "AgentCall(step='plan-review', project_dir=Path(sys.argv[2]), phase='polishing'))",
+            str(tmp_path / "config.yaml"),
+            str(project.dir),
+        ],
+        env={**os.environ, "RECORD_DIR": str(record_dir)},
+    )
+    pids_file = record_dir / "pids"
+    for _ in range(200):
+        if pids_file.exists() and pids_file.read_text().strip():
+            break
+        time.sleep(0.05)
+    runner.kill()
+    runner.wait()
+    grandchild, agent = (int(p) for p in pids_file.read_text().split())
+    assert _alive(agent) and _alive(grandchild), "an agent outlives a run killed with -9"
+
+    with hold_run_lock(project):
+        pass
+
+    time.sleep(0.2)
+    assert not _alive(agent) and not _alive(grandchild)
+    assert not (project.dir / PROCESSES_FILE).exists()
 
 
 def test_failure_then_success_returns_the_second_answer(

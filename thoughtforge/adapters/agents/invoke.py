@@ -16,8 +16,8 @@ from pydantic import BaseModel
 
 from thoughtforge.adapters.agents.output import AgentOutputError, normalise
 from thoughtforge.adapters.agents.process import ProcessResult, run_command
-from thoughtforge.config import AgentSpec, Config
-from thoughtforge.core import log_event
+from thoughtforge.config import AgentsConfig, AgentSpec, Config
+from thoughtforge.core import log_event, track_process, untrack_process
 from thoughtforge.errors import AgentFailure
 
 ATTEMPTS = 2
@@ -56,7 +56,7 @@ def invoke_agent(config: Config, agent: str, prompt: str, call: AgentCall) -> st
     failures: list[str] = []
     for attempt in range(1, ATTEMPTS + 1):
         started = time.monotonic()
-        answer, failure = _attempt(spec, prompt, call, config.agents.call_timeout_seconds)
+        answer, failure = _attempt(spec, prompt, call, config.agents)
         log_event(
             call.project_dir,
             "agent_call",
@@ -75,17 +75,33 @@ def invoke_agent(config: Config, agent: str, prompt: str, call: AgentCall) -> st
 
 
 def _attempt(
-    spec: AgentSpec, prompt: str, call: AgentCall, timeout: float
+    spec: AgentSpec, prompt: str, call: AgentCall, limits: AgentsConfig
 ) -> tuple[str, str | None]:
     executable = find_command(spec)
     if executable is None:
         return "", f"command '{spec.command}' not found on PATH"
     env = {**os.environ, **call.environment()}
+    started: list[int] = []
+
+    def track(pid: int) -> None:
+        started.append(pid)
+        track_process(call.project_dir, pid)
+
     try:
-        result = run_command([executable, *spec.flags], prompt, env, timeout)
+        result = run_command(
+            [executable, *spec.flags],
+            prompt,
+            env,
+            limits.call_timeout_seconds,
+            limits.max_reply_bytes,
+            on_start=track,
+        )
     except OSError as exc:
         return "", f"could not start '{spec.command}': {exc.strerror or exc}"
-    failure = _failure_of(result, timeout)
+    finally:
+        for pid in started:
+            untrack_process(call.project_dir, pid)
+    failure = _failure_of(result, limits)
     if failure is not None:
         return "", failure
     try:
@@ -95,9 +111,14 @@ def _attempt(
     return (answer, None) if answer else ("", "empty output")
 
 
-def _failure_of(result: ProcessResult, timeout: float) -> str | None:
+def _failure_of(result: ProcessResult, limits: AgentsConfig) -> str | None:
     if result.timed_out:
-        return f"timed out after {timeout:g}s (process group killed)"
+        return f"timed out after {limits.call_timeout_seconds:g}s (process group killed)"
+    if result.too_large:
+        return (
+            f"answer longer than agents.max_reply_bytes ({limits.max_reply_bytes:,} bytes); "
+            "the agent was stopped"
+        )
     if result.returncode != 0:
         excerpt = result.stderr.strip()[-_STDERR_EXCERPT:]
         return f"exit code {result.returncode}" + (f": {excerpt}" if excerpt else "")

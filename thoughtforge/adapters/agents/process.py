@@ -1,15 +1,31 @@
-"""Run one agent command: prompt on stdin, answer on stdout, its process group killed on timeout."""
+"""Run one agent command: prompt on stdin, answer on stdout, bounded in time and in size.
+
+No shell is involved and the prompt never touches argv. The child leads a new session, so
+`killpg` reaches everything it spawned in its group. The pipes are read with a deadline, never
+waited on unbounded, because a helper the agent started in a session of its own can hold them
+open forever:
+
+* timeout: at the deadline the group is killed, what was read so far is kept, the pipes closed;
+* an agent that exited: its answer is what it wrote; helpers still holding the pipes get
+  `EXIT_GRACE_SECONDS` to finish, then the group is killed and the pipes closed;
+* an answer longer than `max_bytes` stops the reading and kills the group: it is refused whole.
+"""
 
 from __future__ import annotations
 
 import os
+import selectors
 import signal
 import subprocess
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
+from typing import IO
 
 from pydantic import BaseModel
 
-_DRAIN_SECONDS = 5
+EXIT_GRACE_SECONDS = 1.0
+_POLL_SECONDS = 0.05
+_CHUNK = 65536
 
 
 class ProcessResult(BaseModel):
@@ -17,15 +33,18 @@ class ProcessResult(BaseModel):
     stdout: str
     stderr: str
     timed_out: bool
+    too_large: bool = False
 
 
 def run_command(
-    argv: list[str], stdin_text: str, env: Mapping[str, str], timeout: float
+    argv: list[str],
+    stdin_text: str,
+    env: Mapping[str, str],
+    timeout: float,
+    max_bytes: int,
+    on_start: Callable[[int], None] = lambda pid: None,
 ) -> ProcessResult:
-    """No shell is involved: `argv` is executed directly and the prompt never touches argv.
-
-    The child leads a new session, so on timeout `killpg` also reaches anything it spawned.
-    """
+    """`on_start` gets the pid (and process group) as soon as the child exists."""
     proc = subprocess.Popen(
         argv,
         stdin=subprocess.PIPE,
@@ -35,35 +54,116 @@ def run_command(
         start_new_session=True,
     )
     try:
-        out, err = proc.communicate(stdin_text.encode("utf-8"), timeout=timeout)
-    except subprocess.TimeoutExpired:
+        on_start(proc.pid)
+        pipes = _Pipes(proc, stdin_text.encode("utf-8"), max_bytes)
+        timed_out = pipes.exchange(time.monotonic() + timeout)
+    finally:
         _kill_group(proc)
-        out, err = _drain(proc)
-        return ProcessResult(returncode=None, stdout=_text(out), stderr=_text(err), timed_out=True)
-    except BaseException:
-        _kill_group(proc)
-        raise
-    _kill_group(proc)
+        _close(proc)
+    returncode = _wait(proc)
     return ProcessResult(
-        returncode=proc.returncode, stdout=_text(out), stderr=_text(err), timed_out=False
+        returncode=None if timed_out else returncode,
+        stdout=_text(pipes.output[proc.stdout]),
+        stderr=_text(pipes.output[proc.stderr]),
+        timed_out=timed_out,
+        too_large=pipes.too_large,
     )
 
 
+class _Pipes:
+    """Feeds stdin and collects stdout/stderr without ever blocking past a deadline."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], data: bytes, max_bytes: int) -> None:
+        self.proc = proc
+        self.data = memoryview(data)
+        self.max_bytes = max_bytes
+        self.too_large = False
+        self.output: dict[IO[bytes] | None, bytearray] = {
+            proc.stdout: bytearray(),
+            proc.stderr: bytearray(),
+        }
+        self.open_outputs: set[IO[bytes]] = set()
+        self.selector = selectors.DefaultSelector()
+        for stream in (proc.stdout, proc.stderr):
+            assert stream is not None
+            os.set_blocking(stream.fileno(), False)
+            self.selector.register(stream, selectors.EVENT_READ)
+            self.open_outputs.add(stream)
+        assert proc.stdin is not None
+        if data:
+            os.set_blocking(proc.stdin.fileno(), False)
+            self.selector.register(proc.stdin, selectors.EVENT_WRITE)
+        else:
+            proc.stdin.close()
+
+    def exchange(self, deadline: float) -> bool:
+        """Until both outputs end, the answer is too large or the time is up; True on timeout."""
+        exited_at: float | None = None
+        try:
+            while self.open_outputs:
+                now = time.monotonic()
+                if now >= deadline:
+                    return True
+                if exited_at is None and self.proc.poll() is not None:
+                    exited_at = now
+                if exited_at is not None and now - exited_at > EXIT_GRACE_SECONDS:
+                    return False
+                for key, _ in self.selector.select(min(_POLL_SECONDS, deadline - now)):
+                    self._step(key.fileobj)  # type: ignore[arg-type]
+                if self.too_large:
+                    return False
+            return False
+        finally:
+            self.selector.close()
+
+    def _step(self, stream: IO[bytes]) -> None:
+        if stream is self.proc.stdin:
+            self._write(stream)
+            return
+        chunk = os.read(stream.fileno(), _CHUNK)
+        if not chunk:
+            self.selector.unregister(stream)
+            self.open_outputs.discard(stream)
+            return
+        self.output[stream] += chunk
+        if stream is self.proc.stdout and len(self.output[stream]) > self.max_bytes:
+            self.too_large = True
+
+    def _write(self, stdin: IO[bytes]) -> None:
+        try:
+            written = os.write(stdin.fileno(), self.data[:_CHUNK])
+        except BrokenPipeError:
+            written = len(self.data)  # the agent stopped reading: it has what it wanted
+        self.data = self.data[written:]
+        if not self.data:
+            self.selector.unregister(stdin)
+            stdin.close()
+
+
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """Also reap helpers the agent left running after it exited."""
+    """Also reaps helpers the agent left running in its group after it exited."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         return
 
 
-def _drain(proc: subprocess.Popen[bytes]) -> tuple[bytes, bytes]:
+def _close(proc: subprocess.Popen[bytes]) -> None:
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        if stream is not None and not stream.closed:
+            try:
+                stream.close()
+            except BrokenPipeError:
+                continue
+
+
+def _wait(proc: subprocess.Popen[bytes]) -> int | None:
+    """The agent itself was killed with its group if it had not exited, so this is immediate."""
     try:
-        return proc.communicate(timeout=_DRAIN_SECONDS)
+        return proc.wait(timeout=EXIT_GRACE_SECONDS)
     except subprocess.TimeoutExpired:
-        proc.kill()
-        return proc.communicate()
+        return None
 
 
-def _text(data: bytes | None) -> str:
-    return (data or b"").decode("utf-8", errors="replace")
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")

@@ -1,0 +1,75 @@
+"""The processes a run starts (agents), recorded so the next run can end them if this one dies.
+
+A run killed with -9 cannot stop its agent; the agent leads its own session and goes on (and
+holds memory) until it ends by itself. Each one is recorded in the project with its start time, and
+whoever next takes the project's run lock ends exactly those that are still the same processes:
+a pid alone could by then belong to anything, the start time cannot.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from pathlib import Path
+
+from thoughtforge.core.atomic_write import write_text_atomic
+from thoughtforge.core.project_log import log_event
+
+PROCESSES_FILE = ".processes.json"
+
+
+def track_process(project_dir: Path, pid: int) -> None:
+    started = _start_time(pid)
+    if started is None:
+        return
+    records = _records(project_dir)
+    records[str(pid)] = started
+    _save(project_dir, records)
+
+
+def untrack_process(project_dir: Path, pid: int) -> None:
+    records = _records(project_dir)
+    if records.pop(str(pid), None) is not None:
+        _save(project_dir, records)
+
+
+def end_leftover_processes(project_dir: Path) -> list[int]:
+    """Kill the process groups a dead run left behind; returns the pids that were still alive."""
+    ended = []
+    for pid_text, started in _records(project_dir).items():
+        pid = int(pid_text)
+        if _start_time(pid) != started:
+            continue  # gone, or the pid now belongs to another process
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            continue
+        ended.append(pid)
+    if ended:
+        log_event(project_dir, "leftover_processes_ended", level="warning", pids=ended)
+    (project_dir / PROCESSES_FILE).unlink(missing_ok=True)
+    return ended
+
+
+def _start_time(pid: int) -> int | None:
+    """Clock ticks after boot at which `pid` started (field 22 of /proc/<pid>/stat)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[19])
+
+
+def _records(project_dir: Path) -> dict[str, int]:
+    try:
+        data = json.loads((project_dir / PROCESSES_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if k.isdigit() and isinstance(v, int)}
+
+
+def _save(project_dir: Path, records: dict[str, int]) -> None:
+    write_text_atomic(project_dir / PROCESSES_FILE, json.dumps(records))
