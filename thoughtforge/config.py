@@ -20,6 +20,7 @@ CONFIG_ENV_VAR = "THOUGHTFORGE_CONFIG"
 DEFAULT_CONFIG_NAME = "config.yaml"
 EXAMPLE_NAME = "config.yaml.example"
 PACKAGED_EXAMPLE = Path(__file__).with_name(EXAMPLE_NAME)
+_SECRET_WORDS = ("token", "secret", "password", "api_key", "credential")
 
 
 class _Section(BaseModel):
@@ -127,6 +128,7 @@ class ResourcesConfig(_Section):
 
 class BrainDumpConfig(_Section):
     min_chars: int = Field(100, ge=0)
+    max_chars: int = Field(200_000, gt=0)
 
 
 class Config(_Section):
@@ -206,8 +208,17 @@ def _describe_validation_error(path: Path, exc: ValidationError) -> str:
         elif error["type"] == "extra_forbidden":
             lines.append(f"  {key}: unknown key (check the spelling against {EXAMPLE_NAME})")
         else:
-            lines.append(f"  {key}: got {error.get('input')!r}; expected {error['msg'].lower()}")
+            got = "***" if _is_secret(error["loc"]) else repr(error.get("input"))
+            lines.append(f"  {key}: got {got}; expected {error['msg'].lower()}")
     return "\n".join(lines)
+
+
+def _is_secret(location: tuple[int | str, ...]) -> bool:
+    """A rejected value under a secret-looking key is never echoed: it may be a real token."""
+    return any(
+        isinstance(part, str) and any(word in part.lower() for word in _SECRET_WORDS)
+        for part in location
+    )
 
 
 def _resolve_paths(config: Config, base: Path) -> Config:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import git
 import pytest
+import yaml
 
 from tests.conftest import BRAIN_DUMP, REPO_ROOT
 
@@ -115,3 +116,56 @@ def test_light_commands_do_not_import_prefect(args: tuple[str, ...], tmp_path: P
         [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True
     )
     assert result.stdout.strip().endswith("NO_PREFECT"), result.stdout + result.stderr
+
+
+def test_run_refuses_a_missing_default_agent_instead_of_using_the_demo(
+    run: Run, tmp_path: Path
+) -> None:
+    """Before, a missing `claude` silently became the scripted demo agent's canned text."""
+    run("init")
+    config = tmp_path / "config.yaml"
+    config.write_text(config.read_text().replace("default: demo", "default: claude"))
+    (tmp_path / "dump.md").write_text(BRAIN_DUMP)
+    result = run("run", "dump.md", "--auto-confirm")
+    assert result.returncode == 1
+    message = " ".join(result.stderr.split())
+    assert "agent 'claude' cannot run" in message and "thoughtforge doctor" in message
+    assert "--agent demo" in message and "Traceback" not in result.stderr
+    assert not (tmp_path / "projects").exists() or not any((tmp_path / "projects").iterdir())
+
+
+def test_a_brain_dump_over_the_cap_is_refused_pointing_to_resources(
+    run: Run, tmp_path: Path
+) -> None:
+    run("init")
+    config = tmp_path / "config.yaml"
+    config.write_text(config.read_text().replace("max_chars: 200000", "max_chars: 1000"))
+    result = run("new", "-b", "-", stdin="word " * 1000)
+    message = " ".join(result.stderr.split())
+    assert result.returncode == 1 and "brain_dump.max_chars is 1,000" in message
+    assert "--resource" in message
+    assert not (tmp_path / "projects").exists() or not any((tmp_path / "projects").iterdir())
+
+
+def test_invalid_utf8_on_stdin_is_one_clear_line(tmp_path: Path, run: Run) -> None:
+    run("init")
+    result = subprocess.run(
+        [sys.executable, "-m", "thoughtforge", "new", "-b", "-"],
+        cwd=tmp_path,
+        input=b"caf\xe9 plans\n",
+        capture_output=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "200"},
+    )
+    stderr = result.stderr.decode()
+    assert result.returncode == 1 and "not UTF-8" in stderr and "Traceback" not in stderr
+
+
+def test_a_bad_secret_value_in_config_is_never_echoed(run: Run, tmp_path: Path) -> None:
+    run("init")
+    config = tmp_path / "config.yaml"
+    data = yaml.safe_load(config.read_text())
+    data["connectors"]["notion"]["token"] = ["secret_AbC123xyz"]
+    config.write_text(yaml.safe_dump(data))
+    result = run("status")
+    assert result.returncode == 1 and "connectors.notion.token" in result.stderr
+    assert "secret_AbC123xyz" not in result.stderr + result.stdout and "***" in result.stderr

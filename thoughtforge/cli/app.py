@@ -66,12 +66,17 @@ def config_of(ctx: typer.Context) -> Config:
 
 
 def read_brain_dump(source: str) -> str:
-    if source == "-":
-        return sys.stdin.read()
+    """The brain dump from a file, or from stdin for `-`; it must be UTF-8 text."""
+    name = "standard input" if source == "-" else source
     try:
-        return Path(source).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ThoughtForgeError(f"cannot read brain dump {source}: {exc}") from None
+        data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+        return data.decode("utf-8")
+    except OSError as exc:
+        raise ThoughtForgeError(f"cannot read brain dump {name}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ThoughtForgeError(
+            f"the brain dump in {name} is not UTF-8 text (byte {exc.start}): save it as UTF-8"
+        ) from None
 
 
 def main() -> None:

@@ -147,14 +147,20 @@ def doctor(ctx: typer.Context) -> None:
 
 
 def _agent_for_run(config: Config, agent: str | None) -> str:
-    """Without a working real agent the demo agent runs, and the user is told so."""
-    from thoughtforge.adapters.agents import missing_agent_warning
+    """The agent asked for, or the configured default; never silently another one.
+
+    A run whose real agent is missing must not turn into canned text from the demo agent.
+    """
+    from thoughtforge.adapters.agents import find_command
 
     chosen = agent or config.agents.default
-    warning = missing_agent_warning(config, chosen)
-    if warning and agent is None and DEMO_AGENT in config.agents.available:
-        err.print(f"[yellow]{escape(warning)}[/] Falling back to the scripted demo agent.")
-        chosen = DEMO_AGENT
+    spec = config.agent(chosen)
+    if find_command(spec) is None:
+        raise ThoughtForgeError(
+            f"agent '{chosen}' cannot run: its command '{spec.command}' is not on PATH. Install "
+            f"it and log in, or choose another agent with --agent (--agent {DEMO_AGENT} runs the "
+            "scripted demo, which is not an AI). `thoughtforge doctor` checks the set-up."
+        )
     if chosen == DEMO_AGENT:
         err.print(
             "[yellow]Using the scripted demo agent: not an AI, its answers are canned.[/] "

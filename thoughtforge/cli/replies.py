@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from thoughtforge.cli.app import ProjectArgument, app, config_of, out
+from thoughtforge.cli.app import AutoConfirm, ProjectArgument, app, config_of, out
 from thoughtforge.cli.runs import run_pipeline
 from thoughtforge.errors import ThoughtForgeError
 
@@ -66,9 +66,11 @@ def answer(
 
 
 @app.command()
-def resume(ctx: typer.Context, project_id: ProjectArgument) -> None:
-    """Continue a halted project; a halted polish loop goes on with the next iteration."""
-    _decide(ctx, project_id, "resume")
+def resume(
+    ctx: typer.Context, project_id: ProjectArgument, auto_confirm: AutoConfirm = False
+) -> None:
+    """Continue a halted project where it stopped; it still waits for you at each human step."""
+    _decide(ctx, project_id, "resume", auto_confirm)
 
 
 @app.command()
@@ -102,7 +104,7 @@ def _chat(ctx: typer.Context, project_id: str, action: str, message: str = "") -
     )
 
 
-def _decide(ctx: typer.Context, project_id: str, action: str) -> None:
+def _decide(ctx: typer.Context, project_id: str, action: str, auto_confirm: bool = False) -> None:
     from thoughtforge.core import open_project
     from thoughtforge.flows.paused_runs import send_input
     from thoughtforge.models import AUTONOMOUS_PHASES
@@ -117,6 +119,6 @@ def _decide(ctx: typer.Context, project_id: str, action: str) -> None:
     if action != "resume":
         return
     if status.phase in AUTONOMOUS_PHASES:
-        run_pipeline(ctx, project_id, auto_confirm=True)
+        run_pipeline(ctx, project_id, auto_confirm)
     else:
         out.print(f"It waits for you: `thoughtforge continue {project_id}`, then say/confirm.")

@@ -122,6 +122,7 @@ def create_project(
     """
     agent = agent or config.agents.default
     config.agent(agent)
+    _check_brain_dump(config, brain_dump or "")
     _check_resources(resources)
     _check_capacity(config)
     project = _make_directory(config, brain_dump or "")
@@ -132,6 +133,18 @@ def create_project(
         raise
     log_event(project.dir, "project_created", agent=agent, resources=len(resources))
     return project
+
+
+def _check_brain_dump(config: Config, text: str) -> None:
+    """The brain dump goes to the agent whole; large material belongs in resources/, which are
+    cut to the agent's context window."""
+    limit = config.brain_dump.max_chars
+    if len(text) > limit:
+        raise ProjectError(
+            f"the brain dump has {len(text):,} characters; brain_dump.max_chars is {limit:,}. "
+            "Keep the brain dump to what you want, and add long material as resource files "
+            "(--resource FILE): those are cut to fit the agent's context window."
+        )
 
 
 def _check_resources(resources: list[Path]) -> None:

@@ -24,6 +24,7 @@ def intake_flow(project_id: str, config_path: str | None = None, auto_confirm: b
     with hold_run_lock(project):
         while (phase := project.status().phase) in PHASE_ONE:
             turn = take_turn(project, _automatic_turn(phase, auto_confirm), _WELCOME)
+            reply = None
             with halt_on_failure(project):
                 reply = _apply(project, config, phase, turn)
             if auto_confirm and reply == "need_more":

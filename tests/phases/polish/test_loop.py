@@ -193,6 +193,34 @@ def test_fixer_returning_a_fragment_keeps_the_old_document(
     assert any(e["event"] == "fix_rejected" for e in read_events(project.dir))
 
 
+@pytest.mark.parametrize(
+    "broken",
+    [
+        PLAN.replace("## Section 3", "Section 3"),
+        PLAN.replace("## Section 2", "## Section X"),
+        "# Wedding plan\n\nAll good now, trust me. " + "x" * len(PLAN),
+    ],
+    ids=["heading-lost", "heading-renamed", "prose-instead-of-plan"],
+)
+def test_a_fix_that_breaks_the_skeleton_is_refused_and_never_reviewed(
+    config: Config, script: Callable[..., Path], broken: str
+) -> None:
+    """Before, any text of at least half the plan's length was committed and could reach done."""
+    script({"default": review(1, 0, 0, "a"), 2: review(1, 0, 0, "b")}, fix={"text": broken})
+    project = polishing_project(config)
+    outcome = polish(project, config)
+    assert (project.docs_dir / "plan.md").read_text() == PLAN
+    assert outcome.halt_reason is HaltReason.FIX_OUTPUT_INVALID
+    assert [e.fix_applied for e in read_polish_state(project.dir).trajectory] == [False]
+    rejected = [e["why"] for e in read_events(project.dir) if e["event"] == "fix_rejected"]
+    assert rejected and ("heading" in rejected[0] or "chars" in rejected[0])
+    reviewed = [
+        p.read_text()
+        for p in sorted((project.dir / ".scripted-agent" / "prompts").glob("*plan-review*"))
+    ]
+    assert all(broken not in text for text in reviewed)
+
+
 def test_fixer_answer_in_a_fence_is_unwrapped(config: Config, script: Callable[..., Path]) -> None:
     fixed = PLAN.replace("Steps for 1", "Book the barn by March")
     script({1: review(1, 0, 0), "default": review()}, fix={"text": f"```markdown\n{fixed}```\n"})

@@ -12,6 +12,7 @@ safe (the loop's docstring tells the whole story):
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
@@ -37,6 +38,7 @@ from thoughtforge.prompting import estimate_tokens, truncate_text
 REVIEW_FILE = "review.json"
 MIN_FIX_LENGTH_RATIO = 0.5
 _PROMPT_OVERHEAD_TOKENS = 2_000
+_HEADING = re.compile(r"#{1,6}\s")
 
 
 class StoredReview(BaseModel):
@@ -93,14 +95,13 @@ class PolishSteps:
         )
         call = self.engine.call("plan-fix", review.iteration)
         new = _strip_fence(self.engine.ask(self.fixer, prompt, call))
-        if new.strip() and len(new) >= MIN_FIX_LENGTH_RATIO * len(old):
+        why = _broken(old, new)
+        if why is None:
             new = new if new.endswith("\n") else new + "\n"
             self.engine.write(PLAN_FILE, new)
             return FixResult(
                 applied=True, summary=f"{PLAN_FILE} updated ({len(old)} → {len(new)} chars)"
             )
-        share = round(100 * len(new) / max(len(old), 1))
-        why = f"fixer returned {len(new)} chars, {share}% of the previous {len(old)}"
         log_event(self.dir, "fix_rejected", level="warning", iteration=review.iteration, why=why)
         if _last_fix_rejected(state):
             raise PhaseHalt(
@@ -175,6 +176,34 @@ def _restore(path: Path, content: str | None) -> None:
         path.unlink(missing_ok=True)
     else:
         write_text_atomic(path, content)
+
+
+def _broken(old: str, new: str) -> str | None:
+    """Why `new` cannot replace `old`: a fragment, or a document that lost part of its skeleton.
+
+    The reviewer must never be asked to approve a structurally broken deliverable, so every
+    heading of the document before the fix must still stand, in the same order, after it.
+    """
+    if not new.strip() or len(new) < MIN_FIX_LENGTH_RATIO * len(old):
+        share = round(100 * len(new) / max(len(old), 1))
+        return f"fixer returned {len(new)} chars, {share}% of the previous {len(old)}"
+    remaining = iter(_headings(new))
+    lost = [h for h in _headings(old) if not any(h == kept for kept in remaining)]
+    if lost:
+        return f"fixer dropped or reordered the heading(s) {', '.join(lost)}"
+    return None
+
+
+def _headings(text: str) -> list[str]:
+    """The document's Markdown headings, outside code fences, as written."""
+    headings, fenced = [], False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            fenced = not fenced
+        elif not fenced and _HEADING.match(stripped):
+            headings.append(" ".join(stripped.split()))
+    return headings
 
 
 def _last_fix_rejected(state: PolishState) -> bool:
