@@ -37,7 +37,7 @@ def main(iterations: int) -> None:
 
     from thoughtforge.config import load_config
     from thoughtforge.core import create_project, read_status, write_status
-    from thoughtforge.core.git_repo import commit_all
+    from thoughtforge.core.git_repo import commit
     from thoughtforge.flows.polish import polish_flow
     from thoughtforge.models import DeliverableType, Phase
     from thoughtforge.phases.polish.loop import PolishLoop
@@ -52,7 +52,7 @@ def main(iterations: int) -> None:
         (p.docs_dir / "constraints.md").write_text("## Acceptance Criteria\n- fast\n")
         update = {"phase": Phase.POLISHING, "deliverable_type": DeliverableType.PLAN}
         write_status(p.dir, read_status(p.dir).model_copy(update=update))
-        commit_all(p.dir, "ready")
+        commit(p.dir, "ready")
         return p
 
     plain_project = project()

@@ -12,7 +12,7 @@ import yaml
 from tests.conftest import BRAIN_DUMP
 from thoughtforge.config import Config
 from thoughtforge.core import Project, create_project, read_status, write_chat, write_status
-from thoughtforge.core.git_repo import commit_all
+from thoughtforge.core.git_repo import commit
 from thoughtforge.models import DeliverableType, Phase
 from thoughtforge.plugins.plan.template import PlanTemplate, Section, load_template
 from thoughtforge.plugins.plan.template_selection import TEMPLATES_DIR
@@ -74,7 +74,7 @@ def building_project(
     )
     write_status(project.dir, status)
     write_chat(project.dir, [])
-    commit_all(project.dir, "Lock spec.md and constraints.md")
+    commit(project.dir, "Lock spec.md and constraints.md")
     return project
 
 

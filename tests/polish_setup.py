@@ -11,7 +11,7 @@ import yaml
 from tests.conftest import BRAIN_DUMP
 from thoughtforge.config import Config
 from thoughtforge.core import Project, create_project, read_status, write_status
-from thoughtforge.core.git_repo import commit_all
+from thoughtforge.core.git_repo import commit
 from thoughtforge.models import DeliverableType, Phase
 
 PLAN = (
@@ -39,7 +39,7 @@ def polishing_project(config: Config, plan: str = PLAN, constraints: str = CONST
         }
     )
     write_status(project.dir, status)
-    commit_all(project.dir, "Phase 3 complete")
+    commit(project.dir, "Phase 3 complete")
     return project
 
 

@@ -34,6 +34,7 @@ class HaltReason(StrEnum):
     STUCK = "stuck"
     SPEC_INCOMPLETE = "spec_incomplete"
     BUILD_INCOMPLETE = "build_incomplete"
+    PLAN_MODE_VIOLATION = "plan_mode_violation"
     REVIEW_MALFORMED = "review_malformed"
     FIX_OUTPUT_INVALID = "fix_output_invalid"
     GUARD_FIX_REGRESSION = "guard_fix_regression"

@@ -205,3 +205,48 @@ def test_a_bad_input_to_a_paused_run_is_refused_and_it_stays_paused(
     finally:
         os.killpg(worker.pid, signal.SIGKILL)
         worker.wait()
+
+
+def test_a_phase_one_agent_failure_in_a_batch_run_halts_with_the_agents_words(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    """Before, `run --auto-confirm` died with `UnboundLocalError: reply` in the intake flow."""
+    config = cli_config()
+    failing = {"text": "", "exit": 3, "stderr": "model overloaded, try later"}
+    script = _script(tmp_path / "s.yaml", **{"brain-dump-intake": failing})
+    (tmp_path / "bd.md").write_text(BRAIN_DUMP)
+    env = {**cli_env, "THOUGHTFORGE_SCRIPT": str(script)}
+    result = run_cli(env, config, "run", str(tmp_path / "bd.md"), "--auto-confirm")
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "UnboundLocalError" not in result.stdout + result.stderr
+    project = _only_project(tmp_path)
+    status = read_status(project)
+    assert (status.phase, status.halt_reason) == (Phase.HALTED, HaltReason.AGENT_FAILURE)
+    assert "model overloaded, try later" in read_chat(project)[-1].content
+
+
+def test_resume_after_a_phase_one_halt_still_waits_for_the_human(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    """Before, resume ran the pipeline with auto-confirm: every later human gate was skipped."""
+    config = cli_config()
+    flaky = [{"text": "", "exit": 3, "stderr": "down"}] * 2 + [{"text": DISTILLATION}]
+    script = _script(tmp_path / "s.yaml", **{"brain-dump-intake": flaky})
+    (tmp_path / "bd.md").write_text(BRAIN_DUMP)
+    env = {**cli_env, "THOUGHTFORGE_SCRIPT": str(script)}
+    assert run_cli(env, config, "run", str(tmp_path / "bd.md"), "--auto-confirm").returncode == 3
+    project = _only_project(tmp_path)
+    worker = start_cli(env, config, "resume", project.name)
+    try:
+        _wait_for(
+            lambda: (
+                read_status(project).phase is Phase.HUMAN_REVIEW
+                and find_paused_run(project.name) is not None
+            ),
+            "the distillation to wait for review",
+        )
+        assert worker.poll() is None, "resume must wait at the review, not confirm by itself"
+        assert not (project / "docs" / "intent.md").exists()
+    finally:
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait()

@@ -20,7 +20,7 @@ from thoughtforge.core import (
     write_chat,
     write_status,
 )
-from thoughtforge.core.git_repo import commit_all
+from thoughtforge.core.git_repo import commit
 from thoughtforge.models import DeliverableType, Phase
 from thoughtforge.phases import intake
 from thoughtforge.phases import spec as spec_phase
@@ -96,7 +96,7 @@ def project(config: Config) -> Project:
     )
     write_status(project.dir, status)
     write_chat(project.dir, [])
-    commit_all(project.dir, "Lock intent.md")
+    commit(project.dir, "Lock intent.md")
     return project
 
 

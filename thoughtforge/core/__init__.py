@@ -32,6 +32,13 @@ from thoughtforge.core.project import (
 )
 from thoughtforge.core.project_log import LOG_FILE, log_event, read_events
 from thoughtforge.core.run_lock import LOCK_FILE, hold_run_lock, is_running
+from thoughtforge.core.staging import (
+    POLISH_LOG_FILE,
+    REVIEW_FILE,
+    Changes,
+    changes,
+    commit_own,
+)
 from thoughtforge.core.state import (
     CHAT_HISTORY_FILE,
     POLISH_STATE_FILE,
@@ -59,10 +66,13 @@ __all__ = [
     "LOCK_FILE",
     "LOG_FILE",
     "PLAN_FILE",
+    "POLISH_LOG_FILE",
     "POLISH_STATE_FILE",
+    "REVIEW_FILE",
     "SPEC_FILE",
     "STATUS_FILE",
     "Board",
+    "Changes",
     "ChatHistory",
     "ChatMessage",
     "EventType",
@@ -77,6 +87,8 @@ __all__ = [
     "TrajectoryEntry",
     "TransitionHooks",
     "append_chat",
+    "changes",
+    "commit_own",
     "create_project",
     "end_leftover_processes",
     "git_repo",

@@ -1,19 +1,27 @@
 """One git repository per project, driven through GitPython.
 
 GitPython is imported on first use (it takes about 80 ms), so commands and agent processes that
-never touch a repository do not pay for it.
+never touch a repository do not pay for it. A commit first clears an `index.lock` that a killed
+git left behind, but only when no git process is working in the repository.
 """
 
 from __future__ import annotations
 
+import os
+import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from thoughtforge.core.project_log import log_event
+from thoughtforge.errors import ThoughtForgeError
 
 if TYPE_CHECKING:
     import git
 
 AUTHOR_NAME = "ThoughtForge"
 AUTHOR_EMAIL = "thoughtforge@localhost"
+LOCK_WAIT_SECONDS = 10.0
 
 
 def init_repo(path: Path) -> git.Repo:
@@ -27,10 +35,17 @@ def init_repo(path: Path) -> git.Repo:
     return repo
 
 
-def commit_all(path: Path, message: str, *, allow_empty: bool = False) -> str | None:
-    """Stage everything not ignored and commit; return the new sha, or None when nothing changed."""
+def commit(
+    path: Path, message: str, paths: Sequence[str] | None = None, *, allow_empty: bool = False
+) -> str | None:
+    """Stage `paths` (every change when None) and commit; the new sha, or None when nothing
+    changed."""
+    clear_stale_lock(path)
     repo = _repo(path)
-    repo.git.add(A=True)
+    if paths is None:
+        repo.git.add(A=True)
+    elif paths:
+        repo.git.add("-A", "--", *paths)
     if (
         not allow_empty
         and repo.head.is_valid()
@@ -39,6 +54,20 @@ def commit_all(path: Path, message: str, *, allow_empty: bool = False) -> str | 
         return None
     repo.git.commit("--allow-empty", "--no-verify", "-m", message)
     return repo.head.commit.hexsha
+
+
+def changed_paths(path: Path) -> list[str]:
+    """Every path with uncommitted changes, untracked files included (one per file)."""
+    entries = _repo(path).git.status("--porcelain", "-z", "--untracked-files=all").split("\0")
+    paths: list[str] = []
+    skip_next = False
+    for entry in entries:
+        if skip_next or not entry:
+            skip_next = False
+            continue
+        paths.append(entry[3:])
+        skip_next = entry[0] in "RC"  # a rename or copy is followed by its original path
+    return paths
 
 
 def commit_messages(path: Path) -> list[str]:
@@ -51,23 +80,47 @@ def commit_messages(path: Path) -> list[str]:
 
 def is_dirty(path: Path, relpath: str | None = None) -> bool:
     """Uncommitted changes (untracked files included), in the whole tree or in one path."""
-    repo = _repo(path)
     paths = [relpath] if relpath else []
-    return bool(repo.git.status("--porcelain", "--", *paths).strip())
-
-
-def remove_stale_lock(path: Path) -> bool:
-    """A kill during `git commit` leaves `index.lock`; one run per project means it is stale."""
-    lock = path / ".git" / "index.lock"
-    if not lock.exists():
-        return False
-    lock.unlink()
-    return True
+    return bool(_repo(path).git.status("--porcelain", "--", *paths).strip())
 
 
 def ever_committed(path: Path, relpath: str) -> bool:
     """Whether any commit ever held `relpath`: a state file that was recorded must not vanish."""
     return bool(_repo(path).git.log("-1", "--format=%H", "--", relpath).strip())
+
+
+def clear_stale_lock(path: Path) -> None:
+    """A git killed mid-commit leaves `index.lock`, which blocks every later commit.
+
+    It is removed once no git process works in this repository; a live one gets
+    `LOCK_WAIT_SECONDS` to finish, then the error names the lock.
+    """
+    lock = path / ".git" / "index.lock"
+    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    while lock.exists():
+        if not _git_running_in(path):
+            lock.unlink(missing_ok=True)
+            log_event(path, "stale_git_lock_removed", level="warning", lock=str(lock))
+            return
+        if time.monotonic() > deadline:
+            raise ThoughtForgeError(f"{lock} is held by a running git process; try again later")
+        time.sleep(0.1)
+
+
+def _git_running_in(path: Path) -> bool:
+    root = str(path.resolve())
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if (proc / "comm").read_text().strip() != "git":
+                continue
+            cwd = str((proc / "cwd").readlink())
+        except OSError:
+            continue
+        if cwd == root or cwd.startswith(root + os.sep):
+            return True
+    return False
 
 
 def _repo(path: Path) -> git.Repo:

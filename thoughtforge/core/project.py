@@ -11,7 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from thoughtforge.config import Config, load_config
-from thoughtforge.core.git_repo import commit_all, init_repo
+from thoughtforge.core.git_repo import commit, init_repo
 from thoughtforge.core.processes import PROCESSES_FILE
 from thoughtforge.core.project_log import LOG_FILE, log_event
 from thoughtforge.core.state import (
@@ -199,7 +199,7 @@ def _populate(project: Project, brain_dump: str | None, resources: list[Path], a
     write_chat(project.dir, chat)
     for source in resources:
         shutil.copyfile(source, _free_name(project.resources_dir, safe_file_name(source.name)))
-    commit_all(project.dir, "Create project")
+    commit(project.dir, "Create project")
 
 
 def safe_file_name(name: str) -> str:

@@ -18,7 +18,7 @@ from typing import TypeVar
 
 from thoughtforge.adapters.agents import AgentCall, invoke_agent
 from thoughtforge.config import Config
-from thoughtforge.core import Project, TransitionHooks, git_repo, log_event, transition
+from thoughtforge.core import Project, TransitionHooks, commit_own, log_event, transition
 from thoughtforge.errors import (
     AgentFailure,
     PhaseHalt,
@@ -90,13 +90,12 @@ class PhaseEngine:
         self.prompts = PromptLibrary(config.prompts.directory)
 
     def start(self, *agents: str) -> None:
-        """Before the first step: refuse a forbidden agent, clear a lock a killed git left."""
+        """Before the first step: refuse an agent the deliverable's safety rules forbid."""
         for agent in dict.fromkeys(agents):
             try:
                 check_agent(self.config, agent, self.rules)
             except SafetyViolation as exc:
                 raise PhaseHalt(HaltReason.AGENT_FAILURE, f"agent '{agent}': {exc}") from None
-        git_repo.remove_stale_lock(self.project.dir)
 
     # --- agents ----------------------------------------------------------------------------
 
@@ -157,13 +156,34 @@ class PhaseEngine:
             ) from None
 
     def commit(self, subject: str) -> None:
-        """A commit that fails, for any reason, halts with file_system_error."""
+        """Commit ThoughtForge's own files. A failed commit halts with file_system_error; files
+        an agent left are never committed, and a source file among them halts the project."""
         try:
-            git_repo.commit_all(self.project.dir, subject)
+            found = commit_own(self.project.dir, subject)
         except Exception as exc:  # noqa: BLE001 - any git failure is a file-system halt
             raise PhaseHalt(
                 HaltReason.FILE_SYSTEM_ERROR, f"git commit failed ({subject}): {exc}"
             ) from None
+        if found.foreign:
+            self.say_once(
+                "These files were not written by ThoughtForge and are not committed: "
+                f"{', '.join(found.foreign)}."
+            )
+        if found.foreign_sources:
+            raise PhaseHalt(
+                HaltReason.PLAN_MODE_VIOLATION,
+                f"Plan mode never writes code, but {', '.join(found.foreign_sources)} appeared in "
+                "the project. Remove it, then resume.",
+            )
+
+    def commit_quietly(self, subject: str) -> str | None:
+        """For endings, which a failed commit must not undo: why it failed, or None."""
+        try:
+            commit_own(self.project.dir, subject)
+        except Exception as exc:  # noqa: BLE001 - the ending stands; the files stay on disk
+            log_event(self.project.dir, "commit_failed", level="warning", error=repr(exc))
+            return str(exc)
+        return None
 
     def say(self, text: str) -> None:
         chat.notice(self.project, text, self.phase)
@@ -175,6 +195,8 @@ class PhaseEngine:
 
     def advance(self, phase: Phase, summary: str) -> None:
         transition(self.project, phase, summary=summary, hooks=self.hooks)
+        if phase is Phase.DONE:
+            self.commit_quietly("Done")
 
     def halt(self, halt: PhaseHalt, options: str, summary: str) -> None:
         """The reason and the human's options go into the chat, then the project halts."""
@@ -186,3 +208,6 @@ class PhaseEngine:
             summary=summary,
             hooks=self.hooks,
         )
+        failure = self.commit_quietly(f"{self.phase.value} halted ({halt.halt_reason})")
+        if failure:
+            self.say(f"The project's files could not be committed: {failure}.")

@@ -16,7 +16,7 @@ from thoughtforge.core import (
     CHAT_HISTORY_FILE,
     INTENT_FILE,
     Project,
-    git_repo,
+    commit_own,
     read_chat,
     transition,
     write_chat,
@@ -64,7 +64,7 @@ def confirm_intent(project: Project, config: Config) -> IntentConfirmed:
     deliverable_type = _deliverable_type(document.get("Deliverable Type") or "")
     path = project.dir / INTENT_FILE
     write_text_atomic(path, f"# Intent: {name}\n\n{distillation.strip()}\n")
-    git_repo.commit_all(project.dir, "Lock intent.md")
+    commit_own(project.dir, "Lock intent.md")
     transition(project, Phase.SPEC_BUILDING, project_name=name, deliverable_type=deliverable_type)
     write_chat(project.dir, [])
     return IntentConfirmed(project_name=name, deliverable_type=deliverable_type, intent_path=path)

@@ -21,7 +21,7 @@ from thoughtforge.core import (
     Project,
     Status,
     append_chat,
-    git_repo,
+    commit_own,
     log_event,
     read_chat,
     transition,
@@ -127,7 +127,7 @@ def confirm_spec(project: Project, config: Config) -> ConfirmOutcome:
     write_text_atomic(
         project.dir / CONSTRAINTS_FILE, _constraints_document(name, status, intent, proposal)
     )
-    git_repo.commit_all(project.dir, "Lock spec.md and constraints.md")
+    commit_own(project.dir, "Lock spec.md and constraints.md")
     transition(project, Phase.BUILDING)
     write_chat(project.dir, [])
     return ConfirmOutcome(accepted=True, remaining=[])

@@ -120,8 +120,9 @@ def test_a_killed_run_leaves_its_agent_recorded_and_the_next_run_ends_it(
         env={**os.environ, "RECORD_DIR": str(record_dir)},
     )
     pids_file = record_dir / "pids"
+    recorded = project.dir / PROCESSES_FILE
     for _ in range(200):
-        if pids_file.exists() and pids_file.read_text().strip():
+        if recorded.exists() and pids_file.exists() and pids_file.read_text().strip():
             break
         time.sleep(0.05)
     runner.kill()

@@ -12,7 +12,14 @@ import pytest
 from tests.interruption import Killed, kill_at
 from tests.polish_setup import PLAN, calls, polishing_project, review, write_script
 from thoughtforge.config import Config
-from thoughtforge.core import Project, read_chat, read_events, read_polish_state, read_status
+from thoughtforge.core import (
+    Project,
+    git_repo,
+    read_chat,
+    read_events,
+    read_polish_state,
+    read_status,
+)
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import halt_actions as recovery
 from thoughtforge.phases.polish.loop import PolishLoop, PolishOutcome
@@ -51,8 +58,11 @@ def test_convergence_is_done_with_two_commits_per_iteration(
     assert outcome.verdict == "done" and outcome.iteration == 3
     assert read_status(project.dir).phase is Phase.DONE
     assert [s.split(":")[0] for s in subjects(project)] == [
-        "review #1", "fix #1", "review #2", "fix #2", "review #3", "fix #3",
+        "review #1", "fix #1", "review #2", "fix #2", "review #3", "fix #3", "Done",
     ]  # fmt: skip
+    assert not git_repo.is_dirty(project.dir), "the final status and chat are committed too"
+    head = git.Repo(project.dir).head.commit
+    assert '"phase": "done"' in (head.tree / "status.json").data_stream.read().decode()
     state = read_polish_state(project.dir)
     assert state.completed and (state.counts.critical, state.counts.medium, state.counts.minor) == (
         0,
@@ -69,7 +79,7 @@ def test_zero_issues_makes_one_commit_and_no_fix(
     script({"default": review()})
     project = polishing_project(config)
     assert polish(project, config).verdict == "done"
-    assert subjects(project) == ["review #1: no issues"]
+    assert subjects(project) == ["review #1: no issues", "Done"]
     assert "plan-fix" not in calls(project)
     polish_files = ["docs", "polish_state.json", "polish_log.md", "review.json"]
     assert git.Repo(project.dir).git.status("--porcelain", "--", *polish_files) == ""
@@ -303,7 +313,7 @@ def test_stopped_between_review_commit_and_fix_resumes_without_reviewing_again(
     assert polish(project, config).verdict == "done"
     assert calls(project)["plan-review"] == 3
     assert [s.split(":")[0] for s in subjects(project)] == [
-        "review #1", "fix #1", "review #2", "fix #2", "review #3",
+        "review #1", "fix #1", "review #2", "fix #2", "review #3", "Done",
     ]  # fmt: skip
     assert [e.iteration for e in read_polish_state(project.dir).trajectory] == [1, 2, 3]
 
@@ -327,18 +337,18 @@ def test_failed_fix_commit_does_not_record_the_iteration(
 ) -> None:
     script({1: review(1, 1, 0), "default": review()})
     project = polishing_project(config)
-    real_commit = __import__("thoughtforge.core.git_repo", fromlist=["commit_all"]).commit_all
+    real_commit = git_repo.commit
 
-    def failing_commit(path: Path, message: str, **kw: Any) -> str | None:
+    def failing_commit(path: Path, message: str, *args: Any, **kw: Any) -> str | None:
         if message.startswith("fix #1"):
             raise OSError("disk full")
-        return real_commit(path, message, **kw)
+        return real_commit(path, message, *args, **kw)
 
-    monkeypatch.setattr("thoughtforge.core.git_repo.commit_all", failing_commit)
+    monkeypatch.setattr(git_repo, "commit", failing_commit)
     outcome = polish(project, config)
     assert outcome.halt_reason is HaltReason.FILE_SYSTEM_ERROR and "disk full" in outcome.reason
     assert not (project.dir / "polish_state.json").exists()
-    monkeypatch.setattr("thoughtforge.core.git_repo.commit_all", real_commit)
+    monkeypatch.setattr(git_repo, "commit", real_commit)
     recovery.apply(project, "resume")
     resumed = polish(project, config)
     assert resumed.verdict == "done", resumed.reason

@@ -185,7 +185,7 @@ def test_tbd_is_re_asked_once_then_halts_naming_the_slot(
         HaltReason.BUILD_INCOMPLETE,
         Phase.BUILDING,
     )
-    assert committed(project) and last_subject(project).startswith("Phase 3 halted")
+    assert committed(project) and last_subject(project) == "building halted (build_incomplete)"
     assert set(filled(project)) == {"summary", "goals.objective", "goals.assessment"}
     assert "goals.plan" in read_chat(project.dir)[-1].content
     refusals = events(project, "answer_unusable")

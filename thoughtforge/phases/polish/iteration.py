@@ -20,7 +20,9 @@ from pydantic import BaseModel, ValidationError
 from thoughtforge.core import (
     CONSTRAINTS_FILE,
     PLAN_FILE,
+    POLISH_LOG_FILE,
     POLISH_STATE_FILE,
+    REVIEW_FILE,
     PolishState,
     git_repo,
     log_event,
@@ -35,7 +37,6 @@ from thoughtforge.phases.polish.guards import describe
 from thoughtforge.phases.polish.review import TestResults, parse_review
 from thoughtforge.prompting import estimate_tokens, truncate_text
 
-REVIEW_FILE = "review.json"
 MIN_FIX_LENGTH_RATIO = 0.5
 _PROMPT_OVERHEAD_TOKENS = 2_000
 _HEADING = re.compile(r"#{1,6}\s")
@@ -144,10 +145,7 @@ class PolishSteps:
 
     def record(self, new: PolishState, entry: str, subject: str) -> None:
         """State, log and commit together: if the commit fails, both files are put back."""
-        saved = {
-            name: _snapshot(self.dir / name)
-            for name in (POLISH_STATE_FILE, polish_log.POLISH_LOG_FILE)
-        }
+        saved = {name: _snapshot(self.dir / name) for name in (POLISH_STATE_FILE, POLISH_LOG_FILE)}
         write_polish_state(self.dir, new)
         polish_log.append(self.dir, entry)
         try:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+from thoughtforge.core import POLISH_LOG_FILE
 from thoughtforge.models import Counts, Issue
 from thoughtforge.phases.polish.guards import GuardReport, describe
 
-POLISH_LOG_FILE = "polish_log.md"
 _HEADER = "# Polish log\n"
 
 

@@ -25,7 +25,6 @@ from thoughtforge.core import (
     PLAN_FILE,
     Project,
     TransitionHooks,
-    git_repo,
     log_event,
 )
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
@@ -202,16 +201,7 @@ class PlanBuilder:
         return BuildOutcome(verdict="built", halt_reason=None, reason=MILESTONE, deliverable=path)
 
     def _halt(self, halt: PhaseHalt) -> BuildOutcome:
-        """The partial plan is committed first, so nothing the agent wrote is lost."""
-        reason = str(halt)
         project_dir = self.engine.project.dir
-        try:
-            git_repo.commit_all(project_dir, f"Phase 3 halted ({halt.halt_reason})")
-        except Exception as exc:  # noqa: BLE001 - the halt goes on; the plan stays on disk
-            log_event(project_dir, "halt_commit_failed", level="warning", error=repr(exc))
-            halt = PhaseHalt(
-                halt.halt_reason, f"{reason} (The partial plan could not be committed: {exc}.)"
-            )
         options = (
             "provide input, terminate" if halt.halt_reason in INPUT_HALTS else "resume, terminate"
         )

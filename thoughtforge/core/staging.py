@@ -1,0 +1,64 @@
+"""What ThoughtForge commits in a project: its own files, never what an agent left behind.
+
+`git add -A` would commit anything an agent wrote into the project, a plan-mode agent's `evil.py`
+included. So commits stage explicit paths: the state files, the polish loop's record, the
+Markdown documents in `docs/` and the human's `resources/`. Everything else is "foreign": never
+committed, and reported by the caller (the phase engine halts plan mode on foreign source files).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+from pydantic import BaseModel
+
+from thoughtforge.core import git_repo
+from thoughtforge.core.project_log import log_event
+from thoughtforge.core.state import CHAT_HISTORY_FILE, POLISH_STATE_FILE, STATUS_FILE
+
+POLISH_LOG_FILE = "polish_log.md"
+REVIEW_FILE = "review.json"
+OWN_FILES = frozenset(
+    {STATUS_FILE, CHAT_HISTORY_FILE, POLISH_STATE_FILE, POLISH_LOG_FILE, REVIEW_FILE, ".gitignore"}
+)
+SOURCE_SUFFIXES = frozenset(
+    {
+        *(".py", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".sh", ".bash", ".zsh", ".rb"),
+        *(".go", ".rs", ".java", ".kt", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".php"),
+        *(".pl", ".lua", ".swift", ".scala", ".r", ".sql", ".ps1", ".bat", ".cmd"),
+        *(".exe", ".so", ".dll"),
+    }
+)
+
+
+class Changes(BaseModel):
+    own: list[str] = []
+    foreign: list[str] = []
+
+    @property
+    def foreign_sources(self) -> list[str]:
+        """Foreign files that are code: what plan mode's safety rules forbid outright."""
+        return [p for p in self.foreign if PurePosixPath(p).suffix.lower() in SOURCE_SUFFIXES]
+
+
+def is_own(relpath: str) -> bool:
+    path = PurePosixPath(relpath)
+    document = path.parent.name == "docs" and (path.suffix == ".md" or path.name == ".gitkeep")
+    in_docs = document and len(path.parts) == 2
+    return relpath in OWN_FILES or path.parts[0] == "resources" or in_docs
+
+
+def changes(project_dir: Path) -> Changes:
+    found = Changes()
+    for relpath in git_repo.changed_paths(project_dir):
+        (found.own if is_own(relpath) else found.foreign).append(relpath)
+    return found
+
+
+def commit_own(project_dir: Path, message: str) -> Changes:
+    """Commit ThoughtForge's own changed files; foreign ones are logged and left uncommitted."""
+    found = changes(project_dir)
+    git_repo.commit(project_dir, message, found.own)
+    if found.foreign:
+        log_event(project_dir, "foreign_files_not_committed", level="warning", files=found.foreign)
+    return found
