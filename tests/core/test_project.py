@@ -54,7 +54,7 @@ def test_ids_are_readable_and_unique(config: Config) -> None:
 def test_id_collision_is_retried(config: Config, monkeypatch: pytest.MonkeyPatch) -> None:
     first = create_project(config, brain_dump=BRAIN_DUMP)
     suffixes = iter([first.id.rsplit("-", 1)[1], "beef"])
-    monkeypatch.setattr("thoughtforge.core.project.secrets.token_hex", lambda _: next(suffixes))
+    monkeypatch.setattr("thoughtforge.core.creation.secrets.token_hex", lambda _: next(suffixes))
     second = create_project(config, brain_dump=BRAIN_DUMP)
     assert second.id.endswith("-beef")
 

@@ -51,9 +51,15 @@ ResourceOption = Annotated[
 ]
 
 
+DebugOption = Annotated[
+    bool, typer.Option("--debug", help="Show Prefect's full tracebacks when a run fails.")
+]
+
+
 @app.callback()
-def _root(ctx: typer.Context, config: ConfigOption = None) -> None:
+def _root(ctx: typer.Context, config: ConfigOption = None, debug: DebugOption = False) -> None:
     ctx.obj = config
+    ctx.meta["debug"] = debug
 
 
 def config_of(ctx: typer.Context) -> Config:

@@ -52,13 +52,12 @@ def answer(
 ) -> None:
     """Phase 3: give a stuck builder the input it asked for; it re-asks the stuck section."""
     from thoughtforge.core import open_project
-    from thoughtforge.flows.paused_runs import send_input
     from thoughtforge.phases import halt_actions
 
     if not message.strip():
         raise ThoughtForgeError("the answer is empty: say what the builder should do")
     project = open_project(config_of(ctx), project_id)
-    if send_input(project_id, {"action": "provide_input", "message": message}) is not None:
+    if _hand_over(project_id, {"action": "provide_input", "message": message}, saved=False):
         out.print(f"Sent your answer to the waiting build of {project_id}.")
         return
     halt_actions.provide_input(project, message)
@@ -86,16 +85,17 @@ def terminate(ctx: typer.Context, project_id: ProjectArgument) -> None:
 
 
 def _chat(ctx: typer.Context, project_id: str, action: str, message: str = "") -> None:
+    """The message is stored in the project first: no Prefect problem can lose it."""
     from thoughtforge.core import open_project
-    from thoughtforge.flows.paused_runs import send_input
     from thoughtforge.phases import add_human_message
 
     project = open_project(config_of(ctx), project_id)
-    if send_input(project_id, {"message": message, "action": action}) is not None:
+    if message.strip():
+        add_human_message(project, message)
+    if _hand_over(project_id, {"message": "", "action": action}, saved=bool(message.strip())):
         out.print(f"Sent {action!r} to the waiting run of {project_id}.")
         return
     if action == "send":
-        add_human_message(project, message)
         out.print("No run is waiting: message queued for the AI's next call.")
         return
     raise ThoughtForgeError(
@@ -104,14 +104,29 @@ def _chat(ctx: typer.Context, project_id: str, action: str, message: str = "") -
     )
 
 
+def _hand_over(project_id: str, run_input: dict[str, str], saved: bool) -> bool:
+    """Resume the project's waiting run with `run_input`; False when no run waits."""
+    from thoughtforge.flows.paused_runs import send_input
+
+    try:
+        return send_input(project_id, run_input) is not None
+    except ThoughtForgeError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any Prefect or network failure: one clear line
+        kept = "Your message is saved in the project's chat. " if saved else ""
+        raise ThoughtForgeError(
+            f"{kept}The Prefect API could not be reached to find a waiting run "
+            f"({type(exc).__name__}: {exc}). Start one with `thoughtforge continue {project_id}`."
+        ) from None
+
+
 def _decide(ctx: typer.Context, project_id: str, action: str, auto_confirm: bool = False) -> None:
     from thoughtforge.core import open_project
-    from thoughtforge.flows.paused_runs import send_input
     from thoughtforge.models import AUTONOMOUS_PHASES
     from thoughtforge.phases import halt_actions
 
     project = open_project(config_of(ctx), project_id)
-    if send_input(project_id, {"action": action}) is not None:
+    if _hand_over(project_id, {"action": action}, saved=False):
         out.print(f"Sent '{action}' to the paused run of {project_id}.")
         return
     status = halt_actions.apply(project, action)  # type: ignore[arg-type]

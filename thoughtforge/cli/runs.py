@@ -15,6 +15,7 @@ def run_pipeline(ctx: typer.Context, project_id: str, auto_confirm: bool) -> Non
     from thoughtforge.flows.pipeline import pipeline_in_process
     from thoughtforge.models import Phase
 
+    _quiet_unless_debugging(ctx)
     pipeline_in_process(project_id, config_path(ctx.obj).resolve(), auto_confirm)
     project = open_project(config_of(ctx), project_id)
     status = read_status(project.dir)
@@ -34,6 +35,7 @@ def run_pipeline(ctx: typer.Context, project_id: str, auto_confirm: bool) -> Non
 def run_polish(ctx: typer.Context, project_id: str, wait: bool) -> None:
     from thoughtforge.flows.polish import polish_in_process
 
+    _quiet_unless_debugging(ctx)
     outcome = polish_in_process(project_id, config_path(ctx.obj).resolve(), wait_for_human=wait)
     if outcome.verdict == "done":
         out.print(f"[green]Done.[/] {escape(outcome.reason)}")
@@ -43,3 +45,10 @@ def run_polish(ctx: typer.Context, project_id: str, wait: bool) -> None:
         f"Next: thoughtforge resume|override|terminate {project_id}"
     )
     raise typer.Exit(EXIT_HALTED)
+
+
+def _quiet_unless_debugging(ctx: typer.Context) -> None:
+    from thoughtforge.flows.console import hide_tracebacks
+
+    if not ctx.find_root().meta.get("debug"):
+        hide_tracebacks()

@@ -12,6 +12,7 @@ from thoughtforge.config import Config
 from thoughtforge.core import (
     POLISH_STATE_FILE,
     Status,
+    changes,
     list_projects,
     open_project,
     read_polish_state,
@@ -54,6 +55,10 @@ def project_detail(config: Config, project_id: str) -> Group:
     parts: list[Table | Text] = [facts]
     if (project.dir / POLISH_STATE_FILE).exists():
         parts.append(_polish_summary(project.dir))
+    foreign = changes(project.dir).foreign
+    if foreign:
+        listing = ", ".join(foreign)
+        parts.append(Text(f"not written by ThoughtForge, not committed: {listing}", style="yellow"))
     return Group(*parts)
 
 

@@ -7,6 +7,7 @@ Everything else stands on this; it imports only the shared vocabulary (`thoughtf
 
 from thoughtforge.core import git_repo
 from thoughtforge.core.atomic_write import write_text_atomic
+from thoughtforge.core.creation import create_project, safe_file_name
 from thoughtforge.core.hooks import (
     Board,
     EventType,
@@ -24,11 +25,9 @@ from thoughtforge.core.project import (
     SPEC_FILE,
     Project,
     ProjectListing,
-    create_project,
     list_projects,
     load_project,
     open_project,
-    safe_file_name,
 )
 from thoughtforge.core.project_log import LOG_FILE, log_event, read_events
 from thoughtforge.core.run_lock import LOCK_FILE, hold_run_lock, is_running
@@ -49,6 +48,7 @@ from thoughtforge.core.state import (
     Status,
     TrajectoryEntry,
     append_chat,
+    check_state_files,
     read_chat,
     read_polish_state,
     read_status,
@@ -88,6 +88,7 @@ __all__ = [
     "TransitionHooks",
     "append_chat",
     "changes",
+    "check_state_files",
     "commit_own",
     "create_project",
     "end_leftover_processes",

@@ -13,11 +13,20 @@ from pathlib import Path, PurePosixPath
 from pydantic import BaseModel
 
 from thoughtforge.core import git_repo
-from thoughtforge.core.project_log import log_event
-from thoughtforge.core.state import CHAT_HISTORY_FILE, POLISH_STATE_FILE, STATUS_FILE
+from thoughtforge.core.processes import PROCESSES_FILE
+from thoughtforge.core.project_log import LOG_FILE, log_event
+from thoughtforge.core.run_lock import LOCK_FILE
+from thoughtforge.core.state import (
+    CHAT_HISTORY_FILE,
+    POLISH_STATE_FILE,
+    STATE_LOCK_FILE,
+    STATUS_FILE,
+)
 
 POLISH_LOG_FILE = "polish_log.md"
 REVIEW_FILE = "review.json"
+PRIVATE_FILES = (LOG_FILE, LOCK_FILE, PROCESSES_FILE, STATE_LOCK_FILE, ".scripted-agent/")
+"""ThoughtForge's working files: never committed, never reported (listed in `.gitignore`)."""
 OWN_FILES = frozenset(
     {STATUS_FILE, CHAT_HISTORY_FILE, POLISH_STATE_FILE, POLISH_LOG_FILE, REVIEW_FILE, ".gitignore"}
 )
@@ -51,7 +60,8 @@ def is_own(relpath: str) -> bool:
 def changes(project_dir: Path) -> Changes:
     found = Changes()
     for relpath in git_repo.changed_paths(project_dir):
-        (found.own if is_own(relpath) else found.foreign).append(relpath)
+        if not relpath.startswith(PRIVATE_FILES):
+            (found.own if is_own(relpath) else found.foreign).append(relpath)
     return found
 
 

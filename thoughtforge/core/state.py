@@ -6,7 +6,10 @@ the reason, and the file is left exactly as it was. Writes are atomic.
 
 from __future__ import annotations
 
+import fcntl
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, TypeVar
@@ -20,6 +23,7 @@ from thoughtforge.models import Counts, DeliverableType, HaltReason, Issue, Phas
 STATUS_FILE = "status.json"
 POLISH_STATE_FILE = "polish_state.json"
 CHAT_HISTORY_FILE = "chat_history.json"
+STATE_LOCK_FILE = ".state.lock"
 
 
 def utc_now() -> datetime:
@@ -101,11 +105,31 @@ def write_chat(project_dir: Path, history: ChatHistory) -> None:
 
 
 def append_chat(project_dir: Path, message: ChatMessage) -> ChatHistory:
-    """Append one message; the file is re-read first so a message queued meanwhile is kept."""
-    history = read_chat(project_dir)
-    history.append(message)
-    write_chat(project_dir, history)
+    """Append one message. Writers of one project (a run, `say` from two terminals) take turns
+    on a lock, so a message written meanwhile is never overwritten."""
+    with _locked(project_dir / STATE_LOCK_FILE):
+        history = read_chat(project_dir)
+        history.append(message)
+        write_chat(project_dir, history)
     return history
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def check_state_files(project_dir: Path) -> None:
+    """Read every state file once, so a corrupt one stops a run before it does any work."""
+    read_status(project_dir)
+    read_chat(project_dir)
+    if (project_dir / POLISH_STATE_FILE).exists():
+        read_polish_state(project_dir)
 
 
 def _read(path: Path, adapter: TypeAdapter[M]) -> M:

@@ -1,14 +1,14 @@
-"""What the interactive phase flows (Phases 1–2) share: taking the human's turn, and halting the
-project when an agent or a file fails. The chat resumes from the last recorded message, so a
-halted conversation loses nothing."""
+"""What the phase flows share: taking the human's turn (Phases 1–2), and halting the project when
+an agent or a file fails. The chat resumes from the last recorded message, so a halted
+conversation loses nothing."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from thoughtforge.core import Project, transition
-from thoughtforge.errors import AgentFailure
+from thoughtforge.core import Project, check_state_files, transition
+from thoughtforge.errors import AgentFailure, StateFileError
 from thoughtforge.flows.human_input import ChatInput, chat_key, wait_for_human
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import add_human_message, latest_ai_message, notice
@@ -34,6 +34,25 @@ def halt_on_failure(project: Project) -> Iterator[None]:
         _halt(project, HaltReason.AGENT_FAILURE, f"The agent failed twice: {exc}.")
     except OSError as exc:
         _halt(project, HaltReason.FILE_SYSTEM_ERROR, f"A project file could not be written: {exc}.")
+
+
+def state_files_readable(project: Project) -> bool:
+    """Checked when a run starts: a corrupt chat or polish state halts the project (naming the
+    file) before any work, instead of being found after iterations were added.
+
+    A corrupt `status.json` cannot record a halt: its error propagates, naming the file.
+    """
+    try:
+        check_state_files(project.dir)
+    except StateFileError as exc:
+        message = f"{exc}. Restore it (it is in the project's git history), then resume."
+        print(message)
+        if project.status().phase is not Phase.HALTED:
+            transition(
+                project, Phase.HALTED, halt_reason=HaltReason.FILE_SYSTEM_ERROR, summary=message
+            )
+        return False
+    return True
 
 
 def _halt(project: Project, reason: HaltReason, message: str) -> None:

@@ -18,10 +18,18 @@ from typing import TypeVar
 
 from thoughtforge.adapters.agents import AgentCall, invoke_agent
 from thoughtforge.config import Config
-from thoughtforge.core import Project, TransitionHooks, commit_own, log_event, transition
+from thoughtforge.core import (
+    Project,
+    TransitionHooks,
+    check_state_files,
+    commit_own,
+    log_event,
+    transition,
+)
 from thoughtforge.errors import (
     AgentFailure,
     PhaseHalt,
+    StateFileError,
     ThoughtForgeError,
     TransitionError,
     UnusableAnswer,
@@ -90,7 +98,11 @@ class PhaseEngine:
         self.prompts = PromptLibrary(config.prompts.directory)
 
     def start(self, *agents: str) -> None:
-        """Before the first step: refuse an agent the deliverable's safety rules forbid."""
+        """Before the first step: every state file readable, no agent the safety rules forbid."""
+        try:
+            check_state_files(self.project.dir)
+        except StateFileError as exc:
+            raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, f"{exc}.") from None
         for agent in dict.fromkeys(agents):
             try:
                 check_agent(self.config, agent, self.rules)
@@ -177,8 +189,10 @@ class PhaseEngine:
             )
 
     def commit_quietly(self, subject: str) -> str | None:
-        """For endings, which a failed commit must not undo: why it failed, or None."""
+        """For endings, which a failed commit must not undo: why it failed, or None. A state file
+        that cannot be read is never committed over the good copy in git."""
         try:
+            check_state_files(self.project.dir)
             commit_own(self.project.dir, subject)
         except Exception as exc:  # noqa: BLE001 - the ending stands; the files stay on disk
             log_event(self.project.dir, "commit_failed", level="warning", error=repr(exc))
@@ -200,7 +214,10 @@ class PhaseEngine:
 
     def halt(self, halt: PhaseHalt, options: str, summary: str) -> None:
         """The reason and the human's options go into the chat, then the project halts."""
-        self.say(f"Halted: {halt} Options: {options}.")
+        try:
+            self.say(f"Halted: {halt} Options: {options}.")
+        except StateFileError as exc:  # the chat itself may be what is broken
+            log_event(self.project.dir, "halt_not_in_chat", level="warning", error=str(exc))
         transition(
             self.project,
             Phase.HALTED,

@@ -1,5 +1,6 @@
 """Building prompts and reading answers: prompt files, context-window fitting, conversations,
-JSON extraction and the `## Section` structure of Markdown answers.
+JSON extraction, the `## Section` structure of Markdown answers, and escaping agent text for
+the Markdown documents it lands in.
 
 Pure text handling; it imports the shared vocabulary and `core` (for the chat message model) only.
 """
@@ -14,6 +15,7 @@ from thoughtforge.prompting.context_window import (
 from thoughtforge.prompting.conversation import Conversation, fit_conversation, turn_text
 from thoughtforge.prompting.json_extraction import json_objects
 from thoughtforge.prompting.library import DEFAULT_DIRECTORY, PromptLibrary, fill
+from thoughtforge.prompting.markdown_escaping import escape_inline, escape_untrusted
 from thoughtforge.prompting.markdown_sections import (
     SectionedText,
     heading_key,
@@ -28,6 +30,8 @@ __all__ = [
     "Fitted",
     "PromptLibrary",
     "SectionedText",
+    "escape_inline",
+    "escape_untrusted",
     "estimate_tokens",
     "fill",
     "fit_conversation",

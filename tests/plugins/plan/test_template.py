@@ -14,13 +14,6 @@ from thoughtforge.plugins.plan.builder_response import (
     check_slots,
     parse_builder_response,
 )
-from thoughtforge.plugins.plan.markdown_escaping import (
-    escape_cell,
-    escape_inline,
-    escape_paragraph,
-    unescape_cell,
-    unescape_paragraph,
-)
 from thoughtforge.plugins.plan.slot_content import unfilled_reason
 from thoughtforge.plugins.plan.template import (
     PlanTemplate,
@@ -32,6 +25,13 @@ from thoughtforge.plugins.plan.template_selection import (
     TEMPLATES_DIR,
     NoPlanTemplatesError,
     select_template,
+)
+from thoughtforge.prompting.markdown_escaping import (
+    escape_cell,
+    escape_inline,
+    escape_paragraph,
+    unescape_cell,
+    unescape_paragraph,
 )
 
 GOLDEN = Path(__file__).parent / "golden" / "plan_templates"

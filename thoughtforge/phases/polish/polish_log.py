@@ -8,6 +8,7 @@ from pathlib import Path
 from thoughtforge.core import POLISH_LOG_FILE
 from thoughtforge.models import Counts, Issue
 from thoughtforge.phases.polish.guards import GuardReport, describe
+from thoughtforge.prompting.markdown_escaping import escape_untrusted
 
 _HEADER = "# Polish log\n"
 
@@ -59,6 +60,7 @@ def append(project_dir: Path, entry: str) -> None:
 
 
 def _issue_line(issue: Issue) -> str:
-    where = f" ({issue.location})" if issue.location else ""
-    fix = f" → {issue.recommendation}" if issue.recommendation else ""
-    return f"- **{issue.severity}**{where}: {issue.description}{fix}"
+    """The reviewer's words are quoted, never allowed to shape the log."""
+    where = f" ({escape_untrusted(issue.location)})" if issue.location else ""
+    fix = f" → {escape_untrusted(issue.recommendation)}" if issue.recommendation else ""
+    return f"- **{issue.severity}**{where}: {escape_untrusted(issue.description)}{fix}"

@@ -1,7 +1,9 @@
-"""The plan deliverable: OPA templates (`templates/*.hbs`, `template`, `template_selection`), the
-slot text rules (`slot_content`, `markdown_escaping`), the builder's answer schema
-(`builder_response`), plan-mode safety rules, and the Phase 3 `builder` on the shared engine.
+"""The plan deliverable: OPA templates (`templates/*.hbs`, `template`, `template_selection`),
+the slot text rules (`slot_content`; escaping is `prompting.markdown_escaping`), the builder's
+answer schema (`builder_response`), plan-mode safety rules, and the Phase 3 `builder` on the
+shared engine.
 """
+
 
 from thoughtforge.plugins.plan.builder import BuildOutcome, PlanBuilder
 from thoughtforge.plugins.plan.draft import SectionProgress

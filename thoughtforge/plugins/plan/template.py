@@ -28,14 +28,14 @@ from pybars import Compiler, PybarsError, strlist
 from pydantic import BaseModel, ConfigDict
 
 from thoughtforge.errors import ThoughtForgeError
-from thoughtforge.plugins.plan.markdown_escaping import (
+from thoughtforge.plugins.plan.slot_content import unfilled_reason
+from thoughtforge.prompting.markdown_escaping import (
     escape_cell,
     escape_inline,
     escape_paragraph,
     unescape_cell,
     unescape_paragraph,
 )
-from thoughtforge.plugins.plan.slot_content import unfilled_reason
 
 
 class SlotKind(StrEnum):

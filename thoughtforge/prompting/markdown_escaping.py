@@ -9,6 +9,7 @@ written by the AI, which reads back as the line break it means in Markdown).
 
 from __future__ import annotations
 
+import html
 import re
 
 LINE_BREAK_TAG = "<br>"
@@ -43,6 +44,12 @@ def unescape_paragraph(paragraph: str) -> str:
 def escape_inline(text: str) -> str:
     """Short text such as the project name: whitespace collapsed, safe in a heading or a cell."""
     return escape_cell(" ".join(text.split()))
+
+
+def escape_untrusted(text: str) -> str:
+    """Agent text quoted in a document the human reads (the polish log): one line, so it cannot
+    start a heading or a block, and no HTML, so it cannot hide or restyle what follows."""
+    return escape_paragraph(html.escape(text, quote=False))
 
 
 def _escape_lines(text: str, run: re.Pattern[str]) -> str:

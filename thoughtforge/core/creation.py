@@ -1,0 +1,194 @@
+"""Creating a project: checked first, built aside, then put in place in one rename.
+
+* Everything that can be refused (brain dump size, agent name, resource paths, the project limit)
+  is checked before anything is written.
+* Creation holds a lock on the projects folder (a `flock` on the folder itself), so the limit
+  check and the new directory are one step: concurrent `new` commands cannot overshoot
+  `concurrency.max_parallel_runs`.
+* The project is built in `.creating-<id>` and renamed into place when complete, so a kill at any
+  point leaves no half-made project; the next creation removes such leftovers (holding the lock
+  proves their creator is gone).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import secrets
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+from thoughtforge.config import Config
+from thoughtforge.core.git_repo import commit, init_repo
+from thoughtforge.core.project import Project, list_projects
+from thoughtforge.core.project_log import log_event
+from thoughtforge.core.staging import PRIVATE_FILES
+from thoughtforge.core.state import ChatMessage, Status, utc_now, write_chat, write_status
+from thoughtforge.errors import ProjectError, ProjectLimitError
+from thoughtforge.models import Phase
+
+STAGING_PREFIX = ".creating-"
+_SLUG_WORDS = 4
+_SLUG_CHARS = 24
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._ -]+")
+_FILLER = frozenset({"a", "an", "and", "the", "i", "im", "we", "to", "of", "for", "in", "on"})
+_GITIGNORE = "".join(f"{name}\n" for name in PRIVATE_FILES)
+
+
+def create_project(
+    config: Config,
+    *,
+    brain_dump: str | None = None,
+    resources: list[Path] = (),  # type: ignore[assignment]
+    agent: str | None = None,
+) -> Project:
+    """Create the directory, git repo and state files, copy resources, and commit it all once."""
+    agent = agent or config.agents.default
+    config.agent(agent)
+    _check_brain_dump(config, brain_dump or "")
+    _check_resources(resources)
+    root = _projects_root(config)
+    with _creation_lock(root):
+        _remove_leftovers(root)
+        _check_capacity(config)
+        project_id = _free_id(root, brain_dump or "")
+        staging = root / f"{STAGING_PREFIX}{project_id}"
+        try:
+            staging.mkdir()
+            skipped = _populate(staging, config, brain_dump, list(resources), agent)
+            staging.rename(root / project_id)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+    project = Project(id=project_id, dir=root / project_id)
+    log_event(project.dir, "project_created", agent=agent, resources=len(resources))
+    for name in skipped:
+        log_event(project.dir, "resource_skipped", level="warning", file=name, why="too large")
+    return project
+
+
+def safe_file_name(name: str) -> str:
+    """A file name that cannot escape its folder, hide itself, or upset a shell or git."""
+    cleaned = _SAFE_NAME.sub("_", Path(name).name).strip(" .")
+    return cleaned[:120] or "resource"
+
+
+def _check_brain_dump(config: Config, text: str) -> None:
+    """The brain dump goes to the agent whole; large material belongs in resources/, which are
+    cut to the agent's context window."""
+    limit = config.brain_dump.max_chars
+    if len(text) > limit:
+        raise ProjectError(
+            f"the brain dump has {len(text):,} characters; brain_dump.max_chars is {limit:,}. "
+            "Keep the brain dump to what you want, and add long material as resource files "
+            "(--resource FILE): those are cut to fit the agent's context window."
+        )
+
+
+def _check_resources(resources: list[Path]) -> None:
+    for path in resources:
+        if not path.is_file():
+            raise ProjectError(f"resource {path} is not a readable file")
+
+
+def _projects_root(config: Config) -> Path:
+    root = config.projects.directory
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ProjectError(f"cannot create projects directory {root}: {exc.strerror}") from None
+    return root
+
+
+@contextmanager
+def _creation_lock(root: Path) -> Iterator[None]:
+    """An exclusive `flock` on the projects folder itself: no lock file to list or clean up."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _remove_leftovers(root: Path) -> None:
+    for leftover in root.glob(f"{STAGING_PREFIX}*"):
+        shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _check_capacity(config: Config) -> None:
+    limit = config.concurrency.max_parallel_runs
+    active = sum(1 for listing in list_projects(config) if listing.is_active)
+    if active >= limit:
+        raise ProjectLimitError(
+            f"Maximum parallel projects reached ({active}/{limit}). "
+            "Complete or halt an existing project to start a new one."
+        )
+
+
+def _free_id(root: Path, brain_dump: str) -> str:
+    """A new id; free for sure, since creation holds the projects folder's lock."""
+    stem = f"{datetime.now(UTC):%Y%m%d}-{_slug(brain_dump)}"
+    while True:
+        project_id = f"{stem}-{secrets.token_hex(2)}"
+        if not (root / project_id).exists():
+            return project_id
+
+
+def _populate(
+    directory: Path, config: Config, brain_dump: str | None, resources: list[Path], agent: str
+) -> list[str]:
+    """Everything a project starts with, committed once; returns the resources skipped."""
+    for folder in (directory / "docs", directory / "resources"):
+        folder.mkdir()
+        (folder / ".gitkeep").touch()
+    (directory / ".gitignore").write_text(_GITIGNORE, encoding="utf-8")
+    init_repo(directory)
+    now = utc_now()
+    write_status(
+        directory, Status(phase=Phase.BRAIN_DUMP, agent=agent, created_at=now, updated_at=now)
+    )
+    chat = (
+        [ChatMessage(role="human", content=brain_dump, phase=Phase.BRAIN_DUMP)]
+        if brain_dump
+        else []
+    )
+    skipped = []
+    for source in resources:
+        name = safe_file_name(source.name)
+        if source.stat().st_size > config.resources.max_file_bytes:
+            skipped.append(name)
+            chat.append(_skipped_notice(name))
+            continue
+        shutil.copyfile(source, _free_name(directory / "resources", name))
+    write_chat(directory, chat)
+    commit(directory, "Create project")
+    return skipped
+
+
+def _skipped_notice(name: str) -> ChatMessage:
+    """The spec's wording, as when Phase 1 meets an oversized file."""
+    return ChatMessage(
+        role="system",
+        content=f"File '{name}' exceeds size limit and was skipped.",
+        phase=Phase.BRAIN_DUMP,
+    )
+
+
+def _free_name(folder: Path, name: str) -> Path:
+    candidate = folder / name
+    stem, suffix = candidate.stem, candidate.suffix
+    n = 1
+    while candidate.exists():
+        candidate = folder / f"{stem}-{n}{suffix}"
+        n += 1
+    return candidate
+
+
+def _slug(text: str) -> str:
+    words = [w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _FILLER][:_SLUG_WORDS]
+    return "-".join(words)[:_SLUG_CHARS].strip("-") or "project"
