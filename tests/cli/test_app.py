@@ -169,3 +169,13 @@ def test_a_bad_secret_value_in_config_is_never_echoed(run: Run, tmp_path: Path) 
     result = run("status")
     assert result.returncode == 1 and "connectors.notion.token" in result.stderr
     assert "secret_AbC123xyz" not in result.stderr + result.stdout and "***" in result.stderr
+
+
+def test_status_lists_files_an_agent_left_uncommitted(run: Run, tmp_path: Path) -> None:
+    run("init")
+    run("new", "-b", "-", stdin=BRAIN_DUMP)
+    [project] = (tmp_path / "projects").iterdir()
+    (project / "evil.py").write_text("print('x')\n")
+    detail = run("status", project.name)
+    assert detail.returncode == 0
+    assert "not written by ThoughtForge, not committed: evil.py" in " ".join(detail.stdout.split())

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ from thoughtforge.core import (
     Status,
     TrajectoryEntry,
     append_chat,
+    check_state_files,
     read_chat,
     read_polish_state,
     read_status,
@@ -129,3 +132,34 @@ def test_failed_write_leaves_previous_file_and_no_temp_files(
         write_status(tmp_path, _status().model_copy(update={"phase": Phase.DISTILLING}))
     assert (tmp_path / "status.json").read_text() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["status.json"]
+
+
+def test_concurrent_appends_from_many_processes_keep_every_message(tmp_path: Path) -> None:
+    """Before, appending was an unlocked read-modify-write: 4 of 8 concurrent messages survived."""
+    write_chat(tmp_path, [])
+    script = (
+        "import sys\nfrom pathlib import Path\n"
+        "from thoughtforge.core import ChatMessage, append_chat\n"
+        "for k in range(5):\n"
+        "    append_chat(Path(sys.argv[1]), ChatMessage(role='human', content=f'{sys.argv[2]}-{k}',"
+        " phase='brain_dump'))\n"
+    )
+    writers = [
+        subprocess.Popen([sys.executable, "-c", script, str(tmp_path), str(n)]) for n in range(8)
+    ]
+    assert [w.wait(timeout=120) for w in writers] == [0] * 8
+    said = sorted(m.content for m in read_chat(tmp_path))
+    assert said == sorted(f"{n}-{k}" for n in range(8) for k in range(5))
+
+
+def test_check_state_files_names_the_first_unreadable_one(tmp_path: Path) -> None:
+    now = utc_now()
+    write_status(
+        tmp_path, Status(phase=Phase.POLISHING, agent="demo", created_at=now, updated_at=now)
+    )
+    write_chat(tmp_path, [])
+    check_state_files(tmp_path)
+    (tmp_path / "chat_history.json").write_text("[{")
+    with pytest.raises(StateFileError, match=r"chat_history\.json"):
+        check_state_files(tmp_path)
+    assert (tmp_path / "chat_history.json").read_text() == "[{"

@@ -13,8 +13,10 @@ import yaml
 
 from tests.flows.conftest import run_cli, start_cli
 from tests.flows.test_polish_flow import _wait_for
+from tests.polish_setup import polishing_project
 from thoughtforge.adapters.agents.scripted import DEMO_SCRIPT
-from thoughtforge.core import read_chat, read_status
+from thoughtforge.config import load_config
+from thoughtforge.core import create_project, hold_run_lock, read_chat, read_status
 from thoughtforge.flows.paused_runs import find_paused_run
 from thoughtforge.models import HaltReason, Phase
 
@@ -250,3 +252,59 @@ def test_resume_after_a_phase_one_halt_still_waits_for_the_human(
     finally:
         os.killpg(worker.pid, signal.SIGKILL)
         worker.wait()
+
+
+def test_a_corrupt_chat_halts_the_run_before_any_work(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    """Before, a corrupt chat_history.json was found only at the end of polish."""
+    config = cli_config()
+    project = polishing_project(load_config(config))
+    (project.dir / "chat_history.json").write_text('[{"role": "human"')
+    result = run_cli(cli_env, config, "continue", project.id)
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "chat_history.json" in (result.stdout + result.stderr).replace("\n", "")
+    status = read_status(project.dir)
+    assert (status.phase, status.halt_reason) == (Phase.HALTED, HaltReason.FILE_SYSTEM_ERROR)
+    assert not (project.dir / "polish_state.json").exists(), "no iteration ran"
+    assert not (project.dir / ".scripted-agent").exists(), "no agent was asked"
+    assert (project.dir / "chat_history.json").read_text() == '[{"role": "human"'
+
+
+def test_a_failing_run_prints_one_line_and_no_prefect_traceback(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    """Before, Prefect's traceback came first; `--debug` still shows it."""
+    config = cli_config()
+    project = polishing_project(load_config(config))
+    with hold_run_lock(project):
+        quiet = run_cli(cli_env, config, "continue", project.id)
+        loud = run_cli(cli_env, config, "--debug", "continue", project.id)
+    assert quiet.returncode == 1
+    assert "is already being run" in quiet.stderr and "Traceback" not in quiet.stdout + quiet.stderr
+    assert "Traceback" in loud.stdout + loud.stderr
+
+
+def test_eight_concurrent_says_keep_every_message(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    """Before, 4 of 8 concurrent `say` were kept (unlocked read-modify-write of the chat)."""
+    config = cli_config()
+    project = create_project(load_config(config), brain_dump=BRAIN_DUMP)
+    sayers = [start_cli(cli_env, config, "say", project.id, f"message {n}") for n in range(8)]
+    for sayer in sayers:
+        assert sayer.wait(timeout=300) == 0, sayer.stdout.read() if sayer.stdout else ""
+    said = {m.content for m in read_chat(project.dir) if m.role == "human"}
+    assert {f"message {n}" for n in range(8)} <= said
+
+
+def test_say_with_the_prefect_api_down_keeps_the_message_and_says_so(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    config = cli_config()
+    project = create_project(load_config(config), brain_dump=BRAIN_DUMP)
+    down = {**cli_env, "PREFECT_API_URL": "http://127.0.0.1:9/api"}
+    result = run_cli(down, config, "say", project.id, "The venue is booked.")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "saved in the project's chat" in result.stderr.replace("\n", " ")
+    assert read_chat(project.dir)[-1].content == "The venue is booked."

@@ -74,3 +74,16 @@ def test_confirm_before_review_is_refused_and_writes_nothing(config: Config) -> 
 
     assert not (project.docs_dir / "intent.md").exists()
     assert read_status(project.dir).phase is Phase.BRAIN_DUMP
+
+
+def test_a_stale_git_lock_does_not_block_confirming_the_intent(
+    config: Config, script: Script
+) -> None:
+    """Before, an index.lock left by a killed git blocked Phases 1–2 for good."""
+    script(distillation())
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+    intake.distill(project, config)
+    (project.dir / ".git" / "index.lock").write_text("")
+    intent.confirm_intent(project, config)
+    assert git.Repo(project.dir).head.commit.summary == "Lock intent.md"
+    assert not (project.dir / ".git" / "index.lock").exists()

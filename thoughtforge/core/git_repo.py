@@ -108,12 +108,15 @@ def clear_stale_lock(path: Path) -> None:
 
 
 def _git_running_in(path: Path) -> bool:
+    """A git process working in the repository, other than GitPython's long-lived readers."""
     root = str(path.resolve())
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
             continue
         try:
             if (proc / "comm").read_text().strip() != "git":
+                continue
+            if (proc / "cmdline").read_bytes().split(b"\0")[1:2] == [b"cat-file"]:
                 continue
             cwd = str((proc / "cwd").readlink())
         except OSError:
