@@ -65,7 +65,7 @@ def test_readme_main_command_takes_a_fresh_project_to_done(
     subjects = [str(c.summary) for c in git.Repo(project).iter_commits()][::-1]
     assert subjects[:3] == ["Create project", "Lock intent.md", "Lock spec.md and constraints.md"]
     assert any(s.startswith("Phase 3 complete") for s in subjects)
-    assert subjects[-1] == "review #1: no issues"
+    assert subjects[-2:] == ["review #1: no issues", "Done"]
     assert f"Deliverable: {project / 'docs' / 'plan.md'}" in result.stdout.replace("\n", "")
 
 

@@ -151,7 +151,7 @@ def test_kill_9_mid_fix_then_rerun_resumes_without_repeating_anything(
     subjects = [str(c.summary).split(":")[0] for c in git.Repo(project.dir).iter_commits()][::-1][
         2:
     ]
-    assert subjects == ["review #1", "fix #1", "review #2", "fix #2", "review #3"]
+    assert subjects == ["review #1", "fix #1", "review #2", "fix #2", "review #3", "Done"]
     assert [e.iteration for e in read_polish_state(project.dir).trajectory] == [1, 2, 3]
     assert calls(project)["plan-review"] == 3
 
@@ -202,3 +202,44 @@ def test_recovery_verbs_without_a_paused_run_act_on_the_files(
         assert status.phase is Phase.DONE
     else:
         assert status.halt_reason is HaltReason.HUMAN_TERMINATED
+
+
+def test_sigterm_mid_polish_stops_cleanly_and_continue_ends_as_an_uninterrupted_run(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    config = cli_config()
+    reviews = {1: review(2, 2, 2), 2: review(1, 1, 1), "default": review()}
+    echo = {"echo_after": "Plan:\n\n"}
+    fast = write_script(tmp_path / "fast.yaml", reviews)
+    control = _project(config)
+    assert (
+        run_cli(cli_env, config, "polish", control.id, THOUGHTFORGE_SCRIPT=str(fast)).returncode
+        == 0
+    )
+
+    project = _project(config)
+    slow_fix = {"by_iteration": {1: echo, "default": {**echo, "sleep": 120}}}
+    slow = write_script(tmp_path / "slow.yaml", reviews, fix=slow_fix)
+    worker = start_cli(cli_env, config, "polish", project.id, THOUGHTFORGE_SCRIPT=str(slow))
+    prompts = project.dir / ".scripted-agent" / "prompts"
+    _wait_for(lambda: len(list(prompts.glob("*plan-fix.md"))) == 2, "fix #2 to start")
+    worker.send_signal(signal.SIGTERM)
+    output = worker.stdout.read() if worker.stdout else ""
+    assert worker.wait(timeout=60) == 130, output
+    assert "thoughtforge continue" in output and "Traceback" not in output
+    assert read_polish_state(project.dir).iteration == 1
+    assert not (project.dir / ".processes.json").exists(), "the agent in flight was stopped"
+
+    resumed = run_cli(cli_env, config, "continue", project.id, THOUGHTFORGE_SCRIPT=str(fast))
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert read_polish_state(project.dir).trajectory == [
+        e.model_copy(update={"timestamp": mine.timestamp})
+        for e, mine in zip(
+            read_polish_state(control.dir).trajectory,
+            read_polish_state(project.dir).trajectory,
+            strict=True,
+        )
+    ]
+    assert (project.dir / "docs" / "plan.md").read_text() == (
+        control.dir / "docs" / "plan.md"
+    ).read_text()

@@ -1,12 +1,24 @@
-"""Running a project's flows in this process, and telling the user how the run ended."""
+"""Running a project's flows in this process, and telling the user how the run ended.
+
+SIGTERM stops a run like Ctrl-C does: the step in flight is abandoned (its agent's process group
+is killed, nothing half-written is recorded, since every step writes the files only when it has
+its answer) and the command exits; `thoughtforge continue` resumes from the files.
+"""
 
 from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
 
 import typer
 from rich.markup import escape
 
 from thoughtforge.cli.app import EXIT_HALTED, config_of, err, out
 from thoughtforge.config import config_path
+
+EXIT_STOPPED = 130
 
 
 def run_pipeline(ctx: typer.Context, project_id: str, auto_confirm: bool) -> None:
@@ -16,7 +28,8 @@ def run_pipeline(ctx: typer.Context, project_id: str, auto_confirm: bool) -> Non
     from thoughtforge.models import Phase
 
     _quiet_unless_debugging(ctx)
-    pipeline_in_process(project_id, config_path(ctx.obj).resolve(), auto_confirm)
+    with _stoppable(project_id):
+        pipeline_in_process(project_id, config_path(ctx.obj).resolve(), auto_confirm)
     project = open_project(config_of(ctx), project_id)
     status = read_status(project.dir)
     if status.phase is Phase.DONE:
@@ -36,7 +49,8 @@ def run_polish(ctx: typer.Context, project_id: str, wait: bool) -> None:
     from thoughtforge.flows.polish import polish_in_process
 
     _quiet_unless_debugging(ctx)
-    outcome = polish_in_process(project_id, config_path(ctx.obj).resolve(), wait_for_human=wait)
+    with _stoppable(project_id):
+        outcome = polish_in_process(project_id, config_path(ctx.obj).resolve(), wait)
     if outcome.verdict == "done":
         out.print(f"[green]Done.[/] {escape(outcome.reason)}")
         return
@@ -52,3 +66,22 @@ def _quiet_unless_debugging(ctx: typer.Context) -> None:
 
     if not ctx.find_root().meta.get("debug"):
         hide_tracebacks()
+
+
+@contextmanager
+def _stoppable(project_id: str) -> Iterator[None]:
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    except KeyboardInterrupt:
+        err.print(
+            f"Stopped. Nothing half-done was recorded; `thoughtforge continue {project_id}` "
+            "picks the project up where it stopped."
+        )
+        raise typer.Exit(EXIT_STOPPED) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt

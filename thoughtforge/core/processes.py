@@ -72,4 +72,7 @@ def _records(project_dir: Path) -> dict[str, int]:
 
 
 def _save(project_dir: Path, records: dict[str, int]) -> None:
-    write_text_atomic(project_dir / PROCESSES_FILE, json.dumps(records))
+    if records:
+        write_text_atomic(project_dir / PROCESSES_FILE, json.dumps(records))
+    else:
+        (project_dir / PROCESSES_FILE).unlink(missing_ok=True)

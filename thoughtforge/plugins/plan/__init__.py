@@ -4,7 +4,6 @@ answer schema (`builder_response`), plan-mode safety rules, and the Phase 3 `bui
 shared engine.
 """
 
-
 from thoughtforge.plugins.plan.builder import BuildOutcome, PlanBuilder
 from thoughtforge.plugins.plan.draft import SectionProgress
 from thoughtforge.plugins.plan.template import PlanTemplate, PlanTemplateError, load_template
