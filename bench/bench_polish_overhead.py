@@ -6,8 +6,8 @@ reports, artifacts), not agent time. Run: `.venv/bin/python bench/bench_polish_o
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -106,5 +106,20 @@ def _config(work: Path, iterations: int) -> Path:
     return path
 
 
+def _arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "iterations",
+        nargs="?",
+        type=int,
+        default=20,
+        help="polish iterations per run (default: 20)",
+    )
+    arguments = parser.parse_args()
+    if arguments.iterations < 1:
+        parser.error("iterations must be at least 1")
+    return arguments
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 20)
+    main(_arguments().iterations)
