@@ -43,8 +43,14 @@ def _script(path: Path, **steps: Any) -> Path:
     return path
 
 
+def _projects(tmp_path: Path) -> list[Path]:
+    """Finished projects: one being created is built in a hidden `.creating-…` folder."""
+    root = tmp_path / "projects"
+    return [p for p in root.iterdir() if not p.name.startswith(".")] if root.exists() else []
+
+
 def _only_project(tmp_path: Path) -> Path:
-    [project] = (tmp_path / "projects").iterdir()
+    [project] = _projects(tmp_path)
     return project
 
 
@@ -88,7 +94,7 @@ def test_cli_turns_drive_phases_one_and_two_of_a_paused_run(
     worker = start_cli(env, config, "run", str(tmp_path / "bd.md"))
     try:
         _wait_for(
-            lambda: (tmp_path / "projects").exists() and any((tmp_path / "projects").iterdir()),
+            lambda: bool(_projects(tmp_path)),
             "project",
         )
         project = _only_project(tmp_path)
@@ -192,7 +198,7 @@ def test_a_bad_input_to_a_paused_run_is_refused_and_it_stays_paused(
     worker = start_cli(cli_env, config, "run", str(tmp_path / "bd.md"))
     try:
         _wait_for(
-            lambda: (tmp_path / "projects").exists() and any((tmp_path / "projects").iterdir()),
+            lambda: bool(_projects(tmp_path)),
             "project",
         )
         project_id = _only_project(tmp_path).name

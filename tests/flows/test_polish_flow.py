@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import time
@@ -243,3 +244,37 @@ def test_sigterm_mid_polish_stops_cleanly_and_continue_ends_as_an_uninterrupted_
     assert (project.dir / "docs" / "plan.md").read_text() == (
         control.dir / "docs" / "plan.md"
     ).read_text()
+
+
+@pytest.mark.slow
+def test_a_run_killed_with_9_leaves_neither_agent_nor_temporary_server_behind(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    """Before, the agent in flight and the temporary Prefect server (~195 MB) kept running."""
+    config = cli_config()
+    project = _project(config)
+    reviews = {1: review(2, 2, 2), "default": review()}
+    slow = write_script(tmp_path / "slow.yaml", reviews, fix={"text": "x", "sleep": 600})
+    alone = {k: v for k, v in cli_env.items() if k != "PREFECT_API_URL"}
+    worker = start_cli(alone, config, "polish", project.id, THOUGHTFORGE_SCRIPT=str(slow))
+    prompts = project.dir / ".scripted-agent" / "prompts"
+    _wait_for(lambda: any(prompts.glob("*plan-fix.md")), "fix #1 to start", seconds=240)
+    recorded = json.loads((project.dir / ".processes.json").read_text())
+    server = next(int(p) for p in recorded if b"uvicorn" in Path(f"/proc/{p}/cmdline").read_bytes())
+    agent = next(int(p) for p in recorded if int(p) != server)
+    os.kill(worker.pid, signal.SIGKILL)  # ThoughtForge alone, as the OOM killer would
+    worker.wait()
+    assert _alive(server) and _alive(agent)
+
+    fast = write_script(tmp_path / "fast.yaml", reviews)
+    resumed = run_cli(cli_env, config, "continue", project.id, THOUGHTFORGE_SCRIPT=str(fast))
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    _wait_for(lambda: not _alive(server) and not _alive(agent), "the leftovers to end", 10)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "State:\tZ" not in state

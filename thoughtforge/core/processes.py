@@ -1,4 +1,5 @@
-"""The processes a run starts (agents), recorded so the next run can end them if this one dies.
+"""The processes a run starts (agents, a temporary Prefect server), recorded so the next run can
+end them if this one dies.
 
 A run killed with -9 cannot stop its agent; the agent leads its own session and goes on (and
 holds memory) until it ends by itself. Each one is recorded in the project with its start time, and
@@ -42,7 +43,7 @@ def end_leftover_processes(project_dir: Path) -> list[int]:
         if _start_time(pid) != started:
             continue  # gone, or the pid now belongs to another process
         try:
-            os.killpg(pid, signal.SIGKILL)
+            _kill(pid)
         except (ProcessLookupError, PermissionError):
             continue
         ended.append(pid)
@@ -50,6 +51,15 @@ def end_leftover_processes(project_dir: Path) -> list[int]:
         log_event(project_dir, "leftover_processes_ended", level="warning", pids=ended)
     (project_dir / PROCESSES_FILE).unlink(missing_ok=True)
     return ended
+
+
+def _kill(pid: int) -> None:
+    """An agent leads its own process group: the group goes with it. A process that leads no
+    group (Prefect's temporary server) goes alone."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        os.kill(pid, signal.SIGKILL)
 
 
 def _start_time(pid: int) -> int | None:

@@ -21,6 +21,7 @@ from thoughtforge.flows.intake import intake_flow
 from thoughtforge.flows.paused_runs import project_tag
 from thoughtforge.flows.polish import polish_flow
 from thoughtforge.flows.spec import spec_flow
+from thoughtforge.flows.temporary_server import track_temporary_server
 from thoughtforge.flows.turns import state_files_readable
 from thoughtforge.models import INPUT_HALTS, HaltReason, Phase
 from thoughtforge.phases import halt_actions, latest_ai_message, notice
@@ -66,6 +67,7 @@ def pipeline_flow(
         print(f"Created project {project.id} in {project.dir}")
     _tag_this_run(project)
     with tags(project_tag(project.id)), hold_run_lock(project):
+        track_temporary_server(project)
         if not state_files_readable(project):
             return project.status().phase.value
         return _dispatch(project, config, config_path or None, auto_confirm).phase.value

@@ -14,6 +14,7 @@ from thoughtforge.core import PolishState, Project, hold_run_lock, load_project
 from thoughtforge.flows import human_input
 from thoughtforge.flows.paused_runs import project_tag
 from thoughtforge.flows.task_runner import as_task
+from thoughtforge.flows.temporary_server import track_temporary_server
 from thoughtforge.phases import halt_actions
 from thoughtforge.phases.polish.guards import GuardReport, describe
 from thoughtforge.phases.polish.loop import PolishLoop, PolishOutcome
@@ -30,6 +31,7 @@ def polish_flow(
     """
     config, project = load_project(project_id, config_path)
     with hold_run_lock(project):
+        track_temporary_server(project)
         return _polish_until_settled(project, config, wait_for_human)
 
 
