@@ -86,6 +86,7 @@ def read_brain_dump(source: str) -> str:
 
 
 def main() -> None:
+    """The console script: a ThoughtForge error is one red line and exit code 1."""
     try:
         app()
     except ThoughtForgeError as exc:

@@ -27,6 +27,7 @@ class Check(BaseModel):
 
 
 def run_checks(path: Path) -> list[Check]:
+    """Every check, in order; a missing or invalid config stops at the first."""
     if not path.exists():
         return [
             Check(name="config", outcome="fail", detail=f"{path} missing: run thoughtforge init")

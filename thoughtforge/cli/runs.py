@@ -46,6 +46,7 @@ def run_pipeline(ctx: typer.Context, project_id: str, auto_confirm: bool) -> Non
 
 
 def run_polish(ctx: typer.Context, project_id: str, wait: bool) -> None:
+    """Exit 0 when the loop is done, `EXIT_HALTED` when it halted."""
     from thoughtforge.flows.polish import polish_in_process
 
     _quiet_unless_debugging(ctx)

@@ -45,6 +45,7 @@ def project_table(config: Config) -> tuple[Table, list[str]]:
 
 
 def project_detail(config: Config, project_id: str) -> Group:
+    """Every status field, the polish summary, and files left uncommitted."""
     project = open_project(config, project_id)
     status = project.status()
     facts = Table(box=None, show_header=False)

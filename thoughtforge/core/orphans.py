@@ -14,6 +14,7 @@ from thoughtforge.models import AUTONOMOUS_PHASES, HaltReason, Phase
 
 
 def halt_orphaned_projects(config: Config, hooks: TransitionHooks | None = None) -> list[str]:
+    """Halt (server_restart) every project in an autonomous phase with no live run; their ids."""
     halted = []
     for listing in list_projects(config):
         status = listing.status

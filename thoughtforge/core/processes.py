@@ -21,6 +21,7 @@ PROCESSES_FILE = ".processes.json"
 
 
 def track_process(project_dir: Path, pid: int) -> None:
+    """Record `pid` with its start time, before anything can kill this run."""
     started = _start_time(pid)
     if started is None:
         return
@@ -30,6 +31,7 @@ def track_process(project_dir: Path, pid: int) -> None:
 
 
 def untrack_process(project_dir: Path, pid: int) -> None:
+    """Forget `pid` once it has been waited for."""
     records = _records(project_dir)
     if records.pop(str(pid), None) is not None:
         _save(project_dir, records)

@@ -66,6 +66,7 @@ class ProjectListing(BaseModel):
 
 
 def open_project(config: Config, project_id: str) -> Project:
+    """The project with this id; a malformed id or a missing folder is a `ProjectError`."""
     if not VALID_ID.match(project_id):
         raise ProjectError(
             f"'{project_id}' is not a project id (ids look like 20261122-wedding-a3f9)"
@@ -77,6 +78,7 @@ def open_project(config: Config, project_id: str) -> Project:
 
 
 def list_projects(config: Config) -> list[ProjectListing]:
+    """Every project in the projects folder, sorted by id, readable or not."""
     root = config.projects.directory
     if not root.is_dir():
         return []

@@ -19,6 +19,7 @@ _logger = logging.getLogger("thoughtforge")
 
 
 def log_event(project_dir: Path, event: str, level: str = "info", **fields: Any) -> None:
+    """Append one JSON line to the project's `thoughtforge.log` (and to Python logging)."""
     record = {"ts": utc_now().isoformat(), "level": level, "event": event, **fields}
     getattr(_logger, level if level in {"info", "warning", "error"} else "info")(
         "%s %s", event, fields
@@ -31,6 +32,7 @@ def log_event(project_dir: Path, event: str, level: str = "info", **fields: Any)
 
 
 def read_events(project_dir: Path) -> list[dict[str, Any]]:
+    """Every event logged so far, oldest first."""
     path = project_dir / LOG_FILE
     if not path.exists():
         return []

@@ -47,6 +47,7 @@ def hold_run_lock(project: Project) -> Iterator[None]:
 
 
 def is_running(project: Project) -> bool:
+    """Whether a live process holds the project's run lock."""
     path = project.dir / LOCK_FILE
     if not path.exists():
         return False

@@ -51,6 +51,7 @@ class Changes(BaseModel):
 
 
 def is_own(relpath: str) -> bool:
+    """Whether `relpath` is one of ThoughtForge's own files, which it commits."""
     path = PurePosixPath(relpath)
     document = path.parent.name == "docs" and (path.suffix == ".md" or path.name == ".gitkeep")
     in_docs = document and len(path.parts) == 2
@@ -58,6 +59,7 @@ def is_own(relpath: str) -> bool:
 
 
 def changes(project_dir: Path) -> Changes:
+    """The uncommitted paths, split into ThoughtForge's own and foreign ones."""
     found = Changes()
     for relpath in git_repo.changed_paths(project_dir):
         if not relpath.startswith(PRIVATE_FILES):

@@ -27,6 +27,7 @@ STATE_LOCK_FILE = ".state.lock"
 
 
 def utc_now() -> datetime:
+    """Every timestamp in the state files is timezone-aware UTC."""
     return datetime.now(UTC)
 
 
@@ -80,26 +81,32 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def read_status(project_dir: Path) -> Status:
+    """`status.json`, or `StateFileError` naming the file and what is wrong."""
     return _read(project_dir / STATUS_FILE, TypeAdapter(Status))
 
 
 def write_status(project_dir: Path, status: Status) -> None:
+    """Replace `status.json` atomically."""
     write_text_atomic(project_dir / STATUS_FILE, status.model_dump_json(indent=2) + "\n")
 
 
 def read_polish_state(project_dir: Path) -> PolishState:
+    """`polish_state.json`, or `StateFileError` naming the file and what is wrong."""
     return _read(project_dir / POLISH_STATE_FILE, TypeAdapter(PolishState))
 
 
 def write_polish_state(project_dir: Path, state: PolishState) -> None:
+    """Replace `polish_state.json` atomically."""
     write_text_atomic(project_dir / POLISH_STATE_FILE, state.model_dump_json(indent=2) + "\n")
 
 
 def read_chat(project_dir: Path) -> ChatHistory:
+    """`chat_history.json`, or `StateFileError` naming the file and what is wrong."""
     return _read(project_dir / CHAT_HISTORY_FILE, _CHAT_ADAPTER)
 
 
 def write_chat(project_dir: Path, history: ChatHistory) -> None:
+    """Replace `chat_history.json` atomically (to clear it between phases)."""
     payload = _CHAT_ADAPTER.dump_json(history, indent=2).decode()
     write_text_atomic(project_dir / CHAT_HISTORY_FILE, payload + "\n")
 

@@ -20,6 +20,7 @@ class _WithoutTraceback(logging.Filter):
 
 
 def hide_tracebacks() -> None:
+    """Install the filter on Prefect's run loggers, once per process."""
     for name in _RUN_LOGGERS:
         logger = logging.getLogger(name)
         if not any(isinstance(f, _WithoutTraceback) for f in logger.filters):

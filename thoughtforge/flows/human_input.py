@@ -66,6 +66,7 @@ def chat_key(project: Project) -> str:
 
 
 def halt_prompt(reason: str) -> str:
+    """The form's description for a halt decision: the reason, then what each action does."""
     return (
         f"### The project halted\n\n{reason}\n\n"
         "- **resume**: continue (a polish loop goes on with the next iteration)\n"

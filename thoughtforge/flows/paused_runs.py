@@ -30,6 +30,7 @@ def project_tag(project_id: str) -> str:
 
 
 def find_paused_run(project_id: str) -> UUID | None:
+    """The newest paused flow run tagged with the project, if any."""
     run = _paused_run(project_id)
     return run.id if run else None
 

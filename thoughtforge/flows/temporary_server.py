@@ -14,6 +14,7 @@ from thoughtforge.core import Project, track_process
 
 
 def track_temporary_server(project: Project) -> None:
+    """Record the temporary server this process started, if it runs on one."""
     for server in SubprocessASGIServer._instances.values():
         process = server.server_process
         if process is not None and process.poll() is None:

@@ -44,6 +44,7 @@ class _Skipped(Exception):
 
 
 def read_resources(project: Project, config: Config, agent: str) -> ResourceBundle:
+    """Every usable file in `resources/`, and a notice for each one that is not."""
     vision = config.agent(agent).vision
     bundle = ResourceBundle()
     for path in _resource_files(project.resources_dir):

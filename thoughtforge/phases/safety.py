@@ -108,6 +108,7 @@ def classify_write(project_dir: Path, target: Path) -> Operation:
 
 
 def classify_agent_call(spec: AgentSpec) -> Operation:
+    """An agent call is tool-using when its flags grant tools, whatever the prompt says."""
     granted = tool_granting_flags(spec.flags)
     kind = OperationKind.INVOKE_AGENT_WITH_TOOLS if granted else OperationKind.INVOKE_AGENT
     return Operation(kind=kind, agent_flags=tuple(spec.flags))

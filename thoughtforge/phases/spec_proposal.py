@@ -61,6 +61,7 @@ def is_proposal(text: str) -> bool:
 
 
 def parse_proposal(text: str, intent: str) -> SpecProposal:
+    """The proposal's sections, criteria and unresolved items, against the intent."""
     document = SectionedText.parse(text)
     resolved = document.get("Resolved Unknowns") or ""
     marked = [item for item in list_items(resolved) if UNRESOLVED_MARK.lower() in item.lower()]
@@ -93,16 +94,19 @@ def _letters(text: str) -> str:
 
 
 def has_criteria_section(answer: str) -> bool:
+    """Whether the answer has an `## Acceptance Criteria` section at all."""
     return SectionedText.parse(answer).get("Acceptance Criteria") is not None
 
 
 def remaining_items(proposal: SpecProposal | None) -> list[str]:
+    """What still blocks Confirm; empty when the proposal can be locked."""
     if proposal is None:
         return [NO_PROPOSAL]
     return proposal.unresolved + ([] if proposal.acceptance_criteria else [NO_CRITERIA])
 
 
 def refusal(proposal: SpecProposal | None) -> str:
+    """The chat answer to a Confirm that cannot be taken, listing what remains."""
     if proposal is None:
         return NO_PROPOSAL
     parts = []

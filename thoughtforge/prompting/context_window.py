@@ -22,6 +22,7 @@ class Fitted(BaseModel):
 
 
 def estimate_tokens(text: str) -> int:
+    """About four characters per token: close enough to decide when to cut."""
     return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 

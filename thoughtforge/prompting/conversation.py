@@ -14,6 +14,7 @@ class Conversation(BaseModel):
 
 
 def turn_text(message: ChatMessage) -> str:
+    """One chat turn as the prompts show it."""
     return f"{'Human' if message.role == 'human' else 'AI'}:\n{message.content}"
 
 

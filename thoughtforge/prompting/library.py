@@ -42,6 +42,7 @@ class PromptLibrary:
 
 
 def fill(template: str, values: dict[str, str], *, source: str = "prompt") -> str:
+    """Fill every `{{name}}` in one pass; a placeholder without a value is a `PromptError`."""
     missing = sorted({m.group(1) for m in _PLACEHOLDER.finditer(template)} - values.keys())
     if missing:
         raise PromptError(f"{source} needs values for: {', '.join(missing)}")

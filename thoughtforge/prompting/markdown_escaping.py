@@ -29,6 +29,7 @@ def escape_cell(text: str) -> str:
 
 
 def unescape_cell(cell: str) -> str:
+    """The text `escape_cell` was given."""
     return _unescape_lines(cell, _ESCAPED_CELL_RUN)
 
 
@@ -38,6 +39,7 @@ def escape_paragraph(text: str) -> str:
 
 
 def unescape_paragraph(paragraph: str) -> str:
+    """The text `escape_paragraph` was given."""
     return _unescape_lines(paragraph, _ESCAPED_PARAGRAPH_RUN)
 
 

@@ -71,6 +71,7 @@ class SectionedText(BaseModel):
 
 
 def heading_key(name: str) -> str:
+    """A heading reduced to what identifies it: case, emphasis and a trailing colon ignored."""
     return " ".join(name.strip().strip("*_`:").strip().lower().split())
 
 

@@ -19,6 +19,7 @@ def missing_agent_warning(config: Config, agent: str | None = None) -> str | Non
 
 
 def warn_if_missing(config: Config, agent: str | None, emit: Callable[[str], object]) -> None:
+    """For `new`: a warning, not a refusal, since creating a project calls no agent yet."""
     warning = missing_agent_warning(config, agent)
     if warning:
         emit(f"warning: {warning}")

@@ -33,4 +33,5 @@ NORMALISERS: dict[str, Callable[[str], str]] = {"text": _plain_text, "claude_jso
 
 
 def normalise(output_format: str, stdout: str) -> str:
+    """The answer inside `stdout`, by the agent's `output` setting from config."""
     return NORMALISERS[output_format](stdout)

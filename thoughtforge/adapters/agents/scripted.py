@@ -79,6 +79,7 @@ class Script(BaseModel):
 
 
 def main(argv: list[str] | None = None) -> None:
+    """Answer the prompt on stdin as the script says for `THOUGHTFORGE_STEP`."""
     args = _parser().parse_args(argv)
     script_path = Path(args.script or os.environ.get(SCRIPT_ENV_VAR) or DEMO_SCRIPT)
     prompt = sys.stdin.buffer.read().decode("utf-8", errors="replace")

@@ -24,6 +24,7 @@ class Assessment(BaseModel):
 def assess(
     previous: PolishState, review: StoredReview, fix: FixResult, config: PolishConfig
 ) -> Assessment:
+    """The trajectory entry, guard report and new state after iteration `review.iteration`."""
     counts = Counts.of(review.issues)
     entry = TrajectoryEntry(
         iteration=review.iteration,

@@ -106,6 +106,7 @@ def evaluate(
 
 
 def describe(counts: Counts) -> str:
+    """Counts as the log and commit messages show them, e.g. `1 critical, 2 medium, 0 minor`."""
     return f"{counts.critical} critical, {counts.medium} medium, {counts.minor} minor"
 
 

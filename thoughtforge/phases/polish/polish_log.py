@@ -20,6 +20,7 @@ def iteration_entry(
     fix_summary: str,
     report: GuardReport,
 ) -> str:
+    """One iteration's entry: the review, the fix, every guard's finding, the verdict."""
     counts = Counts.of(issues)
     lines = [
         f"## Iteration {iteration} — {at.isoformat(timespec='seconds')}",
@@ -45,6 +46,7 @@ def iteration_entry(
 
 
 def resume_entry(at: datetime, halted_by: str, iteration: int) -> str:
+    """The line that marks where a human resumed a halted loop."""
     return (
         f"## Resumed at {at.isoformat(timespec='seconds')} — Halted by {halted_by} "
         f"at iteration {iteration}, resumed by human\n\n"
@@ -52,6 +54,7 @@ def resume_entry(at: datetime, halted_by: str, iteration: int) -> str:
 
 
 def append(project_dir: Path, entry: str) -> None:
+    """Append an entry, writing the log's heading first if the file is new."""
     path = project_dir / POLISH_LOG_FILE
     with path.open("a", encoding="utf-8") as log:
         if log.tell() == 0:

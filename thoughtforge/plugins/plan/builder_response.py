@@ -53,6 +53,7 @@ def parse_builder_response(text: str) -> PlanBuilderResponse:
 
 
 def check_slots(response: PlanBuilderResponse, known_slot_ids: Collection[str]) -> SlotCheck:
+    """Sort the answer's slots into accepted, unknown and rejected (with why)."""
     check = SlotCheck()
     for slot_id, content in response.slots.items():
         if slot_id not in known_slot_ids:

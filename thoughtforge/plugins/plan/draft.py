@@ -56,10 +56,12 @@ class Draft:
 
 
 def missing_slots(section: Section, filled: Mapping[str, str]) -> list[Slot]:
+    """The section's slots without usable content yet."""
     return [s for s in section.slots if unfilled_reason(filled.get(s.id, "")) is not None]
 
 
 def load_draft(engine: PhaseEngine, templates_dir: Path) -> Draft:
+    """Template, spec, guidance and filled slots, re-read from the project's files."""
     template = _template(engine, templates_dir)
     return Draft(
         template=template,

@@ -33,6 +33,7 @@ _WHY_REFUSED = {
 
 
 def validate(operation: Operation) -> None:
+    """Refuse every operation plan mode does not allow, saying why."""
     refuse_path_outside_project(operation)
     if operation.kind in ALLOWED:
         return

@@ -167,6 +167,7 @@ class PlanTemplate:
 
 
 def load_template(path: Path) -> PlanTemplate:
+    """Read and check a `.hbs` template; a broken one is a `PlanTemplateError`."""
     try:
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

@@ -38,6 +38,7 @@ class NoPlanTemplatesError(ThoughtForgeError):
 
 
 def select_template(templates_dir: Path, plan_type: str | None) -> TemplateChoice:
+    """The template for the intent's deliverable type, by the rule above."""
     templates = sorted(templates_dir.glob("*.hbs")) if templates_dir.is_dir() else []
     generic = templates_dir / f"{GENERIC_STEM}.hbs"
     if generic not in templates:
