@@ -145,14 +145,21 @@ def test_concurrent_creations_never_exceed_the_project_limit(
 ) -> None:
     """Before, three concurrent `new` with max_parallel_runs 1 created three projects."""
     path = write_config(concurrency={"max_parallel_runs": 1})
+    go = path.parent / "go"
     script = (
-        "import sys\nfrom pathlib import Path\nfrom thoughtforge.config import load_config\n"
+        "import sys, time\nfrom pathlib import Path\nfrom thoughtforge.config import load_config\n"
         "from thoughtforge.core import create_project\n"
         "from thoughtforge.errors import ProjectLimitError\n"
-        "try:\n    create_project(load_config(Path(sys.argv[1])), brain_dump='x')\n"
+        "config = load_config(Path(sys.argv[1]))\n"
+        "while not Path(sys.argv[2]).exists():\n    time.sleep(0.001)\n"
+        "try:\n    create_project(config, brain_dump='x')\n"
         "except ProjectLimitError:\n    sys.exit(3)\n"
     )
-    makers = [subprocess.Popen([sys.executable, "-c", script, str(path)]) for _ in range(4)]
+    makers = [
+        subprocess.Popen([sys.executable, "-c", script, str(path), str(go)]) for _ in range(4)
+    ]
+    time.sleep(2)  # every maker imported and waiting: they start creating at once
+    go.touch()
     codes = sorted(m.wait(timeout=120) for m in makers)
     assert codes == [0, 3, 3, 3]
     assert len(list_projects(load_config(path))) == 1

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from thoughtforge.prompting import json_extraction, json_objects
@@ -30,20 +32,29 @@ def test_deeply_nested_json_is_skipped_not_raised() -> None:
 def test_any_answer_is_parsed_reading_each_character_a_bounded_number_of_times(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Before, 5 MB of `{` never finished: every `{` started a fresh scan to the end."""
+    """Before, 5 MB of `{` never finished: a decode attempt at every `{`, each failure costing a
+    scan back to the start (JSONDecodeError counts the lines before its position)."""
     parsed: list[int] = []
-    real_loads = json_extraction.json.loads
+    failed_at: list[int] = []
+    real_loads, real_error = json_extraction.json.loads, json.JSONDecodeError.__init__
 
     def counting_loads(chunk: str) -> object:
         parsed.append(len(chunk))
         return real_loads(chunk)
 
+    def counting_error(self: json.JSONDecodeError, msg: str, doc: str, pos: int) -> None:
+        failed_at.append(pos)
+        real_error(self, msg, doc, pos)
+
     monkeypatch.setattr(json_extraction.json, "loads", counting_loads)
+    monkeypatch.setattr(json.JSONDecodeError, "__init__", counting_error)
     for text in ("{" * 200_000, "{}" * 100_000, "{" * 100_000 + "}" * 100_000, "```\n{\n" * 20_000):
         parsed.clear()
+        failed_at.clear()
         found = list(json_objects(text))
         assert all(obj == {} for obj in found)
         assert sum(parsed) <= 3 * len(text)
+        assert sum(failed_at) <= 3 * len(text)
 
 
 def test_an_object_after_an_unclosed_prose_brace_is_found() -> None:
