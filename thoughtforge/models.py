@@ -19,7 +19,6 @@ class Phase(StrEnum):
 
 
 AUTONOMOUS_PHASES = frozenset({Phase.DISTILLING, Phase.BUILDING, Phase.POLISHING})
-INTERACTIVE_PHASES = frozenset({Phase.BRAIN_DUMP, Phase.HUMAN_REVIEW, Phase.SPEC_BUILDING})
 PHASE_ONE = frozenset({Phase.BRAIN_DUMP, Phase.DISTILLING, Phase.HUMAN_REVIEW})
 
 

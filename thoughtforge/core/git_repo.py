@@ -70,14 +70,6 @@ def changed_paths(path: Path) -> list[str]:
     return paths
 
 
-def commit_messages(path: Path) -> list[str]:
-    """Subjects of all commits, newest first."""
-    repo = _repo(path)
-    if not repo.head.is_valid():
-        return []
-    return [str(c.summary) for c in repo.iter_commits()]
-
-
 def is_dirty(path: Path, relpath: str | None = None) -> bool:
     """Uncommitted changes (untracked files included), in the whole tree or in one path."""
     paths = [relpath] if relpath else []
