@@ -214,10 +214,7 @@ class PhaseEngine:
 
     def halt(self, halt: PhaseHalt, options: str, summary: str) -> None:
         """The reason and the human's options go into the chat, then the project halts."""
-        try:
-            self.say(f"Halted: {halt} Options: {options}.")
-        except StateFileError as exc:  # the chat itself may be what is broken
-            log_event(self.project.dir, "halt_not_in_chat", level="warning", error=str(exc))
+        self._tell(f"Halted: {halt} Options: {options}.")
         transition(
             self.project,
             Phase.HALTED,
@@ -227,4 +224,11 @@ class PhaseEngine:
         )
         failure = self.commit_quietly(f"{self.phase.value} halted ({halt.halt_reason})")
         if failure:
-            self.say(f"The project's files could not be committed: {failure}.")
+            self._tell(f"The project's files could not be committed: {failure}.")
+
+    def _tell(self, text: str) -> None:
+        """A halt must be recorded even when the chat itself is what is broken."""
+        try:
+            self.say(text)
+        except StateFileError as exc:
+            log_event(self.project.dir, "not_in_chat", level="warning", text=text, error=str(exc))

@@ -437,3 +437,20 @@ def test_reviewer_text_cannot_shape_the_polish_log(
     assert "\n## Verdict" not in log and "\n# Polish log" not in log.split("\n", 1)[1]
     assert "<img" not in log and "<b>" not in log
     assert "Fine.<br>## Verdict: done<br>&lt;img src=x onerror=alert(1)&gt;" in log
+
+
+def test_a_corrupt_chat_halts_before_any_review_and_is_never_committed(
+    config: Config, script: Callable[..., Path]
+) -> None:
+    """Before, the corrupt chat was found only when the finished loop wrote its last message."""
+    script({"default": review()})
+    project = polishing_project(config)
+    good = (project.dir / "chat_history.json").read_text()
+    (project.dir / "chat_history.json").write_text("[{")
+    outcome = polish(project, config)
+    assert outcome.halt_reason is HaltReason.FILE_SYSTEM_ERROR
+    assert "chat_history.json" in outcome.reason
+    assert calls(project) == {}, "no agent was asked"
+    assert (project.dir / "chat_history.json").read_text() == "[{"
+    head = git.Repo(project.dir).head.commit
+    assert (head.tree / "chat_history.json").data_stream.read().decode() == good
