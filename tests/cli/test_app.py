@@ -179,3 +179,18 @@ def test_status_lists_files_an_agent_left_uncommitted(run: Run, tmp_path: Path) 
     detail = run("status", project.name)
     assert detail.returncode == 0
     assert "not written by ThoughtForge, not committed: evil.py" in " ".join(detail.stdout.split())
+
+
+def test_say_refuses_an_empty_message_and_a_finished_project(run: Run, tmp_path: Path) -> None:
+    """Before, `say ""` stored an empty message and `say` to a done project answered "queued"."""
+    run("init")
+    run("new", "-b", "-", stdin=BRAIN_DUMP)
+    [project] = (tmp_path / "projects").iterdir()
+    empty = run("say", project.name, "  ")
+    assert empty.returncode == 1 and "empty" in empty.stderr
+    status = project / "status.json"
+    status.write_text(status.read_text().replace('"brain_dump"', '"done"'))
+    late = run("say", project.name, "One more thing")
+    assert late.returncode == 1 and "finished" in late.stderr and "Traceback" not in late.stderr
+    chat = (project / "chat_history.json").read_text()
+    assert "One more thing" not in chat and '"content": "  "' not in chat

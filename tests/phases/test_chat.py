@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.conftest import BRAIN_DUMP
 from tests.phases.conftest import Script, distillation, prompts
 from thoughtforge.config import Config
 from thoughtforge.core import create_project, read_chat, transition
+from thoughtforge.errors import ThoughtForgeError, TransitionError
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import add_human_message, intake, latest_ai_message, notice_once
 
@@ -35,3 +38,13 @@ def test_a_repeated_notice_is_said_once_and_is_the_latest_word(config: Config) -
     system = [m.content for m in read_chat(project.dir) if m.role == "system"]
     assert system == ["File 'a.bin' could not be read."]
     assert latest_ai_message(project) == "File 'a.bin' could not be read."
+
+
+def test_an_empty_message_or_one_to_a_finished_project_is_refused(config: Config) -> None:
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+    with pytest.raises(ThoughtForgeError, match="empty"):
+        add_human_message(project, "   ")
+    transition(project, Phase.HALTED, halt_reason=HaltReason.HUMAN_TERMINATED)
+    with pytest.raises(TransitionError, match="terminated"):
+        add_human_message(project, "Are you there?")
+    assert [m.content for m in read_chat(project.dir)] == [BRAIN_DUMP]

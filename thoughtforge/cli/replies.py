@@ -90,7 +90,7 @@ def _chat(ctx: typer.Context, project_id: str, action: str, message: str = "") -
     from thoughtforge.phases import add_human_message
 
     project = open_project(config_of(ctx), project_id)
-    if message.strip():
+    if action == "send" or message.strip():
         add_human_message(project, message)
     if _hand_over(project_id, {"message": "", "action": action}, saved=bool(message.strip())):
         out.print(f"Sent {action!r} to the waiting run of {project_id}.")

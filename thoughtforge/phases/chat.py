@@ -7,16 +7,23 @@ before anything acts on it, and a notice a re-run would repeat is said once.
 from __future__ import annotations
 
 from thoughtforge.core import ChatMessage, Project, append_chat, read_chat
-from thoughtforge.models import Phase
+from thoughtforge.errors import ThoughtForgeError, TransitionError
+from thoughtforge.models import HaltReason, Phase
 
 
 def add_human_message(project: Project, text: str) -> None:
     """Store the human's words first, exactly as typed, so nothing said is lost to a crash.
 
     A message sent while the project is halted belongs to the phase it halted in, so it reaches
-    the agent once the project resumes.
+    the agent once the project resumes. An empty message, or one to a project that is finished
+    or terminated (no agent will ever read it), is refused.
     """
+    if not text.strip():
+        raise ThoughtForgeError("the message is empty: write what you want to say")
     status = project.status()
+    if status.phase is Phase.DONE or status.halt_reason is HaltReason.HUMAN_TERMINATED:
+        state = "finished" if status.phase is Phase.DONE else "terminated"
+        raise TransitionError(f"project {project.id} is {state}: no agent will read a message")
     phase = (
         status.halted_from if status.phase is Phase.HALTED and status.halted_from else status.phase
     )
