@@ -122,29 +122,25 @@ def test_run_refuses_a_missing_default_agent_instead_of_using_the_demo(
     run: Run, tmp_path: Path
 ) -> None:
     """Before, a missing `claude` silently became the scripted demo agent's canned text."""
-    run("init")
-    config = tmp_path / "config.yaml"
-    config.write_text(config.read_text().replace("default: demo", "default: claude"))
+    _init_with(run, tmp_path, "default: demo", "default: claude")
     (tmp_path / "dump.md").write_text(BRAIN_DUMP)
     result = run("run", "dump.md", "--auto-confirm")
     assert result.returncode == 1
     message = " ".join(result.stderr.split())
     assert "agent 'claude' cannot run" in message and "thoughtforge doctor" in message
     assert "--agent demo" in message and "Traceback" not in result.stderr
-    assert not (tmp_path / "projects").exists() or not any((tmp_path / "projects").iterdir())
+    assert _no_project(tmp_path)
 
 
 def test_a_brain_dump_over_the_cap_is_refused_pointing_to_resources(
     run: Run, tmp_path: Path
 ) -> None:
-    run("init")
-    config = tmp_path / "config.yaml"
-    config.write_text(config.read_text().replace("max_chars: 200000", "max_chars: 1000"))
+    _init_with(run, tmp_path, "max_chars: 200000", "max_chars: 1000")
     result = run("new", "-b", "-", stdin="word " * 1000)
     message = " ".join(result.stderr.split())
     assert result.returncode == 1 and "brain_dump.max_chars is 1,000" in message
     assert "--resource" in message
-    assert not (tmp_path / "projects").exists() or not any((tmp_path / "projects").iterdir())
+    assert _no_project(tmp_path)
 
 
 def test_invalid_utf8_on_stdin_is_one_clear_line(tmp_path: Path, run: Run) -> None:
@@ -194,3 +190,15 @@ def test_say_refuses_an_empty_message_and_a_finished_project(run: Run, tmp_path:
     assert late.returncode == 1 and "finished" in late.stderr and "Traceback" not in late.stderr
     chat = (project / "chat_history.json").read_text()
     assert "One more thing" not in chat and '"content": "  "' not in chat
+
+
+def _init_with(run: Run, tmp_path: Path, setting: str, replacement: str) -> None:
+    """`thoughtforge init`, then one line of the written config changed."""
+    run("init")
+    config = tmp_path / "config.yaml"
+    config.write_text(config.read_text().replace(setting, replacement))
+
+
+def _no_project(tmp_path: Path) -> bool:
+    projects = tmp_path / "projects"
+    return not projects.exists() or not any(projects.iterdir())
