@@ -43,6 +43,7 @@ class PolishConfig(_Section):
 
 class ConcurrencyConfig(_Section):
     max_parallel_runs: int = Field(3, ge=1)
+    max_parallel_agent_calls: int = Field(2, ge=1)
 
 
 class AgentSpec(_Section):

@@ -8,10 +8,12 @@ from thoughtforge.core import (
     Project,
     Status,
     TransitionHooks,
+    add_transition_listener,
     create_project,
     read_events,
     read_status,
     transition,
+    write_status,
 )
 from thoughtforge.errors import TransitionError
 from thoughtforge.models import DeliverableType, HaltReason, Phase
@@ -127,3 +129,32 @@ def test_illegal_moves_are_refused_and_change_nothing(
     with pytest.raises(TransitionError, match=message):
         transition(project, target, halt_reason=reason)
     assert (project.dir / "status.json").read_text() == before
+
+
+def test_listeners_hear_every_transition_and_a_broken_one_is_only_logged(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from thoughtforge.core import hooks
+
+    monkeypatch.setattr(hooks, "_listeners", [])
+    heard: list[tuple[str, Phase]] = []
+
+    def broken(notification: Notification, status: Status) -> None:
+        raise RuntimeError("event bus down")
+
+    add_transition_listener(broken)
+    add_transition_listener(lambda n, s: heard.append((n.project_id, s.phase)))
+    add_transition_listener(broken)  # once, however often added
+    transition(project, Phase.DISTILLING)
+    assert heard == [(project.id, Phase.DISTILLING)]
+    assert read_status(project.dir).phase is Phase.DISTILLING
+    failures = [e for e in read_events(project.dir) if e["event"] == "hook_failed"]
+    assert len(failures) == 1 and "event bus down" in failures[0]["error"]
+
+
+def test_a_done_project_can_go_back_to_polishing_and_nowhere_else(project: Project) -> None:
+    status = read_status(project.dir).model_copy(update={"phase": Phase.DONE})
+    write_status(project.dir, status)
+    with pytest.raises(TransitionError, match="cannot move from 'done' to 'building'"):
+        transition(project, Phase.BUILDING)
+    assert transition(project, Phase.POLISHING).phase is Phase.POLISHING

@@ -1,5 +1,5 @@
-"""`build_flow` against a real Prefect server: named section tasks, the hand-over to Phase 4, a
-kill -9 mid-build, and a stuck build that waits for the human's input."""
+"""Phase 3 in the pipeline's run against a real Prefect server: named section tasks in the one
+run, the hand-over to Phase 4, a kill -9 mid-build, and a stuck build that waits for the human."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from prefect import get_client
-from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterName
+from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterTags
 
 from tests.build_setup import (
     GENERIC,
@@ -27,25 +27,23 @@ from tests.build_setup import (
     step_label,
     write_script,
 )
-from tests.flows.conftest import run_cli
+from tests.flows.conftest import run_cli, send_input, waiting_run
 from tests.flows.test_polish_flow import _wait_for
 from tests.polish_setup import calls
 from thoughtforge.config import load_config
 from thoughtforge.core import Project, read_chat, read_status
-from thoughtforge.flows.build import build_flow
-from thoughtforge.flows.paused_runs import find_paused_run, send_input
+from thoughtforge.flows.pipeline import pipeline_in_process
 from thoughtforge.models import HaltReason, Phase
+from thoughtforge.server.api import project_tag
 
 # A flow run of its own process, tagged with the project like the CLI's runs.
 RUNNER = """
 import sys
-from prefect import tags
-from thoughtforge.flows.build import build_flow
-from thoughtforge.flows.paused_runs import project_tag
+from pathlib import Path
+from thoughtforge.flows.pipeline import pipeline_in_process
 
 project_id, config_path, mode = sys.argv[1:]
-with tags(project_tag(project_id)):
-    print("final phase:", build_flow(project_id, config_path, auto_confirm=mode == "auto"))
+print("final phase:", pipeline_in_process(project_id, Path(config_path), mode == "auto"))
 """
 
 
@@ -62,10 +60,10 @@ def _start(
     )
 
 
-def _task_names(flow_run_name: str) -> set[str]:
+def _task_names(project_id: str) -> set[str]:
     with get_client(sync_client=True) as client:
         [run] = client.read_flow_runs(
-            flow_run_filter=FlowRunFilter(name=FlowRunFilterName(any_=[flow_run_name]))
+            flow_run_filter=FlowRunFilter(tags=FlowRunFilterTags(all_=[project_tag(project_id)]))
         )
         return {
             t.name.rsplit("-", 1)[0] for t in client.read_task_runs() if t.flow_run_id == run.id
@@ -83,12 +81,11 @@ def test_a_build_runs_through_the_polish_loop_to_done(
     monkeypatch.setenv(
         "THOUGHTFORGE_SCRIPT", str(write_script(tmp_path / "s.yaml", every_section()))
     )
-    assert build_flow(project.id, str(config_path), auto_confirm=True) == "done"
+    assert pipeline_in_process(project.id, config_path, auto_confirm=True) == "done"
     assert read_status(project.dir).phase is Phase.DONE
     assert calls(project) == {"plan-build": len(SECTIONS), "plan-review": 1}
     sections = {step_label(n) for n in range(1, 8)}
-    assert _task_names(f"build-{project.id}") == sections | {"thoughtforge-polish"}  # subflow
-    assert _task_names(f"polish-{project.id}") == {"review #1"}
+    assert _task_names(project.id) == sections | {"review #1"}  # one run, no subflow
     with get_client(sync_client=True) as client:
         artifacts = {a.key: a for a in client.read_latest_artifacts()}
     assert "7/7 sections" in str(artifacts[f"{project.id}-build"].data)
@@ -117,7 +114,7 @@ def test_kill_9_mid_build_then_a_rerun_finishes_without_re_asking_earlier_sectio
     rerun = {slot.id: f"Rerun: {content(slot.id)}" for slot in GENERIC.slots}
     fast = write_script(tmp_path / "fast.yaml", [answer(rerun)])
     monkeypatch.setenv("THOUGHTFORGE_SCRIPT", str(fast))
-    assert build_flow(project.id, str(config_path), auto_confirm=True) == "done"
+    assert pipeline_in_process(project.id, config_path, auto_confirm=True) == "done"
     assert calls(project)["plan-build"] == 4
     assert asked_slots(build_prompts(project)[3]) == [s.id for s in SECTIONS[2].slots]
     plan = GENERIC.read_filled((project.docs_dir / "plan.md").read_text())
@@ -126,7 +123,7 @@ def test_kill_9_mid_build_then_a_rerun_finishes_without_re_asking_earlier_sectio
 
 
 def test_a_stuck_build_waits_and_the_human_input_finishes_it(
-    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path], prefect_api_url: str
 ) -> None:
     config_path = cli_config()
     project = building_project(load_config(config_path))
@@ -134,11 +131,12 @@ def test_a_stuck_build_waits_and_the_human_input_finishes_it(
     script = write_script(tmp_path / "s.yaml", [section_answer(1), stuck, *every_section()[1:]])
     worker = _start(cli_env, config_path, project, script, "wait")
     try:
-        _wait_for(lambda: find_paused_run(project.id) is not None, "the stuck wait")
+        _wait_for(lambda: waiting_run(prefect_api_url, project.id) is not None, "the stuck wait")
         status = read_status(project.dir)
         assert (status.phase, status.halt_reason) == (Phase.HALTED, HaltReason.STUCK)
-        sent = send_input(project.id, {"action": "provide_input", "message": "1500 euros."})
-        assert sent is not None
+        send_input(
+            prefect_api_url, project.id, {"action": "provide_input", "message": "1500 euros."}
+        )
         assert worker.wait(timeout=180) == 0
         output = worker.stdout.read() if worker.stdout else ""
     finally:

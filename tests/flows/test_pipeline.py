@@ -11,13 +11,12 @@ from typing import Any
 import git
 import yaml
 
-from tests.flows.conftest import run_cli, start_cli
+from tests.flows.conftest import run_cli, send_input, start_cli, waiting_run
 from tests.flows.test_polish_flow import _wait_for
 from tests.polish_setup import polishing_project
 from thoughtforge.adapters.agents.scripted import DEMO_SCRIPT
 from thoughtforge.config import load_config
 from thoughtforge.core import create_project, hold_run_lock, read_chat, read_status
-from thoughtforge.flows.paused_runs import find_paused_run
 from thoughtforge.models import HaltReason, Phase
 
 REPO = Path(__file__).resolve().parents[2]
@@ -76,7 +75,10 @@ def test_readme_main_command_takes_a_fresh_project_to_done(
 
 
 def test_cli_turns_drive_phases_one_and_two_of_a_paused_run(
-    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+    tmp_path: Path,
+    cli_env: dict[str, str],
+    cli_config: Callable[..., Path],
+    prefect_api_url: str,
 ) -> None:
     config = cli_config()
     script = _script(
@@ -104,7 +106,11 @@ def test_cli_turns_drive_phases_one_and_two_of_a_paused_run(
             def check() -> bool:
                 status = read_status(project)
                 enough = chat_len is None or len(read_chat(project)) >= chat_len
-                return status.phase is phase and enough and find_paused_run(project_id) is not None
+                return (
+                    status.phase is phase
+                    and enough
+                    and waiting_run(prefect_api_url, project_id) is not None
+                )
 
             return check
 
@@ -188,10 +194,12 @@ def test_killed_mid_build_then_recover_halts_and_resume_finishes(
 
 
 def test_a_bad_input_to_a_paused_run_is_refused_and_it_stays_paused(
-    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+    tmp_path: Path,
+    cli_env: dict[str, str],
+    cli_config: Callable[..., Path],
+    prefect_api_url: str,
 ) -> None:
     from thoughtforge.errors import ThoughtForgeError
-    from thoughtforge.flows.paused_runs import send_input
 
     config = cli_config()
     (tmp_path / "bd.md").write_text(BRAIN_DUMP)
@@ -202,14 +210,14 @@ def test_a_bad_input_to_a_paused_run_is_refused_and_it_stays_paused(
             "project",
         )
         project_id = _only_project(tmp_path).name
-        _wait_for(lambda: find_paused_run(project_id) is not None, "the first wait")
+        _wait_for(lambda: waiting_run(prefect_api_url, project_id) is not None, "the first wait")
         try:
-            send_input(project_id, {"message": "x", "action": "dance"})
+            send_input(prefect_api_url, project_id, {"message": "x", "action": "dance"})
         except ThoughtForgeError as exc:
             assert "refused the input" in str(exc)
         else:
             raise AssertionError("a bad action was accepted")
-        assert find_paused_run(project_id) is not None
+        assert waiting_run(prefect_api_url, project_id) is not None
     finally:
         os.killpg(worker.pid, signal.SIGKILL)
         worker.wait()
@@ -234,7 +242,10 @@ def test_a_phase_one_agent_failure_in_a_batch_run_halts_with_the_agents_words(
 
 
 def test_resume_after_a_phase_one_halt_still_waits_for_the_human(
-    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+    tmp_path: Path,
+    cli_env: dict[str, str],
+    cli_config: Callable[..., Path],
+    prefect_api_url: str,
 ) -> None:
     """Before, resume ran the pipeline with auto-confirm: every later human gate was skipped."""
     config = cli_config()
@@ -249,7 +260,7 @@ def test_resume_after_a_phase_one_halt_still_waits_for_the_human(
         _wait_for(
             lambda: (
                 read_status(project).phase is Phase.HUMAN_REVIEW
-                and find_paused_run(project.name) is not None
+                and waiting_run(prefect_api_url, project.name) is not None
             ),
             "the distillation to wait for review",
         )

@@ -14,12 +14,12 @@ import pytest
 from prefect import get_client
 from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterTags
 
-from tests.flows.conftest import run_cli, start_cli
+from tests.flows.conftest import run_cli, start_cli, waiting_run
 from tests.polish_setup import calls, polishing_project, review, write_script
 from thoughtforge.config import load_config
 from thoughtforge.core import Project, read_polish_state, read_status
-from thoughtforge.flows.paused_runs import find_paused_run, project_tag
 from thoughtforge.models import HaltReason, Phase
+from thoughtforge.server.api import project_tag
 
 
 def _project(config_path: Path) -> Project:
@@ -54,8 +54,9 @@ def test_converges_with_named_tasks_and_artifacts(
         }
         artifacts = {a.key: a for a in client.read_latest_artifacts()}
     assert task_names == {"review #1", "fix #1", "review #2"}
-    assert f"{project.id}-trajectory" in artifacts and f"{project.id}-verdict" in artifacts
-    assert "termination" in str(artifacts[f"{project.id}-verdict"].data)
+    assert f"{project.id}-trajectory" in artifacts and f"{project.id}-convergence" in artifacts
+    chart = str(artifacts[f"{project.id}-convergence"].data)
+    assert "termination" in chart and "▓▓" in chart, chart
 
 
 def test_a_halt_exits_3_and_names_the_next_steps(
@@ -169,10 +170,10 @@ def test_wait_pauses_on_halt_and_cli_resume_continues_the_same_run(
         cli_env, config, "polish", "--wait", project.id, THOUGHTFORGE_SCRIPT=str(script)
     )
     try:
-        _wait_for(lambda: find_paused_run(project.id) is not None, "the run to pause")
+        _wait_for(lambda: waiting_run(prefect_api_url, project.id) is not None, "the run to pause")
         assert read_status(project.dir).halt_reason is HaltReason.GUARD_MAX_ITERATIONS
         sent = run_cli(cli_env, config, "resume", project.id)
-        assert sent.returncode == 0 and "Sent 'resume' to the paused run" in sent.stdout, (
+        assert sent.returncode == 0 and "Sent 'resume' to the waiting run" in sent.stdout, (
             sent.stderr
         )
         assert worker.wait(timeout=180) == 0, worker.stdout.read() if worker.stdout else ""

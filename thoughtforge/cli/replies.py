@@ -7,13 +7,16 @@ can go on by itself, runs it here.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from thoughtforge.cli.app import AutoConfirm, ProjectArgument, app, config_of, out
 from thoughtforge.cli.runs import run_pipeline
 from thoughtforge.errors import ThoughtForgeError
+
+if TYPE_CHECKING:
+    from thoughtforge.core import Project
 
 MessageArgument = Annotated[
     str, typer.Argument(help="Your message (a correction, an answer, more input).")
@@ -57,7 +60,7 @@ def answer(
     if not message.strip():
         raise ThoughtForgeError("the answer is empty: say what the builder should do")
     project = open_project(config_of(ctx), project_id)
-    if _hand_over(project_id, {"action": "provide_input", "message": message}, saved=False):
+    if _hand_over(ctx, project, {"action": "provide_input", "message": message}, saved=False):
         out.print(f"Sent your answer to the waiting build of {project_id}.")
         return
     halt_actions.provide_input(project, message)
@@ -92,7 +95,7 @@ def _chat(ctx: typer.Context, project_id: str, action: str, message: str = "") -
     project = open_project(config_of(ctx), project_id)
     if action == "send" or message.strip():
         add_human_message(project, message)
-    if _hand_over(project_id, {"message": "", "action": action}, saved=bool(message.strip())):
+    if _hand_over(ctx, project, {"message": "", "action": action}, saved=bool(message.strip())):
         out.print(f"Sent {action!r} to the waiting run of {project_id}.")
         return
     if action == "send":
@@ -104,20 +107,30 @@ def _chat(ctx: typer.Context, project_id: str, action: str, message: str = "") -
     )
 
 
-def _hand_over(project_id: str, run_input: dict[str, str], saved: bool) -> bool:
+def _hand_over(
+    ctx: typer.Context, project: Project, run_input: dict[str, str], saved: bool
+) -> bool:
     """Resume the project's waiting run with `run_input`; False when no run waits."""
-    from thoughtforge.flows.paused_runs import send_input
+    import httpx
 
+    from thoughtforge.server.api import PrefectApi, api_for_project
+
+    url = api_for_project(config_of(ctx), project.dir)
+    if url is None:
+        return False
     try:
-        return send_input(project_id, run_input) is not None
-    except ThoughtForgeError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - any Prefect or network failure: one clear line
+        with PrefectApi(url) as api:
+            run = api.waiting_run(project.id)
+            if run is None:
+                return False
+            api.resume(run, run_input)
+    except httpx.HTTPError as exc:
         kept = "Your message is saved in the project's chat. " if saved else ""
         raise ThoughtForgeError(
-            f"{kept}The Prefect API could not be reached to find a waiting run "
-            f"({type(exc).__name__}: {exc}). Start one with `thoughtforge continue {project_id}`."
+            f"{kept}The Prefect API at {url} failed while handing over the input "
+            f"({type(exc).__name__}: {exc}). Start a run with `thoughtforge continue {project.id}`."
         ) from None
+    return True
 
 
 def _decide(ctx: typer.Context, project_id: str, action: str, auto_confirm: bool = False) -> None:
@@ -126,8 +139,8 @@ def _decide(ctx: typer.Context, project_id: str, action: str, auto_confirm: bool
     from thoughtforge.phases import halt_actions
 
     project = open_project(config_of(ctx), project_id)
-    if _hand_over(project_id, {"action": action}, saved=False):
-        out.print(f"Sent '{action}' to the paused run of {project_id}.")
+    if _hand_over(ctx, project, {"action": action}, saved=False):
+        out.print(f"Sent '{action}' to the waiting run of {project_id}.")
         return
     status = halt_actions.apply(project, action)  # type: ignore[arg-type]
     out.print(f"{project_id}: {action} → {status.phase}")

@@ -7,6 +7,7 @@ its answer) and the command exits; `thoughtforge continue` resumes from the file
 
 from __future__ import annotations
 
+import os
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,10 +25,11 @@ EXIT_STOPPED = 130
 def run_pipeline(ctx: typer.Context, project_id: str, auto_confirm: bool) -> None:
     """Exit 0 when the project is done, `EXIT_HALTED` when it halted or waits for the human."""
     from thoughtforge.core import open_project, read_status
-    from thoughtforge.flows.pipeline import pipeline_in_process
     from thoughtforge.models import Phase
 
-    _quiet_unless_debugging(ctx)
+    _prepare_prefect(ctx)
+    from thoughtforge.flows.pipeline import pipeline_in_process
+
     with _stoppable(project_id):
         pipeline_in_process(project_id, config_path(ctx.obj).resolve(), auto_confirm)
     project = open_project(config_of(ctx), project_id)
@@ -47,9 +49,9 @@ def run_pipeline(ctx: typer.Context, project_id: str, auto_confirm: bool) -> Non
 
 def run_polish(ctx: typer.Context, project_id: str, wait: bool) -> None:
     """Exit 0 when the loop is done, `EXIT_HALTED` when it halted."""
+    _prepare_prefect(ctx)
     from thoughtforge.flows.polish import polish_in_process
 
-    _quiet_unless_debugging(ctx)
     with _stoppable(project_id):
         outcome = polish_in_process(project_id, config_path(ctx.obj).resolve(), wait)
     if outcome.verdict == "done":
@@ -62,7 +64,15 @@ def run_polish(ctx: typer.Context, project_id: str, wait: bool) -> None:
     raise typer.Exit(EXIT_HALTED)
 
 
-def _quiet_unless_debugging(ctx: typer.Context) -> None:
+def _prepare_prefect(ctx: typer.Context) -> None:
+    """Point Prefect at the running server (`thoughtforge up`) before it is first imported, so
+    the run is on the server the UI and the replies use; with none, Prefect starts a temporary
+    one for this command. Then quiet its tracebacks unless debugging."""
+    from thoughtforge.server.api import find_api
+
+    url = find_api(config_of(ctx))
+    if url:
+        os.environ["PREFECT_API_URL"] = url
     from thoughtforge.flows.console import hide_tracebacks
 
     if not ctx.find_root().meta.get("debug"):

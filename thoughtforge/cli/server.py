@@ -1,14 +1,68 @@
-"""Commands about the machine, not one project: recover interrupted runs, start the server."""
+"""Commands about the machine, not one project: start and stop the local Prefect server and worker
+(`up`, `down`), recover interrupted runs, run the server in the foreground."""
 
 from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 import typer
 
-from thoughtforge.cli.app import app, config_of, out
+from thoughtforge.cli.app import app, config_of, err, out
+from thoughtforge.config import config_path
+
+
+@app.command()
+def up(ctx: typer.Context) -> None:
+    """Start the local Prefect server (server.host/port), create the `thoughtforge` process work
+    pool and the concurrency limits, deploy the flows in prefect.yaml, and start a worker.
+
+    Every other command then uses this server. What was started is recorded beside the config, so
+    `thoughtforge down` stops exactly that.
+    """
+    from thoughtforge.server import local_server
+    from thoughtforge.server.api import configured_url
+
+    started_at = time.monotonic()
+    config = config_of(ctx)
+    config_file = config_path(ctx.obj).resolve()
+    directory = local_server.state_dir(config_file)
+    url = configured_url(config)
+    with local_server.exclusive(directory):
+        recover(ctx)
+        fresh = local_server.start_server(config, directory)
+        out.print(f"Prefect server {'started' if fresh else 'already running'} at {url}")
+        env = local_server.prefect_env(url, config_file)
+        os.environ["PREFECT_API_URL"] = url  # before Prefect is first imported, below
+        from thoughtforge.flows.limits import create_limits
+        from thoughtforge.flows.work_pool import create_work_pool
+
+        create_work_pool(local_server.WORK_POOL)
+        create_limits(config)
+        local_server.deploy(env, directory)
+        worker = local_server.start_worker(env, directory)
+        out.print(f"Worker {'started' if worker else 'already running'} on pool 'thoughtforge'")
+    out.print(
+        f"Ready in {time.monotonic() - started_at:.1f} s. UI: {url.removesuffix('/api')}\n"
+        "Start a project: prefect deployment run 'thoughtforge-pipeline/local' "
+        "-p brain_dump_file=$PWD/examples/wedding-plan.md"
+    )
+
+
+@app.command()
+def down(ctx: typer.Context) -> None:
+    """Stop the server and worker `thoughtforge up` started, and nothing else."""
+    from thoughtforge.server import local_server
+
+    directory = local_server.state_dir(config_path(ctx.obj))
+    with local_server.exclusive(directory):
+        stopped = local_server.stop_all(directory)
+    if stopped:
+        out.print(f"Stopped {len(stopped)} process group(s): {', '.join(map(str, stopped))}")
+    else:
+        err.print("Nothing to stop: no server or worker started by `thoughtforge up` is running.")
 
 
 @app.command()
@@ -25,7 +79,7 @@ def recover(ctx: typer.Context) -> None:
 
 @app.command()
 def server(ctx: typer.Context) -> None:
-    """Recover interrupted projects, then start the Prefect server (UI and API) from config."""
+    """Recover interrupted projects, then run the Prefect server in the foreground (no worker)."""
     recover(ctx)
     config = config_of(ctx)
     prefect = str(Path(sys.executable).with_name("prefect"))

@@ -15,6 +15,7 @@ from thoughtforge.core.hooks import (
     Notifier,
     NullBoard,
     NullNotifier,
+    add_transition_listener,
 )
 from thoughtforge.core.orphans import halt_orphaned_projects
 from thoughtforge.core.processes import end_leftover_processes, track_process, untrack_process
@@ -33,10 +34,12 @@ from thoughtforge.core.project_log import LOG_FILE, log_event, read_events
 from thoughtforge.core.run_lock import LOCK_FILE, hold_run_lock, is_running
 from thoughtforge.core.staging import (
     POLISH_LOG_FILE,
+    POLISHED_TAG,
     REVIEW_FILE,
     Changes,
     changes,
     commit_own,
+    mark_polished,
 )
 from thoughtforge.core.state import (
     CHAT_HISTORY_FILE,
@@ -58,6 +61,7 @@ from thoughtforge.core.state import (
     write_status,
 )
 from thoughtforge.core.transition import TransitionHooks, transition
+from thoughtforge.core.waiting import Waiting, clear_wait, current_wait, record_wait
 
 __all__ = [
     "CHAT_HISTORY_FILE",
@@ -66,6 +70,7 @@ __all__ = [
     "LOCK_FILE",
     "LOG_FILE",
     "PLAN_FILE",
+    "POLISHED_TAG",
     "POLISH_LOG_FILE",
     "POLISH_STATE_FILE",
     "REVIEW_FILE",
@@ -86,11 +91,15 @@ __all__ = [
     "Status",
     "TrajectoryEntry",
     "TransitionHooks",
+    "Waiting",
+    "add_transition_listener",
     "append_chat",
     "changes",
     "check_state_files",
+    "clear_wait",
     "commit_own",
     "create_project",
+    "current_wait",
     "end_leftover_processes",
     "git_repo",
     "halt_orphaned_projects",
@@ -99,11 +108,13 @@ __all__ = [
     "list_projects",
     "load_project",
     "log_event",
+    "mark_polished",
     "open_project",
     "read_chat",
     "read_events",
     "read_polish_state",
     "read_status",
+    "record_wait",
     "safe_file_name",
     "track_process",
     "transition",

@@ -56,6 +56,26 @@ def commit(
     return repo.head.commit.hexsha
 
 
+def tag(path: Path, name: str) -> None:
+    """Point `name` at HEAD (moving it if it exists)."""
+    _repo(path).create_tag(name, force=True)
+
+
+def changed_since(path: Path, ref: str, relpaths: Sequence[str]) -> list[str] | None:
+    """Which of `relpaths` differ in the work tree from `ref` (committed or not); None when `ref`
+    does not exist."""
+    import git
+
+    repo = _repo(path)
+    try:
+        repo.rev_parse(ref)
+    except (git.BadName, ValueError):
+        return None
+    return [
+        line for line in repo.git.diff(ref, "--name-only", "--", *relpaths).splitlines() if line
+    ]
+
+
 def changed_paths(path: Path) -> list[str]:
     """Every path with uncommitted changes, untracked files included (one per file)."""
     entries = _repo(path).git.status("--porcelain", "-z", "--untracked-files=all").split("\0")

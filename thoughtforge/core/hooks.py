@@ -1,12 +1,14 @@
-"""The two hooks `transition()` calls after every phase change: a notifier and a board.
+"""What `transition()` tells after every phase change: a notifier, a board, and listeners.
 
 They are defined here, beside `transition()`, so the core depends on no adapter: the notification
 and Kanban adapters implement these protocols, and the null versions are the defaults until a
-channel or a board is configured.
+channel or a board is configured. Listeners are process-wide: the flows add one that emits a
+Prefect event for every transition, whoever makes it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal, Protocol
 
 from pydantic import BaseModel
@@ -46,3 +48,18 @@ class NullBoard:
 
     def sync(self, project_id: str, status: Status) -> None:
         return None
+
+
+TransitionListener = Callable[[Notification, Status], None]
+_listeners: list[TransitionListener] = []
+
+
+def add_transition_listener(listener: TransitionListener) -> None:
+    """Call `listener` after every transition in this process (once, however often added)."""
+    if listener not in _listeners:
+        _listeners.append(listener)
+
+
+def transition_listeners() -> list[TransitionListener]:
+    """The listeners added so far."""
+    return list(_listeners)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import time
 from pathlib import Path
 
 from thoughtforge.core.atomic_write import write_text_atomic
@@ -37,31 +38,57 @@ def untrack_process(project_dir: Path, pid: int) -> None:
         _save(project_dir, records)
 
 
-def end_leftover_processes(project_dir: Path) -> list[int]:
-    """Kill the process groups a dead run left behind; returns the pids that were still alive."""
-    ended = []
-    for pid_text, started in _records(project_dir).items():
-        pid = int(pid_text)
-        if _start_time(pid) != started:
-            continue  # gone, or the pid now belongs to another process
-        try:
-            _kill(pid)
-        except (ProcessLookupError, PermissionError):
-            continue
-        ended.append(pid)
+def live_processes(project_dir: Path) -> list[int]:
+    """The recorded pids that are still the processes that were recorded."""
+    return [
+        int(pid)
+        for pid, started in _records(project_dir).items()
+        if _start_time(int(pid)) == started
+    ]
+
+
+def end_leftover_processes(project_dir: Path, grace_seconds: float = 0.0) -> list[int]:
+    """Kill the recorded process groups that are still alive; returns their pids.
+
+    With `grace_seconds`, each is asked to stop (SIGTERM) and given that long before it is
+    killed: `thoughtforge down` lets the server close its database cleanly.
+    """
+    alive = live_processes(project_dir)
+    ended = [
+        pid for pid in alive if _signal(pid, signal.SIGTERM if grace_seconds else signal.SIGKILL)
+    ]
+    deadline = time.monotonic() + grace_seconds
+    while grace_seconds and time.monotonic() < deadline and any(_running(p) for p in ended):
+        time.sleep(0.1)
+    for pid in ended:
+        if _running(pid):
+            _signal(pid, signal.SIGKILL)
     if ended:
         log_event(project_dir, "leftover_processes_ended", level="warning", pids=ended)
     (project_dir / PROCESSES_FILE).unlink(missing_ok=True)
     return ended
 
 
-def _kill(pid: int) -> None:
+def _signal(pid: int, signum: int) -> bool:
     """An agent leads its own process group: the group goes with it. A process that leads no
-    group (Prefect's temporary server) goes alone."""
+    group (Prefect's temporary server) goes alone. False when it is already gone."""
     try:
-        os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        os.kill(pid, signal.SIGKILL)
+        try:
+            os.killpg(pid, signum)
+        except ProcessLookupError:
+            os.kill(pid, signum)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie (a child of ours that exited but was not yet reaped)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
 
 
 def _start_time(pid: int) -> int | None:

@@ -22,10 +22,20 @@ from thoughtforge.core.state import (
     STATE_LOCK_FILE,
     STATUS_FILE,
 )
+from thoughtforge.core.waiting import WAITING_FILE
 
 POLISH_LOG_FILE = "polish_log.md"
+POLISHED_TAG = "thoughtforge-polished"
+"""Points at the commit a finished deliverable was last polished at (re-polish compares with it)."""
 REVIEW_FILE = "review.json"
-PRIVATE_FILES = (LOG_FILE, LOCK_FILE, PROCESSES_FILE, STATE_LOCK_FILE, ".scripted-agent/")
+PRIVATE_FILES = (
+    LOG_FILE,
+    LOCK_FILE,
+    PROCESSES_FILE,
+    STATE_LOCK_FILE,
+    WAITING_FILE,
+    ".scripted-agent/",
+)
 """ThoughtForge's working files: never committed, never reported (listed in `.gitignore`)."""
 OWN_FILES = frozenset(
     {STATUS_FILE, CHAT_HISTORY_FILE, POLISH_STATE_FILE, POLISH_LOG_FILE, REVIEW_FILE, ".gitignore"}
@@ -65,6 +75,11 @@ def changes(project_dir: Path) -> Changes:
         if not relpath.startswith(PRIVATE_FILES):
             (found.own if is_own(relpath) else found.foreign).append(relpath)
     return found
+
+
+def mark_polished(project_dir: Path) -> None:
+    """Tag HEAD as what the deliverable was last polished at."""
+    git_repo.tag(project_dir, POLISHED_TAG)
 
 
 def commit_own(project_dir: Path, message: str) -> Changes:

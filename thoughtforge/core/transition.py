@@ -1,7 +1,7 @@
 """`transition()`: the only way a project's phase changes.
 
-It writes `status.json`, logs the change, then tells the notifier and the board. Those two are
-best-effort: their failures become logged warnings, never halts.
+It writes `status.json`, logs the change, then tells the notifier, the board and the listeners
+(`hooks`). They are best-effort: their failures become logged warnings, never halts.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from thoughtforge.core.hooks import (
     Notifier,
     NullBoard,
     NullNotifier,
+    transition_listeners,
 )
 from thoughtforge.core.project import Project
 from thoughtforge.core.project_log import log_event
@@ -30,7 +31,7 @@ _NEXT: dict[Phase, frozenset[Phase]] = {
     Phase.SPEC_BUILDING: frozenset({Phase.BUILDING}),
     Phase.BUILDING: frozenset({Phase.POLISHING}),
     Phase.POLISHING: frozenset({Phase.DONE}),
-    Phase.DONE: frozenset(),
+    Phase.DONE: frozenset({Phase.POLISHING}),  # re-polish, when the deliverable was edited
     Phase.HALTED: frozenset(p for p in Phase if p is not Phase.HALTED),
 }
 
@@ -75,6 +76,8 @@ def transition(
     hooks = hooks or TransitionHooks()
     _best_effort(project, "notification", lambda: hooks.notifier.send(notification))
     _best_effort(project, "board", lambda: hooks.board.sync(project.id, after))
+    for listener in transition_listeners():
+        _best_effort(project, "listener", lambda: listener(notification, after))  # noqa: B023
     return after
 
 

@@ -1,39 +1,27 @@
-"""Phase 3 as a Prefect flow: each plan section is a named task, progress is an artifact, a stuck
-builder waits for the human's input, and a built plan goes straight on to the polish flow."""
+"""Phase 3 inside a run: each plan section is a named task, progress is an artifact, a stuck
+builder waits for the human's input, and the pipeline takes a built plan on to the polish loop."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from prefect import flow
 from prefect.artifacts import create_markdown_artifact
 
 from thoughtforge.config import Config
-from thoughtforge.core import Project, Status, hold_run_lock, load_project
-from thoughtforge.flows.human_input import StuckDecision, chat_key, wait_for_human
-from thoughtforge.flows.polish import polish_flow
+from thoughtforge.core import Project, Status, clear_wait
+from thoughtforge.flows.human_input import STUCK, StuckDecision, wait_for_human
 from thoughtforge.flows.task_runner import as_task
 from thoughtforge.models import INPUT_HALTS, Phase
 from thoughtforge.phases import halt_actions, latest_ai_message, notice
 from thoughtforge.plugins.plan import PlanBuilder, SectionProgress
 
 
-@flow(name="thoughtforge-build", flow_run_name="build-{project_id}", log_prints=True)
-def build_flow(project_id: str, config_path: str | None = None, auto_confirm: bool = False) -> str:
-    """Build (or resume building) the deliverable, then polish it; returns the phase left in.
+def run_build(project: Project, config: Config, auto_confirm: bool) -> None:
+    """Build (or resume building) the deliverable; the pipeline polishes it next.
 
     Without `auto_confirm`, a stuck builder waits for provide_input / terminate (from the Prefect
     UI or the CLI); a run that re-enters while the project waits meets the same wait again.
     """
-    config, project = load_project(project_id, config_path)
-    with hold_run_lock(project):
-        _build_until_settled(project, config, auto_confirm)
-        if project.status().phase is Phase.POLISHING:
-            polish_flow(project_id, config_path, wait_for_human=False)
-    return project.status().phase.value
-
-
-def _build_until_settled(project: Project, config: Config, auto_confirm: bool) -> None:
     while True:
         status = project.status()
         if status.phase is Phase.BUILDING:
@@ -42,8 +30,9 @@ def _build_until_settled(project: Project, config: Config, auto_confirm: bool) -
             continue
         if auto_confirm or not _awaits_input(status):
             return
-        decision = wait_for_human(StuckDecision, _stuck_prompt(project), key=chat_key(project))
-        _apply(project, decision)
+        answer = wait_for_human(project, STUCK, _stuck_prompt(project))
+        clear_wait(project.dir)
+        _apply(project, answer.value)
 
 
 def _awaits_input(status: Status) -> bool:

@@ -1,75 +1,180 @@
-"""Waiting for the human: the inputs a flow waits for, and how it waits.
+"""Waiting for the human: the form each human step shows, and how a run waits for it.
 
-In the Prefect UI each wait shows its description (the AI's latest message) above a form built
-from the input's fields. A run started from a deployment suspends, so no process is held while the
-human thinks; a run started in a process pauses. Each wait is keyed by the state of the project's
-files, so a flow that re-enters after a suspension or a crash meets the same wait again and gets
-the input it was sent, exactly once.
+In the Prefect UI each wait shows its description (the AI's latest message, then one line saying
+how to move on) above a form that offers only the actions valid at that step. A run started from
+a deployment *suspends*, so no process is held while the human thinks, and re-enters from the top
+when the answer arrives; a run started in a process pauses. Either way the wait is recorded in the
+project (`core.waiting`), so the re-entered run meets it under the same key and is handed the
+answer exactly once.
 """
 
 from __future__ import annotations
 
-from typing import Literal, TypeVar
+from dataclasses import dataclass
+from typing import Generic, Literal, TypeVar
 
 from prefect import pause_flow_run, runtime, suspend_flow_run
 from prefect.input import RunInput
+from pydantic import Field
 
-from thoughtforge.core import Project, read_chat
+from thoughtforge.core import Project, Waiting, current_wait, read_chat, record_wait, utc_now
+from thoughtforge.flows.temporary_server import api_url_of_this_process, run_page
 
 HUMAN_WAIT_SECONDS = 30 * 24 * 3600
+_MESSAGE = Field("", description="Your message: an answer, a correction, more of the brain dump.")
 
 
-class ChatInput(RunInput):
+class ChatTurn(RunInput):
     """A turn in Phases 1–2: a message, an action, or both."""
 
-    message: str = ""
-    action: Literal["send", "distill", "realign", "confirm"] = "send"
+    message: str = _MESSAGE
+    action: str = "send"
+
+
+class IntakeTurn(ChatTurn):
+    action: Literal["send", "distill"] = Field(
+        "send", description="send: add the message. distill: everything is in, distil it now."
+    )
+
+
+class ReviewTurn(ChatTurn):
+    action: Literal["send", "realign", "confirm"] = Field(
+        "send",
+        description=(
+            "send: correct the distillation with the message. realign: drop the messages after "
+            "your last real correction and distil again. confirm: lock the intent."
+        ),
+    )
+
+
+class SpecTurn(ChatTurn):
+    action: Literal["send", "confirm"] = Field(
+        "send",
+        description="send: answer or correct the proposal. confirm: lock the spec and build.",
+    )
 
 
 class HaltDecision(RunInput):
-    """The project halted: continue it, accept the deliverable as it is, or stop for good."""
+    """The project halted: continue it, or stop it for good."""
 
-    action: Literal["resume", "override", "terminate"] = "resume"
+    action: Literal["resume", "terminate"] = Field(
+        "resume", description="resume: continue where it halted. terminate: stop for good."
+    )
+
+
+class PolishHaltDecision(RunInput):
+    """The polish loop halted: continue it, accept the deliverable as it is, or stop."""
+
+    action: Literal["resume", "override", "terminate"] = Field(
+        "resume",
+        description=(
+            "resume: go on with the next iteration. override: accept the deliverable as it is "
+            "(project done). terminate: stop for good."
+        ),
+    )
 
 
 class StuckDecision(RunInput):
     """The builder is stuck on a decision only the human can make: answer it, or stop."""
 
-    action: Literal["provide_input", "terminate"] = "provide_input"
-    message: str = ""
+    action: Literal["provide_input", "terminate"] = Field(
+        "provide_input",
+        description="provide_input: the builder asks again with your message. terminate: stop.",
+    )
+    message: str = Field("", description="The decision the builder asked for.")
 
 
 InputT = TypeVar("InputT", bound=RunInput)
 
 
-def wait_for_human(input_type: type[InputT], description: str, key: str) -> InputT:
-    """Block until the human answers; `key` must change once the answer has been applied."""
-    form = input_type.with_initial_data(description=description)
+@dataclass(frozen=True)
+class HumanStep(Generic[InputT]):
+    """One kind of question: its form, the line that says how to move on, and (for a chat turn)
+    the action to suggest when a turn says nothing."""
+
+    form: type[InputT]
+    move_on: str
+    instead: str = ""
+
+
+@dataclass(frozen=True)
+class Answer(Generic[InputT]):
+    """The human's input, and the wait it answers."""
+
+    value: InputT
+    wait: Waiting
+
+
+INTAKE = HumanStep(
+    IntakeTurn,
+    "To move on: write more and Submit, or choose **distill** once everything is in.",
+    instead="**distill**",
+)
+REVIEW = HumanStep(
+    ReviewTurn,
+    "To move on: send corrections, or choose **confirm** to lock the intent and write the spec.",
+    instead="**confirm**",
+)
+SPEC = HumanStep(
+    SpecTurn,
+    "To move on: answer or correct in the message, or choose **confirm** to lock the spec.",
+    instead="**confirm**",
+)
+HALT = HumanStep(HaltDecision, "To move on: choose **resume** or **terminate**, then Submit.")
+POLISH_HALT = HumanStep(
+    PolishHaltDecision,
+    "To move on: choose **resume**, **override** or **terminate**, then Submit.",
+)
+STUCK = HumanStep(
+    StuckDecision, "To move on: write the decision in the message and Submit, or **terminate**."
+)
+
+
+def wait_for_human(project: Project, step: HumanStep[InputT], description: str) -> Answer[InputT]:
+    """Block (or suspend) until the human answers; the caller clears the wait once it has taken
+    the answer (`core.clear_wait`), so the next question gets a new key."""
+    waiting = _the_wait(project, step.form.__name__)
+    form = step.form.with_initial_data(description=f"{description}\n\n---\n\n{step.move_on}")
+    print(f"Waiting for you: {_where_to_answer(project, waiting)}")
     if runtime.deployment.id:
-        return suspend_flow_run(wait_for_input=form, key=key, timeout=HUMAN_WAIT_SECONDS)
-    return pause_flow_run(wait_for_input=form, key=key, timeout=HUMAN_WAIT_SECONDS)
+        value = suspend_flow_run(wait_for_input=form, key=waiting.key, timeout=HUMAN_WAIT_SECONDS)
+    else:
+        value = pause_flow_run(wait_for_input=form, key=waiting.key, timeout=HUMAN_WAIT_SECONDS)
+    return Answer(value=value, wait=waiting)
 
 
-# Prefect accepts only lowercase letters, digits and dashes in the keys below.
+def _the_wait(project: Project, kind: str) -> Waiting:
+    """The recorded wait when the run re-enters the same question, else a new one.
+
+    The key must be new for every question (Prefect refuses a pause key twice, and hands back the
+    first answer instead); the chat grows and the status stamp moves between any two questions.
+    Prefect accepts only lowercase letters, digits and dashes in it.
+    """
+    status = project.status()
+    recorded = current_wait(project.dir)
+    if recorded and recorded.kind == kind and recorded.phase is status.phase:
+        return recorded
+    chat_length = len(read_chat(project.dir))
+    stamp = int(status.updated_at.timestamp() * 1_000_000)
+    key = f"{kind.lower()}-{status.phase.value.replace('_', '-')}-{chat_length}-{stamp}"
+    waiting = Waiting(
+        key=key,
+        kind=kind,
+        phase=status.phase,
+        chat_length=chat_length,
+        since=utc_now(),
+        flow_run_id=runtime.flow_run.id,
+        api_url=api_url_of_this_process(),
+        page=run_page(),
+    )
+    return record_wait(project.dir, waiting)
 
 
-def halt_key(project: Project) -> str:
-    """Unique per halt and per refused decision (a refusal is answered in the chat)."""
-    stamp = int(project.status().updated_at.timestamp() * 1_000_000)
-    return f"halt-{stamp}-{len(read_chat(project.dir))}"
-
-
-def chat_key(project: Project) -> str:
-    """Unique per chat turn: applying a turn always appends to `chat_history.json`."""
-    phase = project.status().phase.value.replace("_", "-")
-    return f"chat-{phase}-{len(read_chat(project.dir))}"
+def _where_to_answer(project: Project, waiting: Waiting) -> str:
+    reply = f"`thoughtforge say|confirm|… {project.id}`"
+    return f"{waiting.page} (Resume), or {reply}" if waiting.page else reply
 
 
 def halt_prompt(reason: str) -> str:
-    """The form's description for a halt decision: the reason, then what each action does."""
-    return (
-        f"### The project halted\n\n{reason}\n\n"
-        "- **resume**: continue (a polish loop goes on with the next iteration)\n"
-        "- **override**: accept the deliverable as it is (project done)\n"
-        "- **terminate**: stop this project for good\n"
-    )
+    """The form's description for a halt decision."""
+    return f"### The project halted\n\n{reason}"

@@ -1,8 +1,11 @@
-"""The whole pipeline: read `status.json`, run that phase's flow, repeat until done or halted.
+"""The whole pipeline as one flow run: read `status.json`, run that phase, repeat until done,
+halted, or waiting for the human.
 
-Because it dispatches from the files, running it again on any project continues where that
-project stopped. Parameters are plain values, so a deployment run can be started from a shell:
-`prefect deployment run thoughtforge-pipeline/<name> -p brain_dump="…" -p auto_confirm=true`.
+Every phase runs inside this one run (plain functions whose steps are tasks, never subflows), so a
+deployed run can suspend at any human step and the human answers every question on this run's
+page. Because it dispatches from the files, running it again on any project, or re-entering it
+after a suspension, continues where the project stopped. Parameters are plain values, so a
+deployment run can be started from a shell (see the README and `prefect.yaml`).
 """
 
 from __future__ import annotations
@@ -10,36 +13,46 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from prefect import flow, get_client, runtime, tags
+from prefect import flow, tags
 
 from thoughtforge.config import Config, load_config
-from thoughtforge.core import Project, Status, create_project, hold_run_lock, open_project
-from thoughtforge.errors import ThoughtForgeError
-from thoughtforge.flows.build import build_flow
-from thoughtforge.flows.human_input import HaltDecision, halt_key, halt_prompt, wait_for_human
-from thoughtforge.flows.intake import intake_flow
-from thoughtforge.flows.paused_runs import project_tag
-from thoughtforge.flows.polish import polish_flow
-from thoughtforge.flows.spec import spec_flow
+from thoughtforge.core import (
+    Project,
+    Status,
+    clear_wait,
+    create_project,
+    hold_run_lock,
+    open_project,
+)
+from thoughtforge.errors import ConfigError, ThoughtForgeError
+from thoughtforge.flows.build import run_build
+from thoughtforge.flows.events import emit_transition_events
+from thoughtforge.flows.human_input import HALT, POLISH_HALT, halt_prompt, wait_for_human
+from thoughtforge.flows.intake import run_intake
+from thoughtforge.flows.limits import run_slot
+from thoughtforge.flows.polish import polish_until_settled
+from thoughtforge.flows.run_tags import project_of_this_run, tag_this_run
+from thoughtforge.flows.spec import run_spec
 from thoughtforge.flows.temporary_server import track_temporary_server
 from thoughtforge.flows.turns import state_files_readable
 from thoughtforge.models import INPUT_HALTS, HaltReason, Phase
 from thoughtforge.phases import halt_actions, latest_ai_message, notice
+from thoughtforge.server.api import project_tag
 
-PhaseFlow = Callable[[str, str | None, bool], object]
-
-
-def _polish(project_id: str, config_path: str | None, auto_confirm: bool) -> object:
-    """Halts are handled by the pipeline, so the polish flow itself never waits."""
-    return polish_flow(project_id, config_path, wait_for_human=False)
+PhaseStep = Callable[[Project, Config, bool], object]
 
 
-PHASE_FLOWS: dict[Phase, PhaseFlow] = {
-    Phase.BRAIN_DUMP: intake_flow,
-    Phase.DISTILLING: intake_flow,
-    Phase.HUMAN_REVIEW: intake_flow,
-    Phase.SPEC_BUILDING: spec_flow,
-    Phase.BUILDING: build_flow,
+def _polish(project: Project, config: Config, auto_confirm: bool) -> object:
+    """Halts are handled by the pipeline, so the polish loop itself never waits."""
+    return polish_until_settled(project, config, wait_for_human=False)
+
+
+PHASE_STEPS: dict[Phase, PhaseStep] = {
+    Phase.BRAIN_DUMP: run_intake,
+    Phase.DISTILLING: run_intake,
+    Phase.HUMAN_REVIEW: run_intake,
+    Phase.SPEC_BUILDING: run_spec,
+    Phase.BUILDING: run_build,
     Phase.POLISHING: _polish,
 }
 
@@ -48,29 +61,34 @@ PHASE_FLOWS: dict[Phase, PhaseFlow] = {
 def pipeline_flow(
     project_id: str = "",
     brain_dump: str = "",
+    brain_dump_file: str = "",
     resources: list[str] | None = None,
+    connector_urls: list[str] | None = None,
     agent: str = "",
+    deliverable_type: str = "",
     auto_confirm: bool = False,
     config_path: str = "",
 ) -> str:
-    """Take a project (or create one from a brain dump) as far as it can go; returns its phase."""
+    """Take a project (or a new one, from `brain_dump` text or `brain_dump_file`) as far as it can
+    go; returns its phase."""
     config = load_config(Path(config_path) if config_path else None)
-    if project_id:
-        project = open_project(config, project_id)
-    else:
-        project = create_project(
-            config,
-            brain_dump=brain_dump,
-            resources=[Path(r) for r in resources or []],
-            agent=agent or None,
-        )
-        print(f"Created project {project.id} in {project.dir}")
-    _tag_this_run(project)
-    with tags(project_tag(project.id)), hold_run_lock(project):
+    emit_transition_events()
+    project = _the_project(
+        config,
+        project_id,
+        brain_dump,
+        brain_dump_file,
+        resources,
+        connector_urls,
+        agent,
+        deliverable_type,
+    )
+    tag_this_run(project)
+    with tags(project_tag(project.id)), hold_run_lock(project), run_slot(config):
         track_temporary_server(project)
         if not state_files_readable(project):
             return project.status().phase.value
-        return _dispatch(project, config, config_path or None, auto_confirm).phase.value
+        return _dispatch(project, config, auto_confirm).phase.value
 
 
 def pipeline_in_process(project_id: str, config_path: Path, auto_confirm: bool) -> str:
@@ -81,9 +99,51 @@ def pipeline_in_process(project_id: str, config_path: Path, auto_confirm: bool) 
         )
 
 
-def _dispatch(
-    project: Project, config: Config, config_path: str | None, auto_confirm: bool
-) -> Status:
+def _the_project(
+    config: Config,
+    project_id: str,
+    brain_dump: str,
+    brain_dump_file: str,
+    resources: list[str] | None,
+    connector_urls: list[str] | None,
+    agent: str,
+    deliverable_type: str,
+) -> Project:
+    """The named project; the one this run created on an earlier pass; or a new one."""
+    project_id = project_id or project_of_this_run() or ""
+    if project_id:
+        return open_project(config, project_id)
+    if connector_urls:
+        raise ConfigError(
+            "connector_urls: the Notion and Google Drive connectors are not built yet; "
+            "export the pages to files and pass them as resources"
+        )
+    text = _brain_dump_text(brain_dump, brain_dump_file)
+    if deliverable_type:
+        text += f"\n\nDeliverable type: {deliverable_type}\n"
+    project = create_project(
+        config, brain_dump=text, resources=[Path(r) for r in resources or []], agent=agent or None
+    )
+    print(f"Created project {project.id} in {project.dir}")
+    return project
+
+
+def _brain_dump_text(brain_dump: str, brain_dump_file: str) -> str:
+    """Text as given, or read from a file (also as `brain_dump="@path"`, for shells)."""
+    if brain_dump.startswith("@") and "\n" not in brain_dump and not brain_dump_file:
+        brain_dump_file = brain_dump[1:]
+        brain_dump = ""
+    if brain_dump and brain_dump_file:
+        raise ConfigError("give brain_dump or brain_dump_file, not both")
+    if not brain_dump_file:
+        return brain_dump
+    try:
+        return Path(brain_dump_file).expanduser().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ThoughtForgeError(f"cannot read brain_dump_file {brain_dump_file}: {exc}") from None
+
+
+def _dispatch(project: Project, config: Config, auto_confirm: bool) -> Status:
     while True:
         before = project.status()
         if before.phase is Phase.DONE:
@@ -92,32 +152,23 @@ def _dispatch(
             if auto_confirm or before.halt_reason is HaltReason.HUMAN_TERMINATED:
                 return before
             if before.halt_reason in INPUT_HALTS:
-                build_flow(project.id, config_path, auto_confirm)  # it asks for the missing input
+                run_build(project, config, auto_confirm)  # it asks for the missing input
             else:
                 _await_decision(project)
             if project.status() == before:
                 return before
             continue
         print(f"Phase: {before.phase}")
-        PHASE_FLOWS[before.phase](project.id, config_path, auto_confirm)
+        PHASE_STEPS[before.phase](project, config, auto_confirm)
         if project.status() == before:  # nothing moved: a batch run that needs the human
             return before
 
 
 def _await_decision(project: Project) -> None:
-    decision = wait_for_human(
-        HaltDecision, halt_prompt(latest_ai_message(project)), key=halt_key(project)
-    )
+    step = POLISH_HALT if project.status().halted_from is Phase.POLISHING else HALT
+    action = wait_for_human(project, step, halt_prompt(latest_ai_message(project))).value.action
+    clear_wait(project.dir)
     try:
-        halt_actions.apply(project, decision.action)
+        halt_actions.apply(project, action)
     except ThoughtForgeError as exc:
-        notice(project, f"Cannot {decision.action}: {exc}")
-
-
-def _tag_this_run(project: Project) -> None:
-    run_id = runtime.flow_run.id
-    current = set(runtime.flow_run.tags)
-    if run_id is None or project_tag(project.id) in current:
-        return
-    with get_client(sync_client=True) as client:
-        client.update_flow_run(run_id, tags=sorted(current | {project_tag(project.id)}))
+        notice(project, f"Cannot {action}: {exc}")

@@ -1,13 +1,11 @@
-"""Phase 2 as a Prefect flow: propose, take corrections, and lock the spec on Confirm."""
+"""Phase 2 inside the pipeline's run: propose, take corrections, and lock the spec on Confirm."""
 
 from __future__ import annotations
 
-from prefect import flow
-
 from thoughtforge import phases
 from thoughtforge.config import Config
-from thoughtforge.core import Project, hold_run_lock, load_project, transition
-from thoughtforge.flows.human_input import ChatInput
+from thoughtforge.core import Project, transition
+from thoughtforge.flows.human_input import SPEC, SpecTurn
 from thoughtforge.flows.turns import halt_on_failure, take_turn
 from thoughtforge.models import HaltReason, Phase
 
@@ -17,11 +15,9 @@ DECIDE_FOR_ME = (
 )
 
 
-@flow(name="thoughtforge-spec", flow_run_name="spec-{project_id}", log_prints=True)
-def spec_flow(project_id: str, config_path: str | None = None, auto_confirm: bool = False) -> str:
-    """Agree the spec and acceptance criteria with the human; returns the phase left in."""
-    config, project = load_project(project_id, config_path)
-    with hold_run_lock(project), halt_on_failure(project):
+def run_spec(project: Project, config: Config, auto_confirm: bool) -> None:
+    """Agree the spec and acceptance criteria with the human (or, in a batch run, at once)."""
+    with halt_on_failure(project):
         try:
             _converse(project, config, auto_confirm)
         except phases.SpecIncomplete as exc:
@@ -31,7 +27,6 @@ def spec_flow(project_id: str, config_path: str | None = None, auto_confirm: boo
             transition(
                 project, Phase.HALTED, halt_reason=HaltReason.SPEC_INCOMPLETE, summary=str(exc)
             )
-    return project.status().phase.value
 
 
 def _converse(project: Project, config: Config, auto_confirm: bool) -> None:
@@ -39,7 +34,9 @@ def _converse(project: Project, config: Config, auto_confirm: bool) -> None:
         phases.propose(project, config)
     asked_to_decide = False
     while project.status().phase is Phase.SPEC_BUILDING:
-        turn = take_turn(project, ChatInput(action="confirm") if auto_confirm else None)
+        turn = SpecTurn(action="confirm") if auto_confirm else take_turn(project, SPEC)
+        if turn is None:
+            continue
         if turn.action == "confirm":
             outcome = phases.confirm_spec(project, config)
             if outcome.accepted or not auto_confirm:

@@ -6,22 +6,36 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
-from thoughtforge.core import Project, check_state_files, transition
+from thoughtforge.core import Project, check_state_files, clear_wait, read_chat, transition
 from thoughtforge.errors import AgentFailure, StateFileError
-from thoughtforge.flows.human_input import ChatInput, chat_key, wait_for_human
+from thoughtforge.flows.human_input import ChatTurn, HumanStep, wait_for_human
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import add_human_message, latest_ai_message, notice
 
+TurnT = TypeVar("TurnT", bound=ChatTurn)
 
-def take_turn(project: Project, automatic: ChatInput | None, opening: str = "") -> ChatInput:
-    """The human's turn (or `automatic`, in a batch run), its message stored before anything acts
-    on it. `opening` is shown when the AI has said nothing yet."""
-    turn = automatic or wait_for_human(
-        ChatInput, latest_ai_message(project) or opening, key=chat_key(project)
-    )
-    if turn.message.strip():
+
+def take_turn(project: Project, step: HumanStep[TurnT], opening: str = "") -> TurnT | None:
+    """The human's turn, its message stored before anything acts on it; None when the turn said
+    nothing (an empty `send`), which is answered in the chat so the next wait is a new one.
+
+    `opening` is shown when the AI has said nothing yet. A message stored since the wait began
+    (by `thoughtforge say`, or by this turn before a crash) is not stored again.
+    """
+    answer = wait_for_human(project, step, latest_ai_message(project) or opening)
+    turn = answer.value
+    said_since = [
+        m.content for m in read_chat(project.dir)[answer.wait.chat_length :] if m.role == "human"
+    ]
+    if turn.message.strip() and turn.message not in said_since:
         add_human_message(project, turn.message)
+        said_since.append(turn.message)
+    clear_wait(project.dir)
+    if turn.action == "send" and not said_since:
+        notice(project, f"Nothing to send: write a message, or choose {step.instead}.")
+        return None
     return turn
 
 

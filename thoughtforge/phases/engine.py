@@ -24,6 +24,7 @@ from thoughtforge.core import (
     check_state_files,
     commit_own,
     log_event,
+    mark_polished,
     transition,
 )
 from thoughtforge.errors import (
@@ -211,6 +212,7 @@ class PhaseEngine:
         transition(self.project, phase, summary=summary, hooks=self.hooks)
         if phase is Phase.DONE:
             self.commit_quietly("Done")
+            mark_polished(self.project.dir)
 
     def halt(self, halt: PhaseHalt, options: str, summary: str) -> None:
         """The reason and the human's options go into the chat, then the project halts."""

@@ -13,6 +13,8 @@ from thoughtforge.core import (
     Project,
     Status,
     TransitionHooks,
+    commit_own,
+    mark_polished,
     read_polish_state,
     transition,
     utc_now,
@@ -39,9 +41,12 @@ def apply(project: Project, action: Action, hooks: TransitionHooks | None = None
             raise TransitionError(
                 f"override accepts the deliverable of the polish loop, not of '{origin}'"
             )
-        return transition(
+        done = transition(
             project, Phase.DONE, summary=_override_summary(project, status), hooks=hooks
         )
+        commit_own(project.dir, "Done (deliverable accepted as it is)")
+        mark_polished(project.dir)
+        return done
     if origin is Phase.POLISHING:
         _log_resume(project, status)
     return transition(project, origin, hooks=hooks)

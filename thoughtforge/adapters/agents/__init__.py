@@ -16,16 +16,29 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from thoughtforge.adapters.agents.check import missing_agent_warning, warn_if_missing
-    from thoughtforge.adapters.agents.invoke import AgentCall, find_command, invoke_agent
+    from thoughtforge.adapters.agents.invoke import (
+        AgentCall,
+        find_command,
+        invoke_agent,
+        use_call_slots,
+    )
 
 _HOMES = {
     "AgentCall": "invoke",
     "find_command": "invoke",
     "invoke_agent": "invoke",
+    "use_call_slots": "invoke",
     "missing_agent_warning": "check",
     "warn_if_missing": "check",
 }
-__all__ = ["AgentCall", "find_command", "invoke_agent", "missing_agent_warning", "warn_if_missing"]
+__all__ = [
+    "AgentCall",
+    "find_command",
+    "invoke_agent",
+    "missing_agent_warning",
+    "use_call_slots",
+    "warn_if_missing",
+]
 
 
 def __getattr__(name: str) -> object:

@@ -10,6 +10,8 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -50,13 +52,32 @@ def find_command(spec: AgentSpec) -> str | None:
     )
 
 
+CallSlot = Callable[[str], AbstractContextManager[object]]
+"""Given an agent's name, a context held for the length of one call to it."""
+
+
+def _no_slot(agent: str) -> AbstractContextManager[object]:
+    return nullcontext()
+
+
+_call_slot: CallSlot = _no_slot
+
+
+def use_call_slots(slot: CallSlot) -> None:
+    """Make every agent call in this process hold `slot(agent)`: the flows install Prefect's
+    per-agent concurrency limit here, so workers on several machines share an agent's slots."""
+    global _call_slot
+    _call_slot = slot
+
+
 def invoke_agent(config: Config, agent: str, prompt: str, call: AgentCall) -> str:
     """The agent's answer as plain text; `AgentFailure` after two failed attempts."""
     spec = config.agent(agent)
     failures: list[str] = []
     for attempt in range(1, ATTEMPTS + 1):
         started = time.monotonic()
-        answer, failure = _attempt(spec, prompt, call, config.agents)
+        with _call_slot(agent):
+            answer, failure = _attempt(spec, prompt, call, config.agents)
         log_event(
             call.project_dir,
             "agent_call",

@@ -75,6 +75,7 @@ class PolishLoop:
         reviewer = config.polish.reviewer_agent or self.engine.agent
         self.steps = PolishSteps(self.engine, reviewer=reviewer, fixer=self.engine.agent)
         self.dir = project.dir
+        self.last_report: GuardReport | None = None
 
     def run(self) -> PolishOutcome:
         try:
@@ -107,7 +108,7 @@ class PolishLoop:
         )
         subject = f"fix #{n}: {fix.summary}" if review.issues else f"review #{n}: no issues"
         self.steps.record(verdict.state, entry_text, subject)
-        report = verdict.report
+        report = self.last_report = verdict.report
         log_event(self.dir, "guards", iteration=n, verdict=report.verdict, guard=report.guard)
         self.on_iteration(verdict.state, report)
         return verdict

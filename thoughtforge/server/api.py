@@ -1,0 +1,137 @@
+"""The Prefect REST calls a reply needs: is a server there, which run of a project waits, and
+resume it with the human's input.
+
+Three endpoints of Prefect's documented REST API, called directly so `say`/`confirm` stay fast
+(importing Prefect's client alone takes over a second).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from pydantic import BaseModel
+
+from thoughtforge.config import Config
+from thoughtforge.core.waiting import current_wait
+from thoughtforge.errors import ThoughtForgeError
+
+PROJECT_TAG_PREFIX = "project:"
+HEALTH_TIMEOUT_SECONDS = 0.5
+REQUEST_TIMEOUT_SECONDS = 10.0
+SCHEMA_WAIT_SECONDS = 30.0
+_POLL_SECONDS = 0.1
+
+
+def project_tag(project_id: str) -> str:
+    """Every flow run of a project carries this tag, so the CLI can find it."""
+    return f"{PROJECT_TAG_PREFIX}{project_id}"
+
+
+def configured_url(config: Config) -> str:
+    """The API of the server `thoughtforge up` starts, from `server.host`/`server.port`."""
+    return f"http://{config.server.host}:{config.server.port}/api"
+
+
+def find_api(config: Config) -> str | None:
+    """`PREFECT_API_URL` when set, else the configured server when it answers, else None."""
+    explicit = os.environ.get("PREFECT_API_URL")
+    if explicit:
+        return explicit
+    url = configured_url(config)
+    return url if is_healthy(url) else None
+
+
+def api_for_project(config: Config, project_dir: Path) -> str | None:
+    """Where a reply to the project goes: the server its waiting run recorded (a temporary
+    server's port is known only from there), else `find_api`."""
+    waiting = current_wait(project_dir)
+    if waiting and waiting.api_url and is_healthy(waiting.api_url):
+        return waiting.api_url
+    return find_api(config)
+
+
+def is_healthy(url: str, timeout: float = HEALTH_TIMEOUT_SECONDS) -> bool:
+    """Whether a Prefect API answers its health check at `url`."""
+    try:
+        return httpx.get(f"{url}/health", timeout=timeout).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+class WaitingRun(BaseModel):
+    """A paused or suspended flow run, and the keys of the input it waits for."""
+
+    id: str
+    name: str
+    state_name: str
+    schema_key: str | None
+
+
+class PrefectApi:
+    """A short-lived client for one command."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url.rstrip("/")
+        self._http = httpx.Client(base_url=self.url, timeout=REQUEST_TIMEOUT_SECONDS)
+
+    def __enter__(self) -> PrefectApi:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._http.close()
+
+    def waiting_run(self, project_id: str) -> WaitingRun | None:
+        """The newest paused or suspended flow run tagged with the project."""
+        body = {
+            "flow_runs": {
+                "tags": {"all_": [project_tag(project_id)]},
+                "state": {"type": {"any_": ["PAUSED"]}},
+            },
+            "sort": "START_TIME_DESC",
+            "limit": 1,
+        }
+        runs = self._call("POST", "/flow_runs/filter", json=body)
+        if not runs:
+            return None
+        state = runs[0].get("state") or {}
+        keyset = (state.get("state_details") or {}).get("run_input_keyset") or {}
+        return WaitingRun(
+            id=runs[0]["id"],
+            name=runs[0]["name"],
+            state_name=state.get("name", "Paused"),
+            schema_key=keyset.get("schema"),
+        )
+
+    def resume(self, run: WaitingRun, run_input: dict[str, Any]) -> None:
+        """Hand `run_input` to the waiting run; Prefect checks it against the form's schema.
+
+        A run is marked paused a moment before it saves its form's schema, and Prefect rejects a
+        resume in between, so this waits for the schema first.
+        """
+        if run.schema_key:
+            self._wait_for_schema(run)
+        result = self._call("POST", f"/flow_runs/{run.id}/resume", json={"run_input": run_input})
+        if result.get("status") != "ACCEPT":
+            reason = (result.get("details") or {}).get("reason") or result.get("status")
+            raise ThoughtForgeError(f"the waiting run {run.name} refused the input: {reason}")
+
+    def _wait_for_schema(self, run: WaitingRun) -> None:
+        deadline = time.monotonic() + SCHEMA_WAIT_SECONDS
+        while True:
+            response = self._http.get(f"/flow_runs/{run.id}/input/{run.schema_key}")
+            if response.status_code == 200:
+                return
+            if response.status_code != 404 or time.monotonic() > deadline:
+                raise ThoughtForgeError(
+                    f"flow run {run.name} waits but never published its input form"
+                )
+            time.sleep(_POLL_SECONDS)
+
+    def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+        response = self._http.request(method, path, **kwargs)
+        response.raise_for_status()
+        return response.json()

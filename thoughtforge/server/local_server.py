@@ -1,0 +1,141 @@
+"""The one local Prefect server and worker that `thoughtforge up` starts and `down` stops.
+
+Each process is started as the leader of its own process group and recorded (pid and start time)
+in `<config dir>/.thoughtforge/`, so `down` stops exactly those, and everything they started, and
+never a process that merely reuses a recorded pid. Their output goes to log files beside the
+record. A second `up` while the first is starting waits for it (a lock on that folder); an `up`
+that finds the server already answering reuses it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from thoughtforge.config import Config
+from thoughtforge.core import end_leftover_processes, track_process
+from thoughtforge.core.processes import live_processes
+from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.server.api import configured_url, is_healthy
+
+WORK_POOL = "thoughtforge"
+STATE_DIR = ".thoughtforge"
+SERVER_START_SECONDS = 90.0
+DOWN_GRACE_SECONDS = 10.0
+PREFECT_YAML = Path(__file__).resolve().parents[2] / "prefect.yaml"
+
+
+def state_dir(config_file: Path) -> Path:
+    """Where `up` records what it started: beside the config, one per set-up."""
+    return config_file.resolve().parent / STATE_DIR
+
+
+@contextmanager
+def exclusive(directory: Path) -> Iterator[None]:
+    """One `up` or `down` at a time per set-up."""
+    directory.mkdir(parents=True, exist_ok=True)
+    with (directory / "lock").open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def prefect_env(api_url: str, config_file: Path) -> dict[str, str]:
+    """The environment of every process `up` starts: the server's API, and this config (flow runs
+    started by the worker read it through `THOUGHTFORGE_CONFIG`)."""
+    return {
+        **os.environ,
+        "PREFECT_API_URL": api_url,
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "THOUGHTFORGE_CONFIG": str(config_file.resolve()),
+    }
+
+
+def start_server(config: Config, directory: Path) -> bool:
+    """Start the server unless one answers already; False when it was already there."""
+    url = configured_url(config)
+    if is_healthy(url):
+        return False
+    args = ["server", "start", "--host", config.server.host, "--port", str(config.server.port)]
+    process = _spawn(args, directory, "server.log", dict(os.environ))
+    deadline = time.monotonic() + SERVER_START_SECONDS
+    while not is_healthy(url):
+        if process.poll() is not None or time.monotonic() > deadline:
+            end_leftover_processes(directory, grace_seconds=1.0)
+            raise ThoughtForgeError(
+                f"the Prefect server did not start on {url}; see {directory / 'server.log'}"
+            )
+        time.sleep(0.3)
+    return True
+
+
+def deploy(env: dict[str, str], directory: Path) -> None:
+    """`prefect deploy --all` from `prefect.yaml`: the flow runs start in the clone's folder."""
+    if not PREFECT_YAML.exists():
+        raise ThoughtForgeError(f"{PREFECT_YAML} is missing: `up` runs from a clone of the repo")
+    log = directory / "deploy.log"
+    with log.open("w") as output:
+        done = subprocess.run(
+            [_prefect(), "--no-prompt", "deploy", "--all"],
+            cwd=PREFECT_YAML.parent,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            check=False,
+        )
+    if done.returncode != 0:
+        raise ThoughtForgeError(f"`prefect deploy --all` failed; see {log}")
+
+
+def start_worker(env: dict[str, str], directory: Path) -> bool:
+    """Start a process worker on the pool unless the one `up` started is alive."""
+    if _worker_alive(directory):
+        return False
+    _spawn(
+        ["worker", "start", "--pool", WORK_POOL, "--type", "process"], directory, "worker.log", env
+    )
+    return True
+
+
+def stop_all(directory: Path) -> list[int]:
+    """Stop what `up` started (SIGTERM, then SIGKILL after a grace period); returns the pids."""
+    return end_leftover_processes(directory, grace_seconds=DOWN_GRACE_SECONDS)
+
+
+def _worker_alive(directory: Path) -> bool:
+    marker = directory / "worker.pid"
+    try:
+        pid = int(marker.read_text())
+    except (OSError, ValueError):
+        return False
+    return pid in live_processes(directory)
+
+
+def _spawn(
+    args: list[str], directory: Path, log_name: str, env: dict[str, str]
+) -> subprocess.Popen[bytes]:
+    with (directory / log_name).open("ab") as log:
+        process = subprocess.Popen(
+            [_prefect(), *args],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+        )
+    track_process(directory, process.pid)
+    (directory / log_name.replace(".log", ".pid")).write_text(str(process.pid))
+    return process
+
+
+def _prefect() -> str:
+    """The `prefect` of this environment, whatever is on PATH."""
+    return str(Path(sys.executable).with_name("prefect"))
