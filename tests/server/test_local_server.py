@@ -190,9 +190,9 @@ def test_a_deployed_run_suspends_at_each_human_step_and_reaches_done(stack: Stac
     subjects = [c.summary for c in git.Repo(project).iter_commits()][::-1]
     assert subjects[:3] == ["Create project", "Lock intent.md", "Lock spec.md and constraints.md"]
     assert subjects.count("Lock intent.md") == 1 and subjects[-1] == "Done"
-    events = _thoughtforge_events(stack)
-    for phase in ("distilling", "human_review", "spec_building", "building", "done"):
-        assert f"thoughtforge.project.{phase}" in events, events
+    phases = ("distilling", "human_review", "spec_building", "building", "polishing", "done")
+    wanted = {f"thoughtforge.project.{phase}" for phase in phases}
+    _wait_for(lambda: wanted <= set(_thoughtforge_events(stack)), "an event per transition", 30)
 
 
 def test_re_polish_touches_exactly_the_projects_that_changed(
