@@ -75,13 +75,12 @@ def start_cli(
 
 def waiting_run(api_url: str, project_id: str) -> WaitingRun | None:
     """The project's paused or suspended run, as the CLI's replies find it."""
-    with PrefectApi(api_url) as api:
-        return api.waiting_run(project_id)
+    return PrefectApi(api_url).waiting_run(project_id)
 
 
 def send_input(api_url: str, project_id: str, run_input: dict[str, str]) -> None:
     """Resume the project's waiting run, as the CLI's replies do."""
-    with PrefectApi(api_url) as api:
-        run = api.waiting_run(project_id)
-        assert run is not None, f"no run of {project_id} waits"
-        api.resume(run, run_input)
+    api = PrefectApi(api_url)
+    run = api.waiting_run(project_id)
+    assert run is not None, f"no run of {project_id} waits"
+    api.resume(run, run_input)

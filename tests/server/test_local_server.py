@@ -109,8 +109,7 @@ def _suspended_at(stack: Stack, kind: str) -> Callable[[], bool]:
         waiting = current_wait(stack.project())
         if waiting is None or waiting.kind != kind:
             return False
-        with PrefectApi(stack.api) as api:
-            run = api.waiting_run(stack.project().name)
+        run = PrefectApi(stack.api).waiting_run(stack.project().name)
         return run is not None and run.state_name == "Suspended"
 
     return check
@@ -162,10 +161,10 @@ def test_a_deployed_run_suspends_at_each_human_step_and_reaches_done(stack: Stac
     _wait_for(lambda: _processes_of_run(run_id) == [], "no process held while the human thinks", 30)
 
     # A form submitted with its defaults is answered and waits again under a new key.
-    with PrefectApi(stack.api) as api:
-        run = api.waiting_run(project.name)
-        assert run is not None
-        api.resume(run, {"message": "", "action": "send"})
+    api = PrefectApi(stack.api)
+    run = api.waiting_run(project.name)
+    assert run is not None
+    api.resume(run, {"message": "", "action": "send"})
     _wait_for(_asked_again(stack, waiting.key), "the wait after an empty submit")
     notices = [m.content for m in read_chat(project) if "Nothing to send" in m.content]
     assert notices == ["Nothing to send: write a message, or choose **distill**."]

@@ -111,24 +111,22 @@ def _hand_over(
     ctx: typer.Context, project: Project, run_input: dict[str, str], saved: bool
 ) -> bool:
     """Resume the project's waiting run with `run_input`; False when no run waits."""
-    import httpx
-
-    from thoughtforge.server.api import PrefectApi, api_for_project
+    from thoughtforge.server.api import PrefectApi, PrefectApiError, api_for_project
 
     url = api_for_project(config_of(ctx), project.dir)
     if url is None:
         return False
     try:
-        with PrefectApi(url) as api:
-            run = api.waiting_run(project.id)
-            if run is None:
-                return False
-            api.resume(run, run_input)
-    except httpx.HTTPError as exc:
+        api = PrefectApi(url)
+        run = api.waiting_run(project.id)
+        if run is None:
+            return False
+        api.resume(run, run_input)
+    except PrefectApiError as exc:
         kept = "Your message is saved in the project's chat. " if saved else ""
         raise ThoughtForgeError(
             f"{kept}The Prefect API at {url} failed while handing over the input "
-            f"({type(exc).__name__}: {exc}). Start a run with `thoughtforge continue {project.id}`."
+            f"({exc}). Start a run with `thoughtforge continue {project.id}`."
         ) from None
     return True
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from pydantic import BaseModel
-from pypdf import PdfReader
 
 from thoughtforge.config import Config
 from thoughtforge.core import Project, log_event
@@ -94,6 +93,8 @@ def _read_one(path: Path, name: str, vision: bool, max_bytes: int) -> ResourceDo
 
 
 def _pdf_text(path: Path, name: str) -> str:
+    from pypdf import PdfReader  # 90 ms to import: only when a PDF is read
+
     try:
         pages = [page.extract_text() or "" for page in PdfReader(path).pages]
     except Exception as exc:  # noqa: BLE001 - pypdf raises many exception types on corrupt input

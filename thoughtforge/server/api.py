@@ -1,18 +1,20 @@
 """The Prefect REST calls a reply needs: is a server there, which run of a project waits, and
 resume it with the human's input.
 
-Three endpoints of Prefect's documented REST API, called directly so `say`/`confirm` stay fast
-(importing Prefect's client alone takes over a second).
+Three endpoints of Prefect's documented REST API, called directly with the standard library so
+`say`/`confirm` stay fast (importing Prefect's client alone takes over a second, httpx 0.1 s).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
-import httpx
 from pydantic import BaseModel
 
 from thoughtforge.config import Config
@@ -57,9 +59,18 @@ def api_for_project(config: Config, project_dir: Path) -> str | None:
 def is_healthy(url: str, timeout: float = HEALTH_TIMEOUT_SECONDS) -> bool:
     """Whether a Prefect API answers its health check at `url`."""
     try:
-        return httpx.get(f"{url}/health", timeout=timeout).status_code == 200
-    except httpx.HTTPError:
+        with urllib.request.urlopen(f"{url}/health", timeout=timeout) as response:
+            return response.status == 200
+    except (OSError, ValueError):
         return False
+
+
+class PrefectApiError(ThoughtForgeError):
+    """The Prefect API could not be reached, or answered with an error (`status`)."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class WaitingRun(BaseModel):
@@ -72,17 +83,10 @@ class WaitingRun(BaseModel):
 
 
 class PrefectApi:
-    """A short-lived client for one command."""
+    """The calls a reply makes, each one request (no connection is kept between commands)."""
 
     def __init__(self, url: str) -> None:
         self.url = url.rstrip("/")
-        self._http = httpx.Client(base_url=self.url, timeout=REQUEST_TIMEOUT_SECONDS)
-
-    def __enter__(self) -> PrefectApi:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._http.close()
 
     def waiting_run(self, project_id: str) -> WaitingRun | None:
         """The newest paused or suspended flow run tagged with the project."""
@@ -94,7 +98,7 @@ class PrefectApi:
             "sort": "START_TIME_DESC",
             "limit": 1,
         }
-        runs = self._call("POST", "/flow_runs/filter", json=body)
+        runs = self._call("POST", "/flow_runs/filter", body)
         if not runs:
             return None
         state = runs[0].get("state") or {}
@@ -114,7 +118,7 @@ class PrefectApi:
         """
         if run.schema_key:
             self._wait_for_schema(run)
-        result = self._call("POST", f"/flow_runs/{run.id}/resume", json={"run_input": run_input})
+        result = self._call("POST", f"/flow_runs/{run.id}/resume", {"run_input": run_input})
         if result.get("status") != "ACCEPT":
             reason = (result.get("details") or {}).get("reason") or result.get("status")
             raise ThoughtForgeError(f"the waiting run {run.name} refused the input: {reason}")
@@ -122,16 +126,28 @@ class PrefectApi:
     def _wait_for_schema(self, run: WaitingRun) -> None:
         deadline = time.monotonic() + SCHEMA_WAIT_SECONDS
         while True:
-            response = self._http.get(f"/flow_runs/{run.id}/input/{run.schema_key}")
-            if response.status_code == 200:
+            try:
+                self._call("GET", f"/flow_runs/{run.id}/input/{run.schema_key}")
                 return
-            if response.status_code != 404 or time.monotonic() > deadline:
-                raise ThoughtForgeError(
-                    f"flow run {run.name} waits but never published its input form"
-                )
+            except PrefectApiError as exc:
+                if exc.status != 404 or time.monotonic() > deadline:
+                    raise ThoughtForgeError(
+                        f"flow run {run.name} waits but never published its input form"
+                    ) from None
             time.sleep(_POLL_SECONDS)
 
-    def _call(self, method: str, path: str, **kwargs: Any) -> Any:
-        response = self._http.request(method, path, **kwargs)
-        response.raise_for_status()
-        return response.json()
+    def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(
+            f"{self.url}{path}",
+            data=data,
+            method=method,
+            headers={"Content-Type": "application/json"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT_SECONDS) as response:
+                return json.loads(response.read() or b"null")
+        except urllib.error.HTTPError as exc:
+            raise PrefectApiError(f"{method} {path}: HTTP {exc.code}", status=exc.code) from None
+        except (OSError, ValueError) as exc:
+            raise PrefectApiError(f"{method} {path}: {exc}") from None
