@@ -53,7 +53,7 @@ def test_converges_with_named_tasks_and_artifacts(
             t.name.rsplit("-", 1)[0] for t in client.read_task_runs() if t.flow_run_id == run.id
         }
         artifacts = {a.key: a for a in client.read_latest_artifacts()}
-    assert task_names == {"review #1", "fix #1", "review #2"}
+    assert task_names == {"iteration #1", "iteration #2"}
     assert f"{project.id}-trajectory" in artifacts and f"{project.id}-convergence" in artifacts
     chart = str(artifacts[f"{project.id}-convergence"].data)
     assert "termination" in chart and "▓▓" in chart, chart

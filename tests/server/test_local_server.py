@@ -7,11 +7,11 @@ The whole user path of the README against a real server, process worker and depl
 from __future__ import annotations
 
 import json
-import socket
+import os
+import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from datetime import datetime
 from pathlib import Path
 
 import git
@@ -19,10 +19,10 @@ import httpx
 import pytest
 import yaml
 
-from tests.conftest import config_data
-from tests.polish_setup import polishing_project, review, write_script
+from tests.polish_setup import ECHO_FIX, polishing_project, review, write_script
+from tests.server.conftest import BIN, REPO, Stack, asked_again, suspended_at, wait_for
 from thoughtforge.config import load_config
-from thoughtforge.core import current_wait, read_chat, read_status
+from thoughtforge.core import current_wait, read_chat, read_events, read_status
 from thoughtforge.core.processes import live_processes
 from thoughtforge.models import Phase
 from thoughtforge.phases.polish.loop import PolishLoop
@@ -30,101 +30,6 @@ from thoughtforge.server.api import PrefectApi
 from thoughtforge.server.local_server import state_dir
 
 pytestmark = pytest.mark.slow
-REPO = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class Stack:
-    def __init__(self, tmp_path: Path) -> None:
-        self.port = _free_port()
-        self.config = tmp_path / "config.yaml"
-        data = config_data(tmp_path, server={"host": "127.0.0.1", "port": self.port})
-        self.config.write_text(yaml.safe_dump(data))
-        self.projects = tmp_path / "projects"
-        self.api = f"http://127.0.0.1:{self.port}/api"
-        self.env = {
-            "PATH": f"{BIN}:/usr/bin:/bin",
-            "HOME": str(tmp_path),
-            "PREFECT_HOME": str(tmp_path / ".prefect"),
-            "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-            "COLUMNS": "200",
-        }
-
-    def tf(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [str(BIN / "thoughtforge"), "--config", str(self.config), *args],
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-
-    def prefect(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [str(BIN / "prefect"), *args],
-            env={**self.env, "PREFECT_API_URL": self.api},
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-
-    def project(self) -> Path:
-        [project] = [p for p in self.projects.iterdir() if not p.name.startswith(".")]
-        return project
-
-
-@pytest.fixture
-def stack(tmp_path: Path) -> Iterator[Stack]:
-    stack = Stack(tmp_path)
-    started = stack.tf("up")
-    try:
-        assert started.returncode == 0, started.stdout + started.stderr
-        assert f"UI: http://127.0.0.1:{stack.port}" in started.stdout
-        yield stack
-    finally:
-        stack.tf("down")
-    assert live_processes(state_dir(stack.config)) == [], "down left a process of ours behind"
-
-
-def _wait_for(condition: Callable[[], bool], what: str, seconds: float = 180) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.5)
-
-
-def _suspended_at(stack: Stack, kind: str) -> Callable[[], bool]:
-    def check() -> bool:
-        if not stack.projects.exists() or not any(
-            not p.name.startswith(".") for p in stack.projects.iterdir()
-        ):
-            return False
-        waiting = current_wait(stack.project())
-        if waiting is None or waiting.kind != kind:
-            return False
-        run = PrefectApi(stack.api).waiting_run(stack.project().name)
-        return run is not None and run.state_name == "Suspended"
-
-    return check
-
-
-def _asked_again(stack: Stack, old_key: str) -> Callable[[], bool]:
-    """The run took the answer and suspended at a new question of the same kind."""
-
-    def check() -> bool:
-        waiting = current_wait(stack.project())
-        return (
-            waiting is not None and waiting.key != old_key and _suspended_at(stack, waiting.kind)()
-        )
-
-    return check
 
 
 def _processes_of_run(flow_run_id: str) -> list[int]:
@@ -152,20 +57,20 @@ def test_a_deployed_run_suspends_at_each_human_step_and_reaches_done(stack: Stac
         "deployment", "run", "thoughtforge-pipeline/local", "-p", f"brain_dump=@{brain_dump}"
     )
     assert started.returncode == 0, started.stdout + started.stderr
-    _wait_for(_suspended_at(stack, "IntakeTurn"), "the Phase 1 wait")
+    wait_for(suspended_at(stack, "IntakeTurn"), "the Phase 1 wait")
     project = stack.project()
     assert read_chat(project)[0].content == brain_dump.read_text()  # multi-line, intact
     waiting = current_wait(project)
     assert waiting is not None and waiting.flow_run_id is not None
     run_id = waiting.flow_run_id
-    _wait_for(lambda: _processes_of_run(run_id) == [], "no process held while the human thinks", 30)
+    wait_for(lambda: _processes_of_run(run_id) == [], "no process held while the human thinks", 30)
 
     # A form submitted with its defaults is answered and waits again under a new key.
     api = PrefectApi(stack.api)
     run = api.waiting_run(project.name)
     assert run is not None
     api.resume(run, {"message": "", "action": "send"})
-    _wait_for(_asked_again(stack, waiting.key), "the wait after an empty submit")
+    wait_for(asked_again(stack, waiting.key), "the wait after an empty submit")
     notices = [m.content for m in read_chat(project) if "Nothing to send" in m.content]
     assert notices == ["Nothing to send: write a message, or choose **distill**."]
 
@@ -173,7 +78,7 @@ def test_a_deployed_run_suspends_at_each_human_step_and_reaches_done(stack: Stac
     assert before_say is not None
     said = stack.tf("say", project.name, "The venue is booked for June the 14th.")
     assert said.returncode == 0 and "Sent 'send' to the waiting run" in said.stdout, said.stderr
-    _wait_for(_asked_again(stack, before_say.key), "the wait after say")
+    wait_for(asked_again(stack, before_say.key), "the wait after say")
     human = [m.content for m in read_chat(project) if m.role == "human"]
     assert human.count("The venue is booked for June the 14th.") == 1
 
@@ -181,17 +86,17 @@ def test_a_deployed_run_suspends_at_each_human_step_and_reaches_done(stack: Stac
     assert refused.returncode == 1 and "refused the input" in refused.stderr, refused.stdout
 
     assert stack.tf("distill", project.name).returncode == 0
-    _wait_for(_suspended_at(stack, "ReviewTurn"), "the intent review")
+    wait_for(suspended_at(stack, "ReviewTurn"), "the intent review")
     assert stack.tf("confirm", project.name).returncode == 0
-    _wait_for(_suspended_at(stack, "SpecTurn"), "the spec proposal")
+    wait_for(suspended_at(stack, "SpecTurn"), "the spec proposal")
     assert stack.tf("confirm", project.name).returncode == 0
-    _wait_for(lambda: read_status(project).phase is Phase.DONE, "done")
+    wait_for(lambda: read_status(project).phase is Phase.DONE, "done")
     subjects = [c.summary for c in git.Repo(project).iter_commits()][::-1]
     assert subjects[:3] == ["Create project", "Lock intent.md", "Lock spec.md and constraints.md"]
     assert subjects.count("Lock intent.md") == 1 and subjects[-1] == "Done"
     phases = ("distilling", "human_review", "spec_building", "building", "polishing", "done")
     wanted = {f"thoughtforge.project.{phase}" for phase in phases}
-    _wait_for(lambda: wanted <= set(_thoughtforge_events(stack)), "an event per transition", 30)
+    wait_for(lambda: wanted <= set(_thoughtforge_events(stack)), "an event per transition", 30)
 
 
 def test_re_polish_touches_exactly_the_projects_that_changed(
@@ -246,3 +151,75 @@ def test_down_stops_only_what_up_started(stack: Stack) -> None:
         assert not (state_dir(stack.config) / ".processes.json").exists()
     finally:
         bystander.kill()
+
+
+def _agent_calls(project: Path) -> list[tuple[float, float]]:
+    """(start, end) of every agent call, from the project's log."""
+    calls = []
+    for event in read_events(project):
+        if event["event"] == "agent_call":
+            end = datetime.fromisoformat(event["ts"]).timestamp()
+            calls.append((end - event["seconds"], end))
+    return calls
+
+
+def _overlap(first: list[tuple[float, float]], second: list[tuple[float, float]]) -> bool:
+    return any(a < d and c < b for a, b in first for c, d in second)
+
+
+@pytest.mark.parametrize(("runs", "calls"), [(1, 2), (2, 1)])
+def test_two_workers_respect_the_run_and_agent_limits(
+    tmp_path: Path, runs: int, calls: int
+) -> None:
+    stack = Stack(tmp_path)
+    config = load_config(stack.config)
+    projects = [polishing_project(config) for _ in range(2)]
+    slow = {"sleep": 1.5}
+    steps = {
+        "plan-review": {
+            "by_iteration": {
+                1: {"text": review(1, 0, 0), **slow},
+                "default": {"text": review(), **slow},
+            }
+        },
+        "plan-fix": {**ECHO_FIX, **slow},
+    }
+    (tmp_path / "slow.yaml").write_text(yaml.safe_dump({"steps": steps}))
+    stack.env["THOUGHTFORGE_SCRIPT"] = str(tmp_path / "slow.yaml")
+    data = yaml.safe_load(stack.config.read_text())
+    data["concurrency"] = {"max_parallel_runs": runs, "max_parallel_agent_calls": calls}
+    stack.config.write_text(yaml.safe_dump(data))
+    second_worker = None
+    try:
+        assert stack.tf("up").returncode == 0
+        second_worker = subprocess.Popen(
+            [str(BIN / "prefect"), "worker", "start", "--pool", "thoughtforge", "--name", "second"],
+            env={
+                **stack.env,
+                "PREFECT_API_URL": stack.api,
+                "THOUGHTFORGE_CONFIG": str(stack.config),
+            },
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        for project in projects:
+            started = stack.prefect(
+                "deployment", "run", "thoughtforge-polish/local", "-p", f"project_id={project.id}"
+            )
+            assert started.returncode == 0, started.stderr
+        wait_for(
+            lambda: all(read_status(p.dir).phase is Phase.DONE for p in projects), "both polished"
+        )
+    finally:
+        if second_worker is not None:
+            os.killpg(second_worker.pid, signal.SIGTERM)
+            second_worker.wait(timeout=30)
+        stack.tf("down")
+    first, second = (_agent_calls(p.dir) for p in projects)
+    assert len(first) == len(second) == 3
+    if runs == 1:
+        windows = [(min(a for a, _ in c), max(b for _, b in c)) for c in (first, second)]
+        assert not _overlap([windows[0]], [windows[1]]), "two runs worked at once, limit 1"
+    else:
+        assert not _overlap(first, second), "two calls to the agent at once, limit 1"

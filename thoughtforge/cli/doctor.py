@@ -8,7 +8,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
-import requests
 from pydantic import BaseModel
 
 from thoughtforge.adapters.agents import missing_agent_warning
@@ -17,7 +16,6 @@ from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.prompting import PromptLibrary
 
 REQUIRED_PROMPTS = ("brain-dump-intake", "spec-building", "plan-build", "plan-review", "plan-fix")
-_HEALTH_TIMEOUT = 3
 
 
 class Check(BaseModel):
@@ -73,18 +71,20 @@ def _prompts(config: Config) -> dict[str, str]:
 
 
 def _prefect_api(config: Config) -> dict[str, str]:
-    url = os.environ.get("PREFECT_API_URL")
-    if not url:
+    from thoughtforge.server.api import configured_url, find_api, is_healthy
+
+    explicit = os.environ.get("PREFECT_API_URL")
+    if explicit:
+        healthy = is_healthy(explicit)
+        detail = f"{explicit} is healthy" if healthy else f"PREFECT_API_URL={explicit} unreachable"
+        return {"outcome": "ok" if healthy else "fail", "detail": detail}
+    if find_api(config) is None:
         return {
             "outcome": "ok",
-            "detail": "PREFECT_API_URL not set: flows start a temporary local server",
+            "detail": f"no server at {configured_url(config)}: each run starts a temporary one "
+            "(`thoughtforge up` starts a lasting one)",
         }
-    try:
-        response = requests.get(f"{url.rstrip('/')}/health", timeout=_HEALTH_TIMEOUT)
-        response.raise_for_status()
-    except requests.RequestException as exc:
-        return {"outcome": "fail", "detail": f"{url} unreachable: {type(exc).__name__}"}
-    return {"outcome": "ok", "detail": f"{url} is healthy"}
+    return {"outcome": "ok", "detail": f"{configured_url(config)} (from `up`) is healthy"}
 
 
 _PROBES: list[tuple[str, Callable[[Config], dict[str, str]]]] = [

@@ -35,25 +35,39 @@ def init_repo(path: Path) -> git.Repo:
     return repo
 
 
-def commit(
-    path: Path, message: str, paths: Sequence[str] | None = None, *, allow_empty: bool = False
-) -> str | None:
-    """Stage `paths` (every change when None) and commit; the new sha, or None when nothing
-    changed."""
+def commit(path: Path, message: str, paths: Sequence[str] | None = None) -> bool:
+    """Stage `paths` (every change when None) and commit; False when nothing changed.
+
+    Three git processes: add, a quiet diff of the index, commit (with automatic maintenance off:
+    a polish iteration commits twice, and `maintenance run --auto` after each costs as much as
+    the commit itself).
+    """
     clear_stale_lock(path)
-    repo = _repo(path)
+    git_cmd = _repo(path).git
     if paths is None:
-        repo.git.add(A=True)
+        git_cmd.add(A=True)
     elif paths:
-        repo.git.add("-A", "--", *paths)
+        git_cmd.add("-A", "--", *paths)
     if (
-        not allow_empty
-        and repo.head.is_valid()
-        and not repo.is_dirty(index=True, untracked_files=False)
+        git_cmd.diff("--cached", "--quiet", with_extended_output=True, with_exceptions=False)[0]
+        == 0
     ):
-        return None
-    repo.git.commit("--allow-empty", "--no-verify", "-m", message)
-    return repo.head.commit.hexsha
+        return False
+    git_cmd.execute(
+        [
+            "git",
+            "-c",
+            "maintenance.auto=false",
+            "-c",
+            "gc.auto=0",
+            "commit",
+            "--no-verify",
+            "-q",
+            "-m",
+            message,
+        ]
+    )
+    return True
 
 
 def tag(path: Path, name: str) -> None:
@@ -138,7 +152,15 @@ def _git_running_in(path: Path) -> bool:
     return False
 
 
+_repos: dict[Path, git.Repo] = {}
+
+
 def _repo(path: Path) -> git.Repo:
+    """One `Repo` per project and process: a new one starts new `git cat-file` helpers."""
     import git
 
-    return git.Repo(path)
+    key = path.resolve()
+    repo = _repos.get(key)
+    if repo is None or not Path(repo.git_dir).exists():
+        repo = _repos[key] = git.Repo(key)
+    return repo

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from thoughtforge import phases
 from thoughtforge.config import Config
-from thoughtforge.core import Project
+from thoughtforge.core import Project, read_chat
 from thoughtforge.flows.human_input import INTAKE, REVIEW, ChatTurn, IntakeTurn, ReviewTurn
 from thoughtforge.flows.turns import halt_on_failure, take_turn
 from thoughtforge.models import PHASE_ONE, Phase
@@ -16,6 +16,10 @@ from thoughtforge.models import PHASE_ONE, Phase
 _WELCOME = (
     "Tell me everything about what you want: paste your brain dump, drop files into the "
     "project's resources/ folder, then choose **distill**."
+)
+_GOT_IT = (
+    "Your brain dump is in. Add anything it is missing (here, or as files in the project's "
+    "resources/ folder), or choose **distill**."
 )
 
 
@@ -36,7 +40,8 @@ def run_intake(project: Project, config: Config, auto_confirm: bool) -> None:
 def _human_turn(project: Project, phase: Phase) -> ChatTurn | None:
     if phase is Phase.HUMAN_REVIEW:
         return take_turn(project, REVIEW)
-    return take_turn(project, INTAKE, _WELCOME)
+    said = any(m.role == "human" for m in read_chat(project.dir))
+    return take_turn(project, INTAKE, _GOT_IT if said else _WELCOME)
 
 
 def _automatic_turn(phase: Phase, auto_confirm: bool) -> ChatTurn | None:

@@ -65,7 +65,13 @@ def start_server(config: Config, directory: Path) -> bool:
     if is_healthy(url):
         return False
     args = ["server", "start", "--host", config.server.host, "--port", str(config.server.port)]
-    process = _spawn(args, directory, "server.log", dict(os.environ))
+    env = {
+        **os.environ,
+        # The UI asks the API at this address; left alone it assumes port 4200 whatever --port is.
+        "PREFECT_UI_API_URL": url,
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    }
+    process = _spawn(args, directory, "server.log", env)
     deadline = time.monotonic() + SERVER_START_SECONDS
     while not is_healthy(url):
         if process.poll() is not None or time.monotonic() > deadline:

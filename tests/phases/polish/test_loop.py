@@ -279,7 +279,7 @@ def test_constraints_are_re_read_every_iteration(
             )
         return step()
 
-    polish(project, config, runner=edit_constraints)
+    polish(project, config, step_runner=edit_constraints)
     prompts = sorted((project.dir / ".scripted-agent" / "prompts").glob("*plan-review.md"))
     assert (
         "Edited by human" in prompts[-1].read_text()
@@ -308,7 +308,7 @@ def test_stopped_between_review_commit_and_fix_resumes_without_reviewing_again(
     script({1: review(2, 2, 2), 2: review(1, 2, 2), "default": review()})
     project = polishing_project(config)
     with pytest.raises(Killed):
-        polish(project, config, runner=kill_at("fix #2"))
+        polish(project, config, step_runner=kill_at("fix #2"))
     assert read_polish_state(project.dir).iteration == 1
     assert calls(project)["plan-review"] == 2
     assert polish(project, config).verdict == "done"
@@ -326,7 +326,7 @@ def test_stopped_after_the_fix_was_written_keeps_it_and_does_not_fix_twice(
     script({1: review(1, 1, 0), "default": review()}, fix={"text": fixed})
     project = polishing_project(config)
     with pytest.raises(Killed):
-        polish(project, config, runner=kill_at("fix #1", after=True))
+        polish(project, config, step_runner=kill_at("fix #1", after=True))
     assert polish(project, config).verdict == "done"
     assert calls(project)["plan-fix"] == 1
     assert (project.docs_dir / "plan.md").read_text() == fixed

@@ -1,8 +1,12 @@
 """Phase 4, the polish loop: review → commit → fix → commit, until a convergence guard says stop.
 
 Plain Python, so it runs (and is benchmarked) with or without Prefect: the Prefect flow passes a
-`runner` that turns each review and fix into a named task. The files are the truth, which makes a
-kill at any point safe:
+`runner` that makes each iteration (review, commit, fix, commit) one named task: one task per
+iteration, not two, halves the orchestration cost, and the files record each step anyway.
+(`step_runner` wraps the review and the fix inside an iteration: plain calls, unless a test stops
+the loop between them.)
+
+The files are the truth, which makes a kill at any point safe:
 
 * `polish_state.json` is written only when an iteration is complete, and only if its commit succeeds
   (otherwise it is put back), so `iteration` is always the last iteration fully recorded in git.
@@ -66,11 +70,13 @@ class PolishLoop:
         config: Config,
         *,
         runner: StepRunner = run_direct,
+        step_runner: StepRunner = run_direct,
         on_iteration: IterationListener | None = None,
         hooks: TransitionHooks | None = None,
     ) -> None:
         self.engine = PhaseEngine(project, config, Phase.POLISHING, hooks)
         self.runner = runner
+        self.step_runner = step_runner
         self.on_iteration = on_iteration or (lambda state, report: None)
         reviewer = config.polish.reviewer_agent or self.engine.agent
         self.steps = PolishSteps(self.engine, reviewer=reviewer, fixer=self.engine.agent)
@@ -83,7 +89,11 @@ class PolishLoop:
             state = self._load_state()
             self.steps.settle(state)
             while True:
-                verdict = self._iteration(state, state.iteration + 1)
+                n = state.iteration + 1
+                verdict = self.runner(
+                    f"iteration #{n}",
+                    lambda: self._iteration(state, n),  # noqa: B023 - runs before the loop moves on
+                )
                 state, report = verdict.state, verdict.report
                 if report.verdict == "done":
                     return self._finish(state, report)
@@ -98,8 +108,8 @@ class PolishLoop:
         review = self.steps.stored_review(n)
         recovered = review is not None
         if review is None:
-            review = self.runner(f"review #{n}", lambda: self.steps.review(n, constraints))
-        fix = self.steps.previous_fix(review, recovered) or self.runner(
+            review = self.step_runner(f"review #{n}", lambda: self.steps.review(n, constraints))
+        fix = self.steps.previous_fix(review, recovered) or self.step_runner(
             f"fix #{n}", lambda: self.steps.fix(state, review, constraints)
         )
         verdict = assess(state, review, fix, self.engine.config.polish)

@@ -1,0 +1,115 @@
+"""A `thoughtforge up` stack per test: its own port, Prefect home and projects folder."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import config_data
+from thoughtforge.core import current_wait
+from thoughtforge.core.processes import live_processes
+from thoughtforge.server.api import PrefectApi
+from thoughtforge.server.local_server import state_dir
+
+REPO = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Stack:
+    def __init__(self, tmp_path: Path) -> None:
+        self.port = _free_port()
+        self.config = tmp_path / "config.yaml"
+        data = config_data(tmp_path, server={"host": "127.0.0.1", "port": self.port})
+        self.config.write_text(yaml.safe_dump(data))
+        self.projects = tmp_path / "projects"
+        self.api = f"http://127.0.0.1:{self.port}/api"
+        self.env = {
+            "PATH": f"{BIN}:/usr/bin:/bin",
+            "HOME": str(tmp_path),
+            "PREFECT_HOME": str(tmp_path / ".prefect"),
+            "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+            "COLUMNS": "200",
+        }
+
+    def tf(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(BIN / "thoughtforge"), "--config", str(self.config), *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+    def prefect(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(BIN / "prefect"), *args],
+            env={**self.env, "PREFECT_API_URL": self.api},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+    def project(self) -> Path:
+        [project] = [p for p in self.projects.iterdir() if not p.name.startswith(".")]
+        return project
+
+
+@pytest.fixture
+def stack(tmp_path: Path) -> Iterator[Stack]:
+    stack = Stack(tmp_path)
+    started = stack.tf("up")
+    try:
+        assert started.returncode == 0, started.stdout + started.stderr
+        assert f"UI: http://127.0.0.1:{stack.port}" in started.stdout
+        yield stack
+    finally:
+        stack.tf("down")
+    assert live_processes(state_dir(stack.config)) == [], "down left a process of ours behind"
+
+
+def wait_for(condition: Callable[[], bool], what: str, seconds: float = 180) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.5)
+
+
+def suspended_at(stack: Stack, kind: str) -> Callable[[], bool]:
+    def check() -> bool:
+        if not stack.projects.exists() or not any(
+            not p.name.startswith(".") for p in stack.projects.iterdir()
+        ):
+            return False
+        waiting = current_wait(stack.project())
+        if waiting is None or waiting.kind != kind:
+            return False
+        run = PrefectApi(stack.api).waiting_run(stack.project().name)
+        return run is not None and run.state_name == "Suspended"
+
+    return check
+
+
+def asked_again(stack: Stack, old_key: str) -> Callable[[], bool]:
+    """The run took the answer and suspended at a new question of the same kind."""
+
+    def check() -> bool:
+        waiting = current_wait(stack.project())
+        return (
+            waiting is not None and waiting.key != old_key and suspended_at(stack, waiting.kind)()
+        )
+
+    return check
