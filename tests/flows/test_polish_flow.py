@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import time
 from collections.abc import Callable
@@ -279,3 +280,33 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return "State:\tZ" not in state
+
+
+def test_a_long_loop_publishes_its_progress_while_it_runs(
+    tmp_path: Path,
+    cli_config: Callable[..., Path],
+    prefect_api_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With the publishing interval at zero, every iteration updates the chart; at its default,
+    a loop that ends within it publishes once (see `bench/bench_polish_overhead.py`)."""
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+
+    from thoughtforge.flows import polish
+
+    config = cli_config()
+    project = _project(config)
+    script = write_script(
+        tmp_path / "s.yaml", {1: review(2, 2, 0), 2: review(1, 1, 0), "default": review()}
+    )
+    monkeypatch.setenv("THOUGHTFORGE_SCRIPT", str(script))
+    monkeypatch.setattr(polish, "PUBLISH_EVERY_SECONDS", 0.0)
+    assert polish.polish_in_process(project.id, config, wait_for_human=False).verdict == "done"
+    key = f"{project.id}-convergence"
+    with get_client(sync_client=True) as client:
+        versions = client.read_artifacts(
+            artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=[key]))
+        )
+    assert len(versions) == 4  # after each of the 3 iterations, and once at the end
+    row = re.compile(r"^\| \d+ \| \d+ \| \d+ \| \d+ \| \d+ \| (yes|no) \|", re.MULTILINE)
+    assert sorted(len(row.findall(str(v.data))) for v in versions) == [1, 2, 3, 3]

@@ -1,10 +1,12 @@
-"""Phase 4 in a run: each iteration's review and fix are named tasks; the trajectory (a table and a
-chart) and the last verdict are published as artifacts when the loop stops, never per iteration,
-so the UI costs the loop nothing while it runs. A halt waits for the human's decision when asked.
+"""Phase 4 in a run: each iteration is a named task; the trajectory (a table and a chart) and the
+last verdict are artifacts, published when the loop stops and at most every
+`PUBLISH_EVERY_SECONDS` while it runs, so the UI shows how the loop is going without an upload
+per iteration. A halt waits for the human's decision when asked.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from prefect import flow, get_run_logger, tags
@@ -32,6 +34,8 @@ from thoughtforge.phases.polish.loop import PolishLoop, PolishOutcome
 from thoughtforge.phases.polish.trajectory_chart import trajectory_chart
 from thoughtforge.server.api import project_tag
 
+PUBLISH_EVERY_SECONDS = 10.0
+
 
 @flow(name="thoughtforge-polish", flow_run_name="polish-{project_id}", log_prints=True)
 def polish_flow(
@@ -53,10 +57,11 @@ def polish_flow(
 def polish_until_settled(project: Project, config: Config, wait_for_human: bool) -> PolishOutcome:
     """The loop, then (with `wait_for_human`) the human's decision on a halt, until settled."""
     while True:
-        loop = PolishLoop(project, config, runner=as_task, on_iteration=_log_iteration)
+        progress = _Progress(project)
+        loop = PolishLoop(project, config, runner=as_task, on_iteration=progress.iteration_done)
         outcome = loop.run()
         print(outcome.reason)
-        _publish(project, loop.last_report)
+        progress.publish(loop.last_report)
         if outcome.verdict == "done" or not wait_for_human:
             return outcome
         answer = _ask(project, outcome.reason)
@@ -76,29 +81,40 @@ def _ask(project: Project, reason: str) -> str:
     return wait_for_human(project, POLISH_HALT, halt_prompt(reason)).value.action
 
 
-def _log_iteration(state: PolishState, report: GuardReport) -> None:
-    get_run_logger().info(
-        "iteration %d: %s — %s", state.iteration, describe(state.counts), report.verdict
-    )
+class _Progress:
+    """Logs every iteration; publishes the artifacts when asked, or when the last publication is
+    `PUBLISH_EVERY_SECONDS` old."""
 
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        self.published_at = time.monotonic()
 
-def _publish(project: Project, report: GuardReport | None) -> None:
-    """The trajectory and the last verdict, once per stop of the loop."""
-    try:
-        state = read_polish_state(project.dir)
-    except StateFileError:
-        return  # no iteration recorded (or a corrupt state, which the halt already names)
-    create_table_artifact(
-        key=f"{project.id}-trajectory",
-        table=[entry.model_dump(mode="json") for entry in state.trajectory],
-        description=f"Polish trajectory of {project.id}",
-    )
-    create_markdown_artifact(
-        key=f"{project.id}-convergence",
-        markdown=f"## Convergence of {project.id}\n\n{trajectory_chart(state.trajectory)}"
-        + (_verdict_markdown(state, report) if report else ""),
-        description=f"Convergence chart and latest guard verdict of {project.id}",
-    )
+    def iteration_done(self, state: PolishState, report: GuardReport) -> None:
+        get_run_logger().info(
+            "iteration %d: %s — %s", state.iteration, describe(state.counts), report.verdict
+        )
+        if time.monotonic() - self.published_at >= PUBLISH_EVERY_SECONDS:
+            self.publish(report, state)
+
+    def publish(self, report: GuardReport | None, state: PolishState | None = None) -> None:
+        self.published_at = time.monotonic()
+        if state is None:
+            try:
+                state = read_polish_state(self.project.dir)
+            except StateFileError:
+                return  # no iteration recorded (or a corrupt state, which the halt names)
+        key = self.project.id
+        create_table_artifact(
+            key=f"{key}-trajectory",
+            table=[entry.model_dump(mode="json") for entry in state.trajectory],
+            description=f"Polish trajectory of {key}",
+        )
+        create_markdown_artifact(
+            key=f"{key}-convergence",
+            markdown=f"## Convergence of {key}\n\n{trajectory_chart(state.trajectory)}"
+            + (_verdict_markdown(state, report) if report else ""),
+            description=f"Convergence chart and latest guard verdict of {key}",
+        )
 
 
 def _verdict_markdown(state: PolishState, report: GuardReport) -> str:
