@@ -16,6 +16,7 @@ import pytest
 from tests.conftest import BRAIN_DUMP
 from thoughtforge.config import Config, load_config
 from thoughtforge.core import (
+    brain_dump_text,
     create_project,
     list_projects,
     read_chat,
@@ -23,7 +24,7 @@ from thoughtforge.core import (
     safe_file_name,
     write_status,
 )
-from thoughtforge.errors import ProjectError, ProjectLimitError
+from thoughtforge.errors import ConfigError, ProjectError, ProjectLimitError, ThoughtForgeError
 from thoughtforge.models import HaltReason, Phase
 
 
@@ -192,3 +193,25 @@ def test_a_creation_killed_midway_leaves_no_project_and_is_cleaned_up(
     assert [p.name.startswith(".creating-") for p in root.iterdir()] == [True]
     project = create_project(config, brain_dump=BRAIN_DUMP)
     assert [p.name for p in root.iterdir()] == [project.id]
+
+
+MULTI_LINE = "# Wedding\n\n- venue: booked?\n- budget = 15k\n\n«naïve» quotes and = signs\n"
+
+
+def test_a_brain_dump_file_arrives_intact_by_parameter_or_by_at_path(tmp_path: Path) -> None:
+    path = tmp_path / "bd.md"
+    path.write_text(MULTI_LINE, encoding="utf-8")
+    assert brain_dump_text("", str(path)) == MULTI_LINE
+    assert brain_dump_text(f"@{path}", "") == MULTI_LINE
+    assert brain_dump_text(MULTI_LINE, "") == MULTI_LINE  # text is never read as a path
+    assert brain_dump_text("@mention in the first line\nand more", "").startswith("@mention")
+
+
+def test_bad_brain_dump_parameters_are_clear_errors(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not both"):
+        brain_dump_text("text", str(tmp_path / "bd.md"))
+    with pytest.raises(ThoughtForgeError, match=r"cannot read brain_dump_file .*missing\.md"):
+        brain_dump_text("", str(tmp_path / "missing.md"))
+    (tmp_path / "latin1.md").write_bytes("caf\xe9".encode("latin-1"))
+    with pytest.raises(ThoughtForgeError, match="cannot read brain_dump_file"):
+        brain_dump_text(f"@{tmp_path / 'latin1.md'}", "")

@@ -325,3 +325,28 @@ def test_say_with_the_prefect_api_down_keeps_the_message_and_says_so(
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "saved in the project's chat" in result.stderr.replace("\n", " ")
     assert read_chat(project.dir)[-1].content == "The venue is booked."
+
+
+def test_a_reply_to_a_paused_run_whose_process_died_is_not_sent_into_the_void(
+    tmp_path: Path,
+    cli_env: dict[str, str],
+    cli_config: Callable[..., Path],
+    prefect_api_url: str,
+) -> None:
+    """Before, `distill` answered "Sent" to a paused run killed with -9: nobody ever read it."""
+    config = cli_config()
+    (tmp_path / "bd.md").write_text(BRAIN_DUMP)
+    worker = start_cli(cli_env, config, "run", str(tmp_path / "bd.md"))
+    try:
+        _wait_for(lambda: bool(_projects(tmp_path)), "project")
+        project_id = _only_project(tmp_path).name
+        _wait_for(lambda: waiting_run(prefect_api_url, project_id) is not None, "the first wait")
+    finally:
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait()
+    assert waiting_run(prefect_api_url, project_id) is not None  # still "Paused" in Prefect
+    refused = run_cli(cli_env, config, "distill", project_id)
+    assert refused.returncode == 1 and "no run of" in refused.stderr, refused.stdout
+    queued = run_cli(cli_env, config, "say", project_id, "More detail.")
+    assert queued.returncode == 0 and "queued" in queued.stdout, queued.stderr
+    assert read_chat(_only_project(tmp_path))[-1].content == "More detail."

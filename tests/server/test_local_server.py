@@ -65,6 +65,9 @@ def test_a_deployed_run_suspends_at_each_human_step_and_reaches_done(stack: Stac
     run_id = waiting.flow_run_id
     wait_for(lambda: _processes_of_run(run_id) == [], "no process held while the human thinks", 30)
 
+    second = stack.tf("continue", project.name)
+    assert second.returncode == 1 and "is suspended, waiting for you" in second.stderr
+
     # A form submitted with its defaults is answered and waits again under a new key.
     api = PrefectApi(stack.api)
     run = api.waiting_run(project.name)

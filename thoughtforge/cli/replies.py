@@ -118,7 +118,7 @@ def _hand_over(
         return False
     try:
         api = PrefectApi(url)
-        run = api.waiting_run(project.id)
+        run = api.live_waiting_run(project)
         if run is None:
             return False
         api.resume(run, run_input)

@@ -18,6 +18,7 @@ from rich.markup import escape
 
 from thoughtforge.cli.app import EXIT_HALTED, config_of, err, out
 from thoughtforge.config import config_path
+from thoughtforge.errors import ThoughtForgeError
 
 EXIT_STOPPED = 130
 
@@ -28,6 +29,7 @@ def run_pipeline(ctx: typer.Context, project_id: str, auto_confirm: bool) -> Non
     from thoughtforge.models import Phase
 
     _prepare_prefect(ctx)
+    _refuse_a_second_run(ctx, project_id)
     from thoughtforge.flows.pipeline import pipeline_in_process
 
     with _stoppable(project_id):
@@ -62,6 +64,30 @@ def run_polish(ctx: typer.Context, project_id: str, wait: bool) -> None:
         f"Next: thoughtforge resume|override|terminate {project_id}"
     )
     raise typer.Exit(EXIT_HALTED)
+
+
+def _refuse_a_second_run(ctx: typer.Context, project_id: str) -> None:
+    """A suspended run of the project holds no lock (it has no process), so it is asked for: a
+    second run beside it would put two runs on one project."""
+    from thoughtforge.core import current_wait, open_project
+    from thoughtforge.server.api import PrefectApi, PrefectApiError, api_for_project
+
+    project = open_project(config_of(ctx), project_id)
+    url = api_for_project(config_of(ctx), project.dir)
+    if url is None or current_wait(project.dir) is None:
+        return
+    try:
+        run = PrefectApi(url).waiting_run(project_id)
+    except PrefectApiError:
+        return  # the run itself will report an unreachable API
+    if run is not None and run.suspended:
+        page = current_wait(project.dir)
+        where = page.page if page and page.page else f"flow run {run.name}"
+        raise ThoughtForgeError(
+            f"a run of {project_id} is suspended, waiting for you at {where}: answer it "
+            f"(`thoughtforge say|confirm|… {project_id}` or Resume in the UI), or cancel it in "
+            "the UI before starting another"
+        )
 
 
 def _prepare_prefect(ctx: typer.Context) -> None:

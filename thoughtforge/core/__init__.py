@@ -7,7 +7,7 @@ Everything else stands on this; it imports only the shared vocabulary (`thoughtf
 
 from thoughtforge.core import git_repo
 from thoughtforge.core.atomic_write import write_text_atomic
-from thoughtforge.core.creation import create_project, safe_file_name
+from thoughtforge.core.creation import brain_dump_text, create_project, safe_file_name
 from thoughtforge.core.hooks import (
     Board,
     EventType,
@@ -94,6 +94,7 @@ __all__ = [
     "Waiting",
     "add_transition_listener",
     "append_chat",
+    "brain_dump_text",
     "changes",
     "check_state_files",
     "clear_wait",

@@ -28,7 +28,7 @@ from thoughtforge.core.project import Project, list_projects
 from thoughtforge.core.project_log import log_event
 from thoughtforge.core.staging import PRIVATE_FILES
 from thoughtforge.core.state import ChatMessage, Status, utc_now, write_chat, write_status
-from thoughtforge.errors import ProjectError, ProjectLimitError
+from thoughtforge.errors import ConfigError, ProjectError, ProjectLimitError, ThoughtForgeError
 from thoughtforge.models import Phase
 
 STAGING_PREFIX = ".creating-"
@@ -192,3 +192,19 @@ def _free_name(folder: Path, name: str) -> Path:
 def _slug(text: str) -> str:
     words = [w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _FILLER][:_SLUG_WORDS]
     return "-".join(words)[:_SLUG_CHARS].strip("-") or "project"
+
+
+def brain_dump_text(brain_dump: str, brain_dump_file: str) -> str:
+    """A deployment's brain dump: text as given, or read from a file (`brain_dump_file`, or
+    `brain_dump="@path"`, since a shell mangles a multi-line `-p brain_dump=…`)."""
+    if brain_dump.startswith("@") and "\n" not in brain_dump and not brain_dump_file:
+        brain_dump_file = brain_dump[1:]
+        brain_dump = ""
+    if brain_dump and brain_dump_file:
+        raise ConfigError("give brain_dump or brain_dump_file, not both")
+    if not brain_dump_file:
+        return brain_dump
+    try:
+        return Path(brain_dump_file).expanduser().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ThoughtForgeError(f"cannot read brain_dump_file {brain_dump_file}: {exc}") from None

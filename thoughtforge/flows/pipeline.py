@@ -19,6 +19,7 @@ from thoughtforge.config import Config, load_config
 from thoughtforge.core import (
     Project,
     Status,
+    brain_dump_text,
     clear_wait,
     create_project,
     hold_run_lock,
@@ -118,7 +119,7 @@ def _the_project(
             "connector_urls: the Notion and Google Drive connectors are not built yet; "
             "export the pages to files and pass them as resources"
         )
-    text = _brain_dump_text(brain_dump, brain_dump_file)
+    text = brain_dump_text(brain_dump, brain_dump_file)
     if deliverable_type:
         text += f"\n\nDeliverable type: {deliverable_type}\n"
     project = create_project(
@@ -126,21 +127,6 @@ def _the_project(
     )
     print(f"Created project {project.id} in {project.dir}")
     return project
-
-
-def _brain_dump_text(brain_dump: str, brain_dump_file: str) -> str:
-    """Text as given, or read from a file (also as `brain_dump="@path"`, for shells)."""
-    if brain_dump.startswith("@") and "\n" not in brain_dump and not brain_dump_file:
-        brain_dump_file = brain_dump[1:]
-        brain_dump = ""
-    if brain_dump and brain_dump_file:
-        raise ConfigError("give brain_dump or brain_dump_file, not both")
-    if not brain_dump_file:
-        return brain_dump
-    try:
-        return Path(brain_dump_file).expanduser().read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ThoughtForgeError(f"cannot read brain_dump_file {brain_dump_file}: {exc}") from None
 
 
 def _dispatch(project: Project, config: Config, auto_confirm: bool) -> Status:

@@ -18,6 +18,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from thoughtforge.config import Config
+from thoughtforge.core.project import Project
+from thoughtforge.core.run_lock import is_running
 from thoughtforge.core.waiting import current_wait
 from thoughtforge.errors import ThoughtForgeError
 
@@ -81,6 +83,11 @@ class WaitingRun(BaseModel):
     state_name: str
     schema_key: str | None
 
+    @property
+    def suspended(self) -> bool:
+        """Suspended (a deployment's run, no process) rather than paused (a live process)."""
+        return self.state_name == "Suspended"
+
 
 class PrefectApi:
     """The calls a reply makes, each one request (no connection is kept between commands)."""
@@ -109,6 +116,14 @@ class PrefectApi:
             state_name=state.get("name", "Paused"),
             schema_key=keyset.get("schema"),
         )
+
+    def live_waiting_run(self, project: Project) -> WaitingRun | None:
+        """The project's waiting run, if anyone will act on an answer: a suspended run is
+        restarted by its worker, a paused one only by its own process, which may have died."""
+        run = self.waiting_run(project.id)
+        if run is None or run.suspended or is_running(project):
+            return run
+        return None
 
     def resume(self, run: WaitingRun, run_input: dict[str, Any]) -> None:
         """Hand `run_input` to the waiting run; Prefect checks it against the form's schema.
