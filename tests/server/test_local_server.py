@@ -65,6 +65,8 @@ def test_a_deployed_run_suspends_at_each_human_step_and_reaches_done(stack: Stac
     run_id = waiting.flow_run_id
     wait_for(lambda: _processes_of_run(run_id) == [], "no process held while the human thinks", 30)
 
+    shown = stack.tf("status", project.name).stdout.replace("\n", "")
+    assert "waiting for you since" in shown and f"/runs/flow-run/{run_id}" in shown, shown
     second = stack.tf("continue", project.name)
     assert second.returncode == 1 and "is suspended, waiting for you" in second.stderr
 
@@ -141,19 +143,39 @@ def test_re_polish_touches_exactly_the_projects_that_changed(
     assert outcomes[edited.id].startswith("re-polished: done")
 
 
-def test_down_stops_only_what_up_started(stack: Stack) -> None:
-    bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+def test_down_stops_what_up_started_and_its_runs_in_flight_and_nothing_else(
+    tmp_path: Path,
+) -> None:
+    stack = Stack(tmp_path)
+    slow = {"steps": {"brain-dump-intake": {"text": "", "sleep": 300}}}
+    (tmp_path / "slow.yaml").write_text(yaml.safe_dump(slow))
+    stack.env["THOUGHTFORGE_SCRIPT"] = str(tmp_path / "slow.yaml")
+    bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
     try:
-        recorded = live_processes(state_dir(stack.config))
-        assert len(recorded) == 2  # the server and the worker
+        assert stack.tf("up").returncode == 0
+        assert len(live_processes(state_dir(stack.config))) == 2  # the server and the worker
+        started = stack.prefect(
+            "deployment",
+            "run",
+            "thoughtforge-pipeline/local",
+            "-p",
+            "brain_dump=" + "A garden shed to plan and build this spring, on a budget. " * 3,
+            "-p",
+            "auto_confirm=true",
+        )
+        assert started.returncode == 0, started.stderr
+        run_id = started.stdout.split("UUID:")[1].split()[0]
+        wait_for(lambda: bool(_processes_of_run(run_id)), "the flow run's process")
         stopped = stack.tf("down")
         assert stopped.returncode == 0, stopped.stderr
         assert live_processes(state_dir(stack.config)) == []
+        wait_for(lambda: not _processes_of_run(run_id), "the run in flight to stop", 15)
         assert bystander.poll() is None
         assert stack.tf("down").returncode == 0  # nothing left to stop is not an error
         assert not (state_dir(stack.config) / ".processes.json").exists()
     finally:
         bystander.kill()
+        stack.tf("down")
 
 
 def _agent_calls(project: Path) -> list[tuple[float, float]]:
@@ -175,8 +197,6 @@ def test_two_workers_respect_the_run_and_agent_limits(
     tmp_path: Path, runs: int, calls: int
 ) -> None:
     stack = Stack(tmp_path)
-    config = load_config(stack.config)
-    projects = [polishing_project(config) for _ in range(2)]
     slow = {"sleep": 1.5}
     steps = {
         "plan-review": {
@@ -195,6 +215,13 @@ def test_two_workers_respect_the_run_and_agent_limits(
     second_worker = None
     try:
         assert stack.tf("up").returncode == 0
+        # Made after `up`, which halts projects a dead run left in polishing; two at once need
+        # room for two active projects, whatever the run limit.
+        config = load_config(stack.config)
+        roomy = config.concurrency.model_copy(update={"max_parallel_runs": 2})
+        projects = [
+            polishing_project(config.model_copy(update={"concurrency": roomy})) for _ in range(2)
+        ]
         second_worker = subprocess.Popen(
             [str(BIN / "prefect"), "worker", "start", "--pool", "thoughtforge", "--name", "second"],
             env={

@@ -13,6 +13,7 @@ from thoughtforge.core import (
     POLISH_STATE_FILE,
     Status,
     changes,
+    current_wait,
     list_projects,
     open_project,
     read_polish_state,
@@ -54,6 +55,16 @@ def project_detail(config: Config, project_id: str) -> Group:
     for field, value in status.model_dump(mode="json").items():
         facts.add_row(field, "" if value is None else str(value))
     parts: list[Table | Text] = [facts]
+    waiting = current_wait(project.dir)
+    if waiting is not None:
+        where = waiting.page or "its run (the Prefect server it used is not recorded)"
+        parts.append(
+            Text(
+                f"waiting for you since {waiting.since:%m-%d %H:%M} ({waiting.kind}): {where} — "
+                f"or `thoughtforge say|distill|realign|confirm|answer|resume {project.id}`",
+                style="cyan",
+            )
+        )
     if (project.dir / POLISH_STATE_FILE).exists():
         parts.append(_polish_summary(project.dir))
     foreign = changes(project.dir).foreign

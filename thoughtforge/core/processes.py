@@ -48,15 +48,16 @@ def live_processes(project_dir: Path) -> list[int]:
 
 
 def end_leftover_processes(project_dir: Path, grace_seconds: float = 0.0) -> list[int]:
-    """Kill the recorded process groups that are still alive; returns their pids.
+    """Kill the recorded process groups that are still alive, and every process they started
+    (some lead sessions of their own: a Prefect worker's flow runs do); returns the recorded pids.
 
     With `grace_seconds`, each is asked to stop (SIGTERM) and given that long before it is
     killed: `thoughtforge down` lets the server close its database cleanly.
     """
     alive = live_processes(project_dir)
-    ended = [
-        pid for pid in alive if _signal(pid, signal.SIGTERM if grace_seconds else signal.SIGKILL)
-    ]
+    targets = [*alive, *_descendants(alive)]
+    signum = signal.SIGTERM if grace_seconds else signal.SIGKILL
+    ended = [pid for pid in targets if _signal(pid, signum)]
     deadline = time.monotonic() + grace_seconds
     while grace_seconds and time.monotonic() < deadline and any(_running(p) for p in ended):
         time.sleep(0.1)
@@ -66,7 +67,27 @@ def end_leftover_processes(project_dir: Path, grace_seconds: float = 0.0) -> lis
     if ended:
         log_event(project_dir, "leftover_processes_ended", level="warning", pids=ended)
     (project_dir / PROCESSES_FILE).unlink(missing_ok=True)
-    return ended
+    return [pid for pid in alive if pid in ended]
+
+
+def _descendants(roots: list[int]) -> list[int]:
+    """Every live process below `roots` (by parent pid, read from /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(parent, []).append(int(entry.name))
+    found: list[int] = []
+    queue = list(roots)
+    while queue:
+        for child in children.get(queue.pop(), []):
+            found.append(child)
+            queue.append(child)
+    return found
 
 
 def _signal(pid: int, signum: int) -> bool:

@@ -18,9 +18,11 @@ from prefect.input import RunInput
 from pydantic import Field
 
 from thoughtforge.core import Project, Waiting, current_wait, read_chat, record_wait, utc_now
+from thoughtforge.flows.limits import slot_given_back
 from thoughtforge.flows.temporary_server import api_url_of_this_process, run_page
 
 HUMAN_WAIT_SECONDS = 30 * 24 * 3600
+PAUSE_POLL_SECONDS = 2  # how soon a paused (in-process) run notices its answer; Prefect: 10
 _MESSAGE = Field("", description="Your message: an answer, a correction, more of the brain dump.")
 
 
@@ -136,10 +138,13 @@ def wait_for_human(project: Project, step: HumanStep[InputT], description: str) 
     waiting = _the_wait(project, step.form.__name__)
     form = step.form.with_initial_data(description=f"{description}\n\n---\n\n{step.move_on}")
     print(f"Waiting for you: {_where_to_answer(project, waiting)}")
-    if runtime.deployment.id:
-        value = suspend_flow_run(wait_for_input=form, key=waiting.key, timeout=HUMAN_WAIT_SECONDS)
-    else:
-        value = pause_flow_run(wait_for_input=form, key=waiting.key, timeout=HUMAN_WAIT_SECONDS)
+    with slot_given_back():
+        if runtime.deployment.id:
+            value = suspend_flow_run(form, key=waiting.key, timeout=HUMAN_WAIT_SECONDS)
+        else:
+            value = pause_flow_run(
+                form, key=waiting.key, timeout=HUMAN_WAIT_SECONDS, poll_interval=PAUSE_POLL_SECONDS
+            )
     return Answer(value=value, wait=waiting)
 
 

@@ -51,16 +51,55 @@ def create_limits(config: Config) -> None:
                 )
 
 
+class _RunSlot:
+    """The run slot this process holds, which a wait for the human gives back."""
+
+    def __init__(self) -> None:
+        self.held: AbstractContextManager[object] | None = None
+
+    def take(self) -> None:
+        self.held = concurrency(
+            RUNS_LIMIT, occupy=1, lease_duration=SLOT_LEASE_SECONDS, strict=True
+        )
+        self.held.__enter__()
+
+    def give_back(self) -> None:
+        if self.held is not None:
+            held, self.held = self.held, None
+            held.__exit__(None, None, None)
+
+
+_slot = _RunSlot()
+
+
 @contextmanager
 def run_slot(config: Config) -> Iterator[None]:
-    """Hold a run slot for the length of a run's work (released while it is suspended, since its
-    process is gone), and make its agent calls take their agent's slot."""
+    """Hold a run slot while the run works, and make its agent calls take their agent's slot.
+
+    A run waiting for the human holds none (`slot_given_back`): a suspended run has no process,
+    and a paused one must not keep other projects from running while its human thinks.
+    """
     if not _limit_exists(RUNS_LIMIT):
         yield
         return
     use_call_slots(_agent_slot)
-    with concurrency(RUNS_LIMIT, occupy=1, lease_duration=SLOT_LEASE_SECONDS, strict=True):
+    _slot.take()
+    try:
         yield
+    finally:
+        _slot.give_back()
+
+
+@contextmanager
+def slot_given_back() -> Iterator[None]:
+    """Around a wait for the human: the slot is taken again only when the answer arrives (not
+    when the run suspends, which ends its process)."""
+    if _slot.held is None:
+        yield
+        return
+    _slot.give_back()
+    yield
+    _slot.take()
 
 
 def _agent_slot(agent: str) -> AbstractContextManager[object]:
