@@ -44,10 +44,12 @@ def up(ctx: typer.Context) -> None:
         local_server.deploy(env, directory)
         worker = local_server.start_worker(env, directory)
         out.print(f"Worker {'started' if worker else 'already running'} on pool 'thoughtforge'")
+    example = local_server.PREFECT_YAML.parent / "examples" / "wedding-plan.md"
     out.print(
         f"Ready in {time.monotonic() - started_at:.1f} s. UI: {url.removesuffix('/api')}\n"
-        "Start a project: prefect deployment run 'thoughtforge-pipeline/local' "
-        "-p brain_dump_file=$PWD/examples/wedding-plan.md"
+        f"Start a project: PREFECT_API_URL={url} prefect deployment run "
+        f"'thoughtforge-pipeline/local' -p brain_dump=@{example}",
+        soft_wrap=True,
     )
 
 

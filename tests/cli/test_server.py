@@ -1,0 +1,57 @@
+"""`thoughtforge up` and `down` where they cannot do their job."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import config_data
+
+BIN = Path(sys.executable).parent
+
+
+@pytest.fixture
+def busy_port() -> Iterator[int]:
+    """A port held by something that is not a Prefect server."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        yield sock.getsockname()[1]
+
+
+def _tf(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "200"}
+    return subprocess.run(
+        [str(BIN / "thoughtforge"), "--config", str(tmp_path / "config.yaml"), *args],
+        env={**env, "PREFECT_HOME": str(tmp_path / ".prefect")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_up_on_a_port_held_by_another_program_fails_naming_its_log(
+    tmp_path: Path, busy_port: int
+) -> None:
+    data = config_data(tmp_path, server={"host": "127.0.0.1", "port": busy_port})
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(data))
+    result = _tf(tmp_path, "up")
+    assert result.returncode == 1
+    message = result.stderr.replace("\n", "")
+    assert f"did not start on http://127.0.0.1:{busy_port}/api" in message, result.stderr
+    log = tmp_path / ".thoughtforge" / "server.log"
+    assert str(log) in message and "already in use" in log.read_text()
+    assert not (tmp_path / ".thoughtforge" / ".processes.json").exists()  # nothing left running
+
+
+def test_down_with_nothing_up_says_so_and_succeeds(tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config_data(tmp_path)))
+    result = _tf(tmp_path, "down")
+    assert result.returncode == 0
+    assert "Nothing to stop" in result.stderr
