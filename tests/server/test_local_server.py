@@ -253,3 +253,32 @@ def test_two_workers_respect_the_run_and_agent_limits(
         assert not _overlap([windows[0]], [windows[1]]), "two runs worked at once, limit 1"
     else:
         assert not _overlap(first, second), "two calls to the agent at once, limit 1"
+
+
+def test_a_polish_halt_suspends_and_a_cli_override_finishes_it(tmp_path: Path) -> None:
+    stack = Stack(tmp_path)
+    never_clean = write_script(tmp_path / "s.yaml", {"default": review(2, 2, 2, "x")})
+    stack.env["THOUGHTFORGE_SCRIPT"] = str(never_clean)
+    data = yaml.safe_load(stack.config.read_text())
+    data["polish"] = {"max_iterations": 2}
+    stack.config.write_text(yaml.safe_dump(data))
+    try:
+        assert stack.tf("up").returncode == 0
+        project = polishing_project(load_config(stack.config))
+        started = stack.prefect(
+            "deployment", "run", "thoughtforge-pipeline/local", "-p", f"project_id={project.id}"
+        )
+        assert started.returncode == 0, started.stderr
+        wait_for(suspended_at(stack, "PolishHaltDecision"), "the halt decision")
+        assert read_status(project.dir).halt_reason is not None
+        refused = stack.tf("distill", project.id)  # not an action of this step
+        assert refused.returncode == 1 and "refused the input" in refused.stderr
+        overridden = stack.tf("override", project.id)
+        assert overridden.returncode == 0 and "waiting run" in overridden.stdout, overridden.stderr
+        wait_for(lambda: read_status(project.dir).phase is Phase.DONE, "done by override")
+        wait_for(lambda: current_wait(project.dir) is None, "the wait to be cleared", 30)
+    finally:
+        stack.tf("down")
+    subjects = [c.summary for c in git.Repo(project.dir).iter_commits()][::-1]
+    assert subjects.count("polishing halted (guard_max_iterations)") == 1, subjects
+    assert subjects[-1] == "Done (deliverable accepted as it is)"

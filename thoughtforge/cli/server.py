@@ -82,8 +82,12 @@ def recover(ctx: typer.Context) -> None:
 @app.command()
 def server(ctx: typer.Context) -> None:
     """Recover interrupted projects, then run the Prefect server in the foreground (no worker)."""
+    from thoughtforge.server.api import configured_url
+
     recover(ctx)
     config = config_of(ctx)
     prefect = str(Path(sys.executable).with_name("prefect"))
     args = ["server", "start", "--host", config.server.host, "--port", str(config.server.port)]
-    os.execv(prefect, [prefect, *args])
+    os.execve(
+        prefect, [prefect, *args], {**os.environ, "PREFECT_UI_API_URL": configured_url(config)}
+    )
