@@ -4,9 +4,7 @@
 from __future__ import annotations
 
 import os
-import sys
 import time
-from pathlib import Path
 
 import typer
 
@@ -82,12 +80,9 @@ def recover(ctx: typer.Context) -> None:
 @app.command()
 def server(ctx: typer.Context) -> None:
     """Recover interrupted projects, then run the Prefect server in the foreground (no worker)."""
-    from thoughtforge.server.api import configured_url
+    from thoughtforge.server.local_server import prefect_executable, server_command
 
     recover(ctx)
-    config = config_of(ctx)
-    prefect = str(Path(sys.executable).with_name("prefect"))
-    args = ["server", "start", "--host", config.server.host, "--port", str(config.server.port)]
-    os.execve(
-        prefect, [prefect, *args], {**os.environ, "PREFECT_UI_API_URL": configured_url(config)}
-    )
+    args, env = server_command(config_of(ctx))
+    prefect = prefect_executable()
+    os.execve(prefect, [prefect, *args], env)

@@ -59,18 +59,24 @@ def prefect_env(api_url: str, config_file: Path) -> dict[str, str]:
     }
 
 
+def server_command(config: Config) -> tuple[list[str], dict[str, str]]:
+    """`prefect server start` on `server.host`/`server.port`, and its environment."""
+    args = ["server", "start", "--host", config.server.host, "--port", str(config.server.port)]
+    env = {
+        **os.environ,
+        # The UI asks the API at this address; left alone it assumes port 4200 whatever --port is.
+        "PREFECT_UI_API_URL": configured_url(config),
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    }
+    return args, env
+
+
 def start_server(config: Config, directory: Path) -> bool:
     """Start the server unless one answers already; False when it was already there."""
     url = configured_url(config)
     if is_healthy(url):
         return False
-    args = ["server", "start", "--host", config.server.host, "--port", str(config.server.port)]
-    env = {
-        **os.environ,
-        # The UI asks the API at this address; left alone it assumes port 4200 whatever --port is.
-        "PREFECT_UI_API_URL": url,
-        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-    }
+    args, env = server_command(config)
     process = _spawn(args, directory, "server.log", env)
     deadline = time.monotonic() + SERVER_START_SECONDS
     while not is_healthy(url):
@@ -90,7 +96,7 @@ def deploy(env: dict[str, str], directory: Path) -> None:
     log = directory / "deploy.log"
     with log.open("w") as output:
         done = subprocess.run(
-            [_prefect(), "--no-prompt", "deploy", "--all"],
+            [prefect_executable(), "--no-prompt", "deploy", "--all"],
             cwd=PREFECT_YAML.parent,
             env=env,
             stdout=output,
@@ -130,7 +136,7 @@ def _spawn(
 ) -> subprocess.Popen[bytes]:
     with (directory / log_name).open("ab") as log:
         process = subprocess.Popen(
-            [_prefect(), *args],
+            [prefect_executable(), *args],
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -142,6 +148,6 @@ def _spawn(
     return process
 
 
-def _prefect() -> str:
+def prefect_executable() -> str:
     """The `prefect` of this environment, whatever is on PATH."""
     return str(Path(sys.executable).with_name("prefect"))
