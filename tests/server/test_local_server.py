@@ -183,8 +183,8 @@ def _agent_calls(project: Path) -> list[tuple[float, float]]:
     calls = []
     for event in read_events(project):
         if event["event"] == "agent_call":
-            end = datetime.fromisoformat(event["ts"]).timestamp()
-            calls.append((end - event["seconds"], end))
+            start = datetime.fromisoformat(event["started_at"]).timestamp()
+            calls.append((start, start + event["seconds"]))
     return calls
 
 

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from thoughtforge.adapters.agents.output import AgentOutputError, normalise
 from thoughtforge.adapters.agents.process import ProcessResult, run_command
 from thoughtforge.config import AgentsConfig, AgentSpec, Config
-from thoughtforge.core import log_event, track_process, untrack_process
+from thoughtforge.core import log_event, track_process, untrack_process, utc_now
 from thoughtforge.errors import AgentFailure
 
 ATTEMPTS = 2
@@ -75,9 +75,10 @@ def invoke_agent(config: Config, agent: str, prompt: str, call: AgentCall) -> st
     spec = config.agent(agent)
     failures: list[str] = []
     for attempt in range(1, ATTEMPTS + 1):
-        started = time.monotonic()
-        with _call_slot(agent):
+        with _call_slot(agent):  # the time spent waiting for a slot is not the agent's
+            started_at, started = utc_now(), time.monotonic()
             answer, failure = _attempt(spec, prompt, call, config.agents)
+            seconds = time.monotonic() - started
         log_event(
             call.project_dir,
             "agent_call",
@@ -85,7 +86,8 @@ def invoke_agent(config: Config, agent: str, prompt: str, call: AgentCall) -> st
             agent=agent,
             step=call.step,
             attempt=attempt,
-            seconds=round(time.monotonic() - started, 3),
+            started_at=started_at.isoformat(),
+            seconds=round(seconds, 3),
             prompt_chars=len(prompt),
             failure=failure,
         )
