@@ -22,6 +22,9 @@ def config_data(tmp_path: Path, **sections: Any) -> dict[str, Any]:
     """A complete config: the packaged example, projects in tmp_path, test agents added."""
     data = yaml.safe_load((REPO_ROOT / "config.yaml.example").read_text())
     data["projects"]["directory"] = str(tmp_path / "projects")
+    # Port 9 (discard) has no Prefect server: a developer's own `thoughtforge up` on 4200 must
+    # not be found by tests that mean to run without one.
+    data["server"]["port"] = 9
     data["agents"]["call_timeout_seconds"] = 5
     data["agents"]["available"].update(
         {

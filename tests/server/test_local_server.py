@@ -79,19 +79,17 @@ def test_a_deployed_run_suspends_at_each_human_step_and_reaches_done(stack: Stac
     notices = [m.content for m in read_chat(project) if "Nothing to send" in m.content]
     assert notices == ["Nothing to send: write a message, or choose **distill**."]
 
-    before_say = current_wait(project)
-    assert before_say is not None
-    said = stack.tf("say", project.name, "The venue is booked for June the 14th.")
-    assert said.returncode == 0 and "Sent 'send' to the waiting run" in said.stdout, said.stderr
-    wait_for(asked_again(stack, before_say.key), "the wait after say")
-    human = [m.content for m in read_chat(project) if m.role == "human"]
-    assert human.count("The venue is booked for June the 14th.") == 1
-
     refused = stack.tf("confirm", project.name)
     assert refused.returncode == 1 and "refused the input" in refused.stderr, refused.stdout
 
-    assert stack.tf("distill", project.name).returncode == 0
+    said = stack.tf("say", project.name, "The venue is booked for June the 14th.")
+    assert said.returncode == 0 and "Sent 'send' to the waiting run" in said.stdout, said.stderr
+    # At once, while the resumed run is still re-entering: the action waits for it to ask.
+    distilled = stack.tf("distill", project.name)
+    assert distilled.returncode == 0 and "Sent 'distill'" in distilled.stdout, distilled.stderr
     wait_for(suspended_at(stack, "ReviewTurn"), "the intent review")
+    human = [m.content for m in read_chat(project) if m.role == "human"]
+    assert human.count("The venue is booked for June the 14th.") == 1
     assert stack.tf("confirm", project.name).returncode == 0
     wait_for(suspended_at(stack, "SpecTurn"), "the spec proposal")
     assert stack.tf("confirm", project.name).returncode == 0

@@ -11,12 +11,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from thoughtforge.cli.app import AutoConfirm, ProjectArgument, app, config_of, out
+from thoughtforge.cli.app import AutoConfirm, ProjectArgument, app, config_of, err, out
 from thoughtforge.cli.runs import run_pipeline
 from thoughtforge.errors import ThoughtForgeError
 
 if TYPE_CHECKING:
     from thoughtforge.core import Project
+
+BUSY_WAIT_SECONDS = 300.0
+"""How long an action waits for a busy run to ask again (a distillation can take minutes)."""
 
 MessageArgument = Annotated[
     str, typer.Argument(help="Your message (a correction, an answer, more input).")
@@ -119,6 +122,9 @@ def _hand_over(
     try:
         api = PrefectApi(url)
         run = api.live_waiting_run(project)
+        if run is None and run_input.get("action") != "send" and api.busy_run(project.id):
+            err.print("The run is busy (working, or re-entering after your last answer); waiting …")
+            run = api.next_waiting_run(project, BUSY_WAIT_SECONDS)
         if run is None:
             return False
         api.resume(run, run_input)

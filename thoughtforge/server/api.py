@@ -28,6 +28,7 @@ HEALTH_TIMEOUT_SECONDS = 0.5
 REQUEST_TIMEOUT_SECONDS = 10.0
 SCHEMA_WAIT_SECONDS = 30.0
 _POLL_SECONDS = 0.1
+_BUSY_POLL_SECONDS = 0.5
 
 
 def project_tag(project_id: str) -> str:
@@ -116,6 +117,28 @@ class PrefectApi:
             state_name=state.get("name", "Paused"),
             schema_key=keyset.get("schema"),
         )
+
+    def busy_run(self, project_id: str) -> str | None:
+        """The name of a run of the project that is scheduled, starting or working (a resumed
+        run re-entering, say): it will wait for the human again soon."""
+        body = {
+            "flow_runs": {
+                "tags": {"all_": [project_tag(project_id)]},
+                "state": {"type": {"any_": ["SCHEDULED", "PENDING", "RUNNING"]}},
+            },
+            "limit": 1,
+        }
+        runs = self._call("POST", "/flow_runs/filter", body)
+        return runs[0]["name"] if runs else None
+
+    def next_waiting_run(self, project: Project, seconds: float) -> WaitingRun | None:
+        """The project's waiting run, giving a busy run `seconds` to reach its next wait."""
+        deadline = time.monotonic() + seconds
+        while (run := self.live_waiting_run(project)) is None:
+            if time.monotonic() > deadline or self.busy_run(project.id) is None:
+                return None
+            time.sleep(_BUSY_POLL_SECONDS)
+        return run
 
     def live_waiting_run(self, project: Project) -> WaitingRun | None:
         """The project's waiting run, if anyone will act on an answer: a suspended run is
