@@ -122,7 +122,7 @@ def _hand_over(
     try:
         api = PrefectApi(url)
         run = api.live_waiting_run(project)
-        if run is None and run_input.get("action") != "send" and api.busy_run(project.id):
+        if run is None and run_input.get("action") != "send" and api.busy_run(project):
             err.print("The run is busy (working, or re-entering after your last answer); waiting …")
             run = api.next_waiting_run(project, BUSY_WAIT_SECONDS)
         if run is None:

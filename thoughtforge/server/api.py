@@ -118,24 +118,29 @@ class PrefectApi:
             schema_key=keyset.get("schema"),
         )
 
-    def busy_run(self, project_id: str) -> str | None:
-        """The name of a run of the project that is scheduled, starting or working (a resumed
-        run re-entering, say): it will wait for the human again soon."""
+    def busy_run(self, project: Project) -> str | None:
+        """The name of a run of the project that will wait for the human again soon: one that is
+        scheduled or starting (a resumed run re-entering), or working with the project's run lock
+        held. A run that Prefect still calls running but that holds no lock died (kill -9)."""
         body = {
             "flow_runs": {
-                "tags": {"all_": [project_tag(project_id)]},
+                "tags": {"all_": [project_tag(project.id)]},
                 "state": {"type": {"any_": ["SCHEDULED", "PENDING", "RUNNING"]}},
             },
-            "limit": 1,
+            "sort": "START_TIME_DESC",
+            "limit": 5,
         }
-        runs = self._call("POST", "/flow_runs/filter", body)
-        return runs[0]["name"] if runs else None
+        for run in self._call("POST", "/flow_runs/filter", body):
+            state = (run.get("state") or {}).get("type")
+            if state != "RUNNING" or is_running(project):
+                return run["name"]
+        return None
 
     def next_waiting_run(self, project: Project, seconds: float) -> WaitingRun | None:
         """The project's waiting run, giving a busy run `seconds` to reach its next wait."""
         deadline = time.monotonic() + seconds
         while (run := self.live_waiting_run(project)) is None:
-            if time.monotonic() > deadline or self.busy_run(project.id) is None:
+            if time.monotonic() > deadline or self.busy_run(project) is None:
                 return None
             time.sleep(_BUSY_POLL_SECONDS)
         return run
