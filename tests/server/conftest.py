@@ -97,8 +97,9 @@ def suspended_at(stack: Stack, kind: str) -> Callable[[], bool]:
         waiting = current_wait(stack.project())
         if waiting is None or waiting.kind != kind:
             return False
-        run = PrefectApi(stack.api).waiting_run(stack.project().name)
-        return run is not None and run.state_name == "Suspended"
+        api = PrefectApi(stack.api)
+        run = api.waiting_run(stack.project().name)
+        return run is not None and run.state_name == "Suspended" and api.form_published(run)
 
     return check
 

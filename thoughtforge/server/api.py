@@ -159,24 +159,32 @@ class PrefectApi:
         A run is marked paused a moment before it saves its form's schema, and Prefect rejects a
         resume in between, so this waits for the schema first.
         """
-        if run.schema_key:
-            self._wait_for_schema(run)
+        self._wait_for_schema(run)
         result = self._call("POST", f"/flow_runs/{run.id}/resume", {"run_input": run_input})
         if result.get("status") != "ACCEPT":
             reason = (result.get("details") or {}).get("reason") or result.get("status")
             raise ThoughtForgeError(f"the waiting run {run.name} refused the input: {reason}")
 
+    def form_published(self, run: WaitingRun) -> bool:
+        """Whether the run has saved the schema of the form it waits for (a resume, from the CLI
+        or the UI's Resume button, is refused until it has)."""
+        if not run.schema_key:
+            return True
+        try:
+            self._call("GET", f"/flow_runs/{run.id}/input/{run.schema_key}")
+        except PrefectApiError as exc:
+            if exc.status == 404:
+                return False
+            raise
+        return True
+
     def _wait_for_schema(self, run: WaitingRun) -> None:
         deadline = time.monotonic() + SCHEMA_WAIT_SECONDS
-        while True:
-            try:
-                self._call("GET", f"/flow_runs/{run.id}/input/{run.schema_key}")
-                return
-            except PrefectApiError as exc:
-                if exc.status != 404 or time.monotonic() > deadline:
-                    raise ThoughtForgeError(
-                        f"flow run {run.name} waits but never published its input form"
-                    ) from None
+        while not self.form_published(run):
+            if time.monotonic() > deadline:
+                raise ThoughtForgeError(
+                    f"flow run {run.name} waits but never published its input form"
+                )
             time.sleep(_POLL_SECONDS)
 
     def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
