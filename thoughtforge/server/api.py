@@ -29,6 +29,8 @@ REQUEST_TIMEOUT_SECONDS = 10.0
 SCHEMA_WAIT_SECONDS = 30.0
 _POLL_SECONDS = 0.1
 _BUSY_POLL_SECONDS = 0.5
+_RETRIED = frozenset({429, 502, 503})
+_RETRY_DELAYS = (0.5, 1.0, 2.0)
 
 
 def project_tag(project_id: str) -> str:
@@ -195,10 +197,17 @@ class PrefectApi:
             method=method,
             headers={"Content-Type": "application/json"},
         )
-        try:
-            with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT_SECONDS) as response:
-                return json.loads(response.read() or b"null")
-        except urllib.error.HTTPError as exc:
-            raise PrefectApiError(f"{method} {path}: HTTP {exc.code}", status=exc.code) from None
-        except (OSError, ValueError) as exc:
-            raise PrefectApiError(f"{method} {path}: {exc}") from None
+        for delay in (*_RETRY_DELAYS, None):
+            try:
+                with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT_SECONDS) as response:
+                    return json.loads(response.read() or b"null")
+            except urllib.error.HTTPError as exc:
+                if exc.code in _RETRIED and delay is not None:
+                    time.sleep(delay)  # a busy server (SQLite locked) answers 503: as Prefect's
+                    continue  # own client does, try again a little later
+                raise PrefectApiError(
+                    f"{method} {path}: HTTP {exc.code}", status=exc.code
+                ) from None
+            except (OSError, ValueError) as exc:
+                raise PrefectApiError(f"{method} {path}: {exc}") from None
+        raise AssertionError("unreachable: the last attempt returns or raises")
