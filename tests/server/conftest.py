@@ -5,7 +5,6 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pytest
 import yaml
 
 from tests.conftest import config_data
+from tests.flows.test_polish_flow import _wait_for
 from thoughtforge.core import current_wait
 from thoughtforge.core.processes import live_processes
 from thoughtforge.server.api import PrefectApi
@@ -81,11 +81,8 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
 
 
 def wait_for(condition: Callable[[], bool], what: str, seconds: float = 180) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.5)
+    """The flows tests' wait, with room for a worker to start a run (about 10 s each time)."""
+    _wait_for(condition, what, seconds)
 
 
 def suspended_at(stack: Stack, kind: str) -> Callable[[], bool]:
