@@ -1,12 +1,14 @@
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from tests.browser import launch_browser
+from tests.vibe_kanban import VibeKanban, free_port
 from thoughtforge.config import Config, load_config
 
 AGENTS_DIR = Path(__file__).parent / "agents"
@@ -62,3 +64,17 @@ def record_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path.mkdir()
     monkeypatch.setenv("RECORD_DIR", str(path))
     return path
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    """Headless Chromium (the test skips, saying why, without it)."""
+    yield from launch_browser()
+
+
+@pytest.fixture(scope="session")
+def vibe_kanban(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VibeKanban]:
+    """One real Vibe Kanban for the session; tests keep apart by using boards of their own."""
+    server = VibeKanban(tmp_path_factory.mktemp("vibe-kanban"), port=free_port())
+    yield server
+    server.stop()

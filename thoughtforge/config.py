@@ -9,10 +9,21 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    SecretStr,
+    Tag,
+    ValidationError,
+    model_validator,
+)
 
 from thoughtforge.errors import ConfigError
 
@@ -72,15 +83,54 @@ class AgentsConfig(_Section):
         return self
 
 
-class NotificationChannel(_Section):
+def _http_url(value: str) -> str:
+    """A channel or board URL is checked at start-up, not at the first transition."""
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"'{value}' is not an http(s) URL with a host")
+    try:
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError:
+        raise ValueError(f"'{value}' has an invalid port") from None
+    return value.rstrip("/")
+
+
+HttpUrl = Annotated[str, AfterValidator(_http_url)]
+
+
+class NtfyChannel(_Section):
+    """An ntfy server: the summary is POSTed to `<url>/<topic>`."""
+
     type: Literal["ntfy"] = "ntfy"
-    url: str = "https://ntfy.sh"
-    topic: str = Field(min_length=1)
+    url: HttpUrl = "https://ntfy.sh"
+    topic: str = Field(min_length=1, pattern=r"^[-_A-Za-z0-9]{1,64}$")
     token: SecretStr | None = None
+
+
+class WebhookChannel(_Section):
+    """Any HTTP endpoint: the notification is POSTed as JSON."""
+
+    type: Literal["webhook"]
+    url: HttpUrl
+    token: SecretStr | None = None
+
+
+def _channel_type(value: Any) -> str:
+    """Channels written before webhooks existed have no `type`: they are ntfy."""
+    if isinstance(value, dict):
+        return str(value.get("type", "ntfy"))
+    return str(getattr(value, "type", "ntfy"))
+
+
+NotificationChannel = Annotated[
+    Annotated[NtfyChannel, Tag("ntfy")] | Annotated[WebhookChannel, Tag("webhook")],
+    Discriminator(_channel_type),
+]
 
 
 class NotificationsConfig(_Section):
     enabled: bool = False
+    timeout_seconds: float = Field(3, gt=0, le=30)
     channels: list[NotificationChannel] = []
 
 
@@ -102,9 +152,12 @@ class ConnectorsConfig(_Section):
 
 
 class VibeKanbanConfig(_Section):
+    """The board. Without `url`, the port a local Vibe Kanban wrote to its port file is used."""
+
     enabled: bool = False
-    url: str = "http://127.0.0.1:3000"
-    project_name: str = "ThoughtForge"
+    url: HttpUrl | None = None
+    project_name: str = Field("ThoughtForge", min_length=1)
+    timeout_seconds: float = Field(2, gt=0, le=30)
 
 
 class ServerConfig(_Section):
@@ -232,3 +285,36 @@ def _resolve_paths(config: Config, base: Path) -> Config:
     drive = config.connectors.google_drive
     drive.credentials_path = resolve(drive.credentials_path)
     return config
+
+
+class LiveConfig:
+    """The config as the file says now, for settings read at each use (`vibekanban.enabled`,
+    the channels): switching the board or a channel on or off needs no restart.
+
+    The file is re-read only when its modification time or size changed. A file that stops
+    validating keeps the last good config, and the error is kept in `problem` for the caller.
+    """
+
+    def __init__(self, path: Path, config: Config) -> None:
+        self.path = path
+        self.problem: str | None = None
+        self._config = config
+        self._stamp = self._stat()
+
+    def current(self) -> Config:
+        stamp = self._stat()
+        if stamp != self._stamp:
+            self._stamp = stamp
+            try:
+                self._config = load_config(self.path, announce=lambda message: None)
+                self.problem = None
+            except ConfigError as exc:
+                self.problem = str(exc)
+        return self._config
+
+    def _stat(self) -> tuple[int, int] | None:
+        try:
+            info = self.path.stat()
+        except OSError:
+            return None
+        return info.st_mtime_ns, info.st_size

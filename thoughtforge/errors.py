@@ -15,6 +15,8 @@ Exception hierarchy:
   + UnusableAnswer        - one agent answer a step cannot use; the engine asks again
     - phases.polish.review.MalformedReview - no review JSON that fits the schema
     - plugins.plan.builder_response.BuilderResponseError - no builder answer that fits its schema
+  + ServiceError          - a board, channel or connector call that failed (never halts a phase)
+    - server.api.PrefectApiError       - a Prefect REST call that failed
   + phases.spec.SpecIncomplete         - a spec proposal without acceptance criteria, twice
   + phases.safety.SafetyViolation      - an operation the deliverable type forbids
   + plugins.plan.template.PlanTemplateError, template_selection.NoPlanTemplatesError
@@ -90,3 +92,11 @@ class AgentFailure(ThoughtForgeError):
         self.attempts = attempts
         detail = "; ".join(f"attempt {n}: {why}" for n, why in enumerate(attempts, start=1))
         super().__init__(f"agent '{agent}' failed at step '{step}' ({detail})")
+
+
+class ServiceError(ThoughtForgeError):
+    """An outside service did not answer as expected; `status` is its HTTP status, if any."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        self.status = status
+        super().__init__(message)

@@ -98,11 +98,11 @@ def test_doctor_reports_each_check(run: Run, tmp_path: Path) -> None:
     run("init")
     result = run("doctor")
     assert result.returncode == 0, result.stdout
-    for check in ("config", "agent", "projects directory", "prompts", "Prefect API"):
+    for check in ("config", "agent", "projects directory", "prompts", "Prefect API", "board"):
         assert check in result.stdout
 
 
-@pytest.mark.parametrize("args", [("--help",), ("status",), ("new", "--help")])
+@pytest.mark.parametrize("args", [("--help",), ("status",), ("new", "--help"), ("board",)])
 def test_light_commands_do_not_import_prefect(args: tuple[str, ...], tmp_path: Path) -> None:
     (tmp_path / "config.yaml").write_text((REPO_ROOT / "config.yaml.example").read_text())
     probe = (

@@ -23,7 +23,7 @@ class RecordingNotifier:
     def __init__(self) -> None:
         self.sent: list[Notification] = []
 
-    def send(self, notification: Notification) -> None:
+    def send(self, project: Project, notification: Notification) -> None:
         self.sent.append(notification)
 
 
@@ -31,15 +31,15 @@ class RecordingBoard:
     def __init__(self) -> None:
         self.synced: list[tuple[str, Status]] = []
 
-    def sync(self, project_id: str, status: Status) -> None:
-        self.synced.append((project_id, status))
+    def sync(self, project: Project, status: Status) -> None:
+        self.synced.append((project.id, status))
 
 
 class BrokenHook:
-    def send(self, notification: Notification) -> None:
+    def send(self, project: Project, notification: Notification) -> None:
         raise ConnectionError("ntfy unreachable")
 
-    def sync(self, project_id: str, status: Status) -> None:
+    def sync(self, project: Project, status: Status) -> None:
         raise TimeoutError("board down")
 
 

@@ -6,8 +6,6 @@ Headless Debian Chromium, driven by Playwright. Each form is photographed before
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tests.server.conftest import REPO, Stack, suspended_at, wait_for
@@ -15,28 +13,7 @@ from thoughtforge.core import current_wait, read_chat, read_status
 from thoughtforge.models import Phase
 
 pytestmark = pytest.mark.slow
-CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = REPO / "test-artifacts" / "browser"
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-@pytest.fixture
-def browser():  # type: ignore[no-untyped-def]
-    playwright_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
-    if not CHROMIUM.exists():
-        pytest.skip("Debian chromium is not installed (apt-get install chromium)")
-    with playwright_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
-        yield launched
-        launched.close()
 
 
 def _answer(browser, stack: Stack, shot: str, message: str = "", action: str = "") -> str:  # type: ignore[no-untyped-def]

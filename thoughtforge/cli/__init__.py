@@ -1,11 +1,12 @@
 """The `thoughtforge` command line: a Typer `app` with one module per command group —
-`projects` (create, run, inspect), `replies` (the human's verbs) and `server`.
+`projects` (create, run, inspect), `replies` (the human's verbs), `server`, and `board` (the
+projects as a Kanban board, in the terminal or on a local web page).
 
 It asks `phases` and `core` to act and runs `flows`; it never changes a phase itself. Commands
 import what they need when they run, so `thoughtforge --help` loads neither Prefect nor a phase.
 """
 
-from thoughtforge.cli import projects, replies, server
+from thoughtforge.cli import board, projects, replies, server
 from thoughtforge.cli.app import app, main
 
-__all__ = ["app", "main", "projects", "replies", "server"]
+__all__ = ["app", "board", "main", "projects", "replies", "server"]

@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from thoughtforge.config import Config, load_config
+from thoughtforge.config import Config, config_path, load_config
 from thoughtforge.errors import ThoughtForgeError
 
 app = typer.Typer(
@@ -63,11 +63,14 @@ def _root(ctx: typer.Context, config: ConfigOption = None, debug: DebugOption = 
 
 
 def config_of(ctx: typer.Context) -> Config:
-    """Loaded once per command, however many helpers ask for it."""
+    """Loaded once per command, however many helpers ask for it; from then on, the command's
+    transitions update the board and notify as the config says."""
     if "config" not in ctx.meta:
-        ctx.meta["config"] = load_config(
-            ctx.obj, announce=lambda msg: err.print(f"[yellow]{msg}[/]")
-        )
+        from thoughtforge.adapters.announce import announce_transitions
+
+        config = load_config(ctx.obj, announce=lambda msg: err.print(f"[yellow]{msg}[/]"))
+        announce_transitions(config_path(ctx.obj), config)
+        ctx.meta["config"] = config
     return ctx.meta["config"]
 
 

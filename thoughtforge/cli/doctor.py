@@ -1,4 +1,7 @@
-"""`thoughtforge doctor`: is this machine ready to run a project? Read-only, except a probe file."""
+"""`thoughtforge doctor`: is this machine ready to run a project? Read-only, except a probe file
+(and one real notification per channel with `--send-test`).
+
+The board and the channels are reported as warnings at worst: a run goes on without them."""
 
 from __future__ import annotations
 
@@ -10,9 +13,10 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from thoughtforge.adapters import notify
 from thoughtforge.adapters.agents import missing_agent_warning
-from thoughtforge.config import Config, load_config
-from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.config import Config, NotificationChannel, load_config
+from thoughtforge.errors import ServiceError, ThoughtForgeError
 from thoughtforge.prompting import PromptLibrary
 
 REQUIRED_PROMPTS = ("brain-dump-intake", "spec-building", "plan-build", "plan-review", "plan-fix")
@@ -24,7 +28,7 @@ class Check(BaseModel):
     detail: str
 
 
-def run_checks(path: Path) -> list[Check]:
+def run_checks(path: Path, *, send_test: bool = False) -> list[Check]:
     """Every check, in order; a missing or invalid config stops at the first."""
     if not path.exists():
         return [
@@ -37,6 +41,8 @@ def run_checks(path: Path) -> list[Check]:
     checks = [Check(name="config", outcome="ok", detail=str(path.resolve()))]
     for name, probe in _PROBES:
         checks.append(Check(name=name, **probe(config)))
+    checks.append(_board(path, config))
+    checks.extend(_channels(config, send_test))
     return checks
 
 
@@ -85,6 +91,48 @@ def _prefect_api(config: Config) -> dict[str, str]:
             "(`thoughtforge up` starts a lasting one)",
         }
     return {"outcome": "ok", "detail": f"{configured_url(config)} (from `up`) is healthy"}
+
+
+def _board(path: Path, config: Config) -> Check:
+    from thoughtforge.adapters.announce import board_for
+
+    settings = config.vibekanban
+    if not settings.enabled:
+        return Check(name="board", outcome="ok", detail="Vibe Kanban off (vibekanban.enabled)")
+    try:
+        summary = board_for(path, config).summary()
+    except ServiceError as exc:
+        return Check(name="board", outcome="warn", detail=f"{exc}; runs go on without cards")
+    name = settings.project_name
+    found = (
+        f"board '{name}' holds {summary.cards} card(s)"
+        if summary.board_id
+        else f"board '{name}' is created with the first card"
+    )
+    return Check(name="board", outcome="ok", detail=f"Vibe Kanban at {summary.url}: {found}")
+
+
+def _channels(config: Config, send_test: bool) -> list[Check]:
+    settings = config.notifications
+    if not settings.enabled:
+        return [Check(name="notifications", outcome="ok", detail="off (notifications.enabled)")]
+    if not settings.channels:
+        return [Check(name="notifications", outcome="warn", detail="enabled, but no channels")]
+    return [_channel(c, settings.timeout_seconds, send_test) for c in settings.channels]
+
+
+def _channel(channel: NotificationChannel, timeout: float, send_test: bool) -> Check:
+    name = f"notify {notify.describe(channel)}"
+    if send_test:
+        try:
+            notify.send_test(channel, timeout)
+        except ServiceError as exc:
+            return Check(name=name, outcome="warn", detail=f"test notification failed: {exc}")
+        return Check(name=name, outcome="ok", detail="test notification sent")
+    problem = notify.check(channel, timeout)
+    if problem:
+        return Check(name=name, outcome="warn", detail=problem)
+    return Check(name=name, outcome="ok", detail="reachable (--send-test sends a notification)")
 
 
 _PROBES: list[tuple[str, Callable[[Config], dict[str, str]]]] = [

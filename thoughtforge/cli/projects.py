@@ -132,11 +132,17 @@ def status(
 
 
 @app.command()
-def doctor(ctx: typer.Context) -> None:
-    """Check the config, the default agent, the projects directory and the Prefect API."""
+def doctor(
+    ctx: typer.Context,
+    send_test: Annotated[
+        bool, typer.Option("--send-test", help="Send a real test notification to each channel.")
+    ] = False,
+) -> None:
+    """Check the config, the default agent, the projects directory, the Prefect API, the board
+    and the notification channels."""
     from thoughtforge.cli.doctor import run_checks
 
-    checks = run_checks(config_path(ctx.obj))
+    checks = run_checks(config_path(ctx.obj), send_test=send_test)
     table = Table("check", "result", "detail", box=None)
     for check in checks:
         mark = {"ok": "[green]ok[/]", "warn": "[yellow]warn[/]", "fail": "[red]FAIL[/]"}

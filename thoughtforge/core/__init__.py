@@ -9,13 +9,18 @@ from thoughtforge.core import git_repo
 from thoughtforge.core.atomic_write import write_text_atomic
 from thoughtforge.core.creation import brain_dump_text, create_project, safe_file_name
 from thoughtforge.core.hooks import (
+    BOARD_CARD_FILE,
     Board,
     EventType,
     Notification,
     Notifier,
     NullBoard,
     NullNotifier,
+    TransitionHooks,
     add_transition_listener,
+    install_hooks,
+    installed_hooks,
+    show_on_board,
 )
 from thoughtforge.core.orphans import halt_orphaned_projects
 from thoughtforge.core.processes import end_leftover_processes, track_process, untrack_process
@@ -60,10 +65,11 @@ from thoughtforge.core.state import (
     write_polish_state,
     write_status,
 )
-from thoughtforge.core.transition import TransitionHooks, transition
+from thoughtforge.core.transition import transition
 from thoughtforge.core.waiting import Waiting, clear_wait, current_wait, record_wait
 
 __all__ = [
+    "BOARD_CARD_FILE",
     "CHAT_HISTORY_FILE",
     "CONSTRAINTS_FILE",
     "INTENT_FILE",
@@ -105,6 +111,8 @@ __all__ = [
     "git_repo",
     "halt_orphaned_projects",
     "hold_run_lock",
+    "install_hooks",
+    "installed_hooks",
     "is_running",
     "list_projects",
     "load_project",
@@ -117,6 +125,7 @@ __all__ = [
     "read_status",
     "record_wait",
     "safe_file_name",
+    "show_on_board",
     "track_process",
     "transition",
     "untrack_process",

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from thoughtforge.config import Config
 from thoughtforge.core.git_repo import commit, init_repo
+from thoughtforge.core.hooks import show_on_board
 from thoughtforge.core.project import Project, list_projects
 from thoughtforge.core.project_log import log_event
 from thoughtforge.core.staging import PRIVATE_FILES
@@ -68,6 +69,7 @@ def create_project(
     log_event(project.dir, "project_created", agent=agent, resources=len(resources))
     for name in skipped:
         log_event(project.dir, "resource_skipped", level="warning", file=name, why="too large")
+    show_on_board(project)
     return project
 
 

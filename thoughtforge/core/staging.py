@@ -13,6 +13,7 @@ from pathlib import Path, PurePosixPath
 from pydantic import BaseModel
 
 from thoughtforge.core import git_repo
+from thoughtforge.core.hooks import BOARD_CARD_FILE
 from thoughtforge.core.processes import PROCESSES_FILE
 from thoughtforge.core.project_log import LOG_FILE, log_event
 from thoughtforge.core.run_lock import LOCK_FILE
@@ -34,6 +35,7 @@ PRIVATE_FILES = (
     PROCESSES_FILE,
     STATE_LOCK_FILE,
     WAITING_FILE,
+    BOARD_CARD_FILE,
     ".scripted-agent/",
 )
 """ThoughtForge's working files: never committed, never reported (listed in `.gitignore`)."""

@@ -1,21 +1,18 @@
 """`transition()`: the only way a project's phase changes.
 
 It writes `status.json`, logs the change, then tells the notifier, the board and the listeners
-(`hooks`). They are best-effort: their failures become logged warnings, never halts.
+(`hooks`: the ones given, else the ones installed for this process). They are best-effort: their
+failures become logged warnings, never halts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-
 from thoughtforge.core.hooks import (
-    Board,
     EventType,
     Notification,
-    Notifier,
-    NullBoard,
-    NullNotifier,
+    TransitionHooks,
+    best_effort,
+    installed_hooks,
     transition_listeners,
 )
 from thoughtforge.core.project import Project
@@ -35,11 +32,17 @@ _NEXT: dict[Phase, frozenset[Phase]] = {
     Phase.HALTED: frozenset(p for p in Phase if p is not Phase.HALTED),
 }
 
-
-@dataclass(frozen=True)
-class TransitionHooks:
-    notifier: Notifier = field(default_factory=NullNotifier)
-    board: Board = field(default_factory=NullBoard)
+_MILESTONES: dict[tuple[Phase, Phase], str] = {
+    (Phase.BRAIN_DUMP, Phase.DISTILLING): "distilling the brain dump.",
+    (Phase.DISTILLING, Phase.HUMAN_REVIEW): "distillation ready. Correct it, then confirm.",
+    (Phase.HUMAN_REVIEW, Phase.DISTILLING): "distilling again with your corrections.",
+    (Phase.HUMAN_REVIEW, Phase.SPEC_BUILDING): "Phase 1 complete. Intent locked.",
+    (Phase.SPEC_BUILDING, Phase.BUILDING): (
+        "Phase 2 complete. Spec and constraints locked. Build starting."
+    ),
+    (Phase.BUILDING, Phase.POLISHING): "Phase 3 complete. Deliverable built. Polish loop starting.",
+}
+"""The notification summary of each move that is not given one (the spec's wording)."""
 
 
 def transition(
@@ -63,7 +66,7 @@ def transition(
         project_name=after.project_name,
         phase=after.phase.value,
         event_type=event_type or _default_event_type(after),
-        summary=summary or _default_summary(project, after),
+        summary=summary or _default_summary(project, before, after),
     )
     log_event(
         project.dir,
@@ -73,11 +76,11 @@ def transition(
         halt_reason=after.halt_reason,
         summary=notification.summary,
     )
-    hooks = hooks or TransitionHooks()
-    _best_effort(project, "notification", lambda: hooks.notifier.send(notification))
-    _best_effort(project, "board", lambda: hooks.board.sync(project.id, after))
+    hooks = hooks or installed_hooks()
+    best_effort(project, "notification", lambda: hooks.notifier.send(project, notification))
+    best_effort(project, "board", lambda: hooks.board.sync(project, after))
     for listener in transition_listeners():
-        _best_effort(project, "listener", lambda: listener(notification, after))  # noqa: B023
+        best_effort(project, "listener", lambda: listener(notification, after))  # noqa: B023
     return after
 
 
@@ -130,16 +133,10 @@ def _default_event_type(status: Status) -> EventType:
     return "milestone_complete"
 
 
-def _default_summary(project: Project, status: Status) -> str:
+def _default_summary(project: Project, before: Status, status: Status) -> str:
     name = status.project_name or project.id
     if status.phase is Phase.HALTED:
         where = f"halted in {status.halted_from}: {status.halt_reason}"
         return f"Project '{name}' — {where}. Review needed."
-    return f"Project '{name}' — now in {status.phase}."
-
-
-def _best_effort(project: Project, hook: str, call: Callable[[], None]) -> None:
-    try:
-        call()
-    except Exception as exc:  # noqa: BLE001 - a broken hook must never stop the pipeline
-        log_event(project.dir, "hook_failed", level="warning", hook=hook, error=repr(exc))
+    what = _MILESTONES.get((before.phase, status.phase), f"now in {status.phase}.")
+    return f"Project '{name}' — {what}"

@@ -27,7 +27,7 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import ConfigError, ThoughtForgeError
 from thoughtforge.flows.build import run_build
-from thoughtforge.flows.events import emit_transition_events
+from thoughtforge.flows.events import announce
 from thoughtforge.flows.human_input import HALT, POLISH_HALT, halt_prompt, wait_for_human
 from thoughtforge.flows.intake import run_intake
 from thoughtforge.flows.limits import run_slot
@@ -73,7 +73,7 @@ def pipeline_flow(
     """Take a project (or a new one, from `brain_dump` text or `brain_dump_file`) as far as it can
     go; returns its phase."""
     config = load_config(Path(config_path) if config_path else None)
-    emit_transition_events()
+    announce(config, config_path)
     project = _the_project(
         config,
         project_id,

@@ -22,7 +22,7 @@ from thoughtforge.core import (
     read_polish_state,
 )
 from thoughtforge.errors import StateFileError
-from thoughtforge.flows.events import emit_transition_events
+from thoughtforge.flows.events import announce
 from thoughtforge.flows.human_input import POLISH_HALT, halt_prompt, wait_for_human
 from thoughtforge.flows.limits import run_slot
 from thoughtforge.flows.run_tags import tag_this_run
@@ -47,7 +47,7 @@ def polish_flow(
     the Prefect UI or `thoughtforge resume|override|terminate`).
     """
     config, project = load_project(project_id, config_path)
-    emit_transition_events()
+    announce(config, config_path)
     tag_this_run(project)
     with hold_run_lock(project), run_slot(config):
         track_temporary_server(project)

@@ -208,7 +208,7 @@ class PhaseEngine:
 
     # --- endings ---------------------------------------------------------------------------
 
-    def advance(self, phase: Phase, summary: str) -> None:
+    def advance(self, phase: Phase, summary: str | None = None) -> None:
         transition(self.project, phase, summary=summary, hooks=self.hooks)
         if phase is Phase.DONE:
             self.commit_quietly("Done")

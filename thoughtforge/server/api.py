@@ -21,7 +21,7 @@ from thoughtforge.config import Config
 from thoughtforge.core.project import Project
 from thoughtforge.core.run_lock import is_running
 from thoughtforge.core.waiting import current_wait
-from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.errors import ServiceError, ThoughtForgeError
 
 PROJECT_TAG_PREFIX = "project:"
 HEALTH_TIMEOUT_SECONDS = 0.5
@@ -70,12 +70,8 @@ def is_healthy(url: str, timeout: float = HEALTH_TIMEOUT_SECONDS) -> bool:
         return False
 
 
-class PrefectApiError(ThoughtForgeError):
+class PrefectApiError(ServiceError):
     """The Prefect API could not be reached, or answered with an error (`status`)."""
-
-    def __init__(self, message: str, status: int | None = None) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 class WaitingRun(BaseModel):

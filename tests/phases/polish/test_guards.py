@@ -158,7 +158,10 @@ def test_a_rise_just_over_20_percent_after_a_downtrend_halts() -> None:
     report = run(criticals(70, 60, 50, 61))
     assert report.guard == "hallucination"
     assert report.halt_reason is HaltReason.GUARD_HALLUCINATION
-    assert report.reason == "Errors trending down (70→60→50) then spiked to 61 at iteration 4."
+    assert (
+        report.reason == "fix-regress cycle detected. "
+        "Errors trending down (70→60→50) then spiked to 61 at iteration 4."
+    )
 
 
 def test_a_spike_after_a_single_decrease_continues() -> None:
@@ -169,7 +172,10 @@ def test_a_spike_after_a_single_decrease_continues() -> None:
 
 def test_the_message_shows_the_whole_decreasing_run() -> None:
     report = run(criticals(40, 42, 28, 19, 31, first=8))
-    assert report.reason == "Errors trending down (42→28→19) then spiked to 31 at iteration 12."
+    assert (
+        report.reason == "fix-regress cycle detected. "
+        "Errors trending down (42→28→19) then spiked to 31 at iteration 12."
+    )
 
 
 # --- 4. fabrication ----------------------------------------------------------------------------
@@ -401,7 +407,10 @@ def first_stop(
 def test_scenario_40_30_20_25_is_a_hallucination() -> None:
     iteration, report = first_stop(criticals(40, 30, 20, 25))
     assert iteration == 4
-    assert report.reason == "Errors trending down (40→30→20) then spiked to 25 at iteration 4."
+    assert (
+        report.reason == "fix-regress cycle detected. "
+        "Errors trending down (40→30→20) then spiked to 25 at iteration 4."
+    )
 
 
 def test_scenario_two_worsening_fixes_in_a_row_is_a_fix_regression() -> None:

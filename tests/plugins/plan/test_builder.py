@@ -116,7 +116,10 @@ def test_success_commits_and_moves_to_polishing_with_the_milestone(
     assert read_status(project.dir).phase is Phase.POLISHING
     assert last_subject(project) == "Phase 3 complete: plan built" and committed(project)
     [moved] = events(project, "phase_transition")
-    assert (moved["to_phase"], moved["summary"]) == ("polishing", MILESTONE)
+    assert (moved["to_phase"], moved["summary"]) == (
+        "polishing",
+        f"Project 'Garden Shed' — {MILESTONE}",
+    )
 
 
 def test_each_section_is_a_named_step_and_progress_is_reported(

@@ -164,8 +164,8 @@ def _hallucination(it: _Iteration) -> tuple[bool, str]:
         decreases = len(run) - 1
         return False, f"total {previous}→{current} after {decreases} consecutive decrease(s)"
     return True, (
-        f"Errors trending down ({_arrow(run)}) then spiked to {current} "
-        f"at iteration {it.last.iteration}."
+        f"fix-regress cycle detected. Errors trending down ({_arrow(run)}) then spiked to "
+        f"{current} at iteration {it.last.iteration}."
     )
 
 

@@ -37,6 +37,7 @@ from thoughtforge.core import (
     git_repo,
     log_event,
     read_polish_state,
+    show_on_board,
 )
 from thoughtforge.errors import PhaseHalt, StateFileError
 from thoughtforge.models import Counts, HaltReason, Phase
@@ -118,6 +119,7 @@ class PolishLoop:
         )
         subject = f"fix #{n}: {fix.summary}" if review.issues else f"review #{n}: no issues"
         self.steps.record(verdict.state, entry_text, subject)
+        show_on_board(self.engine.project, self.engine.hooks)
         report = self.last_report = verdict.report
         log_event(self.dir, "guards", iteration=n, verdict=report.verdict, guard=report.guard)
         self.on_iteration(verdict.state, report)

@@ -197,7 +197,7 @@ class PlanBuilder:
                 HaltReason.FILE_SYSTEM_ERROR, f"{CONSTRAINTS_UNREADABLE} ({exc})"
             ) from None
         self.engine.commit("Phase 3 complete: plan built")
-        self.engine.advance(Phase.POLISHING, MILESTONE)
+        self.engine.advance(Phase.POLISHING)
         return BuildOutcome(verdict="built", halt_reason=None, reason=MILESTONE, deliverable=path)
 
     def _halt(self, halt: PhaseHalt) -> BuildOutcome:

@@ -1,0 +1,67 @@
+"""One HTTP request with a timeout, for the adapters that talk to a service (board, channels).
+
+The standard library is enough for a POST or a small JSON call, and keeps the CLI's start-up
+light. Every failure, from a refused connection to an HTTP 500, is one `ServiceError` that names
+the method and the URL; request headers (which may hold a token) never appear in it.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from typing import Any
+
+from pydantic import BaseModel
+
+from thoughtforge.errors import ServiceError
+
+_MAX_ERROR_BODY = 200
+
+
+class Reply(BaseModel):
+    status: int
+    body: bytes
+
+    def json(self) -> Any:
+        try:
+            return json.loads(self.body or b"null")
+        except ValueError as exc:
+            raise ServiceError(f"the reply is not JSON ({exc})", status=self.status) from None
+
+
+def request(
+    method: str,
+    url: str,
+    *,
+    timeout: float,
+    body: bytes | None = None,
+    json_body: Any = None,
+    headers: dict[str, str] | None = None,
+) -> Reply:
+    """The reply to a 2xx answer; `ServiceError` for anything else."""
+    headers = dict(headers or {})
+    for name, value in headers.items():
+        if not value.isprintable() or not value.isascii():
+            raise ServiceError(f"{method} {url}: the {name} header holds a value it cannot send")
+    if json_body is not None:
+        body = json.dumps(json_body).encode()
+        headers.setdefault("Content-Type", "application/json")
+    call = urllib.request.Request(url, data=body, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(call, timeout=timeout) as response:
+            return Reply(status=response.status, body=response.read())
+    except urllib.error.HTTPError as exc:
+        detail = exc.read(_MAX_ERROR_BODY).decode("utf-8", "replace").strip()
+        reason = f"HTTP {exc.code}" + (f": {detail}" if detail else "")
+        raise ServiceError(f"{method} {url}: {reason}", status=exc.code) from None
+    except (OSError, ValueError) as exc:
+        raise ServiceError(f"{method} {url}: {_reason(exc)}") from None
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, urllib.error.URLError) and not isinstance(exc.reason, str):
+        return _reason(exc.reason)
+    if isinstance(exc, TimeoutError):
+        return "timed out"
+    return str(getattr(exc, "strerror", None) or getattr(exc, "reason", None) or exc)

@@ -1,0 +1,200 @@
+"""The Vibe Kanban board: one card per project, moved and retitled at every transition.
+
+Every call to Vibe Kanban is in this module. It speaks the local task API of Vibe Kanban 0.0.71
+(the last release that keeps cards locally and needs no login): every reply is
+`{"success", "data", "message"}`, and a refused request may still come back as HTTP 200, so
+`success` is what counts. The server is `vibekanban.url`, else the port a local Vibe Kanban wrote
+to its port file. Cards live in one board project (`vibekanban.project_name`), whose git
+repository ThoughtForge creates and owns.
+
+The card id is kept in the project (`.board-card.json`), so re-runs never duplicate a card; a
+card deleted by hand is created again. `vibekanban.enabled` is read at every update.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TextIO
+
+from pydantic import BaseModel
+
+from thoughtforge.adapters import http
+from thoughtforge.board.cards import Card, card_of, describe
+from thoughtforge.config import VibeKanbanConfig
+from thoughtforge.core import BOARD_CARD_FILE, Project, Status, git_repo, log_event
+from thoughtforge.errors import ServiceError
+from thoughtforge.models import Phase
+
+_STATUS: dict[Phase, str] = {
+    Phase.BRAIN_DUMP: "todo",
+    Phase.DISTILLING: "inprogress",
+    Phase.HUMAN_REVIEW: "inreview",
+    Phase.SPEC_BUILDING: "inreview",
+    Phase.BUILDING: "inprogress",
+    Phase.POLISHING: "inprogress",
+    Phase.DONE: "done",
+}
+"""The card's Vibe Kanban status for each ThoughtForge column. A terminated project's card is
+`cancelled`; any other halted card stays where its project stopped."""
+
+
+class CardRecord(BaseModel):
+    card_id: str
+    board_id: str
+
+
+class BoardSummary(BaseModel):
+    url: str
+    board_id: str | None
+    cards: int
+
+
+class VibeKanbanBoard:
+    """A `Board` for `transition()`: keeps each project's card in step with its files."""
+
+    def __init__(self, settings: Callable[[], VibeKanbanConfig], repo_dir: Path) -> None:
+        self._settings = settings
+        self._repo_dir = repo_dir
+        self._board_ids: dict[tuple[str, str], str] = {}
+
+    def sync(self, project: Project, status: Status) -> None:
+        settings = self._settings()
+        if not settings.enabled:
+            return
+        api = _Api(server_url(settings), settings.timeout_seconds)
+        card = card_of(project.id, project.dir, status)
+        with _card_file(project.dir) as record_file:
+            record = _read_record(record_file)
+            if record is not None and api.update_card(record.card_id, card):
+                _log_update(project, record.card_id, card)
+                return
+            board_id = self._board_id(api, settings.project_name)
+            record = CardRecord(card_id=api.create_card(board_id, card), board_id=board_id)
+            record_file.seek(0)
+            record_file.truncate()
+            record_file.write(record.model_dump_json() + "\n")
+        _log_update(project, record.card_id, card)
+
+    def summary(self) -> BoardSummary:
+        """What `doctor` reports: the server, the board project if it exists, its card count."""
+        settings = self._settings()
+        api = _Api(server_url(settings), settings.timeout_seconds)
+        board_id = api.find_board(settings.project_name)
+        cards = len(api.cards(board_id)) if board_id else 0
+        return BoardSummary(url=api.url, board_id=board_id, cards=cards)
+
+    def _board_id(self, api: _Api, name: str) -> str:
+        key = (api.url, name)
+        if key not in self._board_ids:
+            self._board_ids[key] = api.find_board(name) or api.create_board(name, self._repo())
+        return self._board_ids[key]
+
+    def _repo(self) -> Path:
+        """The board project's repository: Vibe Kanban wants one; ThoughtForge makes it."""
+        if not (self._repo_dir / ".git").exists():
+            git_repo.init_repo(self._repo_dir)
+            readme = self._repo_dir / "README.md"
+            readme.write_text("The Vibe Kanban board of ThoughtForge's projects.\n")
+            git_repo.commit(self._repo_dir, "ThoughtForge board")
+        return self._repo_dir
+
+
+def server_url(settings: VibeKanbanConfig) -> str:
+    """`vibekanban.url`, else the local server from its port file; `ServiceError` if neither."""
+    if settings.url:
+        return settings.url
+    path = port_file()
+    try:
+        port = int(path.read_text().strip())
+    except (OSError, ValueError):
+        raise ServiceError(
+            f"no Vibe Kanban found: vibekanban.url is not set and {path} holds no port "
+            "(is Vibe Kanban running?)"
+        ) from None
+    return f"http://127.0.0.1:{port}"
+
+
+def port_file() -> Path:
+    """Where a local Vibe Kanban writes the port it chose (when `BACKEND_PORT`/`PORT` is unset)."""
+    return Path(tempfile.gettempdir()) / "vibe-kanban" / "vibe-kanban.port"
+
+
+class _Api:
+    def __init__(self, url: str, timeout: float) -> None:
+        self.url = url
+        self._timeout = timeout
+
+    def find_board(self, name: str) -> str | None:
+        boards = self._call("GET", "/api/projects")
+        return next((str(b["id"]) for b in boards if b.get("name") == name), None)
+
+    def create_board(self, name: str, repo: Path) -> str:
+        body = {"name": name, "git_repo_path": str(repo), "use_existing_repo": True}
+        return str(self._call("POST", "/api/projects", body)["id"])
+
+    def cards(self, board_id: str) -> list[dict[str, Any]]:
+        return list(self._call("GET", f"/api/tasks?project_id={board_id}"))
+
+    def create_card(self, board_id: str, card: Card) -> str:
+        """Vibe Kanban creates every task as `todo`; the card is then moved to its column."""
+        body = {"project_id": board_id, "title": card.title, "description": describe(card)}
+        card_id = str(self._call("POST", "/api/tasks", body)["id"])
+        if _status(card) != "todo":
+            self._call("PUT", f"/api/tasks/{card_id}", {"status": _status(card)})
+        return card_id
+
+    def update_card(self, card_id: str, card: Card) -> bool:
+        """False when the card is gone (deleted by hand, or another board's)."""
+        body = {"status": _status(card), "title": card.title, "description": describe(card)}
+        try:
+            self._call("PUT", f"/api/tasks/{card_id}", body)
+        except ServiceError as exc:
+            if exc.status == 404:
+                return False
+            raise
+        return True
+
+    def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        reply = http.request(method, self.url + path, json_body=body, timeout=self._timeout)
+        answer = reply.json()
+        if not isinstance(answer, dict) or not answer.get("success"):
+            message = answer.get("message") if isinstance(answer, dict) else None
+            raise ServiceError(
+                f"Vibe Kanban refused {method} {path}: {message or 'no reason given'}",
+                status=reply.status,
+            )
+        return answer["data"]
+
+
+def _status(card: Card) -> str:
+    return "cancelled" if card.badge == "TERMINATED" else _STATUS[card.column]
+
+
+def _log_update(project: Project, card_id: str, card: Card) -> None:
+    log_event(project.dir, "card_updated", card_id=card_id, status=_status(card), title=card.title)
+
+
+def _read_record(record_file: TextIO) -> CardRecord | None:
+    """None for no record yet, or one a crash cut short: the card is then created anew."""
+    record_file.seek(0)
+    try:
+        return CardRecord.model_validate_json(record_file.read())
+    except ValueError:
+        return None
+
+
+@contextmanager
+def _card_file(project_dir: Path) -> Iterator[TextIO]:
+    """The record, locked: two processes updating one card (a run and a `terminate`) create it
+    once."""
+    with (project_dir / BOARD_CARD_FILE).open("a+", encoding="utf-8") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield handle
+        finally:
+            handle.flush()  # before the lock goes: the next holder reads the record
+            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -1,0 +1,1 @@
+"""Boards: where each project stands, drawn in the terminal, on a web page, or on Vibe Kanban."""
