@@ -2,11 +2,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
-from thoughtforge.config import PACKAGED_EXAMPLE, Config, load_config
+from thoughtforge.config import (
+    PACKAGED_EXAMPLE,
+    Config,
+    LiveConfig,
+    NtfyChannel,
+    WebhookChannel,
+    load_config,
+)
 from thoughtforge.errors import ConfigError
 
 
@@ -110,3 +118,164 @@ def test_secrets_do_not_show_in_the_config_repr(write_config: Callable[..., Path
     assert "secret_abc123" not in repr(config)
     assert "secret_abc123" not in config.model_dump_json()
     assert config.connectors.notion.token.get_secret_value() == "secret_abc123"
+
+
+# --- Channel and board URLs, channel types -------------------------------------------------------
+
+TOKEN = "sekrit-t0ken-never-shown"
+
+
+def _config_error(path: Path) -> str:
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("ftp://x", "an http(s) url with a host"),
+        ("http://", "an http(s) url with a host"),
+        ("ntfy.sh", "an http(s) url with a host"),
+        ("http://host:notaport", "an http(s) url whose port is a number"),
+    ],
+)
+def test_a_malformed_channel_url_names_the_key_the_value_and_the_expected_form(
+    write_config: Callable[..., Path], url: str, expected: str
+) -> None:
+    path = write_config(notifications={"channels": [{"url": url, "topic": "tf-alerts"}]})
+    message = _config_error(path)
+    assert f"  notifications.channels.0.ntfy.url: got '{url}'; expected {expected}" in message
+    assert message.startswith(f"{path} has 1 invalid setting(s):")
+    assert "value error" not in message.lower()  # pydantic's wording, not the user's
+
+
+def test_a_malformed_webhook_url_names_the_webhook_key(write_config: Callable[..., Path]) -> None:
+    channel = {"type": "webhook", "url": "hooks.example.com/abc"}
+    message = _config_error(write_config(notifications={"channels": [{"x": 1}, channel]}))
+    assert "notifications.channels.1.webhook.url: got 'hooks.example.com/abc'" in message
+
+
+def test_an_unknown_channel_type_names_it_and_the_known_types(
+    write_config: Callable[..., Path],
+) -> None:
+    channel = {"type": "slack", "url": "https://hooks.slack.com/services/T0"}
+    message = _config_error(write_config(notifications={"channels": [channel]}))
+    assert "notifications.channels.0:" in message
+    assert "'slack'" in message and "'ntfy', 'webhook'" in message
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="an unknown channel type echoes the whole channel, token included, and names "
+    "`_channel_type()`: `_describe_validation_error` masks secrets by key path only",
+)
+def test_an_unknown_channel_type_shows_neither_its_token_nor_internals(
+    write_config: Callable[..., Path],
+) -> None:
+    channel = {"type": "slack", "url": "https://hooks.slack.com/services/T0", "token": TOKEN}
+    message = _config_error(write_config(notifications={"channels": [channel]}))
+    assert TOKEN not in message
+    assert "_channel_type" not in message
+
+
+def test_a_channel_without_a_type_is_ntfy(write_config: Callable[..., Path]) -> None:
+    channels = [{"topic": "tf-alerts"}, {"type": "webhook", "url": "https://example.com/h/"}]
+    config = load_config(write_config(notifications={"channels": channels}))
+    ntfy, webhook = config.notifications.channels
+    assert isinstance(ntfy, NtfyChannel) and ntfy.url == "https://ntfy.sh"
+    assert isinstance(webhook, WebhookChannel) and webhook.url == "https://example.com/h"
+
+
+def test_a_channel_without_a_type_and_without_a_topic_asks_for_the_topic(
+    write_config: Callable[..., Path],
+) -> None:
+    channel = {"url": "https://hooks.example.com/abc"}
+    message = _config_error(write_config(notifications={"channels": [channel]}))
+    assert "notifications.channels.0.ntfy.topic: required key is missing" in message
+
+
+def test_a_vibekanban_url_that_is_not_a_url_is_a_config_error(
+    write_config: Callable[..., Path],
+) -> None:
+    message = _config_error(write_config(vibekanban={"url": "localhost:3000"}))
+    assert "vibekanban.url: got 'localhost:3000'; expected an http(s) url with a host" in message
+
+
+def test_the_vibekanban_url_is_optional_and_loses_a_trailing_slash(
+    write_config: Callable[..., Path],
+) -> None:
+    assert load_config(write_config()).vibekanban.url is None
+    config = load_config(write_config(vibekanban={"url": "http://127.0.0.1:3000/"}))
+    assert config.vibekanban.url == "http://127.0.0.1:3000"
+
+
+@pytest.mark.parametrize("token", [[TOKEN], {"value": TOKEN}, 12345678901])
+def test_a_rejected_webhook_token_never_appears_in_the_error(
+    write_config: Callable[..., Path], token: object
+) -> None:
+    channel = {"type": "webhook", "url": "https://hooks.example.com/abc", "token": token}
+    message = _config_error(write_config(notifications={"channels": [channel]}))
+    assert "notifications.channels.0.webhook.token: got ***" in message
+    assert TOKEN not in message and "12345678901" not in message
+
+
+# --- LiveConfig ----------------------------------------------------------------------------------
+
+
+def _rewrite(path: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    """Edit the file as a user would. Every edit here changes the file's size, so it is seen
+    however coarse the file system's modification times are."""
+    data = yaml.safe_load(path.read_text())
+    change(data)
+    path.write_text(yaml.safe_dump(data))
+
+
+@pytest.fixture
+def live(write_config: Callable[..., Path]) -> LiveConfig:
+    path = write_config(concurrency={"max_parallel_runs": 3})
+    return LiveConfig(path, load_config(path))
+
+
+def test_live_config_returns_the_new_values_after_the_file_changes(live: LiveConfig) -> None:
+    assert live.current().concurrency.max_parallel_runs == 3
+    _rewrite(live.path, lambda data: data["concurrency"].update(max_parallel_runs=12))
+    assert live.current().concurrency.max_parallel_runs == 12
+    _rewrite(live.path, lambda data: data["notifications"].update(enabled=True))
+    assert live.current().notifications.enabled is True
+    assert live.problem is None
+
+
+def test_live_config_keeps_the_last_good_config_while_the_file_is_broken_then_recovers(
+    live: LiveConfig,
+) -> None:
+    good = live.path.read_text()
+    live.path.write_text(good + "\nconcurrency: [unclosed\n")
+    assert live.current().concurrency.max_parallel_runs == 3
+    assert live.problem is not None and "not valid YAML" in live.problem
+    assert str(live.path) in live.problem
+
+    live.path.write_text(good.replace("max_parallel_runs: 3", "max_parallel_runs: 0"))
+    assert live.current().concurrency.max_parallel_runs == 3
+    assert live.problem is not None and "concurrency.max_parallel_runs" in live.problem
+
+    live.path.write_text(good.replace("max_parallel_runs: 3", "max_parallel_runs: 12"))
+    assert live.current().concurrency.max_parallel_runs == 12
+    assert live.problem is None
+
+
+def test_live_config_keeps_the_last_good_config_while_the_file_is_missing(
+    live: LiveConfig,
+) -> None:
+    """Before, a config file gone for a moment (an editor saving) was recreated from the example
+    beside it, whose settings then replaced the user's without a word."""
+    (live.path.parent / "config.yaml.example").write_text(PACKAGED_EXAMPLE.read_text())
+    good = live.path.read_text()
+    live.path.unlink()
+    assert live.current().concurrency.max_parallel_runs == 3
+    assert live.problem is not None and "missing" in live.problem
+    assert not live.path.exists()
+
+    live.path.write_text(good.replace("max_parallel_runs: 3", "max_parallel_runs: 12"))
+    assert live.current().concurrency.max_parallel_runs == 12
+    assert live.problem is None

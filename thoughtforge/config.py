@@ -24,6 +24,7 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from thoughtforge.errors import ConfigError
 
@@ -31,6 +32,7 @@ CONFIG_ENV_VAR = "THOUGHTFORGE_CONFIG"
 DEFAULT_CONFIG_NAME = "config.yaml"
 EXAMPLE_NAME = "config.yaml.example"
 PACKAGED_EXAMPLE = Path(__file__).with_name(EXAMPLE_NAME)
+STATE_DIR = ".thoughtforge"
 _SECRET_WORDS = ("token", "secret", "password", "api_key", "credential")
 
 
@@ -87,11 +89,11 @@ def _http_url(value: str) -> str:
     """A channel or board URL is checked at start-up, not at the first transition."""
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"'{value}' is not an http(s) URL with a host")
+        raise PydanticCustomError("http_url", "an http(s) URL with a host, like https://ntfy.sh")
     try:
         parts.port  # noqa: B018 - raises on a port that is not a number
     except ValueError:
-        raise ValueError(f"'{value}' has an invalid port") from None
+        raise PydanticCustomError("http_url", "an http(s) URL whose port is a number") from None
     return value.rstrip("/")
 
 
@@ -216,6 +218,12 @@ def config_path(explicit: Path | None = None) -> Path:
     return Path(os.environ.get(CONFIG_ENV_VAR) or DEFAULT_CONFIG_NAME)
 
 
+def state_dir(config_file: Path) -> Path:
+    """ThoughtForge's own working files for one set-up, beside its config: what `up` started,
+    the Vibe Kanban board's repository."""
+    return config_file.resolve().parent / STATE_DIR
+
+
 def load_config(path: Path | None = None, *, announce: Any = print) -> Config:
     """Read and validate the config; copy the example beside it when the file is missing."""
     path = config_path(path)
@@ -305,6 +313,9 @@ class LiveConfig:
         stamp = self._stat()
         if stamp != self._stamp:
             self._stamp = stamp
+            if stamp is None:  # gone, perhaps for a moment: never recreated from the example
+                self.problem = f"{self.path} is missing; using the settings it last held"
+                return self._config
             try:
                 self._config = load_config(self.path, announce=lambda message: None)
                 self.problem = None

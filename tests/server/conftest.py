@@ -13,10 +13,10 @@ import yaml
 
 from tests.conftest import config_data
 from tests.flows.test_polish_flow import _wait_for
+from thoughtforge.config import state_dir
 from thoughtforge.core import current_wait
 from thoughtforge.core.processes import live_processes
 from thoughtforge.server.api import PrefectApi
-from thoughtforge.server.local_server import state_dir
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent

@@ -21,13 +21,12 @@ import yaml
 
 from tests.polish_setup import ECHO_FIX, polishing_project, review, write_script
 from tests.server.conftest import BIN, REPO, Stack, asked_again, suspended_at, wait_for
-from thoughtforge.config import load_config
+from thoughtforge.config import load_config, state_dir
 from thoughtforge.core import current_wait, read_chat, read_events, read_status
 from thoughtforge.core.processes import live_processes
 from thoughtforge.models import Phase
 from thoughtforge.phases.polish.loop import PolishLoop
 from thoughtforge.server.api import PrefectApi
-from thoughtforge.server.local_server import state_dir
 
 pytestmark = pytest.mark.slow
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from thoughtforge.adapters.courier import courier
 from thoughtforge.adapters.kanban import VibeKanbanBoard
 from thoughtforge.adapters.notify import ChannelNotifier
-from thoughtforge.config import Config, LiveConfig
+from thoughtforge.config import Config, LiveConfig, state_dir
 from thoughtforge.core import (
     Board,
     Notification,
@@ -22,7 +22,6 @@ from thoughtforge.core import (
     TransitionHooks,
     install_hooks,
 )
-from thoughtforge.server.local_server import state_dir
 
 BOARD_REPO = "vibe-kanban-board"
 

@@ -3,7 +3,8 @@
 A phase change must never wait for a slow or dead service, so the installed hooks hand each call
 to the courier and return at once. Calls run one at a time in the order given, so a card moves
 through its columns in the order the project did. A failure becomes a `hook_failed` warning in
-the project's log, as for any hook. At exit, what is still queued gets `DRAIN_SECONDS` to go out.
+the project's log, as for any hook. At exit, what is still queued gets `DRAIN_SECONDS` to go out;
+what does not is named in its project's log (`hook_dropped`), not lost in silence.
 """
 
 from __future__ import annotations
@@ -41,9 +42,10 @@ class Courier:
             self._start()
             self._lock.notify_all()
 
-    def drain(self, timeout: float = DRAIN_SECONDS) -> bool:
-        """Wait until everything queued has run; False if `timeout` passed first."""
-        deadline = time.monotonic() + timeout
+    def drain(self, timeout: float | None = None) -> bool:
+        """Wait until everything queued has run; False if `timeout` (default `DRAIN_SECONDS`)
+        passed first."""
+        deadline = time.monotonic() + (DRAIN_SECONDS if timeout is None else timeout)
         with self._lock:
             while self._queue or self._busy:
                 left = deadline - time.monotonic()
@@ -51,6 +53,22 @@ class Courier:
                     return False
                 self._lock.wait(left)
         return True
+
+    def close(self) -> None:
+        """Drain; then drop what is left, saying so in each project's log."""
+        if self.drain():
+            return
+        with self._lock:
+            dropped = list(self._queue)
+            self._queue.clear()
+        for delivery in dropped:
+            log_event(
+                delivery.project.dir,
+                "hook_dropped",
+                level="warning",
+                hook=delivery.hook,
+                why=f"not delivered within {DRAIN_SECONDS:g} s of the process's exit",
+            )
 
     def _start(self) -> None:
         if self._thread is None or not self._thread.is_alive():
@@ -73,7 +91,7 @@ class Courier:
                     "hook_failed",
                     level="warning",
                     hook=delivery.hook,
-                    error=str(exc),
+                    error=str(exc) or repr(exc),
                 )
             finally:
                 with self._lock:
@@ -83,4 +101,4 @@ class Courier:
 
 courier = Courier()
 """The process's one courier: every installed hook posts here."""
-atexit.register(courier.drain)
+atexit.register(courier.close)

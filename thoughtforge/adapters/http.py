@@ -7,6 +7,7 @@ the method and the URL; request headers (which may hold a token) never appear in
 
 from __future__ import annotations
 
+import http.client
 import json
 import urllib.error
 import urllib.request
@@ -52,11 +53,19 @@ def request(
         with urllib.request.urlopen(call, timeout=timeout) as response:
             return Reply(status=response.status, body=response.read())
     except urllib.error.HTTPError as exc:
-        detail = exc.read(_MAX_ERROR_BODY).decode("utf-8", "replace").strip()
+        detail = _error_page(exc)
         reason = f"HTTP {exc.code}" + (f": {detail}" if detail else "")
         raise ServiceError(f"{method} {url}: {reason}", status=exc.code) from None
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, http.client.HTTPException) as exc:
         raise ServiceError(f"{method} {url}: {_reason(exc)}") from None
+
+
+def _error_page(exc: urllib.error.HTTPError) -> str:
+    """The start of an error reply's body; none when it stalls or is cut short."""
+    try:
+        return exc.read(_MAX_ERROR_BODY).decode("utf-8", "replace").strip()
+    except (OSError, ValueError, http.client.HTTPException):
+        return ""
 
 
 def _reason(exc: BaseException) -> str:
@@ -64,4 +73,6 @@ def _reason(exc: BaseException) -> str:
         return _reason(exc.reason)
     if isinstance(exc, TimeoutError):
         return "timed out"
+    if isinstance(exc, http.client.BadStatusLine) and not isinstance(exc, ConnectionError):
+        return f"the answer is not HTTP (it began {exc.line.strip()[:40]!r})"
     return str(getattr(exc, "strerror", None) or getattr(exc, "reason", None) or exc)

@@ -9,7 +9,7 @@ import time
 import typer
 
 from thoughtforge.cli.app import app, config_of, err, out
-from thoughtforge.config import config_path
+from thoughtforge.config import config_path, state_dir
 
 
 @app.command()
@@ -26,7 +26,7 @@ def up(ctx: typer.Context) -> None:
     started_at = time.monotonic()
     config = config_of(ctx)
     config_file = config_path(ctx.obj).resolve()
-    directory = local_server.state_dir(config_file)
+    directory = state_dir(config_file)
     url = configured_url(config)
     with local_server.exclusive(directory):
         recover(ctx)
@@ -56,7 +56,7 @@ def down(ctx: typer.Context) -> None:
     """Stop the server and worker `thoughtforge up` started, and nothing else."""
     from thoughtforge.server import local_server
 
-    directory = local_server.state_dir(config_path(ctx.obj))
+    directory = state_dir(config_path(ctx.obj))
     with local_server.exclusive(directory):
         stopped = local_server.stop_all(directory)
     if stopped:

@@ -25,15 +25,9 @@ from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.server.api import configured_url, is_healthy
 
 WORK_POOL = "thoughtforge"
-STATE_DIR = ".thoughtforge"
 SERVER_START_SECONDS = 90.0
 DOWN_GRACE_SECONDS = 10.0
 PREFECT_YAML = Path(__file__).resolve().parents[2] / "prefect.yaml"
-
-
-def state_dir(config_file: Path) -> Path:
-    """Where `up` records what it started: beside the config, one per set-up."""
-    return config_file.resolve().parent / STATE_DIR
 
 
 @contextmanager
