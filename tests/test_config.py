@@ -162,21 +162,19 @@ def test_an_unknown_channel_type_names_it_and_the_known_types(
     channel = {"type": "slack", "url": "https://hooks.slack.com/services/T0"}
     message = _config_error(write_config(notifications={"channels": [channel]}))
     assert "notifications.channels.0:" in message
-    assert "'slack'" in message and "'ntfy', 'webhook'" in message
+    assert message.endswith(
+        "notifications.channels.0: got a section of type 'slack'; "
+        "expected a channel type: ntfy or webhook"
+    )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an unknown channel type echoes the whole channel, token included, and names "
-    "`_channel_type()`: `_describe_validation_error` masks secrets by key path only",
-)
 def test_an_unknown_channel_type_shows_neither_its_token_nor_internals(
     write_config: Callable[..., Path],
 ) -> None:
     channel = {"type": "slack", "url": "https://hooks.slack.com/services/T0", "token": TOKEN}
     message = _config_error(write_config(notifications={"channels": [channel]}))
     assert TOKEN not in message
-    assert "_channel_type" not in message
+    assert "_channel_type" not in message.split("\n", 1)[1]
 
 
 def test_a_channel_without_a_type_is_ntfy(write_config: Callable[..., Path]) -> None:
@@ -247,13 +245,16 @@ def test_live_config_returns_the_new_values_after_the_file_changes(live: LiveCon
 
 
 def test_live_config_keeps_the_last_good_config_while_the_file_is_broken_then_recovers(
-    live: LiveConfig,
+    live: LiveConfig, caplog: pytest.LogCaptureFixture
 ) -> None:
     good = live.path.read_text()
     live.path.write_text(good + "\nconcurrency: [unclosed\n")
     assert live.current().concurrency.max_parallel_runs == 3
     assert live.problem is not None and "not valid YAML" in live.problem
     assert str(live.path) in live.problem
+    assert live.current() is live.current()
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert warned == [live.problem], "the problem is logged once, not at every read"
 
     live.path.write_text(good.replace("max_parallel_runs: 3", "max_parallel_runs: 0"))
     assert live.current().concurrency.max_parallel_runs == 3
@@ -279,3 +280,10 @@ def test_live_config_keeps_the_last_good_config_while_the_file_is_missing(
     live.path.write_text(good.replace("max_parallel_runs: 3", "max_parallel_runs: 12"))
     assert live.current().concurrency.max_parallel_runs == 12
     assert live.problem is None
+
+
+def test_a_rejected_url_is_shown_without_its_path(write_config: Callable[..., Path]) -> None:
+    channel = {"type": "webhook", "url": "http://hooks.example.com:notaport/s3cr3t/path"}
+    message = _config_error(write_config(notifications={"channels": [channel]}))
+    assert "s3cr3t" not in message
+    assert "got 'http://hooks.example.com:notaport/…'" in message

@@ -6,6 +6,7 @@ resolved against the directory holding the config file, not the current director
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 from pathlib import Path
@@ -33,6 +34,7 @@ DEFAULT_CONFIG_NAME = "config.yaml"
 EXAMPLE_NAME = "config.yaml.example"
 PACKAGED_EXAMPLE = Path(__file__).with_name(EXAMPLE_NAME)
 STATE_DIR = ".thoughtforge"
+_logger = logging.getLogger("thoughtforge")
 _SECRET_WORDS = ("token", "secret", "password", "api_key", "credential")
 
 
@@ -126,7 +128,11 @@ def _channel_type(value: Any) -> str:
 
 NotificationChannel = Annotated[
     Annotated[NtfyChannel, Tag("ntfy")] | Annotated[WebhookChannel, Tag("webhook")],
-    Discriminator(_channel_type),
+    Discriminator(
+        _channel_type,
+        custom_error_type="channel_type",
+        custom_error_message="a channel type: ntfy or webhook",
+    ),
 ]
 
 
@@ -270,9 +276,24 @@ def _describe_validation_error(path: Path, exc: ValidationError) -> str:
         elif error["type"] == "extra_forbidden":
             lines.append(f"  {key}: unknown key (check the spelling against {EXAMPLE_NAME})")
         else:
-            got = "***" if _is_secret(error["loc"]) else repr(error.get("input"))
+            got = _shown(error["loc"], error.get("input"))
             lines.append(f"  {key}: got {got}; expected {error['msg'].lower()}")
     return "\n".join(lines)
+
+
+def _shown(location: tuple[int | str, ...], value: object) -> str:
+    """What of a rejected value an error may repeat: never a secret, nor a whole section (it may
+    hold one), nor a URL's path (a webhook's path is often its secret)."""
+    if _is_secret(location):
+        return "***"
+    if isinstance(value, dict):
+        return f"a section of type {value['type']!r}" if "type" in value else "a section"
+    if location and location[-1] == "url" and isinstance(value, str):
+        parts = urlsplit(value)
+        if parts.netloc and (parts.path.strip("/") or parts.query):
+            host = parts.netloc.rsplit("@", 1)[-1]
+            return repr(f"{parts.scheme}://{host}/…")
+    return repr(value)
 
 
 def _is_secret(location: tuple[int | str, ...]) -> bool:
@@ -299,8 +320,9 @@ class LiveConfig:
     """The config as the file says now, for settings read at each use (`vibekanban.enabled`,
     the channels): switching the board or a channel on or off needs no restart.
 
-    The file is re-read only when its modification time or size changed. A file that stops
-    validating keeps the last good config, and the error is kept in `problem` for the caller.
+    The file is re-read only when its modification time or size changed. A file that goes
+    missing or stops validating keeps the last good config; the reason is kept in `problem` and
+    logged once as a warning.
     """
 
     def __init__(self, path: Path, config: Config) -> None:
@@ -314,14 +336,18 @@ class LiveConfig:
         if stamp != self._stamp:
             self._stamp = stamp
             if stamp is None:  # gone, perhaps for a moment: never recreated from the example
-                self.problem = f"{self.path} is missing; using the settings it last held"
+                self._report(f"{self.path} is missing; using the settings it last held")
                 return self._config
             try:
                 self._config = load_config(self.path, announce=lambda message: None)
                 self.problem = None
             except ConfigError as exc:
-                self.problem = str(exc)
+                self._report(f"{exc}\nUsing the settings it last held.")
         return self._config
+
+    def _report(self, problem: str) -> None:
+        self.problem = problem
+        _logger.warning("%s", problem)
 
     def _stat(self) -> tuple[int, int] | None:
         try:

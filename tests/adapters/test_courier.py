@@ -127,3 +127,19 @@ def test_drain_is_false_while_a_call_is_held_and_true_once_it_ends(
 
 def test_drain_with_nothing_posted_is_true_at_once(courier: Courier) -> None:
     assert courier.drain(0) is True
+
+
+def test_close_names_in_the_log_what_it_could_not_deliver_in_time(
+    project: Project, courier: Courier, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("thoughtforge.adapters.courier.DRAIN_SECONDS", 0.05)
+    held, calls = Held(), []
+    courier.post(project, "board", held)
+    courier.post(project, "notification", _record(calls, "late"))
+    assert held.started.wait(HOLD_SECONDS)
+    courier.close()
+    held.release()
+    assert courier.drain(HOLD_SECONDS)
+    dropped = [e for e in read_events(project.dir) if e["event"] == "hook_dropped"]
+    assert [(e["hook"], e["level"]) for e in dropped] == [("notification", "warning")]
+    assert calls == []

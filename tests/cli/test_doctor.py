@@ -186,10 +186,6 @@ def test_the_token_never_shows_even_when_a_channel_echoes_it(
         assert TOKEN not in text and "xoxSecretPart" not in text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="`doctor` prints each detail as Rich markup: a service's '[error]' is swallowed",
-)
 def test_a_detail_with_brackets_is_shown_as_it_is(
     run: Run, write_config: Callable[..., Path], server: CaptureServer
 ) -> None:

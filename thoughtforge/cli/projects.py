@@ -146,7 +146,7 @@ def doctor(
     table = Table("check", "result", "detail", box=None)
     for check in checks:
         mark = {"ok": "[green]ok[/]", "warn": "[yellow]warn[/]", "fail": "[red]FAIL[/]"}
-        table.add_row(check.name, mark[check.outcome], check.detail)
+        table.add_row(escape(check.name), mark[check.outcome], escape(check.detail))
     out.print(table)
     if any(check.outcome == "fail" for check in checks):
         raise typer.Exit(1)
