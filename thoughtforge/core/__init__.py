@@ -20,6 +20,7 @@ from thoughtforge.core.hooks import (
     add_transition_listener,
     install_hooks,
     installed_hooks,
+    notify,
     show_on_board,
 )
 from thoughtforge.core.orphans import halt_orphaned_projects
@@ -118,6 +119,7 @@ __all__ = [
     "load_project",
     "log_event",
     "mark_polished",
+    "notify",
     "open_project",
     "read_chat",
     "read_events",

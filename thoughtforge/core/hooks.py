@@ -106,3 +106,19 @@ def show_on_board(project: Project, hooks: TransitionHooks | None = None) -> Non
     a polishing card's metrics grow with every iteration."""
     board = (hooks or installed_hooks()).board
     best_effort(project, "board", lambda: board.sync(project, project.status()))
+
+
+def notify(
+    project: Project, event_type: EventType, summary: str, hooks: TransitionHooks | None = None
+) -> None:
+    """Tell the human of an event that changes no phase (a guard's warning)."""
+    status = project.status()
+    notification = Notification(
+        project_id=project.id,
+        project_name=status.project_name,
+        phase=status.phase.value,
+        event_type=event_type,
+        summary=summary,
+    )
+    notifier = (hooks or installed_hooks()).notifier
+    best_effort(project, "notification", lambda: notifier.send(project, notification))

@@ -14,7 +14,10 @@ from tests.interruption import Killed, kill_at
 from tests.polish_setup import PLAN, calls, polishing_project, review, write_script
 from thoughtforge.config import Config
 from thoughtforge.core import (
+    Notification,
     Project,
+    Status,
+    TransitionHooks,
     git_repo,
     read_chat,
     read_events,
@@ -454,3 +457,35 @@ def test_a_corrupt_chat_halts_before_any_review_and_is_never_committed(
     assert (project.dir / "chat_history.json").read_text() == "[{"
     head = git.Repo(project.dir).head.commit
     assert (head.tree / "chat_history.json").data_stream.read().decode() == good
+
+
+class Recorder:
+    """A notifier and a board that remember what they were told."""
+
+    def __init__(self) -> None:
+        self.sent: list[Notification] = []
+        self.synced: list[Phase] = []
+
+    def send(self, project: Project, notification: Notification) -> None:
+        self.sent.append(notification)
+
+    def sync(self, project: Project, status: Status) -> None:
+        self.synced.append(status.phase)
+
+
+def test_a_fix_regression_warning_is_told_and_the_card_follows_every_iteration(
+    config: Config, script: Callable[..., Path]
+) -> None:
+    script({1: review(2, 4, 6), 2: review(3, 5, 6), 3: review(0, 2, 3)})
+    project = polishing_project(config)
+    recorder = Recorder()
+    outcome = polish(project, config, hooks=TransitionHooks(notifier=recorder, board=recorder))
+    assert outcome.verdict == "done"
+    told = [(n.event_type, n.summary) for n in recorder.sent]
+    assert told[0] == (
+        "guard_triggered",
+        "Project 'Wedding' — fix of iteration 1 raised the total from 12 to 14; another rise in "
+        "a row halts the loop.",
+    )
+    assert told[-1][0] == "convergence_success" and len(told) == 2
+    assert recorder.synced == [Phase.POLISHING] * 3 + [Phase.DONE]

@@ -36,6 +36,7 @@ from thoughtforge.core import (
     TransitionHooks,
     git_repo,
     log_event,
+    notify,
     read_polish_state,
     show_on_board,
 )
@@ -119,11 +120,19 @@ class PolishLoop:
         )
         subject = f"fix #{n}: {fix.summary}" if review.issues else f"review #{n}: no issues"
         self.steps.record(verdict.state, entry_text, subject)
-        show_on_board(self.engine.project, self.engine.hooks)
         report = self.last_report = verdict.report
+        self._announce(report)
         log_event(self.dir, "guards", iteration=n, verdict=report.verdict, guard=report.guard)
         self.on_iteration(verdict.state, report)
         return verdict
+
+    def _announce(self, report: GuardReport) -> None:
+        """The card shows the metrics as they grow; a guard's warning is told as it happens."""
+        engine = self.engine
+        show_on_board(engine.project, engine.hooks)
+        for warning in report.warnings:
+            summary = f"Project '{engine.project_name}' — {warning}."
+            notify(engine.project, "guard_triggered", summary, engine.hooks)
 
     def _load_state(self) -> PolishState:
         path = self.dir / POLISH_STATE_FILE
