@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.capture_server import CaptureServer, refused_url
+from thoughtforge.adapters import http
 from thoughtforge.adapters.http import Reply, request
 from thoughtforge.errors import ServiceError
 
@@ -149,3 +150,44 @@ def test_reply_json_of_a_body_that_is_not_json_is_a_service_error() -> None:
 
 def test_reply_json_of_an_empty_body_is_none() -> None:
     assert Reply(status=204, body=b"").json() is None
+
+
+def _pending_connections(listener: socket.socket) -> int:
+    listener.setblocking(False)
+    count = 0
+    while True:
+        try:
+            listener.accept()[0].close()
+        except BlockingIOError:
+            return count
+        count += 1
+
+
+def test_a_service_that_did_not_answer_is_not_called_again_for_a_while(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/api/tasks"
+        with pytest.raises(ServiceError, match="timed out"):
+            http.request("GET", url, timeout=0.3)
+        with pytest.raises(ServiceError, match=r"not tried: it did not answer \d+ s ago"):
+            http.request("PUT", url, timeout=0.3)
+        assert _pending_connections(listener) == 1, "the second call never connected"
+
+        monkeypatch.setattr(http, "QUIET_SECONDS", 0.0)
+        with pytest.raises(ServiceError, match="timed out"):
+            http.request("GET", url, timeout=0.3)
+        assert _pending_connections(listener) == 1, "after the quiet period it tries again"
+
+
+def test_a_reply_larger_than_the_limit_is_refused_not_buffered(
+    server: CaptureServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(http, "MAX_REPLY_BYTES", 1000)
+    server.answer(200, b"x" * 5000)
+    with pytest.raises(ServiceError, match="the reply is over 1000 bytes"):
+        request("GET", server.url + "/api/projects", timeout=5)
+    server.answer(200, b"x" * 1000)
+    assert len(request("GET", server.url + "/api/projects", timeout=5).body) == 1000

@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -19,8 +20,10 @@ import httpx
 import pytest
 import yaml
 
+from tests.capture_server import CaptureServer
 from tests.polish_setup import ECHO_FIX, polishing_project, review, write_script
 from tests.server.conftest import BIN, REPO, Stack, asked_again, suspended_at, wait_for
+from tests.vibe_kanban import VibeKanban
 from thoughtforge.config import load_config, state_dir
 from thoughtforge.core import current_wait, read_chat, read_events, read_status
 from thoughtforge.core.processes import live_processes
@@ -50,7 +53,24 @@ def _thoughtforge_events(stack: Stack) -> list[str]:
     return [event["event"] for event in page["events"]]
 
 
-def test_a_deployed_run_suspends_at_each_human_step_and_reaches_done(stack: Stack) -> None:
+@pytest.fixture
+def channels() -> Iterator[CaptureServer]:
+    with CaptureServer() as server:
+        yield server
+
+
+def test_a_deployed_run_suspends_at_each_human_step_and_reaches_done(
+    stack: Stack, vibe_kanban: VibeKanban, channels: CaptureServer
+) -> None:
+    # Switched on after `up`: the workers' runs read the board and channel settings at each use.
+    board = f"deployed {stack.port}"
+    data = yaml.safe_load(stack.config.read_text())
+    data["vibekanban"] = {"enabled": True, "url": vibe_kanban.url, "project_name": board}
+    data["notifications"] = {
+        "enabled": True,
+        "channels": [{"type": "webhook", "url": f"{channels.url}/hook"}],
+    }
+    stack.config.write_text(yaml.safe_dump(data))
     brain_dump = REPO / "examples" / "wedding-plan.md"
     started = stack.prefect(
         "deployment", "run", "thoughtforge-pipeline/local", "-p", f"brain_dump=@{brain_dump}"
@@ -99,6 +119,16 @@ def test_a_deployed_run_suspends_at_each_human_step_and_reaches_done(stack: Stac
     phases = ("distilling", "human_review", "spec_building", "building", "polishing", "done")
     wanted = {f"thoughtforge.project.{phase}" for phase in phases}
     wait_for(lambda: wanted <= set(_thoughtforge_events(stack)), "an event per transition", 30)
+    # Every run process (one per suspension) updated the one card and told the webhook.
+    wait_for(
+        lambda: [c["status"] for c in vibe_kanban.cards(board)] == ["done"], "the card in Done", 30
+    )
+    moved = [e["to_phase"] for e in read_events(project) if e["event"] == "phase_transition"]
+    wait_for(
+        lambda: [r.json()["phase"] for r in channels.requests] == moved,
+        "one webhook per transition, in order",
+        30,
+    )
 
 
 def test_re_polish_touches_exactly_the_projects_that_changed(
