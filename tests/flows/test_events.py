@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.capture_server import CaptureServer, refused_url
 from tests.conftest import REPO_ROOT
 from tests.flows.conftest import run_cli
@@ -17,6 +19,7 @@ from thoughtforge.core import Project, read_events, read_status
 from thoughtforge.models import HaltReason, Phase
 
 EXAMPLE = REPO_ROOT / "examples" / "wedding-plan.md"
+pytestmark = pytest.mark.slow  # three whole runs (about 35 s): CI runs them with -m slow
 
 
 def announced(board_url: str, channels_url: str, board_name: str) -> dict[str, Any]:

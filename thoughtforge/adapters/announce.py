@@ -2,16 +2,18 @@
 
 An entry point (a CLI command, a flow) calls `announce_transitions` once with its config. From
 then on `transition()` hands the board and the channels to the courier, which calls them off the
-pipeline's path, with the settings the config file holds at that moment.
+pipeline's path, with the settings the config file holds at that moment. The board and the
+channels are made at their first use, so a command that changes no phase never loads them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from thoughtforge.adapters.courier import courier
-from thoughtforge.adapters.kanban import VibeKanbanBoard
-from thoughtforge.adapters.notify import ChannelNotifier
 from thoughtforge.config import Config, LiveConfig, state_dir
 from thoughtforge.core import (
     Board,
@@ -23,23 +25,26 @@ from thoughtforge.core import (
     install_hooks,
 )
 
+if TYPE_CHECKING:
+    from thoughtforge.adapters.kanban import VibeKanbanBoard
+
 BOARD_REPO = "vibe-kanban-board"
 
 
 class DeferredBoard:
-    def __init__(self, board: Board) -> None:
+    def __init__(self, board: Callable[[], Board]) -> None:
         self.board = board
 
     def sync(self, project: Project, status: Status) -> None:
-        courier.post(project, "board", lambda: self.board.sync(project, status))
+        courier.post(project, "board", lambda: self.board().sync(project, status))
 
 
 class DeferredNotifier:
-    def __init__(self, notifier: Notifier) -> None:
+    def __init__(self, notifier: Callable[[], Notifier]) -> None:
         self.notifier = notifier
 
     def send(self, project: Project, notification: Notification) -> None:
-        courier.post(project, "notification", lambda: self.notifier.send(project, notification))
+        courier.post(project, "notification", lambda: self.notifier().send(project, notification))
 
 
 def announce_transitions(config_file: Path, config: Config) -> None:
@@ -47,8 +52,8 @@ def announce_transitions(config_file: Path, config: Config) -> None:
     live = LiveConfig(config_file, config)
     install_hooks(
         TransitionHooks(
-            notifier=DeferredNotifier(ChannelNotifier(lambda: live.current().notifications)),
-            board=DeferredBoard(_board(live)),
+            notifier=DeferredNotifier(cache(lambda: _notifier(live))),
+            board=DeferredBoard(cache(lambda: _board(live))),
         )
     )
 
@@ -59,4 +64,12 @@ def board_for(config_file: Path, config: Config) -> VibeKanbanBoard:
 
 
 def _board(live: LiveConfig) -> VibeKanbanBoard:
+    from thoughtforge.adapters.kanban import VibeKanbanBoard
+
     return VibeKanbanBoard(lambda: live.current().vibekanban, state_dir(live.path) / BOARD_REPO)
+
+
+def _notifier(live: LiveConfig) -> Notifier:
+    from thoughtforge.adapters.notify import ChannelNotifier
+
+    return ChannelNotifier(lambda: live.current().notifications)
