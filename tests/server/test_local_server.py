@@ -304,6 +304,9 @@ def test_a_polish_halt_suspends_and_a_cli_override_finishes_it(tmp_path: Path) -
         assert overridden.returncode == 0 and "waiting run" in overridden.stdout, overridden.stderr
         wait_for(lambda: read_status(project.dir).phase is Phase.DONE, "done by override")
         wait_for(lambda: current_wait(project.dir) is None, "the wait to be cleared", 30)
+        # The phase is written before the override's commit: `down` must not cut in between.
+        accepted = "Done (deliverable accepted as it is)"
+        wait_for(lambda: git.Repo(project.dir).head.commit.summary == accepted, "the commit", 30)
     finally:
         stack.tf("down")
     subjects = [c.summary for c in git.Repo(project.dir).iter_commits()][::-1]
