@@ -287,3 +287,59 @@ def test_a_rejected_url_is_shown_without_its_path(write_config: Callable[..., Pa
     message = _config_error(write_config(notifications={"channels": [channel]}))
     assert "s3cr3t" not in message
     assert "got 'http://hooks.example.com:notaport/…'" in message
+
+
+# --- Code deliverables ---------------------------------------------------------------------------
+
+
+def test_code_defaults_give_every_language_its_standard_test_command(config: Config) -> None:
+    assert config.code.test_commands == {
+        "python": ["python", "-m", "pytest", "-q", "-rfE"],
+        "node": ["npm", "test", "--silent"],
+        "make": ["make", "test"],
+        "rust": ["cargo", "test"],
+        "go": ["go", "test", "./..."],
+    }
+    assert (config.code.test_timeout_seconds, config.code.max_step_attempts) == (600, 3)
+
+
+def test_test_commands_in_the_file_add_to_or_replace_the_defaults(
+    write_config: Callable[..., Path],
+) -> None:
+    commands = {"ruby": ["bundle", "exec", "rake", "test"], "python": ["pytest", "-x"]}
+    config = load_config(write_config(code={"test_commands": commands}))
+    assert config.code.test_commands["ruby"] == ["bundle", "exec", "rake", "test"]
+    assert config.code.test_commands["python"] == ["pytest", "-x"]
+    assert config.code.test_commands["rust"] == ["cargo", "test"]  # the others kept
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ({"test_timeout_seconds": 0}, "code.test_timeout_seconds: got 0; expected input should be"),
+        ({"max_step_attempts": 0}, "code.max_step_attempts: got 0; expected input should be"),
+        (
+            {"test_commands": {"python": "pytest -q"}},
+            "code.test_commands.python: got 'pytest -q'; expected a command as a non-empty list "
+            'of words, like ["make", "test"]',
+        ),
+        (
+            {"test_commands": {"python": []}},
+            "code.test_commands.python: got []; expected a command as a non-empty list",
+        ),
+        (
+            {"test_commands": {"python": ["pytest", ""]}},
+            "code.test_commands.python: got ['pytest', '']; expected a command",
+        ),
+        (
+            {"test_commands": {"Ruby": ["rake", "test"]}},
+            "code.test_commands.Ruby.[key]: got 'Ruby'; expected a lower-case language name",
+        ),
+    ],
+)
+def test_a_bad_code_setting_names_the_key_and_the_expected_form(
+    write_config: Callable[..., Path], code: dict[str, Any], expected: str
+) -> None:
+    message = _config_error(write_config(code=code))
+    assert expected in message
+    assert "value error" not in message.lower()

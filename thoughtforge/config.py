@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -17,12 +18,14 @@ import yaml
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
     SecretStr,
     Tag,
     ValidationError,
+    field_validator,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
@@ -193,6 +196,50 @@ class BrainDumpConfig(_Section):
     max_chars: int = Field(200_000, gt=0)
 
 
+def _language_name(value: str) -> str:
+    if not re.fullmatch(r"[a-z][a-z0-9_.+#-]*", value):
+        raise PydanticCustomError("language_name", "a lower-case language name, like python")
+    return value
+
+
+def _command(value: Any) -> Any:
+    """A command is argv, never a shell line: no quoting rules to get wrong."""
+    if not (isinstance(value, list) and value and all(isinstance(w, str) and w for w in value)):
+        raise PydanticCustomError(
+            "command", 'a command as a non-empty list of words, like ["make", "test"]'
+        )
+    return value
+
+
+LanguageName = Annotated[str, AfterValidator(_language_name)]
+Command = Annotated[list[str], BeforeValidator(_command)]
+
+
+def default_test_commands() -> dict[str, list[str]]:
+    """Each language's standard test entry point, which the coding agent is told to provide."""
+    return {
+        "python": ["python", "-m", "pytest", "-q", "-rfE"],
+        "node": ["npm", "test", "--silent"],
+        "make": ["make", "test"],
+        "rust": ["cargo", "test"],
+        "go": ["go", "test", "./..."],
+    }
+
+
+class CodeConfig(_Section):
+    """Code deliverables. `test_commands` given in the file are added to the defaults, or
+    replace the default of the same language."""
+
+    test_commands: dict[LanguageName, Command] = Field(default_factory=default_test_commands)
+    test_timeout_seconds: float = Field(600, gt=0)
+    max_step_attempts: int = Field(3, ge=1)
+
+    @field_validator("test_commands")
+    @classmethod
+    def _over_the_defaults(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        return default_test_commands() | value
+
+
 class Config(_Section):
     projects: ProjectsConfig = ProjectsConfig()
     polish: PolishConfig = PolishConfig()
@@ -207,6 +254,7 @@ class Config(_Section):
     phase3_completeness: Phase3CompletenessConfig = Phase3CompletenessConfig()
     resources: ResourcesConfig = ResourcesConfig()
     brain_dump: BrainDumpConfig = BrainDumpConfig()
+    code: CodeConfig = CodeConfig()
 
     def agent(self, name: str | None = None) -> AgentSpec:
         name = name or self.agents.default

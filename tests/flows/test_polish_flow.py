@@ -17,6 +17,7 @@ from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterTags
 
 from tests.flows.conftest import run_cli, start_cli, waiting_run
 from tests.polish_setup import calls, polishing_project, review, write_script
+from tests.process_checks import alive
 from thoughtforge.config import load_config
 from thoughtforge.core import Project, read_polish_state, read_status
 from thoughtforge.models import HaltReason, Phase
@@ -266,20 +267,12 @@ def test_a_run_killed_with_9_leaves_neither_agent_nor_temporary_server_behind(
     agent = next(int(p) for p in recorded if int(p) != server)
     os.kill(worker.pid, signal.SIGKILL)  # ThoughtForge alone, as the OOM killer would
     worker.wait()
-    assert _alive(server) and _alive(agent)
+    assert alive(server) and alive(agent)
 
     fast = write_script(tmp_path / "fast.yaml", reviews)
     resumed = run_cli(cli_env, config, "continue", project.id, THOUGHTFORGE_SCRIPT=str(fast))
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
-    _wait_for(lambda: not _alive(server) and not _alive(agent), "the leftovers to end", 10)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return False
-    return "State:\tZ" not in state
+    _wait_for(lambda: not alive(server) and not alive(agent), "the leftovers to end", 10)
 
 
 def test_a_long_loop_publishes_its_progress_while_it_runs(

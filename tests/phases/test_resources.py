@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 from pypdf import PdfWriter
@@ -120,3 +121,18 @@ def test_images_go_to_a_vision_agent_and_are_skipped_otherwise(
     with_vision = read_resources(project, config, "demo")
     assert with_vision.images == [image] and with_vision.notices == []
     assert str(image) in with_vision.as_prompt_text()
+
+
+def test_a_link_out_of_resources_is_never_read(
+    project: Project, config: Config, tmp_path: Path
+) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("ssh key material")
+    (project.resources_dir / "notes.md").write_text("Venue: the barn\n")
+    (project.resources_dir / "innocent.txt").symlink_to(secret)
+    (project.resources_dir / "again.md").symlink_to(project.resources_dir / "notes.md")
+
+    bundle = read_resources(project, config, "demo")
+
+    assert [d.name for d in bundle.documents] == ["notes.md"]
+    assert "ssh key material" not in bundle.as_prompt_text()

@@ -46,7 +46,7 @@ def read_resources(project: Project, config: Config, agent: str) -> ResourceBund
     """Every usable file in `resources/`, and a notice for each one that is not."""
     vision = config.agent(agent).vision
     bundle = ResourceBundle()
-    for path in _resource_files(project.resources_dir):
+    for path in resource_files(project.resources_dir):
         name = path.relative_to(project.resources_dir).as_posix()
         try:
             read = _read_one(path, name, vision, config.resources.max_file_bytes)
@@ -61,15 +61,22 @@ def read_resources(project: Project, config: Config, agent: str) -> ResourceBund
     return bundle
 
 
-def _resource_files(folder: Path) -> list[Path]:
+def resource_files(folder: Path) -> list[Path]:
+    """The files of `folder`, sorted: hidden ones skipped, a symlink only when it resolves
+    inside the folder (a link to `/etc/passwd` is never read), and each file once, by its own
+    name rather than a link's."""
     if not folder.is_dir():
         return []
-    return sorted(
-        path
-        for path in folder.rglob("*")
-        if path.is_file()
-        and not any(part.startswith(".") for part in path.relative_to(folder).parts)
-    )
+    root = folder.resolve()
+    found: dict[Path, Path] = {}
+    for path in sorted(folder.rglob("*"), key=lambda p: (p.is_symlink(), p)):
+        if (
+            not any(part.startswith(".") for part in path.relative_to(folder).parts)
+            and path.is_file()
+            and path.resolve().is_relative_to(root)
+        ):
+            found.setdefault(path.resolve(), path)
+    return sorted(found.values())
 
 
 def _read_one(path: Path, name: str, vision: bool, max_bytes: int) -> ResourceDocument | Path:

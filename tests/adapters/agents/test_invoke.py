@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.process_checks import alive
 from thoughtforge.adapters.agents import AgentCall, invoke_agent
 from thoughtforge.adapters.agents.output import AgentOutputError, normalise
 from thoughtforge.config import Config
@@ -62,7 +63,7 @@ def test_timeout_kills_the_whole_process_group_and_retries_once(
     ]
     assert len(pids) == 4  # two attempts, each an agent and its grandchild
     time.sleep(0.2)
-    assert [pid for pid in pids if _alive(pid)] == []
+    assert [pid for pid in pids if alive(pid)] == []
 
 
 def test_a_helper_in_its_own_session_holding_stdout_cannot_stretch_the_timeout(
@@ -90,7 +91,7 @@ def test_an_agent_that_exits_keeps_its_answer_though_a_child_holds_the_pipe(
     assert invoke_agent(config, "lingerer", "x", _call(tmp_path)) == "the answer"
     (child,) = [int(p) for p in (record_dir / "lingering").read_text().split()]
     time.sleep(0.2)
-    assert not _alive(child), "the agent's process group is killed once it has answered"
+    assert not alive(child), "the agent's process group is killed once it has answered"
 
 
 def test_an_answer_over_the_size_cap_is_refused_and_the_agent_stopped(
@@ -128,13 +129,13 @@ def test_a_killed_run_leaves_its_agent_recorded_and_the_next_run_ends_it(
     runner.kill()
     runner.wait()
     grandchild, agent = (int(p) for p in pids_file.read_text().split())
-    assert _alive(agent) and _alive(grandchild), "an agent outlives a run killed with -9"
+    assert alive(agent) and alive(grandchild), "an agent outlives a run killed with -9"
 
     with hold_run_lock(project):
         pass
 
     time.sleep(0.2)
-    assert not _alive(agent) and not _alive(grandchild)
+    assert not alive(agent) and not alive(grandchild)
     assert not (project.dir / PROCESSES_FILE).exists()
 
 
@@ -169,12 +170,3 @@ def test_claude_json_is_normalised_to_its_result() -> None:
         normalise("claude_json", json.dumps({"is_error": True, "result": "rate limited"}))
     with pytest.raises(AgentOutputError, match="unparsable"):
         normalise("claude_json", "plain words")
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    status = Path(f"/proc/{pid}/status")
-    return status.exists() and "State:\tZ" not in status.read_text()

@@ -1,0 +1,188 @@
+"""Run a code project's own test suite and read what it reports.
+
+ThoughtForge never picks a test framework: the coding agent gives the project the standard entry
+point of its language (`npm test`, `make test`, pytest, ...), and `code.test_commands` maps each
+language to that command. `detect_language` picks the language, `run_tests` runs the command in
+the project directory and `test_output` reads the result.
+
+An agent-written suite is untrusted: it may wait for input, hang, print megabytes or leave
+children behind. So stdin is closed, the run is bounded by a timeout after which its whole process
+group is killed, and its output is refused past `MAX_OUTPUT_BYTES` (the run is stopped there).
+A run that could not produce a verdict on the tests is `crashed`; a failing test is not a crash.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+from pathlib import Path
+from typing import ClassVar
+
+from pydantic import computed_field
+
+from thoughtforge.adapters.agents.process import ProcessResult, run_command
+from thoughtforge.plugins.code.test_output import Tally, read_output, strip_ansi
+from thoughtforge.prompting import SectionedText
+
+MAX_OUTPUT_BYTES = 5_000_000
+TAIL_CHARS = 4000
+SPEC_SECTION = "Deliverable Structure"
+# `run_command` takes no working directory and reads stderr apart, without a cap: this wrapper
+# moves into the project, then puts stderr on the capped stdout, in the order it was written.
+_IN_PROJECT = ["sh", "-c", 'cd -- "$1" || exit 126; shift; exec "$@" 2>&1', "sh"]
+_UNREAD = "no test summary recognised in the output: only the exit code ({}) is known"
+_RUN_ENV = {"CI": "true", "NO_COLOR": "1"}  # no watch mode, no prompts, no colour codes
+
+LANGUAGE_WORDS: dict[str, tuple[str, ...]] = {
+    "python": ("Python",),
+    "node": ("Node.js", "NodeJS", "Node", "JavaScript", "TypeScript"),
+    "rust": ("Rust",),
+    "go": ("Go", "Golang"),
+}
+"""The words in a spec that name a built-in language; any other language is named by its key.
+Whole words, in any case, except "Go": in lower case it is an English verb."""
+_CASE_SENSITIVE = frozenset({"Go"})
+
+PROJECT_MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("python", ("pyproject.toml", "setup.py", "pytest.ini")),
+    ("node", ("package.json",)),
+    ("rust", ("Cargo.toml",)),
+    ("go", ("go.mod",)),
+)
+_MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+_MAKE_TEST_TARGET = re.compile(r"^(?:[^\s:#=]+[ \t]+)*test[ \t]*::?(?!=)", re.MULTILINE)
+
+
+class TestRun(Tally):
+    """One run of a project's test command. `total` counts every test the runner reported,
+    skipped ones too; `note` says what the output did not tell; `output_tail` is the end of the
+    output (ANSI colours removed) for the fixer and the review."""
+
+    __test__: ClassVar[bool] = False  # not a pytest test class, despite its name
+
+    exit_code: int | None
+    output_tail: str = ""
+
+    @computed_field
+    @property
+    def crashed(self) -> bool:
+        """The runner itself failed: the counts, if any, are not a verdict on the tests."""
+        return self.crash_reason is not None
+
+    @property
+    def succeeded(self) -> bool:
+        return self.exit_code == 0 and not self.crashed and self.failed == 0
+
+
+def detect_language(
+    spec_text: str, project_dir: Path, commands: dict[str, list[str]]
+) -> str | None:
+    """The project's language, among those `commands` knows.
+
+    The spec's Deliverable Structure section names the intended language; the files the agent
+    built show the actual one. Where they disagree the files win, since the tests to run are the
+    ones that exist. Files naming several languages (a Makefile beside a pyproject.toml) are
+    settled by the spec when it names one of them, else by the order of `PROJECT_MARKERS`, with
+    a Makefile's `test` target last. With no marker file, the spec's language is used.
+    """
+    found = _file_languages(project_dir, commands)
+    intended = _spec_language(spec_text, commands)
+    if intended in found or not found:
+        return intended
+    return found[0]
+
+
+def _file_languages(project_dir: Path, commands: dict[str, list[str]]) -> list[str]:
+    found = [
+        language
+        for language, names in PROJECT_MARKERS
+        if any((project_dir / name).is_file() for name in names)
+    ]
+    if any(_has_test_target(project_dir / name) for name in _MAKEFILES):
+        found.append("make")
+    return [language for language in found if language in commands]
+
+
+def _has_test_target(makefile: Path) -> bool:
+    try:
+        return bool(
+            _MAKE_TEST_TARGET.search(makefile.read_text(encoding="utf-8", errors="replace"))
+        )
+    except OSError:
+        return False
+
+
+def _spec_language(spec_text: str, commands: dict[str, list[str]]) -> str | None:
+    """The language named first, looking first at the lines that say "language"."""
+    section = SectionedText.parse(spec_text).get(SPEC_SECTION) or ""
+    lines = section.splitlines()
+    stated = [line for line in lines if re.search(r"\blanguages?\b", line, re.IGNORECASE)]
+    for text in ("\n".join(stated), section):
+        mentions = [
+            (found.start(), language)
+            for language in commands
+            for pattern in _spec_words(language)
+            if (found := pattern.search(text))
+        ]
+        if mentions:
+            return min(mentions)[1]
+    return None
+
+
+def _spec_words(language: str) -> list[re.Pattern[str]]:
+    return [
+        re.compile(
+            rf"(?<!\w){re.escape(word)}(?!\w)", 0 if word in _CASE_SENSITIVE else re.IGNORECASE
+        )
+        for word in LANGUAGE_WORDS.get(language, (language,))
+    ]
+
+
+def run_tests(project_dir: Path, command: list[str], timeout: float) -> TestRun:
+    """Run `command` in `project_dir` and read its result; never raises for a bad suite."""
+    if not command:
+        raise ValueError("an empty test command")
+    problem = _cannot_start(project_dir, command[0])
+    if problem:
+        return TestRun(exit_code=None, crash_reason=problem)
+    result = run_command(
+        [*_IN_PROJECT, str(project_dir.resolve()), *command],
+        stdin_text="",
+        env={**os.environ, **_RUN_ENV},
+        timeout=timeout,
+        max_bytes=MAX_OUTPUT_BYTES,
+    )
+    output = strip_ansi(result.stdout + result.stderr)
+    tally = read_output(output) or Tally(note=_UNREAD.format(result.returncode))
+    crash_reason = _stopped(result, timeout) or tally.crash_reason
+    if crash_reason is None and tally.runner and tally.failed == 0 and result.returncode:
+        crash_reason = f"exited with code {result.returncode} although no test failed"
+    return TestRun(
+        **tally.model_dump(exclude={"crash_reason"}),
+        crash_reason=crash_reason,
+        exit_code=result.returncode,
+        output_tail=output[-TAIL_CHARS:],
+    )
+
+
+def _cannot_start(project_dir: Path, program: str) -> str | None:
+    if not project_dir.is_dir():
+        return f"the project directory {project_dir} does not exist"
+    located = str(project_dir / program) if os.sep in program else program
+    if shutil.which(located) is None:
+        return f"command not found: {program}"
+    return None
+
+
+def _stopped(result: ProcessResult, timeout: float) -> str | None:
+    """Why the run ended before the suite did, if it did."""
+    if result.timed_out:
+        return f"timed out after {timeout:g} s; the suite and its processes were killed"
+    if result.too_large:
+        return f"printed more than {MAX_OUTPUT_BYTES:,} bytes; the suite was stopped"
+    if result.returncode is not None and result.returncode < 0:
+        number = -result.returncode
+        return f"killed by signal {number} ({signal.strsignal(number)})"
+    return None
