@@ -30,6 +30,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pydantic import ValidationError
+
 if TYPE_CHECKING:
     from thoughtforge.models import HaltReason
 
@@ -100,3 +102,13 @@ class ServiceError(ThoughtForgeError):
     def __init__(self, message: str, status: int | None = None) -> None:
         self.status = status
         super().__init__(message)
+
+
+def schema_problems(exc: ValidationError, limit: int = 3) -> str:
+    """A pydantic refusal as a person reads it: `where: what` for the first few problems."""
+    problems = [
+        f"{'.'.join(str(part) for part in error['loc']) or '(top level)'}: {error['msg']}"
+        for error in exc.errors()[:limit]
+    ]
+    more = exc.error_count() - limit
+    return "; ".join(problems) + (f"; and {more} more" if more > 0 else "")

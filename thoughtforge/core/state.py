@@ -17,7 +17,7 @@ from typing import Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from thoughtforge.core.atomic_write import write_text_atomic
-from thoughtforge.errors import StateFileError
+from thoughtforge.errors import StateFileError, schema_problems
 from thoughtforge.models import Counts, DeliverableType, HaltReason, Issue, Phase
 
 STATUS_FILE = "status.json"
@@ -153,13 +153,4 @@ def _read(path: Path, adapter: TypeAdapter[M]) -> M:
     try:
         return adapter.validate_python(data)
     except ValidationError as exc:
-        raise StateFileError(path, f"does not match the schema ({_first_problems(exc)})") from None
-
-
-def _first_problems(exc: ValidationError, limit: int = 3) -> str:
-    problems = [
-        f"{'.'.join(str(p) for p in err['loc']) or 'root'}: {err['msg']}"
-        for err in exc.errors()[:limit]
-    ]
-    more = exc.error_count() - limit
-    return "; ".join(problems) + (f"; and {more} more" if more > 0 else "")
+        raise StateFileError(path, f"does not match the schema ({schema_problems(exc)})") from None

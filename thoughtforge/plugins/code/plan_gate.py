@@ -27,9 +27,8 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic_core import ErrorDetails
 
-from thoughtforge.errors import UnusableAnswer
+from thoughtforge.errors import UnusableAnswer, schema_problems
 from thoughtforge.phases.engine import ask_until_usable, reask
 from thoughtforge.phases.resources import resource_files
 from thoughtforge.plugins.plan.template_selection import TEMPLATES_DIR
@@ -96,7 +95,7 @@ def parse_verdict(text: str) -> CompletenessVerdict:
                 meant = exc
     if meant is None:
         raise UnusableAnswer("it held no JSON object with a 'verdict' field", text)
-    problems = "; ".join(_problem(error) for error in meant.errors())
+    problems = schema_problems(meant)
     raise UnusableAnswer(f"its verdict does not fit the schema: {problems}", text)
 
 
@@ -139,8 +138,3 @@ def _looks_like_plan(path: Path, template_headings: list[set[str]]) -> bool:
         return True
     present = {heading_key(section.heading) for section in SectionedText.parse(text).sections}
     return any(2 * len(keys & present) > len(keys) for keys in template_headings)
-
-
-def _problem(error: ErrorDetails) -> str:
-    where = ".".join(str(part) for part in error["loc"])
-    return f"{where}: {error['msg']}" if where else error["msg"]

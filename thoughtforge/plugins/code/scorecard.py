@@ -41,7 +41,8 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
-from pydantic_core import ErrorDetails
+
+from thoughtforge.errors import schema_problems
 
 SignalName = Literal[
     "maintenance",
@@ -148,7 +149,7 @@ def validate_recommendations(raw: object) -> tuple[list[Recommendation], list[st
         try:
             recommendation = Recommendation.model_validate(item)
         except ValidationError as exc:
-            problems = "; ".join(_problem(error) for error in exc.errors())
+            problems = schema_problems(exc)
             rejected.append(f"{label}: malformed ({problems})")
             continue
         reason = recommendation.rejection_reason
@@ -162,8 +163,3 @@ def validate_recommendations(raw: object) -> tuple[list[Recommendation], list[st
 def _label(item: object, number: int) -> str:
     name = item.get("name") if isinstance(item, dict) else None
     return f"'{name}'" if isinstance(name, str) and name.strip() else f"recommendation {number}"
-
-
-def _problem(error: ErrorDetails) -> str:
-    where = ".".join(str(part) for part in error["loc"])
-    return f"{where}: {error['msg']}" if where else error["msg"]

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from thoughtforge.errors import UnusableAnswer
+from thoughtforge.errors import UnusableAnswer, schema_problems
 from thoughtforge.plugins.plan.slot_content import unfilled_reason
 from thoughtforge.prompting import json_objects
 
@@ -44,11 +44,7 @@ def parse_builder_response(text: str) -> PlanBuilderResponse:
     try:
         return PlanBuilderResponse.model_validate(payload)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in error['loc']) or '(top level)'}: {error['msg']}"
-            for error in exc.errors()
-        )
-        message = f"the builder's JSON does not fit the schema: {problems}"
+        message = f"the builder's JSON does not fit the schema: {schema_problems(exc)}"
         raise BuilderResponseError(message) from None
 
 
