@@ -248,3 +248,19 @@ def test_summary_reports_the_board_and_its_cards(
     assert summary.url == vibe_kanban.url
     assert summary.board_id is not None
     assert summary.cards == 1
+
+
+def test_a_board_deleted_by_hand_is_made_again_with_the_card(
+    project: Project,
+    vibe_kanban: VibeKanban,
+    board_name: str,
+) -> None:
+    [board] = [b for b in vibe_kanban.call("GET", "/api/projects") if b["name"] == board_name]
+    vibe_kanban.call("DELETE", f"/api/projects/{board['id']}")
+    transition(project, Phase.DISTILLING)  # the cached board is gone: a warning, then forgotten
+    assert vibe_kanban.cards(board_name) == []
+    transition(project, Phase.HUMAN_REVIEW)
+    card = only_card(vibe_kanban, board_name)
+    assert (card["status"], card["title"]) == ("inreview", f"{project.id} · Human Review")
+    failures = [e for e in read_events(project.dir) if e["event"] == "hook_failed"]
+    assert [f["hook"] for f in failures] == ["board"]

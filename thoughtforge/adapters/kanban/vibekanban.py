@@ -69,14 +69,13 @@ class VibeKanbanBoard:
         card = card_of(project.id, project.dir, status)
         with _card_file(project.dir) as record_file:
             record = _read_record(record_file)
-            if record is not None and api.update_card(record.card_id, card):
-                _log_update(project, record.card_id, card)
-                return
-            board_id = self._board_id(api, settings.project_name)
-            record = CardRecord(card_id=api.create_card(board_id, card), board_id=board_id)
-            record_file.seek(0)
-            record_file.truncate()
-            record_file.write(record.model_dump_json() + "\n")
+            if record is None or not api.update_card(record.card_id, card):
+                record = self._new_card(api, settings.project_name, card)
+                record_file.seek(0)
+                record_file.truncate()
+                record_file.write(record.model_dump_json() + "\n")
+                record_file.flush()
+                api.update_card(record.card_id, card)  # created `todo`: now to its column
         _log_update(project, record.card_id, card)
 
     def summary(self) -> BoardSummary:
@@ -86,6 +85,16 @@ class VibeKanbanBoard:
         board_id = api.find_board(settings.project_name)
         cards = len(api.cards(board_id)) if board_id else 0
         return BoardSummary(url=api.url, board_id=board_id, cards=cards)
+
+    def _new_card(self, api: _Api, board_name: str, card: Card) -> CardRecord:
+        """The card is recorded before it is moved, so a failed move never makes a second card;
+        a board deleted by hand is looked up (or made) again at the next update."""
+        board_id = self._board_id(api, board_name)
+        try:
+            return CardRecord(card_id=api.create_card(board_id, card), board_id=board_id)
+        except ServiceError:
+            self._board_ids.pop((api.url, board_name), None)
+            raise
 
     def _board_id(self, api: _Api, name: str) -> str:
         key = (api.url, name)
@@ -140,12 +149,9 @@ class _Api:
         return list(self._call("GET", f"/api/tasks?project_id={board_id}"))
 
     def create_card(self, board_id: str, card: Card) -> str:
-        """Vibe Kanban creates every task as `todo`; the card is then moved to its column."""
+        """Vibe Kanban creates every task as `todo`, whatever it is sent."""
         body = {"project_id": board_id, "title": card.title, "description": describe(card)}
-        card_id = str(self._call("POST", "/api/tasks", body)["id"])
-        if _status(card) != "todo":
-            self._call("PUT", f"/api/tasks/{card_id}", {"status": _status(card)})
-        return card_id
+        return str(self._call("POST", "/api/tasks", body)["id"])
 
     def update_card(self, card_id: str, card: Card) -> bool:
         """False when the card is gone (deleted by hand, or another board's)."""
