@@ -8,7 +8,11 @@ open forever:
 * timeout: at the deadline the group is killed, what was read so far is kept, the pipes closed;
 * an agent that exited: its answer is what it wrote; helpers still holding the pipes get
   `EXIT_GRACE_SECONDS` to finish, then the group is killed and the pipes closed;
-* an answer longer than `max_bytes` stops the reading and kills the group: it is refused whole.
+* an answer longer than `max_bytes` stops the reading and kills the group: it is refused whole;
+* stderr (diagnostics, not the answer) is never refused: only its last `max_bytes` are kept.
+
+`cwd` runs the command in a folder (a coding agent or a test suite in its project);
+`merge_stderr` reads both streams as one, in the order written (a test runner's output).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import IO
 
 from pydantic import BaseModel
@@ -43,14 +48,18 @@ def run_command(
     timeout: float,
     max_bytes: int,
     on_start: Callable[[int], None] = lambda pid: None,
+    *,
+    cwd: Path | None = None,
+    merge_stderr: bool = False,
 ) -> ProcessResult:
     """`on_start` gets the pid (and process group) as soon as the child exists."""
     proc = subprocess.Popen(
         argv,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
         env=dict(env),
+        cwd=cwd,
         start_new_session=True,
     )
     try:
@@ -64,7 +73,7 @@ def run_command(
     return ProcessResult(
         returncode=None if timed_out else returncode,
         stdout=_text(pipes.output[proc.stdout]),
-        stderr=_text(pipes.output[proc.stderr]),
+        stderr=_text(pipes.output.get(proc.stderr, b"")),
         timed_out=timed_out,
         too_large=pipes.too_large,
     )
@@ -78,14 +87,11 @@ class _Pipes:
         self.data = memoryview(data)
         self.max_bytes = max_bytes
         self.too_large = False
-        self.output: dict[IO[bytes] | None, bytearray] = {
-            proc.stdout: bytearray(),
-            proc.stderr: bytearray(),
-        }
+        streams = [stream for stream in (proc.stdout, proc.stderr) if stream is not None]
+        self.output: dict[IO[bytes] | None, bytearray] = {stream: bytearray() for stream in streams}
         self.open_outputs: set[IO[bytes]] = set()
         self.selector = selectors.DefaultSelector()
-        for stream in (proc.stdout, proc.stderr):
-            assert stream is not None
+        for stream in streams:
             os.set_blocking(stream.fileno(), False)
             self.selector.register(stream, selectors.EVENT_READ)
             self.open_outputs.add(stream)
@@ -126,8 +132,12 @@ class _Pipes:
             self.open_outputs.discard(stream)
             return
         self.output[stream] += chunk
-        if stream is self.proc.stdout and len(self.output[stream]) > self.max_bytes:
+        if len(self.output[stream]) <= self.max_bytes:
+            return
+        if stream is self.proc.stdout:
             self.too_large = True
+        else:
+            del self.output[stream][: -self.max_bytes]
 
     def _write(self, stdin: IO[bytes]) -> None:
         try:

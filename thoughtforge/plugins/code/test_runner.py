@@ -29,9 +29,6 @@ from thoughtforge.prompting import SectionedText
 MAX_OUTPUT_BYTES = 5_000_000
 TAIL_CHARS = 4000
 SPEC_SECTION = "Deliverable Structure"
-# `run_command` takes no working directory and reads stderr apart, without a cap: this wrapper
-# moves into the project, then puts stderr on the capped stdout, in the order it was written.
-_IN_PROJECT = ["sh", "-c", 'cd -- "$1" || exit 126; shift; exec "$@" 2>&1', "sh"]
 _UNREAD = "no test summary recognised in the output: only the exit code ({}) is known"
 _RUN_ENV = {"CI": "true", "NO_COLOR": "1"}  # no watch mode, no prompts, no colour codes
 
@@ -148,13 +145,15 @@ def run_tests(project_dir: Path, command: list[str], timeout: float) -> TestRun:
     if problem:
         return TestRun(exit_code=None, crash_reason=problem)
     result = run_command(
-        [*_IN_PROJECT, str(project_dir.resolve()), *command],
+        command,
         stdin_text="",
         env={**os.environ, **_RUN_ENV},
         timeout=timeout,
         max_bytes=MAX_OUTPUT_BYTES,
+        cwd=project_dir,
+        merge_stderr=True,
     )
-    output = strip_ansi(result.stdout + result.stderr)
+    output = strip_ansi(result.stdout)
     tally = read_output(output) or Tally(note=_UNREAD.format(result.returncode))
     crash_reason = _stopped(result, timeout) or tally.crash_reason
     if crash_reason is None and tally.runner and tally.failed == 0 and result.returncode:

@@ -1,0 +1,45 @@
+"""`run_command` on real processes: where it runs, and what it keeps of each stream."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from thoughtforge.adapters.agents.process import run_command
+
+ENV = dict(os.environ)
+
+
+def python(code: str) -> list[str]:
+    return [sys.executable, "-c", code]
+
+
+def test_a_flood_on_stderr_keeps_only_its_end_and_the_answer_stands() -> None:
+    flood = (
+        "import sys; sys.stdin.read()\n"
+        "for _ in range(300): sys.stderr.write('e' * 100_000)\n"
+        "sys.stderr.write('LAST'); print('the answer')"
+    )
+    result = run_command(python(flood), "prompt", ENV, timeout=60, max_bytes=1_000_000)
+    assert result.returncode == 0 and not result.too_large
+    assert result.stdout == "the answer\n"
+    assert len(result.stderr) == 1_000_000 and result.stderr.endswith("LAST")
+
+
+def test_cwd_runs_the_command_in_that_folder(tmp_path: Path) -> None:
+    result = run_command(
+        python("import os; print(os.getcwd())"), "", ENV, timeout=30, max_bytes=1000, cwd=tmp_path
+    )
+    assert result.stdout.strip() == str(tmp_path)
+
+
+def test_merge_stderr_reads_both_streams_in_the_order_written() -> None:
+    code = (
+        "import sys\n"
+        "for n in range(3):\n"
+        "    print(f'out {n}', flush=True); print(f'err {n}', file=sys.stderr, flush=True)"
+    )
+    result = run_command(python(code), "", ENV, timeout=30, max_bytes=1000, merge_stderr=True)
+    assert result.stdout.splitlines() == ["out 0", "err 0", "out 1", "err 1", "out 2", "err 2"]
+    assert result.stderr == ""
