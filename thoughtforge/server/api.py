@@ -27,6 +27,7 @@ PROJECT_TAG_PREFIX = "project:"
 HEALTH_TIMEOUT_SECONDS = 0.5
 REQUEST_TIMEOUT_SECONDS = 10.0
 SCHEMA_WAIT_SECONDS = 30.0
+SETTLE_SECONDS = 10.0
 _POLL_SECONDS = 0.1
 _BUSY_POLL_SECONDS = 0.5
 _RETRIED = frozenset({429, 502, 503})
@@ -135,10 +136,20 @@ class PrefectApi:
         return None
 
     def next_waiting_run(self, project: Project, seconds: float) -> WaitingRun | None:
-        """The project's waiting run, giving a busy run `seconds` to reach its next wait."""
+        """The project's waiting run, giving a busy run `seconds` to reach its next wait.
+
+        A run seen busy may look idle for a moment on its way (running, before it takes the run
+        lock): only `SETTLE_SECONDS` of neither busy nor waiting mean it will not ask again.
+        """
         deadline = time.monotonic() + seconds
+        idle_since: float | None = None
         while (run := self.live_waiting_run(project)) is None:
-            if time.monotonic() > deadline or self.busy_run(project) is None:
+            now = time.monotonic()
+            if self.busy_run(project) is not None:
+                idle_since = None
+            elif idle_since is None:
+                idle_since = now
+            if now > deadline or (idle_since is not None and now - idle_since > SETTLE_SECONDS):
                 return None
             time.sleep(_BUSY_POLL_SECONDS)
         return run
