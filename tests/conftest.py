@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from tests.browser import launch_browser
+from tests.capture_server import CaptureServer
 from tests.vibe_kanban import VibeKanban, free_port
 from thoughtforge.config import Config, load_config
 
@@ -78,3 +79,10 @@ def vibe_kanban(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VibeKanban
     server = VibeKanban(tmp_path_factory.mktemp("vibe-kanban"), port=free_port())
     yield server
     server.stop()
+
+
+@pytest.fixture
+def channels() -> Iterator[CaptureServer]:
+    """A local HTTP server that records what notification channels send it."""
+    with CaptureServer() as server:
+        yield server

@@ -45,45 +45,56 @@ def events(project: Project, name: str) -> list[dict[str, Any]]:
     return [e for e in read_events(project.dir) if e["event"] == name]
 
 
+@pytest.fixture
+def board_and_bell(
+    tmp_path: Path,
+    cli_config: Callable[..., Path],
+    vibe_kanban: VibeKanban,
+    channels: CaptureServer,
+) -> Path:
+    """A config with the real board (a board of this test's own) and both channels on."""
+    return cli_config(**announced(vibe_kanban.url, channels.url, tmp_path.name))
+
+
 def test_a_run_moves_its_card_through_the_columns_and_notifies_every_transition(
     tmp_path: Path,
     cli_env: dict[str, str],
-    cli_config: Callable[..., Path],
+    board_and_bell: Path,
     vibe_kanban: VibeKanban,
+    channels: CaptureServer,
 ) -> None:
-    with CaptureServer() as channels:
-        config = cli_config(**announced(vibe_kanban.url, channels.url, tmp_path.name))
-        result = run_cli(cli_env, config, "run", str(EXAMPLE), "--auto-confirm")
-        assert result.returncode == 0, result.stderr
-        project = only_project(config)
-        status = read_status(project.dir)
-        assert status.phase is Phase.DONE
+    config = board_and_bell
+    result = run_cli(cli_env, config, "run", str(EXAMPLE), "--auto-confirm")
+    assert result.returncode == 0, result.stderr
+    project = only_project(config)
+    status = read_status(project.dir)
+    assert status.phase is Phase.DONE
 
-        moves = [e["status"] for e in events(project, "card_updated")]
-        columns = [m for i, m in enumerate(moves) if i == 0 or m != moves[i - 1]]
-        assert columns == ["todo", "inprogress", "inreview", "inprogress", "done"]
-        [card] = vibe_kanban.cards(tmp_path.name)
-        assert (card["status"], card["title"]) == ("done", f"{status.project_name} · Done")
-        assert "**Polish iteration:**" in card["description"]
+    moves = [e["status"] for e in events(project, "card_updated")]
+    columns = [m for i, m in enumerate(moves) if i == 0 or m != moves[i - 1]]
+    assert columns == ["todo", "inprogress", "inreview", "inprogress", "done"]
+    [card] = vibe_kanban.cards(tmp_path.name)
+    assert (card["status"], card["title"]) == ("done", f"{status.project_name} · Done")
+    assert "**Polish iteration:**" in card["description"]
 
-        transitions = events(project, "phase_transition")
-        webhook = [r for r in channels.requests if r.path == "/hooks/s3cr3t"]
-        ntfy = [r for r in channels.requests if r.path == "/thoughtforge"]
-        assert [r.json()["phase"] for r in webhook] == [t["to_phase"] for t in transitions]
-        assert [r.body.decode() for r in ntfy] == [t["summary"] for t in transitions]
-        summaries = [r.json()["summary"] for r in webhook]
-        name = status.project_name
-        assert f"Project '{name}' — Phase 1 complete. Intent locked." in summaries
-        assert (
-            f"Project '{name}' — Phase 2 complete. Spec and constraints locked. Build starting."
-            in summaries
-        )
-        assert (
-            f"Project '{name}' — Phase 3 complete. Deliverable built. Polish loop starting."
-            in summaries
-        )
-        assert webhook[-1].json()["event_type"] == "convergence_success"
-        assert all(r.headers["Authorization"] == "Bearer tk-hidden" for r in webhook)
+    transitions = events(project, "phase_transition")
+    webhook = [r for r in channels.requests if r.path == "/hooks/s3cr3t"]
+    ntfy = [r for r in channels.requests if r.path == "/thoughtforge"]
+    assert [r.json()["phase"] for r in webhook] == [t["to_phase"] for t in transitions]
+    assert [r.body.decode() for r in ntfy] == [t["summary"] for t in transitions]
+    summaries = [r.json()["summary"] for r in webhook]
+    name = status.project_name
+    assert f"Project '{name}' — Phase 1 complete. Intent locked." in summaries
+    assert (
+        f"Project '{name}' — Phase 2 complete. Spec and constraints locked. Build starting."
+        in summaries
+    )
+    assert (
+        f"Project '{name}' — Phase 3 complete. Deliverable built. Polish loop starting."
+        in summaries
+    )
+    assert webhook[-1].json()["event_type"] == "convergence_success"
+    assert all(r.headers["Authorization"] == "Bearer tk-hidden" for r in webhook)
     assert events(project, "hook_failed") == []
     assert "tk-hidden" not in (project.dir / "thoughtforge.log").read_text()
 
@@ -91,33 +102,33 @@ def test_a_run_moves_its_card_through_the_columns_and_notifies_every_transition(
 def test_a_guard_halt_badges_the_card_and_terminate_cancels_it(
     tmp_path: Path,
     cli_env: dict[str, str],
-    cli_config: Callable[..., Path],
+    board_and_bell: Path,
     vibe_kanban: VibeKanban,
+    channels: CaptureServer,
 ) -> None:
-    with CaptureServer() as channels:
-        config = cli_config(**announced(vibe_kanban.url, channels.url, tmp_path.name))
-        project = polishing_project(load_config(config))
-        script = write_script(
-            tmp_path / "s.yaml",
-            {
-                1: review(10, 20, 10),
-                2: review(5, 15, 10),
-                3: review(2, 10, 8),
-                4: review(5, 10, 10),
-            },
-        )
-        halted = run_cli(cli_env, config, "polish", project.id, THOUGHTFORGE_SCRIPT=str(script))
-        assert halted.returncode == 3, halted.stderr
-        [card] = vibe_kanban.cards(tmp_path.name)
-        assert (card["status"], card["title"]) == ("inprogress", "Wedding · Polishing · HALTED")
-        assert "**Halt reason:** guard_hallucination" in card["description"]
-        halt = [r.json() for r in channels.requests if r.path == "/hooks/s3cr3t"][-1]
-        assert halt["event_type"] == "guard_triggered"
-        assert "fix-regress cycle detected" in halt["summary"]
+    config = board_and_bell
+    project = polishing_project(load_config(config))
+    script = write_script(
+        tmp_path / "s.yaml",
+        {
+            1: review(10, 20, 10),
+            2: review(5, 15, 10),
+            3: review(2, 10, 8),
+            4: review(5, 10, 10),
+        },
+    )
+    halted = run_cli(cli_env, config, "polish", project.id, THOUGHTFORGE_SCRIPT=str(script))
+    assert halted.returncode == 3, halted.stderr
+    [card] = vibe_kanban.cards(tmp_path.name)
+    assert (card["status"], card["title"]) == ("inprogress", "Wedding · Polishing · HALTED")
+    assert "**Halt reason:** guard_hallucination" in card["description"]
+    halt = [r.json() for r in channels.requests if r.path == "/hooks/s3cr3t"][-1]
+    assert halt["event_type"] == "guard_triggered"
+    assert "fix-regress cycle detected" in halt["summary"]
 
-        assert run_cli(cli_env, config, "terminate", project.id).returncode == 0
-        [card] = vibe_kanban.cards(tmp_path.name)
-        assert (card["status"], card["title"]) == ("cancelled", "Wedding · Polishing · TERMINATED")
+    assert run_cli(cli_env, config, "terminate", project.id).returncode == 0
+    [card] = vibe_kanban.cards(tmp_path.name)
+    assert (card["status"], card["title"]) == ("cancelled", "Wedding · Polishing · TERMINATED")
     assert read_status(project.dir).halt_reason is HaltReason.HUMAN_TERMINATED
 
 

@@ -11,7 +11,6 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -51,12 +50,6 @@ def _thoughtforge_events(stack: Stack) -> list[str]:
     body = {"filter": {"event": {"prefix": ["thoughtforge.project."]}}, "limit": 50}
     page = httpx.post(f"{stack.api}/events/filter", json=body, timeout=10).json()
     return [event["event"] for event in page["events"]]
-
-
-@pytest.fixture
-def channels() -> Iterator[CaptureServer]:
-    with CaptureServer() as server:
-        yield server
 
 
 def test_a_deployed_run_suspends_at_each_human_step_and_reaches_done(
