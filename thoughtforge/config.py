@@ -163,12 +163,18 @@ class ConnectorsConfig(_Section):
 
 
 class VibeKanbanConfig(_Section):
-    """The board. Without `url`, the port a local Vibe Kanban wrote to its port file is used."""
+    """The board. Without `url`, the port a local Vibe Kanban wrote to its port file is used.
+
+    `code_execution` runs code mode's build and fix steps as Vibe Kanban task attempts with
+    `executor_profile` (`EXECUTOR` or `EXECUTOR:VARIANT`, as Vibe Kanban's profiles name them)
+    instead of calling the coding agent directly; it does not need `enabled`."""
 
     enabled: bool = False
     url: HttpUrl | None = None
     project_name: str = Field("ThoughtForge", min_length=1)
     timeout_seconds: float = Field(2, gt=0, le=30)
+    code_execution: bool = False
+    executor_profile: str = Field("CLAUDE_CODE", pattern=r"^[A-Z][A-Z0-9_]*(:[A-Z][A-Z0-9_]*)?$")
 
 
 class ServerConfig(_Section):
@@ -232,7 +238,13 @@ class CodeConfig(_Section):
 
     test_commands: dict[LanguageName, Command] = Field(default_factory=default_test_commands)
     test_timeout_seconds: float = Field(600, gt=0)
+    # build in ordered steps, a commit per step; a failed step is undone and retried
+    step_mode: bool = False
     max_step_attempts: int = Field(3, ge=1)
+    # Phase 3 fix-and-retest cycles before the build halts stuck (the stuck rules come first)
+    max_fix_cycles: int = Field(10, ge=1)
+    # Phase 2 Open Source Discovery: one more agent call per spec proposal for the scorecards
+    discovery: bool = False
 
     @field_validator("test_commands")
     @classmethod

@@ -34,6 +34,7 @@ class HaltReason(StrEnum):
     SPEC_INCOMPLETE = "spec_incomplete"
     BUILD_INCOMPLETE = "build_incomplete"
     PLAN_MODE_VIOLATION = "plan_mode_violation"
+    TEST_RUNNER_FAILED = "test_runner_failed"
     REVIEW_MALFORMED = "review_malformed"
     FIX_OUTPUT_INVALID = "fix_output_invalid"
     GUARD_FIX_REGRESSION = "guard_fix_regression"
@@ -45,6 +46,18 @@ class HaltReason(StrEnum):
 # Halts of Phase 3 that the human answers with input (provide input or terminate); the others
 # wait for resume / override / terminate.
 INPUT_HALTS = frozenset({HaltReason.STUCK, HaltReason.BUILD_INCOMPLETE})
+# A Phase 3 halt the human can override: build from the plan as it is, or terminate. Resuming
+# would only ask the same gate the same question.
+OVERRIDE_BUILD_HALTS = frozenset({HaltReason.PLAN_INCOMPLETE})
+
+
+def build_halt_options(reason: HaltReason) -> str:
+    """What the human can do about a Phase 3 halt, as the halt message lists it."""
+    if reason in INPUT_HALTS:
+        return "provide input, terminate"
+    if reason in OVERRIDE_BUILD_HALTS:
+        return "override, terminate"
+    return "resume, terminate"
 
 
 class DeliverableType(StrEnum):

@@ -45,10 +45,12 @@ from thoughtforge.core.staging import (
     Changes,
     changes,
     commit_own,
+    discard_agent_changes,
     mark_polished,
 )
 from thoughtforge.core.state import (
     CHAT_HISTORY_FILE,
+    CODE_BUILD_FILE,
     POLISH_STATE_FILE,
     STATUS_FILE,
     ChatHistory,
@@ -60,10 +62,12 @@ from thoughtforge.core.state import (
     check_state_files,
     read_chat,
     read_polish_state,
+    read_state_file,
     read_status,
     utc_now,
     write_chat,
     write_polish_state,
+    write_state_file,
     write_status,
 )
 from thoughtforge.core.transition import transition
@@ -72,6 +76,7 @@ from thoughtforge.core.waiting import Waiting, clear_wait, current_wait, record_
 __all__ = [
     "BOARD_CARD_FILE",
     "CHAT_HISTORY_FILE",
+    "CODE_BUILD_FILE",
     "CONSTRAINTS_FILE",
     "INTENT_FILE",
     "LOCK_FILE",
@@ -108,6 +113,7 @@ __all__ = [
     "commit_own",
     "create_project",
     "current_wait",
+    "discard_agent_changes",
     "end_leftover_processes",
     "git_repo",
     "halt_orphaned_projects",
@@ -124,6 +130,7 @@ __all__ = [
     "read_chat",
     "read_events",
     "read_polish_state",
+    "read_state_file",
     "read_status",
     "record_wait",
     "safe_file_name",
@@ -134,6 +141,7 @@ __all__ = [
     "utc_now",
     "write_chat",
     "write_polish_state",
+    "write_state_file",
     "write_status",
     "write_text_atomic",
 ]

@@ -27,7 +27,7 @@ from thoughtforge.core.git_repo import commit, init_repo
 from thoughtforge.core.hooks import show_on_board
 from thoughtforge.core.project import Project, list_projects
 from thoughtforge.core.project_log import log_event
-from thoughtforge.core.staging import PRIVATE_FILES
+from thoughtforge.core.staging import BUILD_OUTPUT, PRIVATE_FILES
 from thoughtforge.core.state import ChatMessage, Status, utc_now, write_chat, write_status
 from thoughtforge.errors import ConfigError, ProjectError, ProjectLimitError, ThoughtForgeError
 from thoughtforge.models import Phase
@@ -37,7 +37,7 @@ _SLUG_WORDS = 4
 _SLUG_CHARS = 24
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._ -]+")
 _FILLER = frozenset({"a", "an", "and", "the", "i", "im", "we", "to", "of", "for", "in", "on"})
-_GITIGNORE = "".join(f"{name}\n" for name in PRIVATE_FILES)
+_GITIGNORE = "".join(f"{name}\n" for name in (*PRIVATE_FILES, *BUILD_OUTPUT))
 
 
 def create_project(

@@ -70,6 +70,14 @@ def commit(path: Path, message: str, paths: Sequence[str] | None = None) -> bool
     return True
 
 
+def reset_hard(path: Path) -> None:
+    """The work tree as HEAD has it: changes undone, untracked files removed, ignored ones kept."""
+    clear_stale_lock(path)
+    git_cmd = _repo(path).git
+    git_cmd.reset("--hard", "-q")
+    git_cmd.clean("-fdq")
+
+
 def tag(path: Path, name: str) -> None:
     """Point `name` at HEAD (moving it if it exists)."""
     _repo(path).create_tag(name, force=True)

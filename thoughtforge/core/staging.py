@@ -1,9 +1,12 @@
-"""What ThoughtForge commits in a project: its own files, never what an agent left behind.
+"""What ThoughtForge commits in a project: its own files, and what an agent wrote only when that
+is the deliverable.
 
 `git add -A` would commit anything an agent wrote into the project, a plan-mode agent's `evil.py`
 included. So commits stage explicit paths: the state files, the polish loop's record, the
 Markdown documents in `docs/` and the human's `resources/`. Everything else is "foreign": never
-committed, and reported by the caller (the phase engine halts plan mode on foreign source files).
+committed in plan mode, and reported by the caller (the phase engine halts plan mode on foreign
+source files). In code mode the agent's files are the deliverable and are committed too; what
+git ignores (caches, build output, ThoughtForge's working files) never is.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from thoughtforge.core.project_log import LOG_FILE, log_event
 from thoughtforge.core.run_lock import LOCK_FILE
 from thoughtforge.core.state import (
     CHAT_HISTORY_FILE,
+    CODE_BUILD_FILE,
     POLISH_STATE_FILE,
     STATE_LOCK_FILE,
     STATUS_FILE,
@@ -40,8 +44,13 @@ PRIVATE_FILES = (
 )
 """ThoughtForge's working files: never committed, never reported (listed in `.gitignore`)."""
 OWN_FILES = frozenset(
-    {STATUS_FILE, CHAT_HISTORY_FILE, POLISH_STATE_FILE, POLISH_LOG_FILE, REVIEW_FILE, ".gitignore"}
+    {
+        *(STATUS_FILE, CHAT_HISTORY_FILE, POLISH_STATE_FILE, CODE_BUILD_FILE, POLISH_LOG_FILE),
+        *(REVIEW_FILE, ".gitignore"),
+    }
 )
+BUILD_OUTPUT = ("__pycache__/", ".pytest_cache/", "node_modules/", "target/", ".venv/")
+"""What a code project's own tooling leaves behind: ignored, so it is never committed."""
 SOURCE_SUFFIXES = frozenset(
     {
         *(".py", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".sh", ".bash", ".zsh", ".rb"),
@@ -84,10 +93,37 @@ def mark_polished(project_dir: Path) -> None:
     git_repo.tag(project_dir, POLISHED_TAG)
 
 
-def commit_own(project_dir: Path, message: str) -> Changes:
-    """Commit ThoughtForge's own changed files; foreign ones are logged and left uncommitted."""
+def commit_own(project_dir: Path, message: str, *, agent_files: bool = False) -> Changes:
+    """Commit ThoughtForge's own changed files, and the agent's too with `agent_files`;
+    otherwise foreign ones are logged and left uncommitted."""
     found = changes(project_dir)
-    git_repo.commit(project_dir, message, found.own)
-    if found.foreign:
+    git_repo.commit(project_dir, message, found.own + found.foreign if agent_files else found.own)
+    if found.foreign and not agent_files:
         log_event(project_dir, "foreign_files_not_committed", level="warning", files=found.foreign)
     return found
+
+
+def discard_agent_changes(project_dir: Path) -> list[str]:
+    """Put the agent's files back as the last commit has them (`git reset --hard` + `git clean
+    -fd`), keeping ThoughtForge's own uncommitted files; returns the paths discarded.
+
+    A failed build step leaves a half-written tree; its retry must start from the last step
+    that worked, and the project's state (its phase, its chat) must not go back with it.
+    """
+    found = changes(project_dir)
+    kept = {relpath: _content(project_dir / relpath) for relpath in found.own}
+    git_repo.reset_hard(project_dir)
+    for relpath, content in kept.items():
+        target = project_dir / relpath
+        if content is None:
+            target.unlink(missing_ok=True)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content)
+    if found.foreign:
+        log_event(project_dir, "agent_changes_discarded", level="warning", files=found.foreign)
+    return found.foreign
+
+
+def _content(path: Path) -> bytes | None:
+    return path.read_bytes() if path.is_file() else None

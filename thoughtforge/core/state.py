@@ -23,6 +23,7 @@ from thoughtforge.models import Counts, DeliverableType, HaltReason, Issue, Phas
 STATUS_FILE = "status.json"
 POLISH_STATE_FILE = "polish_state.json"
 CHAT_HISTORY_FILE = "chat_history.json"
+CODE_BUILD_FILE = "code_build.json"
 STATE_LOCK_FILE = ".state.lock"
 
 
@@ -129,6 +130,16 @@ def _locked(path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def read_state_file(project_dir: Path, name: str, model: type[M]) -> M:
+    """A plugin's own state file (such as `code_build.json`), or `StateFileError`."""
+    return _read(project_dir / name, TypeAdapter(model))
+
+
+def write_state_file(project_dir: Path, name: str, state: BaseModel) -> None:
+    """Replace a plugin's own state file atomically."""
+    write_text_atomic(project_dir / name, state.model_dump_json(indent=2) + "\n")
 
 
 def check_state_files(project_dir: Path) -> None:

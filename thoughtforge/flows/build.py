@@ -1,5 +1,6 @@
-"""Phase 3 inside a run: each plan section is a named task, progress is an artifact, a stuck
-builder waits for the human's input, and the pipeline takes a built plan on to the polish loop."""
+"""Phase 3 inside a run: each plan section, code build step, test run and fix cycle is a named
+task, a plan's progress is an artifact, a stuck builder waits for the human's input, and the
+pipeline takes the built deliverable on to the polish loop."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from thoughtforge.config import Config
 from thoughtforge.core import Project, Status, clear_wait
 from thoughtforge.flows.human_input import STUCK, StuckDecision, wait_for_human
 from thoughtforge.flows.task_runner import as_task
-from thoughtforge.models import INPUT_HALTS, Phase
+from thoughtforge.models import INPUT_HALTS, DeliverableType, Phase
 from thoughtforge.phases import halt_actions, latest_ai_message, notice
+from thoughtforge.plugins.code.builder import CodeBuilder
 from thoughtforge.plugins.plan import PlanBuilder, SectionProgress
 
 
@@ -25,14 +27,19 @@ def run_build(project: Project, config: Config, auto_confirm: bool) -> None:
     while True:
         status = project.status()
         if status.phase is Phase.BUILDING:
-            builder = PlanBuilder(project, config, runner=as_task, on_progress=_publisher(project))
-            print(builder.run().reason)
+            print(_builder(project, config, status).run().reason)
             continue
         if auto_confirm or not _awaits_input(status):
             return
         answer = wait_for_human(project, STUCK, _stuck_prompt(project))
         clear_wait(project.dir)
         _apply(project, answer.value)
+
+
+def _builder(project: Project, config: Config, status: Status) -> PlanBuilder | CodeBuilder:
+    if status.deliverable_type is DeliverableType.CODE:
+        return CodeBuilder(project, config, runner=as_task)
+    return PlanBuilder(project, config, runner=as_task, on_progress=_publisher(project))
 
 
 def _awaits_input(status: Status) -> bool:
@@ -55,8 +62,8 @@ def _apply(project: Project, decision: StuckDecision) -> None:
 
 def _stuck_prompt(project: Project) -> str:
     return (
-        f"### The plan build needs you\n\n{latest_ai_message(project)}\n\n"
-        "- **provide_input**: answer in the message; the builder asks the section again with it\n"
+        f"### The build needs you\n\n{latest_ai_message(project)}\n\n"
+        "- **provide_input**: answer in the message; the builder tries again with it\n"
         "- **terminate**: stop this project for good\n"
     )
 

@@ -76,6 +76,15 @@ class PolishHaltDecision(RunInput):
     )
 
 
+class PlanGateDecision(RunInput):
+    """The Plan Completeness Gate refused the plan: build from it anyway, or stop."""
+
+    action: Literal["override", "terminate"] = Field(
+        "override",
+        description="override: build from the plan as it is. terminate: stop for good.",
+    )
+
+
 class StuckDecision(RunInput):
     """The builder is stuck on a decision only the human can make: answer it, or stop."""
 
@@ -126,6 +135,9 @@ HALT = HumanStep(HaltDecision, "To move on: choose **resume** or **terminate**, 
 POLISH_HALT = HumanStep(
     PolishHaltDecision,
     "To move on: choose **resume**, **override** or **terminate**, then Submit.",
+)
+PLAN_GATE = HumanStep(
+    PlanGateDecision, "To move on: choose **override** or **terminate**, then Submit."
 )
 STUCK = HumanStep(
     StuckDecision, "To move on: write the decision in the message and Submit, or **terminate**."

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from prefect import flow, tags
 
@@ -28,7 +29,14 @@ from thoughtforge.core import (
 from thoughtforge.errors import ConfigError, ThoughtForgeError
 from thoughtforge.flows.build import run_build
 from thoughtforge.flows.events import announce
-from thoughtforge.flows.human_input import HALT, POLISH_HALT, halt_prompt, wait_for_human
+from thoughtforge.flows.human_input import (
+    HALT,
+    PLAN_GATE,
+    POLISH_HALT,
+    HumanStep,
+    halt_prompt,
+    wait_for_human,
+)
 from thoughtforge.flows.intake import run_intake
 from thoughtforge.flows.limits import run_slot
 from thoughtforge.flows.polish import polish_until_settled
@@ -36,7 +44,7 @@ from thoughtforge.flows.run_tags import project_of_this_run, tag_this_run
 from thoughtforge.flows.spec import run_spec
 from thoughtforge.flows.temporary_server import track_temporary_server
 from thoughtforge.flows.turns import state_files_readable
-from thoughtforge.models import INPUT_HALTS, HaltReason, Phase
+from thoughtforge.models import INPUT_HALTS, OVERRIDE_BUILD_HALTS, HaltReason, Phase
 from thoughtforge.phases import halt_actions, latest_ai_message, notice
 from thoughtforge.server.api import project_tag
 
@@ -151,7 +159,12 @@ def _dispatch(project: Project, config: Config, auto_confirm: bool) -> Status:
 
 
 def _await_decision(project: Project) -> None:
-    step = POLISH_HALT if project.status().halted_from is Phase.POLISHING else HALT
+    status = project.status()
+    step: HumanStep[Any] = HALT
+    if status.halted_from is Phase.POLISHING:
+        step = POLISH_HALT
+    elif status.halt_reason in OVERRIDE_BUILD_HALTS:
+        step = PLAN_GATE
     action = wait_for_human(project, step, halt_prompt(latest_ai_message(project))).value.action
     clear_wait(project.dir)
     try:

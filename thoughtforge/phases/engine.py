@@ -1,12 +1,14 @@
 """The engine every autonomous, agent-driven phase runs on: ask, re-ask, check, write, commit, halt.
 
-The plan builder, the polish loop (and the code builder to come) differ in what they ask and how
+The plan and code builders and the polish loop differ in what they ask and how
 they judge the answer, not in how they talk to agents or stop. So each holds one `PhaseEngine` and
 raises `PhaseHalt` wherever it must stop; the engine turns every halt into the same record: the
 reason and the human's options in the chat, then `transition(..., HALTED)`.
 
 Safety is the orchestrator's, not the prompt's: `start` refuses an agent whose flags the project's
-safety rules forbid before any call, and every write passes the rules' `validate` first.
+safety rules forbid before any call, and every write passes the rules' `validate` first. What an
+agent writes itself is committed only when it is the deliverable (code mode); in plan mode a
+source file an agent left halts the project.
 
 A phase's steps run through a `StepRunner`: plain calls here, named Prefect tasks from a flow.
 """
@@ -14,9 +16,13 @@ A phase's steps run through a `StepRunner`: plain calls here, named Prefect task
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from pathlib import Path
+from typing import Literal, TypeVar
+
+from pydantic import BaseModel
 
 from thoughtforge.adapters.agents import AgentCall, invoke_agent
+from thoughtforge.adapters.agents.invoke import ATTEMPTS
 from thoughtforge.config import Config
 from thoughtforge.core import (
     Project,
@@ -25,17 +31,17 @@ from thoughtforge.core import (
     commit_own,
     log_event,
     mark_polished,
+    read_chat,
     transition,
 )
 from thoughtforge.errors import (
     AgentFailure,
     PhaseHalt,
     StateFileError,
-    ThoughtForgeError,
     TransitionError,
     UnusableAnswer,
 )
-from thoughtforge.models import DeliverableType, HaltReason, Phase
+from thoughtforge.models import DeliverableType, HaltReason, Phase, build_halt_options
 from thoughtforge.phases import chat
 from thoughtforge.phases.safety import SafetyViolation, check_agent, load_rules, write_checked
 from thoughtforge.prompting import PromptLibrary
@@ -78,6 +84,15 @@ def ask_until_usable(
     raise refusal
 
 
+class BuildOutcome(BaseModel):
+    """How a Phase 3 run ended: built (now polishing) or halted."""
+
+    verdict: Literal["built", "halt"]
+    halt_reason: HaltReason | None
+    reason: str
+    deliverable: Path
+
+
 class PhaseEngine:
     """One run of an autonomous phase over a project that is in that phase."""
 
@@ -87,15 +102,14 @@ class PhaseEngine:
         status = project.status()
         if status.phase is not phase:
             raise TransitionError(f"project {project.id} is in '{status.phase}', not '{phase}'")
-        if status.deliverable_type is DeliverableType.CODE:
-            raise ThoughtForgeError(f"code mode is not available yet ('{phase}')")
         self.project = project
         self.config = config
         self.phase = phase
         self.hooks = hooks
         self.agent = status.agent
         self.project_name = status.project_name or project.id
-        self.rules = load_rules(DeliverableType.PLAN)
+        self.deliverable_type = status.deliverable_type or DeliverableType.PLAN
+        self.rules = load_rules(self.deliverable_type)
         self.prompts = PromptLibrary(config.prompts.directory)
 
     def start(self, *agents: str) -> None:
@@ -117,11 +131,20 @@ class PhaseEngine:
             step=step, project_dir=self.project.dir, phase=self.phase.value, iteration=iteration
         )
 
-    def ask(self, agent: str, prompt: str, call: AgentCall) -> str:
+    @property
+    def builds_code(self) -> bool:
+        return self.deliverable_type is DeliverableType.CODE
+
+    def ask(self, agent: str, prompt: str, call: AgentCall, attempts: int = ATTEMPTS) -> str:
         try:
-            return invoke_agent(self.config, agent, prompt, call)
+            return invoke_agent(self.config, agent, prompt, call, attempts)
         except AgentFailure as exc:
             raise PhaseHalt(HaltReason.AGENT_FAILURE, str(exc)) from None
+
+    def ask_once(self, agent: str, prompt: str, call: AgentCall) -> str:
+        """One attempt, `AgentFailure` on failure: for a coding agent, whose caller undoes what
+        a failed attempt wrote before it tries again."""
+        return invoke_agent(self.config, agent, prompt, call, attempts=1)
 
     def ask_until_usable(
         self,
@@ -169,14 +192,16 @@ class PhaseEngine:
             ) from None
 
     def commit(self, subject: str) -> None:
-        """Commit ThoughtForge's own files. A failed commit halts with file_system_error; files
-        an agent left are never committed, and a source file among them halts the project."""
+        """Commit the project's files. A failed commit halts with file_system_error. In plan
+        mode files an agent left are never committed, and a source file among them halts."""
         try:
-            found = commit_own(self.project.dir, subject)
+            found = commit_own(self.project.dir, subject, agent_files=self.builds_code)
         except Exception as exc:  # noqa: BLE001 - any git failure is a file-system halt
             raise PhaseHalt(
                 HaltReason.FILE_SYSTEM_ERROR, f"git commit failed ({subject}): {exc}"
             ) from None
+        if self.builds_code:
+            return
         if found.foreign:
             self.say_once(
                 "These files were not written by ThoughtForge and are not committed: "
@@ -194,11 +219,20 @@ class PhaseEngine:
         that cannot be read is never committed over the good copy in git."""
         try:
             check_state_files(self.project.dir)
-            commit_own(self.project.dir, subject)
+            commit_own(self.project.dir, subject, agent_files=self.builds_code)
         except Exception as exc:  # noqa: BLE001 - the ending stands; the files stay on disk
             log_event(self.project.dir, "commit_failed", level="warning", error=repr(exc))
             return str(exc)
         return None
+
+    def human_guidance(self) -> str:
+        """The human's messages in this phase (stuck recovery); the chat is cleared as it begins."""
+        try:
+            history = read_chat(self.project.dir)
+        except StateFileError as exc:
+            raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, str(exc)) from None
+        said = [m.content for m in history if m.role == "human" and m.phase is self.phase]
+        return "\n\n".join(said) or "None."
 
     def say(self, text: str) -> None:
         chat.notice(self.project, text, self.phase)
@@ -227,6 +261,14 @@ class PhaseEngine:
         failure = self.commit_quietly(f"{self.phase.value} halted ({halt.halt_reason})")
         if failure:
             self._tell(f"The project's files could not be committed: {failure}.")
+
+    def halt_build(self, halt: PhaseHalt, what: str, deliverable: Path) -> BuildOutcome:
+        """A Phase 3 halt, with the options its reason leaves the human."""
+        summary = f"Project '{self.project_name}' — {what} halted: {halt}"
+        self.halt(halt, build_halt_options(halt.halt_reason), summary)
+        return BuildOutcome(
+            verdict="halt", halt_reason=halt.halt_reason, reason=str(halt), deliverable=deliverable
+        )
 
     def _tell(self, text: str) -> None:
         """A halt must be recorded even when the chat itself is what is broken."""

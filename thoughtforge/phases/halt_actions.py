@@ -20,8 +20,8 @@ from thoughtforge.core import (
     utc_now,
 )
 from thoughtforge.errors import StateFileError, ThoughtForgeError, TransitionError
-from thoughtforge.models import INPUT_HALTS, HaltReason, Phase
-from thoughtforge.phases.chat import add_human_message
+from thoughtforge.models import INPUT_HALTS, OVERRIDE_BUILD_HALTS, HaltReason, Phase
+from thoughtforge.phases.chat import add_human_message, notice
 from thoughtforge.phases.polish import polish_log
 
 Action = Literal["resume", "override", "terminate"]
@@ -29,13 +29,23 @@ Action = Literal["resume", "override", "terminate"]
 
 def apply(project: Project, action: Action, hooks: TransitionHooks | None = None) -> Status:
     """Act on a halted project: resume returns it to the phase it halted in (a polish loop logs
-    the resumption), override accepts a polish loop's deliverable (done), terminate ends it."""
+    the resumption), override accepts a polish loop's deliverable (done) or a plan the
+    completeness gate refused (the build goes on), terminate ends it."""
     status = _halted(project)
     if action == "terminate":
         return transition(
             project, Phase.HALTED, halt_reason=HaltReason.HUMAN_TERMINATED, hooks=hooks
         )
     origin = status.halted_from or Phase.POLISHING
+    if status.halt_reason in OVERRIDE_BUILD_HALTS:
+        if action != "override":
+            raise TransitionError(
+                f"a {status.halt_reason} halt takes override (build from the plan as it is) or "
+                "terminate; resuming would ask the gate the same question"
+            )
+        notice(project, "The human overrode the Plan Completeness Gate.", Phase.BUILDING)
+        summary = f"Project '{status.project_name or project.id}' — plan accepted by the human."
+        return transition(project, Phase.BUILDING, summary=summary, hooks=hooks)
     if action == "override":
         if origin is not Phase.POLISHING:
             raise TransitionError(

@@ -62,7 +62,10 @@ DOCS_DIR = "docs"
 # Operational state lives at the project root (the spec names these files, plus `review.json`, the
 # latest Phase 4 review). Any other file there belongs to the code deliverable.
 STATE_FILES = frozenset(
-    {"status.json", "polish_state.json", "chat_history.json", "polish_log.md", "review.json"}
+    {
+        *("status.json", "polish_state.json", "chat_history.json", "code_build.json"),
+        *("polish_log.md", "review.json"),
+    }
 )
 
 # Flags with which Claude Code, Codex or Gemini CLI may edit files or run commands unasked.

@@ -3,11 +3,19 @@
 The agent presents one complete proposal per turn; the human corrects it in the chat until Confirm.
 Confirm is refused while anything is unresolved or no acceptance criterion exists
 (`spec_proposal` says what counts as unresolved).
+
+A deliverable type's plugin may have a discovery hook (the code plugin's Open Source Discovery,
+switched on by `code.discovery`). It runs after each proposal, whose `## Open Source Discovery`
+section it writes, so the human sees the scorecards with the proposal they confirm; Confirm locks
+that section into `spec.md`. An agent that fails or answers unusably twice costs the section its
+content, never the spec: the chat and the section say that discovery could not run.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Callable
+from textwrap import shorten
+from typing import Literal, Protocol, cast
 
 from pydantic import BaseModel
 
@@ -28,9 +36,10 @@ from thoughtforge.core import (
     write_chat,
     write_text_atomic,
 )
-from thoughtforge.errors import ThoughtForgeError, TransitionError, UnusableAnswer
+from thoughtforge.errors import AgentFailure, ThoughtForgeError, TransitionError, UnusableAnswer
 from thoughtforge.models import DeliverableType, Phase
 from thoughtforge.phases.engine import ask_until_usable, reask
+from thoughtforge.phases.plugin_hooks import plugin_module
 from thoughtforge.phases.spec_proposal import (
     SPEC_SECTIONS,
     SpecProposal,
@@ -45,11 +54,15 @@ from thoughtforge.prompting import (
     SectionedText,
     estimate_tokens,
     fit_conversation,
+    heading_key,
     strip_outer_fence,
 )
 
 RETRY_NOTICE = "AI did not generate acceptance criteria. Retrying."
+DISCOVERY_SECTION = "Open Source Discovery"
 _STEP = "spec-building"
+_NO_DISCOVERY = "The dependencies have no qualification scorecards."
+_MAX_WHY = 500
 _AGAIN = (
     "Answer again with the complete proposal, including acceptance criteria derived from the "
     "confirmed intent and the decisions above."
@@ -65,11 +78,20 @@ class ConfirmOutcome(BaseModel):
     remaining: list[str]
 
 
+class DiscoveryHook(Protocol):
+    """A plugin's `discovery` module: `PROMPT` names its prompt (and agent step), `discover`
+    returns the section body for a proposal or raises `AgentFailure` or `UnusableAnswer`."""
+
+    PROMPT: str
+
+    def discover(self, proposal: str, ask: Callable[[str], str], library: PromptLibrary) -> str: ...
+
+
 def propose(project: Project, config: Config) -> SpecProposal:
     """The complete proposal, asked for once more if it comes without acceptance criteria."""
     status = _require_spec_building(project)
     intent = _read_intent(project)
-    prompt = _spec_prompt(project, config, status.agent, intent)
+    prompt = _spec_prompt(project, config, status, intent)
     call = AgentCall(step=_STEP, project_dir=project.dir, phase=Phase.SPEC_BUILDING.value)
 
     def use(answer: str) -> str:
@@ -96,6 +118,10 @@ def propose(project: Project, config: Config) -> SpecProposal:
         raise SpecIncomplete(
             "The agent twice proposed a spec without an Acceptance Criteria section."
         ) from None
+    answer = _without_discovery(answer)
+    discovery = _discover(project, config, status, answer)
+    if discovery is not None:
+        answer = f"{answer}\n\n## {DISCOVERY_SECTION}\n\n{discovery}"
     _say(project, "ai", answer)
     return parse_proposal(answer, intent)
 
@@ -123,7 +149,11 @@ def confirm_spec(project: Project, config: Config) -> ConfirmOutcome:
         return ConfirmOutcome(accepted=False, remaining=remaining)
     intent = SectionedText.parse(_read_intent(project))
     name = status.project_name or project.id
-    write_text_atomic(project.dir / SPEC_FILE, _spec_document(name, proposal))
+    discovery = None
+    if _discovery_hook(config, status) is not None:
+        shown = proposal.section(DISCOVERY_SECTION)
+        discovery = shown or _discover(project, config, status, proposal.text)
+    write_text_atomic(project.dir / SPEC_FILE, _spec_document(name, proposal, discovery))
     write_text_atomic(
         project.dir / CONSTRAINTS_FILE, _constraints_document(name, status, intent, proposal)
     )
@@ -136,11 +166,20 @@ def confirm_spec(project: Project, config: Config) -> ConfirmOutcome:
 # --- the conversation and the files ----------------------------------------------------------
 
 
-def _spec_prompt(project: Project, config: Config, agent: str, intent: str) -> str:
-    """The spec prompt cut to the agent's window: the intent stays, the oldest turns go."""
+def _spec_prompt(project: Project, config: Config, status: Status, intent: str) -> str:
+    """The spec prompt cut to the agent's window: the intent stays, the oldest turns go. What
+    Deliverable Structure holds is the deliverable type's own prompt, `spec-building-<type>`."""
     prompts = PromptLibrary(config.prompts.directory)
-    overhead = estimate_tokens(prompts.render(_STEP, intent=intent, conversation=""))
-    room = config.agent(agent).context_window_tokens - overhead
+    deliverable_type = status.deliverable_type or DeliverableType.PLAN
+    guidance = prompts.render(f"{_STEP}-{deliverable_type.value}").strip()
+
+    def render(conversation: str) -> str:
+        return prompts.render(
+            _STEP, intent=intent, conversation=conversation, structure_guidance=guidance
+        )
+
+    overhead = estimate_tokens(render(""))
+    room = config.agent(status.agent).context_window_tokens - overhead
     turns = [
         m for m in read_chat(project.dir) if m.phase is Phase.SPEC_BUILDING and m.role != "system"
     ]
@@ -154,7 +193,7 @@ def _spec_prompt(project: Project, config: Config, agent: str, intent: str) -> s
             f"The conversation did not fit the agent's context window: {dropped} older "
             "message(s) were left out.",
         )
-    return prompts.render(_STEP, intent=intent, conversation=conversation.text or "(none yet)")
+    return render(conversation.text or "(none yet)")
 
 
 def _say(project: Project, role: Literal["ai", "system"], text: str) -> None:
@@ -165,8 +204,56 @@ def _read_intent(project: Project) -> str:
     return (project.dir / INTENT_FILE).read_text(encoding="utf-8")
 
 
-def _spec_document(name: str, proposal: SpecProposal) -> str:
-    return _document(f"Spec: {name}", {s: proposal.section(s) for s in SPEC_SECTIONS})
+def _spec_document(name: str, proposal: SpecProposal, discovery: str | None) -> str:
+    """The spec's sections; Open Source Discovery, when it ran, follows Dependencies."""
+    sections: dict[str, str] = {}
+    for section in SPEC_SECTIONS:
+        sections[section] = proposal.section(section)
+        if section == "Dependencies" and discovery is not None:
+            sections[DISCOVERY_SECTION] = discovery
+    return _document(f"Spec: {name}", sections)
+
+
+# --- the discovery hook ----------------------------------------------------------------------
+
+
+def _discovery_hook(config: Config, status: Status) -> DiscoveryHook | None:
+    if status.deliverable_type is not DeliverableType.CODE or not config.code.discovery:
+        return None
+    return cast(DiscoveryHook | None, plugin_module(status.deliverable_type, "discovery"))
+
+
+def _discover(project: Project, config: Config, status: Status, proposal: str) -> str | None:
+    """The discovery section body for `proposal`; None when no hook applies."""
+    hook = _discovery_hook(config, status)
+    if hook is None:
+        return None
+    call = AgentCall(step=hook.PROMPT, project_dir=project.dir, phase=Phase.SPEC_BUILDING.value)
+    try:
+        return hook.discover(
+            proposal,
+            lambda text: invoke_agent(config, status.agent, text, call),
+            PromptLibrary(config.prompts.directory),
+        )
+    except AgentFailure as exc:
+        why = str(exc)
+    except UnusableAnswer as exc:
+        why = f"the agent twice gave no usable answer: {exc}"
+    why = shorten(why, _MAX_WHY, placeholder=" ...")  # one line, so it cannot start a section
+    log_event(project.dir, "discovery_failed", level="warning", why=why)
+    note = f"Open Source Discovery could not run ({why}). {_NO_DISCOVERY}"
+    _say(project, "system", note)
+    return note
+
+
+def _without_discovery(answer: str) -> str:
+    """The agent's answer without an Open Source Discovery section: only the hook writes one."""
+    document = SectionedText.parse(answer)
+    if document.get(DISCOVERY_SECTION) is None:
+        return answer
+    key = heading_key(DISCOVERY_SECTION)
+    kept = [s for s in document.sections if heading_key(s.heading) != key]
+    return document.model_copy(update={"sections": kept}).render().strip()
 
 
 def _constraints_document(

@@ -20,6 +20,9 @@ SCRIPT = {
         "plan-fix": {"echo_after": "Plan:\n\n"},
         "spec-building": {"file": "spec-answer.md"},
         "plan-build": {"text": "", "exit": 4, "stderr": "scripted crash"},
+        "code-build": {"text": "built", "write": {"src/app.py": "x = 1\n"}, "delete": ["old.py"]},
+        "code-fix": {"text": "", "write": {"half.py": "x ="}, "exit": 1},
+        "escape": {"text": "no", "write": {"../outside.py": "evil"}},
     }
 }
 
@@ -86,3 +89,32 @@ def test_help_says_it_is_a_demo_agent() -> None:
     )
     assert result.returncode == 0
     assert "DEMO/TEST AGENT - not an AI" in result.stdout
+
+
+def test_a_coding_answer_writes_and_deletes_files_in_the_project(
+    scripted: Config, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "old.py").write_text("old")
+    assert _ask(scripted, project, "code-build") == "built"
+    assert (project / "src" / "app.py").read_text() == "x = 1\n"
+    assert not (project / "old.py").exists()
+
+
+def test_a_failing_coding_answer_leaves_its_files_then_fails(
+    scripted: Config, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    with pytest.raises(AgentFailure):
+        _ask(scripted, project, "code-fix")
+    assert (project / "half.py").read_text() == "x ="
+
+
+def test_a_coding_answer_never_writes_outside_the_project(scripted: Config, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    with pytest.raises(AgentFailure, match="leads outside the project"):
+        _ask(scripted, project, "escape")
+    assert not (tmp_path / "outside.py").exists()

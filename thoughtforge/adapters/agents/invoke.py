@@ -70,11 +70,18 @@ def use_call_slots(slot: CallSlot) -> None:
     _call_slot = slot
 
 
-def invoke_agent(config: Config, agent: str, prompt: str, call: AgentCall) -> str:
-    """The agent's answer as plain text; `AgentFailure` after two failed attempts."""
+def invoke_agent(
+    config: Config, agent: str, prompt: str, call: AgentCall, attempts: int = ATTEMPTS
+) -> str:
+    """The agent's answer as plain text; `AgentFailure` after `attempts` failed attempts.
+
+    The agent works in the project directory, the only place ThoughtForge lets it write. A
+    caller whose agent writes files passes `attempts=1` and retries itself, after undoing what
+    the failed attempt left.
+    """
     spec = config.agent(agent)
     failures: list[str] = []
-    for attempt in range(1, ATTEMPTS + 1):
+    for attempt in range(1, attempts + 1):
         with _call_slot(agent):  # the time spent waiting for a slot is not the agent's
             started_at, started = utc_now(), time.monotonic()
             answer, failure = _attempt(spec, prompt, call, config.agents)
@@ -118,6 +125,7 @@ def _attempt(
             limits.call_timeout_seconds,
             limits.max_reply_bytes,
             on_start=track,
+            cwd=call.project_dir,
         )
     except OSError as exc:
         return "", f"could not start '{spec.command}': {exc.strerror or exc}"

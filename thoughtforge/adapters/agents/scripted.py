@@ -16,8 +16,13 @@ ThoughtForge names in `THOUGHTFORGE_STEP`. Script format (YAML):
 
 An answer is one of `text`, `file`, `echo` (the whole prompt) or `echo_after` (the prompt after the
 last occurrence of a marker), optionally with `sleep` (seconds before answering), `exit` (exit code)
-and `stderr`. Call counts and a copy of every prompt received are kept in `.scripted-agent/` in the
-project directory.
+and `stderr`. A coding agent's answer also acts on the project, as a real coding agent with write
+access does: `write` maps paths (relative to the project directory) to their new text and `delete`
+lists paths to remove, both applied before it answers (and before a non-zero `exit`, so a failed
+attempt can leave a half-written tree behind). A path leading outside the project is refused.
+
+Call counts and a copy of every prompt received are kept in `.scripted-agent/` in the project
+directory.
 """
 
 from __future__ import annotations
@@ -49,6 +54,8 @@ class Answer(BaseModel):
     sleep: float = 0
     exit: int = 0
     stderr: str = ""
+    write: dict[str, str] = {}
+    delete: list[str] = []
 
     @model_validator(mode="after")
     def _one_source(self) -> Answer:
@@ -89,6 +96,11 @@ def main(argv: list[str] | None = None) -> None:
         state_dir = _state_dir(script_path)
         call_number = _record_call(state_dir, step, prompt)
         answer = _choose(script, step, call_number)
+    except ScriptError as exc:
+        print(f"scripted agent: {exc}", file=sys.stderr)
+        sys.exit(EXIT_NO_ANSWER)
+    try:
+        _act(answer, Path(os.environ.get("THOUGHTFORGE_PROJECT_DIR") or Path.cwd()))
     except ScriptError as exc:
         print(f"scripted agent: {exc}", file=sys.stderr)
         sys.exit(EXIT_NO_ANSWER)
@@ -166,6 +178,20 @@ def _choose(script: Script, step: str, call_number: int) -> Answer:
     if answer is None:
         raise ScriptError(f"step '{step}' has no answer for iteration '{iteration}' and no default")
     return answer
+
+
+def _act(answer: Answer, project_dir: Path) -> None:
+    """Write and delete files as the answer says, inside the project only."""
+    root = project_dir.resolve()
+    for relpath in [*answer.write, *answer.delete]:
+        if not (root / relpath).resolve().is_relative_to(root):
+            raise ScriptError(f"refused '{relpath}': it leads outside the project")
+    for relpath, text in answer.write.items():
+        target = root / relpath
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    for relpath in answer.delete:
+        (root / relpath).unlink(missing_ok=True)
 
 
 def _answer_text(answer: Answer, prompt: str, script_dir: Path) -> str:

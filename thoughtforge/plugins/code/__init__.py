@@ -1,9 +1,12 @@
-"""The code deliverable: the Open Source Discovery scorecard of Phase 2 (`scorecard`), the Plan
-Completeness Gate at Code-mode entry (`plan_gate`), the test runner and its output parsers
-(`test_runner`, `test_output`), and the Phase 3 stuck rules of the test-fix cycle (`stuck`).
-The code builder that runs them on the shared engine is still to come (issue 13).
+"""The code deliverable: Phase 2's Open Source Discovery (`discovery`, `scorecard`), Phase 3's
+builder (`builder`: the Plan Completeness Gate of `plan_gate`, ordered steps, the test-fix cycle
+with the stuck rules of `stuck`, its progress in `build_state`), the test runner and its output
+parsers (`test_runner`, `test_output`), Phase 4's review and fix steps (`polish`, with the
+context of `context`), the safety rules (`safety`).
 """
 
+from thoughtforge.plugins.code.builder import CodeBuilder
+from thoughtforge.plugins.code.context import FixContext, ReviewContext, fix_context, review_context
 from thoughtforge.plugins.code.plan_gate import (
     CompletenessVerdict,
     check_plan,
@@ -26,9 +29,12 @@ from thoughtforge.plugins.code.test_runner import TestRun, detect_language, run_
 __all__ = [
     "MIN_TOTAL",
     "SIGNALS",
+    "CodeBuilder",
     "CompletenessVerdict",
+    "FixContext",
     "Recommendation",
     "RedFlag",
+    "ReviewContext",
     "Scorecard",
     "Signal",
     "Stuck",
@@ -38,7 +44,9 @@ __all__ = [
     "completeness_prompt",
     "detect_language",
     "find_plan",
+    "fix_context",
     "parse_verdict",
+    "review_context",
     "run_tests",
     "validate_recommendations",
 ]

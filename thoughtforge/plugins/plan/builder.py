@@ -15,9 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Literal
-
-from pydantic import BaseModel
 
 from thoughtforge.config import Config
 from thoughtforge.core import (
@@ -28,8 +25,8 @@ from thoughtforge.core import (
     log_event,
 )
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
-from thoughtforge.models import INPUT_HALTS, HaltReason, Phase
-from thoughtforge.phases.engine import PhaseEngine, StepRunner, run_direct
+from thoughtforge.models import HaltReason, Phase
+from thoughtforge.phases.engine import BuildOutcome, PhaseEngine, StepRunner, run_direct
 from thoughtforge.plugins.plan.builder_response import (
     BuilderResponseError,
     check_slots,
@@ -52,13 +49,6 @@ CONSTRAINTS_UNREADABLE = (
     "constraints.md missing or unreadable. Cannot start polish loop. Review project `/docs/` "
     "directory."
 )
-
-
-class BuildOutcome(BaseModel):
-    verdict: Literal["built", "halt"]
-    halt_reason: HaltReason | None
-    reason: str
-    deliverable: Path
 
 
 ProgressListener = Callable[[list[SectionProgress]], None]
@@ -201,18 +191,7 @@ class PlanBuilder:
         return BuildOutcome(verdict="built", halt_reason=None, reason=MILESTONE, deliverable=path)
 
     def _halt(self, halt: PhaseHalt) -> BuildOutcome:
-        project_dir = self.engine.project.dir
-        options = (
-            "provide input, terminate" if halt.halt_reason in INPUT_HALTS else "resume, terminate"
-        )
-        name = self.engine.project_name
-        self.engine.halt(halt, options, f"Project '{name}' — plan build halted: {halt}")
-        return BuildOutcome(
-            verdict="halt",
-            halt_reason=halt.halt_reason,
-            reason=str(halt),
-            deliverable=project_dir / PLAN_FILE,
-        )
+        return self.engine.halt_build(halt, "plan build", self.engine.project.dir / PLAN_FILE)
 
 
 def _describe(unfilled: list[Slot]) -> str:

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from thoughtforge.core import INTENT_FILE, PLAN_FILE, SPEC_FILE, log_event, read_chat
-from thoughtforge.errors import PhaseHalt, StateFileError
-from thoughtforge.models import HaltReason, Phase
+from thoughtforge.core import INTENT_FILE, PLAN_FILE, SPEC_FILE, log_event
+from thoughtforge.errors import PhaseHalt
+from thoughtforge.models import HaltReason
 from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.plugins.plan.slot_content import unfilled_reason
 from thoughtforge.plugins.plan.template import (
@@ -66,7 +66,7 @@ def load_draft(engine: PhaseEngine, templates_dir: Path) -> Draft:
     return Draft(
         template=template,
         spec=engine.read(SPEC_FILE),
-        guidance=_guidance(engine),
+        guidance=engine.human_guidance(),
         filled=_filled_on_disk(engine, template),
     )
 
@@ -99,13 +99,3 @@ def _filled_on_disk(engine: PhaseEngine, template: PlanTemplate) -> dict[str, st
     filled = {k: v for k, v in on_disk.items() if unfilled_reason(v) is None}
     log_event(engine.project.dir, "build_resumed", filled=len(filled), slots=len(template.slots))
     return filled
-
-
-def _guidance(engine: PhaseEngine) -> str:
-    """The human's Phase 3 messages (stuck recovery): the chat is cleared as Phase 3 begins."""
-    try:
-        history = read_chat(engine.project.dir)
-    except StateFileError as exc:
-        raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, str(exc)) from None
-    said = [m.content for m in history if m.role == "human" and m.phase is Phase.BUILDING]
-    return "\n\n".join(said) or "None."
