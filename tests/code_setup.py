@@ -3,6 +3,7 @@ coding agent writes into them: a small Python calculator with a bug that a fix r
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -98,3 +99,28 @@ def write_script(path: Path, **steps: Any) -> Path:
 def wrote(files: dict[str, str], text: str = "done", **extra: Any) -> dict[str, Any]:
     """An answer that writes `files` into the project."""
     return {"text": text, "write": files, **extra}
+
+
+def polishing_code_project(config: Config, files: dict[str, str]) -> Project:
+    """A code project as Phase 3 leaves it, with `files` built and committed."""
+    project = code_project(config)
+    for name, text in files.items():
+        (project.dir / name).write_text(text)
+    write_status(
+        project.dir, read_status(project.dir).model_copy(update={"phase": Phase.POLISHING})
+    )
+    commit(project.dir, "Phase 3 complete: code built")
+    return project
+
+
+def code_review(tests: dict[str, int], *issues: dict[str, str]) -> str:
+    """A code review as a reviewer writes it (the tests copied, maybe wrongly)."""
+    return json.dumps({"issues": list(issues), "tests": tests})
+
+
+ISSUE = {
+    "severity": "medium",
+    "description": "mul adds its arguments instead of multiplying them",
+    "location": "calc.py:6",
+    "recommendation": "return a * b",
+}

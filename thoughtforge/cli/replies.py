@@ -80,7 +80,8 @@ def resume(
 
 @app.command()
 def override(ctx: typer.Context, project_id: ProjectArgument) -> None:
-    """Accept the deliverable of a halted polish loop as it is: the project is done."""
+    """Accept a halted polish loop's deliverable as it is (the project is done), or build from a
+    plan the completeness gate refused (plan_incomplete)."""
     _decide(ctx, project_id, "override")
 
 
@@ -139,7 +140,7 @@ def _hand_over(
 
 def _decide(ctx: typer.Context, project_id: str, action: str, auto_confirm: bool = False) -> None:
     from thoughtforge.core import open_project
-    from thoughtforge.models import AUTONOMOUS_PHASES
+    from thoughtforge.models import AUTONOMOUS_PHASES, Phase
     from thoughtforge.phases import halt_actions
 
     project = open_project(config_of(ctx), project_id)
@@ -148,7 +149,7 @@ def _decide(ctx: typer.Context, project_id: str, action: str, auto_confirm: bool
         return
     status = halt_actions.apply(project, action)  # type: ignore[arg-type]
     out.print(f"{project_id}: {action} → {status.phase}")
-    if action != "resume":
+    if status.phase in (Phase.DONE, Phase.HALTED):
         return
     if status.phase in AUTONOMOUS_PHASES:
         run_pipeline(ctx, project_id, auto_confirm)

@@ -10,7 +10,6 @@ command, a package install) are declared by the code that performs them, e.g.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
@@ -22,6 +21,7 @@ from thoughtforge.config import AgentSpec, Config
 from thoughtforge.core import write_text_atomic
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.models import DeliverableType
+from thoughtforge.phases.plugin_hooks import plugin_module
 
 
 class OperationKind(StrEnum):
@@ -141,15 +141,12 @@ def refuse_path_outside_project(operation: Operation) -> None:
 
 def load_rules(deliverable_type: DeliverableType) -> SafetyRules:
     """A deliverable type without rules gets no operations at all rather than unchecked ones."""
-    module_name = f"thoughtforge.plugins.{deliverable_type.value}.safety"
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name is None or not f"{module_name}.".startswith(f"{exc.name}."):
-            raise
+    module = plugin_module(deliverable_type, "safety")
+    if module is None:
         raise SafetyViolation(
-            f"no safety rules for deliverable type '{deliverable_type}': {module_name} is missing"
-        ) from None
+            f"no safety rules for deliverable type '{deliverable_type}': "
+            f"thoughtforge.plugins.{deliverable_type.value}.safety is missing"
+        )
     return cast(SafetyRules, module)
 
 

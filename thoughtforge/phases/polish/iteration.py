@@ -54,7 +54,14 @@ class FixResult(BaseModel):
 
 
 class PolishSteps:
-    """The review, fix and record steps of the polish loop, over one engine."""
+    """The review, fix and record steps of the polish loop over one engine, for a plan.
+
+    A deliverable type's plugin may subclass it (its `polish` module's `PolishSteps`): code
+    mode measures the tests before each review and lets its fixer edit the files itself.
+    """
+
+    deliverable_type = DeliverableType.PLAN
+    review_step = "plan-review"
 
     def __init__(self, engine: PhaseEngine, reviewer: str, fixer: str) -> None:
         self.engine = engine
@@ -62,16 +69,25 @@ class PolishSteps:
         self.fixer = fixer
         self.dir = engine.project.dir
 
+    @property
+    def deliverable(self) -> Path:
+        return self.dir / PLAN_FILE
+
+    def measure(self) -> TestResults | None:
+        """What the orchestrator measures before the review (a plan: nothing)."""
+        return None
+
     def review(self, n: int, constraints: str) -> StoredReview:
         """Ask the reviewer, re-asking on malformed output; write and commit the review."""
+        measured = self.measure()
         prompt = self._review_prompt(constraints)
         retries = self.engine.config.polish.retry_malformed_output
         try:
             parsed = self.engine.ask_until_usable(
                 self.reviewer,
-                self.engine.call("plan-review", n),
+                self.engine.call(self.review_step, n),
                 lambda refusal: prompt if refusal is None else reask(prompt, str(refusal)),
-                lambda answer: parse_review(answer, DeliverableType.PLAN),
+                lambda answer: parse_review(answer, self.deliverable_type),
                 attempts=retries + 1,
             )
         except UnusableAnswer as exc:
@@ -79,9 +95,7 @@ class PolishSteps:
                 HaltReason.REVIEW_MALFORMED,
                 f"Review output still malformed after {retries} re-asks at iteration {n}: {exc}",
             ) from None
-        review = StoredReview(
-            iteration=n, issues=parsed.issues, tests=getattr(parsed, "tests", None)
-        )
+        review = StoredReview(iteration=n, issues=parsed.issues, tests=measured)
         self.engine.write(REVIEW_FILE, review.model_dump_json(indent=2) + "\n")
         if review.issues:
             self.engine.commit(f"review #{n}: {describe(Counts.of(review.issues))}")

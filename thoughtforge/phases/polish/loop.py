@@ -29,7 +29,6 @@ from pydantic import BaseModel
 
 from thoughtforge.config import Config
 from thoughtforge.core import (
-    PLAN_FILE,
     POLISH_STATE_FILE,
     PolishState,
     Project,
@@ -43,6 +42,7 @@ from thoughtforge.core import (
 from thoughtforge.errors import PhaseHalt, StateFileError
 from thoughtforge.models import Counts, HaltReason, Phase
 from thoughtforge.phases.engine import PhaseEngine, StepRunner, run_direct
+from thoughtforge.phases.plugin_hooks import plugin_module
 from thoughtforge.phases.polish import polish_log
 from thoughtforge.phases.polish.assessment import Assessment, assess
 from thoughtforge.phases.polish.guards import GuardReport
@@ -81,7 +81,9 @@ class PolishLoop:
         self.step_runner = step_runner
         self.on_iteration = on_iteration or (lambda state, report: None)
         reviewer = config.polish.reviewer_agent or self.engine.agent
-        self.steps = PolishSteps(self.engine, reviewer=reviewer, fixer=self.engine.agent)
+        steps = plugin_module(self.engine.deliverable_type, "polish")
+        kind: type[PolishSteps] = steps.PolishSteps if steps else PolishSteps
+        self.steps = kind(self.engine, reviewer=reviewer, fixer=self.engine.agent)
         self.dir = project.dir
         self.last_report: GuardReport | None = None
 
@@ -118,7 +120,8 @@ class PolishLoop:
         entry_text = polish_log.iteration_entry(
             n, verdict.entry.timestamp, review.issues, fix.summary, verdict.report
         )
-        subject = f"fix #{n}: {fix.summary}" if review.issues else f"review #{n}: no issues"
+        fixed = review.issues or fix.applied  # code mode fixes failing tests without issues too
+        subject = f"fix #{n}: {fix.summary}" if fixed else f"review #{n}: no issues"
         self.steps.record(verdict.state, entry_text, subject)
         report = self.last_report = verdict.report
         self._announce(report)
@@ -144,7 +147,7 @@ class PolishLoop:
             raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, str(exc)) from None
 
     def _finish(self, state: PolishState, report: GuardReport) -> PolishOutcome:
-        deliverable = self.dir / PLAN_FILE
+        deliverable = self.steps.deliverable
         message = (
             f"Polish loop finished after {state.iteration} iterations: {report.reason} "
             f"Deliverable: {deliverable}"
@@ -176,5 +179,5 @@ class PolishLoop:
             reason=str(halt),
             iteration=state.iteration,
             counts=state.counts,
-            deliverable=self.dir / PLAN_FILE,
+            deliverable=self.steps.deliverable,
         )

@@ -38,16 +38,15 @@ from thoughtforge.core import (
 from thoughtforge.errors import AgentFailure, PhaseHalt, StateFileError, UnusableAnswer
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.engine import BuildOutcome, PhaseEngine, StepRunner, reask, run_direct
-from thoughtforge.phases.safety import Operation, OperationKind, SafetyViolation
 from thoughtforge.plugins.code.build_state import MAX_STEPS, BuildStep, CodeBuildState, StepList
 from thoughtforge.plugins.code.plan_gate import CompletenessVerdict, check_plan, find_plan
-from thoughtforge.plugins.code.test_runner import TestRun, detect_language, run_tests
-from thoughtforge.prompting import json_objects, truncate_text
+from thoughtforge.plugins.code.suite import Suite, describe, listing
+from thoughtforge.plugins.code.test_runner import TestRun
+from thoughtforge.prompting import json_objects
 
 MILESTONE = "Phase 3 complete. Deliverable built. Polish loop starting."
 ATTEMPTS = 2  # ask for a usable answer, then re-ask once
 NO_PLAN = "None: build from the specification."
-_FAILING_SHOWN = 50
 
 
 @dataclass(frozen=True)
@@ -75,6 +74,7 @@ class CodeBuilder:
         self.engine = PhaseEngine(project, config, Phase.BUILDING, hooks)
         self.runner = runner
         self.settings = config.code
+        self.suite = Suite(self.engine, config.code)
         self.dir = project.dir
 
     def run(self) -> BuildOutcome:
@@ -169,7 +169,7 @@ class CodeBuilder:
             constraints=self.engine.read(CONSTRAINTS_FILE),
             plan=self.engine.read(plan.relative_to(self.dir).as_posix()) if plan else NO_PLAN,
             guidance=self.engine.human_guidance(),
-            test_command=self._test_command(),
+            test_command=self.suite.command(),
         )
 
     def _build(self, state: CodeBuildState, work: _Work) -> None:
@@ -249,7 +249,7 @@ class CodeBuilder:
             return str(exc)
         state.stuck.agent_succeeded(task)
         self._save(state)
-        run = self._run_tests_once()
+        run = self.suite.run_once()
         if run.crashed:
             return f"the test suite no longer runs after it: {run.crash_reason}"
         return None
@@ -269,7 +269,7 @@ class CodeBuilder:
 
     def _test_until_green(self, state: CodeBuildState, work: _Work) -> None:
         while True:
-            run = self.runner(f"test run #{state.cycles + 1}", self._run_tests)
+            run = self.runner(f"test run #{state.cycles + 1}", self.suite.run)
             if run.succeeded:
                 state.stuck.tests_passed()
                 self._save(state)
@@ -282,7 +282,7 @@ class CodeBuilder:
                 raise PhaseHalt(
                     HaltReason.STUCK,
                     f"The tests still fail after {state.cycles} fix cycles "
-                    f"(code.max_fix_cycles): {_result(run)}.",
+                    f"(code.max_fix_cycles): {describe(run)}.",
                 )
             state.cycles += 1
             self._save(state)
@@ -294,9 +294,8 @@ class CodeBuilder:
         prompt = self.engine.prompts.render(
             "code-test-fix",
             test_command=" ".join(work.test_command),
-            result=_result(run),
-            failing="\n".join(f"- {name}" for name in run.failing[:_FAILING_SHOWN])
-            or "None named.",
+            result=describe(run),
+            failing=listing(run.failing),
             output=run.output_tail,
             spec=work.spec,
             constraints=work.constraints,
@@ -313,56 +312,6 @@ class CodeBuilder:
             return
         state.stuck.agent_succeeded(task)
         self._save(state)
-
-    def _run_tests(self) -> TestRun:
-        """The suite's verdict; a crash of the runner is retried once, then halts."""
-        run = self._run_tests_once()
-        if run.crashed:
-            log_event(self.dir, "test_runner_crashed", level="warning", reason=run.crash_reason)
-            run = self._run_tests_once()
-        if run.crashed:
-            tail = truncate_text(run.output_tail, 300).text.strip()
-            raise PhaseHalt(
-                HaltReason.TEST_RUNNER_FAILED,
-                f"The test runner failed twice: {run.crash_reason}."
-                + (f" End of its output: {tail}" if tail else ""),
-            )
-        return run
-
-    def _run_tests_once(self) -> TestRun:
-        try:
-            self.engine.rules.validate(Operation(kind=OperationKind.RUN_TESTS))
-        except SafetyViolation as exc:
-            raise PhaseHalt(HaltReason.AGENT_FAILURE, str(exc)) from None
-        run = run_tests(self.dir, self._test_command(), self.settings.test_timeout_seconds)
-        if run.exit_code is None:  # it never started: nothing the agent wrote can fix that
-            raise PhaseHalt(
-                HaltReason.TEST_RUNNER_FAILED,
-                f"The test command cannot run: {run.crash_reason}. Fix code.test_commands or "
-                "the machine, then resume.",
-            )
-        log_event(
-            self.dir,
-            "tests_run",
-            total=run.total,
-            passed=run.passed,
-            failed=run.failed,
-            failing=run.failing[:_FAILING_SHOWN],
-            crash=run.crash_reason,
-        )
-        return run
-
-    def _test_command(self) -> list[str]:
-        commands = self.settings.test_commands
-        language = detect_language(self.engine.read(SPEC_FILE), self.dir, commands)
-        if language is None:
-            raise PhaseHalt(
-                HaltReason.TEST_RUNNER_FAILED,
-                "Cannot tell which test command to run: the spec's Deliverable Structure names "
-                f"none of {', '.join(sorted(commands))} and no project file shows the language. "
-                "Add the language to code.test_commands or to the spec, then resume.",
-            )
-        return commands[language]
 
     # --- 4. endings --------------------------------------------------------------------------
 
@@ -398,20 +347,11 @@ def _parse_steps(text: str) -> list[BuildStep]:
 
 
 def _step_text(steps: list[BuildStep], number: int) -> str:
-    listing = "\n".join(
+    steps_list = "\n".join(
         f"{n}. {step.title}{' (done)' if step.done else ''}" for n, step in enumerate(steps, 1)
     )
     step = steps[number - 1]
     return (
         f"Build only step {number} of {len(steps)} now: **{step.title}**. {step.details}\n\n"
-        f"Leave the test suite runnable when you finish. All the steps:\n\n{listing}"
+        f"Leave the test suite runnable when you finish. All the steps:\n\n{steps_list}"
     )
-
-
-def _listing(failing: list[str]) -> str:
-    return "\n".join(f"- {name}" for name in failing[:_FAILING_SHOWN]) or "None named."
-
-
-def _result(run: TestRun) -> str:
-    counted = f"{run.failed} of {run.total} tests failed" if run.runner else f"exit {run.exit_code}"
-    return counted + (f" ({run.note})" if run.note else "")

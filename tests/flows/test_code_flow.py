@@ -1,0 +1,125 @@
+"""Code mode in the pipeline's run against a real Prefect server: a stuck test-fix cycle waits
+for the human's input and the run then builds, polishes and finishes; a plan the gate refuses
+waits for override, from the Prefect form or from the CLI."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.code_setup import (
+    BUGGY_BUILD,
+    CALC_FIXED,
+    COMPLETE_PLAN,
+    FAIL,
+    GOOD_BUILD,
+    code_project,
+    code_review,
+    code_sections,
+    write_script,
+    wrote,
+)
+from tests.flows.conftest import run_cli, send_input, waiting_run
+from tests.flows.test_build_flow import _start
+from tests.flows.test_polish_flow import _wait_for
+from tests.polish_setup import calls
+from thoughtforge.config import load_config
+from thoughtforge.core import git_repo, read_chat, read_status
+from thoughtforge.models import HaltReason, Phase
+
+CLEAN = {"text": code_review({"total": 2, "passed": 2, "failed": 0})}
+REFUSED_PLAN = {
+    "plan-completeness": {"text": FAIL},
+    "code-build": wrote(GOOD_BUILD),
+    "code-review": CLEAN,
+}
+
+
+def test_a_stuck_code_build_waits_for_input_then_builds_polishes_and_finishes(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path], prefect_api_url: str
+) -> None:
+    config_path = cli_config(**code_sections(tmp_path))
+    project = code_project(load_config(config_path))
+    unchanged = wrote({}, "tried")
+    script = write_script(
+        tmp_path / "s.yaml",
+        **{
+            "code-build": wrote(BUGGY_BUILD),
+            "code-test-fix": [unchanged, unchanged, wrote({"calc.py": CALC_FIXED})],
+            "code-review": CLEAN,
+        },
+    )
+    worker = _start(cli_env, config_path, project, script, "wait")
+    try:
+        _wait_for(lambda: waiting_run(prefect_api_url, project.id) is not None, "the stuck wait")
+        status = read_status(project.dir)
+        assert (status.phase, status.halt_reason) == (Phase.HALTED, HaltReason.STUCK)
+        message = "mul must multiply."
+        send_input(prefect_api_url, project.id, {"action": "provide_input", "message": message})
+        assert worker.wait(timeout=240) == 0
+        output = worker.stdout.read() if worker.stdout else ""
+    finally:
+        if worker.poll() is None:
+            os.killpg(worker.pid, signal.SIGKILL)
+    assert "final phase: done" in output, output
+    assert calls(project) == {"code-build": 1, "code-test-fix": 3, "code-review": 1}
+    fixes = sorted((project.dir / ".scripted-agent" / "prompts").glob("*code-test-fix.md"))
+    assert "mul must multiply." in fixes[-1].read_text()
+    subjects = git_repo._repo(project.dir).git.log("--format=%s").splitlines()
+    assert "Phase 3 complete: code built, all tests pass" in subjects
+    assert subjects[0] == "Done"
+
+
+def test_a_refused_plan_waits_for_override_in_the_run(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path], prefect_api_url: str
+) -> None:
+    config_path = cli_config(**code_sections(tmp_path))
+    project = code_project(load_config(config_path), resources={"plan.md": COMPLETE_PLAN})
+    script = write_script(
+        tmp_path / "s.yaml",
+        **{
+            "plan-completeness": {"text": FAIL},
+            "code-build": wrote(GOOD_BUILD),
+            "code-review": CLEAN,
+        },
+    )
+    worker = _start(cli_env, config_path, project, script, "wait")
+    try:
+        _wait_for(lambda: waiting_run(prefect_api_url, project.id) is not None, "the gate's wait")
+        status = read_status(project.dir)
+        assert (status.phase, status.halt_reason) == (Phase.HALTED, HaltReason.PLAN_INCOMPLETE)
+        send_input(prefect_api_url, project.id, {"action": "override"})
+        assert worker.wait(timeout=240) == 0
+        output = worker.stdout.read() if worker.stdout else ""
+    finally:
+        if worker.poll() is None:
+            os.killpg(worker.pid, signal.SIGKILL)
+    assert "final phase: done" in output, output
+    assert calls(project)["plan-completeness"] == 1
+    notices = [m.content for m in read_chat(project.dir) if m.role == "system"]
+    assert "The human overrode the Plan Completeness Gate." in notices
+
+
+def test_cli_override_of_a_refused_plan_builds_it(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    config_path = cli_config(**code_sections(tmp_path))
+    project = code_project(load_config(config_path), resources={"plan.md": COMPLETE_PLAN})
+    script = write_script(
+        tmp_path / "s.yaml",
+        **{
+            "plan-completeness": {"text": FAIL},
+            "code-build": wrote(GOOD_BUILD),
+            "code-review": CLEAN,
+        },
+    )
+    env = {**cli_env, "THOUGHTFORGE_SCRIPT": str(script)}
+    stopped = run_cli(env, config_path, "continue", project.id, "--auto-confirm")
+    assert stopped.returncode == 3 and "plan_incomplete" in stopped.stderr, stopped.stderr
+    refused = run_cli(env, config_path, "resume", project.id)
+    assert refused.returncode == 1 and "takes override" in refused.stderr, refused.stderr
+    overridden = run_cli(env, config_path, "override", project.id)
+    assert overridden.returncode == 0, overridden.stdout + overridden.stderr
+    assert read_status(project.dir).phase is Phase.DONE

@@ -1,0 +1,119 @@
+"""Phase 4 in code mode with a scripted reviewer and coding fixer over a real pytest: the tests
+run before each review, the review records them as measured, the fixer's edits are committed,
+and the loop ends only when the tests pass."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.code_setup import (
+    BUGGY_BUILD,
+    CALC_FIXED,
+    GOOD_BUILD,
+    ISSUE,
+    code_review,
+    code_sections,
+    polishing_code_project,
+    write_script,
+    wrote,
+)
+from tests.polish_setup import calls
+from thoughtforge.config import Config, load_config
+from thoughtforge.core import git_repo, read_polish_state, read_status
+from thoughtforge.models import HaltReason, Phase
+from thoughtforge.phases.polish.loop import PolishLoop
+
+CLEAN = code_review({"total": 2, "passed": 2, "failed": 0})
+
+
+@pytest.fixture
+def code_config(tmp_path: Path, write_config: Callable[..., Path]) -> Config:
+    return load_config(write_config(**code_sections(tmp_path)))
+
+
+@pytest.fixture
+def script(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Path]:
+    def write(**steps: object) -> Path:
+        path = write_script(tmp_path / "script.yaml", **steps)
+        monkeypatch.setenv("THOUGHTFORGE_SCRIPT", str(path))
+        return path
+
+    return write
+
+
+def test_a_clean_review_of_failing_code_is_not_done_until_the_tests_pass(
+    code_config: Config, script: Callable[..., Path]
+) -> None:
+    script(**{"code-review": {"text": CLEAN}, "code-fix": wrote({"calc.py": CALC_FIXED})})
+    project = polishing_code_project(code_config, BUGGY_BUILD)
+
+    outcome = PolishLoop(project, code_config).run()
+
+    assert outcome.verdict == "done", outcome.reason
+    assert outcome.deliverable == project.dir
+    state = read_polish_state(project.dir)
+    assert [(e.iteration, e.total, e.fix_applied) for e in state.trajectory] == [
+        (1, 0, True),
+        (2, 0, False),
+    ]
+    assert state.tests_passed is True
+    assert calls(project) == {"code-review": 2, "code-fix": 1}
+    subjects = git_repo._repo(project.dir).git.log("--format=%s").splitlines()
+    assert subjects[:3] == ["Done", "review #2: no issues", "fix #1: changed calc.py"]
+    prompts = sorted((project.dir / ".scripted-agent" / "prompts").glob("*code-review.md"))
+    first = prompts[0].read_text()
+    assert "1 passed, 1 failed, 2 in total" in first
+    assert "test_calc.py::test_mul" in first
+    assert "### calc.py" in first and "status.json" not in first
+
+
+def test_the_review_keeps_the_measured_tests_not_the_reviewers(
+    code_config: Config, script: Callable[..., Path]
+) -> None:
+    lying = code_review({"total": 2, "passed": 2, "failed": 0})
+    script(**{"code-review": {"by_iteration": {1: {"text": lying}}}, "code-fix": {"text": "no"}})
+    project = polishing_code_project(code_config, BUGGY_BUILD)
+    config = code_config.model_copy(
+        update={"polish": code_config.polish.model_copy(update={"max_iterations": 1})}
+    )
+
+    outcome = PolishLoop(project, config).run()
+
+    assert (outcome.verdict, outcome.halt_reason) == ("halt", HaltReason.GUARD_MAX_ITERATIONS)
+    review = (project.dir / "review.json").read_text()
+    assert '"failed": 1' in review
+    assert read_polish_state(project.dir).tests_passed is False
+
+
+def test_the_fixer_gets_the_files_the_issues_name_and_its_edit_is_committed(
+    code_config: Config, script: Callable[..., Path]
+) -> None:
+    reviews = {
+        1: {"text": code_review({"total": 2, "passed": 1, "failed": 1}, ISSUE)},
+        "default": {"text": CLEAN},
+    }
+    script(**{"code-review": {"by_iteration": reviews}, "code-fix": wrote({"calc.py": CALC_FIXED})})
+    project = polishing_code_project(code_config, BUGGY_BUILD)
+
+    outcome = PolishLoop(project, code_config).run()
+
+    assert outcome.verdict == "done", outcome.reason
+    assert read_status(project.dir).phase is Phase.DONE
+    fix_prompt = next((project.dir / ".scripted-agent" / "prompts").glob("*code-fix.md"))
+    text = fix_prompt.read_text()
+    assert "mul adds its arguments" in text and "return a + b" in text
+    committed = git_repo._repo(project.dir).git.show("HEAD:calc.py", strip_newline_in_stdout=False)
+    assert committed == CALC_FIXED
+
+
+def test_passing_code_with_a_clean_review_is_done_at_once(
+    code_config: Config, script: Callable[..., Path]
+) -> None:
+    script(**{"code-review": {"text": CLEAN}})
+    project = polishing_code_project(code_config, GOOD_BUILD)
+
+    assert PolishLoop(project, code_config).run().verdict == "done"
+    assert calls(project) == {"code-review": 1}

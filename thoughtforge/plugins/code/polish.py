@@ -1,0 +1,114 @@
+"""Phase 4 in code mode: test → review → fix → commit, found by the polish loop by name.
+
+Each iteration first runs the project's tests; the reviewer sees their result and the codebase
+(or, when it does not fit the reviewer's window, a manifest and the `git diff` of the last
+iteration); the review records the tests as measured, never as the reviewer copied them, so the
+termination guard's "all tests pass" is the orchestrator's observation. The fixer is a coding
+agent that edits the files itself: it is given the issues, the test result and the files the
+issues name, and what it changed is committed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from thoughtforge.core import PolishState, changes, log_event
+from thoughtforge.models import DeliverableType
+from thoughtforge.phases.engine import PhaseEngine
+from thoughtforge.phases.polish.iteration import FixResult, StoredReview
+from thoughtforge.phases.polish.iteration import PolishSteps as PlanPolishSteps
+from thoughtforge.phases.polish.review import TestResults
+from thoughtforge.plugins.code.context import fix_context, review_context
+from thoughtforge.plugins.code.suite import Suite, describe, results
+from thoughtforge.plugins.code.test_runner import TestRun
+from thoughtforge.prompting import estimate_tokens
+
+_PROMPT_OVERHEAD_TOKENS = 2_000
+
+
+class PolishSteps(PlanPolishSteps):
+    """The polish loop's steps for a code deliverable."""
+
+    deliverable_type = DeliverableType.CODE
+    review_step = "code-review"
+
+    def __init__(self, engine: PhaseEngine, reviewer: str, fixer: str) -> None:
+        super().__init__(engine, reviewer, fixer)
+        self.suite = Suite(engine, engine.config.code)
+        self.last_run: TestRun | None = None
+
+    @property
+    def deliverable(self) -> Path:
+        return self.dir
+
+    def measure(self) -> TestResults:
+        self.last_run = self.suite.run()
+        return results(self.last_run)
+
+    def fix(self, state: PolishState, review: StoredReview, constraints: str) -> FixResult:
+        """The coding agent fixes the files; the change is what it left in the tree."""
+        window = self.engine.config.agent(self.fixer).context_window_tokens
+        issues = json.dumps([i.model_dump(mode="json") for i in review.issues], indent=2)
+        room = window - estimate_tokens(issues + constraints) - _PROMPT_OVERHEAD_TOKENS
+        files = fix_context(self.dir, [i.location for i in review.issues], max(room, 0))
+        if files.truncated or files.left_out:
+            log_event(
+                self.dir,
+                "fix_context_truncated",
+                level="warning",
+                truncated=files.truncated,
+                left_out=files.left_out,
+            )
+        prompt = self.engine.prompts.render(
+            "code-fix",
+            test_command=" ".join(self.suite.command()),
+            issues=issues,
+            test_results=self._tests_line(review.tests),
+            constraints=constraints,
+            files=files.text,
+        )
+        self.engine.ask(self.fixer, prompt, self.engine.call("code-fix", review.iteration))
+        changed = changes(self.dir).foreign
+        if not changed:
+            return FixResult(applied=False, summary="the fixer changed no file")
+        more = f" and {len(changed) - 5} more" if len(changed) > 5 else ""
+        return FixResult(applied=True, summary=f"changed {', '.join(changed[:5])}{more}")
+
+    def previous_fix(self, review: StoredReview, recovered: bool) -> FixResult | None:
+        failing = review.tests is not None and review.tests.failed > 0
+        if not review.issues and not failing:
+            return FixResult(applied=False, summary="none needed: no issues and the tests pass")
+        if recovered and changes(self.dir).foreign:
+            return FixResult(applied=True, summary="code changed before an interruption; kept")
+        return None
+
+    def _review_prompt(self, constraints: str) -> str:
+        run = self.last_run
+        output = run.output_tail if run else ""
+        window = self.engine.config.agent(self.reviewer).context_window_tokens
+        room = window - estimate_tokens(constraints + output) - _PROMPT_OVERHEAD_TOKENS
+        code = review_context(self.dir, max(room, 0), since=None)
+        if code.truncated:
+            log_event(self.dir, "review_context_truncated", level="warning", mode=code.mode)
+        return self.engine.prompts.render(
+            "code-review",
+            test_command=" ".join(self.suite.command()),
+            test_results=self._tests_line(results(run) if run else None),
+            test_output=output,
+            constraints=constraints,
+            code_mode=(
+                "the whole codebase"
+                if code.mode == "codebase"
+                else "too large to show whole: a manifest and the last iteration's diff"
+            ),
+            code=code.text,
+        )
+
+    def _tests_line(self, tests: TestResults | None) -> str:
+        if tests is None:
+            return "not run"
+        line = f"{tests.passed} passed, {tests.failed} failed, {tests.total} in total"
+        if self.last_run is not None:
+            line += f" ({describe(self.last_run)})"
+        return line
