@@ -19,7 +19,11 @@ from thoughtforge.config import Config, NotificationChannel, load_config
 from thoughtforge.errors import ServiceError, ThoughtForgeError
 from thoughtforge.prompting import PromptLibrary
 
-REQUIRED_PROMPTS = ("brain-dump-intake", "spec-building", "plan-build", "plan-review", "plan-fix")
+REQUIRED_PROMPTS = (
+    *("brain-dump-intake", "spec-building", "spec-building-plan", "spec-building-code"),
+    *("plan-build", "plan-review", "plan-fix", "plan-completeness", "code-discovery"),
+    *("code-steps", "code-build", "code-test-fix", "code-review", "code-fix"),
+)
 
 
 class Check(BaseModel):

@@ -141,11 +141,6 @@ class PhaseEngine:
         except AgentFailure as exc:
             raise PhaseHalt(HaltReason.AGENT_FAILURE, str(exc)) from None
 
-    def ask_once(self, agent: str, prompt: str, call: AgentCall) -> str:
-        """One attempt, `AgentFailure` on failure: for a coding agent, whose caller undoes what
-        a failed attempt wrote before it tries again."""
-        return invoke_agent(self.config, agent, prompt, call, attempts=1)
-
     def ask_until_usable(
         self,
         agent: str,

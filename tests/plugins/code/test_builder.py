@@ -58,6 +58,9 @@ def script(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Pat
     return write
 
 
+TEST_ADD = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+
+
 def _log(project: Project) -> list[str]:
     return git_repo._repo(project.dir).git.log("--format=%s").splitlines()
 
@@ -280,4 +283,76 @@ def test_a_corrupt_build_state_halts_and_is_kept(
     assert (outcome.verdict, outcome.halt_reason) == ("halt", HaltReason.FILE_SYSTEM_ERROR)
     assert CODE_BUILD_FILE in outcome.reason
     assert (project.dir / CODE_BUILD_FILE).read_text() == "{not json"
+    assert "code-build" not in calls(project)
+
+
+def test_with_vibe_kanban_execution_an_unreachable_board_fails_like_an_agent(
+    tmp_path: Path, write_config: Callable[..., Path], script: Callable[..., Path]
+) -> None:
+    script(**{"code-build": wrote(GOOD_BUILD)})
+    vibekanban = {"code_execution": True, "url": "http://127.0.0.1:9", "timeout_seconds": 1}
+    config = load_config(write_config(**code_sections(tmp_path, vibekanban=vibekanban)))
+    project = code_project(config)
+
+    outcome = CodeBuilder(project, config).run()
+
+    assert (outcome.verdict, outcome.halt_reason) == ("halt", HaltReason.STUCK)
+    assert "vibe-kanban:CLAUDE_CODE" in outcome.reason and "2 times in a row" in outcome.reason
+    assert "code-build" not in calls(project)  # the scripted agent was never called directly
+
+
+class _Killed(BaseException):
+    """Stands in for a kill: nothing after it runs, no handler catches it."""
+
+
+def test_a_run_killed_after_a_step_was_written_redoes_it_from_the_last_commit(
+    code_config: Callable[..., Config], script: Callable[..., Path]
+) -> None:
+    steps = '{"steps": [{"title": "add"}, {"title": "mul"}]}'
+    first = {"calc.py": "def add(a, b):\n    return a + b\n", "test_add.py": TEST_ADD}
+    script(
+        **{
+            "code-steps": {"text": steps},
+            "code-build": [
+                wrote(first),
+                wrote({"calc.py": CALC_BUGGY, "leftover.py": "x"}),
+                wrote({"calc.py": CALC_FIXED, "test_calc.py": TEST_CALC}),
+            ],
+        }
+    )
+    project = code_project(config := code_config(step_mode=True))
+
+    def killed_after_step_two(name: str, step: Callable[[], object]) -> object:
+        result = step()
+        if name.startswith("step 2/2"):
+            raise _Killed
+        return result
+
+    with pytest.raises(_Killed):
+        CodeBuilder(project, config, runner=killed_after_step_two).run()
+    assert (project.dir / "leftover.py").exists()  # written, never committed
+
+    outcome = CodeBuilder(project, config).run()
+
+    assert outcome.verdict == "built", outcome.reason
+    assert not (project.dir / "leftover.py").exists()
+    assert calls(project) == {"code-steps": 1, "code-build": 3}
+    assert _log(project)[1:3] == [
+        "Pocket Calculator step 2/2: mul",
+        "Pocket Calculator step 1/2: add",
+    ]
+
+
+def test_a_spec_naming_no_known_language_halts_before_any_build(
+    code_config: Callable[..., Config], script: Callable[..., Path]
+) -> None:
+    script(**{"code-build": wrote(GOOD_BUILD)})
+    project = code_project(config := code_config())
+    spec = project.docs_dir / "spec.md"
+    spec.write_text(spec.read_text().replace("Python 3.11", "Brainfuck").replace("pytest", "x"))
+
+    outcome = CodeBuilder(project, config).run()
+
+    assert (outcome.verdict, outcome.halt_reason) == ("halt", HaltReason.TEST_RUNNER_FAILED)
+    assert "Cannot tell which test command to run" in outcome.reason
     assert "code-build" not in calls(project)

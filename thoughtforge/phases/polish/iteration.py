@@ -71,7 +71,7 @@ class PolishSteps:
 
     @property
     def deliverable(self) -> Path:
-        return self.dir / PLAN_FILE
+        return self.engine.project.deliverable_path(self.engine.project.status())
 
     def measure(self) -> TestResults | None:
         """What the orchestrator measures before the review (a plan: nothing)."""

@@ -3,7 +3,8 @@
 1. **Plan Completeness Gate**: a plan among the resources (`plan_gate.find_plan`) is judged by
    the agent; a failing one halts `plan_incomplete` until the human overrides (build from it as
    it is) or terminates. No plan, no gate.
-2. **Build**: the coding agent, working in the project directory, builds from `spec.md`,
+2. **Build**: the coding agent (`coder`: called directly, or as a Vibe Kanban task attempt),
+   working in the project directory, builds from `spec.md`,
    `constraints.md` and the plan (not `intent.md`: the spec supersedes it). In step mode
    (`code.step_mode`) it first lists ordered steps; each step is built, checked (the agent exited
    0 and the test suite still runs) and committed as `<project> step <n>: <title>`. A failed
@@ -39,6 +40,7 @@ from thoughtforge.errors import AgentFailure, PhaseHalt, StateFileError, Unusabl
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.engine import BuildOutcome, PhaseEngine, StepRunner, reask, run_direct
 from thoughtforge.plugins.code.build_state import MAX_STEPS, BuildStep, CodeBuildState, StepList
+from thoughtforge.plugins.code.coder import coder_for
 from thoughtforge.plugins.code.plan_gate import CompletenessVerdict, check_plan, find_plan
 from thoughtforge.plugins.code.suite import Suite, describe, listing
 from thoughtforge.plugins.code.test_runner import TestRun
@@ -75,6 +77,7 @@ class CodeBuilder:
         self.runner = runner
         self.settings = config.code
         self.suite = Suite(self.engine, config.code)
+        self.code = coder_for(config, self.engine.agent)
         self.dir = project.dir
 
     def run(self) -> BuildOutcome:
@@ -239,7 +242,7 @@ class CodeBuilder:
     def _try(self, state: CodeBuildState, task: str, prompt: str) -> str | None:
         """One attempt: why it failed, or None. Two non-zero exits in a row are `stuck`."""
         try:
-            self.engine.ask_once(self.engine.agent, prompt, self.engine.call("code-build"))
+            self.code(prompt, self.engine.call("code-build"))
         except AgentFailure as exc:
             stuck = state.stuck.agent_failed(task)
             self._save(state)
@@ -302,7 +305,7 @@ class CodeBuilder:
             guidance=work.guidance,
         )
         try:
-            self.engine.ask_once(self.engine.agent, prompt, self.engine.call("code-test-fix"))
+            self.code(prompt, self.engine.call("code-test-fix"))
         except AgentFailure as exc:
             stuck = state.stuck.agent_failed(task)
             self._save(state)

@@ -11,14 +11,16 @@ issues name, and what it changed is committed.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
+from thoughtforge.adapters.agents.invoke import ATTEMPTS
 from thoughtforge.core import PolishState, changes, log_event
-from thoughtforge.models import DeliverableType
+from thoughtforge.errors import AgentFailure, PhaseHalt
+from thoughtforge.models import DeliverableType, HaltReason
 from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.phases.polish.iteration import FixResult, StoredReview
 from thoughtforge.phases.polish.iteration import PolishSteps as PlanPolishSteps
 from thoughtforge.phases.polish.review import TestResults
+from thoughtforge.plugins.code.coder import coder_for
 from thoughtforge.plugins.code.context import fix_context, review_context
 from thoughtforge.plugins.code.suite import Suite, describe, results
 from thoughtforge.plugins.code.test_runner import TestRun
@@ -36,11 +38,8 @@ class PolishSteps(PlanPolishSteps):
     def __init__(self, engine: PhaseEngine, reviewer: str, fixer: str) -> None:
         super().__init__(engine, reviewer, fixer)
         self.suite = Suite(engine, engine.config.code)
+        self.code = coder_for(engine.config, fixer, attempts=ATTEMPTS)
         self.last_run: TestRun | None = None
-
-    @property
-    def deliverable(self) -> Path:
-        return self.dir
 
     def measure(self) -> TestResults:
         self.last_run = self.suite.run()
@@ -68,7 +67,10 @@ class PolishSteps(PlanPolishSteps):
             constraints=constraints,
             files=files.text,
         )
-        self.engine.ask(self.fixer, prompt, self.engine.call("code-fix", review.iteration))
+        try:
+            self.code(prompt, self.engine.call("code-fix", review.iteration))
+        except AgentFailure as exc:
+            raise PhaseHalt(HaltReason.AGENT_FAILURE, str(exc)) from None
         changed = changes(self.dir).foreign
         if not changed:
             return FixResult(applied=False, summary="the fixer changed no file")
