@@ -44,7 +44,8 @@ def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
     script.write_text(yaml.safe_dump({"steps": steps}))
     monkeypatch.setenv("THOUGHTFORGE_SCRIPT", str(script))
     path = tmp_path / "config.yaml"
-    path.write_text(yaml.safe_dump(config_data(tmp_path, **code_sections(tmp_path))))
+    sections = code_sections(tmp_path, concurrency={"max_parallel_runs": 50})
+    path.write_text(yaml.safe_dump(config_data(tmp_path, **sections)))
     return load_config(path)
 
 
