@@ -70,12 +70,13 @@ def commit(path: Path, message: str, paths: Sequence[str] | None = None) -> bool
     return True
 
 
-def reset_hard(path: Path) -> None:
-    """The work tree as HEAD has it: changes undone, untracked files removed, ignored ones kept."""
+def reset_hard(path: Path, keep: Sequence[str] = ()) -> None:
+    """The work tree as HEAD has it: changes undone, untracked files removed, except ignored
+    ones and those matching the `keep` patterns (which hold even if `.gitignore` is replaced)."""
     clear_stale_lock(path)
     git_cmd = _repo(path).git
     git_cmd.reset("--hard", "-q")
-    git_cmd.clean("-fdq")
+    git_cmd.clean("-fdq", *(f"--exclude={pattern}" for pattern in keep))
 
 
 def tag(path: Path, name: str) -> None:

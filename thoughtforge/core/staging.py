@@ -112,7 +112,7 @@ def discard_agent_changes(project_dir: Path) -> list[str]:
     """
     found = changes(project_dir)
     kept = {relpath: _content(project_dir / relpath) for relpath in found.own}
-    git_repo.reset_hard(project_dir)
+    git_repo.reset_hard(project_dir, keep=[*PRIVATE_FILES, *BUILD_OUTPUT])
     for relpath, content in kept.items():
         target = project_dir / relpath
         if content is None:
