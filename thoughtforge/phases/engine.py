@@ -1,7 +1,7 @@
 """The engine every autonomous, agent-driven phase runs on: ask, re-ask, check, write, commit, halt.
 
-The plan and code builders and the polish loop differ in what they ask and how
-they judge the answer, not in how they talk to agents or stop. So each holds one `PhaseEngine` and
+The plan and code builders and the polish loop differ in what they ask and how they judge the
+answer, not in how they talk to agents or stop. So each holds one `PhaseEngine` and
 raises `PhaseHalt` wherever it must stop; the engine turns every halt into the same record: the
 reason and the human's options in the chat, then `transition(..., HALTED)`.
 
@@ -22,7 +22,6 @@ from typing import Literal, TypeVar
 from pydantic import BaseModel
 
 from thoughtforge.adapters.agents import AgentCall, invoke_agent
-from thoughtforge.adapters.agents.invoke import ATTEMPTS
 from thoughtforge.config import Config
 from thoughtforge.core import (
     Project,
@@ -135,9 +134,9 @@ class PhaseEngine:
     def builds_code(self) -> bool:
         return self.deliverable_type is DeliverableType.CODE
 
-    def ask(self, agent: str, prompt: str, call: AgentCall, attempts: int = ATTEMPTS) -> str:
+    def ask(self, agent: str, prompt: str, call: AgentCall) -> str:
         try:
-            return invoke_agent(self.config, agent, prompt, call, attempts)
+            return invoke_agent(self.config, agent, prompt, call)
         except AgentFailure as exc:
             raise PhaseHalt(HaltReason.AGENT_FAILURE, str(exc)) from None
 
