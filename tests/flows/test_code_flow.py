@@ -1,6 +1,6 @@
 """Code mode in the pipeline's run against a real Prefect server: a stuck test-fix cycle waits
 for the human's input and the run then builds, polishes and finishes; a plan the gate refuses
-waits for override, from the Prefect form or from the CLI."""
+waits for override, from the Prefect form (these two waits are in the slow suite) or the CLI."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import os
 import signal
 from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from tests.code_setup import (
     BUGGY_BUILD,
@@ -37,6 +39,7 @@ REFUSED_PLAN = {
 }
 
 
+@pytest.mark.slow
 def test_a_stuck_code_build_waits_for_input_then_builds_polishes_and_finishes(
     tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path], prefect_api_url: str
 ) -> None:
@@ -72,6 +75,7 @@ def test_a_stuck_code_build_waits_for_input_then_builds_polishes_and_finishes(
     assert subjects[0] == "Done"
 
 
+@pytest.mark.slow
 def test_a_refused_plan_waits_for_override_in_the_run(
     tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path], prefect_api_url: str
 ) -> None:
