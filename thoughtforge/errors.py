@@ -17,6 +17,7 @@ Exception hierarchy:
     - plugins.plan.builder_response.BuilderResponseError - no builder answer that fits its schema
   + ServiceError          - a board, channel or connector call that failed (never halts a phase)
     - server.api.PrefectApiError       - a Prefect REST call that failed
+    - ConnectorError                   - a Notion or Google Drive pull that failed, by `kind`
   + phases.spec.SpecIncomplete         - a spec proposal without acceptance criteria, twice
   + phases.safety.SafetyViolation      - an operation the deliverable type forbids
   + plugins.plan.template.PlanTemplateError, template_selection.NoPlanTemplatesError
@@ -102,6 +103,26 @@ class ServiceError(ThoughtForgeError):
     def __init__(self, message: str, status: int | None = None) -> None:
         self.status = status
         super().__init__(message)
+
+
+class ConnectorError(ServiceError):
+    """A resource a connector could not pull; the message names the connector and the resource,
+    never a token. `transient` kinds (timeout, rate limit, a 5xx) are worth retrying."""
+
+    TRANSIENT = frozenset({"timeout", "rate_limited", "server"})
+
+    def __init__(
+        self, connector: str, resource: str, kind: str, detail: str, status: int | None = None
+    ) -> None:
+        self.connector = connector
+        self.resource = resource
+        self.kind = kind
+        self.detail = detail
+        super().__init__(f"{connector}: {resource}: {detail}", status)
+
+    @property
+    def transient(self) -> bool:
+        return self.kind in self.TRANSIENT
 
 
 def schema_problems(exc: ValidationError, limit: int = 3) -> str:

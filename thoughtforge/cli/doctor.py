@@ -47,6 +47,7 @@ def run_checks(path: Path, *, send_test: bool = False) -> list[Check]:
         checks.append(Check(name=name, **probe(config)))
     checks.append(_board(path, config))
     checks.extend(_channels(config, send_test))
+    checks.extend(_connectors(config))
     return checks
 
 
@@ -137,6 +138,26 @@ def _channel(channel: NotificationChannel, timeout: float, send_test: bool) -> C
     if problem:
         return Check(name=name, outcome="warn", detail=problem)
     return Check(name=name, outcome="ok", detail="reachable (--send-test sends a notification)")
+
+
+def _connectors(config: Config) -> list[Check]:
+    """Each enabled connector's credentials, tried with one read-only call."""
+    from thoughtforge.connectors import enabled_connectors
+
+    try:
+        connectors = enabled_connectors(config)
+    except ThoughtForgeError as exc:
+        return [Check(name="connectors", outcome="fail", detail=str(exc))]
+    if not connectors:
+        return [Check(name="connectors", outcome="ok", detail="none enabled (connectors.*)")]
+    checks = []
+    for connector in connectors:
+        name = f"connector {connector.name}"
+        try:
+            checks.append(Check(name=name, outcome="ok", detail=connector.check()))
+        except ServiceError as exc:
+            checks.append(Check(name=name, outcome="warn", detail=f"{exc}; pulls will fail"))
+    return checks
 
 
 _PROBES: list[tuple[str, Callable[[Config], dict[str, str]]]] = [

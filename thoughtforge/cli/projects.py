@@ -1,5 +1,5 @@
 """Commands that create, run and inspect projects: init, new, run, continue, polish, status,
-doctor."""
+pull, doctor."""
 
 from __future__ import annotations
 
@@ -173,3 +173,27 @@ def _agent_for_run(config: Config, agent: str | None) -> str:
             "Set agents.default in config.yaml to claude, codex or gemini for real work."
         )
     return chosen
+
+
+@app.command()
+def pull(
+    ctx: typer.Context,
+    project_id: ProjectArgument,
+    urls: Annotated[
+        list[str], typer.Argument(help="Notion page or Google Drive document/folder links.")
+    ],
+) -> None:
+    """Pull Notion pages and Google Drive documents into the project's resources/ as Markdown
+    (a source pulled before is refreshed in place)."""
+    from thoughtforge.connectors import enabled_connectors, pull_sources
+    from thoughtforge.core import open_project
+
+    config = config_of(ctx)
+    project = open_project(config, project_id)
+    report = pull_sources(project, enabled_connectors(config), urls, explicit=True)
+    for name in report.written:
+        out.print(f"wrote resources/{escape(name)}")
+    for line in report.notes():
+        err.print(escape(line))
+    if not report.written:
+        raise ThoughtForgeError("nothing was pulled")

@@ -1,4 +1,5 @@
-"""Phase 1 inside the pipeline's run: take the human's turns until the intent is confirmed.
+"""Phase 1 inside the pipeline's run: take the human's turns until the intent is confirmed,
+pulling the connectors' sources (each a task) before every distillation.
 
 A plain function, not a subflow: Prefect can suspend only a top-level flow run, and the human
 answers every question on that one run's page.
@@ -8,10 +9,13 @@ from __future__ import annotations
 
 from thoughtforge import phases
 from thoughtforge.config import Config
+from thoughtforge.connectors import enabled_connectors, pull_sources
+from thoughtforge.connectors.sources import wanted_sources
 from thoughtforge.core import Project, read_chat
 from thoughtforge.flows.human_input import INTAKE, REVIEW, ChatTurn, IntakeTurn, ReviewTurn
 from thoughtforge.flows.turns import halt_on_failure, take_turn
 from thoughtforge.models import PHASE_ONE, Phase
+from thoughtforge.tasks.connector_pull import fetch_as_task
 
 _WELCOME = (
     "Tell me everything about what you want: paste your brain dump, drop files into the "
@@ -55,6 +59,17 @@ def _automatic_turn(phase: Phase, auto_confirm: bool) -> ChatTurn | None:
     return IntakeTurn(action="distill") if phase is Phase.DISTILLING else None
 
 
+def _pull_sources(project: Project, config: Config) -> None:
+    """Phase 1 step 3: the configured pages and the links in the chat, before each distillation.
+    A source that fails is told in the chat (once) and distillation goes on without it."""
+    wanted = wanted_sources(project, config)
+    if not wanted:
+        return
+    report = pull_sources(project, enabled_connectors(config), wanted, fetch=fetch_as_task)
+    for line in report.messages():
+        phases.notice_once(project, line)
+
+
 def _apply(project: Project, config: Config, phase: Phase, turn: ChatTurn) -> str | None:
     """Act on the turn; returns the kind of the AI's reply, if any."""
     if turn.action == "confirm":
@@ -64,5 +79,6 @@ def _apply(project: Project, config: Config, phase: Phase, turn: ChatTurn) -> st
     if turn.action == "realign":
         return phases.realign(project, config).kind
     if turn.action == "distill" or phase is Phase.HUMAN_REVIEW:
+        _pull_sources(project, config)
         return phases.distill(project, config).kind
     return None

@@ -26,7 +26,7 @@ from thoughtforge.core import (
     hold_run_lock,
     open_project,
 )
-from thoughtforge.errors import ConfigError, ThoughtForgeError
+from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.flows.build import run_build
 from thoughtforge.flows.events import announce
 from thoughtforge.flows.human_input import (
@@ -122,12 +122,9 @@ def _the_project(
     project_id = project_id or project_of_this_run() or ""
     if project_id:
         return open_project(config, project_id)
-    if connector_urls:
-        raise ConfigError(
-            "connector_urls: the Notion and Google Drive connectors are not built yet; "
-            "export the pages to files and pass them as resources"
-        )
     text = brain_dump_text(brain_dump, brain_dump_file)
+    if connector_urls:  # links in the brain dump are pulled before the first distillation
+        text += "\n\nSources:\n" + "".join(f"- {url}\n" for url in connector_urls)
     if deliverable_type:
         text += f"\n\nDeliverable type: {deliverable_type}\n"
     project = create_project(
