@@ -106,9 +106,11 @@ def test_a_deployed_run_suspends_at_each_human_step_and_reaches_done(
     wait_for(suspended_at(stack, "SpecTurn"), "the spec proposal")
     assert stack.tf("confirm", project.name).returncode == 0
     wait_for(lambda: read_status(project).phase is Phase.DONE, "done")
-    subjects = [c.summary for c in git.Repo(project).iter_commits()][::-1]
+    # `done` is written first, then committed: the commit may trail the status by a moment
+    wait_for(lambda: _subjects(project)[-1] == "Done", "the Done commit", 30)
+    subjects = _subjects(project)
     assert subjects[:3] == ["Create project", "Lock intent.md", "Lock spec.md and constraints.md"]
-    assert subjects.count("Lock intent.md") == 1 and subjects[-1] == "Done"
+    assert subjects.count("Lock intent.md") == 1
     phases = ("distilling", "human_review", "spec_building", "building", "polishing", "done")
     wanted = {f"thoughtforge.project.{phase}" for phase in phases}
     wait_for(lambda: wanted <= set(_thoughtforge_events(stack)), "an event per transition", 30)
@@ -122,6 +124,10 @@ def test_a_deployed_run_suspends_at_each_human_step_and_reaches_done(
         "one webhook per transition, in order",
         30,
     )
+
+
+def _subjects(project: Path) -> list[str]:
+    return [str(c.summary) for c in git.Repo(project).iter_commits()][::-1]
 
 
 def test_re_polish_touches_exactly_the_projects_that_changed(
