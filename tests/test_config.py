@@ -343,3 +343,21 @@ def test_a_bad_code_setting_names_the_key_and_the_expected_form(
     message = _config_error(write_config(code=code))
     assert expected in message
     assert "value error" not in message.lower()
+
+
+@pytest.mark.parametrize(
+    ("connectors", "expected"),
+    [
+        ({"notion": {"token": ["secret_abc123"]}}, "connectors.notion.token: got ***"),
+        ({"notion": {"base_url": "ftp://x"}}, "connectors.notion.base_url: got 'ftp://x'"),
+        ({"google_drive": {"timeout_seconds": "soon"}}, "google_drive.timeout_seconds: got 'soon'"),
+        ({"google_drive": {"default_documents": "one"}}, "google_drive.default_documents"),
+    ],
+)
+def test_connector_settings_of_the_wrong_type_are_named_without_the_token(
+    write_config: Callable[..., Path], connectors: dict[str, Any], expected: str
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_config(write_config(connectors=connectors))
+    assert expected in str(caught.value)
+    assert "secret_abc123" not in str(caught.value)

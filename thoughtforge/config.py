@@ -94,7 +94,7 @@ def _http_url(value: str) -> str:
     """A channel or board URL is checked at start-up, not at the first transition."""
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise PydanticCustomError("http_url", "an http(s) URL with a host, like https://ntfy.sh")
+        raise PydanticCustomError("http_url", "an http(s) URL with a host, like https://host:port")
     try:
         parts.port  # noqa: B018 - raises on a port that is not a number
     except ValueError:
