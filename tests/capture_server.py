@@ -16,15 +16,12 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 from dataclasses import dataclass
 from email.message import Message
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-_POLL_SECONDS = 0.02
-"""How often the serving thread looks for `close()`: the most a test waits for it."""
+from tests.local_http import LocalHttpServer
 
 
 @dataclass(frozen=True)
@@ -47,24 +44,13 @@ class _Reply:
     delay: float = 0
 
 
-class CaptureServer:
+class CaptureServer(LocalHttpServer):
     """Answers every request with the configured reply (200, empty body by default)."""
 
     def __init__(self) -> None:
         self.requests: list[CapturedRequest] = []
         self._reply = _Reply()
-        self._released = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, args=(_POLL_SECONDS,), daemon=True
-        )
-        self._thread.start()
-
-    @property
-    def url(self) -> str:
-        """`http://127.0.0.1:<port>`, without a trailing slash."""
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        super().__init__(_handler_for(self))
 
     def answer(self, status: int = 200, body: object = b"", *, delay: float = 0) -> None:
         """Reply with `status` and `body`: bytes as they are, a str as UTF-8, anything else as
@@ -74,23 +60,6 @@ class CaptureServer:
         elif not isinstance(body, bytes):
             body = json.dumps(body).encode("utf-8")
         self._reply = _Reply(status, body, delay)
-
-    def close(self) -> None:
-        self._released.set()
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join()
-
-    def __enter__(self) -> CaptureServer:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def _record(self, request: CapturedRequest) -> _Reply:
         self.requests.append(request)

@@ -33,15 +33,16 @@ import time
 from dataclasses import dataclass, field
 from email.message import Message
 from functools import cache
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
+
+from tests.local_http import LocalHttpServer
 
 GOOGLE_DOC = "application/vnd.google-apps.document"
 GOOGLE_SHEET = "application/vnd.google-apps.spreadsheet"
@@ -65,7 +66,6 @@ EXPORT_FORMATS = {
 }
 """What each Docs Editors type may be exported to (a subset of Google's table)."""
 
-_POLL_SECONDS = 0.02
 _AUTH_ERROR_MESSAGE = (
     "Request had invalid authentication credentials. Expected OAuth 2 access token, login "
     "cookie or other valid authentication credential. See "
@@ -156,8 +156,9 @@ class _Failure:
     body: dict[str, Any]
 
 
-class FakeGoogle:
-    """The token endpoint and the Drive v3 API on 127.0.0.1, in a thread."""
+class FakeGoogle(LocalHttpServer):
+    """The token endpoint and the Drive v3 API on 127.0.0.1, in a thread; its `url` is the API
+    root (what `https://www.googleapis.com` is)."""
 
     def __init__(self) -> None:
         self.files: dict[str, DriveFile] = {}
@@ -182,21 +183,10 @@ class FakeGoogle:
         self._valid_tokens: set[str] = set()
         self._failures: dict[str | None, _Failure] = {}
         self._delay = 0.0
-        self._released = threading.Event()
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, args=(_POLL_SECONDS,), daemon=True
-        )
-        self._thread.start()
+        super().__init__(_handler_for(self))
 
     # -- addresses -------------------------------------------------------------------------
-
-    @property
-    def url(self) -> str:
-        """`http://127.0.0.1:<port>`: the API root (what `https://www.googleapis.com` is)."""
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
 
     @property
     def token_uri(self) -> str:
@@ -313,23 +303,6 @@ class FakeGoogle:
         ]
 
     # -- lifetime --------------------------------------------------------------------------
-
-    def close(self) -> None:
-        self._released.set()
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join()
-
-    def __enter__(self) -> FakeGoogle:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
     # -- the token endpoint ----------------------------------------------------------------
 

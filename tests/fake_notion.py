@@ -32,17 +32,16 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from email.message import Message
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from tests.local_http import LocalHttpServer
 
 TOKEN = "ntn_fake_notion_token_0123456789abcdef"
 TIMESTAMP = "2025-06-01T12:00:00.000Z"
 USER_ID = "5389a034-eb5c-47b5-8a9e-f79c99ef166c"
 BOT_ID = "16d84278-ab0e-484c-9bdd-b35da3bd8905"
-_POLL_SECONDS = 0.02
-
 ENDPOINTS = ("users.me", "pages.retrieve", "pages.markdown", "blocks.retrieve", "blocks.children")
 _ROUTES = (
     (re.compile(r"^/v1/users/me$"), "users.me"),
@@ -302,8 +301,9 @@ class _State:
     markdown: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-class FakeNotion:
-    """The Notion API for one test: pages, blocks, Markdown and failures set up by the test."""
+class FakeNotion(LocalHttpServer):
+    """The Notion API for one test: pages, blocks, Markdown and failures set up by the test.
+    Its `url` is the client's `base_url` (the client adds `/v1/`)."""
 
     def __init__(
         self,
@@ -322,18 +322,7 @@ class FakeNotion:
         self._failures: list[_Failure] = []
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
-        self._released = threading.Event()
-        self._httpd = _Server(("127.0.0.1", 0), _handler_for(self))
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, args=(_POLL_SECONDS,), daemon=True
-        )
-        self._thread.start()
-
-    @property
-    def url(self) -> str:
-        """`http://127.0.0.1:<port>`: the `base_url` for the client (it adds `/v1/`)."""
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        super().__init__(_handler_for(self))
 
     # -- setting up --
 
@@ -456,23 +445,6 @@ class FakeNotion:
         return [served for served in self.served if served.endpoint == endpoint]
 
     # -- lifecycle --
-
-    def close(self) -> None:
-        self._released.set()
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join()
-
-    def __enter__(self) -> FakeNotion:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
     # -- answering --
 
@@ -663,13 +635,6 @@ class FakeNotion:
                 "block": {},
             }
         )
-
-
-class _Server(ThreadingHTTPServer):
-    """Closing does not wait for a kept-alive connection the client has not closed yet."""
-
-    daemon_threads = True
-    block_on_close = False
 
 
 def _request_id() -> str:
