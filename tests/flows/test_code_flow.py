@@ -28,7 +28,7 @@ from tests.flows.test_build_flow import _start
 from tests.flows.test_polish_flow import _wait_for
 from tests.polish_setup import calls
 from thoughtforge.config import load_config
-from thoughtforge.core import git_repo, read_chat, read_status
+from thoughtforge.core import Project, git_repo, read_chat, read_status
 from thoughtforge.models import HaltReason, Phase
 
 CLEAN = {"text": code_review({"total": 2, "passed": 2, "failed": 0})}
@@ -37,6 +37,38 @@ REFUSED_PLAN = {
     "code-build": wrote(GOOD_BUILD),
     "code-review": CLEAN,
 }
+
+
+def _answered_in_the_run(
+    env: dict[str, str],
+    config_path: Path,
+    project: Project,
+    script: Path,
+    api_url: str,
+    halt_reason: HaltReason,
+    answer: dict[str, str],
+) -> str:
+    """Run the pipeline in a process of its own until it waits at `halt_reason`, answer it on
+    the Prefect API, and return what the process printed once it ended."""
+    worker = _start(env, config_path, project, script, "wait")
+    try:
+        _wait_for(lambda: waiting_run(api_url, project.id) is not None, f"the {halt_reason} wait")
+        status = read_status(project.dir)
+        assert (status.phase, status.halt_reason) == (Phase.HALTED, halt_reason)
+        send_input(api_url, project.id, answer)
+        assert worker.wait(timeout=240) == 0
+        return worker.stdout.read() if worker.stdout else ""
+    finally:
+        if worker.poll() is None:
+            os.killpg(worker.pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def refused_plan(tmp_path: Path, cli_config: Callable[..., Path]) -> tuple[Path, Project, Path]:
+    """A code project whose plan the gate refuses: its config, the project, the agent's script."""
+    config_path = cli_config(**code_sections(tmp_path))
+    project = code_project(load_config(config_path), resources={"plan.md": COMPLETE_PLAN})
+    return config_path, project, write_script(tmp_path / "s.yaml", **REFUSED_PLAN)
 
 
 @pytest.mark.slow
@@ -54,18 +86,12 @@ def test_a_stuck_code_build_waits_for_input_then_builds_polishes_and_finishes(
             "code-review": CLEAN,
         },
     )
-    worker = _start(cli_env, config_path, project, script, "wait")
-    try:
-        _wait_for(lambda: waiting_run(prefect_api_url, project.id) is not None, "the stuck wait")
-        status = read_status(project.dir)
-        assert (status.phase, status.halt_reason) == (Phase.HALTED, HaltReason.STUCK)
-        message = "mul must multiply."
-        send_input(prefect_api_url, project.id, {"action": "provide_input", "message": message})
-        assert worker.wait(timeout=240) == 0
-        output = worker.stdout.read() if worker.stdout else ""
-    finally:
-        if worker.poll() is None:
-            os.killpg(worker.pid, signal.SIGKILL)
+    answer = {"action": "provide_input", "message": "mul must multiply."}
+
+    output = _answered_in_the_run(
+        cli_env, config_path, project, script, prefect_api_url, HaltReason.STUCK, answer
+    )
+
     assert "final phase: done" in output, output
     assert calls(project) == {"code-build": 1, "code-test-fix": 3, "code-review": 1}
     fixes = sorted((project.dir / ".scripted-agent" / "prompts").glob("*code-test-fix.md"))
@@ -77,29 +103,20 @@ def test_a_stuck_code_build_waits_for_input_then_builds_polishes_and_finishes(
 
 @pytest.mark.slow
 def test_a_refused_plan_waits_for_override_in_the_run(
-    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path], prefect_api_url: str
+    refused_plan: tuple[Path, Project, Path], cli_env: dict[str, str], prefect_api_url: str
 ) -> None:
-    config_path = cli_config(**code_sections(tmp_path))
-    project = code_project(load_config(config_path), resources={"plan.md": COMPLETE_PLAN})
-    script = write_script(
-        tmp_path / "s.yaml",
-        **{
-            "plan-completeness": {"text": FAIL},
-            "code-build": wrote(GOOD_BUILD),
-            "code-review": CLEAN,
-        },
+    config_path, project, script = refused_plan
+
+    output = _answered_in_the_run(
+        cli_env,
+        config_path,
+        project,
+        script,
+        prefect_api_url,
+        HaltReason.PLAN_INCOMPLETE,
+        {"action": "override"},
     )
-    worker = _start(cli_env, config_path, project, script, "wait")
-    try:
-        _wait_for(lambda: waiting_run(prefect_api_url, project.id) is not None, "the gate's wait")
-        status = read_status(project.dir)
-        assert (status.phase, status.halt_reason) == (Phase.HALTED, HaltReason.PLAN_INCOMPLETE)
-        send_input(prefect_api_url, project.id, {"action": "override"})
-        assert worker.wait(timeout=240) == 0
-        output = worker.stdout.read() if worker.stdout else ""
-    finally:
-        if worker.poll() is None:
-            os.killpg(worker.pid, signal.SIGKILL)
+
     assert "final phase: done" in output, output
     assert calls(project)["plan-completeness"] == 1
     notices = [m.content for m in read_chat(project.dir) if m.role == "system"]
@@ -107,18 +124,9 @@ def test_a_refused_plan_waits_for_override_in_the_run(
 
 
 def test_cli_override_of_a_refused_plan_builds_it(
-    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+    refused_plan: tuple[Path, Project, Path], cli_env: dict[str, str]
 ) -> None:
-    config_path = cli_config(**code_sections(tmp_path))
-    project = code_project(load_config(config_path), resources={"plan.md": COMPLETE_PLAN})
-    script = write_script(
-        tmp_path / "s.yaml",
-        **{
-            "plan-completeness": {"text": FAIL},
-            "code-build": wrote(GOOD_BUILD),
-            "code-review": CLEAN,
-        },
-    )
+    config_path, project, script = refused_plan
     env = {**cli_env, "THOUGHTFORGE_SCRIPT": str(script)}
     stopped = run_cli(env, config_path, "continue", project.id, "--auto-confirm")
     assert stopped.returncode == 3 and "plan_incomplete" in stopped.stderr, stopped.stderr
