@@ -60,17 +60,31 @@ def intent(plan_type: str) -> str:
 def building_project(
     config: Config, plan_type: str = "Plan — generic", spec: str = SPEC, agent: str | None = None
 ) -> Project:
-    """A project as Phase 2 leaves it: docs locked and committed, chat cleared, in `building`."""
+    """A plan project as Phase 2 leaves it."""
+    docs = {"docs/intent.md": intent(plan_type), "docs/spec.md": spec}
+    return locked_project(
+        config,
+        {**docs, "docs/constraints.md": CONSTRAINTS},
+        DeliverableType.PLAN,
+        "Garden Shed",
+        agent,
+    )
+
+
+def locked_project(
+    config: Config,
+    files: dict[str, str],
+    deliverable_type: DeliverableType,
+    name: str,
+    agent: str | None = None,
+) -> Project:
+    """A project as Phase 2 leaves it: `files` (paths in the project) written and committed with
+    the locked docs, the chat cleared, in `building`."""
     project = create_project(config, brain_dump=BRAIN_DUMP, agent=agent)
-    (project.docs_dir / "intent.md").write_text(intent(plan_type))
-    (project.docs_dir / "spec.md").write_text(spec)
-    (project.docs_dir / "constraints.md").write_text(CONSTRAINTS)
+    for relpath, text in files.items():
+        (project.dir / relpath).write_text(text)
     status = read_status(project.dir).model_copy(
-        update={
-            "phase": Phase.BUILDING,
-            "deliverable_type": DeliverableType.PLAN,
-            "project_name": "Garden Shed",
-        }
+        update={"phase": Phase.BUILDING, "deliverable_type": deliverable_type, "project_name": name}
     )
     write_status(project.dir, status)
     write_chat(project.dir, [])

@@ -10,9 +10,9 @@ from typing import Any
 
 import yaml
 
-from tests.conftest import BRAIN_DUMP
+from tests.build_setup import locked_project
 from thoughtforge.config import Config
-from thoughtforge.core import Project, create_project, read_status, write_chat, write_status
+from thoughtforge.core import Project, read_status, write_status
 from thoughtforge.core.git_repo import commit
 from thoughtforge.models import DeliverableType, Phase
 
@@ -70,24 +70,14 @@ def code_sections(tmp_path: Path, **sections: Any) -> dict[str, Any]:
 
 
 def code_project(config: Config, resources: dict[str, str] | None = None) -> Project:
-    """A code project as Phase 2 leaves it: docs locked and committed, chat cleared."""
-    project = create_project(config, brain_dump=BRAIN_DUMP)
-    (project.docs_dir / "intent.md").write_text("# Intent: Pocket Calculator\n")
-    (project.docs_dir / "spec.md").write_text(SPEC)
-    (project.docs_dir / "constraints.md").write_text(CONSTRAINTS)
-    for name, text in (resources or {}).items():
-        (project.dir / "resources" / name).write_text(text)
-    status = read_status(project.dir).model_copy(
-        update={
-            "phase": Phase.BUILDING,
-            "deliverable_type": DeliverableType.CODE,
-            "project_name": "Pocket Calculator",
-        }
-    )
-    write_status(project.dir, status)
-    write_chat(project.dir, [])
-    commit(project.dir, "Lock spec.md and constraints.md")
-    return project
+    """A code project as Phase 2 leaves it, with `resources` (name: text) among its inputs."""
+    docs = {
+        "docs/intent.md": "# Intent: Pocket Calculator\n",
+        "docs/spec.md": SPEC,
+        "docs/constraints.md": CONSTRAINTS,
+    }
+    inputs = {f"resources/{name}": text for name, text in (resources or {}).items()}
+    return locked_project(config, {**docs, **inputs}, DeliverableType.CODE, "Pocket Calculator")
 
 
 def write_script(path: Path, **steps: Any) -> Path:
