@@ -19,7 +19,6 @@ from tests.code_setup import (
     TEST_CALC,
     code_project,
     code_sections,
-    write_script,
     wrote,
 )
 from tests.polish_setup import calls
@@ -46,16 +45,6 @@ def code_config(tmp_path: Path, write_config: Callable[..., Path]) -> Callable[.
         return load_config(write_config(**code_sections(tmp_path, code=code)))
 
     return make
-
-
-@pytest.fixture
-def script(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Path]:
-    def write(**steps: object) -> Path:
-        path = write_script(tmp_path / "script.yaml", **steps)
-        monkeypatch.setenv("THOUGHTFORGE_SCRIPT", str(path))
-        return path
-
-    return write
 
 
 TEST_ADD = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"

@@ -17,7 +17,6 @@ from tests.code_setup import (
     code_review,
     code_sections,
     polishing_code_project,
-    write_script,
     wrote,
 )
 from tests.polish_setup import calls
@@ -32,16 +31,6 @@ CLEAN = code_review({"total": 2, "passed": 2, "failed": 0})
 @pytest.fixture
 def code_config(tmp_path: Path, write_config: Callable[..., Path]) -> Config:
     return load_config(write_config(**code_sections(tmp_path)))
-
-
-@pytest.fixture
-def script(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Path]:
-    def write(**steps: object) -> Path:
-        path = write_script(tmp_path / "script.yaml", **steps)
-        monkeypatch.setenv("THOUGHTFORGE_SCRIPT", str(path))
-        return path
-
-    return write
 
 
 def test_a_clean_review_of_failing_code_is_not_done_until_the_tests_pass(
