@@ -37,6 +37,7 @@ def config_data(tmp_path: Path, **sections: Any) -> dict[str, Any]:
             "escaper": {"command": str(AGENTS_DIR / "escaping_helper.sh")},
             "lingerer": {"command": str(AGENTS_DIR / "answer_then_linger.sh")},
             "flood": {"command": str(AGENTS_DIR / "flood.py")},
+            "streamer": {"command": str(AGENTS_DIR / "stream_watcher.py")},
         }
     )
     for name, values in sections.items():

@@ -16,6 +16,7 @@ from pathlib import Path, PurePosixPath
 from pydantic import BaseModel
 
 from thoughtforge.core import git_repo
+from thoughtforge.core.agent_activity import ACTIVITY_FILE, STREAM_FILE
 from thoughtforge.core.hooks import BOARD_CARD_FILE
 from thoughtforge.core.processes import PROCESSES_FILE
 from thoughtforge.core.project_log import LOG_FILE, log_event
@@ -40,6 +41,8 @@ PRIVATE_FILES = (
     STATE_LOCK_FILE,
     WAITING_FILE,
     BOARD_CARD_FILE,
+    ACTIVITY_FILE,
+    STREAM_FILE,
     ".scripted-agent/",
 )
 """ThoughtForge's working files: never committed, never reported (listed in `.gitignore`)."""

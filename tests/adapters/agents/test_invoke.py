@@ -13,7 +13,17 @@ from tests.process_checks import alive
 from thoughtforge.adapters.agents import AgentCall, invoke_agent
 from thoughtforge.adapters.agents.output import AgentOutputError, normalise
 from thoughtforge.config import Config
-from thoughtforge.core import create_project, hold_run_lock, read_events
+from thoughtforge.core import create_project, hold_run_lock, read_events, utc_now
+from thoughtforge.core.agent_activity import (
+    STREAM_CAP_BYTES,
+    STREAM_FILE,
+    AgentActivity,
+    begin_call,
+    call_in_flight,
+    end_call,
+    stream_output,
+    streamed_text,
+)
 from thoughtforge.core.processes import PROCESSES_FILE
 from thoughtforge.errors import AgentFailure
 
@@ -170,3 +180,25 @@ def test_claude_json_is_normalised_to_its_result() -> None:
         normalise("claude_json", json.dumps({"is_error": True, "result": "rate limited"}))
     with pytest.raises(AgentOutputError, match="unparsable"):
         normalise("claude_json", "plain words")
+
+
+def test_the_call_in_flight_and_its_output_so_far_are_readable_while_the_agent_works(
+    config: Config, tmp_path: Path
+) -> None:
+    answer = invoke_agent(config, "streamer", "hi", _call(tmp_path))
+    assert "seen step=plan-review attempt=1 stream='first line of the answer\\n'" in answer
+    assert call_in_flight(tmp_path) is None  # the call ended: nothing left in flight
+    assert not (tmp_path / STREAM_FILE).exists()
+
+
+def test_a_flooding_agent_streams_no_more_than_the_cap(tmp_path: Path) -> None:
+    begin_call(
+        tmp_path,
+        AgentActivity(agent="a", step="s", phase="p", attempt=1, started_at=utc_now()),
+    )
+    for _ in range(5):
+        stream_output(tmp_path, b"x" * STREAM_CAP_BYTES)
+    assert len(streamed_text(tmp_path)) == STREAM_CAP_BYTES
+    assert call_in_flight(tmp_path) is not None
+    end_call(tmp_path)
+    assert call_in_flight(tmp_path) is None

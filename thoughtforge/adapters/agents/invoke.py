@@ -20,6 +20,7 @@ from thoughtforge.adapters.agents.output import AgentOutputError, normalise
 from thoughtforge.adapters.agents.process import ProcessResult, run_command
 from thoughtforge.config import AgentsConfig, AgentSpec, Config
 from thoughtforge.core import log_event, track_process, untrack_process, utc_now
+from thoughtforge.core.agent_activity import AgentActivity, begin_call, end_call, stream_output
 from thoughtforge.errors import AgentFailure
 
 ATTEMPTS = 2
@@ -84,7 +85,14 @@ def invoke_agent(
     for attempt in range(1, attempts + 1):
         with _call_slot(agent):  # the time spent waiting for a slot is not the agent's
             started_at, started = utc_now(), time.monotonic()
-            answer, failure = _attempt(spec, prompt, call, config.agents)
+            activity = AgentActivity(
+                agent=agent,
+                step=call.step,
+                phase=call.phase,
+                attempt=attempt,
+                started_at=started_at,
+            )
+            answer, failure = _attempt(spec, prompt, call, config.agents, activity)
             seconds = time.monotonic() - started
         log_event(
             call.project_dir,
@@ -105,7 +113,7 @@ def invoke_agent(
 
 
 def _attempt(
-    spec: AgentSpec, prompt: str, call: AgentCall, limits: AgentsConfig
+    spec: AgentSpec, prompt: str, call: AgentCall, limits: AgentsConfig, activity: AgentActivity
 ) -> tuple[str, str | None]:
     executable = find_command(spec)
     if executable is None:
@@ -117,6 +125,7 @@ def _attempt(
         started.append(pid)
         track_process(call.project_dir, pid)
 
+    begin_call(call.project_dir, activity)
     try:
         result = run_command(
             [executable, *spec.flags],
@@ -126,10 +135,12 @@ def _attempt(
             limits.max_reply_bytes,
             on_start=track,
             cwd=call.project_dir,
+            on_output=lambda chunk: stream_output(call.project_dir, chunk),
         )
     except OSError as exc:
         return "", f"could not start '{spec.command}': {exc.strerror or exc}"
     finally:
+        end_call(call.project_dir)
         for pid in started:
             untrack_process(call.project_dir, pid)
     failure = _failure_of(result, limits)

@@ -51,8 +51,10 @@ def run_command(
     *,
     cwd: Path | None = None,
     merge_stderr: bool = False,
+    on_output: Callable[[bytes], None] = lambda chunk: None,
 ) -> ProcessResult:
-    """`on_start` gets the pid (and process group) as soon as the child exists."""
+    """`on_start` gets the pid (and process group) as soon as the child exists; `on_output`
+    gets each piece of stdout as it arrives (the workbench shows an answer as it streams)."""
     proc = subprocess.Popen(
         argv,
         stdin=subprocess.PIPE,
@@ -64,7 +66,7 @@ def run_command(
     )
     try:
         on_start(proc.pid)
-        pipes = _Pipes(proc, stdin_text.encode("utf-8"), max_bytes)
+        pipes = _Pipes(proc, stdin_text.encode("utf-8"), max_bytes, on_output)
         timed_out = pipes.exchange(time.monotonic() + timeout)
     finally:
         _kill_group(proc)
@@ -82,8 +84,15 @@ def run_command(
 class _Pipes:
     """Feeds stdin and collects stdout/stderr without ever blocking past a deadline."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], data: bytes, max_bytes: int) -> None:
+    def __init__(
+        self,
+        proc: subprocess.Popen[bytes],
+        data: bytes,
+        max_bytes: int,
+        on_output: Callable[[bytes], None],
+    ) -> None:
         self.proc = proc
+        self.on_output = on_output
         self.data = memoryview(data)
         self.max_bytes = max_bytes
         self.too_large = False
@@ -132,6 +141,8 @@ class _Pipes:
             self.open_outputs.discard(stream)
             return
         self.output[stream] += chunk
+        if stream is self.proc.stdout:
+            self.on_output(chunk)
         if len(self.output[stream]) <= self.max_bytes:
             return
         if stream is self.proc.stdout:
