@@ -198,6 +198,23 @@ class DirectoryConfig(_Section):
     directory: Path | None = None
 
 
+class PromptsConfig(_Section):
+    """The folder whose `*.md` files override the built-in prompts; the workbench's prompt
+    editor saves there (and creates it on the first save)."""
+
+    directory: Path | None = Path("prompts")
+
+
+class WebConfig(_Section):
+    """The workbench (`thoughtforge web`, started by `up`). Loopback by default: bound elsewhere
+    it has no authentication. `allowed_hosts` are extra names the page may be reached by (the
+    `Host` header is checked against DNS rebinding)."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(8765, ge=1, le=65535)
+    allowed_hosts: list[str] = []
+
+
 class Phase3CompletenessConfig(_Section):
     plan_min_chars: int = Field(500, ge=0)
     code_min_source_files: int = Field(1, ge=0)
@@ -271,7 +288,8 @@ class Config(_Section):
     connectors: ConnectorsConfig = ConnectorsConfig()
     vibekanban: VibeKanbanConfig = VibeKanbanConfig()
     server: ServerConfig = ServerConfig()
-    prompts: DirectoryConfig = DirectoryConfig()
+    web: WebConfig = WebConfig()
+    prompts: PromptsConfig = PromptsConfig()
     plugins: DirectoryConfig = DirectoryConfig()
     phase3_completeness: Phase3CompletenessConfig = Phase3CompletenessConfig()
     resources: ResourcesConfig = ResourcesConfig()

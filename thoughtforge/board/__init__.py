@@ -1,1 +1,2 @@
-"""Boards: where each project stands, drawn in the terminal, on a web page, or on Vibe Kanban."""
+"""Boards: where each project stands, drawn in the terminal, on the workbench's board page, or on
+Vibe Kanban."""

@@ -92,50 +92,41 @@ def terminate(ctx: typer.Context, project_id: ProjectArgument) -> None:
 
 
 def _chat(ctx: typer.Context, project_id: str, action: str, message: str = "") -> None:
-    """The message is stored in the project first: no Prefect problem can lose it."""
     from thoughtforge.core import open_project
-    from thoughtforge.phases import add_human_message
+    from thoughtforge.server.replies import Delivery, reply_to_chat
 
     project = open_project(config_of(ctx), project_id)
-    if action == "send" or message.strip():
-        add_human_message(project, message)
-    if _hand_over(ctx, project, {"message": "", "action": action}, saved=bool(message.strip())):
-        out.print(f"Sent {action!r} to the waiting run of {project_id}.")
-        return
-    if action == "send":
-        out.print("No run is waiting: message queued for the AI's next call.")
-        return
-    raise ThoughtForgeError(
-        f"no run of {project_id} is waiting for input; start one with "
-        f"`thoughtforge continue {project_id}`"
+    delivery = reply_to_chat(
+        config_of(ctx), project, action, message, busy_seconds=BUSY_WAIT_SECONDS, on_busy=_busy
     )
+    if delivery is Delivery.HANDED_OVER:
+        out.print(f"Sent {action!r} to the waiting run of {project_id}.")
+    elif delivery is Delivery.QUEUED:
+        out.print("No run is waiting: message queued for the AI's next call.")
+    else:
+        raise ThoughtForgeError(
+            f"no run of {project_id} is waiting for input; start one with "
+            f"`thoughtforge continue {project_id}`"
+        )
 
 
 def _hand_over(
     ctx: typer.Context, project: Project, run_input: dict[str, str], saved: bool
 ) -> bool:
-    """Resume the project's waiting run with `run_input`; False when no run waits."""
-    from thoughtforge.server.api import PrefectApi, PrefectApiError, api_for_project
+    from thoughtforge.server.replies import hand_over
 
-    url = api_for_project(config_of(ctx), project.dir)
-    if url is None:
-        return False
-    try:
-        api = PrefectApi(url)
-        run = api.live_waiting_run(project)
-        if run is None and run_input.get("action") != "send" and api.busy_run(project):
-            err.print("The run is busy (working, or re-entering after your last answer); waiting …")
-            run = api.next_waiting_run(project, BUSY_WAIT_SECONDS)
-        if run is None:
-            return False
-        api.resume(run, run_input)
-    except PrefectApiError as exc:
-        kept = "Your message is saved in the project's chat. " if saved else ""
-        raise ThoughtForgeError(
-            f"{kept}The Prefect API at {url} failed while handing over the input "
-            f"({exc}). Start a run with `thoughtforge continue {project.id}`."
-        ) from None
-    return True
+    return hand_over(
+        config_of(ctx),
+        project,
+        run_input,
+        saved=saved,
+        busy_seconds=BUSY_WAIT_SECONDS,
+        on_busy=_busy,
+    )
+
+
+def _busy() -> None:
+    err.print("The run is busy (working, or re-entering after your last answer); waiting …")
 
 
 def _decide(ctx: typer.Context, project_id: str, action: str, auto_confirm: bool = False) -> None:

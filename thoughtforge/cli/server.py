@@ -15,13 +15,15 @@ from thoughtforge.config import config_path, state_dir
 @app.command()
 def up(ctx: typer.Context) -> None:
     """Start the local Prefect server (server.host/port), create the `thoughtforge` process work
-    pool and the concurrency limits, deploy the flows in prefect.yaml, and start a worker.
+    pool and the concurrency limits, deploy the flows in prefect.yaml, and start a worker and the
+    workbench page (web.host/port).
 
     Every other command then uses this server. What was started is recorded beside the config, so
     `thoughtforge down` stops exactly that.
     """
     from thoughtforge.server import local_server
     from thoughtforge.server.api import configured_url
+    from thoughtforge.web.server import page_address
 
     started_at = time.monotonic()
     config = config_of(ctx)
@@ -42,10 +44,13 @@ def up(ctx: typer.Context) -> None:
         local_server.deploy(env, directory)
         worker = local_server.start_worker(env, directory)
         out.print(f"Worker {'started' if worker else 'already running'} on pool 'thoughtforge'")
+        local_server.start_web(env, directory, config_file)
     example = local_server.PREFECT_YAML.parent / "examples" / "wedding-plan.md"
     out.print(
-        f"Ready in {time.monotonic() - started_at:.1f} s. UI: {url.removesuffix('/api')}\n"
-        f"Start a project: PREFECT_API_URL={url} prefect deployment run "
+        f"Ready in {time.monotonic() - started_at:.1f} s.\n"
+        f"Open the workbench: {page_address(config)} (start a project, answer it, watch it work)\n"
+        f"Prefect UI: {url.removesuffix('/api')}\n"
+        f"Or start a project from a shell: PREFECT_API_URL={url} prefect deployment run "
         f"'thoughtforge-pipeline/local' -p brain_dump=@{example}",
         soft_wrap=True,
     )
@@ -53,7 +58,7 @@ def up(ctx: typer.Context) -> None:
 
 @app.command()
 def down(ctx: typer.Context) -> None:
-    """Stop the server and worker `thoughtforge up` started, and nothing else."""
+    """Stop the server, worker and workbench `thoughtforge up` started, and nothing else."""
     from thoughtforge.server import local_server
 
     directory = state_dir(config_path(ctx.obj))

@@ -7,7 +7,12 @@ Everything else stands on this; it imports only the shared vocabulary (`thoughtf
 
 from thoughtforge.core import git_repo
 from thoughtforge.core.atomic_write import write_text_atomic
-from thoughtforge.core.creation import brain_dump_text, create_project, safe_file_name
+from thoughtforge.core.creation import (
+    brain_dump_text,
+    create_project,
+    safe_file_name,
+    with_hints,
+)
 from thoughtforge.core.hooks import (
     BOARD_CARD_FILE,
     Board,
@@ -139,6 +144,7 @@ __all__ = [
     "transition",
     "untrack_process",
     "utc_now",
+    "with_hints",
     "write_chat",
     "write_polish_state",
     "write_state_file",

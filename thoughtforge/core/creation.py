@@ -126,10 +126,15 @@ def _check_capacity(config: Config) -> None:
     limit = config.concurrency.max_parallel_runs
     active = sum(1 for listing in list_projects(config) if listing.is_active)
     if active >= limit:
-        raise ProjectLimitError(
-            f"Maximum parallel projects reached ({active}/{limit}). "
-            "Complete or halt an existing project to start a new one."
-        )
+        raise ProjectLimitError(capacity_message(active, limit))
+
+
+def capacity_message(active: int, limit: int) -> str:
+    """The spec's words when `concurrency.max_parallel_runs` projects are active."""
+    return (
+        f"Maximum parallel projects reached ({active}/{limit}). "
+        "Complete or halt an existing project to start a new one."
+    )
 
 
 def _free_id(root: Path, brain_dump: str) -> str:
@@ -210,3 +215,13 @@ def brain_dump_text(brain_dump: str, brain_dump_file: str) -> str:
         return Path(brain_dump_file).expanduser().read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ThoughtForgeError(f"cannot read brain_dump_file {brain_dump_file}: {exc}") from None
+
+
+def with_hints(text: str, connector_urls: list[str] | None, deliverable_type: str) -> str:
+    """The brain dump with what the person gave beside it: links to pull before the first
+    distillation, and the kind of deliverable they want (a hint the distillation weighs)."""
+    if connector_urls:
+        text += "\n\nSources:\n" + "".join(f"- {url}\n" for url in connector_urls)
+    if deliverable_type:
+        text += f"\n\nDeliverable type: {deliverable_type}\n"
+    return text

@@ -25,6 +25,7 @@ from thoughtforge.core import (
     create_project,
     hold_run_lock,
     open_project,
+    with_hints,
 )
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.flows.build import run_build
@@ -122,11 +123,9 @@ def _the_project(
     project_id = project_id or project_of_this_run() or ""
     if project_id:
         return open_project(config, project_id)
-    text = brain_dump_text(brain_dump, brain_dump_file)
-    if connector_urls:  # links in the brain dump are pulled before the first distillation
-        text += "\n\nSources:\n" + "".join(f"- {url}\n" for url in connector_urls)
-    if deliverable_type:
-        text += f"\n\nDeliverable type: {deliverable_type}\n"
+    text = with_hints(
+        brain_dump_text(brain_dump, brain_dump_file), connector_urls, deliverable_type
+    )
     project = create_project(
         config, brain_dump=text, resources=[Path(r) for r in resources or []], agent=agent or None
     )

@@ -10,6 +10,18 @@ from thoughtforge.core import ChatMessage, Project, append_chat, read_chat
 from thoughtforge.errors import ThoughtForgeError, TransitionError
 from thoughtforge.models import HaltReason, Phase
 
+PHASE_LABELS: dict[Phase, str] = {
+    Phase.BRAIN_DUMP: "Phase 1 · brain dump",
+    Phase.DISTILLING: "Phase 1 · distilling",
+    Phase.HUMAN_REVIEW: "Phase 1 · review",
+    Phase.SPEC_BUILDING: "Phase 2 · spec",
+    Phase.BUILDING: "Phase 3 · build",
+    Phase.POLISHING: "Phase 4 · polish",
+    Phase.DONE: "done",
+    Phase.HALTED: "halted",
+}
+"""A message's phase as the thread labels it (on the page and in `thoughtforge chat`)."""
+
 
 def add_human_message(project: Project, text: str) -> None:
     """Store the human's words first, exactly as typed, so nothing said is lost to a crash.

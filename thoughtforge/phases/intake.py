@@ -87,7 +87,7 @@ def realign(project: Project, config: Config) -> IntakeReply:
     """Drop the turns after the last substantive correction from the context, and re-distil."""
     _require_phase_one(project)
     spoken = [m for m in read_chat(project.dir) if m.role != "system"]
-    if not (spoken and spoken[-1].role == "human" and _is_realign(spoken[-1].content)):
+    if not (spoken and spoken[-1].role == "human" and is_realign_command(spoken[-1].content)):
         add_human_message(project, REALIGN_COMMAND)
     log_event(project.dir, "realign")
     return distill(project, config)
@@ -102,7 +102,7 @@ def _working_turns(history: list[ChatMessage]) -> list[ChatMessage]:
     for message in history:
         if message.phase not in PHASE_ONE or message.role == "system":
             continue
-        if message.role == "human" and _is_realign(message.content):
+        if message.role == "human" and is_realign_command(message.content):
             anchor = next((i for i in reversed(range(len(kept))) if _is_substantive(kept[i])), None)
             if anchor is not None:
                 del kept[anchor + 1 :]
@@ -111,7 +111,8 @@ def _working_turns(history: list[ChatMessage]) -> list[ChatMessage]:
     return kept
 
 
-def _is_realign(text: str) -> bool:
+def is_realign_command(text: str) -> bool:
+    """Whether a human message is the realign command ("Realign from here!" counts)."""
     return " ".join(re.findall(r"[a-z]+", text.lower())) == REALIGN_COMMAND
 
 

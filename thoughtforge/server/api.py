@@ -89,6 +89,14 @@ class WaitingRun(BaseModel):
         return self.state_name == "Suspended"
 
 
+class RunSummary(BaseModel):
+    """A flow run as the workbench links to it."""
+
+    id: str
+    name: str
+    state_name: str
+
+
 class PrefectApi:
     """The calls a reply makes, each one request (no connection is kept between commands)."""
 
@@ -116,6 +124,28 @@ class PrefectApi:
             state_name=state.get("name", "Paused"),
             schema_key=keyset.get("schema"),
         )
+
+    def latest_run(self, project_id: str) -> RunSummary | None:
+        """The project's newest flow run, whatever its state."""
+        body = {
+            "flow_runs": {"tags": {"all_": [project_tag(project_id)]}},
+            "sort": "EXPECTED_START_TIME_DESC",
+            "limit": 1,
+        }
+        runs = self._call("POST", "/flow_runs/filter", body)
+        if not runs:
+            return None
+        state = (runs[0].get("state") or {}).get("name") or "unknown"
+        return RunSummary(id=runs[0]["id"], name=runs[0]["name"], state_name=state)
+
+    def run_deployment(self, deployment: str, parameters: dict[str, Any]) -> RunSummary:
+        """Start a run of `flow/deployment`, as `prefect deployment run` does; a missing
+        deployment is a `PrefectApiError` with status 404."""
+        found = self._call("GET", f"/deployments/name/{deployment}")
+        run = self._call(
+            "POST", f"/deployments/{found['id']}/create_flow_run", {"parameters": parameters}
+        )
+        return RunSummary(id=run["id"], name=run["name"], state_name="Scheduled")
 
     def busy_run(self, project: Project) -> str | None:
         """The name of a run of the project that will wait for the human again soon: one that is

@@ -71,7 +71,7 @@ def start_server(config: Config, directory: Path) -> bool:
     if is_healthy(url):
         return False
     args, env = server_command(config)
-    process = _spawn(args, directory, "server.log", env)
+    process = _spawn([prefect_executable(), *args], directory, "server", env)
     deadline = time.monotonic() + SERVER_START_SECONDS
     while not is_healthy(url):
         if process.poll() is not None or time.monotonic() > deadline:
@@ -103,11 +103,23 @@ def deploy(env: dict[str, str], directory: Path) -> None:
 
 def start_worker(env: dict[str, str], directory: Path) -> bool:
     """Start a process worker on the pool unless the one `up` started is alive."""
-    if _worker_alive(directory):
+    if _alive(directory, "worker"):
         return False
     _spawn(
-        ["worker", "start", "--pool", WORK_POOL, "--type", "process"], directory, "worker.log", env
+        [prefect_executable(), "worker", "start", "--pool", WORK_POOL, "--type", "process"],
+        directory,
+        "worker",
+        env,
     )
+    return True
+
+
+def start_web(env: dict[str, str], directory: Path, config_file: Path) -> bool:
+    """Start the workbench (`thoughtforge web`) unless the one `up` started is alive."""
+    if _alive(directory, "web"):
+        return False
+    thoughtforge = str(Path(sys.executable).with_name("thoughtforge"))
+    _spawn([thoughtforge, "--config", str(config_file), "web"], directory, "web", env)
     return True
 
 
@@ -116,8 +128,8 @@ def stop_all(directory: Path) -> list[int]:
     return end_leftover_processes(directory, grace_seconds=DOWN_GRACE_SECONDS)
 
 
-def _worker_alive(directory: Path) -> bool:
-    marker = directory / "worker.pid"
+def _alive(directory: Path, name: str) -> bool:
+    marker = directory / f"{name}.pid"
     try:
         pid = int(marker.read_text())
     except (OSError, ValueError):
@@ -126,11 +138,12 @@ def _worker_alive(directory: Path) -> bool:
 
 
 def _spawn(
-    args: list[str], directory: Path, log_name: str, env: dict[str, str]
+    argv: list[str], directory: Path, name: str, env: dict[str, str]
 ) -> subprocess.Popen[bytes]:
-    with (directory / log_name).open("ab") as log:
+    """Start `argv` as the leader of its own process group, logged to `<name>.log`, recorded."""
+    with (directory / f"{name}.log").open("ab") as log:
         process = subprocess.Popen(
-            [prefect_executable(), *args],
+            argv,
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -138,7 +151,7 @@ def _spawn(
             start_new_session=True,
         )
     track_process(directory, process.pid)
-    (directory / log_name.replace(".log", ".pid")).write_text(str(process.pid))
+    (directory / f"{name}.pid").write_text(str(process.pid))
     return process
 
 

@@ -91,7 +91,13 @@ class PlanBuilder:
                 step = f"build section {number}/{len(sections)}: {section.heading}"
                 label = f"section {number}/{len(sections)} '{section.heading}'"
                 self.runner(step, partial(self._fill_section, draft, section, label))
-                self.on_progress(draft.progress())
+                progress = draft.progress()
+                log_event(
+                    self.engine.project.dir,
+                    "build_progress",
+                    sections=[p.model_dump() for p in progress],
+                )
+                self.on_progress(progress)
             return self._finish(draft.template)
         except PhaseHalt as halt:
             return self._halt(halt)

@@ -1,0 +1,85 @@
+"""The person's reply to a project: the one path the CLI and the workbench both take.
+
+The words are stored in the project first, so no Prefect problem can lose them; then the input is
+handed to the run that waits for it, through Prefect's REST API. A run that is busy (working, or
+re-entering after the last answer) is given `busy_seconds` to reach its next wait. When no run
+waits, the caller decides what happens next: the CLI runs the pipeline in its own process, the
+workbench starts a deployment run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import StrEnum
+from typing import Any
+
+from thoughtforge.config import Config
+from thoughtforge.core.project import Project
+from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.phases.chat import add_human_message
+from thoughtforge.server.api import PrefectApi, PrefectApiError, api_for_project
+
+
+class Delivery(StrEnum):
+    HANDED_OVER = "handed_over"
+    """The waiting run has the input."""
+    QUEUED = "queued"
+    """A message only: stored in the chat, where the AI's next call reads it."""
+    NO_RUN = "no_run"
+    """Nothing was waiting: the caller must start a run (a message was stored all the same)."""
+
+
+def reply_to_chat(
+    config: Config,
+    project: Project,
+    action: str,
+    message: str = "",
+    *,
+    busy_seconds: float,
+    on_busy: Callable[[], None] = lambda: None,
+) -> Delivery:
+    """A Phase 1–2 turn (`send`, `distill`, `realign`, `confirm`), its message stored first."""
+    said = bool(message.strip())
+    if action == "send" or said:
+        add_human_message(project, message)
+    run_input = {"message": "", "action": action}
+    if hand_over(
+        config, project, run_input, saved=said, busy_seconds=busy_seconds, on_busy=on_busy
+    ):
+        return Delivery.HANDED_OVER
+    return Delivery.QUEUED if action == "send" else Delivery.NO_RUN
+
+
+def hand_over(
+    config: Config,
+    project: Project,
+    run_input: dict[str, Any],
+    *,
+    saved: bool,
+    busy_seconds: float,
+    on_busy: Callable[[], None] = lambda: None,
+) -> bool:
+    """Resume the project's waiting run with `run_input`; False when no run waits.
+
+    A plain message never waits for a busy run: it is in the chat already, and the run reads it
+    there. Any other input waits up to `busy_seconds` for the run to ask for it.
+    """
+    url = api_for_project(config, project.dir)
+    if url is None:
+        return False
+    try:
+        api = PrefectApi(url)
+        run = api.live_waiting_run(project)
+        if run is None and run_input.get("action") != "send" and api.busy_run(project):
+            on_busy()
+            run = api.next_waiting_run(project, busy_seconds)
+        if run is None:
+            return False
+        api.resume(run, run_input)
+    except PrefectApiError as exc:
+        kept = "Your message is saved in the project's chat. " if saved else ""
+        raise ThoughtForgeError(
+            f"{kept}The Prefect API at {url} failed while handing over the input "
+            f"({exc}). Start a run with `thoughtforge continue {project.id}`."
+        ) from None
+    return True

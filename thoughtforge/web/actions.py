@@ -1,0 +1,126 @@
+"""What the person can do on a project right now, by the wait its run is in.
+
+The composer shows these as buttons and the server accepts only these, so the page can never send
+what the run would refuse. A recorded wait names its form (`core.Waiting.kind`); the table below is
+those forms' actions (the flows' `human_input` forms, checked against it by a test). Without a
+wait, the project's files decide: a halted project takes the decisions its halt allows, a project
+a run is working on takes messages (queued for the AI's next call), and one nothing works on can
+be started.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from thoughtforge.core import Status, Waiting
+from thoughtforge.models import (
+    AUTONOMOUS_PHASES,
+    INPUT_HALTS,
+    OVERRIDE_BUILD_HALTS,
+    HaltReason,
+    Phase,
+)
+
+
+class Action(BaseModel):
+    name: str
+    label: str
+    needs_message: bool = False
+    """Refused without text (Send, Provide input)."""
+    danger: bool = False
+    """Shown apart, in red, and confirmed before it is sent."""
+
+
+ACTIONS: dict[str, Action] = {
+    action.name: action
+    for action in (
+        Action(name="send", label="Send", needs_message=True),
+        Action(name="distill", label="Distill"),
+        Action(name="realign", label="Realign"),
+        Action(name="confirm", label="Confirm"),
+        Action(name="resume", label="Resume"),
+        Action(name="override", label="Override"),
+        Action(name="provide_input", label="Provide input", needs_message=True),
+        Action(name="start", label="Start the run"),
+        Action(name="terminate", label="Terminate", danger=True),
+    )
+}
+
+WAIT_ACTIONS: dict[str, tuple[str, ...]] = {
+    "IntakeTurn": ("send", "distill"),
+    "ReviewTurn": ("send", "realign", "confirm"),
+    "SpecTurn": ("send", "confirm"),
+    "HaltDecision": ("resume", "terminate"),
+    "PolishHaltDecision": ("resume", "override", "terminate"),
+    "PlanGateDecision": ("override", "terminate"),
+    "StuckDecision": ("provide_input", "terminate"),
+}
+"""Each form a run waits with, and the actions it takes."""
+
+WAITS_FOR: dict[str, str] = {
+    "IntakeTurn": "your brain dump, then Distill",
+    "ReviewTurn": "corrections or Confirm",
+    "SpecTurn": "answers or Confirm",
+    "HaltDecision": "a decision on the halt",
+    "PolishHaltDecision": "a decision on the halted polish loop",
+    "PlanGateDecision": "a decision on the refused plan",
+    "StuckDecision": "your input to the stuck build",
+}
+"""What the person is asked for, in the inbox's words."""
+
+CHAT_ACTIONS = frozenset({"send", "distill", "realign", "confirm"})
+"""Actions of Phases 1–2, answered through the chat (the rest decide a halt)."""
+
+
+class Composer(BaseModel):
+    """The actions offered now, and one line saying why these."""
+
+    actions: list[Action]
+    note: str
+
+    def allows(self, name: str) -> bool:
+        return any(action.name == name for action in self.actions)
+
+
+def composer_for(status: Status, waiting: Waiting | None, run_busy: bool) -> Composer:
+    """The actions valid now; `run_busy` is whether a run works on the project or is about to
+    (scheduled, starting, re-entering after an answer)."""
+    if status.phase is Phase.DONE:
+        return Composer(actions=[], note="Done: the deliverable is final.")
+    if status.halt_reason is HaltReason.HUMAN_TERMINATED:
+        return Composer(actions=[], note="Terminated: this project will not go on.")
+    if waiting is not None and waiting.kind in WAIT_ACTIONS:
+        return Composer(
+            actions=_named(WAIT_ACTIONS[waiting.kind]),
+            note=f"Waiting for {WAITS_FOR[waiting.kind]}.",
+        )
+    if status.phase is Phase.HALTED:
+        return Composer(
+            actions=_named(_halt_decisions(status)),
+            note=f"Halted ({status.halt_reason}): no run is waiting; a decision starts one.",
+        )
+    if run_busy:
+        return Composer(
+            actions=_named(("send",)),
+            note="The AI is working: a message is kept and read at its next call.",
+        )
+    stopped = " (its last run stopped mid-phase)" if status.phase in AUTONOMOUS_PHASES else ""
+    return Composer(
+        actions=_named(("send", "start")),
+        note=f"No run is working on this project{stopped}: Start the run to go on.",
+    )
+
+
+def _halt_decisions(status: Status) -> tuple[str, ...]:
+    """As the run would ask them (`flows.pipeline`, `flows.build`)."""
+    if status.halt_reason in INPUT_HALTS:
+        return ("provide_input", "terminate")
+    if status.halt_reason in OVERRIDE_BUILD_HALTS:
+        return ("override", "terminate")
+    if status.halted_from is Phase.POLISHING:
+        return ("resume", "override", "terminate")
+    return ("resume", "terminate")
+
+
+def _named(names: tuple[str, ...]) -> list[Action]:
+    return [ACTIONS[name] for name in names]

@@ -1,0 +1,105 @@
+"""The person's answer from the page, taken the way the CLI takes it (`server.replies`): the words
+stored in the project first, then handed to the waiting run through Prefect's REST API.
+
+Only an action the composer offers now is accepted (`actions.composer_for`), so the page cannot
+send what the run would refuse. When no run waits, the page does what the CLI does, except that
+the run it needs is started on the deployment (`launch.start_run`) instead of in this process.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from thoughtforge.config import Config
+from thoughtforge.core import Project, current_wait, is_running
+from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.models import Phase
+from thoughtforge.phases import add_human_message, halt_actions
+from thoughtforge.server.api import PrefectApi, PrefectApiError, find_api
+from thoughtforge.server.replies import Delivery, hand_over, reply_to_chat
+from thoughtforge.web.actions import ACTIONS, CHAT_ACTIONS, Composer, composer_for
+from thoughtforge.web.launch import start_run
+
+BUSY_SECONDS = 20.0
+"""How long an action waits for a run that is about to ask (re-entering after the last answer)."""
+
+
+class Answer(BaseModel):
+    action: str
+    message: str = ""
+
+
+class Outcome(BaseModel):
+    """What happened, in a line the page shows under the composer."""
+
+    delivery: str
+    note: str
+
+
+class ActionRefused(ThoughtForgeError):
+    """Not an action of the current wait, or one that needs a message sent without one."""
+
+
+def current_composer(config: Config, project: Project) -> Composer:
+    """The composer for the project as its files and its runs are now."""
+    return composer_for(project.status(), current_wait(project.dir), run_busy(config, project))
+
+
+def run_busy(config: Config, project: Project) -> bool:
+    """A run holds the project's lock, or Prefect has one scheduled, starting or re-entering."""
+    if is_running(project):
+        return True
+    url = find_api(config)
+    if url is None:
+        return False
+    try:
+        return PrefectApi(url).busy_run(project) is not None
+    except PrefectApiError:
+        return False
+
+
+def take_answer(config: Config, config_file: Path, project: Project, answer: Answer) -> Outcome:
+    composer = current_composer(config, project)
+    if not composer.allows(answer.action):
+        raise ActionRefused(f"'{answer.action}' is not possible now. {composer.note}")
+    if ACTIONS[answer.action].needs_message and not answer.message.strip():
+        raise ActionRefused("Write a message first: this action sends it.")
+    if answer.action == "start":
+        started = start_run(config, config_file, project)
+        return Outcome(delivery="started" if started.run_id else "not_started", note=started.note)
+    if answer.action in CHAT_ACTIONS:
+        return _chat(config, config_file, project, answer)
+    return _decide(config, config_file, project, answer)
+
+
+def _chat(config: Config, config_file: Path, project: Project, answer: Answer) -> Outcome:
+    delivery = reply_to_chat(
+        config, project, answer.action, answer.message, busy_seconds=BUSY_SECONDS
+    )
+    if delivery is Delivery.HANDED_OVER:
+        return Outcome(delivery=delivery, note="Sent.")
+    if delivery is Delivery.QUEUED:
+        return Outcome(delivery=delivery, note="Kept: the AI reads it at its next call.")
+    started = start_run(config, config_file, project, then={"message": "", "action": answer.action})
+    return Outcome(delivery="started" if started.run_id else delivery, note=started.note)
+
+
+def _decide(config: Config, config_file: Path, project: Project, answer: Answer) -> Outcome:
+    message = answer.message.strip()
+    run_input = {"action": answer.action}
+    if answer.action == "provide_input":
+        run_input["message"] = answer.message
+    elif message:
+        add_human_message(project, answer.message)  # said beside a decision: kept all the same
+    if hand_over(config, project, run_input, saved=bool(message), busy_seconds=BUSY_SECONDS):
+        return Outcome(delivery=Delivery.HANDED_OVER, note="Sent.")
+    if answer.action == "provide_input":
+        status = halt_actions.provide_input(project, answer.message)
+    else:
+        status = halt_actions.apply(project, answer.action)  # type: ignore[arg-type]
+    if status.phase in (Phase.DONE, Phase.HALTED):
+        return Outcome(delivery="applied", note=f"Done: the project is {status.phase}.")
+    started = start_run(config, config_file, project)
+    return Outcome(delivery="applied", note=f"The project goes on ({status.phase}). {started.note}")

@@ -1,0 +1,103 @@
+"""Starting work from the page: a new project from a brain dump and the files dropped with it, and
+runs on the `thoughtforge-pipeline/local` deployment `up` made — the path `prefect deployment
+run` takes, so a run started here is like any other on the Prefect UI.
+
+The project is created here, in the page's process, before any run is asked for: it exists (and
+shows in the inbox) even when no Prefect server runs, and the page says how to start one.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Base64Bytes, BaseModel, Field
+
+from thoughtforge.config import Config
+from thoughtforge.core import Project, create_project, log_event, with_hints
+from thoughtforge.phases.chat import notice
+from thoughtforge.server.api import PrefectApi, PrefectApiError, find_api
+from thoughtforge.web.uploads import safe_resource_name
+
+DEPLOYMENT = "thoughtforge-pipeline/local"
+HAND_OVER_SECONDS = 180.0
+"""How long an answer given with no run waiting waits for the run started for it to ask."""
+NO_SERVER = (
+    "No Prefect server is running, so nothing works on this project yet: run "
+    "`thoughtforge up`, then press Start the run here (or `thoughtforge continue {id}`)."
+)
+
+
+class DroppedFile(BaseModel):
+    name: str = Field(min_length=1, max_length=500)
+    data: Base64Bytes
+
+
+class NewProject(BaseModel):
+    """What the New Project form sends."""
+
+    brain_dump: str = Field(min_length=1)
+    agent: str | None = None
+    deliverable_type: Literal["", "plan", "code"] = ""
+    files: list[DroppedFile] = []
+
+
+class Started(BaseModel):
+    """Whether a run was asked for, and what to tell the person."""
+
+    run_id: str | None
+    note: str
+
+
+def create_from_page(config: Config, request: NewProject) -> Project:
+    """The project, with the dropped files as its resources (the usual size cap applies)."""
+    text = with_hints(request.brain_dump, None, request.deliverable_type)
+    with tempfile.TemporaryDirectory(prefix="thoughtforge-drop-") as folder:
+        paths = []
+        for number, dropped in enumerate(request.files):
+            place = Path(folder) / str(number)
+            place.mkdir()
+            path = place / safe_resource_name(dropped.name)
+            path.write_bytes(dropped.data)
+            paths.append(path)
+        return create_project(config, brain_dump=text, resources=paths, agent=request.agent)
+
+
+def start_run(
+    config: Config, config_file: Path, project: Project, then: dict[str, Any] | None = None
+) -> Started:
+    """Ask the server for a run of the project; `then` is an input to hand it once it waits
+    (an answer that arrived while no run was there)."""
+    url = find_api(config)
+    if url is None:
+        return Started(run_id=None, note=NO_SERVER.format(id=project.id))
+    api = PrefectApi(url)
+    parameters = {"project_id": project.id, "config_path": str(config_file)}
+    try:
+        run = api.run_deployment(DEPLOYMENT, parameters)
+    except PrefectApiError as exc:
+        missing = exc.status == 404
+        why = f"the deployment {DEPLOYMENT} is missing" if missing else str(exc)
+        return Started(run_id=None, note=f"Could not start a run ({why}): run `thoughtforge up`.")
+    log_event(project.dir, "run_started_from_page", flow_run=run.name)
+    if then is not None:
+        threading.Thread(
+            target=_hand_over_when_asked, args=(api, project, then), daemon=True
+        ).start()
+    return Started(run_id=run.id, note=f"Started run {run.name}.")
+
+
+def _hand_over_when_asked(api: PrefectApi, project: Project, run_input: dict[str, Any]) -> None:
+    try:
+        run = api.next_waiting_run(project, HAND_OVER_SECONDS)
+        if run is not None:
+            api.resume(run, run_input)
+            return
+        why = "the run did not ask for it in time"
+    except Exception as exc:  # noqa: BLE001 - a background hand-over reports, never raises
+        why = str(exc)
+    action = run_input.get("action")
+    log_event(project.dir, "hand_over_failed", level="warning", action=action, why=why)
+    notice(project, f"Your '{action}' was not handed to the run ({why}): press it again.")

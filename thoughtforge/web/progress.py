@@ -1,0 +1,173 @@
+"""Phases 3–4 as the page shows them: build progress, the polish trajectory as a chart, the last
+iteration's guard verdicts, and the deliverable.
+
+Read from the files the phases write (`thoughtforge.log`'s `build_progress` events for a plan,
+`code_build.json` for code, `polish_state.json`, `polish_log.md`); a file that cannot be read
+shows as a problem in the panel, never as an error page.
+"""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import BaseModel, ValidationError
+
+from thoughtforge.core import (
+    CODE_BUILD_FILE,
+    PLAN_FILE,
+    POLISH_LOG_FILE,
+    POLISH_STATE_FILE,
+    Project,
+    Status,
+    read_events,
+    read_polish_state,
+)
+from thoughtforge.errors import StateFileError
+from thoughtforge.models import DeliverableType, Severity
+from thoughtforge.plugins.code.build_state import CodeBuildState
+from thoughtforge.web.thread import render_markdown
+
+CHART_WIDTH = 560
+CHART_HEIGHT = 180
+_PAD = 28
+_COLOURS = {Severity.CRITICAL: "#b91c1c", Severity.MEDIUM: "#d97706", Severity.MINOR: "#2563eb"}
+_DELIVERABLE_PREVIEW_CHARS = 200_000
+
+
+class ProgressItem(BaseModel):
+    label: str
+    done: bool
+    detail: str = ""
+
+
+class Series(BaseModel):
+    severity: str
+    colour: str
+    points: list[tuple[float, float, int, int]]
+    """x, y, iteration, count."""
+
+    @property
+    def polyline(self) -> str:
+        return " ".join(f"{x:.1f},{y:.1f}" for x, y, _, _ in self.points)
+
+
+class Chart(BaseModel):
+    width: int = CHART_WIDTH
+    height: int = CHART_HEIGHT
+    series: list[Series]
+    top: int
+    last_iteration: int
+
+
+class Panel(BaseModel):
+    """Everything below the thread for a project past Phase 2."""
+
+    build: list[ProgressItem] = []
+    chart: Chart | None = None
+    guards: list[str] = []
+    verdict: str = ""
+    deliverable_html: str = ""
+    polish_log_html: str = ""
+    problems: list[str] = []
+
+    @property
+    def empty(self) -> bool:
+        return not (self.build or self.chart or self.deliverable_html or self.problems)
+
+
+def panel_for(project: Project, status: Status) -> Panel:
+    panel = Panel()
+    if status.deliverable_type is DeliverableType.CODE:
+        panel.build = _code_steps(project, panel.problems)
+    else:
+        panel.build = _plan_sections(project)
+    _add_polish(project, panel)
+    plan = project.dir / PLAN_FILE
+    if status.deliverable_type is not DeliverableType.CODE and plan.is_file():
+        text = plan.read_text(encoding="utf-8", errors="replace")[:_DELIVERABLE_PREVIEW_CHARS]
+        panel.deliverable_html = render_markdown(text)
+    return panel
+
+
+def chart_of(rows: list[dict[str, int]]) -> Chart | None:
+    """An inline SVG's worth of points: one per iteration, one line per severity."""
+    if not rows:
+        return None
+    top = max(1, *(row[s.value] for row in rows for s in Severity))
+    span_x = max(len(rows) - 1, 1)
+    width, height = CHART_WIDTH - 2 * _PAD, CHART_HEIGHT - 2 * _PAD
+    series = [
+        Series(
+            severity=severity.value,
+            colour=_COLOURS[severity],
+            points=[
+                (
+                    _PAD + width * n / span_x,
+                    _PAD + height * (1 - row[severity.value] / top),
+                    row["iteration"],
+                    row[severity.value],
+                )
+                for n, row in enumerate(rows)
+            ],
+        )
+        for severity in Severity
+    ]
+    return Chart(series=series, top=top, last_iteration=rows[-1]["iteration"])
+
+
+def _plan_sections(project: Project) -> list[ProgressItem]:
+    latest = next(
+        (e for e in reversed(read_events(project.dir)) if e.get("event") == "build_progress"), None
+    )
+    return [
+        ProgressItem(
+            label=str(s.get("heading", "")),
+            done=s.get("filled") == s.get("slots"),
+            detail=f"{s.get('filled')}/{s.get('slots')} slots",
+        )
+        for s in (latest or {}).get("sections", [])
+    ]
+
+
+def _code_steps(project: Project, problems: list[str]) -> list[ProgressItem]:
+    path = project.dir / CODE_BUILD_FILE
+    if not path.exists():
+        return []
+    try:
+        state = CodeBuildState.model_validate(json.loads(path.read_bytes()))
+    except (OSError, ValueError, ValidationError) as exc:
+        problems.append(f"{CODE_BUILD_FILE}: {str(exc)[:200]}")
+        return []
+    items = [
+        ProgressItem(label=step.title, done=step.done, detail=f"step {n}")
+        for n, step in enumerate(state.steps or [], start=1)
+    ]
+    items.append(
+        ProgressItem(label="tests pass", done=state.built, detail=f"{state.cycles} fix cycle(s)")
+    )
+    return items
+
+
+def _add_polish(project: Project, panel: Panel) -> None:
+    if not (project.dir / POLISH_STATE_FILE).exists():
+        return
+    try:
+        state = read_polish_state(project.dir)
+    except StateFileError as exc:
+        panel.problems.append(str(exc))
+        return
+    panel.chart = chart_of([entry.model_dump() for entry in state.trajectory])
+    log = project.dir / POLISH_LOG_FILE
+    if log.is_file():
+        text = log.read_text(encoding="utf-8", errors="replace")
+        panel.polish_log_html = render_markdown(text)
+        panel.guards, panel.verdict = _last_guards(text)
+
+
+def _last_guards(log: str) -> tuple[list[str], str]:
+    """The last iteration's guard lines and verdict, as `polish_log.iteration_entry` wrote them."""
+    entry = log.rsplit("\n## Iteration ", 1)[-1]
+    guards = entry.split("### Guards\n", 1)[-1].split("\n\n", 1)[0] if "### Guards" in entry else ""
+    verdict = next((ln for ln in entry.splitlines() if ln.startswith("**Verdict:**")), "")
+    lines = [line.removeprefix("- ") for line in guards.splitlines() if line.startswith("- ")]
+    return lines, verdict.removeprefix("**Verdict:**").strip()

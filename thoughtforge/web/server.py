@@ -1,0 +1,69 @@
+"""Serving the workbench: uvicorn on `web.host`/`web.port`, in the foreground until stopped.
+
+Bound to anything but a loopback address it logs the spec's warning first: there is no login, so
+every client on that network can use it. A port in use is a one-line error before anything
+starts. Open live streams are given a moment at shutdown, then closed: the pages reconnect.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import socket
+from pathlib import Path
+
+import uvicorn
+
+from thoughtforge.config import Config
+from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.web.app import create_app
+from thoughtforge.web.guard import NON_LOOPBACK_WARNING, is_loopback
+
+SHUTDOWN_GRACE_SECONDS = 1
+_logger = logging.getLogger("thoughtforge.web")
+
+
+def page_address(config: Config) -> str:
+    """The address a person opens (a wildcard bind is reached on loopback from this machine)."""
+    host = config.web.host
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    shown = f"[{shown}]" if ":" in shown else shown
+    return f"http://{shown}:{config.web.port}/"
+
+
+def serve(config_file: Path, config: Config) -> None:
+    """Run until SIGINT/SIGTERM."""
+    host, port = config.web.host, config.web.port
+    if not is_loopback(host):
+        _logger.warning("%s", NON_LOOPBACK_WARNING)
+        print(f"WARNING: {NON_LOOPBACK_WARNING}", flush=True)
+    listener = _bind(host, port)
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(config_file, config),
+            log_level="warning",
+            timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
+            access_log=False,
+        )
+    )
+    print(f"Workbench at {page_address(config)}", flush=True)
+    server.run(sockets=[listener])
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+    except OSError as exc:
+        listener.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise ThoughtForgeError(
+                f"port {port} on {host} is already in use: stop what holds it, or set web.port"
+            ) from None
+        raise ThoughtForgeError(
+            f"cannot serve the workbench on {host}:{port}: {exc.strerror}"
+        ) from None
+    listener.listen(128)
+    return listener

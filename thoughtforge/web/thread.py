@@ -1,0 +1,66 @@
+"""A project's chat as the page shows it: every message labelled with its phase and time, the
+person's, the AI's and the system's apart, realign points marked, Markdown rendered inert.
+
+Everything in a chat is untrusted (the AI's text, the person's, file names in notices), so the
+Markdown renderer has raw HTML off and refuses `javascript:`-style links (markdown-it's
+`validateLink`); what it outputs is escaped text and its own tags. A long thread opens at its
+newest `PAGE_SIZE` messages; older pages are fetched when the person scrolls back.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from markdown_it import MarkdownIt
+from pydantic import BaseModel
+
+from thoughtforge.core import ChatMessage
+from thoughtforge.phases.chat import PHASE_LABELS
+from thoughtforge.phases.intake import is_realign_command
+
+PAGE_SIZE = 200
+ROLE_NAMES = {"human": "You", "ai": "ThoughtForge", "system": "Notice"}
+
+_MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+
+
+class MessageView(BaseModel):
+    """One message, ready for the `message.html` template."""
+
+    index: int
+    role: str
+    who: str
+    phase: str
+    phase_label: str
+    timestamp: datetime
+    html: str
+    realign: bool
+
+
+def render_markdown(text: str) -> str:
+    """Markdown as HTML in which no tag, attribute or link comes from the text itself."""
+    return _MARKDOWN.render(text)
+
+
+def message_view(index: int, message: ChatMessage) -> MessageView:
+    return MessageView(
+        index=index,
+        role=message.role,
+        who=ROLE_NAMES[message.role],
+        phase=message.phase.value,
+        phase_label=PHASE_LABELS[message.phase],
+        timestamp=message.timestamp,
+        html=render_markdown(message.content),
+        realign=message.role == "human" and is_realign_command(message.content),
+    )
+
+
+def views(chat: list[ChatMessage], start: int, end: int | None = None) -> list[MessageView]:
+    """The messages from `start` (inclusive) to `end` (exclusive), as views."""
+    end = len(chat) if end is None else min(end, len(chat))
+    return [message_view(i, chat[i]) for i in range(max(start, 0), end)]
+
+
+def newest_page_start(length: int) -> int:
+    """Where the first page of a thread of `length` messages starts."""
+    return max(length - PAGE_SIZE, 0)
