@@ -134,8 +134,9 @@ def test_serve_prints_its_url_answers_and_stops_on_ctrl_c(config_file: Path) -> 
     try:
         assert server.stdout is not None
         first = server.stdout.readline()
-        assert first.startswith("Board at http://127.0.0.1:") and "Ctrl-C stops it" in first
+        assert first.startswith("Workbench at http://127.0.0.1:") and "Ctrl-C stops it" in first
         url = first.split()[2]
+        assert url.endswith("/board")
         with urllib.request.urlopen(url) as response:
             assert "Wedding" in response.read().decode()
         server.send_signal(signal.SIGINT)
@@ -143,7 +144,7 @@ def test_serve_prints_its_url_answers_and_stops_on_ctrl_c(config_file: Path) -> 
     finally:
         server.kill()
     assert server.returncode == 0, stderr
-    assert "Board stopped." in stdout and "Traceback" not in stderr
+    assert "Workbench stopped." in stdout and "Traceback" not in stderr
 
 
 def test_serve_on_a_port_in_use_is_one_clear_line(config_file: Path) -> None:
@@ -154,7 +155,7 @@ def test_serve_on_a_port_in_use_is_one_clear_line(config_file: Path) -> None:
         result = _board(config_file, "--serve", "--port", str(port))
     assert result.returncode == 1
     assert result.stderr.strip() == (
-        f"error: port {port} on 127.0.0.1 is already in use: stop what holds it or choose "
-        "another with --port"
+        f"error: port {port} on 127.0.0.1 is already in use: stop what holds it, or set web.port "
+        "(or --port)"
     )
     assert result.stdout == ""

@@ -1,13 +1,16 @@
 from __future__ import annotations
 
+import fcntl
+import os
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
 
 from thoughtforge.config import Config
-from thoughtforge.core import Project, create_project, hold_run_lock, is_running
+from thoughtforge.core import LOCK_FILE, Project, create_project, hold_run_lock, is_running
 from thoughtforge.errors import ProjectError
 
 HOLDER = """
@@ -51,3 +54,17 @@ def test_the_lock_is_re_entrant_in_one_process(project: Project) -> None:
     with hold_run_lock(project), hold_run_lock(project):
         assert (project.dir / ".run.lock").read_text() == f"pid {__import__('os').getpid()}"
     assert not is_running(project)
+
+
+def test_a_run_starting_while_someone_looks_waits_for_the_look_instead_of_refusing(
+    project: Project,
+) -> None:
+    """`is_running` takes the lock for an instant; a run starting then must not refuse itself."""
+    looker = (project.dir / LOCK_FILE).open("a+")
+    fcntl.flock(looker, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a look in progress
+    threading.Timer(0.1, lambda: fcntl.flock(looker, fcntl.LOCK_UN)).start()
+    try:
+        with hold_run_lock(project):  # refused with ProjectError before the fix
+            assert (project.dir / LOCK_FILE).read_text() == f"pid {os.getpid()}"
+    finally:
+        looker.close()

@@ -6,7 +6,7 @@ It asks `phases` and `core` to act and runs `flows`; it never changes a phase it
 import what they need when they run, so `thoughtforge --help` loads neither Prefect nor a phase.
 """
 
-from thoughtforge.cli import board, projects, replies, server, web
+from thoughtforge.cli import board, chat, projects, replies, server, web
 from thoughtforge.cli.app import app, main
 
-__all__ = ["app", "board", "main", "projects", "replies", "server", "web"]
+__all__ = ["app", "board", "chat", "main", "projects", "replies", "server", "web"]

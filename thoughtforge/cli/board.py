@@ -23,7 +23,7 @@ def board(
 ) -> None:
     """Show the projects as seven columns, Brain Dump to Done; a halt is a badge on its card."""
     if serve:
-        serve_workbench(ctx, host, port)
+        serve_workbench(ctx, host, port, "/board")
         return
     from thoughtforge.board.cards import board_cards
     from thoughtforge.board.text import START_HINT, render_board

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from thoughtforge.cli.app import AutoConfirm, ProjectArgument, app, config_of, err, out
+from thoughtforge.cli.chat import WaitOption, print_reply
 from thoughtforge.cli.runs import run_pipeline
 from thoughtforge.errors import ThoughtForgeError
 
@@ -27,27 +28,32 @@ MessageArgument = Annotated[
 
 
 @app.command()
-def say(ctx: typer.Context, project_id: ProjectArgument, message: MessageArgument) -> None:
+def say(
+    ctx: typer.Context,
+    project_id: ProjectArgument,
+    message: MessageArgument,
+    wait: WaitOption = False,
+) -> None:
     """Send a chat message; queued for the AI's next call when no run is waiting."""
-    _chat(ctx, project_id, "send", message)
+    _chat(ctx, project_id, "send", message, wait=wait)
 
 
 @app.command()
-def distill(ctx: typer.Context, project_id: ProjectArgument) -> None:
+def distill(ctx: typer.Context, project_id: ProjectArgument, wait: WaitOption = False) -> None:
     """Phase 1: all inputs are in, distil them."""
-    _chat(ctx, project_id, "distill")
+    _chat(ctx, project_id, "distill", wait=wait)
 
 
 @app.command()
-def realign(ctx: typer.Context, project_id: ProjectArgument) -> None:
+def realign(ctx: typer.Context, project_id: ProjectArgument, wait: WaitOption = False) -> None:
     """Phase 1: drop the messages after your last real correction and distil again."""
-    _chat(ctx, project_id, "realign")
+    _chat(ctx, project_id, "realign", wait=wait)
 
 
 @app.command()
-def confirm(ctx: typer.Context, project_id: ProjectArgument) -> None:
+def confirm(ctx: typer.Context, project_id: ProjectArgument, wait: WaitOption = False) -> None:
     """Confirm the distilled intent (Phase 1) or the spec proposal (Phase 2)."""
-    _chat(ctx, project_id, "confirm")
+    _chat(ctx, project_id, "confirm", wait=wait)
 
 
 @app.command()
@@ -91,16 +97,21 @@ def terminate(ctx: typer.Context, project_id: ProjectArgument) -> None:
     _decide(ctx, project_id, "terminate")
 
 
-def _chat(ctx: typer.Context, project_id: str, action: str, message: str = "") -> None:
-    from thoughtforge.core import open_project
+def _chat(
+    ctx: typer.Context, project_id: str, action: str, message: str = "", *, wait: bool
+) -> None:
+    from thoughtforge.core import current_wait, open_project, read_chat
     from thoughtforge.server.replies import Delivery, reply_to_chat
 
     project = open_project(config_of(ctx), project_id)
+    since, answered = len(read_chat(project.dir)), current_wait(project.dir)
     delivery = reply_to_chat(
         config_of(ctx), project, action, message, busy_seconds=BUSY_WAIT_SECONDS, on_busy=_busy
     )
     if delivery is Delivery.HANDED_OVER:
         out.print(f"Sent {action!r} to the waiting run of {project_id}.")
+        if wait:
+            print_reply(project, since, answered.key if answered else None)
     elif delivery is Delivery.QUEUED:
         out.print("No run is waiting: message queued for the AI's next call.")
     else:

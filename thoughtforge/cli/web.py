@@ -23,10 +23,12 @@ def web(ctx: typer.Context, host: HostOption = None, port: PortOption = None) ->
     serve_workbench(ctx, host, port)
 
 
-def serve_workbench(ctx: typer.Context, host: str | None, port: int | None) -> None:
+def serve_workbench(
+    ctx: typer.Context, host: str | None, port: int | None, page: str = "/"
+) -> None:
     from thoughtforge.web.server import serve
 
     config = config_of(ctx)
     config.web.host = host or config.web.host
-    config.web.port = port or config.web.port
-    serve(config_path(ctx.obj).resolve(), config)
+    config.web.port = config.web.port if port is None else port
+    serve(config_path(ctx.obj).resolve(), config, page)

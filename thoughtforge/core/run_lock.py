@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import IO
 
 from thoughtforge.core.processes import end_leftover_processes
 from thoughtforge.core.project import Project
 from thoughtforge.errors import ProjectError
 
 LOCK_FILE = ".run.lock"
+PROBE_GRACE_SECONDS = 1.0
+_RETRY_SECONDS = 0.02
 _held_here: set[str] = set()
 
 
@@ -28,11 +32,9 @@ def hold_run_lock(project: Project) -> Iterator[None]:
         yield
         return
     with path.open("a+") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not _take(handle, time.monotonic() + PROBE_GRACE_SECONDS):
             holder = path.read_text().strip() or "another process"
-            raise ProjectError(f"project {project.id} is already being run ({holder})") from None
+            raise ProjectError(f"project {project.id} is already being run ({holder})")
         handle.seek(0)
         handle.truncate()
         handle.write(f"pid {os.getpid()}")
@@ -44,6 +46,19 @@ def hold_run_lock(project: Project) -> Iterator[None]:
         finally:
             _held_here.discard(str(path))
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _take(handle: IO[str], deadline: float) -> bool:
+    """The lock, or False once `deadline` passes. `is_running` holds it for an instant when it
+    looks, so a run that starts at that instant tries again rather than refuse itself."""
+    while True:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(_RETRY_SECONDS)
 
 
 def is_running(project: Project) -> bool:

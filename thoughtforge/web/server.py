@@ -7,6 +7,7 @@ starts. Open live streams are given a moment at shutdown, then closed: the pages
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
 import socket
@@ -31,13 +32,14 @@ def page_address(config: Config) -> str:
     return f"http://{shown}:{config.web.port}/"
 
 
-def serve(config_file: Path, config: Config) -> None:
-    """Run until SIGINT/SIGTERM."""
-    host, port = config.web.host, config.web.port
+def serve(config_file: Path, config: Config, page: str = "/") -> None:
+    """Run until SIGINT/SIGTERM; port 0 takes a free port. Prints where `page` is."""
+    host = config.web.host
     if not is_loopback(host):
         _logger.warning("%s", NON_LOOPBACK_WARNING)
         print(f"WARNING: {NON_LOOPBACK_WARNING}", flush=True)
-    listener = _bind(host, port)
+    listener = _bind(host, config.web.port)
+    config.web.port = listener.getsockname()[1]
     server = uvicorn.Server(
         uvicorn.Config(
             create_app(config_file, config),
@@ -46,8 +48,10 @@ def serve(config_file: Path, config: Config) -> None:
             access_log=False,
         )
     )
-    print(f"Workbench at {page_address(config)}", flush=True)
-    server.run(sockets=[listener])
+    print(f"Workbench at {page_address(config).rstrip('/')}{page} (Ctrl-C stops it)", flush=True)
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn stopped cleanly, then re-raised Ctrl-C
+        server.run(sockets=[listener])
+    print("Workbench stopped.", flush=True)
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -60,7 +64,8 @@ def _bind(host: str, port: int) -> socket.socket:
         listener.close()
         if exc.errno == errno.EADDRINUSE:
             raise ThoughtForgeError(
-                f"port {port} on {host} is already in use: stop what holds it, or set web.port"
+                f"port {port} on {host} is already in use: stop what holds it, or set web.port "
+                "(or --port)"
             ) from None
         raise ThoughtForgeError(
             f"cannot serve the workbench on {host}:{port}: {exc.strerror}"

@@ -1,0 +1,109 @@
+"""`thoughtforge chat ID`: the project's thread in the terminal, each message with its phase and
+time (`--follow` keeps printing new ones), and the AI's reply after `say|distill|realign|confirm
+--wait`.
+
+The text is the agent's and the person's, untrusted: it is printed as plain text (no markup) with
+control and escape characters shown, never interpreted by the terminal.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.text import Text
+
+from thoughtforge.cli.app import ProjectArgument, app, config_of, out
+
+if TYPE_CHECKING:
+    from thoughtforge.core import ChatMessage, Project
+
+POLL_SECONDS = 0.25
+REPLY_WAIT_SECONDS = 900.0
+"""How long `--wait` waits for the reply (a distillation can take minutes)."""
+_NAMES = {"human": "You", "ai": "ThoughtForge", "system": "Notice"}
+_STYLES = {"human": "bold cyan", "ai": "bold green", "system": "bold yellow"}
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+WaitOption = Annotated[
+    bool, typer.Option("--wait", help="Then print the AI's reply when it comes.")
+]
+
+
+@app.command()
+def chat(
+    ctx: typer.Context,
+    project_id: ProjectArgument,
+    follow: Annotated[
+        bool, typer.Option("--follow", "-f", help="Keep printing new messages until Ctrl-C.")
+    ] = False,
+    last: Annotated[
+        int | None, typer.Option(min=1, help="Only the last N messages.", show_default=False)
+    ] = None,
+) -> None:
+    """Print the project's thread: every message with its phase and time."""
+    from thoughtforge.core import open_project, read_chat
+
+    project = open_project(config_of(ctx), project_id)
+    messages = read_chat(project.dir)
+    start = max(len(messages) - last, 0) if last else 0
+    for message in messages[start:]:
+        print_message(message)
+    if not follow:
+        return
+    try:
+        seen = len(messages)
+        while True:
+            time.sleep(POLL_SECONDS)
+            seen = _print_new(project, seen)
+    except KeyboardInterrupt:
+        return
+
+
+def print_message(message: ChatMessage) -> None:
+    from thoughtforge.phases.chat import PHASE_LABELS
+
+    head = Text()
+    head.append(_NAMES[message.role], style=_STYLES[message.role])
+    head.append(f"  {PHASE_LABELS[message.phase]} · {message.timestamp:%b %d %H:%M} UTC", "dim")
+    out.print(head)
+    out.print(Text(_printable(message.content)), soft_wrap=True)
+    out.print()
+
+
+def print_reply(project: Project, since: int, answered_key: str | None) -> None:
+    """Print what the AI and the system say after message `since`, until the run asks the person
+    again (a new wait), or the project is done or halted."""
+    from thoughtforge.core import current_wait, read_status
+    from thoughtforge.models import Phase
+
+    deadline = time.monotonic() + REPLY_WAIT_SECONDS
+    seen = since
+    while time.monotonic() < deadline:
+        seen = _print_new(project, seen, roles=("ai", "system"))
+        waiting = current_wait(project.dir)
+        asked_again = waiting is not None and waiting.key != answered_key
+        if asked_again or read_status(project.dir).phase in (Phase.DONE, Phase.HALTED):
+            _print_new(project, seen, roles=("ai", "system"))
+            return
+        time.sleep(POLL_SECONDS)
+    out.print(f"No reply within {REPLY_WAIT_SECONDS:g} s: `thoughtforge chat {project.id} -f`.")
+
+
+def _print_new(
+    project: Project, seen: int, roles: tuple[str, ...] = ("human", "ai", "system")
+) -> int:
+    from thoughtforge.core import read_chat
+
+    messages = read_chat(project.dir)
+    for message in messages[seen:]:
+        if message.role in roles:
+            print_message(message)
+    return len(messages)
+
+
+def _printable(text: str) -> str:
+    """Control and escape characters as visible codes, so none reaches the terminal."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
