@@ -115,18 +115,20 @@ def test_cli_turns_drive_phases_one_and_two_of_a_paused_run(
             return check
 
         _wait_for(paused_in(Phase.BRAIN_DUMP), "the brain dump wait")
-        assert run_cli(env, config, "distill", project_id).returncode == 0
+        distilled = run_cli(env, config, "distill", project_id, "--wait")
+        assert distilled.returncode == 0, distilled.stderr
+        assert QUESTION in distilled.stdout  # --wait printed the AI's reply when it came
         _wait_for(paused_in(Phase.HUMAN_REVIEW), "the distillation")
-        assert (
-            run_cli(
-                env,
-                config,
-                "say",
-                project_id,
-                "The wedding is in June, guests need a full month notice.",
-            ).returncode
-            == 0
+        corrected = run_cli(
+            env,
+            config,
+            "say",
+            project_id,
+            "The wedding is in June, guests need a full month notice.",
+            "--wait",
         )
+        assert corrected.returncode == 0, corrected.stderr
+        assert "by June" in corrected.stdout
         _wait_for(paused_in(Phase.HUMAN_REVIEW, chat_len=4), "the revised distillation")
         assert "by June" in read_chat(project)[-1].content
         assert run_cli(env, config, "confirm", project_id).returncode == 0

@@ -1,0 +1,93 @@
+"""The composer offers exactly what the run's current wait takes, and nothing once nothing can
+go on."""
+
+from __future__ import annotations
+
+import typing
+from datetime import UTC, datetime
+
+import pytest
+
+from thoughtforge.core import Status, Waiting
+from thoughtforge.flows import human_input
+from thoughtforge.models import HaltReason, Phase
+from thoughtforge.web.actions import WAIT_ACTIONS, WAITS_FOR, composer_for
+
+NOW = datetime(2026, 11, 23, tzinfo=UTC)
+
+
+def _status(phase: Phase, **fields: object) -> Status:
+    return Status(phase=phase, agent="demo", created_at=NOW, updated_at=NOW, **fields)
+
+
+def _wait(kind: str, phase: Phase) -> Waiting:
+    return Waiting(key=f"{kind.lower()}-1", kind=kind, phase=phase, chat_length=1, since=NOW)
+
+
+def _names(status: Status, waiting: Waiting | None = None, busy: bool = False) -> list[str]:
+    return [a.name for a in composer_for(status, waiting, busy).actions]
+
+
+def test_the_table_is_the_flows_forms() -> None:
+    """Each form a run waits with, and the actions its `action` field allows, as the page offers."""
+    steps = [
+        value for value in vars(human_input).values() if isinstance(value, human_input.HumanStep)
+    ]
+    forms = {
+        step.form.__name__: typing.get_args(step.form.model_fields["action"].annotation)
+        for step in steps
+    }
+    assert forms == WAIT_ACTIONS
+    assert WAITS_FOR.keys() == WAIT_ACTIONS.keys()
+
+
+@pytest.mark.parametrize(
+    ("kind", "phase", "expected"),
+    [
+        ("IntakeTurn", Phase.BRAIN_DUMP, ["send", "distill"]),
+        ("ReviewTurn", Phase.HUMAN_REVIEW, ["send", "realign", "confirm"]),
+        ("SpecTurn", Phase.SPEC_BUILDING, ["send", "confirm"]),
+        ("PolishHaltDecision", Phase.HALTED, ["resume", "override", "terminate"]),
+        ("StuckDecision", Phase.HALTED, ["provide_input", "terminate"]),
+    ],
+)
+def test_a_recorded_wait_decides(kind: str, phase: Phase, expected: list[str]) -> None:
+    assert _names(_status(phase), _wait(kind, phase)) == expected
+
+
+@pytest.mark.parametrize(
+    ("reason", "origin", "expected"),
+    [
+        (HaltReason.GUARD_HALLUCINATION, Phase.POLISHING, ["resume", "override", "terminate"]),
+        (HaltReason.STUCK, Phase.BUILDING, ["provide_input", "terminate"]),
+        (HaltReason.PLAN_INCOMPLETE, Phase.BUILDING, ["override", "terminate"]),
+        (HaltReason.AGENT_FAILURE, Phase.DISTILLING, ["resume", "terminate"]),
+    ],
+)
+def test_a_halt_without_a_waiting_run_offers_what_its_reason_allows(
+    reason: HaltReason, origin: Phase, expected: list[str]
+) -> None:
+    assert _names(_status(Phase.HALTED, halt_reason=reason, halted_from=origin)) == expected
+
+
+def test_a_working_run_takes_messages_only_and_an_idle_project_can_be_started() -> None:
+    working = composer_for(_status(Phase.POLISHING), None, run_busy=True)
+    assert [a.name for a in working.actions] == ["send"] and "working" in working.note
+    idle = composer_for(_status(Phase.SPEC_BUILDING), None, run_busy=False)
+    assert [a.name for a in idle.actions] == ["send", "start"]
+    crashed = composer_for(_status(Phase.POLISHING), None, run_busy=False)
+    assert "stopped mid-phase" in crashed.note and crashed.allows("start")
+
+
+def test_a_finished_or_terminated_project_takes_nothing() -> None:
+    assert _names(_status(Phase.DONE)) == []
+    terminated = _status(
+        Phase.HALTED, halt_reason=HaltReason.HUMAN_TERMINATED, halted_from=Phase.BUILDING
+    )
+    assert _names(terminated, _wait("HaltDecision", Phase.HALTED)) == []
+
+
+def test_terminate_is_the_only_dangerous_action_and_send_needs_a_message() -> None:
+    composer = composer_for(_status(Phase.HALTED), _wait("StuckDecision", Phase.HALTED), False)
+    flags = {a.name: (a.needs_message, a.danger) for a in composer.actions}
+    assert flags == {"provide_input": (True, False), "terminate": (False, True)}

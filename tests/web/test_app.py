@@ -1,0 +1,241 @@
+"""The workbench's routes against a real server (uvicorn in a thread) and real projects, with no
+Prefect server: the inbox, New Project, the thread, answers, file drop, the board, the prompts."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.cli.test_board import real_projects
+from tests.web.conftest import Bench
+from thoughtforge.core import (
+    Project,
+    Waiting,
+    create_project,
+    open_project,
+    read_chat,
+    read_status,
+    record_wait,
+    transition,
+    utc_now,
+)
+from thoughtforge.models import DeliverableType, HaltReason, Phase
+from thoughtforge.prompting.library import DEFAULT_DIRECTORY, PromptLibrary
+from thoughtforge.web.launch import NO_SERVER
+
+DEFAULT_PROMPT = DEFAULT_DIRECTORY / "plan-review.md"
+BRAIN_DUMP = "We want a small wedding in June for sixty people, budget fifteen thousand."
+
+
+def _project(bench: Bench, **fields: object) -> Project:
+    return create_project(bench.config, brain_dump=BRAIN_DUMP, **fields)  # type: ignore[arg-type]
+
+
+def _wait(project: Project, kind: str) -> Waiting:
+    status = read_status(project.dir)
+    waiting = Waiting(
+        key=f"{kind.lower()}-{len(read_chat(project.dir))}",
+        kind=kind,
+        phase=status.phase,
+        chat_length=len(read_chat(project.dir)),
+        since=utc_now(),
+    )
+    return record_wait(project.dir, waiting)
+
+
+def _order(html: str) -> list[str]:
+    sidebar = html.split('id="sidebar-list"', 1)[1].split("</aside>", 1)[0]
+    return [part.split('"', 1)[0] for part in sidebar.split('data-project-id="')[1:]]
+
+
+def test_the_inbox_puts_what_waits_for_the_person_first(bench: Bench) -> None:
+    idle, waiting = _project(bench), _project(bench)
+    transition(waiting, Phase.DISTILLING)
+    transition(waiting, Phase.HUMAN_REVIEW, project_name="Wedding <b>June</b>")
+    _wait(waiting, "ReviewTurn")
+    page = bench.get("/").text
+    assert _order(page) == [waiting.id, idle.id]
+    assert "Waits for corrections or Confirm since" in page
+    assert "Wedding &lt;b&gt;June&lt;/b&gt;" in page and "<b>June" not in page
+    assert "2/10 active" in page and "1 project waits for you" in page
+
+
+def test_a_full_house_shows_the_spec_message_and_new_project_is_refused(
+    write_config: Callable[..., Path], serve_bench: Callable[[Path], Bench]
+) -> None:
+    bench = serve_bench(write_config(concurrency={"max_parallel_runs": 1}))
+    _project(bench)
+    message = (
+        "Maximum parallel projects reached (1/1). "
+        "Complete or halt an existing project to start a new one."
+    )
+    assert f"1/1 active — {message}" in bench.get("/").text
+    refused = bench.post("/projects", {"brain_dump": BRAIN_DUMP})
+    assert refused.status_code == 409 and refused.json()["error"] == message
+
+
+def test_new_project_keeps_the_dropped_files_and_says_how_to_start_without_a_server(
+    bench: Bench,
+) -> None:
+    files = [
+        {"name": "venue notes.md", "data": base64.b64encode(b"Barn, 80 seats").decode()},
+        {"name": "../../escape.txt", "data": base64.b64encode(b"no escape").decode()},
+    ]
+    answer = bench.post(
+        "/projects",
+        {"brain_dump": BRAIN_DUMP, "agent": "demo", "deliverable_type": "plan", "files": files},
+    )
+    assert answer.status_code == 200, answer.text
+    created = answer.json()
+    project = open_project(bench.config, created["project_id"])
+    assert created["url"] == f"/projects/{project.id}"
+    assert created["note"] == NO_SERVER.format(id=project.id)
+    assert sorted(p.name for p in project.resources_dir.iterdir()) == [
+        ".gitkeep",
+        "escape.txt",
+        "venue notes.md",
+    ]
+    assert not (bench.config.projects.directory.parent / "escape.txt").exists()
+    assert read_chat(project.dir)[0].content.endswith("Deliverable type: plan\n")
+
+
+def test_a_bad_new_project_is_a_clear_400_and_makes_nothing(bench: Bench) -> None:
+    answer = bench.post("/projects", {"brain_dump": "", "deliverable_type": "poem"})
+    assert answer.status_code == 400 and "brain_dump" in answer.json()["error"]
+    assert list(bench.config.projects.directory.glob("2*")) == []
+    unknown = bench.post("/projects", {"brain_dump": BRAIN_DUMP, "agent": "nobody"})
+    assert unknown.status_code == 409 and "agent 'nobody'" in unknown.json()["error"]
+
+
+def test_the_thread_page_shows_every_message_and_only_the_actions_of_the_wait(
+    bench: Bench,
+) -> None:
+    project = _project(bench)
+    _wait(project, "IntakeTurn")
+    page = bench.get(f"/projects/{project.id}").text
+    assert BRAIN_DUMP in page and "Phase 1 · brain dump" in page
+    actions = page.split('id="actions"', 1)[1].split("</div>", 2)
+    assert 'data-action="send"' in actions[0] and 'data-action="distill"' in actions[0]
+    assert 'data-action="confirm"' not in page and 'data-action="terminate"' not in page
+    assert "Waiting for your brain dump, then Distill." in page
+
+
+def test_a_message_with_no_run_is_kept_and_queued(bench: Bench) -> None:
+    project = _project(bench)
+    answer = bench.post(
+        f"/projects/{project.id}/reply", {"action": "send", "message": "Rain plan!"}
+    )
+    assert answer.json() == {
+        "delivery": "queued",
+        "note": "Kept: the AI reads it at its next call.",
+    }
+    assert read_chat(project.dir)[-1].content == "Rain plan!"
+
+
+def test_an_action_the_wait_does_not_take_or_an_empty_message_is_refused(bench: Bench) -> None:
+    project = _project(bench)
+    confirm = bench.post(f"/projects/{project.id}/reply", {"action": "confirm"})
+    assert (
+        confirm.status_code == 409 and "'confirm' is not possible now." in confirm.json()["error"]
+    )
+    empty = bench.post(f"/projects/{project.id}/reply", {"action": "send", "message": "  "})
+    assert empty.status_code == 409 and "Write a message first" in empty.json()["error"]
+    assert len(read_chat(project.dir)) == 1
+
+
+def test_distill_with_no_server_keeps_the_words_and_says_how_to_start(bench: Bench) -> None:
+    project = _project(bench)
+    _wait(project, "IntakeTurn")
+    answer = bench.post(
+        f"/projects/{project.id}/reply", {"action": "distill", "message": "Also: a cellist."}
+    )
+    assert answer.json() == {"delivery": "no_run", "note": NO_SERVER.format(id=project.id)}
+    assert read_chat(project.dir)[-1].content == "Also: a cellist."
+
+
+def test_a_halt_decided_with_no_run_waiting_acts_on_the_files(bench: Bench) -> None:
+    project = _project(bench)
+    for phase in (Phase.DISTILLING, Phase.HUMAN_REVIEW, Phase.SPEC_BUILDING, Phase.BUILDING):
+        transition(project, phase, deliverable_type=DeliverableType.PLAN)
+    transition(project, Phase.POLISHING)
+    transition(project, Phase.HALTED, halt_reason=HaltReason.GUARD_HALLUCINATION)
+    answer = bench.post(f"/projects/{project.id}/reply", {"action": "override"})
+    assert answer.json() == {"delivery": "applied", "note": "Done: the project is done."}
+    assert read_status(project.dir).phase is Phase.DONE
+
+
+def test_a_dropped_file_is_saved_and_told_in_the_thread(bench: Bench) -> None:
+    project = _project(bench)
+    answer = bench.post(
+        f"/projects/{project.id}/files", content=b"Barn seats 80", **{"X-File-Name": "..%2Fbarn.md"}
+    )
+    assert answer.json() == {"saved": "barn.md", "note": "Added resources/barn.md."}
+    assert (project.resources_dir / "barn.md").read_bytes() == b"Barn seats 80"
+
+
+def test_an_oversize_drop_is_refused_before_it_is_read(
+    write_config: Callable[..., Path], serve_bench: Callable[[Path], Bench]
+) -> None:
+    bench = serve_bench(write_config(resources={"max_file_bytes": 100}))
+    project = _project(bench)
+    answer = bench.post(
+        f"/projects/{project.id}/files", content=b"x" * 1000, **{"X-File-Name": "big.pdf"}
+    )
+    assert answer.status_code == 409
+    assert "resources.max_file_bytes (100 bytes" in answer.json()["error"]
+    assert not (project.resources_dir / "big.pdf").exists()
+
+
+def test_an_unknown_or_malformed_project_is_404(bench: Bench) -> None:
+    assert bench.get("/projects/20990101-nothing-0000").status_code == 404
+    assert bench.get("/projects/..%2F..%2Fetc").status_code == 404
+
+
+def test_the_board_shows_each_card_in_its_column_linked_to_its_thread(bench: Bench) -> None:
+    projects = real_projects(bench.config)
+    page = bench.get("/board").text
+    wedding = projects["Wedding"].id
+    polishing = page.split('data-column="polishing"', 1)[1].split("</section>", 1)[0]
+    assert f'data-project-id="{wedding}"' in polishing
+    assert f'href="/projects/{wedding}"' in polishing and "iteration 3" in polishing
+    assert 'data-badge="TERMINATED"' in page and 'data-badge="UNREADABLE"' in page
+    cards = json.loads(bench.get("/cards.json").text)
+    assert {card["project_id"] for card in cards} == {p.id for p in projects.values()}
+
+
+def test_an_empty_board_says_how_to_start(bench: Bench) -> None:
+    assert "No projects yet. Start one with" in bench.get("/board").text
+
+
+def test_a_prompt_saved_in_settings_is_what_the_next_call_renders_and_reset_undoes_it(
+    bench: Bench,
+) -> None:
+    assert 'href="/settings/prompts/plan-review"' in bench.get("/settings/prompts").text
+    built_in = bench.get("/settings/prompts/plan-review").text
+    assert "Built-in" in built_in
+    saved = bench.post("/settings/prompts/plan-review", {"text": "Review {{plan}} harshly."})
+    assert saved.status_code == 200 and "the next agent call uses it" in saved.json()["note"]
+    library = PromptLibrary(bench.config.prompts.directory)
+    assert library.render("plan-review", plan="THE PLAN") == "Review THE PLAN harshly."
+    assert "Your override" in bench.get("/settings/prompts/plan-review").text
+    reset = bench.post("/settings/prompts/plan-review/reset", {})
+    assert reset.json()["note"] == "plan-review is the built-in prompt again."
+    assert PromptLibrary(bench.config.prompts.directory).path("plan-review") == DEFAULT_PROMPT
+    assert "Built-in" in bench.get("/settings/prompts/plan-review").text
+
+
+def test_a_prompt_that_cannot_be_saved_says_where_and_why_and_changes_nothing(
+    bench: Bench,
+) -> None:
+    folder = bench.config.prompts.directory
+    assert folder is not None
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    folder.write_text("a file where the folder should be")
+    answer = bench.post("/settings/prompts/plan-review", {"text": "new"})
+    assert answer.status_code == 409
+    assert answer.json()["error"].startswith(f"cannot save {folder / 'plan-review.md'}:")
+    assert folder.read_text() == "a file where the folder should be"
+    unknown = bench.post("/settings/prompts/..%2F..%2Fconfig", {"text": "x"})
+    assert unknown.status_code in (404, 409)

@@ -1,0 +1,95 @@
+"""Phases 3–4 on the page: build progress, the polish chart, the last guard verdicts."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from tests.polish_setup import polishing_project
+from thoughtforge.config import Config
+from thoughtforge.core import (
+    PolishState,
+    TrajectoryEntry,
+    log_event,
+    read_status,
+    write_polish_state,
+)
+from thoughtforge.models import Counts, Issue
+from thoughtforge.phases.polish import polish_log
+from thoughtforge.phases.polish.guards import GuardReport, GuardResult
+from thoughtforge.web.progress import CHART_HEIGHT, chart_of, panel_for
+
+AT = datetime(2026, 11, 23, tzinfo=UTC)
+
+
+def _row(iteration: int, critical: int, medium: int, minor: int) -> dict[str, int]:
+    return {"iteration": iteration, "critical": critical, "medium": medium, "minor": minor}
+
+
+def test_the_chart_has_a_point_per_iteration_and_severity_scaled_to_the_highest() -> None:
+    chart = chart_of([_row(1, 4, 2, 8), _row(2, 1, 2, 3), _row(3, 0, 1, 2)])
+    assert chart is not None and chart.top == 8 and chart.last_iteration == 3
+    assert [s.severity for s in chart.series] == ["critical", "medium", "minor"]
+    minor = chart.series[2]
+    assert [(it, count) for _, _, it, count in minor.points] == [(1, 8), (2, 3), (3, 2)]
+    xs = [x for x, _, _, _ in minor.points]
+    assert xs == sorted(xs) and minor.points[0][1] < minor.points[1][1]  # 8 is drawn highest
+    assert all(0 <= y <= CHART_HEIGHT for s in chart.series for _, y, _, _ in s.points)
+    assert chart_of([]) is None
+
+
+def test_the_panel_shows_sections_chart_guards_and_the_deliverable(config: Config) -> None:
+    project = polishing_project(config)
+    log_event(
+        project.dir,
+        "build_progress",
+        sections=[
+            {"heading": "Budget", "filled": 3, "slots": 3},
+            {"heading": "Risks", "filled": 1, "slots": 2},
+        ],
+    )
+    write_polish_state(
+        project.dir,
+        PolishState(
+            iteration=1,
+            counts=Counts(medium=1),
+            trajectory=[
+                TrajectoryEntry(
+                    iteration=1,
+                    critical=0,
+                    medium=1,
+                    minor=0,
+                    total=1,
+                    fix_applied=True,
+                    timestamp=AT,
+                )
+            ],
+        ),
+    )
+    report = GuardReport(
+        verdict="done",
+        guard="termination",
+        reason="under every threshold",
+        results=[GuardResult(name="termination", triggered=True, detail="0/1/0 within 0/3/5")],
+        warnings=[],
+    )
+    issue = Issue(severity="medium", description="Budget <b>lacks</b> a buffer")
+    polish_log.append(project.dir, polish_log.iteration_entry(1, AT, [issue], "fixed", report))
+
+    panel = panel_for(project, read_status(project.dir))
+
+    assert [(i.label, i.done, i.detail) for i in panel.build] == [
+        ("Budget", True, "3/3 slots"),
+        ("Risks", False, "1/2 slots"),
+    ]
+    assert panel.chart is not None and panel.chart.last_iteration == 1
+    assert panel.guards == ["termination: TRIGGERED — 0/1/0 within 0/3/5"]
+    assert panel.verdict == "done (termination) — under every threshold"
+    assert "<h2>Section 1</h2>" in panel.deliverable_html
+    assert "<b>lacks" not in panel.polish_log_html
+
+
+def test_an_unreadable_polish_state_is_a_problem_on_the_panel(config: Config) -> None:
+    project = polishing_project(config)
+    (project.dir / "polish_state.json").write_text("{not json")
+    panel = panel_for(project, read_status(project.dir))
+    assert panel.chart is None and "polish_state.json" in panel.problems[0]
