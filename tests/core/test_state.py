@@ -8,15 +8,18 @@ from pathlib import Path
 import pytest
 
 from thoughtforge.core import (
+    CHAT_ARCHIVE_FILE,
     ChatMessage,
     PolishState,
     Status,
     TrajectoryEntry,
     append_chat,
     check_state_files,
+    clear_chat,
     read_chat,
     read_polish_state,
     read_status,
+    read_thread,
     utc_now,
     write_chat,
     write_polish_state,
@@ -163,3 +166,29 @@ def test_check_state_files_names_the_first_unreadable_one(tmp_path: Path) -> Non
     with pytest.raises(StateFileError, match=r"chat_history\.json"):
         check_state_files(tmp_path)
     assert (tmp_path / "chat_history.json").read_text() == "[{"
+
+
+def test_clearing_the_chat_moves_it_to_the_archive_once_and_the_thread_keeps_every_phase(
+    tmp_path: Path,
+) -> None:
+    first = [
+        ChatMessage(role="human", content="brain dump", phase=Phase.BRAIN_DUMP),
+        ChatMessage(role="ai", content="distillation", phase=Phase.DISTILLING),
+    ]
+    write_chat(tmp_path, first)
+    clear_chat(tmp_path)
+    assert read_chat(tmp_path) == []
+    append_chat(tmp_path, ChatMessage(role="ai", content="proposal", phase=Phase.SPEC_BUILDING))
+    assert [m.content for m in read_thread(tmp_path)] == ["brain dump", "distillation", "proposal"]
+
+    clear_chat(tmp_path)
+    write_chat(tmp_path, read_thread(tmp_path)[2:])  # a crash after archiving, before clearing
+    clear_chat(tmp_path)  # the next call finishes the job without archiving twice
+    assert [m.content for m in read_thread(tmp_path)] == ["brain dump", "distillation", "proposal"]
+
+
+def test_a_corrupt_archive_is_named_like_any_state_file(tmp_path: Path) -> None:
+    write_chat(tmp_path, [])
+    (tmp_path / CHAT_ARCHIVE_FILE).write_text("[{")
+    with pytest.raises(StateFileError, match=CHAT_ARCHIVE_FILE):
+        read_thread(tmp_path)

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -29,13 +30,20 @@ def _free_port() -> int:
 
 
 class Stack:
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, **sections: Any) -> None:
         self.port = _free_port()
+        self.web_port = _free_port()
         self.config = tmp_path / "config.yaml"
-        data = config_data(tmp_path, server={"host": "127.0.0.1", "port": self.port})
+        data = config_data(
+            tmp_path,
+            server={"host": "127.0.0.1", "port": self.port},
+            web={"port": self.web_port},
+            **sections,
+        )
         self.config.write_text(yaml.safe_dump(data))
         self.projects = tmp_path / "projects"
         self.api = f"http://127.0.0.1:{self.port}/api"
+        self.web = f"http://127.0.0.1:{self.web_port}"
         self.env = {
             "PATH": f"{BIN}:/usr/bin:/bin",
             "HOME": str(tmp_path),

@@ -44,10 +44,10 @@ def chat(
     ] = None,
 ) -> None:
     """Print the project's thread: every message with its phase and time."""
-    from thoughtforge.core import open_project, read_chat
+    from thoughtforge.core import open_project, read_thread
 
     project = open_project(config_of(ctx), project_id)
-    messages = read_chat(project.dir)
+    messages = read_thread(project.dir)
     start = max(len(messages) - last, 0) if last else 0
     for message in messages[start:]:
         print_message(message)
@@ -95,9 +95,9 @@ def print_reply(project: Project, since: int, answered_key: str | None) -> None:
 def _print_new(
     project: Project, seen: int, roles: tuple[str, ...] = ("human", "ai", "system")
 ) -> int:
-    from thoughtforge.core import read_chat
+    from thoughtforge.core import read_thread
 
-    messages = read_chat(project.dir)
+    messages = read_thread(project.dir)
     for message in messages[seen:]:
         if message.role in roles:
             print_message(message)

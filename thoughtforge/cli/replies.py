@@ -100,11 +100,11 @@ def terminate(ctx: typer.Context, project_id: ProjectArgument) -> None:
 def _chat(
     ctx: typer.Context, project_id: str, action: str, message: str = "", *, wait: bool
 ) -> None:
-    from thoughtforge.core import current_wait, open_project, read_chat
+    from thoughtforge.core import current_wait, open_project, read_thread
     from thoughtforge.server.replies import Delivery, reply_to_chat
 
     project = open_project(config_of(ctx), project_id)
-    since, answered = len(read_chat(project.dir)), current_wait(project.dir)
+    since, answered = len(read_thread(project.dir)), current_wait(project.dir)
     delivery = reply_to_chat(
         config_of(ctx), project, action, message, busy_seconds=BUSY_WAIT_SECONDS, on_busy=_busy
     )

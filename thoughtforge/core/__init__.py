@@ -54,6 +54,7 @@ from thoughtforge.core.staging import (
     mark_polished,
 )
 from thoughtforge.core.state import (
+    CHAT_ARCHIVE_FILE,
     CHAT_HISTORY_FILE,
     CODE_BUILD_FILE,
     POLISH_STATE_FILE,
@@ -65,10 +66,12 @@ from thoughtforge.core.state import (
     TrajectoryEntry,
     append_chat,
     check_state_files,
+    clear_chat,
     read_chat,
     read_polish_state,
     read_state_file,
     read_status,
+    read_thread,
     utc_now,
     write_chat,
     write_polish_state,
@@ -80,6 +83,7 @@ from thoughtforge.core.waiting import Waiting, clear_wait, current_wait, record_
 
 __all__ = [
     "BOARD_CARD_FILE",
+    "CHAT_ARCHIVE_FILE",
     "CHAT_HISTORY_FILE",
     "CODE_BUILD_FILE",
     "CONSTRAINTS_FILE",
@@ -114,6 +118,7 @@ __all__ = [
     "brain_dump_text",
     "changes",
     "check_state_files",
+    "clear_chat",
     "clear_wait",
     "commit_own",
     "create_project",
@@ -137,6 +142,7 @@ __all__ = [
     "read_polish_state",
     "read_state_file",
     "read_status",
+    "read_thread",
     "record_wait",
     "safe_file_name",
     "show_on_board",

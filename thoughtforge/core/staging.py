@@ -22,6 +22,7 @@ from thoughtforge.core.processes import PROCESSES_FILE
 from thoughtforge.core.project_log import LOG_FILE, log_event
 from thoughtforge.core.run_lock import LOCK_FILE
 from thoughtforge.core.state import (
+    CHAT_ARCHIVE_FILE,
     CHAT_HISTORY_FILE,
     CODE_BUILD_FILE,
     POLISH_STATE_FILE,
@@ -49,7 +50,7 @@ PRIVATE_FILES = (
 OWN_FILES = frozenset(
     {
         *(STATUS_FILE, CHAT_HISTORY_FILE, POLISH_STATE_FILE, CODE_BUILD_FILE, POLISH_LOG_FILE),
-        *(REVIEW_FILE, ".gitignore"),
+        *(REVIEW_FILE, CHAT_ARCHIVE_FILE, ".gitignore"),
     }
 )
 BUILD_OUTPUT = ("__pycache__/", ".pytest_cache/", "node_modules/", "target/", ".venv/")

@@ -23,6 +23,7 @@ from thoughtforge.models import Counts, DeliverableType, HaltReason, Issue, Phas
 STATUS_FILE = "status.json"
 POLISH_STATE_FILE = "polish_state.json"
 CHAT_HISTORY_FILE = "chat_history.json"
+CHAT_ARCHIVE_FILE = "chat_archive.json"
 CODE_BUILD_FILE = "code_build.json"
 STATE_LOCK_FILE = ".state.lock"
 
@@ -120,6 +121,30 @@ def append_chat(project_dir: Path, message: ChatMessage) -> ChatHistory:
         history.append(message)
         write_chat(project_dir, history)
     return history
+
+
+def clear_chat(project_dir: Path) -> None:
+    """Start the next phase's conversation. The agent is given only `chat_history.json`, which is
+    emptied; its messages move to `chat_archive.json`, so the thread the person reads keeps every
+    phase. A crash between the two writes is finished by the next call, nothing archived twice."""
+    with _locked(project_dir / STATE_LOCK_FILE):
+        history = read_chat(project_dir)
+        archive = _read_archive(project_dir)
+        if history and archive[-len(history) :] != history:
+            payload = _CHAT_ADAPTER.dump_json(archive + history, indent=2).decode()
+            write_text_atomic(project_dir / CHAT_ARCHIVE_FILE, payload + "\n")
+        write_chat(project_dir, [])
+
+
+def read_thread(project_dir: Path) -> ChatHistory:
+    """Every message of the project, earlier phases' first: what the person reads."""
+    return _read_archive(project_dir) + read_chat(project_dir)
+
+
+def _read_archive(project_dir: Path) -> ChatHistory:
+    if not (project_dir / CHAT_ARCHIVE_FILE).exists():
+        return []
+    return _read(project_dir / CHAT_ARCHIVE_FILE, _CHAT_ADAPTER)
 
 
 @contextmanager

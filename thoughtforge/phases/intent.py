@@ -16,10 +16,10 @@ from thoughtforge.core import (
     CHAT_HISTORY_FILE,
     INTENT_FILE,
     Project,
+    clear_chat,
     commit_own,
     read_chat,
     transition,
-    write_chat,
     write_text_atomic,
 )
 from thoughtforge.errors import StateFileError, TransitionError
@@ -66,7 +66,7 @@ def confirm_intent(project: Project, config: Config) -> IntentConfirmed:
     write_text_atomic(path, f"# Intent: {name}\n\n{distillation.strip()}\n")
     commit_own(project.dir, "Lock intent.md")
     transition(project, Phase.SPEC_BUILDING, project_name=name, deliverable_type=deliverable_type)
-    write_chat(project.dir, [])
+    clear_chat(project.dir)
     return IntentConfirmed(project_name=name, deliverable_type=deliverable_type, intent_path=path)
 
 

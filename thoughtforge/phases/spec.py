@@ -29,11 +29,11 @@ from thoughtforge.core import (
     Project,
     Status,
     append_chat,
+    clear_chat,
     commit_own,
     log_event,
     read_chat,
     transition,
-    write_chat,
     write_text_atomic,
 )
 from thoughtforge.errors import AgentFailure, ThoughtForgeError, TransitionError, UnusableAnswer
@@ -159,7 +159,7 @@ def confirm_spec(project: Project, config: Config) -> ConfirmOutcome:
     )
     commit_own(project.dir, "Lock spec.md and constraints.md")
     transition(project, Phase.BUILDING)
-    write_chat(project.dir, [])
+    clear_chat(project.dir)
     return ConfirmOutcome(accepted=True, remaining=[])
 
 

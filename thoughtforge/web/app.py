@@ -28,7 +28,7 @@ from starlette.templating import Jinja2Templates
 from thoughtforge.board.cards import COLUMNS, board_cards, by_column, sparkline
 from thoughtforge.board.text import START_HINT
 from thoughtforge.config import Config, LiveConfig
-from thoughtforge.core import Project, current_wait, open_project, read_chat, utc_now
+from thoughtforge.core import Project, current_wait, open_project, read_thread, utc_now
 from thoughtforge.errors import ProjectError, ThoughtForgeError, schema_problems
 from thoughtforge.web import live, prompt_editing
 from thoughtforge.web.answers import Answer, current_composer, take_answer
@@ -102,7 +102,7 @@ async def new_project_page(request: Request) -> Response:
 
 async def thread_page(request: Request) -> Response:
     project = await _project(request)
-    chat = await run_in_threadpool(read_chat, project.dir)
+    chat = await run_in_threadpool(read_thread, project.dir)
     start = newest_page_start(len(chat))
     context = {
         "title": project.id,
@@ -119,7 +119,7 @@ async def thread_page(request: Request) -> Response:
 async def earlier_messages(request: Request) -> Response:
     project = await _project(request)
     before = _int(request.query_params.get("before"), 0)
-    chat = await run_in_threadpool(read_chat, project.dir)
+    chat = await run_in_threadpool(read_thread, project.dir)
     start = max(before - PAGE_SIZE, 0)
     html = _render(request, "messages.html", {"messages": views(chat, start, before)})
     return JSONResponse({"html": html, "earlier": start})
@@ -244,7 +244,7 @@ async def _project_events(
     chat_stamp = await run_in_threadpool(live.chat_stamp, project.dir)
     if seen.get("chat") != chat_stamp:
         seen["chat"] = chat_stamp
-        chat = await run_in_threadpool(read_chat, project.dir)
+        chat = await run_in_threadpool(read_thread, project.dir)
         for view in views(chat, seen["after"]):
             html = _render(request, "message.html", {"m": view})
             seen["after"] = view.index + 1

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from thoughtforge.config import Config
 from thoughtforge.core import (
+    CHAT_ARCHIVE_FILE,
     CHAT_HISTORY_FILE,
     CODE_BUILD_FILE,
     POLISH_LOG_FILE,
@@ -37,7 +38,8 @@ def stamp(project_dir: Path, names: tuple[str, ...]) -> Stamp:
 
 
 def chat_stamp(project_dir: Path) -> Stamp:
-    return stamp(project_dir, (CHAT_HISTORY_FILE,))
+    """The thread: this phase's chat and the earlier phases' archive."""
+    return stamp(project_dir, (CHAT_ARCHIVE_FILE, CHAT_HISTORY_FILE))
 
 
 def inbox_stamp(config: Config) -> tuple[tuple[str, Stamp], ...]:
