@@ -22,7 +22,7 @@ from tests.code_setup import BUGGY_BUILD, CALC_FIXED, code_project, code_section
 from tests.polish_setup import polishing_project, review
 from tests.server.conftest import BIN, REPO, Stack, wait_for
 from thoughtforge.config import load_config
-from thoughtforge.core import Project, current_wait, read_chat, read_status, write_status
+from thoughtforge.core import Project, current_wait, read_status, read_thread, write_status
 from thoughtforge.models import Phase
 from thoughtforge.web.actions import WAITS_FOR
 
@@ -142,7 +142,7 @@ def _answered(project: Path, count: int) -> Callable[[], bool]:
     """The chat has grown to `count` messages and the run asks again."""
 
     def check() -> bool:
-        return len(read_chat(project)) >= count and current_wait(project) is not None
+        return len(read_thread(project)) >= count and current_wait(project) is not None
 
     return check
 
@@ -187,7 +187,7 @@ def test_a_plan_project_from_new_project_to_done_answered_only_in_the_page(
     assert DROPPED in _prompts(project, "brain-dump-intake")[-1]
     _shot(page, "04-distilled")
 
-    before = len(read_chat(project))
+    before = len(read_thread(project))
     page.fill("#message", "Correction: the budget is 14k, not 15k.")
     _button(page, "send").click()
     wait_for(_answered(project, before + 2), "the corrected distillation")
@@ -217,7 +217,7 @@ def test_a_plan_project_from_new_project_to_done_answered_only_in_the_page(
     _shot(page, "08-done")
     assert read_status(project).phase is Phase.DONE
     assert all(MARKER in prompt for prompt in _prompts(project, "plan-review"))
-    human = [m.content for m in read_chat(project) if m.role == "human"]
+    human = [m.content for m in read_thread(project) if m.role == "human"]
     assert human.count("The venue is booked for June 14th.") == 1
 
 
@@ -237,7 +237,7 @@ def _reconnects_across_down_and_up(stack: Stack, page: Any, project: Path) -> No
         timeout=30_000
     )
     _sent(page)
-    wait_for(_answered(project, len(read_chat(project))), "the run to ask again")
+    wait_for(_answered(project, len(read_thread(project))), "the run to ask again")
 
 
 def test_a_polish_halt_is_resolved_with_override(stack: Stack, page: Any) -> None:
@@ -281,7 +281,7 @@ def test_untrusted_text_is_inert_and_another_site_cannot_post(stack: Stack, page
     assert page.locator(".message.human img, .message.human script").count() == 0
     _shot(page, "30-hostile-text")
 
-    said = len(read_chat(project.dir))
+    said = len(read_thread(project.dir))
     with _attacker_site() as attacker:
         page.goto(attacker)
         page.evaluate(
@@ -291,7 +291,7 @@ def test_untrusted_text_is_inert_and_another_site_cannot_post(stack: Stack, page
             f"{stack.web}/projects/{project.id}/reply",
         )
         page.wait_for_timeout(1000)
-    assert len(read_chat(project.dir)) == said
+    assert len(read_thread(project.dir)) == said
 
 
 def _prepared(stack: Stack, make: Callable[..., Project], agent: str) -> Project:
