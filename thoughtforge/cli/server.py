@@ -44,7 +44,7 @@ def up(ctx: typer.Context) -> None:
         local_server.deploy(env, directory)
         worker = local_server.start_worker(env, directory)
         out.print(f"Worker {'started' if worker else 'already running'} on pool 'thoughtforge'")
-        local_server.start_web(env, directory, config_file)
+        local_server.start_web(env, directory, config_file, page_address(config))
     example = local_server.PREFECT_YAML.parent / "examples" / "wedding-plan.md"
     out.print(
         f"Ready in {time.monotonic() - started_at:.1f} s.\n"

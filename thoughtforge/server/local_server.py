@@ -26,6 +26,7 @@ from thoughtforge.server.api import configured_url, is_healthy
 
 WORK_POOL = "thoughtforge"
 SERVER_START_SECONDS = 90.0
+WEB_START_SECONDS = 30.0
 DOWN_GRACE_SECONDS = 10.0
 PREFECT_YAML = Path(__file__).resolve().parents[2] / "prefect.yaml"
 
@@ -114,12 +115,20 @@ def start_worker(env: dict[str, str], directory: Path) -> bool:
     return True
 
 
-def start_web(env: dict[str, str], directory: Path, config_file: Path) -> bool:
-    """Start the workbench (`thoughtforge web`) unless the one `up` started is alive."""
+def start_web(env: dict[str, str], directory: Path, config_file: Path, address: str) -> bool:
+    """Start the workbench (`thoughtforge web`) unless the one `up` started is alive, and wait
+    until it answers at `address`, so the address `up` prints opens at once."""
     if _alive(directory, "web"):
         return False
     thoughtforge = str(Path(sys.executable).with_name("thoughtforge"))
-    _spawn([thoughtforge, "--config", str(config_file), "web"], directory, "web", env)
+    process = _spawn([thoughtforge, "--config", str(config_file), "web"], directory, "web", env)
+    deadline = time.monotonic() + WEB_START_SECONDS
+    while not is_healthy(address.rstrip("/")):
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise ThoughtForgeError(
+                f"the workbench did not start at {address}; see {directory / 'web.log'}"
+            )
+        time.sleep(0.1)
     return True
 
 

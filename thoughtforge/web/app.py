@@ -20,7 +20,13 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
@@ -88,6 +94,11 @@ def create_app(config_file: Path, config: Config, token: str | None = None) -> S
 
 async def home(request: Request) -> Response:
     return _page(request, "home.html", {"title": "Inbox"})
+
+
+async def health(request: Request) -> Response:
+    """What `up` asks before it says the page is ready (the same path as Prefect's)."""
+    return PlainTextResponse("ok")
 
 
 async def new_project_page(request: Request) -> Response:
@@ -382,6 +393,7 @@ async def _invalid(request: Request, exc: Exception) -> Response:
 
 ROUTES = [
     Route("/", home),
+    Route("/health", health),
     Route("/projects/new", new_project_page),
     Route("/projects", create_project, methods=["POST"]),
     Route("/projects/{project_id}", thread_page),
