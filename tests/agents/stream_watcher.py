@@ -14,7 +14,7 @@ print("first line of the answer", flush=True)
 deadline = time.monotonic() + 20
 stream = project / ".agent_stream.txt"
 while time.monotonic() < deadline:
-    if stream.exists() and "first line" in stream.read_text():
+    if stream.exists() and "first line of the answer\n" in stream.read_text():
         break
     time.sleep(0.02)
 record = json.loads((project / ".agent_call.json").read_text())

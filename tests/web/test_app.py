@@ -53,12 +53,14 @@ def _order(html: str) -> list[str]:
 def test_the_inbox_puts_what_waits_for_the_person_first(bench: Bench) -> None:
     idle, waiting = _project(bench), _project(bench)
     transition(waiting, Phase.DISTILLING)
-    transition(waiting, Phase.HUMAN_REVIEW, project_name="Wedding <b>June</b>")
+    transition(waiting, Phase.HUMAN_REVIEW, project_name="Wedding <b>June</b></title>")
     _wait(waiting, "ReviewTurn")
     page = bench.get("/").text
     assert _order(page) == [waiting.id, idle.id]
     assert "Waits for corrections or Confirm since" in page
-    assert "Wedding &lt;b&gt;June&lt;/b&gt;" in page and "<b>June" not in page
+    assert "Wedding &lt;b&gt;June&lt;/b&gt;&lt;/title&gt;" in page and "<b>June" not in page
+    thread = bench.get(f"/projects/{waiting.id}").text
+    assert thread.count("</title>") == 1 and "<h1>Wedding &lt;b&gt;June" in thread
     assert "2/10 active" in page and "1 project waits for you" in page
 
 

@@ -143,7 +143,7 @@ def _code_steps(project: Project, problems: list[str]) -> list[ProgressItem]:
         for n, step in enumerate(state.steps or [], start=1)
     ]
     items.append(
-        ProgressItem(label="tests pass", done=state.built, detail=f"{state.cycles} fix cycle(s)")
+        ProgressItem(label="built", done=state.built, detail=f"{state.cycles} test-fix cycle(s)")
     )
     return items
 
