@@ -6,6 +6,7 @@ import socket
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,7 @@ class Stack:
         self.projects = tmp_path / "projects"
         self.api = f"http://127.0.0.1:{self.port}/api"
         self.web = f"http://127.0.0.1:{self.web_port}"
+        self.up_output = ""
         self.env = {
             "PATH": f"{BIN}:/usr/bin:/bin",
             "HOME": str(tmp_path),
@@ -75,17 +77,24 @@ class Stack:
         return project
 
 
-@pytest.fixture
-def stack(tmp_path: Path) -> Iterator[Stack]:
-    stack = Stack(tmp_path)
+@contextmanager
+def running(stack: Stack) -> Iterator[Stack]:
+    """`thoughtforge up` for the block, then `down`, which must leave nothing of ours behind."""
     started = stack.tf("up")
     try:
         assert started.returncode == 0, started.stdout + started.stderr
         assert f"UI: http://127.0.0.1:{stack.port}" in started.stdout
+        stack.up_output = started.stdout
         yield stack
     finally:
         stack.tf("down")
     assert live_processes(state_dir(stack.config)) == [], "down left a process of ours behind"
+
+
+@pytest.fixture
+def stack(tmp_path: Path) -> Iterator[Stack]:
+    with running(Stack(tmp_path)) as stack:
+        yield stack
 
 
 def wait_for(condition: Callable[[], bool], what: str, seconds: float = 180) -> None:

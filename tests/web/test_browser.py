@@ -20,7 +20,7 @@ import yaml
 
 from tests.code_setup import BUGGY_BUILD, CALC_FIXED, code_project, code_sections, wrote
 from tests.polish_setup import polishing_project, review
-from tests.server.conftest import BIN, REPO, Stack, wait_for
+from tests.server.conftest import BIN, REPO, Stack, running, wait_for
 from thoughtforge.config import load_config
 from thoughtforge.core import Project, current_wait, read_status, read_thread, write_status
 from thoughtforge.models import Phase
@@ -77,20 +77,13 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
             },
         ),
     }
-    config_sections = code_sections(tmp_path, concurrency={"max_parallel_runs": 10})
-    config_sections.setdefault("agents", {})
-    stack = Stack(tmp_path, **config_sections)
+    stack = Stack(tmp_path, **code_sections(tmp_path, concurrency={"max_parallel_runs": 10}))
     data = yaml.safe_load(stack.config.read_text())
     data["agents"]["available"].update(agents)
     data["agents"]["default"] = "demo"
     stack.config.write_text(yaml.safe_dump(data))
-    started = stack.tf("up")
-    try:
-        assert started.returncode == 0, started.stdout + started.stderr
-        assert f"Open the workbench: {stack.web}/" in started.stdout
+    with running(stack):
         yield stack
-    finally:
-        stack.tf("down")
 
 
 @pytest.fixture
@@ -156,7 +149,11 @@ def _prompts(project: Path, step: str) -> list[str]:
 def test_a_plan_project_from_new_project_to_done_answered_only_in_the_page(
     stack: Stack, page: Any
 ) -> None:
-    page.goto(f"{stack.web}/projects/new")
+    assert f"Open the workbench: {stack.web}/" in stack.up_output
+    page.goto(f"{stack.web}/")
+    assert page.locator("h1").inner_text() == "Inbox"
+    page.click("text=New project")
+    page.wait_for_url("**/projects/new")
     page.fill("#brain-dump", (REPO / "examples" / "wedding-plan.md").read_text())
     _shot(page, "01-new-project")
     page.click("button[type=submit]")
