@@ -49,7 +49,7 @@ def up(ctx: typer.Context) -> None:
     out.print(
         f"Ready in {time.monotonic() - started_at:.1f} s.\n"
         f"Open the workbench: {page_address(config)} (start a project, answer it, watch it work)\n"
-        f"Prefect UI: {url.removesuffix('/api')}\n"
+        f"Prefect UI: {url.removesuffix('/api')}/runs\n"
         f"Or start a project from a shell: PREFECT_API_URL={url} prefect deployment run "
         f"'thoughtforge-pipeline/local' -p brain_dump=@{example}",
         soft_wrap=True,

@@ -27,6 +27,9 @@ from thoughtforge.server.api import configured_url, is_healthy
 WORK_POOL = "thoughtforge"
 SERVER_START_SECONDS = 90.0
 WEB_START_SECONDS = 30.0
+WORKER_POLL_SECONDS = 1
+"""How often the worker asks for runs to start (Prefect's default is 10 s): a run resumed by
+the person's answer waits for this poll before it re-enters."""
 DOWN_GRACE_SECONDS = 10.0
 PREFECT_YAML = Path(__file__).resolve().parents[2] / "prefect.yaml"
 
@@ -110,7 +113,7 @@ def start_worker(env: dict[str, str], directory: Path) -> bool:
         [prefect_executable(), "worker", "start", "--pool", WORK_POOL, "--type", "process"],
         directory,
         "worker",
-        env,
+        {**env, "PREFECT_WORKER_QUERY_SECONDS": str(WORKER_POLL_SECONDS)},
     )
     return True
 

@@ -22,9 +22,9 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import NamedTuple
+from types import ModuleType
+from typing import TYPE_CHECKING, NamedTuple
 
-from pybars import Compiler, PybarsError, strlist
 from pydantic import BaseModel, ConfigDict
 
 from thoughtforge.errors import ThoughtForgeError
@@ -36,6 +36,9 @@ from thoughtforge.prompting.markdown_escaping import (
     unescape_cell,
     unescape_paragraph,
 )
+
+if TYPE_CHECKING:
+    import pybars
 
 
 class SlotKind(StrEnum):
@@ -118,7 +121,7 @@ class PlanTemplate:
         def fill(slot_id: str, kind: SlotKind) -> str:
             return _ESCAPE[kind](filled.get(slot_id, ""))
 
-        return self._run(strlist([escape_inline(project_name)]), fill)
+        return self._run(_pybars().strlist([escape_inline(project_name)]), fill)
 
     def read_filled(self, plan: str) -> dict[str, str]:
         """The non-empty slots of a plan rendered from this template, as their text was given."""
@@ -156,14 +159,22 @@ class PlanTemplate:
             calls.append((slot_id, kind))
             return f"{_MARK}{len(calls) - 1}{_MARK}"
 
-        return self._run(strlist([_PROJECT_NAME_MARK]), record), calls
+        return self._run(_pybars().strlist([_PROJECT_NAME_MARK]), record), calls
 
-    def _run(self, project_name: strlist, fill: _Fill) -> str:
+    def _run(self, project_name: pybars.strlist, fill: _Fill) -> str:
         # A pybars strlist is inserted verbatim: that is how escaped text bypasses HTML escaping.
         try:
             return self._render({"project_name": project_name}, helpers=_helpers(fill))
-        except PybarsError as exc:
+        except _pybars().PybarsError as exc:
             raise PlanTemplateError(f"template '{self.name}' failed to render: {exc}") from None
+
+
+def _pybars() -> ModuleType:
+    """pybars compiles its grammar when imported (0.45 s): loaded by the first template that is
+    read, not by every flow process that imports the plan plugin."""
+    import pybars
+
+    return pybars
 
 
 def load_template(path: Path) -> PlanTemplate:
@@ -183,15 +194,15 @@ def _compile(source: str) -> Callable[..., str]:
         raise PlanTemplateError("the template contains a NUL character")
     try:
         with _COMPILE_LOCK:
-            return Compiler().compile(source)
-    except PybarsError as exc:
+            return _pybars().Compiler().compile(source)
+    except _pybars().PybarsError as exc:
         raise PlanTemplateError(f"not a valid Handlebars template: {exc}") from None
 
 
 def _helpers(fill: _Fill) -> dict[str, Callable[..., object]]:
-    def slot_helper(kind: SlotKind) -> Callable[..., strlist]:
-        def helper(_this: object, *args: object) -> strlist:
-            return strlist([fill(_slot_id(kind, args), kind)])
+    def slot_helper(kind: SlotKind) -> Callable[..., pybars.strlist]:
+        def helper(_this: object, *args: object) -> pybars.strlist:
+            return _pybars().strlist([fill(_slot_id(kind, args), kind)])
 
         return helper
 
