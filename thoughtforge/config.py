@@ -205,6 +205,14 @@ class PromptsConfig(_Section):
     directory: Path | None = Path("prompts")
 
 
+class HumanConfig(_Section):
+    """How a deployment's run waits for the person: it keeps its process (an answer reaches the
+    agent within a second) for `hold_seconds`, then suspends (nothing held; the next answer
+    takes a few seconds to re-enter). 0 suspends at once."""
+
+    hold_seconds: float = Field(300, ge=0, le=86_400)
+
+
 class WebConfig(_Section):
     """The workbench (`thoughtforge web`, started by `up`). Loopback by default: bound elsewhere
     it has no authentication. `allowed_hosts` are extra names the page may be reached by (the
@@ -289,6 +297,7 @@ class Config(_Section):
     vibekanban: VibeKanbanConfig = VibeKanbanConfig()
     server: ServerConfig = ServerConfig()
     web: WebConfig = WebConfig()
+    human: HumanConfig = HumanConfig()
     prompts: PromptsConfig = PromptsConfig()
     plugins: DirectoryConfig = DirectoryConfig()
     phase3_completeness: Phase3CompletenessConfig = Phase3CompletenessConfig()

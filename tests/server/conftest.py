@@ -35,6 +35,7 @@ class Stack:
         self.port = _free_port()
         self.web_port = _free_port()
         self.config = tmp_path / "config.yaml"
+        sections.setdefault("human", {"hold_seconds": 0})  # suspend at once, unless a test holds
         data = config_data(
             tmp_path,
             server={"host": "127.0.0.1", "port": self.port},
@@ -102,7 +103,9 @@ def wait_for(condition: Callable[[], bool], what: str, seconds: float = 180) -> 
     _wait_for(condition, what, seconds)
 
 
-def suspended_at(stack: Stack, kind: str) -> Callable[[], bool]:
+def suspended_at(stack: Stack, kind: str, state_name: str = "Suspended") -> Callable[[], bool]:
+    """The run waits with form `kind`, in `state_name` (Paused: holding its process)."""
+
     def check() -> bool:
         if not stack.projects.exists() or not any(
             not p.name.startswith(".") for p in stack.projects.iterdir()
@@ -113,7 +116,7 @@ def suspended_at(stack: Stack, kind: str) -> Callable[[], bool]:
             return False
         api = PrefectApi(stack.api)
         run = api.waiting_run(stack.project().name)
-        return run is not None and run.state_name == "Suspended" and api.form_published(run)
+        return run is not None and run.state_name == state_name and api.form_published(run)
 
     return check
 

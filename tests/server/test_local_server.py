@@ -21,10 +21,10 @@ import yaml
 
 from tests.capture_server import CaptureServer
 from tests.polish_setup import ECHO_FIX, polishing_project, review, write_script
-from tests.server.conftest import BIN, REPO, Stack, asked_again, suspended_at, wait_for
+from tests.server.conftest import BIN, REPO, Stack, asked_again, running, suspended_at, wait_for
 from tests.vibe_kanban import VibeKanban
 from thoughtforge.config import load_config, state_dir
-from thoughtforge.core import current_wait, read_chat, read_events, read_status
+from thoughtforge.core import LOCK_FILE, current_wait, read_chat, read_events, read_status
 from thoughtforge.core.processes import live_processes
 from thoughtforge.models import Phase
 from thoughtforge.phases.polish.loop import PolishLoop
@@ -311,3 +311,29 @@ def test_a_polish_halt_suspends_and_a_cli_override_finishes_it(tmp_path: Path) -
     subjects = [c.summary for c in git.Repo(project.dir).iter_commits()][::-1]
     assert subjects.count("polishing halted (guard_max_iterations)") == 1, subjects
     assert subjects[-1] == "Done (deliverable accepted as it is)"
+
+
+def test_an_answer_within_the_hold_reaches_the_run_that_asked_without_a_re_entry(
+    tmp_path: Path,
+) -> None:
+    stack = Stack(tmp_path, human={"hold_seconds": 120})
+    with running(stack):
+        brain_dump = REPO / "examples" / "wedding-plan.md"
+        started = stack.prefect(
+            "deployment", "run", "thoughtforge-pipeline/local", "-p", f"brain_dump=@{brain_dump}"
+        )
+        assert started.returncode == 0, started.stderr
+        wait_for(suspended_at(stack, "IntakeTurn", "Paused"), "the Phase 1 wait, held")
+        project = stack.project()
+        holder = (project / LOCK_FILE).read_text()
+        asked = current_wait(project)
+        assert asked is not None and not asked.away
+
+        distilled = stack.tf("distill", project.name, "--wait")
+        assert distilled.returncode == 0 and "Objective" in distilled.stdout, distilled.stderr
+        wait_for(suspended_at(stack, "ReviewTurn", "Paused"), "the intent review, held")
+        answered = current_wait(project)
+        assert answered is not None and answered.flow_run_id == asked.flow_run_id
+        assert (project / LOCK_FILE).read_text() == holder  # the same process took the answer
+        run = PrefectApi(stack.api).waiting_run(project.name)
+        assert run is not None and run.state_name == "Paused"

@@ -77,7 +77,8 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
             },
         ),
     }
-    stack = Stack(tmp_path, **code_sections(tmp_path, concurrency={"max_parallel_runs": 10}))
+    sections = code_sections(tmp_path, concurrency={"max_parallel_runs": 10})
+    stack = Stack(tmp_path, human={"hold_seconds": 120}, **sections)
     data = yaml.safe_load(stack.config.read_text())
     data["agents"]["available"].update(agents)
     data["agents"]["default"] = "demo"

@@ -38,6 +38,8 @@ class Waiting(BaseModel):
     flow_run_id: str | None = None
     api_url: str | None = None
     page: str | None = None
+    away: bool = False
+    """The run stopped holding its process and suspended: its re-entry collects the answer."""
 
 
 def record_wait(project_dir: Path, waiting: Waiting) -> Waiting:

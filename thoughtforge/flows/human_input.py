@@ -13,11 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar
 
-from prefect import pause_flow_run, runtime, suspend_flow_run
+from prefect import pause_flow_run, runtime
 from prefect.input import RunInput
 from pydantic import Field
 
 from thoughtforge.core import Project, Waiting, current_wait, read_chat, record_wait, utc_now
+from thoughtforge.flows.holding import collect, hold
 from thoughtforge.flows.limits import slot_given_back
 from thoughtforge.flows.temporary_server import api_url_of_this_process, run_page
 
@@ -151,13 +152,23 @@ def wait_for_human(project: Project, step: HumanStep[InputT], description: str) 
     form = step.form.with_initial_data(description=f"{description}\n\n---\n\n{step.move_on}")
     print(f"Waiting for you: {_where_to_answer(project, waiting)}")
     with slot_given_back():
-        if runtime.deployment.id:
-            value = suspend_flow_run(form, key=waiting.key, timeout=HUMAN_WAIT_SECONDS)
-        else:
-            value = pause_flow_run(
-                form, key=waiting.key, timeout=HUMAN_WAIT_SECONDS, poll_interval=PAUSE_POLL_SECONDS
-            )
+        value = _answer(project, form, waiting)
     return Answer(value=value, wait=waiting)
+
+
+def _answer(project: Project, form: type[InputT], waiting: Waiting) -> InputT:
+    """A run in a process of its own pauses; a deployment's run holds its process while the
+    person is around, then suspends (`flows.holding`); a re-entered one collects the answer."""
+    if not runtime.deployment.id:
+        return pause_flow_run(
+            form, key=waiting.key, timeout=HUMAN_WAIT_SECONDS, poll_interval=PAUSE_POLL_SECONDS
+        )
+    if not waiting.away:
+        answer = hold(form, waiting.key, HUMAN_WAIT_SECONDS)
+        if answer is not None:
+            return answer
+        record_wait(project.dir, waiting.model_copy(update={"away": True}))
+    return collect(form, waiting.key, HUMAN_WAIT_SECONDS)
 
 
 def _the_wait(project: Project, kind: str) -> Waiting:

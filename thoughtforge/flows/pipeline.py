@@ -30,6 +30,7 @@ from thoughtforge.core import (
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.flows.build import run_build
 from thoughtforge.flows.events import announce
+from thoughtforge.flows.holding import holding_for
 from thoughtforge.flows.human_input import (
     HALT,
     PLAN_GATE,
@@ -94,7 +95,12 @@ def pipeline_flow(
         deliverable_type,
     )
     tag_this_run(project)
-    with tags(project_tag(project.id)), hold_run_lock(project), run_slot(config):
+    with (
+        tags(project_tag(project.id)),
+        hold_run_lock(project),
+        run_slot(config),
+        holding_for(config.human.hold_seconds),
+    ):
         track_temporary_server(project)
         if not state_files_readable(project):
             return project.status().phase.value

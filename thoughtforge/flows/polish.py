@@ -23,6 +23,7 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import StateFileError
 from thoughtforge.flows.events import announce
+from thoughtforge.flows.holding import holding_for
 from thoughtforge.flows.human_input import POLISH_HALT, halt_prompt, wait_for_human
 from thoughtforge.flows.limits import run_slot
 from thoughtforge.flows.run_tags import tag_this_run
@@ -49,7 +50,7 @@ def polish_flow(
     config, project = load_project(project_id, config_path)
     announce(config, config_path)
     tag_this_run(project)
-    with hold_run_lock(project), run_slot(config):
+    with hold_run_lock(project), run_slot(config), holding_for(config.human.hold_seconds):
         track_temporary_server(project)
         return polish_until_settled(project, config, wait_for_human)
 

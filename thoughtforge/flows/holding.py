@@ -1,0 +1,81 @@
+"""Waiting for the person at conversation speed, holding nothing once they have gone away.
+
+A deployment's run first *holds*: it pauses, its process stays and asks Prefect every
+`HOLD_POLL_SECONDS` whether the answer came, so an answer given within `human.hold_seconds`
+reaches the agent in well under a second. When nobody answers in that window the run *suspends*:
+its process exits and the worker starts the run again once the answer comes. The pause's timeout
+on the server is the whole wait, so Prefect never fails a run for a short hold; and since Prefect
+cannot suspend a paused run, the run takes itself back to running first, then suspends under a key
+of its own (`away_key`), which its re-entry uses to collect the answer.
+
+The form is the same either way: the Prefect UI's Resume, the CLI and the workbench answer it alike.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TypeVar
+
+from prefect import get_client, suspend_flow_run
+from prefect.context import FlowRunContext
+from prefect.input import RunInput
+from prefect.input.actions import read_flow_run_input
+from prefect.input.run_input import keyset_from_paused_state
+from prefect.states import Paused, Running
+from prefect.utilities.engine import propose_state_sync
+
+HOLD_POLL_SECONDS = 0.25
+InputT = TypeVar("InputT", bound=RunInput)
+_hold_seconds: ContextVar[float] = ContextVar("hold_seconds", default=0.0)
+
+
+@contextmanager
+def holding_for(seconds: float) -> Iterator[None]:
+    """Waits of this flow run hold their process for `seconds` (`human.hold_seconds`)."""
+    token = _hold_seconds.set(seconds)
+    try:
+        yield
+    finally:
+        _hold_seconds.reset(token)
+
+
+def hold(form: type[InputT], key: str, wait_seconds: int) -> InputT | None:
+    """The answer if it comes within the hold; None when it did not (the run is running again,
+    ready to `collect`), or when there is no hold."""
+    if _hold_seconds.get() <= 0:
+        return None
+    context = FlowRunContext.get()
+    if context is None or context.flow_run is None:
+        raise RuntimeError("only a flow run can wait for the person")
+    run_id = context.flow_run.id
+    paused = Paused(timeout_seconds=wait_seconds, reschedule=False, pause_key=key)
+    keyset = keyset_from_paused_state(paused)
+    paused.state_details.run_input_keyset = keyset
+    with get_client(sync_client=True) as client:
+        state = propose_state_sync(client=client, state=paused, flow_run_id=run_id)
+        if not state.is_paused():
+            raise RuntimeError(f"the run could not pause: Prefect answered {state.type.value}")
+        form.save(keyset)
+        deadline = time.monotonic() + _hold_seconds.get()
+        while time.monotonic() < deadline:
+            time.sleep(HOLD_POLL_SECONDS)
+            current = client.read_flow_run(run_id).state
+            if current is not None and current.is_running():
+                return form.load(keyset)
+        propose_state_sync(client=client, state=Running(), flow_run_id=run_id)
+    if read_flow_run_input(keyset["response"], flow_run_id=run_id) is not None:
+        return form.load(keyset)  # answered in the instant between the last look and now
+    return None
+
+
+def collect(form: type[InputT], key: str, wait_seconds: int) -> InputT:
+    """Suspend under the away key (this ends the process); the run's re-entry after the answer
+    comes back here, and gets the answer."""
+    return suspend_flow_run(form, key=away_key(key), timeout=wait_seconds)
+
+
+def away_key(key: str) -> str:
+    return f"{key}-away"
