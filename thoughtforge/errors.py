@@ -9,6 +9,7 @@ Exception hierarchy:
     - ProjectLimitError   - concurrency.max_parallel_runs reached
   + TransitionError       - a phase change the pipeline does not allow
   + PromptError           - a prompt file missing or a placeholder without a value
+  + RepositoryTampered    - a project's `.git/` holds hooks or config an agent wrote
   + PhaseHalt             - a phase engine stops the project with a `halt_reason`
   + AgentFailure          - an agent failed twice (the flows halt with `agent_failure`)
     - phases.intake.DistillationMalformed - two distillations without the six sections
@@ -68,6 +69,19 @@ class TransitionError(ThoughtForgeError):
 
 class PromptError(ThoughtForgeError):
     pass
+
+
+class RepositoryTampered(ThoughtForgeError):
+    """`.git/` names something git would run that ThoughtForge did not put there: no git command
+    runs in that repository until it is undone."""
+
+    def __init__(self, repo: Path, found: list[str]) -> None:
+        self.repo = repo
+        self.found = found
+        super().__init__(
+            f"the git repository in {repo} was changed by something other than ThoughtForge "
+            f"({', '.join(found)}); no git command runs there until that is removed"
+        )
 
 
 class PhaseHalt(ThoughtForgeError):

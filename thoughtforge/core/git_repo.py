@@ -3,18 +3,24 @@
 GitPython is imported on first use (it takes about 80 ms), so commands and agent processes that
 never touch a repository do not pay for it. A commit first clears an `index.lock` that a killed
 git left behind, but only when no git process is working in the repository.
+
+An agent that can write files can write into `.git/`, and git runs what `.git/` names: hooks, a
+file-system monitor, filter drivers, a signing program. So every git call here runs with hooks and
+the monitor off (`SAFE_OPTIONS`), and none runs at all in a repository whose `.git/` holds a hook
+or a config key ThoughtForge did not put there (`RepositoryTampered`, naming them).
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from thoughtforge.core.project_log import log_event
-from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.errors import RepositoryTampered, ThoughtForgeError
 
 if TYPE_CHECKING:
     import git
@@ -22,6 +28,17 @@ if TYPE_CHECKING:
 AUTHOR_NAME = "ThoughtForge"
 AUTHOR_EMAIL = "thoughtforge@localhost"
 LOCK_WAIT_SECONDS = 10.0
+SAFE_CONFIG = ("core.hooksPath=/dev/null", "core.fsmonitor=false", "commit.gpgSign=false")
+"""Given to every git process ThoughtForge starts: no hook, monitor or signer runs for it."""
+SAFE_OPTIONS = tuple(part for setting in SAFE_CONFIG for part in ("-c", setting))
+OWN_CONFIG_KEYS = frozenset(
+    {
+        *("core.repositoryformatversion", "core.filemode", "core.bare", "core.logallrefupdates"),
+        *("core.ignorecase", "core.precomposeunicode", "core.symlinks"),
+        *("user.name", "user.email"),
+    }
+)
+"""What `git init` and `init_repo` write into `.git/config`; none of it makes git run anything."""
 
 
 def init_repo(path: Path) -> git.Repo:
@@ -56,6 +73,7 @@ def commit(path: Path, message: str, paths: Sequence[str] | None = None) -> bool
     git_cmd.execute(
         [
             "git",
+            *SAFE_OPTIONS,
             "-c",
             "maintenance.auto=false",
             "-c",
@@ -142,6 +160,48 @@ def clear_stale_lock(path: Path) -> None:
         time.sleep(0.1)
 
 
+def foreign_control(path: Path) -> list[str]:
+    """What in `.git/` git would act on that ThoughtForge did not put there: hooks (anything in
+    `.git/hooks/` but git's own samples) and config keys (`.git/config:core.fsmonitor`)."""
+    git_dir = path / ".git"
+    hooks = git_dir / "hooks"
+    found = sorted(
+        f".git/hooks/{entry.name}"
+        for entry in (hooks.iterdir() if hooks.is_dir() else ())
+        if not entry.name.endswith(".sample")
+    )
+    return found + [f".git/config:{key}" for key in _config_keys(git_dir / "config")]
+
+
+def _config_keys(config: Path) -> list[str]:
+    """The keys of `.git/config` beyond `OWN_CONFIG_KEYS`, read as a file (its includes are not
+    followed), remembered while the file stays the same."""
+    try:
+        info = config.stat()
+    except FileNotFoundError:
+        return []
+    signature = (info.st_ino, info.st_size, info.st_mtime_ns)
+    remembered = _config_seen.get(config)
+    if remembered is not None and remembered[0] == signature:
+        return remembered[1]
+    listing = subprocess.run(
+        ["git", "config", "--file", str(config), "--no-includes", "--name-only", "--list", "-z"],
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    if listing.returncode != 0:
+        keys = ["(unreadable)"]
+    else:
+        names = listing.stdout.decode(errors="replace").split("\0")
+        keys = sorted({name for name in names if name and name.lower() not in OWN_CONFIG_KEYS})
+    _config_seen[config] = (signature, keys)
+    return keys
+
+
+_config_seen: dict[Path, tuple[tuple[int, int, int], list[str]]] = {}
+
+
 def _git_running_in(path: Path) -> bool:
     """A git process working in the repository, other than GitPython's long-lived readers."""
     root = str(path.resolve())
@@ -165,11 +225,16 @@ _repos: dict[Path, git.Repo] = {}
 
 
 def _repo(path: Path) -> git.Repo:
-    """One `Repo` per project and process: a new one starts new `git cat-file` helpers."""
+    """One `Repo` per project and process (a new one starts new `git cat-file` helpers), checked
+    for an agent's hooks and config before every use."""
     import git
 
     key = path.resolve()
+    tampered = foreign_control(key)
+    if tampered:
+        raise RepositoryTampered(key, tampered)
     repo = _repos.get(key)
     if repo is None or not Path(repo.git_dir).exists():
         repo = _repos[key] = git.Repo(key)
+        repo.git.set_persistent_git_options(c=list(SAFE_CONFIG))
     return repo

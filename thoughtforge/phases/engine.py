@@ -36,6 +36,7 @@ from thoughtforge.core import (
 from thoughtforge.errors import (
     AgentFailure,
     PhaseHalt,
+    RepositoryTampered,
     StateFileError,
     TransitionError,
     UnusableAnswer,
@@ -187,9 +188,15 @@ class PhaseEngine:
 
     def commit(self, subject: str) -> None:
         """Commit the project's files. A failed commit halts with file_system_error. In plan
-        mode files an agent left are never committed, and a source file among them halts."""
+        mode files an agent left are never committed, and a source file among them halts, as
+        does a hook or git config an agent wrote (in code mode that is a file-system halt)."""
         try:
             found = commit_own(self.project.dir, subject, agent_files=self.builds_code)
+        except RepositoryTampered as exc:
+            reason = (
+                HaltReason.FILE_SYSTEM_ERROR if self.builds_code else HaltReason.PLAN_MODE_VIOLATION
+            )
+            raise PhaseHalt(reason, f"{exc}. Remove them, then resume.") from None
         except Exception as exc:  # noqa: BLE001 - any git failure is a file-system halt
             raise PhaseHalt(
                 HaltReason.FILE_SYSTEM_ERROR, f"git commit failed ({subject}): {exc}"
