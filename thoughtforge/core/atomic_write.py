@@ -1,4 +1,8 @@
-"""Crash-safe file replacement: a reader sees the old content or the new, never half of either."""
+"""Crash-safe file replacement: a reader sees the old content or the new, never half of either.
+
+Never through a symbolic link (`core.links`). A write that fails (a full disk, a read-only folder)
+leaves the old file as it was and raises `ProjectFileError`: one line naming the path.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,17 @@ import os
 import tempfile
 from pathlib import Path
 
+from thoughtforge.core.links import refuse_links
+from thoughtforge.errors import ProjectFileError
+
 
 def write_text_atomic(path: Path, text: str) -> None:
     """Write a temporary file in the same directory, fsync it, then rename it over `path`."""
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    refuse_links(path)
+    try:
+        fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise unwritable(path, exc) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as tmp:
             tmp.write(text)
@@ -17,9 +28,17 @@ def write_text_atomic(path: Path, text: str) -> None:
             os.fchmod(tmp.fileno(), _mode_for(path))
             os.fsync(tmp.fileno())
         Path(tmp_name).replace(path)
+    except OSError as exc:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise unwritable(path, exc) from None
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise
+
+
+def unwritable(path: Path, exc: OSError) -> ProjectFileError:
+    """A failed write as one line naming the path (`No space left on device`, `Read-only …`)."""
+    return ProjectFileError(path, f"cannot be written ({exc.strerror or exc})")
 
 
 def _mode_for(path: Path) -> int:

@@ -12,15 +12,16 @@ or a config key ThoughtForge did not put there (`RepositoryTampered`, naming the
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
 from thoughtforge.core.project_log import log_event
-from thoughtforge.errors import RepositoryTampered, ThoughtForgeError
+from thoughtforge.errors import ProjectFileError, RepositoryTampered, ThoughtForgeError
 
 if TYPE_CHECKING:
     import git
@@ -41,6 +42,31 @@ OWN_CONFIG_KEYS = frozenset(
 """What `git init` and `init_repo` write into `.git/config`; none of it makes git run anything."""
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _one_line_errors(
+    operation: Callable[Concatenate[Path, P], R],
+) -> Callable[Concatenate[Path, P], R]:
+    """A git command that fails (a full disk, a read-only folder) becomes `ProjectFileError`:
+    one line naming the repository and git's own last word, instead of GitPython's report."""
+
+    @functools.wraps(operation)
+    def run(path: Path, *args: P.args, **kwargs: P.kwargs) -> R:
+        import git
+
+        try:
+            return operation(path, *args, **kwargs)
+        except git.GitCommandError as exc:
+            said = [line.strip(" '") for line in str(exc.stderr).splitlines() if line.strip(" '")]
+            why = said[-1].removeprefix("stderr: ").strip(" '") if said else f"status {exc.status}"
+            raise ProjectFileError(path, f"git failed: {why}") from None
+
+    return run
+
+
+@_one_line_errors
 def init_repo(path: Path) -> git.Repo:
     """Create the repo with a local identity, so commits work where git has no global one."""
     import git
@@ -52,6 +78,7 @@ def init_repo(path: Path) -> git.Repo:
     return repo
 
 
+@_one_line_errors
 def commit(path: Path, message: str, paths: Sequence[str] | None = None) -> bool:
     """Stage `paths` (every change when None) and commit; False when nothing changed.
 
@@ -88,6 +115,7 @@ def commit(path: Path, message: str, paths: Sequence[str] | None = None) -> bool
     return True
 
 
+@_one_line_errors
 def reset_hard(path: Path, keep: Sequence[str] = ()) -> None:
     """The work tree as HEAD has it: changes undone, untracked files removed, except ignored
     ones and those matching the `keep` patterns (which hold even if `.gitignore` is replaced)."""
@@ -97,11 +125,13 @@ def reset_hard(path: Path, keep: Sequence[str] = ()) -> None:
     git_cmd.clean("-fdq", *(f"--exclude={pattern}" for pattern in keep))
 
 
+@_one_line_errors
 def tag(path: Path, name: str) -> None:
     """Point `name` at HEAD (moving it if it exists)."""
     _repo(path).create_tag(name, force=True)
 
 
+@_one_line_errors
 def changed_since(path: Path, ref: str, relpaths: Sequence[str]) -> list[str] | None:
     """Which of `relpaths` differ in the work tree from `ref` (committed or not); None when `ref`
     does not exist."""
@@ -117,6 +147,7 @@ def changed_since(path: Path, ref: str, relpaths: Sequence[str]) -> list[str] | 
     ]
 
 
+@_one_line_errors
 def changed_paths(path: Path) -> list[str]:
     """Every path with uncommitted changes, untracked files included (one per file)."""
     entries = _repo(path).git.status("--porcelain", "-z", "--untracked-files=all").split("\0")
@@ -131,12 +162,14 @@ def changed_paths(path: Path) -> list[str]:
     return paths
 
 
+@_one_line_errors
 def is_dirty(path: Path, relpath: str | None = None) -> bool:
     """Uncommitted changes (untracked files included), in the whole tree or in one path."""
     paths = [relpath] if relpath else []
     return bool(_repo(path).git.status("--porcelain", "--", *paths).strip())
 
 
+@_one_line_errors
 def ever_committed(path: Path, relpath: str) -> bool:
     """Whether any commit ever held `relpath`: a state file that was recorded must not vanish."""
     return bool(_repo(path).git.log("-1", "--format=%H", "--", relpath).strip())

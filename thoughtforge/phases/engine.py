@@ -31,11 +31,13 @@ from thoughtforge.core import (
     log_event,
     mark_polished,
     read_chat,
+    read_own_text,
     transition,
 )
 from thoughtforge.errors import (
     AgentFailure,
     PhaseHalt,
+    ProjectFileError,
     RepositoryTampered,
     StateFileError,
     TransitionError,
@@ -174,7 +176,9 @@ class PhaseEngine:
     def read(self, relpath: str) -> str:
         path = self.project.dir / relpath
         try:
-            return path.read_text(encoding="utf-8")
+            return read_own_text(path)
+        except ProjectFileError as exc:
+            raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, f"{exc}.") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, f"{path} is unreadable: {exc}") from None
 
