@@ -28,6 +28,7 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.flows.build import run_build
+from thoughtforge.flows.console import make_run_output_inert
 from thoughtforge.flows.events import announce
 from thoughtforge.flows.human_input import (
     HALT,
@@ -81,6 +82,7 @@ def pipeline_flow(
     """Take a project (or a new one, from `brain_dump` text or `brain_dump_file`) as far as it can
     go; returns its phase."""
     config = load_config(Path(config_path) if config_path else None)
+    make_run_output_inert()
     announce(config, config_path)
     project = _the_project(
         config,
