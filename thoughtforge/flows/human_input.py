@@ -17,7 +17,15 @@ from prefect import pause_flow_run, runtime, suspend_flow_run
 from prefect.input import RunInput
 from pydantic import Field
 
-from thoughtforge.core import Project, Waiting, current_wait, read_chat, record_wait, utc_now
+from thoughtforge.core import (
+    Project,
+    Waiting,
+    clear_wait,
+    current_wait,
+    read_chat,
+    record_wait,
+    utc_now,
+)
 from thoughtforge.flows.limits import slot_given_back
 from thoughtforge.flows.temporary_server import api_url_of_this_process, run_page
 
@@ -154,22 +162,40 @@ def wait_for_human(project: Project, step: HumanStep[InputT], description: str) 
         if runtime.deployment.id:
             value = suspend_flow_run(form, key=waiting.key, timeout=HUMAN_WAIT_SECONDS)
         else:
-            value = pause_flow_run(
-                form, key=waiting.key, timeout=HUMAN_WAIT_SECONDS, poll_interval=PAUSE_POLL_SECONDS
-            )
+            value = _paused(project, form, waiting)
     return Answer(value=value, wait=waiting)
 
 
-def _the_wait(project: Project, kind: str) -> Waiting:
-    """The recorded wait when the run re-enters the same question, else a new one.
+def _paused(project: Project, form: type[InputT], waiting: Waiting) -> InputT:
+    """A paused run waits in its own process: when that process stops (Ctrl-C, SIGTERM), nobody
+    is left to take the answer, so the wait goes with it."""
+    try:
+        return pause_flow_run(
+            form, key=waiting.key, timeout=HUMAN_WAIT_SECONDS, poll_interval=PAUSE_POLL_SECONDS
+        )
+    except BaseException:
+        clear_wait(project.dir)
+        raise
 
+
+def _the_wait(project: Project, kind: str) -> Waiting:
+    """The recorded wait when this run re-enters the same question, else a new one.
+
+    A recorded wait belongs to the run that recorded it: another run's (one killed while it
+    waited) names a run and a server that may be gone, so it is replaced, never reused.
     The key must be new for every question (Prefect refuses a pause key twice, and hands back the
     first answer instead); the chat grows and the status stamp moves between any two questions.
     Prefect accepts only lowercase letters, digits and dashes in it.
     """
     status = project.status()
     recorded = current_wait(project.dir)
-    if recorded and recorded.kind == kind and recorded.phase is status.phase:
+    this_run = runtime.flow_run.id
+    if (
+        recorded
+        and recorded.flow_run_id == this_run
+        and recorded.kind == kind
+        and recorded.phase is status.phase
+    ):
         return recorded
     chat_length = len(read_chat(project.dir))
     stamp = int(status.updated_at.timestamp() * 1_000_000)
@@ -180,7 +206,7 @@ def _the_wait(project: Project, kind: str) -> Waiting:
         phase=status.phase,
         chat_length=chat_length,
         since=utc_now(),
-        flow_run_id=runtime.flow_run.id,
+        flow_run_id=this_run,
         api_url=api_url_of_this_process(),
         page=run_page(),
     )
