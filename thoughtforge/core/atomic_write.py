@@ -11,16 +11,27 @@ import tempfile
 from pathlib import Path
 
 from thoughtforge.core.links import refuse_links
+from thoughtforge.core.space_reserve import give_back_reserve
 from thoughtforge.errors import ProjectFileError
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    """Write a temporary file in the same directory, fsync it, then rename it over `path`."""
+    """Write a temporary file in the same directory, fsync it, then rename it over `path`; on a
+    full disk, once more after giving back the folder's reserve (`core.space_reserve`)."""
     refuse_links(path)
     try:
-        fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        _replace(path, text)
     except OSError as exc:
-        raise unwritable(path, exc) from None
+        if not give_back_reserve(path.parent, exc):
+            raise unwritable(path, exc) from None
+        try:
+            _replace(path, text)
+        except OSError as again:
+            raise unwritable(path, again) from None
+
+
+def _replace(path: Path, text: str) -> None:
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as tmp:
             tmp.write(text)
@@ -28,9 +39,6 @@ def write_text_atomic(path: Path, text: str) -> None:
             os.fchmod(tmp.fileno(), _mode_for(path))
             os.fsync(tmp.fileno())
         Path(tmp_name).replace(path)
-    except OSError as exc:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise unwritable(path, exc) from None
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise

@@ -27,9 +27,16 @@ from thoughtforge.core.git_repo import commit, init_repo
 from thoughtforge.core.hooks import show_on_board
 from thoughtforge.core.project import Project, list_projects
 from thoughtforge.core.project_log import log_event
+from thoughtforge.core.space_reserve import keep_reserve
 from thoughtforge.core.staging import BUILD_OUTPUT, PRIVATE_FILES
 from thoughtforge.core.state import ChatMessage, Status, utc_now, write_chat, write_status
-from thoughtforge.errors import ConfigError, ProjectError, ProjectLimitError, ThoughtForgeError
+from thoughtforge.errors import (
+    ConfigError,
+    ProjectError,
+    ProjectFileError,
+    ProjectLimitError,
+    ThoughtForgeError,
+)
 from thoughtforge.models import Phase
 
 STAGING_PREFIX = ".creating-"
@@ -62,8 +69,11 @@ def create_project(
             staging.mkdir()
             skipped = _populate(staging, config, brain_dump, list(resources), agent)
             staging.rename(root / project_id)
-        except BaseException:
+        except BaseException as exc:
             shutil.rmtree(staging, ignore_errors=True)
+            if isinstance(exc, OSError) and not isinstance(exc, ProjectFileError):
+                where = Path(exc.filename or staging)
+                raise ProjectFileError(where, f"cannot be created ({exc.strerror})") from None
             raise
     project = Project(id=project_id, dir=root / project_id)
     log_event(project.dir, "project_created", agent=agent, resources=len(resources))
@@ -169,6 +179,7 @@ def _populate(
         shutil.copyfile(source, _free_name(directory / "resources", name))
     write_chat(directory, chat)
     commit(directory, "Create project")
+    keep_reserve(directory)
     return skipped
 
 

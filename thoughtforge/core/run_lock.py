@@ -12,8 +12,10 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from thoughtforge.core.atomic_write import unwritable
 from thoughtforge.core.processes import end_leftover_processes
 from thoughtforge.core.project import Project
+from thoughtforge.core.space_reserve import keep_reserve
 from thoughtforge.errors import ProjectError
 
 LOCK_FILE = ".run.lock"
@@ -27,7 +29,11 @@ def hold_run_lock(project: Project) -> Iterator[None]:
     if str(path) in _held_here:
         yield
         return
-    with path.open("a+") as handle:
+    try:
+        handle = path.open("a+")
+    except OSError as exc:
+        raise unwritable(path, exc) from None
+    with handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -39,6 +45,7 @@ def hold_run_lock(project: Project) -> Iterator[None]:
         handle.flush()
         _held_here.add(str(path))
         end_leftover_processes(project.dir)
+        keep_reserve(project.dir)
         try:
             yield
         finally:

@@ -22,6 +22,7 @@ from thoughtforge.core.links import refuse_links
 from thoughtforge.core.processes import PROCESSES_FILE
 from thoughtforge.core.project_log import LOG_FILE, log_event
 from thoughtforge.core.run_lock import LOCK_FILE
+from thoughtforge.core.space_reserve import RESERVE_FILE
 from thoughtforge.core.state import (
     CHAT_HISTORY_FILE,
     CODE_BUILD_FILE,
@@ -44,6 +45,7 @@ PRIVATE_FILES = (
     BOARD_CARD_FILE,
     ACTIVITY_FILE,
     STREAM_FILE,
+    RESERVE_FILE,
     ".scripted-agent/",
 )
 """ThoughtForge's working files: never committed, never reported (listed in `.gitignore`)."""
