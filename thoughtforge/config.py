@@ -10,6 +10,7 @@ import logging
 import os
 import re
 import shutil
+import threading
 from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
@@ -409,20 +410,24 @@ class LiveConfig:
         self.problem: str | None = None
         self._config = config
         self._stamp = self._stat()
+        self._lock = threading.Lock()
 
     def current(self) -> Config:
-        stamp = self._stat()
-        if stamp != self._stamp:
-            self._stamp = stamp
-            if stamp is None:  # gone, perhaps for a moment: never recreated from the example
-                self._report(f"{self.path} is missing; using the settings it last held")
-                return self._config
-            try:
-                self._config = load_config(self.path, announce=lambda message: None)
-                self.problem = None
-            except ConfigError as exc:
-                self._report(f"{exc}\nUsing the settings it last held.")
-        return self._config
+        """Safe from several threads (the courier's lanes): none sees the new stamp with the
+        old settings."""
+        with self._lock:
+            stamp = self._stat()
+            if stamp != self._stamp:
+                self._stamp = stamp
+                if stamp is None:  # gone, perhaps for a moment: never recreated from the example
+                    self._report(f"{self.path} is missing; using the settings it last held")
+                    return self._config
+                try:
+                    self._config = load_config(self.path, announce=lambda message: None)
+                    self.problem = None
+                except ConfigError as exc:
+                    self._report(f"{exc}\nUsing the settings it last held.")
+            return self._config
 
     def _report(self, problem: str) -> None:
         self.problem = problem
