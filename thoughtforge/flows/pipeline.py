@@ -95,7 +95,7 @@ def pipeline_flow(
         deliverable_type,
     )
     tag_this_run(project)
-    with tags(project_tag(project.id)), hold_run_lock(project), run_slot(config):
+    with tags(project_tag(project.id)), hold_run_lock(project), run_slot(config, project):
         track_temporary_server(project)
         if not state_files_readable(project):
             return project.status().phase.value

@@ -51,7 +51,7 @@ def polish_flow(
     make_run_output_inert()
     announce(config, config_path)
     tag_this_run(project)
-    with hold_run_lock(project), run_slot(config):
+    with hold_run_lock(project), run_slot(config, project):
         track_temporary_server(project)
         return polish_until_settled(project, config, wait_for_human)
 

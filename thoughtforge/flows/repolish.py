@@ -41,7 +41,7 @@ def _handle(config: Config, found: RepolishCheck) -> dict[str, str]:
         return row
     project = open_project(config, found.project_id)
     try:
-        with hold_run_lock(project), run_slot(config):
+        with hold_run_lock(project), run_slot(config, project):
             start_repolish(project, found)
             outcome = polish_until_settled(project, config, wait_for_human=False)
     except ProjectError as exc:  # a run of this project is live: the next schedule retries it
