@@ -58,6 +58,8 @@ def down(ctx: typer.Context) -> None:
 
     directory = state_dir(config_path(ctx.obj))
     with local_server.exclusive(directory):
+        for name in local_server.cancel_runs_in_flight(config_of(ctx), directory):
+            out.print(f"Flow run {name}: marked cancelled (stopped by `thoughtforge down`)")
         stopped = local_server.stop_all(directory)
     if stopped:
         out.print(f"Stopped {len(stopped)} process group(s): {', '.join(map(str, stopped))}")

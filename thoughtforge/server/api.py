@@ -174,6 +174,27 @@ class PrefectApi:
             reason = (result.get("details") or {}).get("reason") or result.get("status")
             raise ThoughtForgeError(f"the waiting run {run.name} refused the input: {reason}")
 
+    def cancel_runs(self, flow_run_ids: list[str], message: str) -> list[str]:
+        """Mark those of the flow runs that are running or pending cancelled (forced: a run about
+        to be killed cannot say so itself); their names."""
+        if not flow_run_ids:
+            return []
+        body = {
+            "flow_runs": {
+                "id": {"any_": flow_run_ids},
+                "state": {"type": {"any_": ["RUNNING", "PENDING"]}},
+            }
+        }
+        runs = self._call("POST", "/flow_runs/filter", body) or []
+        state = {"type": "CANCELLED", "name": "Cancelled", "message": message}
+        for run in runs:
+            self._call("POST", f"/flow_runs/{run['id']}/set_state", {"state": state, "force": True})
+        return [run["name"] for run in runs]
+
+    def state_of(self, flow_run_id: str) -> str:
+        """The type of the flow run's state (`RUNNING`, `CANCELLED`, …)."""
+        return str(self._call("GET", f"/flow_runs/{flow_run_id}")["state"]["type"])
+
     def form_published(self, run: WaitingRun) -> bool:
         """Whether the run has saved the schema of the form it waits for (a resume, from the CLI
         or the UI's Resume button, is refused until it has)."""
