@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,7 +16,10 @@ import pytest
 from tests.conftest import BRAIN_DUMP
 from tests.flows.conftest import run_cli, start_cli
 from tests.flows.test_polish_flow import _wait_for
+from thoughtforge.config import load_config
+from thoughtforge.core import create_project, read_status
 from thoughtforge.flows.limits import RUNS_LIMIT, agent_limit
+from thoughtforge.models import Phase
 
 pytestmark = pytest.mark.slow
 
@@ -116,3 +120,42 @@ def test_a_run_waiting_for_a_slot_says_for_whom_and_stops_on_sigterm(
         _stop(waiting, signal.SIGKILL)
         with get_client(sync_client=True) as client:
             client.release_concurrency_slots_with_lease(lease)
+
+
+def test_a_burst_of_new_runs_beyond_the_limit_waits_for_slots_instead_of_failing(
+    tmp_path: Path,
+    cli_env: dict[str, str],
+    cli_config: Callable[..., Path],
+    one_run_at_a_time: Callable[[], int],
+) -> None:
+    """Before, 5 `deployment run`s at once with `max_parallel_runs: 2` gave 2 done and 3 Failed
+    ("Maximum parallel projects reached"). Here one project already waits for its human (it
+    holds no slot) and three new runs start at once: each waits for the one slot in turn."""
+    config = cli_config(concurrency={"max_parallel_runs": 1})
+    waiting_for_human = create_project(load_config(config), brain_dump=BRAIN_DUMP)
+    start = (
+        "import sys; from thoughtforge.flows.pipeline import pipeline_flow; "
+        "print(pipeline_flow(brain_dump=sys.argv[1], agent='demo', auto_confirm=True, "
+        "config_path=sys.argv[2]))"
+    )
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", start, f"{BRAIN_DUMP}\nVariant {n}.", str(config)],
+            env={**os.environ, **cli_env},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        for n in range(3)
+    ]
+    try:
+        outputs = [run.communicate(timeout=600)[0] for run in runs]
+    finally:
+        for run in runs:
+            _stop(run, signal.SIGKILL)
+    assert [run.returncode for run in runs] == [0, 0, 0], "\n---\n".join(outputs)
+    assert all(output.rstrip().endswith("done") for output in outputs), outputs
+    made = [p for p in (tmp_path / "projects").iterdir() if p != waiting_for_human.dir]
+    assert sorted(read_status(p).phase for p in made) == [Phase.DONE] * 3
+    assert any("Waiting for a run slot" in output for output in outputs)

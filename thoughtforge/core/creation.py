@@ -53,8 +53,12 @@ def create_project(
     brain_dump: str | None = None,
     resources: list[Path] = (),  # type: ignore[assignment]
     agent: str | None = None,
+    within_run_slot: bool = False,
 ) -> Project:
-    """Create the directory, git repo and state files, copy resources, and commit it all once."""
+    """Create the directory, git repo and state files, copy resources, and commit it all once.
+
+    `within_run_slot`: the caller holds a run slot of the server's limit, which bounds creation
+    (a burst waits for slots); otherwise active projects beyond the limit are refused."""
     agent = agent or config.agents.default
     config.agent(agent)
     _check_brain_dump(config, brain_dump or "")
@@ -62,7 +66,8 @@ def create_project(
     root = _projects_root(config)
     with _creation_lock(root):
         _remove_leftovers(root)
-        _check_capacity(config)
+        if not within_run_slot:
+            _check_capacity(config)
         project_id = _free_id(root, brain_dump or "")
         staging = root / f"{STAGING_PREFIX}{project_id}"
         try:

@@ -92,7 +92,7 @@ class _RunSlot:
 
     def __init__(self) -> None:
         self.held: AbstractContextManager[object] | None = None
-        self.run: tuple[Config, Project] | None = None
+        self.run: tuple[Config, Project | None] | None = None
 
     def take(self) -> None:
         self.held = _take_slot(RUNS_LIMIT, self._say_why)
@@ -132,7 +132,7 @@ def _take_slot(name: str, on_wait: Callable[[], None]) -> AbstractContextManager
         return held
 
 
-def _slot_holders(config: Config, project: Project) -> str:
+def _slot_holders(config: Config, project: Project | None) -> str:
     """Who may hold the run slots, as a waiting run says it: the server's count, and the other
     projects whose run is alive (a live run waiting for its human holds none)."""
     with get_client(sync_client=True) as client:
@@ -140,7 +140,7 @@ def _slot_holders(config: Config, project: Project) -> str:
     running = [
         listing.project.id
         for listing in list_projects(config)
-        if listing.project.id != project.id and is_running(listing.project)
+        if listing.project != project and is_running(listing.project)
     ]
     holders = ", ".join(running) if running else "none here (runs on other machines, or dead)"
     return (
@@ -150,22 +150,32 @@ def _slot_holders(config: Config, project: Project) -> str:
 
 
 @contextmanager
-def run_slot(config: Config, project: Project) -> Iterator[None]:
+def run_slot(config: Config, project: Project | None) -> Iterator[None]:
     """Hold a run slot while the run works, and make its agent calls take their agent's slot.
 
+    Re-entrant within a process: a run that makes its project takes the slot before (`project`
+    is None then), so a burst beyond the limit waits instead of being refused.
     A run waiting for the human holds none (`slot_given_back`): a suspended run has no process,
     and a paused one must not keep other projects from running while its human thinks.
     """
     if not _limit_exists(RUNS_LIMIT):
         yield
         return
-    use_call_slots(_agent_slot)
     _slot.run = (config, project)
+    if _slot.held is not None:
+        yield
+        return
+    use_call_slots(_agent_slot)
     _slot.take()
     try:
         yield
     finally:
         _slot.give_back()
+
+
+def holds_run_slot() -> bool:
+    """Whether this process holds a run slot: a project it makes is bounded by the slots."""
+    return _slot.held is not None
 
 
 @contextmanager
