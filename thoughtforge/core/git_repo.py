@@ -221,6 +221,7 @@ def _config_keys(config: Path) -> list[str]:
         ["git", "config", "--file", str(config), "--no-includes", "--name-only", "--list", "-z"],
         capture_output=True,
         stdin=subprocess.DEVNULL,
+        cwd="/",  # outside any repository: the file is only read, nothing in it is set up
         check=False,
     )
     if listing.returncode != 0:
