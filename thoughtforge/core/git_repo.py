@@ -218,7 +218,10 @@ def _config_keys(config: Path) -> list[str]:
     if remembered is not None and remembered[0] == signature:
         return remembered[1]
     listing = subprocess.run(
-        ["git", "config", "--file", str(config), "--no-includes", "--name-only", "--list", "-z"],
+        [
+            *("git", "config", "--file", str(config.absolute())),
+            *("--no-includes", "--name-only", "--list", "-z"),
+        ],
         capture_output=True,
         stdin=subprocess.DEVNULL,
         cwd="/",  # outside any repository: the file is only read, nothing in it is set up
