@@ -121,6 +121,7 @@ def _take_slot(name: str, on_wait: Callable[[], None]) -> AbstractContextManager
             timeout_seconds=SLOT_ATTEMPT_SECONDS,
             lease_duration=SLOT_LEASE_SECONDS,
             strict=True,
+            raise_on_lease_renewal_failure=False,  # a server hiccup must not end the run
         )
         try:
             held.__enter__()
