@@ -156,6 +156,24 @@ def test_a_malformed_webhook_url_names_the_webhook_key(write_config: Callable[..
     assert "notifications.channels.1.webhook.url: got 'hooks.example.com/abc'" in message
 
 
+@pytest.mark.parametrize(
+    ("channel", "key"),
+    [
+        ({"url": f"https://alerts:{TOKEN}@ntfy.example.com", "topic": "tf"}, "0.ntfy"),
+        ({"type": "webhook", "url": f"https://{TOKEN}@hooks.example.com/h"}, "0.webhook"),
+    ],
+)
+def test_a_secret_in_a_channel_url_is_refused_at_start_and_never_shown(
+    write_config: Callable[..., Path], channel: dict[str, str], key: str
+) -> None:
+    """Before, `https://user:password@host` was accepted, never worked, and the password was
+    printed in thoughtforge.log, the run output and `doctor`."""
+    message = _config_error(write_config(notifications={"channels": [channel]}))
+    assert f"notifications.channels.{key}.url: got 'https://***@" in message
+    assert "without a user or password in it (put the secret in `token`)" in message
+    assert TOKEN not in message
+
+
 def test_an_unknown_channel_type_names_it_and_the_known_types(
     write_config: Callable[..., Path],
 ) -> None:

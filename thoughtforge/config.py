@@ -10,6 +10,7 @@ import logging
 import os
 import re
 import shutil
+import threading
 from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
@@ -91,10 +92,17 @@ class AgentsConfig(_Section):
 
 
 def _http_url(value: str) -> str:
-    """A channel or board URL is checked at start-up, not at the first transition."""
+    """A channel or board URL is checked at start-up, not at the first transition. One with a
+    user or password in it is refused: the URL is shown in logs and by `doctor`, so a secret
+    belongs in the channel's `token`, which never is."""
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise PydanticCustomError("http_url", "an http(s) URL with a host, like https://host:port")
+    if "@" in parts.netloc:
+        raise PydanticCustomError(
+            "http_url",
+            "an http(s) URL without a user or password in it (put the secret in `token`)",
+        )
     try:
         parts.port  # noqa: B018 - raises on a port that is not a number
     except ValueError:
@@ -380,16 +388,18 @@ def _describe_validation_error(path: Path, exc: ValidationError) -> str:
 
 def _shown(location: tuple[int | str, ...], value: object) -> str:
     """What of a rejected value an error may repeat: never a secret, nor a whole section (it may
-    hold one), nor a URL's path (a webhook's path is often its secret)."""
+    hold one), nor a URL's user, password or path (a webhook's path is often its secret)."""
     if _is_secret(location):
         return "***"
     if isinstance(value, dict):
         return f"a section of type {value['type']!r}" if "type" in value else "a section"
     if location and location[-1] == "url" and isinstance(value, str):
         parts = urlsplit(value)
-        if parts.netloc and (parts.path.strip("/") or parts.query):
-            host = parts.netloc.rsplit("@", 1)[-1]
-            return repr(f"{parts.scheme}://{host}/…")
+        host = parts.netloc.rsplit("@", 1)[-1]
+        hidden = "***@" if "@" in parts.netloc else ""
+        if parts.netloc and (parts.path.strip("/") or parts.query or hidden):
+            path = "/…" if parts.path.strip("/") or parts.query else ""
+            return repr(f"{parts.scheme}://{hidden}{host}{path}")
     return repr(value)
 
 
@@ -427,20 +437,24 @@ class LiveConfig:
         self.problem: str | None = None
         self._config = config
         self._stamp = self._stat()
+        self._lock = threading.Lock()
 
     def current(self) -> Config:
-        stamp = self._stat()
-        if stamp != self._stamp:
-            self._stamp = stamp
-            if stamp is None:  # gone, perhaps for a moment: never recreated from the example
-                self._report(f"{self.path} is missing; using the settings it last held")
-                return self._config
-            try:
-                self._config = load_config(self.path, announce=lambda message: None)
-                self.problem = None
-            except ConfigError as exc:
-                self._report(f"{exc}\nUsing the settings it last held.")
-        return self._config
+        """Safe from several threads (the courier's lanes): none sees the new stamp with the
+        old settings."""
+        with self._lock:
+            stamp = self._stat()
+            if stamp != self._stamp:
+                self._stamp = stamp
+                if stamp is None:  # gone, perhaps for a moment: never recreated from the example
+                    self._report(f"{self.path} is missing; using the settings it last held")
+                    return self._config
+                try:
+                    self._config = load_config(self.path, announce=lambda message: None)
+                    self.problem = None
+                except ConfigError as exc:
+                    self._report(f"{exc}\nUsing the settings it last held.")
+            return self._config
 
     def _report(self, problem: str) -> None:
         self.problem = problem

@@ -9,6 +9,8 @@ Exception hierarchy:
     - ProjectLimitError   - concurrency.max_parallel_runs reached
   + TransitionError       - a phase change the pipeline does not allow
   + PromptError           - a prompt file missing or a placeholder without a value
+  + RepositoryTampered    - a project's `.git/` holds hooks or config an agent wrote
+  + ProjectFileError      - a project file that cannot be used: a link, a full disk, read-only
   + PhaseHalt             - a phase engine stops the project with a `halt_reason`
   + AgentFailure          - an agent failed twice (the flows halt with `agent_failure`)
     - phases.intake.DistillationMalformed - two distillations without the six sections
@@ -68,6 +70,31 @@ class TransitionError(ThoughtForgeError):
 
 class PromptError(ThoughtForgeError):
     pass
+
+
+class RepositoryTampered(ThoughtForgeError):
+    """`.git/` names something git would run that ThoughtForge did not put there: no git command
+    runs in that repository until it is undone."""
+
+    def __init__(self, repo: Path, found: list[str]) -> None:
+        self.repo = repo
+        self.found = found
+        super().__init__(
+            f"the git repository in {repo} was changed by something other than ThoughtForge "
+            f"({', '.join(found)}); no git command runs there until that is removed"
+        )
+
+
+class ProjectFileError(ThoughtForgeError, OSError):
+    """A file or folder of a project that cannot be used as it is: a symbolic link where
+    ThoughtForge's own file belongs, a full disk, a read-only folder. The message is one line
+    naming the path; a run halts with `file_system_error`. An `OSError` too, so code that handles
+    a failed file operation handles this one."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: {reason}")
 
 
 class PhaseHalt(ThoughtForgeError):

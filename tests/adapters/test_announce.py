@@ -158,3 +158,41 @@ def _edit(path: Path, change: Callable[[dict[str, Any]], None]) -> None:
     data = yaml.safe_load(path.read_text())
     change(data)
     path.write_text(yaml.safe_dump(data))
+
+
+class CountingServer(CaptureServer):
+    """A capture server that tells when it has received `expected` requests."""
+
+    def __init__(self, expected: int) -> None:
+        self.expected = expected
+        self.all_arrived = threading.Event()
+        super().__init__()
+
+    def _record(self, request: CapturedRequest) -> Any:
+        reply = super()._record(request)
+        if len(self.requests) >= self.expected:
+            self.all_arrived.set()
+        return reply
+
+
+def test_a_channel_that_holds_its_answer_never_delays_the_next_channel(
+    write_config: Callable[..., Path], arrival_server: ArrivalServer
+) -> None:
+    """Before, one thread made every call in turn: the healthy channel after a trickling webhook
+    got 0 of 6 notifications, and all were dropped at exit (`hook_dropped`)."""
+    slow = arrival_server
+    slow.answer(200, delay=30)  # held until the server closes, below
+    with CountingServer(expected=6) as healthy:
+        channels = [
+            {"type": "webhook", "url": slow.url + SECRET_PATH},
+            {"type": "webhook", "url": healthy.url + SECRET_PATH},
+        ]
+        notifications = {"enabled": True, "timeout_seconds": 30, "channels": channels}
+        _, project = _announced(write_config, notifications=notifications)
+        for phase in [Phase.DISTILLING, Phase.HUMAN_REVIEW] * 3:
+            transition(project, phase)
+        assert healthy.all_arrived.wait(DRAIN_SECONDS)
+        assert slow.arrived.is_set() and courier.drain(0) is False, "the slow one still holds"
+        assert _phases(healthy) == ["distilling", "human_review"] * 3
+    slow.close()
+    assert courier.drain(DRAIN_SECONDS)

@@ -73,7 +73,7 @@ def test_post_returns_while_an_earlier_call_is_still_held(
     calls: list[str] = []
     courier.post(project, "notification", held)
     assert held.started.wait(HOLD_SECONDS)
-    courier.post(project, "board", _record(calls, "after"))  # returns though `held` still runs
+    courier.post(project, "notification", _record(calls, "after"))  # returns though `held` runs
     assert not held.finished.is_set() and calls == []
     assert held.thread is not threading.current_thread()
 
@@ -134,8 +134,8 @@ def test_close_names_in_the_log_what_it_could_not_deliver_in_time(
 ) -> None:
     monkeypatch.setattr("thoughtforge.adapters.courier.DRAIN_SECONDS", 0.05)
     held, calls = Held(), []
-    courier.post(project, "board", held)
-    courier.post(project, "notification", _record(calls, "late"))
+    courier.post(project, "notification", held, lane="ntfy")
+    courier.post(project, "notification", _record(calls, "late"), lane="ntfy")
     assert held.started.wait(HOLD_SECONDS)
     courier.close()
     held.release()
@@ -143,3 +143,18 @@ def test_close_names_in_the_log_what_it_could_not_deliver_in_time(
     dropped = [e for e in read_events(project.dir) if e["event"] == "hook_dropped"]
     assert [(e["hook"], e["level"]) for e in dropped] == [("notification", "warning")]
     assert calls == []
+
+
+def test_a_held_lane_never_delays_another(project: Project, courier: Courier) -> None:
+    """Before, one thread made every call: a trickling webhook held it for the whole run, the
+    healthy channel after it got 0 of 6 notifications, and all 12 were dropped at exit."""
+    held = Held()
+    delivered = [threading.Event() for _ in range(6)]
+    courier.post(project, "notification", held, lane="slow channel")
+    assert held.started.wait(HOLD_SECONDS)
+    for event in delivered:
+        courier.post(project, "notification", event.set, lane="healthy channel")
+    assert all(event.wait(HOLD_SECONDS) for event in delivered)
+    assert not held.finished.is_set(), "the healthy lane ran while the slow one was held"
+    held.release()
+    assert courier.drain(HOLD_SECONDS)

@@ -191,3 +191,42 @@ def test_a_reply_larger_than_the_limit_is_refused_not_buffered(
         request("GET", server.url + "/api/projects", timeout=5)
     server.answer(200, b"x" * 1000)
     assert len(request("GET", server.url + "/api/projects", timeout=5).body) == 1000
+
+
+class TrickleServer(RawServer):
+    """Answers a whole, valid reply one byte at a time, `BYTE_GAP_SECONDS` apart: each read gets
+    a byte well within any socket timeout, so only a deadline on the request can stop it."""
+
+    BYTE_GAP_SECONDS = 0.05
+
+    def __init__(self, answer: bytes) -> None:
+        self.sent = 0
+        super().__init__(answer)
+
+    def _serve(self) -> None:
+        try:
+            connection, _ = self._listener.accept()
+        except OSError:
+            return
+        with connection:
+            connection.recv(65536)
+            for byte in self._answer:
+                if self._closed.wait(self.BYTE_GAP_SECONDS):
+                    return
+                try:
+                    connection.sendall(bytes([byte]))
+                except OSError:
+                    return
+                self.sent += 1
+
+
+def test_a_service_that_trickles_its_answer_is_cut_off_at_the_timeout() -> None:
+    """Before, `timeout` bounded each socket read, not the request: an endpoint sending a byte a
+    second held the courier's one thread for the whole run."""
+    body = b"x" * 100
+    answer = b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n" + body
+    with TrickleServer(answer) as server:
+        with pytest.raises(ServiceError) as raised:
+            request("POST", server.url + "/hook", timeout=0.5, body=b"{}")
+        assert str(raised.value) == f"POST {server.url}/hook: timed out"
+        assert server.sent < len(answer), "the request gave up before the answer was complete"

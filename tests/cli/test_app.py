@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Callable
@@ -175,6 +176,29 @@ def test_status_lists_files_an_agent_left_uncommitted(run: Run, tmp_path: Path) 
     detail = run("status", project.name)
     assert detail.returncode == 0
     assert "not written by ThoughtForge, not committed: evil.py" in " ".join(detail.stdout.split())
+
+
+HOSTILE_NAME = "Plan [/x] \x1b]52;c;ZXZpbA==\x07 \x1b]0;pwned\x07 \x1b[2J"
+"""Markup that crashed `status`, a clipboard write (OSC 52), a window title and a screen clear."""
+
+
+@pytest.mark.parametrize("command", [("status",), ("status", "PROJECT"), ("board",)])
+def test_an_agent_chosen_name_is_printed_as_text(
+    run: Run, tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """Before, `[/x]` in a name made `status` crash for every project (MarkupError), and the
+    escape sequences were printed raw by `board`, `status` and `status ID`."""
+    run("init")
+    run("new", "-b", "-", stdin=BRAIN_DUMP)
+    [project] = (tmp_path / "projects").iterdir()
+    status = json.loads((project / "status.json").read_text())
+    (project / "status.json").write_text(json.dumps({**status, "project_name": HOSTILE_NAME}))
+    (project / "evil\x1b[2J.md").write_text("an agent's file")
+    shown = run(*(project.name if part == "PROJECT" else part for part in command))
+    assert shown.returncode == 0, shown.stderr
+    assert "\x1b" not in shown.stdout + shown.stderr and "\x07" not in shown.stdout
+    flat = "".join(shown.stdout.split())
+    assert "Plan[/x]" in flat and "\\x1b]52;c;" in flat and "\\x1b[2J" in flat
 
 
 def test_say_refuses_an_empty_message_and_a_finished_project(run: Run, tmp_path: Path) -> None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import git
+import pytest
 
 from thoughtforge.core import git_repo, read_events
+from thoughtforge.errors import RepositoryTampered
 
 
 def test_a_stale_index_lock_is_removed_and_the_commit_goes_through(tmp_path: Path) -> None:
@@ -27,3 +29,46 @@ def test_only_the_paths_given_are_staged(tmp_path: Path) -> None:
     (tmp_path / "theirs.py").write_text("t")
     git_repo.commit(tmp_path, "mine only", ["mine.md"])
     assert git_repo.changed_paths(tmp_path) == ["theirs.py"]
+
+
+def _plant_hook(repo_dir: Path, name: str, marker: Path) -> None:
+    hook = repo_dir / ".git" / "hooks" / name
+    hook.write_text(f"#!/bin/sh\necho {name} >> {marker}\n")
+    hook.chmod(0o755)
+
+
+def test_no_hook_or_file_system_monitor_runs_for_a_thoughtforge_git_call(tmp_path: Path) -> None:
+    """Before, `--no-verify` skipped only pre-commit and commit-msg: post-commit,
+    prepare-commit-msg, reference-transaction, post-index-change and core.fsmonitor all ran."""
+    repo_dir, marker = tmp_path / "repo", tmp_path / "ran.txt"
+    repo_dir.mkdir()
+    git_repo.init_repo(repo_dir)
+    (repo_dir / "a.md").write_text("a")
+    git_repo.commit(repo_dir, "first")
+    (repo_dir / "a.md").write_text("b")
+    names = ("post-commit", "prepare-commit-msg", "reference-transaction", "post-index-change")
+    for name in names:
+        _plant_hook(repo_dir, name, marker)
+    with pytest.raises(RepositoryTampered) as refused:
+        git_repo.commit(repo_dir, "second")
+    assert refused.value.found == [f".git/hooks/{name}" for name in sorted(names)]
+    for name in names:
+        (repo_dir / ".git" / "hooks" / name).unlink()
+    with (repo_dir / ".git" / "config").open("a") as config:
+        config.write(f"[core]\n\tfsmonitor = echo fsmonitor >> {marker} #\n")
+    with pytest.raises(RepositoryTampered, match=r"\.git/config:core\.fsmonitor"):
+        git_repo.changed_paths(repo_dir)
+    assert not marker.exists()
+
+
+def test_the_safe_options_hold_even_where_the_check_is_not_asked(tmp_path: Path) -> None:
+    """The hooks a check would report are also switched off for the git process itself."""
+    repo_dir, marker = tmp_path / "repo", tmp_path / "ran.txt"
+    repo_dir.mkdir()
+    git_repo.init_repo(repo_dir)
+    repo = git_repo._repo(repo_dir)
+    _plant_hook(repo_dir, "post-commit", marker)
+    (repo_dir / "a.md").write_text("a")
+    repo.git.add("a.md")
+    repo.git.commit("-q", "-m", "through the cached repo")
+    assert not marker.exists()

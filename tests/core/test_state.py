@@ -25,7 +25,7 @@ from thoughtforge.core import (
     write_polish_state,
     write_status,
 )
-from thoughtforge.errors import StateFileError
+from thoughtforge.errors import ProjectFileError, StateFileError
 from thoughtforge.models import Issue, Phase, Severity
 
 
@@ -192,3 +192,20 @@ def test_a_corrupt_archive_is_named_like_any_state_file(tmp_path: Path) -> None:
     (tmp_path / CHAT_ARCHIVE_FILE).write_text("[{")
     with pytest.raises(StateFileError, match=CHAT_ARCHIVE_FILE):
         read_thread(tmp_path)
+
+
+def test_a_state_file_that_is_a_link_is_never_read_or_written_through(tmp_path: Path) -> None:
+    """An agent's `status.json → /elsewhere/file` is refused, naming the link; its target is
+    left alone."""
+    now = utc_now()
+    elsewhere = tmp_path / "elsewhere.json"
+    status = Status(phase=Phase.BRAIN_DUMP, agent="demo", created_at=now, updated_at=now)
+    write_status(tmp_path, status)
+    (tmp_path / "status.json").rename(elsewhere)
+    (tmp_path / "status.json").symlink_to(elsewhere)
+    before = elsewhere.read_text()
+    with pytest.raises(StateFileError, match="is a symbolic link"):
+        read_status(tmp_path)
+    with pytest.raises(ProjectFileError, match=r"status\.json: is a symbolic link"):
+        write_status(tmp_path, status)
+    assert elsewhere.read_text() == before

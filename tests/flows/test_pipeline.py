@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 from collections.abc import Callable
@@ -17,6 +18,7 @@ from tests.polish_setup import polishing_project
 from thoughtforge.adapters.agents.scripted import DEMO_SCRIPT
 from thoughtforge.config import load_config
 from thoughtforge.core import create_project, hold_run_lock, read_chat, read_status
+from thoughtforge.core.waiting import WAITING_FILE
 from thoughtforge.models import HaltReason, Phase
 
 REPO = Path(__file__).resolve().parents[2]
@@ -352,3 +354,58 @@ def test_a_reply_to_a_paused_run_whose_process_died_is_not_sent_into_the_void(
     queued = run_cli(cli_env, config, "say", project_id, "More detail.")
     assert queued.returncode == 0 and "queued" in queued.stdout, queued.stderr
     assert read_chat(_only_project(tmp_path))[-1].content == "More detail."
+
+
+def test_a_new_run_never_reuses_the_wait_of_a_stopped_one(
+    tmp_path: Path,
+    cli_env: dict[str, str],
+    cli_config: Callable[..., Path],
+    prefect_api_url: str,
+) -> None:
+    """Before, `continue` after a stopped wait reused `.waiting.json` (same kind and phase) without
+    looking at its run: it printed the old run's page on a dead temporary server, replies
+    answered "no run is waiting", and `status` showed the dead address."""
+    config = cli_config()
+    (tmp_path / "bd.md").write_text(BRAIN_DUMP)
+    first = start_cli(cli_env, config, "run", str(tmp_path / "bd.md"))
+    try:
+        _wait_for(lambda: bool(_projects(tmp_path)), "project")
+        project = _only_project(tmp_path)
+        _wait_for(lambda: waiting_run(prefect_api_url, project.name) is not None, "the first wait")
+        stale = (project / WAITING_FILE).read_text()
+        os.killpg(first.pid, signal.SIGTERM)
+        first.wait(timeout=120)
+    finally:
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+    assert not (project / WAITING_FILE).exists(), "a stopped paused run takes its wait with it"
+
+    dead = "http://127.0.0.1:9"
+    planted = json.loads(stale)
+    planted.update(api_url=f"{dead}/api", page=f"{dead}/runs/flow-run/{planted['flow_run_id']}")
+    (project / WAITING_FILE).write_text(json.dumps(planted))  # as a kill -9 leaves it
+    second = start_cli(cli_env, config, "continue", project.name)
+    try:
+        _wait_for(
+            lambda: (
+                (run := waiting_run(prefect_api_url, project.name)) is not None
+                and run.id != planted["flow_run_id"]
+            ),
+            "the new run's wait",
+        )
+        new_run = waiting_run(prefect_api_url, project.name)
+        assert new_run is not None
+        _wait_for(
+            lambda: json.loads((project / WAITING_FILE).read_text())["flow_run_id"] == new_run.id,
+            "the new run's own wait record",
+        )
+        recorded = json.loads((project / WAITING_FILE).read_text())
+        assert recorded["api_url"] == prefect_api_url and dead not in str(recorded["page"])
+        shown = run_cli(cli_env, config, "status", project.name)
+        assert dead not in shown.stdout
+        assert run_cli(cli_env, config, "distill", project.name).returncode == 0
+        _wait_for(lambda: read_status(project).phase is Phase.HUMAN_REVIEW, "the distillation")
+    finally:
+        os.killpg(second.pid, signal.SIGKILL)
+        output = second.communicate()[0]
+    assert dead not in output

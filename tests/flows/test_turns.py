@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from thoughtforge.config import Config
 from thoughtforge.core import create_project, read_status, transition
 from thoughtforge.errors import AgentFailure
+from thoughtforge.flows.console import make_run_output_inert
 from thoughtforge.flows.turns import halt_on_failure, latest_ai_message
 from thoughtforge.models import HaltReason, Phase
 
@@ -40,3 +43,19 @@ def test_other_errors_are_not_swallowed(config: Config) -> None:
     with pytest.raises(ValueError), halt_on_failure(project):
         raise ValueError("a bug")
     assert read_status(project.dir).phase is Phase.BRAIN_DUMP
+
+
+@pytest.mark.filterwarnings("ignore:Logger 'prefect.flow_runs' attempted to send logs")
+def test_what_a_run_prints_reaches_the_terminal_inert() -> None:
+    """Before, ESC sequences in a name or an AI message were printed raw by the run log."""
+    make_run_output_inert()
+    logger = logging.getLogger("prefect.flow_runs")
+    seen: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: seen.append(record.getMessage())  # type: ignore[method-assign]
+    logger.addHandler(handler)
+    try:
+        logger.warning("Intent confirmed: %s (plan).", "Wed\x1b]0;pwned\x07ding\x1b[2J")
+    finally:
+        logger.removeHandler(handler)
+    assert seen == ["Intent confirmed: Wed\\x1b]0;pwned\\x07ding\\x1b[2J (plan)."]

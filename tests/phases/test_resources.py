@@ -12,6 +12,7 @@ from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 from tests.conftest import BRAIN_DUMP
 from thoughtforge.config import Config
 from thoughtforge.core import Project, create_project, read_events
+from thoughtforge.errors import ProjectFileError
 from thoughtforge.phases.resources import read_resources
 
 
@@ -136,3 +137,18 @@ def test_a_link_out_of_resources_is_never_read(
 
     assert [d.name for d in bundle.documents] == ["notes.md"]
     assert "ssh key material" not in bundle.as_prompt_text()
+
+
+def test_a_resources_folder_that_is_a_link_out_of_the_project_is_never_read(
+    project: Project, config: Config, tmp_path: Path
+) -> None:
+    """An agent's `resources → /elsewhere` would have made every file there look inside."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "id_rsa").write_text("PRIVATE KEY\n")
+    for leftover in project.resources_dir.iterdir():
+        leftover.unlink()
+    project.resources_dir.rmdir()
+    project.resources_dir.symlink_to(elsewhere)
+    with pytest.raises(ProjectFileError, match="is a symbolic link"):
+        read_resources(project, config, "demo")

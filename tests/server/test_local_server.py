@@ -194,11 +194,15 @@ def test_down_stops_what_up_started_and_its_runs_in_flight_and_nothing_else(
         wait_for(lambda: bool(_processes_of_run(run_id)), "the flow run's process")
         stopped = stack.tf("down")
         assert stopped.returncode == 0, stopped.stderr
+        assert "marked cancelled (stopped by `thoughtforge down`)" in stopped.stdout
         assert live_processes(state_dir(stack.config)) == []
         wait_for(lambda: not _processes_of_run(run_id), "the run in flight to stop", 15)
         assert bystander.poll() is None
         assert stack.tf("down").returncode == 0  # nothing left to stop is not an error
         assert not (state_dir(stack.config) / ".processes.json").exists()
+        assert stack.tf("up").returncode == 0
+        # Before, the run it stopped still showed RUNNING an hour later.
+        assert PrefectApi(stack.api).state_of(run_id) == "CANCELLED"
     finally:
         bystander.kill()
         stack.tf("down")

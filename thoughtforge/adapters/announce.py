@@ -18,7 +18,6 @@ from thoughtforge.config import Config, LiveConfig, state_dir
 from thoughtforge.core import (
     Board,
     Notification,
-    Notifier,
     Project,
     Status,
     TransitionHooks,
@@ -27,6 +26,7 @@ from thoughtforge.core import (
 
 if TYPE_CHECKING:
     from thoughtforge.adapters.kanban import VibeKanbanBoard
+    from thoughtforge.adapters.notify import ChannelNotifier
 
 BOARD_REPO = "vibe-kanban-board"
 
@@ -40,11 +40,18 @@ class DeferredBoard:
 
 
 class DeferredNotifier:
-    def __init__(self, notifier: Callable[[], Notifier]) -> None:
+    """Each channel's call goes on a courier lane of its own (the settings are read on the
+    courier too, so a transition never waits even for the config file)."""
+
+    def __init__(self, notifier: Callable[[], ChannelNotifier]) -> None:
         self.notifier = notifier
 
     def send(self, project: Project, notification: Notification) -> None:
-        courier.post(project, "notification", lambda: self.notifier().send(project, notification))
+        courier.post(project, "notification", lambda: self._hand_out(project, notification))
+
+    def _hand_out(self, project: Project, notification: Notification) -> None:
+        for channel, deliver in self.notifier().deliveries(notification):
+            courier.post(project, "notification", deliver, lane=f"notification {channel}")
 
 
 def announce_transitions(config_file: Path, config: Config) -> None:
@@ -69,7 +76,7 @@ def _board(live: LiveConfig) -> VibeKanbanBoard:
     return VibeKanbanBoard(lambda: live.current().vibekanban, state_dir(live.path) / BOARD_REPO)
 
 
-def _notifier(live: LiveConfig) -> Notifier:
+def _notifier(live: LiveConfig) -> ChannelNotifier:
     from thoughtforge.adapters.notify import ChannelNotifier
 
     return ChannelNotifier(lambda: live.current().notifications)

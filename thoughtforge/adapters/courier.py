@@ -1,10 +1,12 @@
-"""Board and notification calls leave the pipeline's path: one background thread makes them.
+"""Board and notification calls leave the pipeline's path: background threads make them.
 
 A phase change must never wait for a slow or dead service, so the installed hooks hand each call
-to the courier and return at once. Calls run one at a time in the order given, so a card moves
-through its columns in the order the project did. A failure becomes a `hook_failed` warning in
-the project's log, as for any hook. At exit, what is still queued gets `DRAIN_SECONDS` to go out;
-what does not is named in its project's log (`hook_dropped`), not lost in silence.
+to the courier and return at once. Each service has a lane of its own (the board, each
+notification channel): its calls run one at a time in the order given, so a card moves through
+its columns in the order the project did, and a slow service delays only its own lane, never
+another channel. A failure becomes a `hook_failed` warning in the project's log, as for any
+hook. At exit, what is still queued gets `DRAIN_SECONDS` to go out; what does not is named in
+its project's log (`hook_dropped`), not lost in silence.
 """
 
 from __future__ import annotations
@@ -30,16 +32,20 @@ class _Delivery:
 
 class Courier:
     def __init__(self) -> None:
-        self._queue: deque[_Delivery] = deque()
-        self._busy = False
+        self._lanes: dict[str, deque[_Delivery]] = {}
+        self._busy: set[str] = set()
+        self._threads: dict[str, threading.Thread] = {}
         self._lock = threading.Condition()
-        self._thread: threading.Thread | None = None
 
-    def post(self, project: Project, hook: str, call: Callable[[], None]) -> None:
-        """Queue `call`; it runs on the courier's thread, after everything queued before it."""
+    def post(
+        self, project: Project, hook: str, call: Callable[[], None], lane: str | None = None
+    ) -> None:
+        """Queue `call` on `lane` (the hook's own, unless named): it runs on that lane's thread,
+        after everything queued there before it."""
+        lane = lane or hook
         with self._lock:
-            self._queue.append(_Delivery(project, hook, call))
-            self._start()
+            self._lanes.setdefault(lane, deque()).append(_Delivery(project, hook, call))
+            self._start(lane)
             self._lock.notify_all()
 
     def drain(self, timeout: float | None = None) -> bool:
@@ -47,7 +53,7 @@ class Courier:
         passed first."""
         deadline = time.monotonic() + (DRAIN_SECONDS if timeout is None else timeout)
         with self._lock:
-            while self._queue or self._busy:
+            while self._busy or any(self._lanes.values()):
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
@@ -59,8 +65,9 @@ class Courier:
         if self.drain():
             return
         with self._lock:
-            dropped = list(self._queue)
-            self._queue.clear()
+            dropped = [delivery for queue in self._lanes.values() for delivery in queue]
+            for queue in self._lanes.values():
+                queue.clear()
         for delivery in dropped:
             log_event(
                 delivery.project.dir,
@@ -70,19 +77,23 @@ class Courier:
                 why=f"not delivered within {DRAIN_SECONDS:g} s of the process's exit",
             )
 
-    def _start(self) -> None:
-        if self._thread is None or not self._thread.is_alive():
-            self._thread = threading.Thread(target=self._run, name="thoughtforge-courier")
-            self._thread.daemon = True
-            self._thread.start()
+    def _start(self, lane: str) -> None:
+        thread = self._threads.get(lane)
+        if thread is None or not thread.is_alive():
+            thread = threading.Thread(
+                target=self._run, args=(lane,), name=f"thoughtforge-courier {lane}", daemon=True
+            )
+            self._threads[lane] = thread
+            thread.start()
 
-    def _run(self) -> None:
+    def _run(self, lane: str) -> None:
+        queue = self._lanes[lane]
         while True:
             with self._lock:
-                while not self._queue:
+                while not queue:
                     self._lock.wait()
-                delivery = self._queue.popleft()
-                self._busy = True
+                delivery = queue.popleft()
+                self._busy.add(lane)
             try:
                 delivery.call()
             except Exception as exc:  # noqa: BLE001 - a service's failure never reaches a phase
@@ -95,7 +106,7 @@ class Courier:
                 )
             finally:
                 with self._lock:
-                    self._busy = False
+                    self._busy.discard(lane)
                     self._lock.notify_all()
 
 

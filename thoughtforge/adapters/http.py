@@ -4,6 +4,10 @@ The standard library is enough for a POST or a small JSON call, and keeps the CL
 light. Every failure, from a refused connection to an HTTP 500, is one `ServiceError` that names
 the method and the URL; request headers (which may hold a token) never appear in it.
 
+The timeout bounds the whole request, not each read: a socket timeout alone lets a service that
+sends one byte a second hold a call (and whoever waits on it) for as long as it likes. So the
+request's socket is shut down when the timeout has passed, whatever it is doing (`_Deadline`).
+
 A service that did not answer at all (refused, timed out) is not called again for
 `QUIET_SECONDS`: those calls fail at once, so a dead board costs one timeout, not one per update,
 and a process never waits at exit for calls that cannot succeed.
@@ -11,8 +15,11 @@ and a process never waits at exit for calls that cannot succeed.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import http.client
 import json
+import socket
 import threading
 import time
 import urllib.error
@@ -64,23 +71,101 @@ def request(
         body = json.dumps(json_body).encode()
         headers.setdefault("Content-Type", "application/json")
     call = urllib.request.Request(url, data=body, method=method, headers=headers)
-    try:
-        with urllib.request.urlopen(call, timeout=timeout) as response:
-            reply = Reply(status=response.status, body=_body(response))
-    except urllib.error.HTTPError as exc:
-        detail = _error_page(exc)
-        reason = f"HTTP {exc.code}" + (f": {detail}" if detail else "")
-        raise ServiceError(f"{method} {url}: {reason}", status=exc.code) from None
-    except (OSError, ValueError, http.client.HTTPException) as exc:
-        reason = _reason(exc)
-        with _silent_lock:
-            _silent[service] = (time.monotonic(), reason)
-        raise ServiceError(f"{method} {url}: {reason}") from None
+    with _Deadline(timeout) as deadline:
+        opener = urllib.request.build_opener(
+            _WatchedHTTPHandler(deadline), _WatchedHTTPSHandler(deadline)
+        )
+        try:
+            with opener.open(call, timeout=timeout) as response:
+                reply = Reply(status=response.status, body=_body(response))
+        except urllib.error.HTTPError as exc:
+            detail = _error_page(exc)
+            reason = f"HTTP {exc.code}" + (f": {detail}" if detail else "")
+            raise ServiceError(f"{method} {url}: {reason}", status=exc.code) from None
+        except (OSError, ValueError, http.client.HTTPException) as exc:
+            reason = "timed out" if deadline.passed else _reason(exc)
+            with _silent_lock:
+                _silent[service] = (time.monotonic(), reason)
+            raise ServiceError(f"{method} {url}: {reason}") from None
     with _silent_lock:
         _silent.pop(service, None)
     if len(reply.body) > MAX_REPLY_BYTES:
         raise ServiceError(f"{method} {url}: the reply is over {MAX_REPLY_BYTES} bytes")
     return reply
+
+
+class _Deadline:
+    """Shuts the request's sockets down once `seconds` have passed since it began."""
+
+    def __init__(self, seconds: float) -> None:
+        self.passed = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            if self.passed:
+                _shut(sock)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.passed = True
+            for sock in self._sockets:
+                _shut(sock)
+
+    def __enter__(self) -> _Deadline:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._timer.cancel()
+
+
+def _shut(sock: socket.socket) -> None:
+    """Wakes a read blocked on `sock` in another thread (a close alone would not)."""
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+
+
+class _WatchedHTTP(http.client.HTTPConnection):
+    """A connection whose socket the request's deadline can shut down."""
+
+    def __init__(self, *args: Any, deadline: _Deadline, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._deadline = deadline
+
+    def connect(self) -> None:
+        super().connect()
+        self._deadline.watch(self.sock)
+
+
+class _WatchedHTTPS(_WatchedHTTP, http.client.HTTPSConnection):
+    pass
+
+
+class _WatchedHTTPHandler(urllib.request.HTTPHandler):
+    def __init__(self, deadline: _Deadline) -> None:
+        super().__init__()
+        self._deadline = deadline
+
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(functools.partial(_WatchedHTTP, deadline=self._deadline), req)
+
+
+class _WatchedHTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, deadline: _Deadline) -> None:
+        super().__init__()
+        self._deadline = deadline
+
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(
+            functools.partial(_WatchedHTTPS, deadline=self._deadline),
+            req,
+            context=self._context,  # type: ignore[attr-defined]
+        )
 
 
 def _body(response: http.client.HTTPResponse) -> bytes:

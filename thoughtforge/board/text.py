@@ -17,6 +17,7 @@ from rich.text import Text
 
 from thoughtforge.board.cards import COLUMNS, Badge, Card, by_column, sparkline
 from thoughtforge.models import Phase
+from thoughtforge.terminal_text import inert, inert_text
 
 MIN_COLUMN_WIDTH = 26
 """Narrowest column, borders included, that still fits a card's lines (182 columns fit seven)."""
@@ -44,16 +45,16 @@ def work_line(card: Card) -> str:
 def _card_text(card: Card) -> Text:
     """One card's lines: who it is, its badge, who works on it, how its polish goes."""
     terminated = card.badge is Badge.TERMINATED
-    text = Text(card.name, style="bold strike" if terminated else "bold")
+    text = inert_text(card.name, style="bold strike" if terminated else "bold")
     if card.name != card.project_id:
-        text.append(f"\n{card.project_id}", style="dim")
+        text.append(f"\n{inert(card.project_id)}", style="dim")
     if card.badge is not None:
         text.append("\n")
         text.append(str(card.badge), style=_BADGE_STYLES[card.badge])
         if card.halt_reason is not None and not terminated:
-            text.append(f" {card.halt_reason}", style="yellow")
+            text.append(f" {inert(str(card.halt_reason))}", style="yellow")
     if work_line(card):
-        text.append(f"\n{work_line(card)}")
+        text.append(f"\n{inert(work_line(card))}")
     if card.trajectory:
         text.append(f"\n{sparkline(card.trajectory[-SPARK_VALUES:])}", style="cyan")
         text.append(f" iteration {card.iteration}")
@@ -61,7 +62,7 @@ def _card_text(card: Card) -> Text:
         c = card.counts
         text.append(f"\n{c.critical} crit · {c.medium} med · {c.minor} min")
     if card.problem:
-        text.append(f"\n{card.problem}", style="red")
+        text.append(f"\n{inert(card.problem)}", style="red")
     return text
 
 

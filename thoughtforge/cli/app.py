@@ -12,10 +12,10 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
 from thoughtforge.config import Config, config_path, load_config
 from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.terminal_text import inert_markup
 
 app = typer.Typer(
     help=(
@@ -93,5 +93,5 @@ def main() -> None:
     try:
         app()
     except ThoughtForgeError as exc:
-        err.print(f"[red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        err.print(f"[red]error:[/] {inert_markup(str(exc))}", highlight=False, soft_wrap=True)
         sys.exit(1)

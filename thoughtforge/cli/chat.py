@@ -8,7 +8,6 @@ control and escape characters shown, never interpreted by the terminal.
 
 from __future__ import annotations
 
-import re
 import time
 from typing import TYPE_CHECKING, Annotated
 
@@ -16,6 +15,7 @@ import typer
 from rich.text import Text
 
 from thoughtforge.cli.app import ProjectArgument, app, config_of, out
+from thoughtforge.terminal_text import inert_text
 
 if TYPE_CHECKING:
     from thoughtforge.core import ChatMessage, Project
@@ -25,7 +25,6 @@ REPLY_WAIT_SECONDS = 900.0
 """How long `--wait` waits for the reply (a distillation can take minutes)."""
 _NAMES = {"human": "You", "ai": "ThoughtForge", "system": "Notice"}
 _STYLES = {"human": "bold cyan", "ai": "bold green", "system": "bold yellow"}
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 WaitOption = Annotated[
     bool, typer.Option("--wait", help="Then print the AI's reply when it comes.")
@@ -69,7 +68,7 @@ def print_message(message: ChatMessage) -> None:
     head.append(_NAMES[message.role], style=_STYLES[message.role])
     head.append(f"  {PHASE_LABELS[message.phase]} · {message.timestamp:%b %d %H:%M} UTC", "dim")
     out.print(head)
-    out.print(Text(_printable(message.content)), soft_wrap=True)
+    out.print(inert_text(message.content), soft_wrap=True)
     out.print()
 
 
@@ -102,8 +101,3 @@ def _print_new(
         if message.role in roles:
             print_message(message)
     return len(messages)
-
-
-def _printable(text: str) -> str:
-    """Control and escape characters as visible codes, so none reaches the terminal."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)

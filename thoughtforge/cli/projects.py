@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from thoughtforge.cli.app import (
@@ -22,6 +21,7 @@ from thoughtforge.cli.app import (
 from thoughtforge.cli.runs import run_pipeline, run_polish
 from thoughtforge.config import Config, config_path, write_example
 from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.terminal_text import inert_markup
 
 DEMO_AGENT = "demo"
 
@@ -126,7 +126,7 @@ def status(
     table, unreadable = project_table(config)
     out.print(table)
     for problem in unreadable:
-        err.print(f"[red]error:[/] {escape(problem)}", highlight=False, soft_wrap=True)
+        err.print(f"[red]error:[/] {inert_markup(problem)}", highlight=False, soft_wrap=True)
     if unreadable:
         raise typer.Exit(1)
 
@@ -146,7 +146,7 @@ def doctor(
     table = Table("check", "result", "detail", box=None)
     for check in checks:
         mark = {"ok": "[green]ok[/]", "warn": "[yellow]warn[/]", "fail": "[red]FAIL[/]"}
-        table.add_row(escape(check.name), mark[check.outcome], escape(check.detail))
+        table.add_row(inert_markup(check.name), mark[check.outcome], inert_markup(check.detail))
     out.print(table)
     if any(check.outcome == "fail" for check in checks):
         raise typer.Exit(1)
@@ -192,8 +192,8 @@ def pull(
     project = open_project(config, project_id)
     report = pull_sources(project, enabled_connectors(config), urls, explicit=True)
     for name in report.written:
-        out.print(f"wrote resources/{escape(name)}")
+        out.print(f"wrote resources/{inert_markup(name)}")
     for line in report.notes():
-        err.print(escape(line))
+        err.print(inert_markup(line))
     if not report.written:
         raise ThoughtForgeError("nothing was pulled")

@@ -14,11 +14,11 @@ from contextlib import contextmanager
 from types import FrameType
 
 import typer
-from rich.markup import escape
 
 from thoughtforge.cli.app import EXIT_HALTED, config_of, err, out
 from thoughtforge.config import config_path
 from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.terminal_text import inert_markup
 
 EXIT_STOPPED = 130
 
@@ -57,10 +57,10 @@ def run_polish(ctx: typer.Context, project_id: str, wait: bool) -> None:
     with _stoppable(project_id):
         outcome = polish_in_process(project_id, config_path(ctx.obj).resolve(), wait)
     if outcome.verdict == "done":
-        out.print(f"[green]Done.[/] {escape(outcome.reason)}")
+        out.print(f"[green]Done.[/] {inert_markup(outcome.reason)}")
         return
     err.print(
-        f"[yellow]Halted ({outcome.halt_reason}).[/] {escape(outcome.reason)}\n"
+        f"[yellow]Halted ({outcome.halt_reason}).[/] {inert_markup(outcome.reason)}\n"
         f"Next: thoughtforge resume|override|terminate {project_id}"
     )
     raise typer.Exit(EXIT_HALTED)

@@ -63,6 +63,8 @@ def down(ctx: typer.Context) -> None:
 
     directory = state_dir(config_path(ctx.obj))
     with local_server.exclusive(directory):
+        for name in local_server.cancel_runs_in_flight(config_of(ctx), directory):
+            out.print(f"Flow run {name}: marked cancelled (stopped by `thoughtforge down`)")
         stopped = local_server.stop_all(directory)
     if stopped:
         out.print(f"Stopped {len(stopped)} process group(s): {', '.join(map(str, stopped))}")
@@ -72,14 +74,24 @@ def down(ctx: typer.Context) -> None:
 
 @app.command()
 def recover(ctx: typer.Context) -> None:
-    """Halt projects left in an autonomous phase (distilling, building, polishing) by a dead run."""
+    """Halt projects left in an autonomous phase (distilling, building, polishing) by a dead run,
+    and give back the concurrency slots that dead runs still hold on the server."""
     from thoughtforge.core import halt_orphaned_projects
+    from thoughtforge.server.api import find_api
 
-    halted = halt_orphaned_projects(config_of(ctx))
+    config = config_of(ctx)
+    halted = halt_orphaned_projects(config)
     for project_id in halted:
         out.print(f"{project_id}: halted (server_restart). Resume it with `thoughtforge resume`.")
     if not halted:
         out.print("No interrupted projects.")
+    url = find_api(config)
+    if url:
+        os.environ["PREFECT_API_URL"] = url  # before Prefect is first imported, below
+        from thoughtforge.flows.limits import reclaim_slots
+
+        for name, slots in reclaim_slots(config).items():
+            out.print(f"{name}: gave back {slots} slot(s) held by runs that are gone.")
 
 
 @app.command()

@@ -20,6 +20,7 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import Phase
+from thoughtforge.terminal_text import inert_text
 
 
 def project_table(config: Config) -> tuple[Table, list[str]]:
@@ -29,18 +30,19 @@ def project_table(config: Config) -> tuple[Table, list[str]]:
         table.add_column(column, no_wrap=column != "name")
     problems = []
     for listing in list_projects(config):
+        project_id = inert_text(listing.project.id)
         if listing.status is None:
-            table.add_row(listing.project.id, "", Text("unreadable", style="red"), "", "", "")
+            table.add_row(project_id, "", Text("unreadable", style="red"), "", "", "")
             problems.append(listing.error or "")
             continue
         s = listing.status
         table.add_row(
-            listing.project.id,
-            s.project_name or "",
+            project_id,
+            inert_text(s.project_name or ""),
             _phase_text(s),
-            s.deliverable_type or "",
-            s.agent,
-            f"{s.updated_at:%m-%d %H:%M}",
+            inert_text(s.deliverable_type or ""),
+            inert_text(s.agent),
+            Text(f"{s.updated_at:%m-%d %H:%M}"),
         )
     return table, problems
 
@@ -50,16 +52,16 @@ def project_detail(config: Config, project_id: str) -> Group:
     project = open_project(config, project_id)
     status = project.status()
     facts = Table(box=None, show_header=False)
-    facts.add_row("project", project.id)
-    facts.add_row("directory", str(project.dir))
+    facts.add_row("project", inert_text(project.id))
+    facts.add_row("directory", inert_text(str(project.dir)))
     for field, value in status.model_dump(mode="json").items():
-        facts.add_row(field, "" if value is None else str(value))
+        facts.add_row(field, inert_text("" if value is None else str(value)))
     parts: list[Table | Text] = [facts]
     waiting = current_wait(project.dir)
     if waiting is not None:
         where = waiting.page or "its run (the Prefect server it used is not recorded)"
         parts.append(
-            Text(
+            inert_text(
                 f"waiting for you since {waiting.since:%m-%d %H:%M} ({waiting.kind}): {where} — "
                 f"or `thoughtforge say|distill|realign|confirm|answer|resume {project.id}`",
                 style="cyan",
@@ -70,7 +72,9 @@ def project_detail(config: Config, project_id: str) -> Group:
     foreign = changes(project.dir).foreign
     if foreign:
         listing = ", ".join(foreign)
-        parts.append(Text(f"not written by ThoughtForge, not committed: {listing}", style="yellow"))
+        parts.append(
+            inert_text(f"not written by ThoughtForge, not committed: {listing}", style="yellow")
+        )
     return Group(*parts)
 
 
@@ -84,7 +88,7 @@ def _polish_summary(project_dir: Path) -> Text:
     try:
         state = read_polish_state(project_dir)
     except StateFileError as exc:
-        return Text(f"polish state: {exc}", style="red")
+        return inert_text(f"polish state: {exc}", style="red")
     c = state.counts
     return Text(
         f"polish: iteration {state.iteration}, "

@@ -28,6 +28,7 @@ from thoughtforge.core.hooks import (
     notify,
     show_on_board,
 )
+from thoughtforge.core.links import read_own_text, refuse_links
 from thoughtforge.core.orphans import halt_orphaned_projects
 from thoughtforge.core.processes import end_leftover_processes, track_process, untrack_process
 from thoughtforge.core.project import (
@@ -139,11 +140,13 @@ __all__ = [
     "open_project",
     "read_chat",
     "read_events",
+    "read_own_text",
     "read_polish_state",
     "read_state_file",
     "read_status",
     "read_thread",
     "record_wait",
+    "refuse_links",
     "safe_file_name",
     "show_on_board",
     "track_process",

@@ -1,4 +1,8 @@
-"""Crash-safe file replacement: a reader sees the old content or the new, never half of either."""
+"""Crash-safe file replacement: a reader sees the old content or the new, never half of either.
+
+Never through a symbolic link (`core.links`). A write that fails (a full disk, a read-only folder)
+leaves the old file as it was and raises `ProjectFileError`: one line naming the path.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +10,27 @@ import os
 import tempfile
 from pathlib import Path
 
+from thoughtforge.core.links import refuse_links
+from thoughtforge.core.space_reserve import give_back_reserve
+from thoughtforge.errors import ProjectFileError
+
 
 def write_text_atomic(path: Path, text: str) -> None:
-    """Write a temporary file in the same directory, fsync it, then rename it over `path`."""
+    """Write a temporary file in the same directory, fsync it, then rename it over `path`; on a
+    full disk, once more after giving back the folder's reserve (`core.space_reserve`)."""
+    refuse_links(path)
+    try:
+        _replace(path, text)
+    except OSError as exc:
+        if not give_back_reserve(path.parent, exc):
+            raise unwritable(path, exc) from None
+        try:
+            _replace(path, text)
+        except OSError as again:
+            raise unwritable(path, again) from None
+
+
+def _replace(path: Path, text: str) -> None:
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as tmp:
@@ -20,6 +42,11 @@ def write_text_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise
+
+
+def unwritable(path: Path, exc: OSError) -> ProjectFileError:
+    """A failed write as one line naming the path (`No space left on device`, `Read-only …`)."""
+    return ProjectFileError(path, f"cannot be written ({exc.strerror or exc})")
 
 
 def _mode_for(path: Path) -> int:

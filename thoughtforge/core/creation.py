@@ -27,9 +27,16 @@ from thoughtforge.core.git_repo import commit, init_repo
 from thoughtforge.core.hooks import show_on_board
 from thoughtforge.core.project import Project, list_projects
 from thoughtforge.core.project_log import log_event
+from thoughtforge.core.space_reserve import keep_reserve
 from thoughtforge.core.staging import BUILD_OUTPUT, PRIVATE_FILES
 from thoughtforge.core.state import ChatMessage, Status, utc_now, write_chat, write_status
-from thoughtforge.errors import ConfigError, ProjectError, ProjectLimitError, ThoughtForgeError
+from thoughtforge.errors import (
+    ConfigError,
+    ProjectError,
+    ProjectFileError,
+    ProjectLimitError,
+    ThoughtForgeError,
+)
 from thoughtforge.models import Phase
 
 STAGING_PREFIX = ".creating-"
@@ -46,8 +53,12 @@ def create_project(
     brain_dump: str | None = None,
     resources: list[Path] = (),  # type: ignore[assignment]
     agent: str | None = None,
+    within_run_slot: bool = False,
 ) -> Project:
-    """Create the directory, git repo and state files, copy resources, and commit it all once."""
+    """Create the directory, git repo and state files, copy resources, and commit it all once.
+
+    `within_run_slot`: the caller holds a run slot of the server's limit, which bounds creation
+    (a burst waits for slots); otherwise active projects beyond the limit are refused."""
     agent = agent or config.agents.default
     config.agent(agent)
     _check_brain_dump(config, brain_dump or "")
@@ -55,15 +66,19 @@ def create_project(
     root = _projects_root(config)
     with _creation_lock(root):
         _remove_leftovers(root)
-        _check_capacity(config)
+        if not within_run_slot:
+            _check_capacity(config)
         project_id = _free_id(root, brain_dump or "")
         staging = root / f"{STAGING_PREFIX}{project_id}"
         try:
             staging.mkdir()
             skipped = _populate(staging, config, brain_dump, list(resources), agent)
             staging.rename(root / project_id)
-        except BaseException:
+        except BaseException as exc:
             shutil.rmtree(staging, ignore_errors=True)
+            if isinstance(exc, OSError) and not isinstance(exc, ProjectFileError):
+                where = Path(exc.filename or staging)
+                raise ProjectFileError(where, f"cannot be created ({exc.strerror})") from None
             raise
     project = Project(id=project_id, dir=root / project_id)
     log_event(project.dir, "project_created", agent=agent, resources=len(resources))
@@ -174,6 +189,7 @@ def _populate(
         shutil.copyfile(source, _free_name(directory / "resources", name))
     write_chat(directory, chat)
     commit(directory, "Create project")
+    keep_reserve(directory)
     return skipped
 
 

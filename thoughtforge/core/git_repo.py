@@ -3,18 +3,25 @@
 GitPython is imported on first use (it takes about 80 ms), so commands and agent processes that
 never touch a repository do not pay for it. A commit first clears an `index.lock` that a killed
 git left behind, but only when no git process is working in the repository.
+
+An agent that can write files can write into `.git/`, and git runs what `.git/` names: hooks, a
+file-system monitor, filter drivers, a signing program. So every git call here runs with hooks and
+the monitor off (`SAFE_OPTIONS`), and none runs at all in a repository whose `.git/` holds a hook
+or a config key ThoughtForge did not put there (`RepositoryTampered`, naming them).
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
 from thoughtforge.core.project_log import log_event
-from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.errors import ProjectFileError, RepositoryTampered, ThoughtForgeError
 
 if TYPE_CHECKING:
     import git
@@ -22,8 +29,44 @@ if TYPE_CHECKING:
 AUTHOR_NAME = "ThoughtForge"
 AUTHOR_EMAIL = "thoughtforge@localhost"
 LOCK_WAIT_SECONDS = 10.0
+SAFE_CONFIG = ("core.hooksPath=/dev/null", "core.fsmonitor=false", "commit.gpgSign=false")
+"""Given to every git process ThoughtForge starts: no hook, monitor or signer runs for it."""
+SAFE_OPTIONS = tuple(part for setting in SAFE_CONFIG for part in ("-c", setting))
+OWN_CONFIG_KEYS = frozenset(
+    {
+        *("core.repositoryformatversion", "core.filemode", "core.bare", "core.logallrefupdates"),
+        *("core.ignorecase", "core.precomposeunicode", "core.symlinks"),
+        *("user.name", "user.email"),
+    }
+)
+"""What `git init` and `init_repo` write into `.git/config`; none of it makes git run anything."""
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _one_line_errors(
+    operation: Callable[Concatenate[Path, P], R],
+) -> Callable[Concatenate[Path, P], R]:
+    """A git command that fails (a full disk, a read-only folder) becomes `ProjectFileError`:
+    one line naming the repository and git's own last word, instead of GitPython's report."""
+
+    @functools.wraps(operation)
+    def run(path: Path, *args: P.args, **kwargs: P.kwargs) -> R:
+        import git
+
+        try:
+            return operation(path, *args, **kwargs)
+        except git.GitCommandError as exc:
+            said = [line.strip(" '") for line in str(exc.stderr).splitlines() if line.strip(" '")]
+            why = said[-1].removeprefix("stderr: ").strip(" '") if said else f"status {exc.status}"
+            raise ProjectFileError(path, f"git failed: {why}") from None
+
+    return run
+
+
+@_one_line_errors
 def init_repo(path: Path) -> git.Repo:
     """Create the repo with a local identity, so commits work where git has no global one."""
     import git
@@ -35,6 +78,7 @@ def init_repo(path: Path) -> git.Repo:
     return repo
 
 
+@_one_line_errors
 def commit(path: Path, message: str, paths: Sequence[str] | None = None) -> bool:
     """Stage `paths` (every change when None) and commit; False when nothing changed.
 
@@ -56,6 +100,7 @@ def commit(path: Path, message: str, paths: Sequence[str] | None = None) -> bool
     git_cmd.execute(
         [
             "git",
+            *SAFE_OPTIONS,
             "-c",
             "maintenance.auto=false",
             "-c",
@@ -70,6 +115,7 @@ def commit(path: Path, message: str, paths: Sequence[str] | None = None) -> bool
     return True
 
 
+@_one_line_errors
 def reset_hard(path: Path, keep: Sequence[str] = ()) -> None:
     """The work tree as HEAD has it: changes undone, untracked files removed, except ignored
     ones and those matching the `keep` patterns (which hold even if `.gitignore` is replaced)."""
@@ -79,11 +125,13 @@ def reset_hard(path: Path, keep: Sequence[str] = ()) -> None:
     git_cmd.clean("-fdq", *(f"--exclude={pattern}" for pattern in keep))
 
 
+@_one_line_errors
 def tag(path: Path, name: str) -> None:
     """Point `name` at HEAD (moving it if it exists)."""
     _repo(path).create_tag(name, force=True)
 
 
+@_one_line_errors
 def changed_since(path: Path, ref: str, relpaths: Sequence[str]) -> list[str] | None:
     """Which of `relpaths` differ in the work tree from `ref` (committed or not); None when `ref`
     does not exist."""
@@ -99,6 +147,7 @@ def changed_since(path: Path, ref: str, relpaths: Sequence[str]) -> list[str] | 
     ]
 
 
+@_one_line_errors
 def changed_paths(path: Path) -> list[str]:
     """Every path with uncommitted changes, untracked files included (one per file)."""
     entries = _repo(path).git.status("--porcelain", "-z", "--untracked-files=all").split("\0")
@@ -113,12 +162,14 @@ def changed_paths(path: Path) -> list[str]:
     return paths
 
 
+@_one_line_errors
 def is_dirty(path: Path, relpath: str | None = None) -> bool:
     """Uncommitted changes (untracked files included), in the whole tree or in one path."""
     paths = [relpath] if relpath else []
     return bool(_repo(path).git.status("--porcelain", "--", *paths).strip())
 
 
+@_one_line_errors
 def ever_committed(path: Path, relpath: str) -> bool:
     """Whether any commit ever held `relpath`: a state file that was recorded must not vanish."""
     return bool(_repo(path).git.log("-1", "--format=%H", "--", relpath).strip())
@@ -140,6 +191,52 @@ def clear_stale_lock(path: Path) -> None:
         if time.monotonic() > deadline:
             raise ThoughtForgeError(f"{lock} is held by a running git process; try again later")
         time.sleep(0.1)
+
+
+def foreign_control(path: Path) -> list[str]:
+    """What in `.git/` git would act on that ThoughtForge did not put there: hooks (anything in
+    `.git/hooks/` but git's own samples) and config keys (`.git/config:core.fsmonitor`)."""
+    git_dir = path / ".git"
+    hooks = git_dir / "hooks"
+    found = sorted(
+        f".git/hooks/{entry.name}"
+        for entry in (hooks.iterdir() if hooks.is_dir() else ())
+        if not entry.name.endswith(".sample")
+    )
+    return found + [f".git/config:{key}" for key in _config_keys(git_dir / "config")]
+
+
+def _config_keys(config: Path) -> list[str]:
+    """The keys of `.git/config` beyond `OWN_CONFIG_KEYS`, read as a file (its includes are not
+    followed), remembered while the file stays the same."""
+    try:
+        info = config.stat()
+    except FileNotFoundError:
+        return []
+    signature = (info.st_ino, info.st_size, info.st_mtime_ns)
+    remembered = _config_seen.get(config)
+    if remembered is not None and remembered[0] == signature:
+        return remembered[1]
+    listing = subprocess.run(
+        [
+            *("git", "config", "--file", str(config.absolute())),
+            *("--no-includes", "--name-only", "--list", "-z"),
+        ],
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        cwd="/",  # outside any repository: the file is only read, nothing in it is set up
+        check=False,
+    )
+    if listing.returncode != 0:
+        keys = ["(unreadable)"]
+    else:
+        names = listing.stdout.decode(errors="replace").split("\0")
+        keys = sorted({name for name in names if name and name.lower() not in OWN_CONFIG_KEYS})
+    _config_seen[config] = (signature, keys)
+    return keys
+
+
+_config_seen: dict[Path, tuple[tuple[int, int, int], list[str]]] = {}
 
 
 def _git_running_in(path: Path) -> bool:
@@ -165,11 +262,16 @@ _repos: dict[Path, git.Repo] = {}
 
 
 def _repo(path: Path) -> git.Repo:
-    """One `Repo` per project and process: a new one starts new `git cat-file` helpers."""
+    """One `Repo` per project and process (a new one starts new `git cat-file` helpers), checked
+    for an agent's hooks and config before every use."""
     import git
 
     key = path.resolve()
+    tampered = foreign_control(key)
+    if tampered:
+        raise RepositoryTampered(key, tampered)
     repo = _repos.get(key)
     if repo is None or not Path(repo.git_dir).exists():
         repo = _repos[key] = git.Repo(key)
+        repo.git.set_persistent_git_options(c=list(SAFE_CONFIG))
     return repo

@@ -55,7 +55,7 @@ def end_leftover_processes(project_dir: Path, grace_seconds: float = 0.0) -> lis
     killed: `thoughtforge down` lets the server close its database cleanly.
     """
     alive = live_processes(project_dir)
-    targets = [*alive, *_descendants(alive)]
+    targets = [*alive, *descendants(alive)]
     signum = signal.SIGTERM if grace_seconds else signal.SIGKILL
     ended = [pid for pid in targets if _signal(pid, signum)]
     deadline = time.monotonic() + grace_seconds
@@ -70,7 +70,7 @@ def end_leftover_processes(project_dir: Path, grace_seconds: float = 0.0) -> lis
     return [pid for pid in alive if pid in ended]
 
 
-def _descendants(roots: list[int]) -> list[int]:
+def descendants(roots: list[int]) -> list[int]:
     """Every live process below `roots` (by parent pid, read from /proc)."""
     children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():

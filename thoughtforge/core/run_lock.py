@@ -14,8 +14,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO
 
+from thoughtforge.core.atomic_write import unwritable
 from thoughtforge.core.processes import end_leftover_processes
 from thoughtforge.core.project import Project
+from thoughtforge.core.space_reserve import keep_reserve
 from thoughtforge.errors import ProjectError
 
 LOCK_FILE = ".run.lock"
@@ -31,7 +33,11 @@ def hold_run_lock(project: Project) -> Iterator[None]:
     if str(path) in _held_here:
         yield
         return
-    with path.open("a+") as handle:
+    try:
+        handle = path.open("a+")
+    except OSError as exc:
+        raise unwritable(path, exc) from None
+    with handle:
         if not _take(handle, time.monotonic() + PROBE_GRACE_SECONDS):
             holder = path.read_text().strip() or "another process"
             raise ProjectError(f"project {project.id} is already being run ({holder})")
@@ -41,6 +47,7 @@ def hold_run_lock(project: Project) -> Iterator[None]:
         handle.flush()
         _held_here.add(str(path))
         end_leftover_processes(project.dir)
+        keep_reserve(project.dir)
         try:
             yield
         finally:

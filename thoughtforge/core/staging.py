@@ -18,9 +18,11 @@ from pydantic import BaseModel
 from thoughtforge.core import git_repo
 from thoughtforge.core.agent_activity import ACTIVITY_FILE, STREAM_FILE
 from thoughtforge.core.hooks import BOARD_CARD_FILE
+from thoughtforge.core.links import refuse_links
 from thoughtforge.core.processes import PROCESSES_FILE
 from thoughtforge.core.project_log import LOG_FILE, log_event
 from thoughtforge.core.run_lock import LOCK_FILE
+from thoughtforge.core.space_reserve import RESERVE_FILE
 from thoughtforge.core.state import (
     CHAT_ARCHIVE_FILE,
     CHAT_HISTORY_FILE,
@@ -44,6 +46,7 @@ PRIVATE_FILES = (
     BOARD_CARD_FILE,
     ACTIVITY_FILE,
     STREAM_FILE,
+    RESERVE_FILE,
     ".scripted-agent/",
 )
 """ThoughtForge's working files: never committed, never reported (listed in `.gitignore`)."""
@@ -99,8 +102,11 @@ def mark_polished(project_dir: Path) -> None:
 
 def commit_own(project_dir: Path, message: str, *, agent_files: bool = False) -> Changes:
     """Commit ThoughtForge's own changed files, and the agent's too with `agent_files`;
-    otherwise foreign ones are logged and left uncommitted."""
+    otherwise foreign ones are logged and left uncommitted. A link where one of its own files
+    (or their folder) belongs is refused, never committed as the file."""
     found = changes(project_dir)
+    for relpath in found.own:
+        refuse_links(project_dir / relpath)
     git_repo.commit(project_dir, message, found.own + found.foreign if agent_files else found.own)
     if found.foreign and not agent_files:
         log_event(project_dir, "foreign_files_not_committed", level="warning", files=found.foreign)

@@ -16,8 +16,9 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from thoughtforge.core.atomic_write import write_text_atomic
-from thoughtforge.errors import StateFileError, schema_problems
+from thoughtforge.core.atomic_write import unwritable, write_text_atomic
+from thoughtforge.core.links import refuse_links
+from thoughtforge.errors import ProjectFileError, StateFileError, schema_problems
 from thoughtforge.models import Counts, DeliverableType, HaltReason, Issue, Phase
 
 STATUS_FILE = "status.json"
@@ -149,7 +150,12 @@ def _read_archive(project_dir: Path) -> ChatHistory:
 
 @contextmanager
 def _locked(path: Path) -> Iterator[None]:
-    with path.open("a") as handle:
+    refuse_links(path)
+    try:
+        handle = path.open("a")
+    except OSError as exc:
+        raise unwritable(path, exc) from None
+    with handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
@@ -176,6 +182,10 @@ def check_state_files(project_dir: Path) -> None:
 
 
 def _read(path: Path, adapter: TypeAdapter[M]) -> M:
+    try:
+        refuse_links(path)
+    except ProjectFileError as exc:
+        raise StateFileError(exc.path, exc.reason) from None
     try:
         raw = path.read_bytes()
     except FileNotFoundError:

@@ -10,6 +10,7 @@ answer exactly once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar
 
@@ -17,7 +18,15 @@ from prefect import pause_flow_run, runtime
 from prefect.input import RunInput
 from pydantic import Field
 
-from thoughtforge.core import Project, Waiting, current_wait, read_chat, record_wait, utc_now
+from thoughtforge.core import (
+    Project,
+    Waiting,
+    clear_wait,
+    current_wait,
+    read_chat,
+    record_wait,
+    utc_now,
+)
 from thoughtforge.flows.holding import collect, hold
 from thoughtforge.flows.limits import slot_given_back
 from thoughtforge.flows.temporary_server import api_url_of_this_process, run_page
@@ -97,6 +106,7 @@ class StuckDecision(RunInput):
 
 
 InputT = TypeVar("InputT", bound=RunInput)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -160,27 +170,48 @@ def _answer(project: Project, form: type[InputT], waiting: Waiting) -> InputT:
     """A run in a process of its own pauses; a deployment's run holds its process while the
     person is around, then suspends (`flows.holding`); a re-entered one collects the answer."""
     if not runtime.deployment.id:
-        return pause_flow_run(
-            form, key=waiting.key, timeout=HUMAN_WAIT_SECONDS, poll_interval=PAUSE_POLL_SECONDS
+        return _in_this_process(
+            project,
+            lambda: pause_flow_run(
+                form, key=waiting.key, timeout=HUMAN_WAIT_SECONDS, poll_interval=PAUSE_POLL_SECONDS
+            ),
         )
     if not waiting.away:
-        answer = hold(form, waiting.key, HUMAN_WAIT_SECONDS)
+        answer = _in_this_process(project, lambda: hold(form, waiting.key, HUMAN_WAIT_SECONDS))
         if answer is not None:
             return answer
         record_wait(project.dir, waiting.model_copy(update={"away": True}))
     return collect(form, waiting.key, HUMAN_WAIT_SECONDS)
 
 
-def _the_wait(project: Project, kind: str) -> Waiting:
-    """The recorded wait when the run re-enters the same question, else a new one.
+def _in_this_process(project: Project, wait: Callable[[], T]) -> T:
+    """A wait kept in this process: when the process stops (Ctrl-C, SIGTERM), nobody is left to
+    take the answer, so the wait goes with it."""
+    try:
+        return wait()
+    except BaseException:
+        clear_wait(project.dir)
+        raise
 
+
+def _the_wait(project: Project, kind: str) -> Waiting:
+    """The recorded wait when this run re-enters the same question, else a new one.
+
+    A recorded wait belongs to the run that recorded it: another run's (one killed while it
+    waited) names a run and a server that may be gone, so it is replaced, never reused.
     The key must be new for every question (Prefect refuses a pause key twice, and hands back the
     first answer instead); the chat grows and the status stamp moves between any two questions.
     Prefect accepts only lowercase letters, digits and dashes in it.
     """
     status = project.status()
     recorded = current_wait(project.dir)
-    if recorded and recorded.kind == kind and recorded.phase is status.phase:
+    this_run = runtime.flow_run.id
+    if (
+        recorded
+        and recorded.flow_run_id == this_run
+        and recorded.kind == kind
+        and recorded.phase is status.phase
+    ):
         return recorded
     chat_length = len(read_chat(project.dir))
     stamp = int(status.updated_at.timestamp() * 1_000_000)
@@ -191,7 +222,7 @@ def _the_wait(project: Project, kind: str) -> Waiting:
         phase=status.phase,
         chat_length=chat_length,
         since=utc_now(),
-        flow_run_id=runtime.flow_run.id,
+        flow_run_id=this_run,
         api_url=api_url_of_this_process(),
         page=run_page(),
     )

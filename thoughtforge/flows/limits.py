@@ -5,12 +5,19 @@
 (`concurrency.max_parallel_agent_calls`). Every worker talks to the same server, so the limits hold
 across machines. Without `up` (a run on a temporary server) there are no limits to take, and the
 runs skip them instead of paying a round trip for nothing.
+
+A slot is a short lease that Prefect renews while its holder works, so a run killed with -9 gives
+its slot back within `SLOT_LEASE_SECONDS`. The server keeps leases in memory: after a restart a
+dead run's slot would be taken for good, so `up` and `recover` give back every slot beyond what
+live runs can hold (`reclaim_slots`; a live run holds its project's run lock). A run waits for its
+slot in short attempts, saying for whom, so Ctrl-C or SIGTERM stops it between two of them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any
 
 from prefect import get_client
 from prefect.client.schemas.actions import (
@@ -22,9 +29,13 @@ from prefect.exceptions import ObjectNotFound
 
 from thoughtforge.adapters.agents import use_call_slots
 from thoughtforge.config import Config
+from thoughtforge.core import Project, is_running, list_projects
 
 RUNS_LIMIT = "thoughtforge-runs"
-SLOT_LEASE_SECONDS = 3600
+SLOT_LEASE_SECONDS = 60
+"""Renewed every half lease while the holder works; what a dead holder keeps at most."""
+SLOT_ATTEMPT_SECONDS = 5
+"""How long one attempt to take a slot waits: a stopped run stops waiting after at most this."""
 
 
 def agent_limit(agent: str) -> str:
@@ -33,12 +44,9 @@ def agent_limit(agent: str) -> str:
 
 
 def create_limits(config: Config) -> None:
-    """Create or update the limits from config (what `up` does)."""
-    wanted = {RUNS_LIMIT: config.concurrency.max_parallel_runs}
-    for agent in config.agents.available:
-        wanted[agent_limit(agent)] = config.concurrency.max_parallel_agent_calls
+    """Create or update the limits from config, and reclaim dead runs' slots (what `up` does)."""
     with get_client(sync_client=True) as client:
-        for name, limit in wanted.items():
+        for name, limit in _wanted_limits(config).items():
             try:
                 client.read_global_concurrency_limit_by_name(name)
             except ObjectNotFound:
@@ -49,6 +57,34 @@ def create_limits(config: Config) -> None:
                 client.update_global_concurrency_limit(
                     name, GlobalConcurrencyLimitUpdate(limit=limit)
                 )
+    reclaim_slots(config)
+
+
+def reclaim_slots(config: Config) -> dict[str, int]:
+    """Give back the slots no live run can hold: each limit's taken slots are cut to the number
+    of projects whose run is alive (a run holds one run slot and, at a time, one agent slot).
+    Returns the slots given back, by limit."""
+    live = sum(1 for listing in list_projects(config) if is_running(listing.project))
+    reclaimed: dict[str, int] = {}
+    with get_client(sync_client=True) as client:
+        for name in _wanted_limits(config):
+            try:
+                limit = client.read_global_concurrency_limit_by_name(name)
+            except ObjectNotFound:
+                continue
+            if limit.active_slots > live:
+                client.update_global_concurrency_limit(
+                    name, GlobalConcurrencyLimitUpdate(active_slots=live)
+                )
+                reclaimed[name] = limit.active_slots - live
+    return reclaimed
+
+
+def _wanted_limits(config: Config) -> dict[str, int]:
+    wanted = {RUNS_LIMIT: config.concurrency.max_parallel_runs}
+    for agent in config.agents.available:
+        wanted[agent_limit(agent)] = config.concurrency.max_parallel_agent_calls
+    return wanted
 
 
 class _RunSlot:
@@ -56,12 +92,14 @@ class _RunSlot:
 
     def __init__(self) -> None:
         self.held: AbstractContextManager[object] | None = None
+        self.run: tuple[Config, Project | None] | None = None
 
     def take(self) -> None:
-        self.held = concurrency(
-            RUNS_LIMIT, occupy=1, lease_duration=SLOT_LEASE_SECONDS, strict=True
-        )
-        self.held.__enter__()
+        self.held = _take_slot(RUNS_LIMIT, self._say_why)
+
+    def _say_why(self) -> None:
+        if self.run is not None:
+            print(f"Waiting for a run slot: {_slot_holders(*self.run)}")
 
     def give_back(self) -> None:
         if self.held is not None:
@@ -72,14 +110,60 @@ class _RunSlot:
 _slot = _RunSlot()
 
 
+def _take_slot(name: str, on_wait: Callable[[], None]) -> AbstractContextManager[object]:
+    """A slot of limit `name`, entered: taken in attempts of `SLOT_ATTEMPT_SECONDS`, so no
+    acquisition outlives a stopped run; `on_wait` says why once, when the first attempt fails."""
+    waited = False
+    while True:
+        held = concurrency(
+            name,
+            occupy=1,
+            timeout_seconds=SLOT_ATTEMPT_SECONDS,
+            lease_duration=SLOT_LEASE_SECONDS,
+            strict=True,
+            raise_on_lease_renewal_failure=False,  # a server hiccup must not end the run
+        )
+        try:
+            held.__enter__()
+        except TimeoutError:
+            if not waited:
+                on_wait()
+                waited = True
+            continue
+        return held
+
+
+def _slot_holders(config: Config, project: Project | None) -> str:
+    """Who may hold the run slots, as a waiting run says it: the server's count, and the other
+    projects whose run is alive (a live run waiting for its human holds none)."""
+    with get_client(sync_client=True) as client:
+        limit = client.read_global_concurrency_limit_by_name(RUNS_LIMIT)
+    running = [
+        listing.project.id
+        for listing in list_projects(config)
+        if listing.project != project and is_running(listing.project)
+    ]
+    holders = ", ".join(running) if running else "none here (runs on other machines, or dead)"
+    return (
+        f"{RUNS_LIMIT} has {limit.active_slots} of {limit.limit} slot(s) taken; runs alive: "
+        f"{holders}. `thoughtforge recover` gives back the slots of runs that died."
+    )
+
+
 @contextmanager
-def run_slot(config: Config) -> Iterator[None]:
+def run_slot(config: Config, project: Project | None) -> Iterator[None]:
     """Hold a run slot while the run works, and make its agent calls take their agent's slot.
 
+    Re-entrant within a process: a run that makes its project takes the slot before (`project`
+    is None then), so a burst beyond the limit waits instead of being refused.
     A run waiting for the human holds none (`slot_given_back`): a suspended run has no process,
     and a paused one must not keep other projects from running while its human thinks.
     """
     if not _limit_exists(RUNS_LIMIT):
+        yield
+        return
+    _slot.run = (config, project)
+    if _slot.held is not None:
         yield
         return
     use_call_slots(_agent_slot)
@@ -88,6 +172,11 @@ def run_slot(config: Config) -> Iterator[None]:
         yield
     finally:
         _slot.give_back()
+
+
+def holds_run_slot() -> bool:
+    """Whether this process holds a run slot: a project it makes is bounded by the slots."""
+    return _slot.held is not None
 
 
 @contextmanager
@@ -102,10 +191,16 @@ def slot_given_back() -> Iterator[None]:
     _slot.take()
 
 
-def _agent_slot(agent: str) -> AbstractContextManager[object]:
+@contextmanager
+def _agent_slot(agent: str) -> Iterator[Any]:
     if not _limit_exists(agent_limit(agent)):
-        return nullcontext()
-    return concurrency(agent_limit(agent), occupy=1, lease_duration=SLOT_LEASE_SECONDS, strict=True)
+        yield
+        return
+    held = _take_slot(agent_limit(agent), lambda: print(f"Waiting for a slot of agent '{agent}'"))
+    try:
+        yield
+    finally:
+        held.__exit__(None, None, None)
 
 
 _known: dict[str, bool] = {}

@@ -11,6 +11,7 @@ deployment run can be started from a shell (see the README and `prefect.yaml`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.flows.build import run_build
+from thoughtforge.flows.console import make_run_output_inert
 from thoughtforge.flows.events import announce
 from thoughtforge.flows.holding import holding_for
 from thoughtforge.flows.human_input import (
@@ -40,7 +42,7 @@ from thoughtforge.flows.human_input import (
     wait_for_human,
 )
 from thoughtforge.flows.intake import run_intake
-from thoughtforge.flows.limits import run_slot
+from thoughtforge.flows.limits import holds_run_slot, run_slot
 from thoughtforge.flows.polish import polish_until_settled
 from thoughtforge.flows.run_tags import project_of_this_run, tag_this_run
 from thoughtforge.flows.spec import run_spec
@@ -83,24 +85,27 @@ def pipeline_flow(
     """Take a project (or a new one, from `brain_dump` text or `brain_dump_file`) as far as it can
     go; returns its phase."""
     config = load_config(Path(config_path) if config_path else None)
+    make_run_output_inert()
     announce(config, config_path)
-    project = _the_project(
-        config,
-        project_id,
-        brain_dump,
-        brain_dump_file,
-        resources,
-        connector_urls,
-        agent,
-        deliverable_type,
-    )
-    tag_this_run(project)
-    with (
-        tags(project_tag(project.id)),
-        hold_run_lock(project),
-        run_slot(config),
-        holding_for(config.human.hold_seconds),
-    ):
+    project_id = project_id or project_of_this_run() or ""
+    with ExitStack() as held:
+        if not project_id:  # a new project is made in a run slot: a burst waits for one
+            held.enter_context(run_slot(config, None))
+        project = _the_project(
+            config,
+            project_id,
+            brain_dump,
+            brain_dump_file,
+            resources,
+            connector_urls,
+            agent,
+            deliverable_type,
+        )
+        tag_this_run(project)
+        held.enter_context(tags(project_tag(project.id)))
+        held.enter_context(hold_run_lock(project))
+        held.enter_context(run_slot(config, project))
+        held.enter_context(holding_for(config.human.hold_seconds))
         track_temporary_server(project)
         if not state_files_readable(project):
             return project.status().phase.value
@@ -125,15 +130,20 @@ def _the_project(
     agent: str,
     deliverable_type: str,
 ) -> Project:
-    """The named project; the one this run created on an earlier pass; or a new one."""
-    project_id = project_id or project_of_this_run() or ""
+    """The named project (or the one this run created on an earlier pass), or a new one: bounded
+    by the run slot this run holds, when run slots are in force (`up`), else refused beyond
+    `concurrency.max_parallel_runs` active projects."""
     if project_id:
         return open_project(config, project_id)
     text = with_hints(
         brain_dump_text(brain_dump, brain_dump_file), connector_urls, deliverable_type
     )
     project = create_project(
-        config, brain_dump=text, resources=[Path(r) for r in resources or []], agent=agent or None
+        config,
+        brain_dump=text,
+        resources=[Path(r) for r in resources or []],
+        agent=agent or None,
+        within_run_slot=holds_run_slot(),
     )
     print(f"Created project {project.id} in {project.dir}")
     return project

@@ -22,6 +22,7 @@ from thoughtforge.core import (
     read_polish_state,
 )
 from thoughtforge.errors import StateFileError
+from thoughtforge.flows.console import make_run_output_inert
 from thoughtforge.flows.events import announce
 from thoughtforge.flows.holding import holding_for
 from thoughtforge.flows.human_input import POLISH_HALT, halt_prompt, wait_for_human
@@ -48,9 +49,14 @@ def polish_flow(
     the Prefect UI or `thoughtforge resume|override|terminate`).
     """
     config, project = load_project(project_id, config_path)
+    make_run_output_inert()
     announce(config, config_path)
     tag_this_run(project)
-    with hold_run_lock(project), run_slot(config), holding_for(config.human.hold_seconds):
+    with (
+        hold_run_lock(project),
+        run_slot(config, project),
+        holding_for(config.human.hold_seconds),
+    ):
         track_temporary_server(project)
         return polish_until_settled(project, config, wait_for_human)
 

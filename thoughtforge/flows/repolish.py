@@ -12,6 +12,7 @@ from prefect.artifacts import create_table_artifact
 from thoughtforge.config import Config, load_config
 from thoughtforge.core import hold_run_lock, open_project
 from thoughtforge.errors import ProjectError
+from thoughtforge.flows.console import make_run_output_inert
 from thoughtforge.flows.events import announce
 from thoughtforge.flows.limits import run_slot
 from thoughtforge.flows.polish import polish_until_settled
@@ -22,6 +23,7 @@ from thoughtforge.phases.polish.repolish import RepolishCheck, check_done_projec
 def repolish_flow(config_path: str = "") -> list[dict[str, str]]:
     """Check every done project; re-polish the changed ones. Returns one row per project."""
     config = load_config(Path(config_path) if config_path else None)
+    make_run_output_inert()
     announce(config, config_path)
     rows = [_handle(config, found) for found in check_done_projects(config)]
     create_table_artifact(
@@ -39,7 +41,7 @@ def _handle(config: Config, found: RepolishCheck) -> dict[str, str]:
         return row
     project = open_project(config, found.project_id)
     try:
-        with hold_run_lock(project), run_slot(config):
+        with hold_run_lock(project), run_slot(config, project):
             start_repolish(project, found)
             outcome = polish_until_settled(project, config, wait_for_human=False)
     except ProjectError as exc:  # a run of this project is live: the next schedule retries it

@@ -8,8 +8,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
-from thoughtforge.core import Project, check_state_files, clear_wait, read_chat, transition
-from thoughtforge.errors import AgentFailure, StateFileError
+from thoughtforge.core import (
+    Project,
+    check_state_files,
+    clear_wait,
+    log_event,
+    read_chat,
+    transition,
+)
+from thoughtforge.errors import AgentFailure, RepositoryTampered, StateFileError
 from thoughtforge.flows.human_input import ChatTurn, HumanStep, wait_for_human
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import add_human_message, latest_ai_message, notice
@@ -41,11 +48,14 @@ def take_turn(project: Project, step: HumanStep[TurnT], opening: str = "") -> Tu
 
 @contextmanager
 def halt_on_failure(project: Project) -> Iterator[None]:
-    """An agent that failed twice, or a document that cannot be written, halts the project."""
+    """An agent that failed twice, a document that cannot be written (a full disk, a link where
+    it belongs) or a git repository an agent reconfigured halts the project."""
     try:
         yield
     except AgentFailure as exc:
         _halt(project, HaltReason.AGENT_FAILURE, f"The agent failed twice: {exc}.")
+    except RepositoryTampered as exc:
+        _halt(project, HaltReason.PLAN_MODE_VIOLATION, f"{exc}.")
     except OSError as exc:
         _halt(project, HaltReason.FILE_SYSTEM_ERROR, f"A project file could not be written: {exc}.")
 
@@ -70,6 +80,11 @@ def state_files_readable(project: Project) -> bool:
 
 
 def _halt(project: Project, reason: HaltReason, message: str) -> None:
-    notice(project, f"{message} Fix the cause, then resume.")
+    """The chat is told when it can be written (a full disk may forbid it); the halt is made."""
+    try:
+        notice(project, f"{message} Fix the cause, then resume.")
+    except OSError as exc:
+        log_event(project.dir, "not_in_chat", level="warning", text=message, error=str(exc))
+    print(message)
     if project.status().phase is not Phase.HALTED:
         transition(project, Phase.HALTED, halt_reason=reason, summary=message)

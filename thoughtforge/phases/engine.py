@@ -31,11 +31,14 @@ from thoughtforge.core import (
     log_event,
     mark_polished,
     read_chat,
+    read_own_text,
     transition,
 )
 from thoughtforge.errors import (
     AgentFailure,
     PhaseHalt,
+    ProjectFileError,
+    RepositoryTampered,
     StateFileError,
     TransitionError,
     UnusableAnswer,
@@ -47,6 +50,8 @@ from thoughtforge.prompting import PromptLibrary
 
 T = TypeVar("T")
 StepRunner = Callable[[str, Callable[[], T]], T]
+HALTING_FAILURES = (PhaseHalt, ProjectFileError, RepositoryTampered)
+"""What a phase's run turns into a halt (`PhaseEngine.as_halt`), wherever it is met."""
 JSON_ONLY = "Answer again with the JSON object only."
 
 
@@ -173,7 +178,9 @@ class PhaseEngine:
     def read(self, relpath: str) -> str:
         path = self.project.dir / relpath
         try:
-            return path.read_text(encoding="utf-8")
+            return read_own_text(path)
+        except ProjectFileError as exc:
+            raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, f"{exc}.") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, f"{path} is unreadable: {exc}") from None
 
@@ -187,9 +194,12 @@ class PhaseEngine:
 
     def commit(self, subject: str) -> None:
         """Commit the project's files. A failed commit halts with file_system_error. In plan
-        mode files an agent left are never committed, and a source file among them halts."""
+        mode files an agent left are never committed, and a source file among them halts, as
+        does a hook or git config an agent wrote (in code mode that is a file-system halt)."""
         try:
             found = commit_own(self.project.dir, subject, agent_files=self.builds_code)
+        except (ProjectFileError, RepositoryTampered) as exc:
+            raise self.as_halt(exc) from None
         except Exception as exc:  # noqa: BLE001 - any git failure is a file-system halt
             raise PhaseHalt(
                 HaltReason.FILE_SYSTEM_ERROR, f"git commit failed ({subject}): {exc}"
@@ -236,6 +246,19 @@ class PhaseEngine:
 
     # --- endings ---------------------------------------------------------------------------
 
+    def as_halt(self, failure: PhaseHalt | ProjectFileError | RepositoryTampered) -> PhaseHalt:
+        """What a failure met anywhere in the phase halts with: a halt as it is; a git repository
+        an agent reconfigured, `plan_mode_violation` (in code mode a file-system halt); a file
+        that cannot be written, or only through a link, `file_system_error`."""
+        if isinstance(failure, PhaseHalt):
+            return failure
+        if isinstance(failure, RepositoryTampered):
+            reason = (
+                HaltReason.FILE_SYSTEM_ERROR if self.builds_code else HaltReason.PLAN_MODE_VIOLATION
+            )
+            return PhaseHalt(reason, f"{failure}. Remove them, then resume.")
+        return PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, f"{failure}.")
+
     def advance(self, phase: Phase, summary: str | None = None) -> None:
         transition(self.project, phase, summary=summary, hooks=self.hooks)
         if phase is Phase.DONE:
@@ -265,8 +288,8 @@ class PhaseEngine:
         )
 
     def _tell(self, text: str) -> None:
-        """A halt must be recorded even when the chat itself is what is broken."""
+        """A halt must be recorded even when the chat itself is what is broken (or the disk)."""
         try:
             self.say(text)
-        except StateFileError as exc:
+        except (StateFileError, OSError) as exc:
             log_event(self.project.dir, "not_in_chat", level="warning", text=text, error=str(exc))

@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from thoughtforge.config import Config
-from thoughtforge.core import Project, log_event
+from thoughtforge.core import Project, log_event, refuse_links
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 
@@ -64,7 +64,9 @@ def read_resources(project: Project, config: Config, agent: str) -> ResourceBund
 def resource_files(folder: Path) -> list[Path]:
     """The files of `folder`, sorted: hidden ones skipped, a symlink only when it resolves
     inside the folder (a link to `/etc/passwd` is never read), and each file once, by its own
-    name rather than a link's."""
+    name rather than a link's. The folder itself being a link is refused (`ProjectFileError`):
+    everything behind it would count as inside."""
+    refuse_links(folder)
     if not folder.is_dir():
         return []
     root = folder.resolve()

@@ -33,6 +33,7 @@ from thoughtforge.core import (
     commit_own,
     log_event,
     read_chat,
+    read_own_text,
     transition,
     write_text_atomic,
 )
@@ -201,7 +202,7 @@ def _say(project: Project, role: Literal["ai", "system"], text: str) -> None:
 
 
 def _read_intent(project: Project) -> str:
-    return (project.dir / INTENT_FILE).read_text(encoding="utf-8")
+    return read_own_text(project.dir / INTENT_FILE)
 
 
 def _spec_document(name: str, proposal: SpecProposal, discovery: str | None) -> str:

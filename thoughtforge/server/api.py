@@ -103,16 +103,16 @@ class PrefectApi:
     def __init__(self, url: str) -> None:
         self.url = url.rstrip("/")
 
-    def waiting_run(self, project_id: str) -> WaitingRun | None:
-        """The newest paused or suspended flow run tagged with the project."""
-        body = {
-            "flow_runs": {
-                "tags": {"all_": [project_tag(project_id)]},
-                "state": {"type": {"any_": ["PAUSED"]}},
-            },
-            "sort": "START_TIME_DESC",
-            "limit": 1,
+    def waiting_run(self, project_id: str, flow_run_id: str | None = None) -> WaitingRun | None:
+        """The newest paused or suspended flow run tagged with the project; with `flow_run_id`,
+        that run only, if it waits."""
+        runs_filter: dict[str, Any] = {
+            "tags": {"all_": [project_tag(project_id)]},
+            "state": {"type": {"any_": ["PAUSED"]}},
         }
+        if flow_run_id is not None:
+            runs_filter["id"] = {"any_": [flow_run_id]}
+        body = {"flow_runs": runs_filter, "sort": "START_TIME_DESC", "limit": 1}
         runs = self._call("POST", "/flow_runs/filter", body)
         if not runs:
             return None
@@ -186,8 +186,11 @@ class PrefectApi:
 
     def live_waiting_run(self, project: Project) -> WaitingRun | None:
         """The project's waiting run, if anyone will act on an answer: a suspended run is
-        restarted by its worker, a paused one only by its own process, which may have died."""
-        run = self.waiting_run(project.id)
+        restarted by its worker, a paused one only by its own process, which may have died.
+        It is the run that recorded the wait: another run of the project left paused by a killed
+        process (and still marked so) must never take an answer meant for the live one."""
+        waiting = current_wait(project.dir)
+        run = self.waiting_run(project.id, waiting.flow_run_id if waiting else None)
         if run is None or run.suspended or is_running(project):
             return run
         return None
@@ -203,6 +206,27 @@ class PrefectApi:
         if result.get("status") != "ACCEPT":
             reason = (result.get("details") or {}).get("reason") or result.get("status")
             raise ThoughtForgeError(f"the waiting run {run.name} refused the input: {reason}")
+
+    def cancel_runs(self, flow_run_ids: list[str], message: str) -> list[str]:
+        """Mark those of the flow runs that are running or pending cancelled (forced: a run about
+        to be killed cannot say so itself); their names."""
+        if not flow_run_ids:
+            return []
+        body = {
+            "flow_runs": {
+                "id": {"any_": flow_run_ids},
+                "state": {"type": {"any_": ["RUNNING", "PENDING"]}},
+            }
+        }
+        runs = self._call("POST", "/flow_runs/filter", body) or []
+        state = {"type": "CANCELLED", "name": "Cancelled", "message": message}
+        for run in runs:
+            self._call("POST", f"/flow_runs/{run['id']}/set_state", {"state": state, "force": True})
+        return [run["name"] for run in runs]
+
+    def state_of(self, flow_run_id: str) -> str:
+        """The type of the flow run's state (`RUNNING`, `CANCELLED`, …)."""
+        return str(self._call("GET", f"/flow_runs/{flow_run_id}")["state"]["type"])
 
     def form_published(self, run: WaitingRun) -> bool:
         """Whether the run has saved the schema of the form it waits for (a resume, from the CLI

@@ -20,9 +20,9 @@ from pathlib import Path
 
 from thoughtforge.config import Config
 from thoughtforge.core import end_leftover_processes, track_process
-from thoughtforge.core.processes import live_processes
+from thoughtforge.core.processes import descendants, live_processes
 from thoughtforge.errors import ThoughtForgeError
-from thoughtforge.server.api import configured_url, is_healthy
+from thoughtforge.server.api import PrefectApi, PrefectApiError, configured_url, is_healthy
 
 WORK_POOL = "thoughtforge"
 SERVER_START_SECONDS = 90.0
@@ -133,6 +133,35 @@ def start_web(env: dict[str, str], directory: Path, config_file: Path, address: 
             )
         time.sleep(0.1)
     return True
+
+
+def cancel_runs_in_flight(config: Config, directory: Path) -> list[str]:
+    """Before `down` stops the worker, the flow runs among its processes are marked cancelled on
+    the server: killed with their worker, they never say so, and would show RUNNING for good.
+    Nothing when no server answers (a run's own process then finds out on its own)."""
+    url = configured_url(config)
+    if not is_healthy(url):
+        return []
+    running = sorted(
+        {run for pid in descendants(live_processes(directory)) if (run := _flow_run_of(pid))}
+    )
+    try:
+        return PrefectApi(url).cancel_runs(running, "stopped by `thoughtforge down`")
+    except PrefectApiError:
+        return []
+
+
+def _flow_run_of(pid: int) -> str | None:
+    """The flow run a process works on: the process worker names it in its environment."""
+    try:
+        environment = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except OSError:
+        return None
+    for entry in environment:
+        name, _, value = entry.partition(b"=")
+        if name == b"PREFECT__FLOW_RUN_ID":
+            return value.decode(errors="replace")
+    return None
 
 
 def stop_all(directory: Path) -> list[int]:

@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 
 import git
 import pytest
+import yaml
 
 from tests.interruption import Killed, kill_at
 from tests.polish_setup import PLAN, calls, polishing_project, review, write_script
@@ -421,6 +422,27 @@ def test_code_an_agent_leaves_in_a_plan_project_is_never_committed_and_halts(
     assert "review.json" in ever, "ThoughtForge's own files are still committed"
     notices = [m.content for m in read_chat(project.dir) if m.role == "system"]
     assert any("evil.py" in n and "docs/scratch.txt" in n for n in notices)
+
+
+def test_git_config_a_reviewer_writes_in_a_plan_project_never_runs_and_halts(
+    config: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before, an agent-written `core.fsmonitor` (and hooks) ran at every git call, 37 times in
+    one project, and the project still ended `done`."""
+    project = polishing_project(config)
+    marker = tmp_path / "fsmonitor-ran"
+    config_text = (project.dir / ".git" / "config").read_text()
+    planted = f"{config_text}[core]\n\tfsmonitor = touch {marker} #\n"
+    reviewer = {"text": review(1, 0, 0), "write": {".git/config": planted}}
+    steps = {"plan-review": reviewer, "plan-fix": {"echo_after": "Plan:\n\n"}}
+    (tmp_path / "script.yaml").write_text(yaml.safe_dump({"steps": steps}))
+    monkeypatch.setenv("THOUGHTFORGE_SCRIPT", str(tmp_path / "script.yaml"))
+    outcome = polish(project, config)
+    assert outcome.halt_reason is HaltReason.PLAN_MODE_VIOLATION
+    assert ".git/config:core.fsmonitor" in outcome.reason
+    assert read_status(project.dir).halt_reason is HaltReason.PLAN_MODE_VIOLATION
+    assert not marker.exists(), "the monitor an agent configured never ran"
+    assert subjects(project) == [], "nothing was committed through the tampered repository"
 
 
 def test_reviewer_text_cannot_shape_the_polish_log(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Generic, TypeVar
 
 from thoughtforge.adapters.notify.ntfy import check_ntfy, describe_ntfy, send_ntfy
@@ -66,31 +67,42 @@ class ChannelNotifier:
 
     def send(self, project: Project, notification: Notification) -> None:
         """Tell every channel in order; then one `ServiceError` naming each that failed."""
+        deliveries = self.deliveries(notification)
+        failures = [reason for _, deliver in deliveries if (reason := _failure(deliver))]
+        if failures:
+            count = f"{len(failures)} of {len(deliveries)}"
+            raise ServiceError(f"{count} notification channel(s) failed: " + "; ".join(failures))
+
+    def deliveries(self, notification: Notification) -> list[tuple[str, Callable[[], None]]]:
+        """One call per channel, named as `describe` names it: the courier runs each on a lane
+        of its own, so a slow channel delays no other. A call that fails raises a
+        `ServiceError` naming its channel."""
         try:
             settings = self._settings()
         except ThoughtForgeError as exc:
             raise ServiceError(f"cannot read the notification settings: {exc}") from None
         if not settings.enabled:
-            return
-        failures = [
-            f"{describe(channel)} ({reason})"
+            return []
+        return [
+            (describe(channel), partial(_deliver, channel, notification, settings.timeout_seconds))
             for channel in settings.channels
-            if (reason := _try_send(channel, notification, settings.timeout_seconds))
         ]
-        if failures:
-            count = f"{len(failures)} of {len(settings.channels)}"
-            raise ServiceError(f"{count} notification channel(s) failed: " + "; ".join(failures))
 
 
-def _try_send(
-    channel: NotificationChannel, notification: Notification, timeout: float
-) -> str | None:
-    """Why sending failed, or None: a failure must not stop the channels after it."""
+def _failure(deliver: Callable[[], None]) -> str | None:
+    """Why a delivery failed, or None: a failure must not stop the channels after it."""
     try:
-        _send(channel, notification, timeout)
+        deliver()
     except ServiceError as exc:
         return str(exc)
     return None
+
+
+def _deliver(channel: NotificationChannel, notification: Notification, timeout: float) -> None:
+    try:
+        _send(channel, notification, timeout)
+    except ServiceError as exc:
+        raise ServiceError(f"{describe(channel)} ({exc})", status=exc.status) from None
 
 
 def _send(channel: NotificationChannel, notification: Notification, timeout: float) -> None:

@@ -26,6 +26,7 @@ from thoughtforge.core import (
     PolishState,
     git_repo,
     log_event,
+    read_own_text,
     write_polish_state,
     write_text_atomic,
 )
@@ -180,7 +181,7 @@ class PolishSteps:
 
 
 def _snapshot(path: Path) -> str | None:
-    return path.read_text(encoding="utf-8") if path.exists() else None
+    return read_own_text(path) if path.exists() else None
 
 
 def _restore(path: Path, content: str | None) -> None:

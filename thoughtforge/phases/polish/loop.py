@@ -41,7 +41,7 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import PhaseHalt, StateFileError
 from thoughtforge.models import Counts, HaltReason, Phase
-from thoughtforge.phases.engine import PhaseEngine, StepRunner, run_direct
+from thoughtforge.phases.engine import HALTING_FAILURES, PhaseEngine, StepRunner, run_direct
 from thoughtforge.phases.plugin_hooks import plugin_module
 from thoughtforge.phases.polish import polish_log
 from thoughtforge.phases.polish.assessment import Assessment, assess
@@ -104,8 +104,8 @@ class PolishLoop:
                 if report.verdict == "halt":
                     assert report.halt_reason is not None, "guards name the reason of every halt"
                     raise PhaseHalt(report.halt_reason, report.reason)
-        except PhaseHalt as halt:
-            return self._halt(halt)
+        except HALTING_FAILURES as failure:
+            return self._halt(self.engine.as_halt(failure))
 
     def _iteration(self, state: PolishState, n: int) -> Assessment:
         constraints = self.steps.constraints()

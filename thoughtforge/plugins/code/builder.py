@@ -38,7 +38,14 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import AgentFailure, PhaseHalt, StateFileError, UnusableAnswer
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.phases.engine import BuildOutcome, PhaseEngine, StepRunner, reask, run_direct
+from thoughtforge.phases.engine import (
+    HALTING_FAILURES,
+    BuildOutcome,
+    PhaseEngine,
+    StepRunner,
+    reask,
+    run_direct,
+)
 from thoughtforge.plugins.code.build_state import MAX_STEPS, BuildStep, CodeBuildState, StepList
 from thoughtforge.plugins.code.coder import coder_for
 from thoughtforge.plugins.code.plan_gate import CompletenessVerdict, check_plan, find_plan
@@ -91,8 +98,8 @@ class CodeBuilder:
                 self._build(state, work)
             self._test_until_green(state, work)
             return self._finish()
-        except PhaseHalt as halt:
-            return self._halt(halt)
+        except HALTING_FAILURES as failure:
+            return self._halt(self.engine.as_halt(failure))
 
     # --- state -----------------------------------------------------------------------------
 

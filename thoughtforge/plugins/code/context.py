@@ -44,6 +44,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from thoughtforge.core.git_repo import SAFE_OPTIONS
 from thoughtforge.core.staging import PRIVATE_FILES, is_own
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.prompting import estimate_tokens, truncate_text
@@ -458,7 +459,7 @@ def _git(project_dir: Path, *args: str) -> bytes:
 
 def _run(project_dir: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        ["git", "-c", "core.quotepath=off", *args],
+        ["git", *SAFE_OPTIONS, "-c", "core.quotepath=off", *args],
         cwd=project_dir,
         capture_output=True,
         stdin=subprocess.DEVNULL,

@@ -26,7 +26,13 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.phases.engine import BuildOutcome, PhaseEngine, StepRunner, run_direct
+from thoughtforge.phases.engine import (
+    HALTING_FAILURES,
+    BuildOutcome,
+    PhaseEngine,
+    StepRunner,
+    run_direct,
+)
 from thoughtforge.plugins.plan.builder_response import (
     BuilderResponseError,
     check_slots,
@@ -99,8 +105,8 @@ class PlanBuilder:
                 )
                 self.on_progress(progress)
             return self._finish(draft.template)
-        except PhaseHalt as halt:
-            return self._halt(halt)
+        except HALTING_FAILURES as failure:
+            return self._halt(self.engine.as_halt(failure))
 
     def _fill_section(self, draft: Draft, section: Section, label: str) -> None:
         """Ask for the section's missing slots; re-ask once for what is still missing, then halt."""

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from thoughtforge.core import INTENT_FILE, PLAN_FILE, SPEC_FILE, log_event
+from thoughtforge.core import INTENT_FILE, PLAN_FILE, SPEC_FILE, log_event, read_own_text
 from thoughtforge.errors import PhaseHalt
 from thoughtforge.models import HaltReason
 from thoughtforge.phases.engine import PhaseEngine
@@ -89,7 +89,7 @@ def _filled_on_disk(engine: PhaseEngine, template: PlanTemplate) -> dict[str, st
     if not path.exists():
         return {}
     try:
-        on_disk = template.read_filled(path.read_text(encoding="utf-8"))
+        on_disk = template.read_filled(read_own_text(path))
     except (OSError, UnicodeDecodeError, PlanTemplateError) as exc:
         raise PhaseHalt(
             HaltReason.FILE_SYSTEM_ERROR,

@@ -1,0 +1,161 @@
+"""Run slots (the `thoughtforge-runs` global concurrency limit) on a real Prefect server: a dead
+run's slot comes back, and a run waiting for one says so and stops when told."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import BRAIN_DUMP
+from tests.flows.conftest import run_cli, start_cli
+from tests.flows.test_polish_flow import _wait_for
+from thoughtforge.config import load_config
+from thoughtforge.core import create_project, read_status
+from thoughtforge.flows.limits import RUNS_LIMIT, agent_limit
+from thoughtforge.models import Phase
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def one_run_at_a_time(prefect_api_url: str) -> Iterator[Callable[[], int]]:
+    """`thoughtforge-runs` at 1 (and the agents' limits), as `up` makes them; the taken slots
+    read from the server. Removed afterwards: the other tests share this server."""
+    from prefect import get_client
+    from prefect.client.schemas.actions import GlobalConcurrencyLimitCreate
+
+    names = [RUNS_LIMIT, agent_limit("demo"), agent_limit("sleeper")]
+    with get_client(sync_client=True) as client:
+        for name in names:
+            client.create_global_concurrency_limit(
+                GlobalConcurrencyLimitCreate(name=name, limit=1 if name == RUNS_LIMIT else 4)
+            )
+
+    def taken() -> int:
+        with get_client(sync_client=True) as client:
+            return client.read_global_concurrency_limit_by_name(RUNS_LIMIT).active_slots
+
+    try:
+        yield taken
+    finally:
+        with get_client(sync_client=True) as client:
+            for name in names:
+                client.delete_global_concurrency_limit_by_name(name)
+
+
+def _stop(process: subprocess.Popen[str], sig: signal.Signals) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, sig)
+    process.wait(timeout=120)
+
+
+def test_the_slot_of_a_run_killed_with_minus_nine_comes_back_at_recover(
+    tmp_path: Path,
+    cli_env: dict[str, str],
+    cli_config: Callable[..., Path],
+    one_run_at_a_time: Callable[[], int],
+) -> None:
+    """Before, a killed run kept its slot for the lease's 3,600 s (for good after a server
+    restart): `resume` waited without a word and `thoughtforge-runs` showed 1/1."""
+    taken = one_run_at_a_time
+    config = cli_config()
+    (tmp_path / "bd.md").write_text(BRAIN_DUMP)
+    env = {**cli_env, "RECORD_DIR": str(tmp_path)}
+    killed = start_cli(
+        env, config, "run", "--agent", "sleeper", "--auto-confirm", str(tmp_path / "bd.md")
+    )
+    try:
+        _wait_for(lambda: (tmp_path / "pids").exists(), "the agent call, in the run's slot")
+        assert taken() == 1
+    finally:
+        _stop(killed, signal.SIGKILL)
+    recovered = run_cli(cli_env, config, "recover")
+    assert recovered.returncode == 0, recovered.stderr
+    assert f"{RUNS_LIMIT}: gave back 1 slot(s) held by runs that are gone." in recovered.stdout
+    assert taken() == 0
+    after = run_cli(
+        cli_env, config, "run", "--agent", "demo", "--auto-confirm", str(tmp_path / "bd.md")
+    )
+    assert after.returncode == 0, after.stdout + after.stderr
+
+
+def test_a_run_waiting_for_a_slot_says_for_whom_and_stops_on_sigterm(
+    tmp_path: Path,
+    cli_env: dict[str, str],
+    cli_config: Callable[..., Path],
+    one_run_at_a_time: Callable[[], int],
+) -> None:
+    """Before, SIGTERM while waiting for a slot printed "Stopped." and the process went on
+    running for 10+ minutes; the wait itself said nothing."""
+    from prefect import get_client
+
+    config = cli_config()
+    (tmp_path / "bd.md").write_text(BRAIN_DUMP)
+    with get_client(sync_client=True) as client:
+        lease = client.increment_concurrency_slots_with_lease(
+            names=[RUNS_LIMIT], slots=1, mode="concurrency", lease_duration=600
+        ).json()["lease_id"]
+    waiting = start_cli(
+        cli_env, config, "run", "--agent", "demo", "--auto-confirm", str(tmp_path / "bd.md")
+    )
+    said: list[str] = []
+    reader = threading.Thread(target=lambda: said.extend(waiting.stdout or ()), daemon=True)
+    reader.start()
+    try:
+        _wait_for(lambda: "Waiting for a run slot" in "".join(said), "the run to say it waits")
+        shown = " ".join("".join(said).split())
+        assert f"{RUNS_LIMIT} has 1 of 1 slot(s) taken; runs alive: none here" in shown
+        os.killpg(waiting.pid, signal.SIGTERM)
+        assert waiting.wait(timeout=120) == 130
+        reader.join(timeout=10)
+        assert "Stopped." in "".join(said)
+    finally:
+        _stop(waiting, signal.SIGKILL)
+        with get_client(sync_client=True) as client:
+            client.release_concurrency_slots_with_lease(lease)
+
+
+def test_a_burst_of_new_runs_beyond_the_limit_waits_for_slots_instead_of_failing(
+    tmp_path: Path,
+    cli_env: dict[str, str],
+    cli_config: Callable[..., Path],
+    one_run_at_a_time: Callable[[], int],
+) -> None:
+    """Before, 5 `deployment run`s at once with `max_parallel_runs: 2` gave 2 done and 3 Failed
+    ("Maximum parallel projects reached"). Here one project already waits for its human (it
+    holds no slot) and three new runs start at once: each waits for the one slot in turn."""
+    config = cli_config(concurrency={"max_parallel_runs": 1})
+    waiting_for_human = create_project(load_config(config), brain_dump=BRAIN_DUMP)
+    start = (
+        "import sys; from thoughtforge.flows.pipeline import pipeline_flow; "
+        "print(pipeline_flow(brain_dump=sys.argv[1], agent='demo', auto_confirm=True, "
+        "config_path=sys.argv[2]))"
+    )
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", start, f"{BRAIN_DUMP}\nVariant {n}.", str(config)],
+            env={**os.environ, **cli_env},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        for n in range(3)
+    ]
+    try:
+        outputs = [run.communicate(timeout=600)[0] for run in runs]
+    finally:
+        for run in runs:
+            _stop(run, signal.SIGKILL)
+    assert [run.returncode for run in runs] == [0, 0, 0], "\n---\n".join(outputs)
+    assert all(output.rstrip().endswith("done") for output in outputs), outputs
+    made = [p for p in (tmp_path / "projects").iterdir() if p != waiting_for_human.dir]
+    assert sorted(read_status(p).phase for p in made) == [Phase.DONE] * 3
+    assert any("Waiting for a run slot" in output for output in outputs)
