@@ -179,7 +179,7 @@ def test_down_stops_what_up_started_and_its_runs_in_flight_and_nothing_else(
     bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
     try:
         assert stack.tf("up").returncode == 0
-        assert len(live_processes(state_dir(stack.config))) == 2  # the server and the worker
+        assert len(live_processes(state_dir(stack.config))) == 3  # server, worker, workbench
         started = stack.prefect(
             "deployment",
             "run",

@@ -220,7 +220,10 @@ def test_a_plan_project_from_new_project_to_done_answered_only_in_the_page(
 
 
 def _reconnects_across_down_and_up(stack: Stack, page: Any, project: Path) -> None:
-    """`down`: the page says so and keeps what is typed; `up`: it reconnects and catches up."""
+    """`down`: the page says so and keeps what is typed; `up`: it reconnects and catches up.
+
+    `down` stopped the run that held its process for the person (and marked it cancelled): the
+    message is kept for the AI's next call, and the page offers to start the run again."""
     assert stack.tf("down").returncode == 0
     page.locator("#connection", has_text="Server stopped").wait_for(timeout=30_000)
     page.fill("#message", "Typed while the server was down.")
@@ -235,7 +238,9 @@ def _reconnects_across_down_and_up(stack: Stack, page: Any, project: Path) -> No
         timeout=30_000
     )
     _sent(page)
-    wait_for(_answered(project, len(read_thread(project))), "the run to ask again")
+    assert "Kept: the AI reads it at its next call." in page.inner_text("#feedback")
+    _button(page, "start").click()
+    _asked(page, project, "ReviewTurn")
 
 
 def test_a_polish_halt_is_resolved_with_override(stack: Stack, page: Any) -> None:
