@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from thoughtforge.adapters import notify
-from thoughtforge.adapters.agents import missing_agent_warning
+from thoughtforge.adapters.agents import describe_agent, missing_agent_warning
 from thoughtforge.config import Config, NotificationChannel, load_config
 from thoughtforge.errors import ServiceError, ThoughtForgeError
 from thoughtforge.prompting import PromptLibrary
@@ -55,7 +55,7 @@ def _agent(config: Config) -> dict[str, str]:
     warning = missing_agent_warning(config)
     if warning:
         return {"outcome": "warn", "detail": warning}
-    return {"outcome": "ok", "detail": f"{config.agents.default} ({config.agent().command})"}
+    return {"outcome": "ok", "detail": describe_agent(config, config.agents.default)}
 
 
 def _projects_directory(config: Config) -> dict[str, str]:

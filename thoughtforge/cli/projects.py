@@ -157,14 +157,14 @@ def _agent_for_run(config: Config, agent: str | None) -> str:
 
     A run whose real agent is missing must not turn into canned text from the demo agent.
     """
-    from thoughtforge.adapters.agents import find_command
+    from thoughtforge.adapters.agents import why_unavailable
 
     chosen = agent or config.agents.default
-    spec = config.agent(chosen)
-    if find_command(spec) is None:
+    why = why_unavailable(config, chosen)
+    if why is not None:
         raise ThoughtForgeError(
-            f"agent '{chosen}' cannot run: its command '{spec.command}' is not on PATH. Install "
-            f"it and log in, or choose another agent with --agent (--agent {DEMO_AGENT} runs the "
+            f"agent '{chosen}' cannot run: {why}. Install it and log in (or set the key), or "
+            f"choose another agent with --agent (--agent {DEMO_AGENT} runs the "
             "scripted demo, which is not an AI). `thoughtforge doctor` checks the set-up."
         )
     if chosen == DEMO_AGENT:
