@@ -20,6 +20,7 @@ from thoughtforge.errors import AgentFailure
 from thoughtforge.models import Phase
 from thoughtforge.phases import intake
 from thoughtforge.phases.intake import DistillationMalformed
+from thoughtforge.phases.intent import INTENT_SECTIONS
 from thoughtforge.prompting import SectionedText
 
 
@@ -113,6 +114,29 @@ def test_a_distillation_fixed_on_the_second_ask_is_presented(
 
     assert reply.kind == "distillation" and calls(project) == {"brain-dump-intake": 2}
     assert read_status(project.dir).phase is Phase.HUMAN_REVIEW
+
+
+def test_sections_at_any_heading_level_and_case_are_taken_and_stored_as_level_two(
+    config: Config, script: Script
+) -> None:
+    """SmolLM2 wrote all six sections as `###`; only `##` was accepted and the re-ask never
+    said so. A real sub-heading inside a section stays a sub-heading."""
+    written = (
+        distillation()
+        .replace("## Objective", "### OBJECTIVE")
+        .replace("## Deliverable Type", "# deliverable type:")
+        .replace("## Constraints\n", "#### Constraints\n### Money\n")
+    )
+    script(written)
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+
+    reply = intake.distill(project, config)
+
+    assert calls(project) == {"brain-dump-intake": 1}
+    document = SectionedText.parse(reply.message)
+    assert document.missing(INTENT_SECTIONS) == []
+    assert document.get("Constraints") == "### Money\n- Budget 15k\n- Vegetarian menu"
+    assert "## OBJECTIVE" in reply.message
 
 
 def test_more_than_five_open_questions_keeps_the_first_five(config: Config, script: Script) -> None:

@@ -44,6 +44,7 @@ from thoughtforge.prompting import (
     list_items,
     strip_outer_fence,
     truncate_text,
+    with_known_headings,
 )
 
 MAX_OPEN_QUESTIONS = 5
@@ -182,7 +183,7 @@ def _ask_for_distillation(project: Project, config: Config, agent: str, prompt: 
     problems: list[str] = []
 
     def use(answer: str) -> str:
-        answer = strip_outer_fence(answer)
+        answer = with_known_headings(strip_outer_fence(answer), INTENT_SECTIONS)
         document = SectionedText.parse(answer)
         missing = document.missing(INTENT_SECTIONS)
         if missing:

@@ -41,6 +41,7 @@ from thoughtforge.models import DeliverableType, Phase
 from thoughtforge.phases.engine import ask_until_usable, reask
 from thoughtforge.phases.plugin_hooks import plugin_module
 from thoughtforge.phases.spec_proposal import (
+    ALL_SECTIONS,
     SPEC_SECTIONS,
     SpecProposal,
     has_criteria_section,
@@ -56,6 +57,7 @@ from thoughtforge.prompting import (
     fit_conversation,
     heading_key,
     strip_outer_fence,
+    with_known_headings,
 )
 
 RETRY_NOTICE = "AI did not generate acceptance criteria. Retrying."
@@ -95,7 +97,7 @@ def propose(project: Project, config: Config) -> SpecProposal:
     call = AgentCall(step=_STEP, project_dir=project.dir, phase=Phase.SPEC_BUILDING.value)
 
     def use(answer: str) -> str:
-        answer = strip_outer_fence(answer)
+        answer = with_known_headings(strip_outer_fence(answer), ALL_SECTIONS)
         if not has_criteria_section(answer):
             raise UnusableAnswer("it had no `## Acceptance Criteria` section", answer)
         return answer

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.errors import CutOffAnswer, ThoughtForgeError
 from thoughtforge.models import Counts, DeliverableType, Issue, Severity
 from thoughtforge.phases.polish.review import CodeReview, MalformedReview, PlanReview, parse_review
 
@@ -112,11 +112,21 @@ def test_the_first_object_that_fits_the_schema_wins() -> None:
         "",
         "Looks good to me, nothing to fix.",
         "[1, 2, 3]",
-        '{"issues": [{"severity": "minor", "description": "cut off',
     ],
 )
 def test_an_answer_without_a_json_object_is_malformed(text: str) -> None:
     with pytest.raises(MalformedReview, match=r"^no JSON object found$"):
+        parse_review(text, PLAN)
+
+
+def test_a_cut_off_review_is_reported_as_cut_off_not_as_an_inner_object_missing_issues() -> None:
+    """A 135M model with a JSON-only mode copied "critical|medium|minor" and was cut off; the cut
+    answer was read as its first inner object and reported as "issues: Field required"."""
+    text = (
+        '{"issues": [{"severity": "critical|medium|minor", "description": "d", "location": "l", '
+        '"recommendation": "r"}, {"severity": "critical|medium|minor", "descr'
+    )
+    with pytest.raises(CutOffAnswer, match="cut off"):
         parse_review(text, PLAN)
 
 
