@@ -7,6 +7,7 @@ from thoughtforge.core import create_project, read_status, transition
 from thoughtforge.errors import AgentFailure
 from thoughtforge.flows.turns import halt_on_failure, latest_ai_message
 from thoughtforge.models import HaltReason, Phase
+from thoughtforge.phases.intake import DistillationMalformed
 
 
 @pytest.mark.parametrize(
@@ -17,6 +18,7 @@ from thoughtforge.models import HaltReason, Phase
             HaltReason.AGENT_FAILURE,
         ),
         (PermissionError(13, "Permission denied", "docs/spec.md"), HaltReason.FILE_SYSTEM_ERROR),
+        (DistillationMalformed("it has no ## Objective section"), HaltReason.ANSWER_UNUSABLE),
     ],
 )
 def test_failures_halt_with_their_reason_and_tell_the_chat(
@@ -33,6 +35,20 @@ def test_failures_halt_with_their_reason_and_tell_the_chat(
         Phase.DISTILLING,
     )
     assert "resume" in latest_ai_message(project)
+
+
+def test_an_unusable_answer_halts_with_its_reason_and_what_helps(config: Config) -> None:
+    """Before, a format problem read "The agent failed twice … Fix the cause" (agent_failure)."""
+    project = create_project(config, brain_dump="x")
+    transition(project, Phase.DISTILLING)
+    with halt_on_failure(project):
+        raise DistillationMalformed("it has no ## Objective section")
+    said = latest_ai_message(project)
+    assert said.startswith(
+        "The agent's answer was unusable twice: it has no ## Objective section. What helps: "
+        "another agent"
+    )
+    assert "failed" not in said and "thoughtforge agent PROJECT NAME" in said
 
 
 def test_other_errors_are_not_swallowed(config: Config) -> None:

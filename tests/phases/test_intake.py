@@ -92,16 +92,30 @@ def test_a_malformed_distillation_is_asked_again_once_then_fails(
     script("## Objective\nOnly this.\n")
     project = create_project(config, brain_dump=BRAIN_DUMP)
 
-    with pytest.raises(DistillationMalformed, match="missing section") as raised:
+    with pytest.raises(DistillationMalformed, match="it has no ## Deliverable Type") as raised:
         intake.distill(project, config)
 
-    assert isinstance(raised.value, AgentFailure)
+    assert raised.value.answer == "## Objective\nOnly this."
     assert calls(project) == {"brain-dump-intake": 2}
     first, second = prompts(project)
-    assert "Your previous answer could not be used" not in first
-    assert "it has no ## Deliverable Type, ## Assumptions" in second
+    assert "could not be used" not in first
+    assert (
+        'Your previous answer (it began: "## Objective Only this.") could not be used: it has no '
+        "## Deliverable Type, ## Assumptions"
+    ) in second
     assert read_status(project.dir).phase is Phase.DISTILLING
-    assert [m.role for m in read_chat(project.dir)] == ["human"]
+    chat = read_chat(project.dir)
+    assert [m.role for m in chat] == ["human", "system", "system"]
+    kept = [p.relative_to(project.dir).as_posix() for p in (project.dir / "rejected").iterdir()]
+    assert len(kept) == 2 and all(
+        p.endswith("-brain-dump-intake-1.txt") or p.endswith("-2.txt") for p in kept
+    )
+    for message, path in zip(chat[1:], sorted(kept), strict=True):
+        assert message.content == (
+            "The agent's answer was unusable: it has no ## Deliverable Type, ## Assumptions, "
+            f"## Constraints, ## Unknowns, ## Open Questions section (kept in {path})."
+        )
+        assert (project.dir / path).read_text() == "## Objective\nOnly this.\n"
 
 
 def test_a_distillation_fixed_on_the_second_ask_is_presented(

@@ -153,7 +153,14 @@ def test_missing_acceptance_criteria_is_retried_once_with_a_notice(
     assert calls(project) == {"spec-building": 2}
     assert "had no `## Acceptance Criteria` section" in prompts(project)[1]
     chat = read_chat(project.dir)
+    (kept,) = (project.dir / "rejected").iterdir()
+    assert kept.read_text() == NO_CRITERIA_SECTION.strip() + "\n"
     assert [(m.role, m.content) for m in chat] == [
+        (
+            "system",
+            "The agent's answer was unusable: it had no `## Acceptance Criteria` section (kept in "
+            f"rejected/{kept.name}).",
+        ),
         ("system", RETRY_NOTICE),
         ("ai", proposal().strip()),
     ]
@@ -169,7 +176,7 @@ def test_acceptance_criteria_missing_twice_raises_spec_incomplete(
 
     assert calls(project) == {"spec-building": 2}
     roles = [(m.role, m.content == RETRY_NOTICE) for m in read_chat(project.dir)]
-    assert roles == [("system", True), ("ai", False)]
+    assert roles == [("system", False), ("system", True), ("system", False), ("ai", False)]
     assert read_status(project.dir).phase is Phase.SPEC_BUILDING
 
 

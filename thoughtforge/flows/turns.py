@@ -9,10 +9,11 @@ from contextlib import contextmanager
 from typing import TypeVar
 
 from thoughtforge.core import Project, check_state_files, clear_wait, read_chat, transition
-from thoughtforge.errors import AgentFailure, StateFileError
+from thoughtforge.errors import AgentFailure, StateFileError, UnusableAnswer
 from thoughtforge.flows.human_input import ChatTurn, HumanStep, wait_for_human
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import add_human_message, latest_ai_message, notice
+from thoughtforge.phases.engine import UNUSABLE_HELP
 
 TurnT = TypeVar("TurnT", bound=ChatTurn)
 
@@ -41,13 +42,28 @@ def take_turn(project: Project, step: HumanStep[TurnT], opening: str = "") -> Tu
 
 @contextmanager
 def halt_on_failure(project: Project) -> Iterator[None]:
-    """An agent that failed twice, or a document that cannot be written, halts the project."""
+    """An agent that failed twice, an answer unusable twice, or a document that cannot be
+    written halts the project, each with its own reason and what helps."""
     try:
         yield
     except AgentFailure as exc:
-        _halt(project, HaltReason.AGENT_FAILURE, f"The agent failed twice: {exc}.")
+        _halt(
+            project,
+            HaltReason.AGENT_FAILURE,
+            f"The agent failed twice: {exc}. Fix the cause, then resume.",
+        )
+    except UnusableAnswer as exc:
+        _halt(
+            project,
+            HaltReason.ANSWER_UNUSABLE,
+            f"The agent's answer was unusable twice: {exc}. {UNUSABLE_HELP}",
+        )
     except OSError as exc:
-        _halt(project, HaltReason.FILE_SYSTEM_ERROR, f"A project file could not be written: {exc}.")
+        _halt(
+            project,
+            HaltReason.FILE_SYSTEM_ERROR,
+            f"A project file could not be written: {exc}. Fix the cause, then resume.",
+        )
 
 
 def state_files_readable(project: Project) -> bool:
@@ -70,6 +86,6 @@ def state_files_readable(project: Project) -> bool:
 
 
 def _halt(project: Project, reason: HaltReason, message: str) -> None:
-    notice(project, f"{message} Fix the cause, then resume.")
+    notice(project, message)
     if project.status().phase is not Phase.HALTED:
         transition(project, Phase.HALTED, halt_reason=reason, summary=message)

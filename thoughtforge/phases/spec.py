@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from textwrap import shorten
-from typing import Literal, Protocol, cast
+from typing import Any, Literal, Protocol, cast
 
 from pydantic import BaseModel
 
@@ -38,8 +38,9 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import AgentFailure, ThoughtForgeError, TransitionError, UnusableAnswer
 from thoughtforge.models import DeliverableType, Phase
-from thoughtforge.phases.engine import ask_until_usable, reask
+from thoughtforge.phases.engine import ask_until_usable, asking, reask
 from thoughtforge.phases.plugin_hooks import plugin_module
+from thoughtforge.phases.rejected_answers import keep_rejected
 from thoughtforge.phases.spec_proposal import (
     ALL_SECTIONS,
     SPEC_SECTIONS,
@@ -81,10 +82,12 @@ class ConfirmOutcome(BaseModel):
 
 
 class DiscoveryHook(Protocol):
-    """A plugin's `discovery` module: `PROMPT` names its prompt (and agent step), `discover`
-    returns the section body for a proposal or raises `AgentFailure` or `UnusableAnswer`."""
+    """A plugin's `discovery` module: `PROMPT` names its prompt (and agent step), `SCHEMA` is
+    the JSON schema of its answer, `discover` returns the section body for a proposal or raises
+    `AgentFailure` or `UnusableAnswer`."""
 
     PROMPT: str
+    SCHEMA: dict[str, Any]
 
     def discover(self, proposal: str, ask: Callable[[str], str], library: PromptLibrary) -> str: ...
 
@@ -103,14 +106,14 @@ def propose(project: Project, config: Config) -> SpecProposal:
         return answer
 
     def retry_notice(attempt: int, why: UnusableAnswer) -> None:
-        log_event(project.dir, "acceptance_criteria_missing", level="warning", attempt=attempt)
+        keep_rejected(project, Phase.SPEC_BUILDING, _STEP, attempt, why)
         if attempt == 1:
             _say(project, "system", RETRY_NOTICE)
 
     try:
         answer = ask_until_usable(
-            lambda text: invoke_agent(config, status.agent, text, call),
-            lambda refused: prompt if refused is None else reask(prompt, str(refused), _AGAIN),
+            asking(lambda text, numbered: invoke_agent(config, status.agent, text, numbered), call),
+            lambda refused: prompt if refused is None else reask(prompt, refused, _AGAIN),
             use,
             attempts=2,
             on_unusable=retry_notice,
@@ -181,7 +184,7 @@ def _spec_prompt(project: Project, config: Config, status: Status, intent: str) 
         )
 
     overhead = estimate_tokens(render(""))
-    room = config.agent(status.agent).context_window_tokens - overhead
+    room = config.agent(status.agent).prompt_budget_tokens - overhead
     turns = [
         m for m in read_chat(project.dir) if m.phase is Phase.SPEC_BUILDING and m.role != "system"
     ]
@@ -230,11 +233,16 @@ def _discover(project: Project, config: Config, status: Status, proposal: str) -
     hook = _discovery_hook(config, status)
     if hook is None:
         return None
-    call = AgentCall(step=hook.PROMPT, project_dir=project.dir, phase=Phase.SPEC_BUILDING.value)
+    call = AgentCall(
+        step=hook.PROMPT,
+        project_dir=project.dir,
+        phase=Phase.SPEC_BUILDING.value,
+        answer_schema=hook.SCHEMA,
+    )
     try:
         return hook.discover(
             proposal,
-            lambda text: invoke_agent(config, status.agent, text, call),
+            asking(lambda text, numbered: invoke_agent(config, status.agent, text, numbered), call),
             PromptLibrary(config.prompts.directory),
         )
     except AgentFailure as exc:

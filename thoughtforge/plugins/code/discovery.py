@@ -18,6 +18,8 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 
+from pydantic import BaseModel
+
 from thoughtforge.errors import UnusableAnswer
 from thoughtforge.phases.engine import ask_until_usable, reask
 from thoughtforge.plugins.code.scorecard import (
@@ -53,6 +55,16 @@ def discover(proposal: str, ask: Callable[[str], str], library: PromptLibrary) -
         attempts=ATTEMPTS,
     )
     return render(qualifying, rejected)
+
+
+class Recommendations(BaseModel):
+    """The shape of the agent's answer, as the JSON schema sent to agents that constrain output;
+    each entry is judged on its own by `validate_recommendations`."""
+
+    recommendations: list[Recommendation]
+
+
+SCHEMA = Recommendations.model_json_schema()
 
 
 def parse_recommendations(text: str) -> tuple[list[Recommendation], list[str]]:
@@ -100,4 +112,4 @@ def _cell(text: str) -> str:
 
 def _prompt(library: PromptLibrary, proposal: str, refusal: UnusableAnswer | None) -> str:
     prompt = library.render(PROMPT, proposal=proposal)
-    return prompt if refusal is None else reask(prompt, str(refusal))
+    return prompt if refusal is None else reask(prompt, refusal)
