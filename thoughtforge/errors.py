@@ -12,6 +12,8 @@ Exception hierarchy:
   + PhaseHalt             - a phase engine stops the project with a `halt_reason`
   + AgentFailure          - an agent failed twice (the flows halt with `agent_failure`)
     - PromptTooLarge      - a prompt that does not fit the agent's window, refused before any call
+    - AnswerCutOff        - every attempt's answer was cut off at max_tokens (halts
+                            `answer_unusable`: the model, not the call, is the problem)
   + UnusableAnswer        - one agent answer a step cannot use; the engine asks again (twice
                             unusable halts `answer_unusable`)
     - CutOffAnswer        - an answer whose JSON never closes: it was cut off
@@ -116,6 +118,10 @@ class PromptTooLarge(AgentFailure):
                 f"(agents.available.{agent}.context_window_tokens) or shorten the material"
             ],
         )
+
+
+class AnswerCutOff(AgentFailure):
+    """Each attempt ended at the answer's token limit: a model that rambles or a limit too low."""
 
 
 class CutOffAnswer(UnusableAnswer):

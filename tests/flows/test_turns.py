@@ -4,7 +4,7 @@ import pytest
 
 from thoughtforge.config import Config
 from thoughtforge.core import create_project, read_status, transition
-from thoughtforge.errors import AgentFailure
+from thoughtforge.errors import AgentFailure, AnswerCutOff
 from thoughtforge.flows.turns import halt_on_failure, latest_ai_message
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.intake import DistillationMalformed
@@ -19,6 +19,10 @@ from thoughtforge.phases.intake import DistillationMalformed
         ),
         (PermissionError(13, "Permission denied", "docs/spec.md"), HaltReason.FILE_SYSTEM_ERROR),
         (DistillationMalformed("it has no ## Objective section"), HaltReason.ANSWER_UNUSABLE),
+        (
+            AnswerCutOff("smol", "brain-dump-intake", ["answer cut off at 9 tokens"]),
+            HaltReason.ANSWER_UNUSABLE,
+        ),
     ],
 )
 def test_failures_halt_with_their_reason_and_tell_the_chat(

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from typing import TypeVar
 
 from thoughtforge.core import Project, check_state_files, clear_wait, read_chat, transition
-from thoughtforge.errors import AgentFailure, StateFileError, UnusableAnswer
+from thoughtforge.errors import AgentFailure, AnswerCutOff, StateFileError, UnusableAnswer
 from thoughtforge.flows.human_input import ChatTurn, HumanStep, wait_for_human
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import add_human_message, latest_ai_message, notice
@@ -46,6 +46,8 @@ def halt_on_failure(project: Project) -> Iterator[None]:
     written halts the project, each with its own reason and what helps."""
     try:
         yield
+    except AnswerCutOff as exc:
+        _halt(project, HaltReason.ANSWER_UNUSABLE, f"{exc}. {UNUSABLE_HELP}")
     except AgentFailure as exc:
         _halt(
             project,

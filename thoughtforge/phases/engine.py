@@ -36,6 +36,7 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import (
     AgentFailure,
+    AnswerCutOff,
     PhaseHalt,
     StateFileError,
     TransitionError,
@@ -168,6 +169,8 @@ class PhaseEngine:
     def ask(self, agent: str, prompt: str, call: AgentCall) -> str:
         try:
             return invoke_agent(self.config, agent, prompt, call)
+        except AnswerCutOff as exc:
+            raise PhaseHalt(HaltReason.ANSWER_UNUSABLE, f"{exc}. {UNUSABLE_HELP}") from None
         except AgentFailure as exc:
             raise PhaseHalt(HaltReason.AGENT_FAILURE, str(exc)) from None
 

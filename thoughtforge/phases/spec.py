@@ -50,6 +50,7 @@ from thoughtforge.phases.spec_proposal import (
     parse_proposal,
     refusal,
     remaining_items,
+    with_accepted_unresolved,
 )
 from thoughtforge.prompting import (
     PromptLibrary,
@@ -140,18 +141,28 @@ def latest_proposal(project: Project) -> SpecProposal | None:
     return None
 
 
-def confirm_spec(project: Project, config: Config) -> ConfirmOutcome:
+def confirm_spec(
+    project: Project, config: Config, *, accept_unresolved: bool = False
+) -> ConfirmOutcome:
     """Lock `spec.md` and `constraints.md` and start Phase 3, unless something is still open.
+
+    With `accept_unresolved` the person accepts the open items as they are: they are written into
+    the spec's Resolved Unknowns as unresolved, so the build knows they were never decided (an
+    item nothing in the chat can clear is not a dead end). Acceptance criteria stay required.
 
     A file-system error writing the documents propagates: there is no retry. The chat is cleared
     after the transition, as in Phase 1, so a crash in between cannot lose the proposal.
     """
     status = _require_spec_building(project)
     proposal = latest_proposal(project)
-    remaining = remaining_items(proposal)
+    accepted = proposal.unresolved if proposal is not None and accept_unresolved else []
+    remaining = [item for item in remaining_items(proposal) if item not in accepted]
     if proposal is None or remaining:
         _say(project, "ai", refusal(proposal))
         return ConfirmOutcome(accepted=False, remaining=remaining)
+    if accepted:
+        _say(project, "system", f"Accepted as unresolved: {'; '.join(accepted)}.")
+        proposal = with_accepted_unresolved(proposal, accepted)
     intent = SectionedText.parse(_read_intent(project))
     name = status.project_name or project.id
     discovery = None

@@ -12,7 +12,7 @@ from thoughtforge.adapters.agents import AgentCall, http_agent, invoke_agent
 from thoughtforge.config import Config, OpenAIAgentSpec
 from thoughtforge.core import create_project, read_events
 from thoughtforge.core.agent_activity import STREAM_FILE, call_in_flight
-from thoughtforge.errors import AgentFailure, PromptTooLarge
+from thoughtforge.errors import AgentFailure, AnswerCutOff, PromptTooLarge
 
 SCHEMA = {"type": "object", "properties": {"verdict": {"type": "string"}}, "required": ["verdict"]}
 KEY = "sk-test-very-secret-4242"
@@ -126,7 +126,7 @@ def test_a_cut_off_answer_is_reported_as_cut_off_with_its_token_count(
     server.script(
         Reply('{"issues": [{"severity": "crit', finish_reason="length", completion_tokens=40)
     )
-    with pytest.raises(AgentFailure, match="answer cut off at 40 tokens") as caught:
+    with pytest.raises(AnswerCutOff, match="answer cut off at 40 tokens") as caught:
         invoke_agent(config, "local", "x", _call(tmp_path))
     assert "agents.available.local.max_tokens" in str(caught.value)
 

@@ -32,6 +32,7 @@ RETRY_BASE_SECONDS = 1.0
 """The first backoff; then twice as long each time (up to 20 % jitter); a Retry-After wins."""
 CONNECT_TIMEOUT_SECONDS = 10.0
 _EXCERPT = 300
+CUT_OFF = "answer cut off"
 _STRUCTURE_WORDS = ("response_format", "json_schema", "schema", "grammar")
 
 
@@ -77,7 +78,7 @@ def ask_endpoint(
         tokens = answer.completion_tokens or spec.max_tokens
         return answer.model_copy(
             update={
-                "failure": f"answer cut off at {tokens} tokens (agents.available.{name}.max_tokens "
+                "failure": f"{CUT_OFF} at {tokens} tokens (agents.available.{name}.max_tokens "
                 f"is {spec.max_tokens}; context_window_tokens {spec.context_window_tokens})"
             }
         )

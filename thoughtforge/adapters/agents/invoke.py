@@ -22,13 +22,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from thoughtforge.adapters.agents.http_agent import ask_endpoint
+from thoughtforge.adapters.agents.http_agent import CUT_OFF, ask_endpoint
 from thoughtforge.adapters.agents.output import AgentOutputError, normalise
 from thoughtforge.adapters.agents.process import ProcessResult, run_command
 from thoughtforge.config import AgentsConfig, CommandAgentSpec, Config, OpenAIAgentSpec
 from thoughtforge.core import log_event, track_process, untrack_process, utc_now
 from thoughtforge.core.agent_activity import AgentActivity, begin_call, end_call, stream_output
-from thoughtforge.errors import AgentFailure, PromptTooLarge
+from thoughtforge.errors import AgentFailure, AnswerCutOff, PromptTooLarge
 from thoughtforge.prompting.context_window import estimate_tokens
 
 ATTEMPTS = 2
@@ -137,6 +137,8 @@ def invoke_agent(
         if failure is None:
             return answer
         failures.append(failure)
+    if all(failure.startswith(CUT_OFF) for failure in failures):
+        raise AnswerCutOff(agent, call.step, failures)
     raise AgentFailure(agent, call.step, failures)
 
 
