@@ -179,7 +179,12 @@ def _intake_prompt(
 
 def _ask_for_distillation(project: Project, config: Config, agent: str, prompt: str) -> str:
     """A distillation with all six sections; the agent is asked once more if some are missing."""
-    call = AgentCall(step=_STEP, project_dir=project.dir, phase=Phase.DISTILLING.value)
+    call = AgentCall(
+        step=_STEP,
+        project_dir=project.dir,
+        phase=Phase.DISTILLING.value,
+        sections=INTENT_SECTIONS,
+    )
     again = (
         f"Answer again with exactly the six sections, each under its own level-2 heading: "
         f"{_headings(INTENT_SECTIONS)}."

@@ -98,7 +98,12 @@ def propose(project: Project, config: Config) -> SpecProposal:
     status = _require_spec_building(project)
     intent = _read_intent(project)
     prompt = _spec_prompt(project, config, status, intent)
-    call = AgentCall(step=_STEP, project_dir=project.dir, phase=Phase.SPEC_BUILDING.value)
+    call = AgentCall(
+        step=_STEP,
+        project_dir=project.dir,
+        phase=Phase.SPEC_BUILDING.value,
+        sections=ALL_SECTIONS,
+    )
 
     def use(answer: str) -> str:
         answer = with_known_headings(strip_outer_fence(answer), ALL_SECTIONS)

@@ -149,6 +149,21 @@ def test_a_json_step_sends_its_schema_in_the_configured_form(
     assert "response_format" not in server.bodies[-1]
 
 
+def test_a_markdown_step_sends_a_grammar_of_its_sections_only_where_asked(
+    config: Config, tmp_path: Path, server: FakeOpenAI
+) -> None:
+    sections = ("Objective", 'Say "hi"')
+    _local(config, server.url, section_grammar=True)
+    invoke_agent(config, "local", "x", _call(tmp_path, sections=sections))
+    grammar = server.bodies[-1]["grammar"]
+    assert grammar.startswith("root ::= section0 section1\n")
+    assert 'section1 ::= "## Say \\"hi\\"\\n" line{1,6} "\\n"' in grammar
+
+    _local(config, server.url)
+    invoke_agent(config, "local", "x", _call(tmp_path, sections=sections))
+    assert "grammar" not in server.bodies[-1]
+
+
 def test_a_refused_response_format_names_the_setting_to_change(
     config: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

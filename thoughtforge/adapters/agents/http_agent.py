@@ -31,6 +31,8 @@ MAX_RETRIES = 3
 RETRY_BASE_SECONDS = 1.0
 """The first backoff; then twice as long each time (up to 20 % jitter); a Retry-After wins."""
 CONNECT_TIMEOUT_SECONDS = 10.0
+GRAMMAR_LINES = 6
+GRAMMAR_LINE_CHARS = 240
 _EXCERPT = 300
 CUT_OFF = "answer cut off"
 _STRUCTURE_WORDS = ("response_format", "json_schema", "schema", "grammar")
@@ -54,6 +56,7 @@ def ask_endpoint(
     step: str,
     temperature: float,
     timeout: float,
+    sections: tuple[str, ...] = (),
     max_bytes: int,
     on_output: Callable[[bytes], None],
 ) -> HttpAnswer:
@@ -62,6 +65,8 @@ def ask_endpoint(
     if spec.api_key_env and not key:
         return HttpAnswer(failure=f"environment variable {spec.api_key_env} is not set")
     body = _request_body(spec, prompt, schema, step, temperature)
+    if sections and spec.section_grammar:
+        body["grammar"] = sections_grammar(sections)
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     deadline = time.monotonic() + timeout
     answer = _with_retries(spec, body, headers, deadline, max_bytes, on_output)
@@ -91,6 +96,18 @@ def response_format(spec: OpenAIAgentSpec, schema: dict[str, Any], step: str) ->
         return {"type": "json_object", "schema": schema}
     name = "".join(c if c.isalnum() or c in "_-" else "_" for c in step)[:64] or "answer"
     return {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}
+
+
+def sections_grammar(headings: tuple[str, ...]) -> str:
+    """A GBNF grammar for an answer made of exactly `headings` as `##` sections, in order, each
+    with one to `GRAMMAR_LINES` lines of at most `GRAMMAR_LINE_CHARS` characters: the shape the
+    step checks, and an end the model cannot ramble past."""
+    rules = [f"root ::= {' '.join(f'section{n}' for n in range(len(headings)))}"]
+    for number, heading in enumerate(headings):
+        literal = json.dumps(f"## {heading}\n")
+        rules.append(f'section{number} ::= {literal} line{{1,{GRAMMAR_LINES}}} "\\n"')
+    rules.append(f'line ::= [^#\\n] [^\\n]{{0,{GRAMMAR_LINE_CHARS}}} "\\n"')
+    return "\n".join(rules) + "\n"
 
 
 def _request_body(

@@ -48,6 +48,8 @@ class AgentCall(BaseModel):
     iteration: int | None = None
     answer_schema: dict[str, Any] | None = None
     """The JSON schema a JSON step's answer must fit: an HTTP agent sends it (structured output)."""
+    sections: tuple[str, ...] = ()
+    """The `##` sections a Markdown step's answer must have (sent as a grammar where it helps)."""
     reask: int = 0
     """How many answers to this question were already refused (an HTTP agent varies more)."""
 
@@ -156,6 +158,7 @@ def _ask_endpoint(
         spec,
         prompt,
         schema=call.answer_schema,
+        sections=call.sections,
         step=call.step,
         temperature=min(raised, max(MAX_TEMPERATURE, spec.temperature)),
         timeout=limits.call_timeout_seconds,
