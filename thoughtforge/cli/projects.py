@@ -137,12 +137,20 @@ def doctor(
     send_test: Annotated[
         bool, typer.Option("--send-test", help="Send a real test notification to each channel.")
     ] = False,
+    probe: Annotated[
+        bool,
+        typer.Option(
+            "--probe",
+            help="Call each configured agent once with a tiny prompt (latency, answer, and for "
+            "HTTP agents whether structured output is accepted).",
+        ),
+    ] = False,
 ) -> None:
     """Check the config, the default agent, the projects directory, the Prefect API, the board
-    and the notification channels."""
+    and the notification channels; with --probe, call every agent."""
     from thoughtforge.cli.doctor import run_checks
 
-    checks = run_checks(config_path(ctx.obj), send_test=send_test)
+    checks = run_checks(config_path(ctx.obj), send_test=send_test, probe=probe)
     table = Table("check", "result", "detail", box=None)
     for check in checks:
         mark = {"ok": "[green]ok[/]", "warn": "[yellow]warn[/]", "fail": "[red]FAIL[/]"}
