@@ -109,6 +109,9 @@ class OpenAIAgentSpec(_AgentBase):
     temperature: float = Field(0.2, ge=0, le=2)
     max_tokens: int | None = Field(2048, gt=0)
     structured_output: Literal["json_schema", "json_object", "none"] = "json_schema"
+    max_string_chars: int | None = Field(None, gt=0)
+    """Sent in JSON schemas as every string's `maxLength` (and `MAX_SCHEMA_ITEMS` as every list's
+    `maxItems`): a model held to the schema by a grammar cannot ramble inside a string."""
     section_grammar: bool = False
     """llama.cpp's server takes a GBNF `grammar`: Markdown steps then send one that holds the
     answer to their required `##` sections, a few bounded lines each."""

@@ -144,6 +144,15 @@ def test_a_json_step_sends_its_schema_in_the_configured_form(
     invoke_agent(config, "local", "x", _call(tmp_path, answer_schema=SCHEMA))
     assert server.bodies[-1]["response_format"] == {"type": "json_object", "schema": SCHEMA}
 
+    _local(config, server.url, structured_output="json_object", max_string_chars=50)
+    listed = {
+        "type": "object",
+        "properties": {"reasons": {"type": "array", "items": {"type": "string"}}},
+    }
+    invoke_agent(config, "local", "x", _call(tmp_path, answer_schema=listed))
+    sent = server.bodies[-1]["response_format"]["schema"]["properties"]["reasons"]
+    assert sent == {"type": "array", "items": {"type": "string", "maxLength": 50}, "maxItems": 8}
+
     _local(config, server.url, structured_output="none")
     invoke_agent(config, "local", "x", _call(tmp_path, answer_schema=SCHEMA))
     assert "response_format" not in server.bodies[-1]
@@ -157,7 +166,7 @@ def test_a_markdown_step_sends_a_grammar_of_its_sections_only_where_asked(
     invoke_agent(config, "local", "x", _call(tmp_path, sections=sections))
     grammar = server.bodies[-1]["grammar"]
     assert grammar.startswith("root ::= section0 section1\n")
-    assert 'section1 ::= "## Say \\"hi\\"\\n" line{1,6} "\\n"' in grammar
+    assert 'section1 ::= "## Say \\"hi\\"\\n" line{1,4} "\\n"' in grammar
 
     _local(config, server.url)
     invoke_agent(config, "local", "x", _call(tmp_path, sections=sections))

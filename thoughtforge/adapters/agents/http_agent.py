@@ -31,8 +31,9 @@ MAX_RETRIES = 3
 RETRY_BASE_SECONDS = 1.0
 """The first backoff; then twice as long each time (up to 20 % jitter); a Retry-After wins."""
 CONNECT_TIMEOUT_SECONDS = 10.0
-GRAMMAR_LINES = 6
-GRAMMAR_LINE_CHARS = 240
+MAX_SCHEMA_ITEMS = 8
+GRAMMAR_LINES = 4
+GRAMMAR_LINE_CHARS = 200
 _EXCERPT = 300
 CUT_OFF = "answer cut off"
 _STRUCTURE_WORDS = ("response_format", "json_schema", "schema", "grammar")
@@ -92,10 +93,26 @@ def ask_endpoint(
 
 def response_format(spec: OpenAIAgentSpec, schema: dict[str, Any], step: str) -> dict[str, Any]:
     """The schema in the form the server takes: OpenAI's, or llama.cpp's own."""
+    if spec.max_string_chars is not None:
+        schema = bounded(schema, spec.max_string_chars)
     if spec.structured_output == "json_object":
         return {"type": "json_object", "schema": schema}
     name = "".join(c if c.isalnum() or c in "_-" else "_" for c in step)[:64] or "answer"
     return {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}
+
+
+def bounded(schema: Any, max_chars: int) -> Any:
+    """`schema` with a `maxLength` on each string and a `maxItems` on each array that has none."""
+    if isinstance(schema, list):
+        return [bounded(item, max_chars) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    copy = {key: bounded(value, max_chars) for key, value in schema.items()}
+    if copy.get("type") == "string" and "enum" not in copy and "const" not in copy:
+        copy.setdefault("maxLength", max_chars)
+    if copy.get("type") == "array":
+        copy.setdefault("maxItems", MAX_SCHEMA_ITEMS)
+    return copy
 
 
 def sections_grammar(headings: tuple[str, ...]) -> str:
