@@ -131,6 +131,7 @@ def invoke_agent(
             agent=agent,
             step=call.step,
             attempt=attempt,
+            reask=call.reask,
             started_at=started_at.isoformat(),
             seconds=round(seconds, 3),
             prompt_chars=len(prompt),
