@@ -16,12 +16,12 @@ from thoughtforge.core import (
     read_status,
     write_status,
 )
-from thoughtforge.errors import AgentFailure
+from thoughtforge.errors import AgentFailure, PromptTooLarge
 from thoughtforge.models import Phase
 from thoughtforge.phases import intake
 from thoughtforge.phases.intake import DistillationMalformed
 from thoughtforge.phases.intent import INTENT_SECTIONS
-from thoughtforge.prompting import SectionedText
+from thoughtforge.prompting import SectionedText, estimate_tokens
 
 
 def transitions(project: Project) -> list[tuple[str, str]]:
@@ -195,6 +195,30 @@ def test_the_conversation_is_cut_to_the_window_keeping_the_brain_dump(
     notices = [m.content for m in read_chat(project.dir) if m.role == "system"]
     assert len(notices) == 1 and "left out" in notices[0]
     assert any(e["event"] == "context_truncated" for e in read_events(project.dir))
+
+
+def test_room_for_the_answer_is_kept_and_a_window_too_small_for_the_prompt_is_named(
+    config: Config, script: Script
+) -> None:
+    """A 712-token prompt went to a 512-token window, with no room kept for the answer."""
+    script(distillation())
+    config.agent("demo").context_window_tokens = 1_400
+    config.agent("demo").max_tokens = 500
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+    for n in range(1, 9):
+        intake.add_human_message(project, f"Correction {n}: " + "more detail " * 40)
+
+    intake.distill(project, config)
+
+    (prompt,) = prompts(project)
+    assert estimate_tokens(prompt) <= 900 and "Correction 8:" in prompt
+    assert "Correction 1:" not in prompt
+
+    config.agent("demo").context_window_tokens = 512
+    config.agent("demo").max_tokens = 256
+    with pytest.raises(PromptTooLarge, match=r"context window \(512 tokens, 256 of them kept"):
+        intake.distill(project, config)
+    assert len(prompts(project)) == 1, "nothing was sent"
 
 
 def test_realign_drops_turns_after_the_last_substantive_correction_but_keeps_them_on_file(

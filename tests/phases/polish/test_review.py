@@ -6,8 +6,13 @@ import json
 
 import pytest
 
+from tests.fake_openai import FakeOpenAI, Reply
+from tests.polish_setup import polishing_project
+from thoughtforge.config import Config, OpenAIAgentSpec
 from thoughtforge.errors import CutOffAnswer, ThoughtForgeError
-from thoughtforge.models import Counts, DeliverableType, Issue, Severity
+from thoughtforge.models import Counts, DeliverableType, Issue, Phase, Severity
+from thoughtforge.phases.engine import PhaseEngine
+from thoughtforge.phases.polish.iteration import PolishSteps
 from thoughtforge.phases.polish.review import CodeReview, MalformedReview, PlanReview, parse_review
 
 PLAN, CODE = DeliverableType.PLAN, DeliverableType.CODE
@@ -202,3 +207,22 @@ def test_a_plan_review_ignores_test_results() -> None:
     review = parse_review(text, PLAN)
     assert isinstance(review, PlanReview)
     assert review.issues == []
+
+
+def test_the_review_step_sends_its_schema_and_a_reviewer_held_to_it_is_read(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a JSON-only mode the reviewer copied "critical|medium|minor" from the prompt: the
+    schema's enum is what the server must hold it to."""
+    project = polishing_project(config)
+    with FakeOpenAI() as server:
+        config.agents.available["local"] = OpenAIAgentSpec.model_validate(
+            {"type": "openai", "base_url": f"{server.url}/v1", "model": "tiny"}
+        )
+        server.script(Reply(review_json(issue("medium"))))
+        steps = PolishSteps(PhaseEngine(project, config, Phase.POLISHING, None), "local", "local")
+        stored = steps.review(1, steps.constraints())
+    schema = server.bodies[0]["response_format"]["json_schema"]["schema"]
+    assert schema == PlanReview.model_json_schema()
+    assert schema["$defs"]["Severity"]["enum"] == ["critical", "medium", "minor"]
+    assert [i.severity for i in stored.issues] == [Severity.MEDIUM]
