@@ -504,6 +504,7 @@ def test_placeholder_or_empty_content_is_rejected(text: str) -> None:
     ("text", "why"),
     [("<plan_description>", "template text '<plan_description>'"),
      ("{{budget}}", "template text '{{budget}}'"),
+     ("plan_to_deliverable_overview.md", "template text 'plan_to_deliverable_overview.md'"),
      ("[Insert the venue here]", "template text '[Insert the venue here]'"),
      ('Book it <script src="x.js">', "markup '<script src=\"x.js\">'"),
      ("<iframe src=x></iframe>", "markup '<iframe src=x>'"),

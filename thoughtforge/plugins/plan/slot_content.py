@@ -5,9 +5,9 @@ A placeholder is "TBD", "TODO" or "placeholder" as a whole word in any case, plu
 app must therefore write "to-do": the retry prompt quotes the offending word, so the agent can.
 
 Small models fill slots with what the prompt showed them instead: the template's own slot names
-(`<plan_description>`, a bare `{{budget}}`, "[Insert the budget]"), page markup (`<script src=…>`,
-`<iframe>`; inline emphasis such as `<i>` is content), or a string of characters that is no word at
-all. Each is refused like TBD, with what was found.
+(`<plan_description>`, a bare `{{budget}}` or `plan_overview.md`, "[Insert the budget]"), page
+markup (`<script src=…>`, `<iframe>`; inline emphasis such as `<i>` is content), or a string of
+characters that is no word at all. Each is refused like TBD, with what was found.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import re
 
 _PLACEHOLDER = re.compile(r"\b(?:tbd|todo|placeholder)s?\b", re.IGNORECASE)
 _TEMPLATE_TEXT = re.compile(
-    r"<[a-z][a-z0-9]*_[a-z0-9_]*>|\[(?:insert|your|add|describe)\b[^\]]*\]|^\{\{[^}]*\}\}$",
+    r"<[a-z][a-z0-9]*_[a-z0-9_]*>|\[(?:insert|your|add|describe)\b[^\]]*\]|^\{\{[^}]*\}\}$"
+    r"|^[a-z0-9]+(?:_[a-z0-9]+)+(?:\.[a-z]+)?$",
     re.IGNORECASE,
 )
 _MARKUP = re.compile(
