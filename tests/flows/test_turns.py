@@ -5,6 +5,8 @@ import pytest
 from thoughtforge.config import Config
 from thoughtforge.core import create_project, read_status, transition
 from thoughtforge.errors import AgentFailure, AnswerCutOff
+from thoughtforge.flows.human_input import IntakeTurn, ReviewTurn, SpecTurn
+from thoughtforge.flows.intake import _apply as run_intake_turn
 from thoughtforge.flows.turns import halt_on_failure, latest_ai_message
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.intake import DistillationMalformed
@@ -60,3 +62,21 @@ def test_other_errors_are_not_swallowed(config: Config) -> None:
     with pytest.raises(ValueError), halt_on_failure(project):
         raise ValueError("a bug")
     assert read_status(project.dir).phase is Phase.BRAIN_DUMP
+
+
+def test_terminate_is_offered_and_taken_at_every_chat_step(config: Config) -> None:
+    """Before, `terminate` was refused at a human step because the project was not halted."""
+    for form in (IntakeTurn, ReviewTurn, SpecTurn):
+        assert form(action="terminate").action == "terminate"
+    project = create_project(config, brain_dump="x")
+    transition(project, Phase.DISTILLING)
+    transition(project, Phase.HUMAN_REVIEW)
+
+    run_intake_turn(project, config, Phase.HUMAN_REVIEW, ReviewTurn(action="terminate"))
+
+    status = read_status(project.dir)
+    assert (status.phase, status.halt_reason, status.halted_from) == (
+        Phase.HALTED,
+        HaltReason.HUMAN_TERMINATED,
+        Phase.HUMAN_REVIEW,
+    )
