@@ -453,7 +453,9 @@ def test_discovery_that_cannot_run_keeps_the_spec_and_says_so(
     result = spec_phase.propose(project, discovering)
 
     assert calls(project) == {"spec-building": 1, "code-discovery": 2}
-    notice, shown = read_chat(project.dir)
+    *kept, notice, shown = read_chat(project.dir)
+    assert len(kept) == len(list((project.dir / "rejected").glob("*-code-discovery-*.txt")))
+    assert all(m.content.startswith("The agent's answer was unusable: ") for m in kept)
     assert notice.role == "system" and notice.content.startswith("Open Source Discovery could")
     assert why in notice.content and "\n" not in notice.content
     assert shown.role == "ai" and result.acceptance_criteria == CRITERIA

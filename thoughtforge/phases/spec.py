@@ -90,7 +90,13 @@ class DiscoveryHook(Protocol):
     PROMPT: str
     SCHEMA: dict[str, Any]
 
-    def discover(self, proposal: str, ask: Callable[[str], str], library: PromptLibrary) -> str: ...
+    def discover(
+        self,
+        proposal: str,
+        ask: Callable[[str], str],
+        library: PromptLibrary,
+        on_unusable: Callable[[int, UnusableAnswer], None],
+    ) -> str: ...
 
 
 def propose(project: Project, config: Config) -> SpecProposal:
@@ -260,6 +266,9 @@ def _discover(project: Project, config: Config, status: Status, proposal: str) -
             proposal,
             asking(lambda text, numbered: invoke_agent(config, status.agent, text, numbered), call),
             PromptLibrary(config.prompts.directory),
+            lambda attempt, why: keep_rejected(
+                project, Phase.SPEC_BUILDING, call.step, attempt, why
+            ),
         )
     except AgentFailure as exc:
         why = str(exc)

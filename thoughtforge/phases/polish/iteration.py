@@ -119,6 +119,7 @@ class PolishSteps:
                 applied=True, summary=f"{PLAN_FILE} updated ({len(old)} → {len(new)} chars)"
             )
         log_event(self.dir, "fix_rejected", level="warning", iteration=review.iteration, why=why)
+        self.engine.keeper("plan-fix")(review.iteration, UnusableAnswer(why, new))
         if _last_fix_rejected(state):
             raise PhaseHalt(
                 HaltReason.FIX_OUTPUT_INVALID,

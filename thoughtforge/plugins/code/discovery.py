@@ -42,17 +42,24 @@ RULES = (
 )
 
 
-def discover(proposal: str, ask: Callable[[str], str], library: PromptLibrary) -> str:
+def discover(
+    proposal: str,
+    ask: Callable[[str], str],
+    library: PromptLibrary,
+    on_unusable: Callable[[int, UnusableAnswer], None] = lambda attempt, why: None,
+) -> str:
     """The `## Open Source Discovery` section body for the spec `proposal`.
 
     `ask` sends a prompt to the agent; its `AgentFailure` propagates, and so does the last
-    `UnusableAnswer` when the agent twice answers without a recommendation list.
+    `UnusableAnswer` when the agent twice answers without a recommendation list. Each unusable
+    answer goes to `on_unusable` (Phase 2 keeps it).
     """
     qualifying, rejected = ask_until_usable(
         ask,
         lambda refusal: _prompt(library, proposal, refusal),
         parse_recommendations,
         attempts=ATTEMPTS,
+        on_unusable=on_unusable,
     )
     return render(qualifying, rejected)
 
