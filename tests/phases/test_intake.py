@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import BRAIN_DUMP
+from tests.fake_openai import FakeOpenAI, Reply
 from tests.phases.conftest import Script, distillation, prompts
 from tests.polish_setup import calls
-from thoughtforge.config import Config
+from thoughtforge.config import Config, OpenAIAgentSpec
 from thoughtforge.core import (
     Project,
     create_project,
@@ -116,6 +117,25 @@ def test_a_malformed_distillation_is_asked_again_once_then_fails(
             f"## Constraints, ## Unknowns, ## Open Questions section (kept in {path})."
         )
         assert (project.dir / path).read_text() == "## Objective\nOnly this.\n"
+
+
+def test_a_resumed_distillation_is_asked_at_a_higher_temperature_than_the_refused_ones(
+    config: Config,
+) -> None:
+    """At temperature 0 every re-ask and every resume returned byte-identical answers."""
+    with FakeOpenAI() as server:
+        config.agents.available["local"] = OpenAIAgentSpec.model_validate(
+            {"type": "openai", "base_url": f"{server.url}/v1", "model": "m", "temperature": 0}
+        )
+        server.script(Reply("### Objective\nOnly this."))
+        project = create_project(config, brain_dump=BRAIN_DUMP, agent="local")
+        with pytest.raises(DistillationMalformed):
+            intake.distill(project, config)
+        server.script(Reply(distillation()))
+        intake.distill(project, config)
+    temperatures = [body["temperature"] for body in server.bodies]
+    assert temperatures == pytest.approx([0.0, 0.3, 0.6])
+    assert "grammar" not in server.bodies[0], "no grammar unless section_grammar is set"
 
 
 def test_a_distillation_fixed_on_the_second_ask_is_presented(

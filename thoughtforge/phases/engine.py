@@ -44,7 +44,7 @@ from thoughtforge.errors import (
 )
 from thoughtforge.models import DeliverableType, HaltReason, Phase, build_halt_options
 from thoughtforge.phases import chat
-from thoughtforge.phases.rejected_answers import keep_rejected
+from thoughtforge.phases.rejected_answers import keep_rejected, rejected_so_far
 from thoughtforge.phases.safety import SafetyViolation, check_agent, load_rules, write_checked
 from thoughtforge.prompting import PromptLibrary
 
@@ -72,10 +72,13 @@ def reask(prompt: str, refusal: UnusableAnswer | str, again: str = JSON_ONLY) ->
     return f"{prompt}\n\nYour previous answer{quoted} could not be used: {refusal}. {again}"
 
 
-def asking(ask: Callable[[str, AgentCall], str], call: AgentCall) -> Callable[[str], str]:
-    """`ask` with `call`, each use after the first counted as a re-ask (`call.reask`), so an HTTP
-    agent answers the same question at a higher temperature."""
-    asked = count()
+def asking(
+    ask: Callable[[str, AgentCall], str], call: AgentCall, refused_before: int = 0
+) -> Callable[[str], str]:
+    """`ask` with `call`, each use after the first counted as a re-ask (`call.reask`, from the
+    answers `refused_before` on a previous run), so an HTTP agent answers the same question at a
+    higher temperature."""
+    asked = count(refused_before)
     return lambda prompt: ask(prompt, call.model_copy(update={"reask": next(asked)}))
 
 
@@ -185,7 +188,11 @@ class PhaseEngine:
         """`ask_until_usable` with this phase's agent call; each refused answer is kept in the
         project and said in the chat, and each re-ask counts as one (`asking`)."""
         return ask_until_usable(
-            asking(lambda text, numbered: self.ask(agent, text, numbered), call),
+            asking(
+                lambda text, numbered: self.ask(agent, text, numbered),
+                call,
+                rejected_so_far(self.project, call.step),
+            ),
             prompt,
             use,
             attempts=attempts,

@@ -35,7 +35,7 @@ from thoughtforge.models import PHASE_ONE, Phase
 from thoughtforge.phases.chat import add_human_message, notice, notice_once
 from thoughtforge.phases.engine import ask_until_usable, asking, reask
 from thoughtforge.phases.intent import INTENT_SECTIONS
-from thoughtforge.phases.rejected_answers import keep_rejected
+from thoughtforge.phases.rejected_answers import keep_rejected, rejected_so_far
 from thoughtforge.phases.resources import ResourceBundle, read_resources
 from thoughtforge.prompting import (
     PromptLibrary,
@@ -203,7 +203,11 @@ def _ask_for_distillation(project: Project, config: Config, agent: str, prompt: 
 
     try:
         return ask_until_usable(
-            asking(lambda text, numbered: invoke_agent(config, agent, text, numbered), call),
+            asking(
+                lambda text, numbered: invoke_agent(config, agent, text, numbered),
+                call,
+                rejected_so_far(project, _STEP),
+            ),
             lambda refusal: prompt if refusal is None else reask(prompt, refusal, again),
             use,
             attempts=2,

@@ -17,12 +17,17 @@ from thoughtforge.models import Phase
 from thoughtforge.phases.chat import notice
 
 
+def rejected_so_far(project: Project, step: str) -> int:
+    """How many answers to `step` this project already refused: a resumed question starts its
+    re-ask count there, so an HTTP agent does not answer it at the same temperature again."""
+    return sum(1 for _ in (project.dir / REJECTED_DIR).glob(f"*-{_slug(step)}-*.txt"))
+
+
 def keep_rejected(
     project: Project, phase: Phase, step: str, attempt: int, why: UnusableAnswer
 ) -> str:
     """Write the refused answer, say so in the chat; the path relative to the project."""
-    slug = re.sub(r"[^a-z0-9]+", "-", step.lower()).strip("-") or "answer"
-    relpath = f"{REJECTED_DIR}/{utc_now():%Y%m%dT%H%M%S%f}-{slug}-{attempt}.txt"
+    relpath = f"{REJECTED_DIR}/{utc_now():%Y%m%dT%H%M%S%f}-{_slug(step)}-{attempt}.txt"
     (project.dir / REJECTED_DIR).mkdir(exist_ok=True)
     write_text_atomic(project.dir / relpath, why.answer.rstrip("\n") + "\n")
     log_event(
@@ -37,3 +42,7 @@ def keep_rejected(
     with suppress(StateFileError):  # the answer and the log stand; a broken chat halts elsewhere
         notice(project, f"The agent's answer was unusable: {why} (kept in {relpath}).", phase)
     return relpath
+
+
+def _slug(step: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", step.lower()).strip("-") or "answer"

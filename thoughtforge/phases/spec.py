@@ -40,7 +40,7 @@ from thoughtforge.errors import AgentFailure, ThoughtForgeError, TransitionError
 from thoughtforge.models import DeliverableType, Phase
 from thoughtforge.phases.engine import ask_until_usable, asking, reask
 from thoughtforge.phases.plugin_hooks import plugin_module
-from thoughtforge.phases.rejected_answers import keep_rejected
+from thoughtforge.phases.rejected_answers import keep_rejected, rejected_so_far
 from thoughtforge.phases.spec_proposal import (
     ALL_SECTIONS,
     SPEC_SECTIONS,
@@ -124,7 +124,11 @@ def propose(project: Project, config: Config) -> SpecProposal:
 
     try:
         answer = ask_until_usable(
-            asking(lambda text, numbered: invoke_agent(config, status.agent, text, numbered), call),
+            asking(
+                lambda text, numbered: invoke_agent(config, status.agent, text, numbered),
+                call,
+                rejected_so_far(project, _STEP),
+            ),
             lambda refused: prompt if refused is None else reask(prompt, refused, _AGAIN),
             use,
             attempts=2,
