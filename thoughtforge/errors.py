@@ -13,8 +13,13 @@ Exception hierarchy:
   + ProjectFileError      - a project file that cannot be used: a link, a full disk, read-only
   + PhaseHalt             - a phase engine stops the project with a `halt_reason`
   + AgentFailure          - an agent failed twice (the flows halt with `agent_failure`)
+    - PromptTooLarge      - a prompt that does not fit the agent's window, refused before any call
+    - AnswerCutOff        - every attempt's answer was cut off at max_tokens (halts
+                            `answer_unusable`: the model, not the call, is the problem)
+  + UnusableAnswer        - one agent answer a step cannot use; the engine asks again (twice
+                            unusable halts `answer_unusable`)
+    - CutOffAnswer        - an answer whose JSON never closes: it was cut off
     - phases.intake.DistillationMalformed - two distillations without the six sections
-  + UnusableAnswer        - one agent answer a step cannot use; the engine asks again
     - phases.polish.review.MalformedReview - no review JSON that fits the schema
     - plugins.plan.builder_response.BuilderResponseError - no builder answer that fits its schema
   + ServiceError          - a board, channel or connector call that failed (never halts a phase)
@@ -122,6 +127,32 @@ class AgentFailure(ThoughtForgeError):
         self.attempts = attempts
         detail = "; ".join(f"attempt {n}: {why}" for n, why in enumerate(attempts, start=1))
         super().__init__(f"agent '{agent}' failed at step '{step}' ({detail})")
+
+
+class PromptTooLarge(AgentFailure):
+    """The prompt's fixed part alone does not fit the agent's window with the answer's room."""
+
+    def __init__(
+        self, agent: str, step: str, tokens: int, window: int, answer_room: int | None
+    ) -> None:
+        room = f", {answer_room} of them kept for the answer" if answer_room else ""
+        super().__init__(
+            agent,
+            step,
+            [
+                f"the prompt (about {tokens} tokens) does not fit its context window "
+                f"({window} tokens{room}); use an agent with a larger window "
+                f"(agents.available.{agent}.context_window_tokens) or shorten the material"
+            ],
+        )
+
+
+class AnswerCutOff(AgentFailure):
+    """Each attempt ended at the answer's token limit: a model that rambles or a limit too low."""
+
+
+class CutOffAnswer(UnusableAnswer):
+    """The answer stops inside its JSON: it was cut off, which no field-by-field reading fixes."""
 
 
 class ServiceError(ThoughtForgeError):

@@ -26,6 +26,7 @@ class HaltReason(StrEnum):
     SERVER_RESTART = "server_restart"
     HUMAN_TERMINATED = "human_terminated"
     AGENT_FAILURE = "agent_failure"
+    ANSWER_UNUSABLE = "answer_unusable"
     FILE_SYSTEM_ERROR = "file_system_error"
     PHASE3_OUTPUT_MISSING = "phase3_output_missing"
     PHASE3_OUTPUT_INCOMPLETE = "phase3_output_incomplete"

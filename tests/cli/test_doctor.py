@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from tests.capture_server import CaptureServer, refused_url
+from tests.fake_openai import FakeOpenAI, Reply
 from tests.vibe_kanban import VibeKanban
 from thoughtforge.adapters.announce import board_for
 from thoughtforge.config import load_config
@@ -193,3 +195,35 @@ def test_a_detail_with_brackets_is_shown_as_it_is(
     write_config(notifications=_notifications(_ntfy(server.url)))
     result = run("doctor", "--send-test")
     assert "HTTP 500: [error] database is locked" in row(result, "notify ntfy")
+
+
+def test_probe_calls_each_agent_and_says_whether_structured_output_is_accepted(
+    run: Run, write_config: Callable[..., Path]
+) -> None:
+    path = write_config()
+    data = yaml.safe_load(path.read_text())
+    with FakeOpenAI(refuse_json_schema=True) as fake:
+        fake.script(Reply('{"ready": true}'))
+        for name, form in (("openai-form", "json_schema"), ("llama-form", "json_object")):
+            data["agents"]["available"][name] = {
+                "type": "openai",
+                "base_url": f"{fake.url}/v1",
+                "model": "tiny",
+                "structured_output": form,
+            }
+        path.write_text(yaml.safe_dump(data))
+        plain = run("doctor")
+        assert fake.requests == [], "doctor without --probe calls no agent"
+        result = run("doctor", "--probe")
+    assert plain.returncode == 0 and result.returncode == 0, result.stdout + result.stderr
+    llama = row(result, "probe llama-form")
+    assert llama.startswith("probe llama-form ok answered in ")
+    assert llama.endswith("""'{"ready": true}'; structured output (json_object) accepted""")
+    openai_form = row(result, "probe openai-form")
+    assert openai_form.startswith("probe openai-form warn answered in ")
+    assert "structured output (json_schema) not usable: " in openai_form
+    assert "the server refused structured output (HTTP 500: Unsupported" in openai_form
+    assert row(result, "probe demo").startswith("probe demo ok answered in ")
+    assert row(result, "probe claude") == (
+        "probe claude ok not called: its command 'claude' is not on PATH"
+    )

@@ -6,10 +6,13 @@ import pytest
 
 from thoughtforge.config import Config
 from thoughtforge.core import create_project, read_status, transition
-from thoughtforge.errors import AgentFailure
+from thoughtforge.errors import AgentFailure, AnswerCutOff
 from thoughtforge.flows.console import make_run_output_inert
+from thoughtforge.flows.human_input import IntakeTurn, ReviewTurn, SpecTurn
+from thoughtforge.flows.intake import _apply as run_intake_turn
 from thoughtforge.flows.turns import halt_on_failure, latest_ai_message
 from thoughtforge.models import HaltReason, Phase
+from thoughtforge.phases.intake import DistillationMalformed
 
 
 @pytest.mark.parametrize(
@@ -20,6 +23,11 @@ from thoughtforge.models import HaltReason, Phase
             HaltReason.AGENT_FAILURE,
         ),
         (PermissionError(13, "Permission denied", "docs/spec.md"), HaltReason.FILE_SYSTEM_ERROR),
+        (DistillationMalformed("it has no ## Objective section"), HaltReason.ANSWER_UNUSABLE),
+        (
+            AnswerCutOff("smol", "brain-dump-intake", ["answer cut off at 9 tokens"]),
+            HaltReason.ANSWER_UNUSABLE,
+        ),
     ],
 )
 def test_failures_halt_with_their_reason_and_tell_the_chat(
@@ -36,6 +44,20 @@ def test_failures_halt_with_their_reason_and_tell_the_chat(
         Phase.DISTILLING,
     )
     assert "resume" in latest_ai_message(project)
+
+
+def test_an_unusable_answer_halts_with_its_reason_and_what_helps(config: Config) -> None:
+    """Before, a format problem read "The agent failed twice … Fix the cause" (agent_failure)."""
+    project = create_project(config, brain_dump="x")
+    transition(project, Phase.DISTILLING)
+    with halt_on_failure(project):
+        raise DistillationMalformed("it has no ## Objective section")
+    said = latest_ai_message(project)
+    assert said.startswith(
+        "The agent's answer was unusable twice: it has no ## Objective section. What helps: "
+        "another agent"
+    )
+    assert "failed" not in said and "thoughtforge agent PROJECT NAME" in said
 
 
 def test_other_errors_are_not_swallowed(config: Config) -> None:
@@ -59,3 +81,21 @@ def test_what_a_run_prints_reaches_the_terminal_inert() -> None:
     finally:
         logger.removeHandler(handler)
     assert seen == ["Intent confirmed: Wed\\x1b]0;pwned\\x07ding\\x1b[2J (plan)."]
+
+
+def test_terminate_is_offered_and_taken_at_every_chat_step(config: Config) -> None:
+    """Before, `terminate` was refused at a human step because the project was not halted."""
+    for form in (IntakeTurn, ReviewTurn, SpecTurn):
+        assert form(action="terminate").action == "terminate"
+    project = create_project(config, brain_dump="x")
+    transition(project, Phase.DISTILLING)
+    transition(project, Phase.HUMAN_REVIEW)
+
+    run_intake_turn(project, config, Phase.HUMAN_REVIEW, ReviewTurn(action="terminate"))
+
+    status = read_status(project.dir)
+    assert (status.phase, status.halt_reason, status.halted_from) == (
+        Phase.HALTED,
+        HaltReason.HUMAN_TERMINATED,
+        Phase.HUMAN_REVIEW,
+    )

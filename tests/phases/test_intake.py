@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import BRAIN_DUMP
+from tests.fake_openai import FakeOpenAI, Reply
 from tests.phases.conftest import Script, distillation, prompts
 from tests.polish_setup import calls
-from thoughtforge.config import Config
+from thoughtforge.config import Config, OpenAIAgentSpec
 from thoughtforge.core import (
     Project,
     create_project,
@@ -16,11 +17,12 @@ from thoughtforge.core import (
     read_status,
     write_status,
 )
-from thoughtforge.errors import AgentFailure
+from thoughtforge.errors import AgentFailure, PromptTooLarge
 from thoughtforge.models import Phase
 from thoughtforge.phases import intake
 from thoughtforge.phases.intake import DistillationMalformed
-from thoughtforge.prompting import SectionedText
+from thoughtforge.phases.intent import INTENT_SECTIONS
+from thoughtforge.prompting import SectionedText, estimate_tokens
 
 
 def transitions(project: Project) -> list[tuple[str, str]]:
@@ -91,16 +93,49 @@ def test_a_malformed_distillation_is_asked_again_once_then_fails(
     script("## Objective\nOnly this.\n")
     project = create_project(config, brain_dump=BRAIN_DUMP)
 
-    with pytest.raises(DistillationMalformed, match="missing section") as raised:
+    with pytest.raises(DistillationMalformed, match="it has no ## Deliverable Type") as raised:
         intake.distill(project, config)
 
-    assert isinstance(raised.value, AgentFailure)
+    assert raised.value.answer == "## Objective\nOnly this."
     assert calls(project) == {"brain-dump-intake": 2}
     first, second = prompts(project)
-    assert "Your previous answer could not be used" not in first
-    assert "it has no ## Deliverable Type, ## Assumptions" in second
+    assert "could not be used" not in first
+    assert (
+        'Your previous answer (it began: "## Objective Only this.") could not be used: it has no '
+        "## Deliverable Type, ## Assumptions"
+    ) in second
     assert read_status(project.dir).phase is Phase.DISTILLING
-    assert [m.role for m in read_chat(project.dir)] == ["human"]
+    chat = read_chat(project.dir)
+    assert [m.role for m in chat] == ["human", "system", "system"]
+    kept = [p.relative_to(project.dir).as_posix() for p in (project.dir / "rejected").iterdir()]
+    assert len(kept) == 2 and all(
+        p.endswith("-brain-dump-intake-1.txt") or p.endswith("-2.txt") for p in kept
+    )
+    for message, path in zip(chat[1:], sorted(kept), strict=True):
+        assert message.content == (
+            "The agent's answer was unusable: it has no ## Deliverable Type, ## Assumptions, "
+            f"## Constraints, ## Unknowns, ## Open Questions section (kept in {path})."
+        )
+        assert (project.dir / path).read_text() == "## Objective\nOnly this.\n"
+
+
+def test_a_resumed_distillation_is_asked_at_a_higher_temperature_than_the_refused_ones(
+    config: Config,
+) -> None:
+    """At temperature 0 every re-ask and every resume returned byte-identical answers."""
+    with FakeOpenAI() as server:
+        config.agents.available["local"] = OpenAIAgentSpec.model_validate(
+            {"type": "openai", "base_url": f"{server.url}/v1", "model": "m", "temperature": 0}
+        )
+        server.script(Reply("### Objective\nOnly this."))
+        project = create_project(config, brain_dump=BRAIN_DUMP, agent="local")
+        with pytest.raises(DistillationMalformed):
+            intake.distill(project, config)
+        server.script(Reply(distillation()))
+        intake.distill(project, config)
+    temperatures = [body["temperature"] for body in server.bodies]
+    assert temperatures == pytest.approx([0.0, 0.3, 0.6])
+    assert "grammar" not in server.bodies[0], "no grammar unless section_grammar is set"
 
 
 def test_a_distillation_fixed_on_the_second_ask_is_presented(
@@ -113,6 +148,29 @@ def test_a_distillation_fixed_on_the_second_ask_is_presented(
 
     assert reply.kind == "distillation" and calls(project) == {"brain-dump-intake": 2}
     assert read_status(project.dir).phase is Phase.HUMAN_REVIEW
+
+
+def test_sections_at_any_heading_level_and_case_are_taken_and_stored_as_level_two(
+    config: Config, script: Script
+) -> None:
+    """SmolLM2 wrote all six sections as `###`; only `##` was accepted and the re-ask never
+    said so. A real sub-heading inside a section stays a sub-heading."""
+    written = (
+        distillation()
+        .replace("## Objective", "### OBJECTIVE")
+        .replace("## Deliverable Type", "# deliverable type:")
+        .replace("## Constraints\n", "#### Constraints\n### Money\n")
+    )
+    script(written)
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+
+    reply = intake.distill(project, config)
+
+    assert calls(project) == {"brain-dump-intake": 1}
+    document = SectionedText.parse(reply.message)
+    assert document.missing(INTENT_SECTIONS) == []
+    assert document.get("Constraints") == "### Money\n- Budget 15k\n- Vegetarian menu"
+    assert "## OBJECTIVE" in reply.message
 
 
 def test_more_than_five_open_questions_keeps_the_first_five(config: Config, script: Script) -> None:
@@ -157,6 +215,30 @@ def test_the_conversation_is_cut_to_the_window_keeping_the_brain_dump(
     notices = [m.content for m in read_chat(project.dir) if m.role == "system"]
     assert len(notices) == 1 and "left out" in notices[0]
     assert any(e["event"] == "context_truncated" for e in read_events(project.dir))
+
+
+def test_room_for_the_answer_is_kept_and_a_window_too_small_for_the_prompt_is_named(
+    config: Config, script: Script
+) -> None:
+    """A 712-token prompt went to a 512-token window, with no room kept for the answer."""
+    script(distillation())
+    config.agent("demo").context_window_tokens = 1_400
+    config.agent("demo").max_tokens = 500
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+    for n in range(1, 9):
+        intake.add_human_message(project, f"Correction {n}: " + "more detail " * 40)
+
+    intake.distill(project, config)
+
+    (prompt,) = prompts(project)
+    assert estimate_tokens(prompt) <= 900 and "Correction 8:" in prompt
+    assert "Correction 1:" not in prompt
+
+    config.agent("demo").context_window_tokens = 512
+    config.agent("demo").max_tokens = 256
+    with pytest.raises(PromptTooLarge, match=r"context window \(512 tokens, 256 of them kept"):
+        intake.distill(project, config)
+    assert len(prompts(project)) == 1, "nothing was sent"
 
 
 def test_realign_drops_turns_after_the_last_substantive_correction_but_keeps_them_on_file(

@@ -5,7 +5,7 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from thoughtforge.config import AgentSpec
+from thoughtforge.config import CommandAgentSpec
 from thoughtforge.models import DeliverableType
 from thoughtforge.phases.safety import (
     Operation,
@@ -103,7 +103,7 @@ def test_a_symlink_out_of_the_project_is_followed(project: Path, tmp_path: Path)
     ],
 )
 def test_flags_that_give_an_agent_tools_are_detected(flags: list[str]) -> None:
-    operation = classify_agent_call(AgentSpec(command="agent", flags=flags))
+    operation = classify_agent_call(CommandAgentSpec(command="agent", flags=flags))
     assert operation.kind is OperationKind.INVOKE_AGENT_WITH_TOOLS
     assert operation.agent_flags == tuple(flags)
     assert tool_granting_flags(flags)
@@ -124,7 +124,7 @@ def test_flags_that_give_an_agent_tools_are_detected(flags: list[str]) -> None:
     ],
 )
 def test_text_only_agents_are_plain_invocations(flags: list[str]) -> None:
-    operation = classify_agent_call(AgentSpec(command="agent", flags=flags))
+    operation = classify_agent_call(CommandAgentSpec(command="agent", flags=flags))
     assert operation.kind is OperationKind.INVOKE_AGENT
     assert tool_granting_flags(flags) == []
 
@@ -153,7 +153,7 @@ def test_plan_mode_allows_documents_and_state(project: Path, target: str) -> Non
     "flags", [[], CLAUDE_TEXT_ONLY, ["exec"], ["-p", ""], ["--permission-mode", "plan"]]
 )
 def test_plan_mode_allows_text_only_agents(flags: list[str]) -> None:
-    plan_safety.validate(classify_agent_call(AgentSpec(command="claude", flags=flags)))
+    plan_safety.validate(classify_agent_call(CommandAgentSpec(command="claude", flags=flags)))
 
 
 @pytest.mark.parametrize("target", ["src/app.py", "build.sh", "package.json", "docs/app.js"])
@@ -193,7 +193,9 @@ def test_plan_mode_refuses_execution(kind: OperationKind, reason: str) -> None:
 
 
 def test_plan_mode_refuses_an_agent_with_permissions_skipped() -> None:
-    spec = AgentSpec(command="claude", flags=[*CLAUDE_TEXT_ONLY, "--dangerously-skip-permissions"])
+    spec = CommandAgentSpec(
+        command="claude", flags=[*CLAUDE_TEXT_ONLY, "--dangerously-skip-permissions"]
+    )
     with pytest.raises(SafetyViolation) as refused:
         plan_safety.validate(classify_agent_call(spec))
     assert str(refused.value).startswith(

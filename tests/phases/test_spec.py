@@ -27,8 +27,9 @@ from thoughtforge.core import (
     write_status,
 )
 from thoughtforge.core.git_repo import commit
-from thoughtforge.models import DeliverableType, Phase
-from thoughtforge.phases import intake
+from thoughtforge.errors import ConfigError, ThoughtForgeError, TransitionError
+from thoughtforge.models import DeliverableType, HaltReason, Phase
+from thoughtforge.phases import halt_actions, intake
 from thoughtforge.phases import spec as spec_phase
 from thoughtforge.phases.spec import DISCOVERY_SECTION, RETRY_NOTICE, SpecIncomplete
 from thoughtforge.phases.spec_proposal import NO_CRITERIA, SPEC_SECTIONS
@@ -153,7 +154,14 @@ def test_missing_acceptance_criteria_is_retried_once_with_a_notice(
     assert calls(project) == {"spec-building": 2}
     assert "had no `## Acceptance Criteria` section" in prompts(project)[1]
     chat = read_chat(project.dir)
+    (kept,) = (project.dir / "rejected").iterdir()
+    assert kept.read_text() == NO_CRITERIA_SECTION.strip() + "\n"
     assert [(m.role, m.content) for m in chat] == [
+        (
+            "system",
+            "The agent's answer was unusable: it had no `## Acceptance Criteria` section (kept in "
+            f"rejected/{kept.name}).",
+        ),
         ("system", RETRY_NOTICE),
         ("ai", proposal().strip()),
     ]
@@ -169,7 +177,7 @@ def test_acceptance_criteria_missing_twice_raises_spec_incomplete(
 
     assert calls(project) == {"spec-building": 2}
     roles = [(m.role, m.content == RETRY_NOTICE) for m in read_chat(project.dir)]
-    assert roles == [("system", True), ("ai", False)]
+    assert roles == [("system", False), ("system", True), ("system", False), ("ai", False)]
     assert read_status(project.dir).phase is Phase.SPEC_BUILDING
 
 
@@ -194,6 +202,60 @@ def test_confirm_is_refused_while_items_are_unresolved_and_nothing_is_written(
     assert head(project) == "Lock intent.md"
     assert read_status(project.dir).phase is Phase.SPEC_BUILDING
     assert spec_phase.latest_proposal(project) is not None
+
+
+def test_open_items_accepted_as_unresolved_are_written_into_the_spec_as_such(
+    config: Config, project: Project
+) -> None:
+    """SmolLM2 listed open items nothing could clear (the match needs 90 % similarity): the
+    person had no way on but to accept them as they are."""
+    resolved = "- The budget question: UNRESOLVED: which one do you mean?"
+    say_ai(project, proposal(resolved=resolved))
+
+    outcome = spec_phase.confirm_spec(project, config, accept_unresolved=True)
+
+    assert outcome.accepted and read_status(project.dir).phase is Phase.BUILDING
+    spec = SectionedText.parse((project.docs_dir / "spec.md").read_text())
+    resolved_section = spec.get("Resolved Unknowns") or ""
+    assert "- UNRESOLVED: Exact date in June (accepted unresolved by the human)" in resolved_section
+    assert (
+        "- UNRESOLVED: The budget question: UNRESOLVED: which one do you mean? "
+        "(accepted unresolved by the human)" in resolved_section
+    )
+
+
+def test_accepting_unresolved_items_still_needs_acceptance_criteria(
+    config: Config, project: Project
+) -> None:
+    say_ai(project, proposal(resolved="- nothing", criteria=""))
+    outcome = spec_phase.confirm_spec(project, config, accept_unresolved=True)
+    assert not outcome.accepted and outcome.remaining == [NO_CRITERIA]
+    assert not (project.docs_dir / "spec.md").exists()
+
+
+def test_a_project_can_be_terminated_at_a_human_step_and_switched_to_another_agent(
+    config: Config, project: Project
+) -> None:
+    with pytest.raises(ConfigError, match=r"agent 'nope' is not in agents\.available"):
+        halt_actions.switch_agent(project, config, "nope")
+    config.agents.available["ghost"] = config.agent("demo").model_copy(
+        update={"command": "no-such-agent-xyz"}
+    )
+    with pytest.raises(ThoughtForgeError, match="'no-such-agent-xyz' is not on PATH"):
+        halt_actions.switch_agent(project, config, "ghost")
+
+    switched = halt_actions.switch_agent(project, config, "recorder")
+
+    assert read_status(project.dir).agent == switched.agent == "recorder"
+    assert read_chat(project.dir)[-1].content == "The agent is now 'recorder' (was 'demo')."
+    terminated = halt_actions.apply(project, "terminate")
+    assert (terminated.phase, terminated.halt_reason) == (
+        Phase.HALTED,
+        HaltReason.HUMAN_TERMINATED,
+    )
+    assert terminated.halted_from is Phase.SPEC_BUILDING
+    with pytest.raises(TransitionError, match="already terminated"):
+        halt_actions.terminate(project)
 
 
 def test_confirm_is_refused_without_any_acceptance_criterion(
@@ -391,7 +453,9 @@ def test_discovery_that_cannot_run_keeps_the_spec_and_says_so(
     result = spec_phase.propose(project, discovering)
 
     assert calls(project) == {"spec-building": 1, "code-discovery": 2}
-    notice, shown = read_chat(project.dir)
+    *kept, notice, shown = read_chat(project.dir)
+    assert len(kept) == len(list((project.dir / "rejected").glob("*-code-discovery-*.txt")))
+    assert all(m.content.startswith("The agent's answer was unusable: ") for m in kept)
     assert notice.role == "system" and notice.content.startswith("Open Source Discovery could")
     assert why in notice.content and "\n" not in notice.content
     assert shown.role == "ai" and result.acceptance_criteria == CRITERIA

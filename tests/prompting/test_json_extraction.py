@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import contextlib
 import json
 
 import pytest
 
+from thoughtforge.errors import CutOffAnswer
 from thoughtforge.prompting import json_extraction, json_objects
 
 
@@ -36,22 +38,22 @@ def test_any_answer_is_parsed_reading_each_character_a_bounded_number_of_times(
     scan back to the start (JSONDecodeError counts the lines before its position)."""
     parsed: list[int] = []
     failed_at: list[int] = []
-    real_loads, real_error = json_extraction.json.loads, json.JSONDecodeError.__init__
+    real_decode, real_error = json_extraction._LENIENT.decode, json.JSONDecodeError.__init__
 
-    def counting_loads(chunk: str) -> object:
+    def counting_decode(chunk: str) -> object:
         parsed.append(len(chunk))
-        return real_loads(chunk)
+        return real_decode(chunk)
 
     def counting_error(self: json.JSONDecodeError, msg: str, doc: str, pos: int) -> None:
         failed_at.append(pos)
         real_error(self, msg, doc, pos)
 
-    monkeypatch.setattr(json_extraction.json, "loads", counting_loads)
+    monkeypatch.setattr(json_extraction._LENIENT, "decode", counting_decode)
     monkeypatch.setattr(json.JSONDecodeError, "__init__", counting_error)
     for text in ("{" * 200_000, "{}" * 100_000, "{" * 100_000 + "}" * 100_000, "```\n{\n" * 20_000):
         parsed.clear()
         failed_at.clear()
-        found = list(json_objects(text))
+        found = _all_objects(text)
         assert all(obj == {} for obj in found)
         assert sum(parsed) <= 3 * len(text)
         assert sum(failed_at) <= 3 * len(text)
@@ -59,3 +61,36 @@ def test_any_answer_is_parsed_reading_each_character_a_bounded_number_of_times(
 
 def test_an_object_after_an_unclosed_prose_brace_is_found() -> None:
     assert list(json_objects('Re {your question: here it is {"issues": []}')) == [{"issues": []}]
+
+
+def _all_objects(text: str) -> list[dict[str, object]]:
+    """Every object found, also in an answer that turns out to be cut off."""
+    found: list[dict[str, object]] = []
+    with contextlib.suppress(CutOffAnswer):
+        found.extend(json_objects(text))
+    return found
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"issues": [],}', {"issues": []}),
+        ("{'verdict': 'pass', 'reasons': []}", {"verdict": "pass", "reasons": []}),
+        ('```json\n{"steps": [{"title": "a",},]}\n```', {"steps": [{"title": "a"}]}),
+        ('{"description": "two\nlines"}', {"description": "two\nlines"}),
+    ],
+)
+def test_almost_json_is_read(text: str, expected: dict[str, object]) -> None:
+    assert next(json_objects(text)) == expected
+
+
+def test_an_answer_cut_off_inside_its_object_says_so_after_its_complete_inner_objects() -> None:
+    text = 'Review: {"issues": [{"severity": "minor", "description": "a"}, {"severity": "crit'
+    found = json_objects(text)
+    assert next(found) == {"severity": "minor", "description": "a"}
+    with pytest.raises(CutOffAnswer, match="cut off: its JSON object never closes"):
+        list(found)
+
+
+def test_prose_with_an_unclosed_brace_is_not_taken_for_a_cut_off_answer() -> None:
+    assert list(json_objects("Use {curly braces for templates, as asked")) == []

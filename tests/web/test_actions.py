@@ -44,9 +44,9 @@ def test_the_table_is_the_flows_forms() -> None:
 @pytest.mark.parametrize(
     ("kind", "phase", "expected"),
     [
-        ("IntakeTurn", Phase.BRAIN_DUMP, ["send", "distill"]),
-        ("ReviewTurn", Phase.HUMAN_REVIEW, ["send", "realign", "confirm"]),
-        ("SpecTurn", Phase.SPEC_BUILDING, ["send", "confirm"]),
+        ("IntakeTurn", Phase.BRAIN_DUMP, ["send", "distill", "terminate"]),
+        ("ReviewTurn", Phase.HUMAN_REVIEW, ["send", "realign", "confirm", "terminate"]),
+        ("SpecTurn", Phase.SPEC_BUILDING, ["send", "confirm", "accept_unresolved", "terminate"]),
         ("PolishHaltDecision", Phase.HALTED, ["resume", "override", "terminate"]),
         ("StuckDecision", Phase.HALTED, ["provide_input", "terminate"]),
     ],

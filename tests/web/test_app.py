@@ -120,7 +120,8 @@ def test_the_thread_page_shows_every_message_and_only_the_actions_of_the_wait(
     assert BRAIN_DUMP in page and "Phase 1 · brain dump" in page
     actions = page.split('id="actions"', 1)[1].split("</div>", 2)
     assert 'data-action="send"' in actions[0] and 'data-action="distill"' in actions[0]
-    assert 'data-action="confirm"' not in page and 'data-action="terminate"' not in page
+    assert 'data-action="confirm"' not in page
+    assert 'class="action danger" data-action="terminate"' in page  # apart, in red
     assert "Waiting for your brain dump, then Distill." in page
 
 
@@ -241,3 +242,14 @@ def test_a_prompt_that_cannot_be_saved_says_where_and_why_and_changes_nothing(
     assert folder.read_text() == "a file where the folder should be"
     unknown = bench.post("/settings/prompts/..%2F..%2Fconfig", {"text": "x"})
     assert unknown.status_code in (404, 409)
+
+
+def test_terminate_at_a_chat_step_ends_the_project(bench: Bench) -> None:
+    project = _project(bench)
+    _wait(project, "IntakeTurn")
+    answer = bench.post(f"/projects/{project.id}/reply", {"action": "terminate"})
+    assert answer.json() == {"delivery": "applied", "note": "Done: the project is halted."}
+    status = read_status(project.dir)
+    assert status.halt_reason is HaltReason.HUMAN_TERMINATED
+    page = bench.get(f"/projects/{project.id}").text
+    assert "Terminated: this project will not go on." in page and "data-action" not in page

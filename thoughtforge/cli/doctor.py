@@ -1,5 +1,6 @@
 """`thoughtforge doctor`: is this machine ready to run a project? Read-only, except a probe file
-(and one real notification per channel with `--send-test`).
+(and one real notification per channel with `--send-test`, one tiny call to each agent with
+`--probe`).
 
 The board and the channels are reported as warnings at worst: a run goes on without them."""
 
@@ -14,7 +15,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from thoughtforge.adapters import notify
-from thoughtforge.adapters.agents import missing_agent_warning
+from thoughtforge.adapters.agents import describe_agent, missing_agent_warning, why_unavailable
 from thoughtforge.config import Config, NotificationChannel, load_config
 from thoughtforge.errors import ServiceError, ThoughtForgeError
 from thoughtforge.prompting import PromptLibrary
@@ -32,7 +33,7 @@ class Check(BaseModel):
     detail: str
 
 
-def run_checks(path: Path, *, send_test: bool = False) -> list[Check]:
+def run_checks(path: Path, *, send_test: bool = False, probe: bool = False) -> list[Check]:
     """Every check, in order; a missing or invalid config stops at the first."""
     if not path.exists():
         return [
@@ -43,19 +44,37 @@ def run_checks(path: Path, *, send_test: bool = False) -> list[Check]:
     except ThoughtForgeError as exc:
         return [Check(name="config", outcome="fail", detail=str(exc))]
     checks = [Check(name="config", outcome="ok", detail=str(path.resolve()))]
-    for name, probe in _PROBES:
-        checks.append(Check(name=name, **probe(config)))
+    for name, check in _PROBES:
+        checks.append(Check(name=name, **check(config)))
     checks.append(_board(path, config))
     checks.extend(_channels(config, send_test))
     checks.extend(_connectors(config))
+    if probe:
+        checks.extend(_call_agent(config, name) for name in config.agents.available)
     return checks
+
+
+def _call_agent(config: Config, agent: str) -> Check:
+    """One real call to `agent`; an agent that cannot run here is named, not called."""
+    from thoughtforge.adapters.agents.probe import probe_agent
+
+    name = f"probe {agent}"
+    default = agent == config.agents.default
+    why = why_unavailable(config, agent)
+    if why is not None:
+        return Check(name=name, outcome="warn" if default else "ok", detail=f"not called: {why}")
+    result = probe_agent(config, agent)
+    if not result.answered:
+        return Check(name=name, outcome="warn", detail=result.detail)
+    outcome: Literal["ok", "warn"] = "warn" if result.structured is False else "ok"
+    return Check(name=name, outcome=outcome, detail=result.detail)
 
 
 def _agent(config: Config) -> dict[str, str]:
     warning = missing_agent_warning(config)
     if warning:
         return {"outcome": "warn", "detail": warning}
-    return {"outcome": "ok", "detail": f"{config.agents.default} ({config.agent().command})"}
+    return {"outcome": "ok", "detail": describe_agent(config, config.agents.default)}
 
 
 def _projects_directory(config: Config) -> dict[str, str]:

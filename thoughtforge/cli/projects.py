@@ -137,12 +137,20 @@ def doctor(
     send_test: Annotated[
         bool, typer.Option("--send-test", help="Send a real test notification to each channel.")
     ] = False,
+    probe: Annotated[
+        bool,
+        typer.Option(
+            "--probe",
+            help="Call each configured agent once with a tiny prompt (latency, answer, and for "
+            "HTTP agents whether structured output is accepted).",
+        ),
+    ] = False,
 ) -> None:
     """Check the config, the default agent, the projects directory, the Prefect API, the board
-    and the notification channels."""
+    and the notification channels; with --probe, call every agent."""
     from thoughtforge.cli.doctor import run_checks
 
-    checks = run_checks(config_path(ctx.obj), send_test=send_test)
+    checks = run_checks(config_path(ctx.obj), send_test=send_test, probe=probe)
     table = Table("check", "result", "detail", box=None)
     for check in checks:
         mark = {"ok": "[green]ok[/]", "warn": "[yellow]warn[/]", "fail": "[red]FAIL[/]"}
@@ -157,14 +165,14 @@ def _agent_for_run(config: Config, agent: str | None) -> str:
 
     A run whose real agent is missing must not turn into canned text from the demo agent.
     """
-    from thoughtforge.adapters.agents import find_command
+    from thoughtforge.adapters.agents import why_unavailable
 
     chosen = agent or config.agents.default
-    spec = config.agent(chosen)
-    if find_command(spec) is None:
+    why = why_unavailable(config, chosen)
+    if why is not None:
         raise ThoughtForgeError(
-            f"agent '{chosen}' cannot run: its command '{spec.command}' is not on PATH. Install "
-            f"it and log in, or choose another agent with --agent (--agent {DEMO_AGENT} runs the "
+            f"agent '{chosen}' cannot run: {why}. Install it and log in (or set the key), or "
+            f"choose another agent with --agent (--agent {DEMO_AGENT} runs the "
             "scripted demo, which is not an AI). `thoughtforge doctor` checks the set-up."
         )
     if chosen == DEMO_AGENT:

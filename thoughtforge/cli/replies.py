@@ -51,9 +51,35 @@ def realign(ctx: typer.Context, project_id: ProjectArgument, wait: WaitOption = 
 
 
 @app.command()
-def confirm(ctx: typer.Context, project_id: ProjectArgument, wait: WaitOption = False) -> None:
+def confirm(
+    ctx: typer.Context,
+    project_id: ProjectArgument,
+    accept_unresolved: Annotated[
+        bool,
+        typer.Option(
+            "--accept-unresolved",
+            help="Phase 2: lock the spec with its open items written in as unresolved.",
+        ),
+    ] = False,
+    wait: WaitOption = False,
+) -> None:
     """Confirm the distilled intent (Phase 1) or the spec proposal (Phase 2)."""
-    _chat(ctx, project_id, "confirm", wait=wait)
+    _chat(ctx, project_id, "accept_unresolved" if accept_unresolved else "confirm", wait=wait)
+
+
+@app.command()
+def agent(
+    ctx: typer.Context,
+    project_id: ProjectArgument,
+    name: Annotated[str, typer.Argument(help="An agent from agents.available.")],
+) -> None:
+    """Switch a project to another agent (say, after an answer_unusable halt), then resume it."""
+    from thoughtforge.core import open_project
+    from thoughtforge.phases import halt_actions
+
+    config = config_of(ctx)
+    status = halt_actions.switch_agent(open_project(config, project_id), config, name)
+    out.print(f"{project_id}: agent is now '{status.agent}' ({status.phase}).")
 
 
 @app.command()
@@ -93,7 +119,7 @@ def override(ctx: typer.Context, project_id: ProjectArgument) -> None:
 
 @app.command()
 def terminate(ctx: typer.Context, project_id: ProjectArgument) -> None:
-    """Stop a halted project for good."""
+    """Stop a project for good, at any step (halted, or waiting for you)."""
     _decide(ctx, project_id, "terminate")
 
 

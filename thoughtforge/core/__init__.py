@@ -47,6 +47,7 @@ from thoughtforge.core.run_lock import LOCK_FILE, hold_run_lock, is_running
 from thoughtforge.core.staging import (
     POLISH_LOG_FILE,
     POLISHED_TAG,
+    REJECTED_DIR,
     REVIEW_FILE,
     Changes,
     changes,
@@ -95,6 +96,7 @@ __all__ = [
     "POLISHED_TAG",
     "POLISH_LOG_FILE",
     "POLISH_STATE_FILE",
+    "REJECTED_DIR",
     "REVIEW_FILE",
     "SPEC_FILE",
     "STATUS_FILE",

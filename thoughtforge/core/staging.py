@@ -37,6 +37,8 @@ POLISH_LOG_FILE = "polish_log.md"
 POLISHED_TAG = "thoughtforge-polished"
 """Points at the commit a finished deliverable was last polished at (re-polish compares with it)."""
 REVIEW_FILE = "review.json"
+REJECTED_DIR = "rejected"
+"""Answers an agent gave that a step could not use, kept for the person (committed)."""
 PRIVATE_FILES = (
     LOG_FILE,
     LOCK_FILE,
@@ -83,7 +85,7 @@ def is_own(relpath: str) -> bool:
     path = PurePosixPath(relpath)
     document = path.parent.name == "docs" and (path.suffix == ".md" or path.name == ".gitkeep")
     in_docs = document and len(path.parts) == 2
-    return relpath in OWN_FILES or path.parts[0] == "resources" or in_docs
+    return relpath in OWN_FILES or path.parts[0] in ("resources", REJECTED_DIR) or in_docs
 
 
 def changes(project_dir: Path) -> Changes:

@@ -44,34 +44,50 @@ class ChatTurn(RunInput):
 
 
 class IntakeTurn(ChatTurn):
-    action: Literal["send", "distill"] = Field(
-        "send", description="send: add the message. distill: everything is in, distil it now."
+    action: Literal["send", "distill", "terminate"] = Field(
+        "send",
+        description=(
+            "send: add the message. distill: everything is in, distil it now. terminate: stop "
+            "the project for good."
+        ),
     )
 
 
 class ReviewTurn(ChatTurn):
-    action: Literal["send", "realign", "confirm"] = Field(
+    action: Literal["send", "realign", "confirm", "terminate"] = Field(
         "send",
         description=(
             "send: correct the distillation with the message. realign: drop the messages after "
-            "your last real correction and distil again. confirm: lock the intent."
+            "your last real correction and distil again. confirm: lock the intent. terminate: "
+            "stop the project for good."
         ),
     )
 
 
 class SpecTurn(ChatTurn):
-    action: Literal["send", "confirm"] = Field(
+    action: Literal["send", "confirm", "accept_unresolved", "terminate"] = Field(
         "send",
-        description="send: answer or correct the proposal. confirm: lock the spec and build.",
+        description=(
+            "send: answer or correct the proposal. confirm: lock the spec and build. "
+            "accept_unresolved: lock it with the open items written in as unresolved. "
+            "terminate: stop the project for good."
+        ),
     )
 
 
+_AGENT = Field(
+    "",
+    description="Optional: switch the project to this agent (a name in agents.available) first.",
+)
+
+
 class HaltDecision(RunInput):
-    """The project halted: continue it, or stop it for good."""
+    """The project halted: continue it (with another agent, if you like), or stop it for good."""
 
     action: Literal["resume", "terminate"] = Field(
         "resume", description="resume: continue where it halted. terminate: stop for good."
     )
+    agent: str = _AGENT
 
 
 class PolishHaltDecision(RunInput):
@@ -84,6 +100,7 @@ class PolishHaltDecision(RunInput):
             "(project done). terminate: stop for good."
         ),
     )
+    agent: str = _AGENT
 
 
 class PlanGateDecision(RunInput):
@@ -139,13 +156,19 @@ REVIEW = HumanStep(
 )
 SPEC = HumanStep(
     SpecTurn,
-    "To move on: answer or correct in the message, or choose **confirm** to lock the spec.",
+    "To move on: answer or correct in the message, or choose **confirm** to lock the spec "
+    "(**accept_unresolved** locks it with the open items marked unresolved).",
     instead="**confirm**",
 )
-HALT = HumanStep(HaltDecision, "To move on: choose **resume** or **terminate**, then Submit.")
+HALT = HumanStep(
+    HaltDecision,
+    "To move on: choose **resume** (with another agent in *agent*, if you like) or "
+    "**terminate**, then Submit.",
+)
 POLISH_HALT = HumanStep(
     PolishHaltDecision,
-    "To move on: choose **resume**, **override** or **terminate**, then Submit.",
+    "To move on: choose **resume** (with another agent in *agent*, if you like), **override** "
+    "or **terminate**, then Submit.",
 )
 PLAN_GATE = HumanStep(
     PlanGateDecision, "To move on: choose **override** or **terminate**, then Submit."

@@ -160,7 +160,7 @@ def _dispatch(project: Project, config: Config, auto_confirm: bool) -> Status:
             if before.halt_reason in INPUT_HALTS:
                 run_build(project, config, auto_confirm)  # it asks for the missing input
             else:
-                _await_decision(project)
+                _await_decision(project, config)
             if project.status() == before:
                 return before
             continue
@@ -170,16 +170,19 @@ def _dispatch(project: Project, config: Config, auto_confirm: bool) -> Status:
             return before
 
 
-def _await_decision(project: Project) -> None:
+def _await_decision(project: Project, config: Config) -> None:
     status = project.status()
     step: HumanStep[Any] = HALT
     if status.halted_from is Phase.POLISHING:
         step = POLISH_HALT
     elif status.halt_reason in OVERRIDE_BUILD_HALTS:
         step = PLAN_GATE
-    action = wait_for_human(project, step, halt_prompt(latest_ai_message(project))).value.action
+    decision = wait_for_human(project, step, halt_prompt(latest_ai_message(project))).value
     clear_wait(project.dir)
+    action = decision.action
     try:
+        if getattr(decision, "agent", "").strip() and action != "terminate":
+            halt_actions.switch_agent(project, config, decision.agent.strip())
         halt_actions.apply(project, action)
     except ThoughtForgeError as exc:
         notice(project, f"Cannot {action}: {exc}")

@@ -37,13 +37,19 @@ def _converse(project: Project, config: Config, auto_confirm: bool) -> None:
         turn = SpecTurn(action="confirm") if auto_confirm else take_turn(project, SPEC)
         if turn is None:
             continue
-        if turn.action == "confirm":
-            outcome = phases.confirm_spec(project, config)
+        if turn.action == "terminate":
+            phases.halt_actions.terminate(project)
+            return
+        if turn.action in ("confirm", "accept_unresolved"):
+            outcome = phases.confirm_spec(
+                project, config, accept_unresolved=asked_to_decide or turn.action != "confirm"
+            )
             if outcome.accepted or not auto_confirm:
                 continue
-            if asked_to_decide:
-                print("Confirm refused twice; remaining: " + "; ".join(outcome.remaining))
-                return
+            if asked_to_decide:  # only the acceptance criteria can still be missing
+                raise phases.SpecIncomplete(
+                    "The agent proposed no acceptance criteria, even when asked to decide."
+                )
             phases.add_human_message(project, DECIDE_FOR_ME)
             asked_to_decide = True
         phases.propose(project, config)

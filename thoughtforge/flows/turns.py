@@ -16,10 +16,17 @@ from thoughtforge.core import (
     read_chat,
     transition,
 )
-from thoughtforge.errors import AgentFailure, RepositoryTampered, StateFileError
+from thoughtforge.errors import (
+    AgentFailure,
+    AnswerCutOff,
+    RepositoryTampered,
+    StateFileError,
+    UnusableAnswer,
+)
 from thoughtforge.flows.human_input import ChatTurn, HumanStep, wait_for_human
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import add_human_message, latest_ai_message, notice
+from thoughtforge.phases.engine import UNUSABLE_HELP
 
 TurnT = TypeVar("TurnT", bound=ChatTurn)
 
@@ -48,16 +55,33 @@ def take_turn(project: Project, step: HumanStep[TurnT], opening: str = "") -> Tu
 
 @contextmanager
 def halt_on_failure(project: Project) -> Iterator[None]:
-    """An agent that failed twice, a document that cannot be written (a full disk, a link where
-    it belongs) or a git repository an agent reconfigured halts the project."""
+    """An agent that failed twice, an answer unusable twice, a document that cannot be written
+    (a full disk, a link where it belongs) or a git repository an agent reconfigured halts the
+    project, each with its own reason and what helps."""
     try:
         yield
+    except AnswerCutOff as exc:
+        _halt(project, HaltReason.ANSWER_UNUSABLE, f"{exc}. {UNUSABLE_HELP}")
     except AgentFailure as exc:
-        _halt(project, HaltReason.AGENT_FAILURE, f"The agent failed twice: {exc}.")
+        _halt(
+            project,
+            HaltReason.AGENT_FAILURE,
+            f"The agent failed twice: {exc}. Fix the cause, then resume.",
+        )
     except RepositoryTampered as exc:
-        _halt(project, HaltReason.PLAN_MODE_VIOLATION, f"{exc}.")
+        _halt(project, HaltReason.PLAN_MODE_VIOLATION, f"{exc}. Fix the cause, then resume.")
+    except UnusableAnswer as exc:
+        _halt(
+            project,
+            HaltReason.ANSWER_UNUSABLE,
+            f"The agent's answer was unusable twice: {exc}. {UNUSABLE_HELP}",
+        )
     except OSError as exc:
-        _halt(project, HaltReason.FILE_SYSTEM_ERROR, f"A project file could not be written: {exc}.")
+        _halt(
+            project,
+            HaltReason.FILE_SYSTEM_ERROR,
+            f"A project file could not be written: {exc}. Fix the cause, then resume.",
+        )
 
 
 def state_files_readable(project: Project) -> bool:
@@ -82,7 +106,7 @@ def state_files_readable(project: Project) -> bool:
 def _halt(project: Project, reason: HaltReason, message: str) -> None:
     """The chat is told when it can be written (a full disk may forbid it); the halt is made."""
     try:
-        notice(project, f"{message} Fix the cause, then resume.")
+        notice(project, message)
     except OSError as exc:
         log_event(project.dir, "not_in_chat", level="warning", text=message, error=str(exc))
     print(message)

@@ -16,8 +16,9 @@ A phase's steps run through a `StepRunner`: plain calls here, named Prefect task
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import count
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
@@ -36,6 +37,7 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import (
     AgentFailure,
+    AnswerCutOff,
     PhaseHalt,
     ProjectFileError,
     RepositoryTampered,
@@ -45,6 +47,7 @@ from thoughtforge.errors import (
 )
 from thoughtforge.models import DeliverableType, HaltReason, Phase, build_halt_options
 from thoughtforge.phases import chat
+from thoughtforge.phases.rejected_answers import keep_rejected, rejected_so_far
 from thoughtforge.phases.safety import SafetyViolation, check_agent, load_rules, write_checked
 from thoughtforge.prompting import PromptLibrary
 
@@ -53,6 +56,11 @@ StepRunner = Callable[[str, Callable[[], T]], T]
 HALTING_FAILURES = (PhaseHalt, ProjectFileError, RepositoryTampered)
 """What a phase's run turns into a halt (`PhaseEngine.as_halt`), wherever it is met."""
 JSON_ONLY = "Answer again with the JSON object only."
+QUOTED_CHARS = 160
+UNUSABLE_HELP = (
+    "What helps: another agent (a larger model), or a larger context window or max_tokens for "
+    "this one; switch with `thoughtforge agent PROJECT NAME` (or the halt form), then resume."
+)
 
 
 def run_direct(name: str, step: Callable[[], T]) -> T:
@@ -60,9 +68,23 @@ def run_direct(name: str, step: Callable[[], T]) -> T:
     return step()
 
 
-def reask(prompt: str, reason: str, again: str = JSON_ONLY) -> str:
-    """The prompt once more, with why the last answer could not be used and what to do instead."""
-    return f"{prompt}\n\nYour previous answer could not be used: {reason}. {again}"
+def reask(prompt: str, refusal: UnusableAnswer | str, again: str = JSON_ONLY) -> str:
+    """The prompt once more, with why the last answer could not be used (quoting how it began, so
+    the re-ask differs from the ask even at temperature 0) and what to do instead."""
+    answer = refusal.answer if isinstance(refusal, UnusableAnswer) else ""
+    began = " ".join(answer.split())[:QUOTED_CHARS]
+    quoted = f' (it began: "{began}{"…" if len(answer) > len(began) else ""}")' if began else ""
+    return f"{prompt}\n\nYour previous answer{quoted} could not be used: {refusal}. {again}"
+
+
+def asking(
+    ask: Callable[[str, AgentCall], str], call: AgentCall, refused_before: int = 0
+) -> Callable[[str], str]:
+    """`ask` with `call`, each use after the first counted as a re-ask (`call.reask`, from the
+    answers `refused_before` on a previous run), so an HTTP agent answers the same question at a
+    higher temperature."""
+    asked = count(refused_before)
+    return lambda prompt: ask(prompt, call.model_copy(update={"reask": next(asked)}))
 
 
 def ask_until_usable(
@@ -75,13 +97,16 @@ def ask_until_usable(
 ) -> T:
     """What `use` makes of the first usable answer; the last `UnusableAnswer` after `attempts`.
 
-    `prompt` is given the previous attempt's refusal (None at first), so each re-ask can say why.
+    `prompt` is given the previous attempt's refusal (None at first), so each re-ask can say why;
+    the refusal carries the answer it refused (`UnusableAnswer.answer`), to be kept and quoted.
     """
     refusal: UnusableAnswer | None = None
     for attempt in range(1, attempts + 1):
+        answer = ask(prompt(refusal))
         try:
-            return use(ask(prompt(refusal)))
+            return use(answer)
         except UnusableAnswer as exc:
+            exc.answer = exc.answer or answer
             refusal = exc
             on_unusable(attempt, exc)
     assert refusal is not None, "attempts must be at least 1"
@@ -130,9 +155,19 @@ class PhaseEngine:
 
     # --- agents ----------------------------------------------------------------------------
 
-    def call(self, step: str, iteration: int | None = None) -> AgentCall:
+    def call(
+        self,
+        step: str,
+        iteration: int | None = None,
+        schema: dict[str, Any] | None = None,
+    ) -> AgentCall:
+        """What a call is for; `schema` is the JSON schema of a JSON step's answer."""
         return AgentCall(
-            step=step, project_dir=self.project.dir, phase=self.phase.value, iteration=iteration
+            step=step,
+            project_dir=self.project.dir,
+            phase=self.phase.value,
+            iteration=iteration,
+            answer_schema=schema,
         )
 
     @property
@@ -142,6 +177,8 @@ class PhaseEngine:
     def ask(self, agent: str, prompt: str, call: AgentCall) -> str:
         try:
             return invoke_agent(self.config, agent, prompt, call)
+        except AnswerCutOff as exc:
+            raise PhaseHalt(HaltReason.ANSWER_UNUSABLE, f"{exc}. {UNUSABLE_HELP}") from None
         except AgentFailure as exc:
             raise PhaseHalt(HaltReason.AGENT_FAILURE, str(exc)) from None
 
@@ -153,25 +190,23 @@ class PhaseEngine:
         use: Callable[[str], T],
         attempts: int,
     ) -> T:
-        """`ask_until_usable` with this phase's agent call, each refusal logged as a warning."""
-
-        def log(attempt: int, why: UnusableAnswer) -> None:
-            log_event(
-                self.project.dir,
-                "answer_unusable",
-                level="warning",
-                step=call.step,
-                attempt=attempt,
-                why=str(why),
-            )
-
+        """`ask_until_usable` with this phase's agent call; each refused answer is kept in the
+        project and said in the chat, and each re-ask counts as one (`asking`)."""
         return ask_until_usable(
-            lambda text: self.ask(agent, text, call),
+            asking(
+                lambda text, numbered: self.ask(agent, text, numbered),
+                call,
+                rejected_so_far(self.project, call.step),
+            ),
             prompt,
             use,
             attempts=attempts,
-            on_unusable=log,
+            on_unusable=self.keeper(call.step),
         )
+
+    def keeper(self, step: str) -> Callable[[int, UnusableAnswer], None]:
+        """What to do with each refused answer of `step`: keep it (`rejected_answers`)."""
+        return lambda attempt, why: keep_rejected(self.project, self.phase, step, attempt, why)
 
     # --- files -----------------------------------------------------------------------------
 

@@ -1,5 +1,5 @@
 """What the human can do with a halted project: resume, override or terminate it, or answer a
-stuck build (`provide_input`).
+stuck build (`provide_input`); and at any human step, terminate it or switch its agent.
 
 Applied to the files directly, so it works the same whether the decision arrives as a Prefect
 `RunInput` to a paused flow or from the CLI when no run is waiting.
@@ -9,15 +9,19 @@ from __future__ import annotations
 
 from typing import Literal
 
+from thoughtforge.adapters.agents import why_unavailable
+from thoughtforge.config import Config
 from thoughtforge.core import (
     Project,
     Status,
     TransitionHooks,
     commit_own,
+    log_event,
     mark_polished,
     read_polish_state,
     transition,
     utc_now,
+    write_status,
 )
 from thoughtforge.errors import StateFileError, ThoughtForgeError, TransitionError
 from thoughtforge.models import INPUT_HALTS, OVERRIDE_BUILD_HALTS, HaltReason, Phase
@@ -30,12 +34,10 @@ Action = Literal["resume", "override", "terminate"]
 def apply(project: Project, action: Action, hooks: TransitionHooks | None = None) -> Status:
     """Act on a halted project: resume returns it to the phase it halted in (a polish loop logs
     the resumption), override accepts a polish loop's deliverable (done) or a plan the
-    completeness gate refused (the build goes on), terminate ends it."""
-    status = _halted(project)
+    completeness gate refused (the build goes on), terminate ends it, halted or not."""
     if action == "terminate":
-        return transition(
-            project, Phase.HALTED, halt_reason=HaltReason.HUMAN_TERMINATED, hooks=hooks
-        )
+        return terminate(project, hooks)
+    status = _halted(project)
     origin = status.halted_from or Phase.POLISHING
     if status.halt_reason in OVERRIDE_BUILD_HALTS:
         if action != "override":
@@ -60,6 +62,36 @@ def apply(project: Project, action: Action, hooks: TransitionHooks | None = None
     if origin is Phase.POLISHING:
         _log_resume(project, status)
     return transition(project, origin, hooks=hooks)
+
+
+def terminate(project: Project, hooks: TransitionHooks | None = None) -> Status:
+    """Stop the project for good, from any phase but done: the person may give up at any step."""
+    status = project.status()
+    if status.phase is Phase.DONE:
+        raise TransitionError(f"project {project.id} is done; there is nothing to terminate")
+    if status.halt_reason is HaltReason.HUMAN_TERMINATED:
+        raise TransitionError(f"project {project.id} was already terminated")
+    return transition(project, Phase.HALTED, halt_reason=HaltReason.HUMAN_TERMINATED, hooks=hooks)
+
+
+def switch_agent(project: Project, config: Config, agent: str) -> Status:
+    """Make `agent` the project's agent from its next call on (a halt for an answer a small model
+    could not give is often fixed by a larger one). Refused for an agent that is not configured,
+    cannot be called from here, or a project that is finished."""
+    config.agent(agent)  # a name not in agents.available is a ConfigError naming the choices
+    why = why_unavailable(config, agent)
+    if why is not None:
+        raise ThoughtForgeError(f"agent '{agent}' cannot run: {why}")
+    status = project.status()
+    if status.phase is Phase.DONE or status.halt_reason is HaltReason.HUMAN_TERMINATED:
+        raise TransitionError(f"project {project.id} is {status.phase}; no agent will be called")
+    if status.agent == agent:
+        return status
+    switched = status.model_copy(update={"agent": agent, "updated_at": utc_now()})
+    write_status(project.dir, switched)
+    log_event(project.dir, "agent_switched", agent_from=status.agent, agent_to=agent)
+    notice(project, f"The agent is now '{agent}' (was '{status.agent}').")
+    return switched
 
 
 def provide_input(project: Project, message: str, hooks: TransitionHooks | None = None) -> Status:

@@ -30,11 +30,12 @@ from thoughtforge.core import (
     read_chat,
     transition,
 )
-from thoughtforge.errors import AgentFailure, TransitionError, UnusableAnswer
+from thoughtforge.errors import TransitionError, UnusableAnswer
 from thoughtforge.models import PHASE_ONE, Phase
 from thoughtforge.phases.chat import add_human_message, notice, notice_once
-from thoughtforge.phases.engine import ask_until_usable, reask
+from thoughtforge.phases.engine import ask_until_usable, asking, reask
 from thoughtforge.phases.intent import INTENT_SECTIONS
+from thoughtforge.phases.rejected_answers import keep_rejected, rejected_so_far
 from thoughtforge.phases.resources import ResourceBundle, read_resources
 from thoughtforge.prompting import (
     PromptLibrary,
@@ -44,6 +45,7 @@ from thoughtforge.prompting import (
     list_items,
     strip_outer_fence,
     truncate_text,
+    with_known_headings,
 )
 
 MAX_OPEN_QUESTIONS = 5
@@ -60,8 +62,8 @@ class IntakeReply(BaseModel):
     message: str
 
 
-class DistillationMalformed(AgentFailure):
-    """Two answers without the six sections: the flows halt on it as on any agent failure."""
+class DistillationMalformed(UnusableAnswer):
+    """Two answers without the six sections: the flows halt with `answer_unusable`."""
 
 
 def distill(project: Project, config: Config) -> IntakeReply:
@@ -159,7 +161,7 @@ def _intake_prompt(
 ) -> str:
     """The intake prompt cut to the agent's window: the brain dump stays, the oldest turns go."""
     prompts = PromptLibrary(config.prompts.directory)
-    window = config.agent(agent).context_window_tokens
+    window = config.agent(agent).prompt_budget_tokens
     overhead = estimate_tokens(prompts.render(_STEP, conversation="", resources=""))
     fitted = truncate_text(resources.as_prompt_text(), int(window * RESOURCE_SHARE))
     if fitted.truncated:
@@ -178,34 +180,42 @@ def _intake_prompt(
 
 def _ask_for_distillation(project: Project, config: Config, agent: str, prompt: str) -> str:
     """A distillation with all six sections; the agent is asked once more if some are missing."""
-    call = AgentCall(step=_STEP, project_dir=project.dir, phase=Phase.DISTILLING.value)
-    again = f"Answer again with exactly the six sections: {_headings(INTENT_SECTIONS)}."
-    problems: list[str] = []
+    call = AgentCall(
+        step=_STEP,
+        project_dir=project.dir,
+        phase=Phase.DISTILLING.value,
+        sections=INTENT_SECTIONS,
+    )
+    again = (
+        f"Answer again with exactly the six sections, each under its own level-2 heading: "
+        f"{_headings(INTENT_SECTIONS)}."
+    )
 
     def use(answer: str) -> str:
-        answer = strip_outer_fence(answer)
+        answer = with_known_headings(strip_outer_fence(answer), INTENT_SECTIONS)
         document = SectionedText.parse(answer)
         missing = document.missing(INTENT_SECTIONS)
         if missing:
-            problems.append(f"missing section(s): {', '.join(missing)}")
             raise UnusableAnswer(f"it has no {_headings(missing)} section")
         return _cap_open_questions(project, answer, document)
 
-    def log(attempt: int, why: UnusableAnswer) -> None:
-        log_event(
-            project.dir, "distillation_malformed", level="warning", attempt=attempt, why=str(why)
-        )
+    def keep(attempt: int, why: UnusableAnswer) -> None:
+        keep_rejected(project, Phase.DISTILLING, _STEP, attempt, why)
 
     try:
         return ask_until_usable(
-            lambda text: invoke_agent(config, agent, text, call),
-            lambda refusal: prompt if refusal is None else reask(prompt, str(refusal), again),
+            asking(
+                lambda text, numbered: invoke_agent(config, agent, text, numbered),
+                call,
+                rejected_so_far(project, _STEP),
+            ),
+            lambda refusal: prompt if refusal is None else reask(prompt, refusal, again),
             use,
             attempts=2,
-            on_unusable=log,
+            on_unusable=keep,
         )
-    except UnusableAnswer:
-        raise DistillationMalformed(agent, _STEP, problems) from None
+    except UnusableAnswer as exc:
+        raise DistillationMalformed(str(exc), exc.answer) from None
 
 
 def _headings(names: tuple[str, ...] | list[str]) -> str:

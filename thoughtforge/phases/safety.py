@@ -17,7 +17,7 @@ from typing import Protocol, cast
 
 from pydantic import BaseModel, ConfigDict
 
-from thoughtforge.config import AgentSpec, Config
+from thoughtforge.config import AgentSpec, CommandAgentSpec, Config
 from thoughtforge.core import write_text_atomic
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.models import DeliverableType
@@ -111,10 +111,12 @@ def classify_write(project_dir: Path, target: Path) -> Operation:
 
 
 def classify_agent_call(spec: AgentSpec) -> Operation:
-    """An agent call is tool-using when its flags grant tools, whatever the prompt says."""
-    granted = tool_granting_flags(spec.flags)
+    """An agent call is tool-using when its flags grant tools, whatever the prompt says; an HTTP
+    agent only answers in text."""
+    flags = spec.flags if isinstance(spec, CommandAgentSpec) else []
+    granted = tool_granting_flags(flags)
     kind = OperationKind.INVOKE_AGENT_WITH_TOOLS if granted else OperationKind.INVOKE_AGENT
-    return Operation(kind=kind, agent_flags=tuple(spec.flags))
+    return Operation(kind=kind, agent_flags=tuple(flags))
 
 
 def tool_granting_flags(flags: Sequence[str]) -> list[str]:

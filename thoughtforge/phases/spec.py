@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from textwrap import shorten
-from typing import Literal, Protocol, cast
+from typing import Any, Literal, Protocol, cast
 
 from pydantic import BaseModel
 
@@ -39,9 +39,11 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import AgentFailure, ThoughtForgeError, TransitionError, UnusableAnswer
 from thoughtforge.models import DeliverableType, Phase
-from thoughtforge.phases.engine import ask_until_usable, reask
+from thoughtforge.phases.engine import ask_until_usable, asking, reask
 from thoughtforge.phases.plugin_hooks import plugin_module
+from thoughtforge.phases.rejected_answers import keep_rejected, rejected_so_far
 from thoughtforge.phases.spec_proposal import (
+    ALL_SECTIONS,
     SPEC_SECTIONS,
     SpecProposal,
     has_criteria_section,
@@ -49,6 +51,7 @@ from thoughtforge.phases.spec_proposal import (
     parse_proposal,
     refusal,
     remaining_items,
+    with_accepted_unresolved,
 )
 from thoughtforge.prompting import (
     PromptLibrary,
@@ -57,6 +60,7 @@ from thoughtforge.prompting import (
     fit_conversation,
     heading_key,
     strip_outer_fence,
+    with_known_headings,
 )
 
 RETRY_NOTICE = "AI did not generate acceptance criteria. Retrying."
@@ -80,12 +84,20 @@ class ConfirmOutcome(BaseModel):
 
 
 class DiscoveryHook(Protocol):
-    """A plugin's `discovery` module: `PROMPT` names its prompt (and agent step), `discover`
-    returns the section body for a proposal or raises `AgentFailure` or `UnusableAnswer`."""
+    """A plugin's `discovery` module: `PROMPT` names its prompt (and agent step), `SCHEMA` is
+    the JSON schema of its answer, `discover` returns the section body for a proposal or raises
+    `AgentFailure` or `UnusableAnswer`."""
 
     PROMPT: str
+    SCHEMA: dict[str, Any]
 
-    def discover(self, proposal: str, ask: Callable[[str], str], library: PromptLibrary) -> str: ...
+    def discover(
+        self,
+        proposal: str,
+        ask: Callable[[str], str],
+        library: PromptLibrary,
+        on_unusable: Callable[[int, UnusableAnswer], None],
+    ) -> str: ...
 
 
 def propose(project: Project, config: Config) -> SpecProposal:
@@ -93,23 +105,32 @@ def propose(project: Project, config: Config) -> SpecProposal:
     status = _require_spec_building(project)
     intent = _read_intent(project)
     prompt = _spec_prompt(project, config, status, intent)
-    call = AgentCall(step=_STEP, project_dir=project.dir, phase=Phase.SPEC_BUILDING.value)
+    call = AgentCall(
+        step=_STEP,
+        project_dir=project.dir,
+        phase=Phase.SPEC_BUILDING.value,
+        sections=ALL_SECTIONS,
+    )
 
     def use(answer: str) -> str:
-        answer = strip_outer_fence(answer)
+        answer = with_known_headings(strip_outer_fence(answer), ALL_SECTIONS)
         if not has_criteria_section(answer):
             raise UnusableAnswer("it had no `## Acceptance Criteria` section", answer)
         return answer
 
     def retry_notice(attempt: int, why: UnusableAnswer) -> None:
-        log_event(project.dir, "acceptance_criteria_missing", level="warning", attempt=attempt)
+        keep_rejected(project, Phase.SPEC_BUILDING, _STEP, attempt, why)
         if attempt == 1:
             _say(project, "system", RETRY_NOTICE)
 
     try:
         answer = ask_until_usable(
-            lambda text: invoke_agent(config, status.agent, text, call),
-            lambda refused: prompt if refused is None else reask(prompt, str(refused), _AGAIN),
+            asking(
+                lambda text, numbered: invoke_agent(config, status.agent, text, numbered),
+                call,
+                rejected_so_far(project, _STEP),
+            ),
+            lambda refused: prompt if refused is None else reask(prompt, refused, _AGAIN),
             use,
             attempts=2,
             on_unusable=retry_notice,
@@ -136,18 +157,28 @@ def latest_proposal(project: Project) -> SpecProposal | None:
     return None
 
 
-def confirm_spec(project: Project, config: Config) -> ConfirmOutcome:
+def confirm_spec(
+    project: Project, config: Config, *, accept_unresolved: bool = False
+) -> ConfirmOutcome:
     """Lock `spec.md` and `constraints.md` and start Phase 3, unless something is still open.
+
+    With `accept_unresolved` the person accepts the open items as they are: they are written into
+    the spec's Resolved Unknowns as unresolved, so the build knows they were never decided (an
+    item nothing in the chat can clear is not a dead end). Acceptance criteria stay required.
 
     A file-system error writing the documents propagates: there is no retry. The chat is cleared
     after the transition, as in Phase 1, so a crash in between cannot lose the proposal.
     """
     status = _require_spec_building(project)
     proposal = latest_proposal(project)
-    remaining = remaining_items(proposal)
+    accepted = proposal.unresolved if proposal is not None and accept_unresolved else []
+    remaining = [item for item in remaining_items(proposal) if item not in accepted]
     if proposal is None or remaining:
         _say(project, "ai", refusal(proposal))
         return ConfirmOutcome(accepted=False, remaining=remaining)
+    if accepted:
+        _say(project, "system", f"Accepted as unresolved: {'; '.join(accepted)}.")
+        proposal = with_accepted_unresolved(proposal, accepted)
     intent = SectionedText.parse(_read_intent(project))
     name = status.project_name or project.id
     discovery = None
@@ -180,7 +211,7 @@ def _spec_prompt(project: Project, config: Config, status: Status, intent: str) 
         )
 
     overhead = estimate_tokens(render(""))
-    room = config.agent(status.agent).context_window_tokens - overhead
+    room = config.agent(status.agent).prompt_budget_tokens - overhead
     turns = [
         m for m in read_chat(project.dir) if m.phase is Phase.SPEC_BUILDING and m.role != "system"
     ]
@@ -229,12 +260,20 @@ def _discover(project: Project, config: Config, status: Status, proposal: str) -
     hook = _discovery_hook(config, status)
     if hook is None:
         return None
-    call = AgentCall(step=hook.PROMPT, project_dir=project.dir, phase=Phase.SPEC_BUILDING.value)
+    call = AgentCall(
+        step=hook.PROMPT,
+        project_dir=project.dir,
+        phase=Phase.SPEC_BUILDING.value,
+        answer_schema=hook.SCHEMA,
+    )
     try:
         return hook.discover(
             proposal,
-            lambda text: invoke_agent(config, status.agent, text, call),
+            asking(lambda text, numbered: invoke_agent(config, status.agent, text, numbered), call),
             PromptLibrary(config.prompts.directory),
+            lambda attempt, why: keep_rejected(
+                project, Phase.SPEC_BUILDING, call.step, attempt, why
+            ),
         )
     except AgentFailure as exc:
         why = str(exc)

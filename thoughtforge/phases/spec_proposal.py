@@ -98,6 +98,19 @@ def has_criteria_section(answer: str) -> bool:
     return SectionedText.parse(answer).get("Acceptance Criteria") is not None
 
 
+def with_accepted_unresolved(proposal: SpecProposal, items: list[str]) -> SpecProposal:
+    """The proposal with `items` written into Resolved Unknowns as accepted unresolved."""
+    key = heading_key("Resolved Unknowns")
+    heading = next((h for h in proposal.sections if heading_key(h) == key), "Resolved Unknowns")
+    listed = "\n".join(
+        f"- {UNRESOLVED_MARK} {item} (accepted unresolved by the human)" for item in items
+    )
+    body = f"{proposal.sections.get(heading, '').strip()}\n\n{listed}".strip()
+    return proposal.model_copy(
+        update={"sections": {**proposal.sections, heading: body}, "unresolved": []}
+    )
+
+
 def remaining_items(proposal: SpecProposal | None) -> list[str]:
     """What still blocks Confirm; empty when the proposal can be locked."""
     if proposal is None:
@@ -114,7 +127,8 @@ def refusal(proposal: SpecProposal | None) -> str:
         items = "\n".join(f"- {item}" for item in proposal.unresolved)
         parts.append(
             "Confirm is blocked: these Unknowns and Open Questions are still unresolved. Answer "
-            f"them in the chat (or ask me to decide) and I will update the proposal.\n\n{items}"
+            "them in the chat (or ask me to decide) and I will update the proposal, or accept "
+            f"them as unresolved (`confirm --accept-unresolved`).\n\n{items}"
         )
     if not proposal.acceptance_criteria:
         parts.append(NO_CRITERIA)

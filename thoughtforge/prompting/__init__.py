@@ -21,6 +21,7 @@ from thoughtforge.prompting.markdown_sections import (
     heading_key,
     list_items,
     strip_outer_fence,
+    with_known_headings,
 )
 
 __all__ = [
@@ -42,4 +43,5 @@ __all__ = [
     "strip_outer_fence",
     "truncate_text",
     "turn_text",
+    "with_known_headings",
 ]

@@ -3,15 +3,21 @@
 Only level-2 headings outside code fences start a section, so `###` sub-headings and `## ` lines
 inside a fenced code sample stay part of the section body. Headings match case-insensitively and
 ignore emphasis and a trailing colon (`## **Objective:**` is the Objective section).
+
+Models do not all keep to `##`: a small one writes the six sections as `###`, or `# OBJECTIVE`.
+`with_known_headings` lifts a heading of any level that names an expected section to `##` before
+an answer is read, and leaves every other heading (a real sub-heading) where it is.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from pydantic import BaseModel
 
 _HEADING = re.compile(r"^##[ \t]+(.+?)[ \t#]*$")
+_ANY_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 _ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+(.*)$")
 _NOTHING = frozenset({"none", "n/a", "nothing"})
@@ -68,6 +74,21 @@ class SectionedText(BaseModel):
         parts = [self.preamble] if self.preamble else []
         parts += [f"## {s.heading}\n\n{s.body}".rstrip() for s in self.sections]
         return "\n\n".join(parts) + "\n"
+
+
+def with_known_headings(text: str, names: Collection[str]) -> str:
+    """`text` with each heading (outside code fences) that names one of `names` at level 2."""
+    keys = {heading_key(name) for name in names}
+    lines: list[str] = []
+    in_fence = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        heading = None if in_fence else _ANY_HEADING.match(line)
+        if heading and heading_key(heading.group(1)) in keys:
+            line = f"## {heading.group(1).strip()}"
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def heading_key(name: str) -> str:

@@ -38,6 +38,7 @@ ACTIONS: dict[str, Action] = {
         Action(name="distill", label="Distill"),
         Action(name="realign", label="Realign"),
         Action(name="confirm", label="Confirm"),
+        Action(name="accept_unresolved", label="Confirm, open items unresolved"),
         Action(name="resume", label="Resume"),
         Action(name="override", label="Override"),
         Action(name="provide_input", label="Provide input", needs_message=True),
@@ -47,9 +48,9 @@ ACTIONS: dict[str, Action] = {
 }
 
 WAIT_ACTIONS: dict[str, tuple[str, ...]] = {
-    "IntakeTurn": ("send", "distill"),
-    "ReviewTurn": ("send", "realign", "confirm"),
-    "SpecTurn": ("send", "confirm"),
+    "IntakeTurn": ("send", "distill", "terminate"),
+    "ReviewTurn": ("send", "realign", "confirm", "terminate"),
+    "SpecTurn": ("send", "confirm", "accept_unresolved", "terminate"),
     "HaltDecision": ("resume", "terminate"),
     "PolishHaltDecision": ("resume", "override", "terminate"),
     "PlanGateDecision": ("override", "terminate"),
@@ -68,7 +69,7 @@ WAITS_FOR: dict[str, str] = {
 }
 """What the person is asked for, in the inbox's words."""
 
-CHAT_ACTIONS = frozenset({"send", "distill", "realign", "confirm"})
+CHAT_ACTIONS = frozenset({"send", "distill", "realign", "confirm", "accept_unresolved"})
 """Actions of Phases 1–2, answered through the chat (the rest decide a halt)."""
 
 

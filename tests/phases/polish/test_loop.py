@@ -229,6 +229,8 @@ def test_a_fix_that_breaks_the_skeleton_is_refused_and_never_reviewed(
     assert [e.fix_applied for e in read_polish_state(project.dir).trajectory] == [False]
     rejected = [e["why"] for e in read_events(project.dir) if e["event"] == "fix_rejected"]
     assert rejected and ("heading" in rejected[0] or "chars" in rejected[0])
+    (kept,) = (project.dir / "rejected").glob("*-plan-fix-1.txt")
+    assert kept.read_text() == broken.strip() + "\n"
     reviewed = [
         p.read_text()
         for p in sorted((project.dir / ".scripted-agent" / "prompts").glob("*plan-review*"))

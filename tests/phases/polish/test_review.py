@@ -6,8 +6,13 @@ import json
 
 import pytest
 
-from thoughtforge.errors import ThoughtForgeError
-from thoughtforge.models import Counts, DeliverableType, Issue, Severity
+from tests.fake_openai import FakeOpenAI, Reply
+from tests.polish_setup import polishing_project
+from thoughtforge.config import Config, OpenAIAgentSpec
+from thoughtforge.errors import CutOffAnswer, ThoughtForgeError
+from thoughtforge.models import Counts, DeliverableType, Issue, Phase, Severity
+from thoughtforge.phases.engine import PhaseEngine
+from thoughtforge.phases.polish.iteration import PolishSteps
 from thoughtforge.phases.polish.review import CodeReview, MalformedReview, PlanReview, parse_review
 
 PLAN, CODE = DeliverableType.PLAN, DeliverableType.CODE
@@ -112,11 +117,21 @@ def test_the_first_object_that_fits_the_schema_wins() -> None:
         "",
         "Looks good to me, nothing to fix.",
         "[1, 2, 3]",
-        '{"issues": [{"severity": "minor", "description": "cut off',
     ],
 )
 def test_an_answer_without_a_json_object_is_malformed(text: str) -> None:
     with pytest.raises(MalformedReview, match=r"^no JSON object found$"):
+        parse_review(text, PLAN)
+
+
+def test_a_cut_off_review_is_reported_as_cut_off_not_as_an_inner_object_missing_issues() -> None:
+    """A 135M model with a JSON-only mode copied "critical|medium|minor" and was cut off; the cut
+    answer was read as its first inner object and reported as "issues: Field required"."""
+    text = (
+        '{"issues": [{"severity": "critical|medium|minor", "description": "d", "location": "l", '
+        '"recommendation": "r"}, {"severity": "critical|medium|minor", "descr'
+    )
+    with pytest.raises(CutOffAnswer, match="cut off"):
         parse_review(text, PLAN)
 
 
@@ -192,3 +207,22 @@ def test_a_plan_review_ignores_test_results() -> None:
     review = parse_review(text, PLAN)
     assert isinstance(review, PlanReview)
     assert review.issues == []
+
+
+def test_the_review_step_sends_its_schema_and_a_reviewer_held_to_it_is_read(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a JSON-only mode the reviewer copied "critical|medium|minor" from the prompt: the
+    schema's enum is what the server must hold it to."""
+    project = polishing_project(config)
+    with FakeOpenAI() as server:
+        config.agents.available["local"] = OpenAIAgentSpec.model_validate(
+            {"type": "openai", "base_url": f"{server.url}/v1", "model": "tiny"}
+        )
+        server.script(Reply(review_json(issue("medium"))))
+        steps = PolishSteps(PhaseEngine(project, config, Phase.POLISHING, None), "local", "local")
+        stored = steps.review(1, steps.constraints())
+    schema = server.bodies[0]["response_format"]["json_schema"]["schema"]
+    assert schema == PlanReview.model_json_schema()
+    assert schema["$defs"]["Severity"]["enum"] == ["critical", "medium", "minor"]
+    assert [i.severity for i in stored.issues] == [Severity.MEDIUM]

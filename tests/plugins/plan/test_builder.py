@@ -26,7 +26,7 @@ from tests.build_setup import (
 from tests.interruption import Killed, kill_at
 from tests.polish_setup import calls, polishing_project
 from thoughtforge.config import Config
-from thoughtforge.core import Project, read_chat, read_events, read_status, transition
+from thoughtforge.core import Project, git_repo, read_chat, read_events, read_status, transition
 from thoughtforge.models import DeliverableType, HaltReason, Phase
 from thoughtforge.phases import intake
 from thoughtforge.phases.polish.loop import PolishLoop
@@ -227,15 +227,19 @@ def test_unknown_slot_is_discarded_with_a_warning(
     assert "900 euros" not in plan_text(project)
 
 
-def test_unreadable_answer_is_re_asked_then_halts_as_agent_failure(
+def test_unreadable_answer_is_re_asked_then_halts_as_answer_unusable(
     config: Config, script: Callable[..., Path]
 ) -> None:
     script(["Sure! Here is the plan you asked for."])
     project = building_project(config)
     outcome = build(project, config)
-    assert outcome.halt_reason is HaltReason.AGENT_FAILURE and "unreadable twice" in outcome.reason
+    assert outcome.halt_reason is HaltReason.ANSWER_UNUSABLE
+    assert "unusable twice" in outcome.reason and "another agent" in outcome.reason
     assert calls(project)["plan-build"] == 2
-    assert "could not be used" in build_prompts(project)[-1]
+    assert 'previous answer (it began: "Sure! Here is' in build_prompts(project)[-1]
+    kept = sorted((project.dir / "rejected").iterdir())
+    assert [p.read_text() for p in kept] == ["Sure! Here is the plan you asked for.\n"] * 2
+    assert not git_repo.is_dirty(project.dir), "the rejected answers are committed with the halt"
 
 
 def test_failing_agent_halts_with_agent_failure_and_commits_the_partial_plan(

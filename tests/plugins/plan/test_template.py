@@ -501,9 +501,26 @@ def test_placeholder_or_empty_content_is_rejected(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "why"),
+    [("<plan_description>", "template text '<plan_description>'"),
+     ("{{budget}}", "template text '{{budget}}'"),
+     ("plan_to_deliverable_overview.md", "template text 'plan_to_deliverable_overview.md'"),
+     ("[Insert the venue here]", "template text '[Insert the venue here]'"),
+     ('Book it <script src="x.js">', "markup '<script src=\"x.js\">'"),
+     ("<iframe src=x></iframe>", "markup '<iframe src=x>'"),
+     ("Xk9qZ2pL", "no words"),
+     ("qzxkv 8d7f", "no words")],
+)  # fmt: skip
+def test_template_text_markup_and_wordless_strings_are_rejected(text: str, why: str) -> None:
+    """SmolLM2 filled slots with `<plan_description>`, random strings and `<script src=`."""
+    reason = unfilled_reason(text)
+    assert reason is not None and reason.startswith(why)
+
+
+@pytest.mark.parametrize(
     "text",
     ["Integrate Todoist and Mastodon", "The todolist-app rewrite", "Outbound sales",
-     "N/A: the venue provides chairs", "42"],
+     "N/A: the venue provides chairs", "42", "a < b, so b > a", "予算は一万五千円", "Go"],
 )  # fmt: skip
 def test_real_content_is_accepted(text: str) -> None:
     assert unfilled_reason(text) is None

@@ -1,9 +1,10 @@
-"""Agents are commands: the prompt goes in on stdin, the answer comes out on stdout.
+"""Agents are commands (the prompt goes in on stdin, the answer comes out on stdout) or
+OpenAI-compatible HTTP endpoints.
 
 `invoke` runs one call from config (retry once, then `AgentFailure`), `process` owns the
-subprocess and its timeout, `output` normalises each CLI's stdout, `check` tells whether an agent
-can run here, and `scripted` is the demo/test agent (not an AI). Imports `config`, `errors` and
-`core` only.
+subprocess and its timeout, `http_agent` the chat-completions exchange, `output` normalises each
+CLI's stdout, `check` tells whether an agent can run here, and `scripted` is the demo/test agent
+(not an AI). Imports `config`, `errors`, `core` and the prompting's token estimate only.
 
 The names below load on first use: `scripted` runs as its own process for every call of the demo
 agent, and importing this package must not make each of those pay for the agent layer.
@@ -15,7 +16,12 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from thoughtforge.adapters.agents.check import missing_agent_warning, warn_if_missing
+    from thoughtforge.adapters.agents.check import (
+        describe_agent,
+        missing_agent_warning,
+        warn_if_missing,
+        why_unavailable,
+    )
     from thoughtforge.adapters.agents.invoke import (
         AgentCall,
         find_command,
@@ -29,15 +35,19 @@ _HOMES = {
     "invoke_agent": "invoke",
     "use_call_slots": "invoke",
     "missing_agent_warning": "check",
+    "why_unavailable": "check",
+    "describe_agent": "check",
     "warn_if_missing": "check",
 }
 __all__ = [
     "AgentCall",
+    "describe_agent",
     "find_command",
     "invoke_agent",
     "missing_agent_warning",
     "use_call_slots",
     "warn_if_missing",
+    "why_unavailable",
 ]
 
 

@@ -1,7 +1,12 @@
-"""The agent layer: call an agent CLI from config, retry once, then raise `AgentFailure`.
+"""The agent layer: call an agent from config, retry once, then raise `AgentFailure`.
 
-Every call tells the agent what is being asked through environment variables, so any executable,
-a real agent CLI or a scripted one, can serve.
+Two kinds sit behind this one interface: a command (prompt on stdin, answer on stdout; every call
+tells it what is being asked through environment variables, so any executable, a real agent CLI or
+a scripted one, can serve) and an OpenAI-compatible HTTP endpoint (`http_agent`). Both are recorded
+as the call in flight, stream what they write into the project, and get the same retry rules.
+
+A prompt that does not fit the agent's window, with its answer's room kept, is refused before any
+call (`PromptTooLarge`): sending it would only have the model cut or ramble.
 """
 
 from __future__ import annotations
@@ -13,17 +18,24 @@ import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
+from thoughtforge.adapters.agents.http_agent import CUT_OFF, ask_endpoint
 from thoughtforge.adapters.agents.output import AgentOutputError, normalise
 from thoughtforge.adapters.agents.process import ProcessResult, run_command
-from thoughtforge.config import AgentsConfig, AgentSpec, Config
+from thoughtforge.config import AgentsConfig, CommandAgentSpec, Config, OpenAIAgentSpec
 from thoughtforge.core import log_event, track_process, untrack_process, utc_now
 from thoughtforge.core.agent_activity import AgentActivity, begin_call, end_call, stream_output
-from thoughtforge.errors import AgentFailure
+from thoughtforge.errors import AgentFailure, AnswerCutOff, PromptTooLarge
+from thoughtforge.prompting.context_window import estimate_tokens
 
 ATTEMPTS = 2
+TEMPERATURE_STEP = 0.3
+"""An HTTP agent's temperature rises by this at each re-ask and retry: at temperature 0 the same
+prompt gets the same answer, and a re-ask must be able to get another one."""
+MAX_TEMPERATURE = 1.2
 _STDERR_EXCERPT = 300
 
 
@@ -34,6 +46,12 @@ class AgentCall(BaseModel):
     project_dir: Path
     phase: str
     iteration: int | None = None
+    answer_schema: dict[str, Any] | None = None
+    """The JSON schema a JSON step's answer must fit: an HTTP agent sends it (structured output)."""
+    sections: tuple[str, ...] = ()
+    """The `##` sections a Markdown step's answer must have (sent as a grammar where it helps)."""
+    reask: int = 0
+    """How many answers to this question were already refused (an HTTP agent varies more)."""
 
     def environment(self) -> dict[str, str]:
         env = {
@@ -46,7 +64,7 @@ class AgentCall(BaseModel):
         return env
 
 
-def find_command(spec: AgentSpec) -> str | None:
+def find_command(spec: CommandAgentSpec) -> str | None:
     """PATH first, then beside this Python, so a venv's own scripts work without activating it."""
     return shutil.which(spec.command) or shutil.which(
         spec.command, path=str(Path(sys.executable).parent)
@@ -81,6 +99,9 @@ def invoke_agent(
     the failed attempt left.
     """
     spec = config.agent(agent)
+    tokens = estimate_tokens(prompt)
+    if tokens > spec.prompt_budget_tokens:
+        raise PromptTooLarge(agent, call.step, tokens, spec.context_window_tokens, spec.max_tokens)
     failures: list[str] = []
     for attempt in range(1, attempts + 1):
         with _call_slot(agent):  # the time spent waiting for a slot is not the agent's
@@ -92,7 +113,16 @@ def invoke_agent(
                 attempt=attempt,
                 started_at=started_at,
             )
-            answer, failure = _attempt(spec, prompt, call, config.agents, activity)
+            begin_call(call.project_dir, activity)
+            try:
+                if isinstance(spec, OpenAIAgentSpec):
+                    answer, failure = _ask_endpoint(
+                        agent, spec, prompt, call, config.agents, attempt
+                    )
+                else:
+                    answer, failure = _run_command(spec, prompt, call, config.agents)
+            finally:
+                end_call(call.project_dir)
             seconds = time.monotonic() - started
         log_event(
             call.project_dir,
@@ -101,6 +131,7 @@ def invoke_agent(
             agent=agent,
             step=call.step,
             attempt=attempt,
+            reask=call.reask,
             started_at=started_at.isoformat(),
             seconds=round(seconds, 3),
             prompt_chars=len(prompt),
@@ -109,11 +140,37 @@ def invoke_agent(
         if failure is None:
             return answer
         failures.append(failure)
+    if all(failure.startswith(CUT_OFF) for failure in failures):
+        raise AnswerCutOff(agent, call.step, failures)
     raise AgentFailure(agent, call.step, failures)
 
 
-def _attempt(
-    spec: AgentSpec, prompt: str, call: AgentCall, limits: AgentsConfig, activity: AgentActivity
+def _ask_endpoint(
+    name: str,
+    spec: OpenAIAgentSpec,
+    prompt: str,
+    call: AgentCall,
+    limits: AgentsConfig,
+    attempt: int,
+) -> tuple[str, str | None]:
+    raised = spec.temperature + TEMPERATURE_STEP * (call.reask + attempt - 1)
+    answer = ask_endpoint(
+        name,
+        spec,
+        prompt,
+        schema=call.answer_schema,
+        sections=call.sections,
+        step=call.step,
+        temperature=min(raised, max(MAX_TEMPERATURE, spec.temperature)),
+        timeout=limits.call_timeout_seconds,
+        max_bytes=limits.max_reply_bytes,
+        on_output=lambda chunk: stream_output(call.project_dir, chunk),
+    )
+    return (answer.text, None) if answer.failure is None else ("", answer.failure)
+
+
+def _run_command(
+    spec: CommandAgentSpec, prompt: str, call: AgentCall, limits: AgentsConfig
 ) -> tuple[str, str | None]:
     executable = find_command(spec)
     if executable is None:
@@ -125,7 +182,6 @@ def _attempt(
         started.append(pid)
         track_process(call.project_dir, pid)
 
-    begin_call(call.project_dir, activity)
     try:
         result = run_command(
             [executable, *spec.flags],
@@ -140,7 +196,6 @@ def _attempt(
     except OSError as exc:
         return "", f"could not start '{spec.command}': {exc.strerror or exc}"
     finally:
-        end_call(call.project_dir)
         for pid in started:
             untrack_process(call.project_dir, pid)
     failure = _failure_of(result, limits)
@@ -150,7 +205,7 @@ def _attempt(
         answer = normalise(spec.output, result.stdout)
     except AgentOutputError as exc:
         return "", str(exc)
-    return (answer, None) if answer else ("", "empty output")
+    return (answer, None) if answer else ("", "empty output" + _stderr_excerpt(result))
 
 
 def _failure_of(result: ProcessResult, limits: AgentsConfig) -> str | None:
@@ -162,8 +217,13 @@ def _failure_of(result: ProcessResult, limits: AgentsConfig) -> str | None:
             "the agent was stopped"
         )
     if result.returncode != 0:
-        excerpt = result.stderr.strip()[-_STDERR_EXCERPT:]
-        return f"exit code {result.returncode}" + (f": {excerpt}" if excerpt else "")
+        return f"exit code {result.returncode}" + _stderr_excerpt(result)
     if not result.stdout.strip():
-        return "empty output"
+        return "empty output" + _stderr_excerpt(result)
     return None
+
+
+def _stderr_excerpt(result: ProcessResult) -> str:
+    """What the agent said on stderr: often the only clue (`curl: (7) Failed to connect…`)."""
+    excerpt = result.stderr.strip()[-_STDERR_EXCERPT:]
+    return f": {excerpt}" if excerpt else ""

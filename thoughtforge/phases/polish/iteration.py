@@ -32,10 +32,10 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import Counts, DeliverableType, HaltReason, Issue
-from thoughtforge.phases.engine import PhaseEngine, reask
+from thoughtforge.phases.engine import UNUSABLE_HELP, PhaseEngine, reask
 from thoughtforge.phases.polish import polish_log
 from thoughtforge.phases.polish.guards import describe
-from thoughtforge.phases.polish.review import TestResults, parse_review
+from thoughtforge.phases.polish.review import TestResults, parse_review, review_schema
 from thoughtforge.prompting import estimate_tokens, truncate_text
 
 MIN_FIX_LENGTH_RATIO = 0.5
@@ -86,15 +86,16 @@ class PolishSteps:
         try:
             parsed = self.engine.ask_until_usable(
                 self.reviewer,
-                self.engine.call(self.review_step, n),
-                lambda refusal: prompt if refusal is None else reask(prompt, str(refusal)),
+                self.engine.call(self.review_step, n, review_schema(self.deliverable_type)),
+                lambda refusal: prompt if refusal is None else reask(prompt, refusal),
                 lambda answer: parse_review(answer, self.deliverable_type),
                 attempts=retries + 1,
             )
         except UnusableAnswer as exc:
             raise PhaseHalt(
                 HaltReason.REVIEW_MALFORMED,
-                f"Review output still malformed after {retries} re-asks at iteration {n}: {exc}",
+                f"Review output still malformed after {retries} re-asks at iteration {n}: {exc}. "
+                f"{UNUSABLE_HELP}",
             ) from None
         review = StoredReview(iteration=n, issues=parsed.issues, tests=measured)
         self.engine.write(REVIEW_FILE, review.model_dump_json(indent=2) + "\n")
@@ -119,6 +120,7 @@ class PolishSteps:
                 applied=True, summary=f"{PLAN_FILE} updated ({len(old)} → {len(new)} chars)"
             )
         log_event(self.dir, "fix_rejected", level="warning", iteration=review.iteration, why=why)
+        self.engine.keeper("plan-fix")(review.iteration, UnusableAnswer(why, new))
         if _last_fix_rejected(state):
             raise PhaseHalt(
                 HaltReason.FIX_OUTPUT_INVALID,
@@ -172,7 +174,7 @@ class PolishSteps:
 
     def _review_prompt(self, constraints: str) -> str:
         plan = self.engine.read(PLAN_FILE)
-        window = self.engine.config.agent(self.reviewer).context_window_tokens
+        window = self.engine.config.agent(self.reviewer).prompt_budget_tokens
         room = window - estimate_tokens(plan) - _PROMPT_OVERHEAD_TOKENS
         fitted = truncate_text(constraints, max(room, 0))
         if fitted.truncated:

@@ -8,6 +8,7 @@ reviewer's own tally is ignored, because the guards must not depend on its arith
 from __future__ import annotations
 
 import reprlib
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -50,6 +51,11 @@ _SCHEMAS: dict[DeliverableType, type[PlanReview] | type[CodeReview]] = {
     DeliverableType.PLAN: PlanReview,
     DeliverableType.CODE: CodeReview,
 }
+
+
+def review_schema(deliverable_type: DeliverableType) -> dict[str, Any]:
+    """The JSON schema a reviewer's answer must fit, sent to agents that constrain their output."""
+    return _SCHEMAS[deliverable_type].model_json_schema()
 
 
 def parse_review(text: str, deliverable_type: DeliverableType) -> PlanReview | CodeReview:

@@ -40,15 +40,22 @@ from thoughtforge.errors import AgentFailure, PhaseHalt, StateFileError, Unusabl
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.engine import (
     HALTING_FAILURES,
+    UNUSABLE_HELP,
     BuildOutcome,
     PhaseEngine,
     StepRunner,
+    asking,
     reask,
     run_direct,
 )
 from thoughtforge.plugins.code.build_state import MAX_STEPS, BuildStep, CodeBuildState, StepList
 from thoughtforge.plugins.code.coder import coder_for
-from thoughtforge.plugins.code.plan_gate import CompletenessVerdict, check_plan, find_plan
+from thoughtforge.plugins.code.plan_gate import (
+    CompletenessVerdict,
+    check_plan,
+    find_plan,
+    verdict_schema,
+)
 from thoughtforge.plugins.code.suite import Suite, describe, listing
 from thoughtforge.plugins.code.test_runner import TestRun
 from thoughtforge.prompting import json_objects
@@ -157,17 +164,22 @@ class CodeBuilder:
 
     def _judge(self, plan: Path) -> CompletenessVerdict:
         text = self.engine.read(plan.relative_to(self.dir).as_posix())
-        call = self.engine.call("plan-completeness")
+        call = self.engine.call("plan-completeness", schema=verdict_schema())
         try:
             return check_plan(
                 text,
-                lambda prompt: self.engine.ask(self.engine.agent, prompt, call),
+                asking(
+                    lambda prompt, numbered: self.engine.ask(self.engine.agent, prompt, numbered),
+                    call,
+                ),
                 self.engine.prompts,
                 attempts=ATTEMPTS,
+                on_unusable=self.engine.keeper(call.step),
             )
         except UnusableAnswer as exc:
             raise PhaseHalt(
-                HaltReason.AGENT_FAILURE, f"The plan completeness verdict was unusable twice: {exc}"
+                HaltReason.ANSWER_UNUSABLE,
+                f"The plan completeness verdict was unusable twice: {exc}. {UNUSABLE_HELP}",
             ) from None
 
     # --- 2. the build --------------------------------------------------------------------------
@@ -213,14 +225,15 @@ class CodeBuilder:
         try:
             return self.engine.ask_until_usable(
                 self.engine.agent,
-                self.engine.call("code-steps"),
-                lambda refusal: prompt if refusal is None else reask(prompt, str(refusal)),
+                self.engine.call("code-steps", schema=StepList.model_json_schema()),
+                lambda refusal: prompt if refusal is None else reask(prompt, refusal),
                 _parse_steps,
                 attempts=ATTEMPTS,
             )
         except UnusableAnswer as exc:
             raise PhaseHalt(
-                HaltReason.AGENT_FAILURE, f"The agent's build steps were unusable twice: {exc}"
+                HaltReason.ANSWER_UNUSABLE,
+                f"The agent's build steps were unusable twice: {exc}. {UNUSABLE_HELP}",
             ) from None
 
     def _attempt(self, state: CodeBuildState, task: str, prompt: str) -> None:

@@ -18,6 +18,8 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 
+from pydantic import BaseModel
+
 from thoughtforge.errors import UnusableAnswer
 from thoughtforge.phases.engine import ask_until_usable, reask
 from thoughtforge.plugins.code.scorecard import (
@@ -40,19 +42,36 @@ RULES = (
 )
 
 
-def discover(proposal: str, ask: Callable[[str], str], library: PromptLibrary) -> str:
+def discover(
+    proposal: str,
+    ask: Callable[[str], str],
+    library: PromptLibrary,
+    on_unusable: Callable[[int, UnusableAnswer], None] = lambda attempt, why: None,
+) -> str:
     """The `## Open Source Discovery` section body for the spec `proposal`.
 
     `ask` sends a prompt to the agent; its `AgentFailure` propagates, and so does the last
-    `UnusableAnswer` when the agent twice answers without a recommendation list.
+    `UnusableAnswer` when the agent twice answers without a recommendation list. Each unusable
+    answer goes to `on_unusable` (Phase 2 keeps it).
     """
     qualifying, rejected = ask_until_usable(
         ask,
         lambda refusal: _prompt(library, proposal, refusal),
         parse_recommendations,
         attempts=ATTEMPTS,
+        on_unusable=on_unusable,
     )
     return render(qualifying, rejected)
+
+
+class Recommendations(BaseModel):
+    """The shape of the agent's answer, as the JSON schema sent to agents that constrain output;
+    each entry is judged on its own by `validate_recommendations`."""
+
+    recommendations: list[Recommendation]
+
+
+SCHEMA = Recommendations.model_json_schema()
 
 
 def parse_recommendations(text: str) -> tuple[list[Recommendation], list[str]]:
@@ -100,4 +119,4 @@ def _cell(text: str) -> str:
 
 def _prompt(library: PromptLibrary, proposal: str, refusal: UnusableAnswer | None) -> str:
     prompt = library.render(PROMPT, proposal=proposal)
-    return prompt if refusal is None else reask(prompt, str(refusal))
+    return prompt if refusal is None else reask(prompt, refusal)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -81,7 +81,7 @@ def completeness_prompt(
 ) -> str:
     """The gate's prompt; after an unusable answer, the same prompt saying what was wrong."""
     prompt = library.render(PROMPT, plan=plan_text)
-    return prompt if refusal is None else reask(prompt, str(refusal))
+    return prompt if refusal is None else reask(prompt, refusal)
 
 
 def parse_verdict(text: str) -> CompletenessVerdict:
@@ -100,7 +100,11 @@ def parse_verdict(text: str) -> CompletenessVerdict:
 
 
 def check_plan(
-    plan_text: str, ask: Callable[[str], str], library: PromptLibrary, attempts: int
+    plan_text: str,
+    ask: Callable[[str], str],
+    library: PromptLibrary,
+    attempts: int,
+    on_unusable: Callable[[int, UnusableAnswer], None] = lambda attempt, why: None,
 ) -> CompletenessVerdict:
     """Ask the agent until it gives a usable verdict; the last `UnusableAnswer` after `attempts`."""
     return ask_until_usable(
@@ -108,7 +112,13 @@ def check_plan(
         lambda refusal: completeness_prompt(library, plan_text, refusal),
         parse_verdict,
         attempts=attempts,
+        on_unusable=on_unusable,
     )
+
+
+def verdict_schema() -> dict[str, Any]:
+    """The JSON schema of a verdict, sent to agents that constrain their output."""
+    return CompletenessVerdict.model_json_schema()
 
 
 def _markdown_files(resources_dir: Path) -> list[Path]:

@@ -47,7 +47,7 @@ class PolishSteps(PlanPolishSteps):
 
     def fix(self, state: PolishState, review: StoredReview, constraints: str) -> FixResult:
         """The coding agent fixes the files; the change is what it left in the tree."""
-        window = self.engine.config.agent(self.fixer).context_window_tokens
+        window = self.engine.config.agent(self.fixer).prompt_budget_tokens
         issues = json.dumps([i.model_dump(mode="json") for i in review.issues], indent=2)
         room = window - estimate_tokens(issues + constraints) - _PROMPT_OVERHEAD_TOKENS
         files = fix_context(self.dir, [i.location for i in review.issues], max(room, 0))
@@ -88,7 +88,7 @@ class PolishSteps(PlanPolishSteps):
     def _review_prompt(self, constraints: str) -> str:
         run = self.last_run
         output = run.output_tail if run else ""
-        window = self.engine.config.agent(self.reviewer).context_window_tokens
+        window = self.engine.config.agent(self.reviewer).prompt_budget_tokens
         room = window - estimate_tokens(constraints + output) - _PROMPT_OVERHEAD_TOKENS
         code = review_context(self.dir, max(room, 0), since=None)
         if code.truncated:

@@ -28,15 +28,16 @@ from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.engine import (
     HALTING_FAILURES,
+    UNUSABLE_HELP,
     BuildOutcome,
     PhaseEngine,
     StepRunner,
     run_direct,
 )
 from thoughtforge.plugins.plan.builder_response import (
-    BuilderResponseError,
     check_slots,
     parse_builder_response,
+    response_schema,
 )
 from thoughtforge.plugins.plan.draft import Draft, SectionProgress, load_draft
 from thoughtforge.plugins.plan.section_prompt import BUILD_STEP, section_prompt
@@ -113,13 +114,14 @@ class PlanBuilder:
 
         def prompt(refusal: UnusableAnswer | None) -> str:
             rejected = refusal.rejected if isinstance(refusal, _SlotsRejected) else {}
-            unreadable = "" if refusal is None or rejected else str(refusal)
+            unreadable = None if rejected else refusal
             return section_prompt(self.engine, draft, section, rejected, unreadable)
 
+        schema = response_schema([slot.id for slot in draft.missing(section)])
         try:
             self.engine.ask_until_usable(
                 self.engine.agent,
-                self.engine.call(BUILD_STEP),
+                self.engine.call(BUILD_STEP, schema=schema),
                 prompt,
                 partial(self._use, draft, section, label),
                 attempts=ATTEMPTS,
@@ -129,10 +131,10 @@ class PlanBuilder:
                 HaltReason.BUILD_INCOMPLETE,
                 f"Plan build incomplete: no usable content for {exc} in {label} after one re-ask.",
             ) from None
-        except BuilderResponseError as exc:
+        except UnusableAnswer as exc:
             raise PhaseHalt(
-                HaltReason.AGENT_FAILURE,
-                f"The agent's answer for {label} was unreadable twice: {exc}",
+                HaltReason.ANSWER_UNUSABLE,
+                f"The agent's answer for {label} was unusable twice: {exc}. {UNUSABLE_HELP}",
             ) from None
 
     def _use(self, draft: Draft, section: Section, label: str, answer: str) -> None:

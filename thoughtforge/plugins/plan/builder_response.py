@@ -17,6 +17,7 @@ from thoughtforge.plugins.plan.slot_content import unfilled_reason
 from thoughtforge.prompting import json_objects
 
 _RESPONSE_KEYS = frozenset({"slots", "stuck"})
+MIN_SLOT_CHARS = 12
 
 
 class PlanBuilderResponse(BaseModel):
@@ -46,6 +47,26 @@ def parse_builder_response(text: str) -> PlanBuilderResponse:
     except ValidationError as exc:
         message = f"the builder's JSON does not fit the schema: {schema_problems(exc)}"
         raise BuilderResponseError(message) from None
+
+
+def response_schema(slot_ids: Collection[str]) -> dict[str, Any]:
+    """The JSON schema of an answer filling `slot_ids`, sent to agents that constrain output:
+    every asked slot a non-trivial string, so a constrained model cannot leave one out."""
+    text = {"type": "string", "minLength": MIN_SLOT_CHARS}
+    return {
+        "type": "object",
+        "properties": {
+            "slots": {
+                "type": "object",
+                "properties": {slot_id: text for slot_id in slot_ids},
+                "required": list(slot_ids),
+                "additionalProperties": False,
+            },
+            "stuck": {"type": "boolean"},
+            "stuck_reason": {"type": "string"},
+        },
+        "required": ["slots", "stuck"],
+    }
 
 
 def check_slots(response: PlanBuilderResponse, known_slot_ids: Collection[str]) -> SlotCheck:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 
 from thoughtforge.core import log_event
+from thoughtforge.errors import UnusableAnswer
 from thoughtforge.phases.engine import PhaseEngine, reask
 from thoughtforge.plugins.plan.draft import Draft
 from thoughtforge.plugins.plan.template import Section, Slot, SlotKind
@@ -28,13 +29,13 @@ def section_prompt(
     draft: Draft,
     section: Section,
     rejected: Mapping[str, str],
-    unreadable: str,
+    unreadable: UnusableAnswer | None,
 ) -> str:
     """Ask for the section's missing slots, quoting why earlier content or answers were refused."""
     slots = _slot_list(draft.missing(section), rejected)
     plan = draft.template.render(engine.project_name, draft.filled)
     full = _render(engine, slots, draft.spec, plan, draft.guidance, unreadable)
-    window = engine.config.agent(engine.agent).context_window_tokens
+    window = engine.config.agent(engine.agent).prompt_budget_tokens
     if estimate_tokens(full) <= window:
         return full
     preceding = _preceding_section(draft, section)
@@ -50,16 +51,25 @@ def section_prompt(
         prompt_tokens=estimate_tokens(full),
         window=window,
     )
+    engine.say_once(
+        "The whole plan and spec did not fit the agent's context window: each section is built "
+        "from its part of the spec and the section before it."
+    )
     return _render(engine, slots, spec_part.text, preceding, draft.guidance, unreadable)
 
 
 def _render(
-    engine: PhaseEngine, slots: str, spec: str, plan: str, guidance: str, unreadable: str
+    engine: PhaseEngine,
+    slots: str,
+    spec: str,
+    plan: str,
+    guidance: str,
+    unreadable: UnusableAnswer | None,
 ) -> str:
     prompt = engine.prompts.render(
         BUILD_STEP, slots=slots, spec=spec, plan_so_far=plan, guidance=guidance
     )
-    return reask(prompt, unreadable) if unreadable else prompt
+    return prompt if unreadable is None else reask(prompt, unreadable)
 
 
 def _slot_list(asking: list[Slot], rejected: Mapping[str, str]) -> str:
