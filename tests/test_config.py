@@ -192,7 +192,7 @@ def test_an_unknown_channel_type_shows_neither_its_token_nor_internals(
     channel = {"type": "slack", "url": "https://hooks.slack.com/services/T0", "token": TOKEN}
     message = _config_error(write_config(notifications={"channels": [channel]}))
     assert TOKEN not in message
-    assert "_channel_type" not in message.split("\n", 1)[1]
+    assert "type_of" not in message.split("\n", 1)[1]
 
 
 def test_a_channel_without_a_type_is_ntfy(write_config: Callable[..., Path]) -> None:

@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
@@ -118,17 +119,22 @@ class OpenAIAgentSpec(_AgentBase):
     answer to their required `##` sections, a few bounded lines each."""
 
 
-def _agent_type(value: Any) -> str:
-    """Agents written before HTTP agents existed have no `type`: they are commands."""
-    if isinstance(value, dict):
-        return str(value.get("type", "command"))
-    return str(getattr(value, "type", "command"))
+def _type_or(default: str) -> Callable[[Any], str]:
+    """A section's `type`, for a discriminated union of sections; sections written before the
+    union existed have none and are `default` (agents: command, channels: ntfy)."""
+
+    def type_of(value: Any) -> str:
+        if isinstance(value, dict):
+            return str(value.get("type", default))
+        return str(getattr(value, "type", default))
+
+    return type_of
 
 
 AgentSpec = Annotated[
     Annotated[CommandAgentSpec, Tag("command")] | Annotated[OpenAIAgentSpec, Tag("openai")],
     Discriminator(
-        _agent_type,
+        _type_or("command"),
         custom_error_type="agent_type",
         custom_error_message="an agent type: command or openai",
     ),
@@ -190,17 +196,10 @@ class WebhookChannel(_Section):
     token: SecretStr | None = None
 
 
-def _channel_type(value: Any) -> str:
-    """Channels written before webhooks existed have no `type`: they are ntfy."""
-    if isinstance(value, dict):
-        return str(value.get("type", "ntfy"))
-    return str(getattr(value, "type", "ntfy"))
-
-
 NotificationChannel = Annotated[
     Annotated[NtfyChannel, Tag("ntfy")] | Annotated[WebhookChannel, Tag("webhook")],
     Discriminator(
-        _channel_type,
+        _type_or("ntfy"),
         custom_error_type="channel_type",
         custom_error_message="a channel type: ntfy or webhook",
     ),
