@@ -69,7 +69,7 @@ class RawServer:
 
 def test_a_2xx_reply_gives_its_status_and_body(server: CaptureServer) -> None:
     server.answer(201, {"id": 7})
-    reply = request("POST", server.url + "/api/tasks", json_body={"title": "x"}, timeout=2)
+    reply = request("POST", server.url + "/api/tasks", json_body={"title": "x"}, timeout=10)
     assert reply.status == 201 and reply.json() == {"id": 7}
     [sent] = server.requests
     assert sent.json() == {"title": "x"}
@@ -79,7 +79,7 @@ def test_a_2xx_reply_gives_its_status_and_body(server: CaptureServer) -> None:
 def test_a_500_is_a_service_error_with_the_status_and_the_body(server: CaptureServer) -> None:
     server.answer(500, "database is locked")
     with pytest.raises(ServiceError) as raised:
-        request("GET", server.url + "/api/projects", timeout=2)
+        request("GET", server.url + "/api/projects", timeout=10)
     assert raised.value.status == 500
     assert str(raised.value) == f"GET {server.url}/api/projects: HTTP 500: database is locked"
 
@@ -120,7 +120,7 @@ def test_an_answer_that_is_not_proper_http_is_a_service_error(answer: bytes, rea
     """Before, these escaped as `http.client` errors: past a channel's `except ServiceError`,
     they kept the next channels from being told and crashed `doctor`."""
     with RawServer(answer) as server, pytest.raises(ServiceError) as raised:
-        request("GET", server.url + "/v1/health", timeout=2)
+        request("GET", server.url + "/v1/health", timeout=10)
     assert str(raised.value).startswith(f"GET {server.url}/v1/health: ")
     assert reason in str(raised.value)
 
@@ -134,7 +134,7 @@ def test_a_header_value_it_cannot_send_is_refused_without_echoing_it(
     server: CaptureServer, value: str
 ) -> None:
     with pytest.raises(ServiceError) as raised:
-        request("POST", server.url + "/tf-alerts", timeout=2, headers={"Authorization": value})
+        request("POST", server.url + "/tf-alerts", timeout=10, headers={"Authorization": value})
     message = str(raised.value)
     assert "Authorization" in message and server.url in message
     assert TOKEN not in message

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 from tests.polish_setup import polishing_project
 from thoughtforge.config import Config
@@ -93,3 +94,17 @@ def test_an_unreadable_polish_state_is_a_problem_on_the_panel(config: Config) ->
     (project.dir / "polish_state.json").write_text("{not json")
     panel = panel_for(project, read_status(project.dir))
     assert panel.chart is None and "polish_state.json" in panel.problems[0]
+
+
+def test_a_deliverable_an_agent_replaced_by_a_link_is_never_shown(
+    config: Config, tmp_path: Path
+) -> None:
+    project = polishing_project(config)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("private key")
+    plan = project.docs_dir / "plan.md"
+    plan.unlink()
+    plan.symlink_to(secret)
+    panel = panel_for(project, read_status(project.dir))
+    assert "private key" not in panel.deliverable_html
+    assert "is a symbolic link" in panel.problems[0]

@@ -7,11 +7,14 @@ so a reader believes it only while the project's run lock is held (`core.is_runn
 
 The streamed text is a preview, never the answer: the answer is what the agent layer returns once
 the call ends. It is capped at `STREAM_CAP_BYTES`, so an agent that floods costs one bounded file.
+Both files sit where the agent can write, so neither is ever opened through a link it planted:
+a call starts by removing them, and every open refuses to follow a link.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from datetime import datetime
 from pathlib import Path
 
@@ -22,6 +25,7 @@ from thoughtforge.core.atomic_write import write_text_atomic
 ACTIVITY_FILE = ".agent_call.json"
 STREAM_FILE = ".agent_stream.txt"
 STREAM_CAP_BYTES = 256 * 1024
+_NO_LINK = os.O_NOFOLLOW
 
 
 class AgentActivity(BaseModel):
@@ -36,20 +40,21 @@ class AgentActivity(BaseModel):
 
 def begin_call(project_dir: Path, activity: AgentActivity) -> None:
     """A new call: its record, and an empty stream."""
-    (project_dir / STREAM_FILE).write_bytes(b"")
+    end_call(project_dir)
+    os.close(os.open(project_dir / STREAM_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_LINK))
     write_text_atomic(project_dir / ACTIVITY_FILE, activity.model_dump_json() + "\n")
 
 
 def stream_output(project_dir: Path, chunk: bytes) -> None:
     """Append what the agent just wrote, while the stream is under its cap."""
-    path = project_dir / STREAM_FILE
     try:
-        with path.open("ab") as stream:
-            room = STREAM_CAP_BYTES - stream.tell()
-            if room > 0:
-                stream.write(chunk[:room])
+        fd = os.open(project_dir / STREAM_FILE, os.O_WRONLY | os.O_APPEND | _NO_LINK)
     except OSError:
         return  # a preview only: the call itself must never fail for it
+    with os.fdopen(fd, "ab") as stream:
+        room = STREAM_CAP_BYTES - stream.seek(0, os.SEEK_END)
+        if room > 0:
+            stream.write(chunk[:room])
 
 
 def end_call(project_dir: Path) -> None:
@@ -61,7 +66,7 @@ def end_call(project_dir: Path) -> None:
 def call_in_flight(project_dir: Path) -> AgentActivity | None:
     """The recorded call, or None; an unreadable record counts as none."""
     try:
-        return AgentActivity.model_validate(json.loads((project_dir / ACTIVITY_FILE).read_bytes()))
+        return AgentActivity.model_validate(json.loads(_read(project_dir / ACTIVITY_FILE)))
     except (OSError, ValueError, ValidationError):
         return None
 
@@ -69,6 +74,13 @@ def call_in_flight(project_dir: Path) -> AgentActivity | None:
 def streamed_text(project_dir: Path) -> str:
     """What the call in flight has written so far (a cut multi-byte character is replaced)."""
     try:
-        return (project_dir / STREAM_FILE).read_bytes().decode("utf-8", errors="replace")
+        return _read(project_dir / STREAM_FILE).decode("utf-8", errors="replace")
     except OSError:
         return ""
+
+
+def _read(path: Path) -> bytes:
+    """At most `STREAM_CAP_BYTES` (and a little) of `path`, never through a link."""
+    fd = os.open(path, os.O_RDONLY | _NO_LINK)
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read(STREAM_CAP_BYTES + 4096)

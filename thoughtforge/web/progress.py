@@ -9,6 +9,7 @@ shows as a problem in the panel, never as an error page.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
@@ -22,6 +23,7 @@ from thoughtforge.core import (
     read_events,
     read_polish_state,
 )
+from thoughtforge.core.links import read_own_text
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import DeliverableType, Severity
 from thoughtforge.plugins.code.build_state import CodeBuildState
@@ -83,10 +85,19 @@ def panel_for(project: Project, status: Status) -> Panel:
         panel.build = _plan_sections(project)
     _add_polish(project, panel)
     plan = project.dir / PLAN_FILE
-    if status.deliverable_type is not DeliverableType.CODE and plan.is_file():
-        text = plan.read_text(encoding="utf-8", errors="replace")[:_DELIVERABLE_PREVIEW_CHARS]
-        panel.deliverable_html = render_markdown(text)
+    if status.deliverable_type is not DeliverableType.CODE and plan.exists():
+        text = _read(plan, panel.problems)
+        panel.deliverable_html = render_markdown(text[:_DELIVERABLE_PREVIEW_CHARS])
     return panel
+
+
+def _read(path: Path, problems: list[str]) -> str:
+    """The file's text, never through a link an agent planted (that is a problem on the panel)."""
+    try:
+        return read_own_text(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(str(exc)[:300])
+        return ""
 
 
 def chart_of(rows: list[dict[str, int]]) -> Chart | None:
@@ -134,7 +145,7 @@ def _code_steps(project: Project, problems: list[str]) -> list[ProgressItem]:
     if not path.exists():
         return []
     try:
-        state = CodeBuildState.model_validate(json.loads(path.read_bytes()))
+        state = CodeBuildState.model_validate(json.loads(read_own_text(path)))
     except (OSError, ValueError, ValidationError) as exc:
         problems.append(f"{CODE_BUILD_FILE}: {str(exc)[:200]}")
         return []
@@ -158,8 +169,8 @@ def _add_polish(project: Project, panel: Panel) -> None:
         return
     panel.chart = chart_of([entry.model_dump() for entry in state.trajectory])
     log = project.dir / POLISH_LOG_FILE
-    if log.is_file():
-        text = log.read_text(encoding="utf-8", errors="replace")
+    if log.exists():
+        text = _read(log, panel.problems)
         panel.polish_log_html = render_markdown(text)
         panel.guards, panel.verdict = _last_guards(text)
 

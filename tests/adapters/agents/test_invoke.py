@@ -202,3 +202,18 @@ def test_a_flooding_agent_streams_no_more_than_the_cap(tmp_path: Path) -> None:
     assert call_in_flight(tmp_path) is not None
     end_call(tmp_path)
     assert call_in_flight(tmp_path) is None
+
+
+def test_links_an_agent_planted_as_the_call_files_are_never_followed(
+    config: Config, tmp_path: Path
+) -> None:
+    project_dir = tmp_path / "project"
+    project_dir.mkdir()
+    secret = tmp_path / "secret.txt"
+    secret.write_text("private key")
+    (project_dir / STREAM_FILE).symlink_to(secret)
+    (project_dir / ".agent_call.json").symlink_to(secret)
+    assert streamed_text(project_dir) == "" and call_in_flight(project_dir) is None
+    answer = invoke_agent(config, "streamer", "hi", _call(project_dir))
+    assert "stream='first line of the answer\\n'" in answer
+    assert secret.read_text() == "private key"  # never truncated or appended to
