@@ -75,6 +75,16 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture(scope="session")
+def prefect_api_url() -> Iterator[str]:
+    """One real Prefect server (SQLite in a temp dir) for every test that needs one."""
+    from prefect.settings import PREFECT_API_URL
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=120):
+        yield str(PREFECT_API_URL.value())
+
+
+@pytest.fixture(scope="session")
 def vibe_kanban(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VibeKanban]:
     """One real Vibe Kanban for the session; tests keep apart by using boards of their own."""
     server = VibeKanban(tmp_path_factory.mktemp("vibe-kanban"), port=free_port())

@@ -3,7 +3,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -11,16 +11,6 @@ import yaml
 
 from tests.conftest import config_data
 from thoughtforge.server.api import PrefectApi, WaitingRun
-
-
-@pytest.fixture(scope="session")
-def prefect_api_url() -> Iterator[str]:
-    """One real Prefect server (SQLite in a temp dir) for all flow tests."""
-    from prefect.settings import PREFECT_API_URL
-    from prefect.testing.utilities import prefect_test_harness
-
-    with prefect_test_harness(server_startup_timeout=120):
-        yield str(PREFECT_API_URL.value())
 
 
 @pytest.fixture

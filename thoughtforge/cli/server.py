@@ -15,14 +15,18 @@ from thoughtforge.config import config_path, state_dir
 @app.command()
 def up(ctx: typer.Context) -> None:
     """Start the local Prefect server (server.host/port), create the `thoughtforge` process work
-    pool and the concurrency limits, deploy the flows in prefect.yaml, and start a worker and the
-    workbench page (web.host/port).
+    pool and the concurrency limits, deploy the flows in prefect.yaml that changed, and start a
+    worker and the workbench page (web.host/port).
 
     Every other command then uses this server. What was started is recorded beside the config, so
-    `thoughtforge down` stops exactly that.
+    `thoughtforge down` stops exactly that. With everything already up and nothing changed, `up`
+    only checks, in well under a second.
     """
     from thoughtforge.server import local_server
-    from thoughtforge.server.api import configured_url
+    from thoughtforge.server.api import PrefectApi, configured_url
+    from thoughtforge.server.concurrency_limits import set_limits
+    from thoughtforge.server.deployments import deploy_changed
+    from thoughtforge.server.work_pool import WORK_POOL, create_work_pool
     from thoughtforge.web.server import page_address
 
     started_at = time.monotonic()
@@ -30,21 +34,21 @@ def up(ctx: typer.Context) -> None:
     config_file = config_path(ctx.obj).resolve()
     directory = state_dir(config_file)
     url = configured_url(config)
+    env = local_server.prefect_env(url, config_file)
     with local_server.exclusive(directory):
-        recover(ctx)
+        _halt_orphans(ctx)
+        web = local_server.start_web(env, directory, config_file)
         fresh = local_server.start_server(config, directory)
         out.print(f"Prefect server {'started' if fresh else 'already running'} at {url}")
-        env = local_server.prefect_env(url, config_file)
-        os.environ["PREFECT_API_URL"] = url  # before Prefect is first imported, below
-        from thoughtforge.flows.limits import create_limits
-        from thoughtforge.flows.work_pool import create_work_pool
-
-        create_work_pool(local_server.WORK_POOL)
-        create_limits(config)
-        local_server.deploy(env, directory)
+        api = PrefectApi(url)
+        create_work_pool(api)
+        command = local_server.start_warm_starter(env, directory)
         worker = local_server.start_worker(env, directory)
-        out.print(f"Worker {'started' if worker else 'already running'} on pool 'thoughtforge'")
-        local_server.start_web(env, directory, config_file, page_address(config))
+        out.print(f"Worker {'started' if worker else 'already running'} on pool '{WORK_POOL}'")
+        set_limits(api, config)
+        deployed = deploy_changed(api, local_server.PREFECT_YAML, {"command": command})
+        out.print(f"Deployed: {', '.join(deployed)}" if deployed else "Deployments up to date")
+        local_server.wait_for_web(web, directory, page_address(config))
     example = local_server.PREFECT_YAML.parent / "examples" / "wedding-plan.md"
     out.print(
         f"Ready in {time.monotonic() - started_at:.1f} s.\n"
@@ -76,22 +80,24 @@ def down(ctx: typer.Context) -> None:
 def recover(ctx: typer.Context) -> None:
     """Halt projects left in an autonomous phase (distilling, building, polishing) by a dead run,
     and give back the concurrency slots that dead runs still hold on the server."""
-    from thoughtforge.core import halt_orphaned_projects
-    from thoughtforge.server.api import find_api
+    from thoughtforge.server.api import PrefectApi, find_api
+    from thoughtforge.server.concurrency_limits import reclaim_slots
 
-    config = config_of(ctx)
-    halted = halt_orphaned_projects(config)
+    _halt_orphans(ctx)
+    url = find_api(config_of(ctx))
+    if url:
+        for name, slots in reclaim_slots(PrefectApi(url), config_of(ctx)).items():
+            out.print(f"{name}: gave back {slots} slot(s) held by runs that are gone.")
+
+
+def _halt_orphans(ctx: typer.Context) -> None:
+    from thoughtforge.core import halt_orphaned_projects
+
+    halted = halt_orphaned_projects(config_of(ctx))
     for project_id in halted:
         out.print(f"{project_id}: halted (server_restart). Resume it with `thoughtforge resume`.")
     if not halted:
         out.print("No interrupted projects.")
-    url = find_api(config)
-    if url:
-        os.environ["PREFECT_API_URL"] = url  # before Prefect is first imported, below
-        from thoughtforge.flows.limits import reclaim_slots
-
-        for name, slots in reclaim_slots(config).items():
-            out.print(f"{name}: gave back {slots} slot(s) held by runs that are gone.")
 
 
 @app.command()

@@ -28,6 +28,7 @@ from prefect.states import Paused, Running
 from prefect.utilities.engine import propose_state_sync
 
 HOLD_POLL_SECONDS = 0.25
+"""How soon a run waiting in its process (held, or paused in-process) sees its answer."""
 InputT = TypeVar("InputT", bound=RunInput)
 _hold_seconds: ContextVar[float] = ContextVar("hold_seconds", default=0.0)
 

@@ -27,12 +27,11 @@ from thoughtforge.core import (
     record_wait,
     utc_now,
 )
-from thoughtforge.flows.holding import collect, hold
+from thoughtforge.flows.holding import HOLD_POLL_SECONDS, collect, hold
 from thoughtforge.flows.limits import slot_given_back
 from thoughtforge.flows.temporary_server import api_url_of_this_process, run_page
 
 HUMAN_WAIT_SECONDS = 30 * 24 * 3600
-PAUSE_POLL_SECONDS = 2  # how soon a paused (in-process) run notices its answer; Prefect: 10
 _MESSAGE = Field("", description="Your message: an answer, a correction, more of the brain dump.")
 
 
@@ -196,7 +195,10 @@ def _answer(project: Project, form: type[InputT], waiting: Waiting) -> InputT:
         return _in_this_process(
             project,
             lambda: pause_flow_run(
-                form, key=waiting.key, timeout=HUMAN_WAIT_SECONDS, poll_interval=PAUSE_POLL_SECONDS
+                form,
+                key=waiting.key,
+                timeout=HUMAN_WAIT_SECONDS,
+                poll_interval=HOLD_POLL_SECONDS,  # type: ignore[arg-type]
             ),
         )
     if not waiting.away:

@@ -1,16 +1,14 @@
 """Concurrency across workers and machines: Prefect global concurrency limits.
 
-`thoughtforge up` creates one limit for the pipeline and polish runs executing at once
-(`concurrency.max_parallel_runs`) and one per agent for its calls in flight
-(`concurrency.max_parallel_agent_calls`). Every worker talks to the same server, so the limits hold
+`thoughtforge up` creates one limit for the runs executing at once and one per agent for its calls
+in flight (`server.concurrency_limits`). Every worker talks to the same server, so the limits hold
 across machines. Without `up` (a run on a temporary server) there are no limits to take, and the
 runs skip them instead of paying a round trip for nothing.
 
 A slot is a short lease that Prefect renews while its holder works, so a run killed with -9 gives
-its slot back within `SLOT_LEASE_SECONDS`. The server keeps leases in memory: after a restart a
-dead run's slot would be taken for good, so `up` and `recover` give back every slot beyond what
-live runs can hold (`reclaim_slots`; a live run holds its project's run lock). A run waits for its
-slot in short attempts, saying for whom, so Ctrl-C or SIGTERM stops it between two of them.
+its slot back within `SLOT_LEASE_SECONDS` (and `up`/`recover` reclaim what a server restart
+leaves taken). A run waits for its slot in short attempts, saying for whom, so Ctrl-C or SIGTERM
+stops it between two of them.
 """
 
 from __future__ import annotations
@@ -20,71 +18,18 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from prefect import get_client
-from prefect.client.schemas.actions import (
-    GlobalConcurrencyLimitCreate,
-    GlobalConcurrencyLimitUpdate,
-)
 from prefect.concurrency.sync import concurrency
 from prefect.exceptions import ObjectNotFound
 
 from thoughtforge.adapters.agents import use_call_slots
 from thoughtforge.config import Config
 from thoughtforge.core import Project, is_running, list_projects
+from thoughtforge.server.concurrency_limits import RUNS_LIMIT, agent_limit
 
-RUNS_LIMIT = "thoughtforge-runs"
 SLOT_LEASE_SECONDS = 60
 """Renewed every half lease while the holder works; what a dead holder keeps at most."""
 SLOT_ATTEMPT_SECONDS = 5
 """How long one attempt to take a slot waits: a stopped run stops waiting after at most this."""
-
-
-def agent_limit(agent: str) -> str:
-    """The limit on calls to one agent."""
-    return f"thoughtforge-agent-{agent}"
-
-
-def create_limits(config: Config) -> None:
-    """Create or update the limits from config, and reclaim dead runs' slots (what `up` does)."""
-    with get_client(sync_client=True) as client:
-        for name, limit in _wanted_limits(config).items():
-            try:
-                client.read_global_concurrency_limit_by_name(name)
-            except ObjectNotFound:
-                client.create_global_concurrency_limit(
-                    GlobalConcurrencyLimitCreate(name=name, limit=limit)
-                )
-            else:
-                client.update_global_concurrency_limit(
-                    name, GlobalConcurrencyLimitUpdate(limit=limit)
-                )
-    reclaim_slots(config)
-
-
-def reclaim_slots(config: Config) -> dict[str, int]:
-    """Give back the slots no live run can hold: each limit's taken slots are cut to the number
-    of projects whose run is alive (a run holds one run slot and, at a time, one agent slot).
-    Returns the slots given back, by limit."""
-    live = sum(1 for listing in list_projects(config) if is_running(listing.project))
-    reclaimed: dict[str, int] = {}
-    with get_client(sync_client=True) as client:
-        for name in _wanted_limits(config):
-            try:
-                limit = client.read_global_concurrency_limit_by_name(name)
-            except ObjectNotFound:
-                continue
-            if limit.active_slots > live:
-                client.update_global_concurrency_limit(
-                    name, GlobalConcurrencyLimitUpdate(active_slots=live)
-                )
-                reclaimed[name] = limit.active_slots - live
-    return reclaimed
-
-
-def _wanted_limits(config: Config) -> dict[str, int]:
-    wanted = {RUNS_LIMIT: config.concurrency.max_parallel_runs}
-    for agent in config.agents.available:
-        wanted[agent_limit(agent)] = config.concurrency.max_parallel_agent_calls
-    return wanted
 
 
 class _RunSlot:

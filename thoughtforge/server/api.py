@@ -113,7 +113,7 @@ class PrefectApi:
         if flow_run_id is not None:
             runs_filter["id"] = {"any_": [flow_run_id]}
         body = {"flow_runs": runs_filter, "sort": "START_TIME_DESC", "limit": 1}
-        runs = self._call("POST", "/flow_runs/filter", body)
+        runs = self.call("POST", "/flow_runs/filter", body)
         if not runs:
             return None
         state = runs[0].get("state") or {}
@@ -132,7 +132,7 @@ class PrefectApi:
             "sort": "EXPECTED_START_TIME_DESC",
             "limit": 1,
         }
-        runs = self._call("POST", "/flow_runs/filter", body)
+        runs = self.call("POST", "/flow_runs/filter", body)
         if not runs:
             return None
         state = (runs[0].get("state") or {}).get("name") or "unknown"
@@ -141,8 +141,8 @@ class PrefectApi:
     def run_deployment(self, deployment: str, parameters: dict[str, Any]) -> RunSummary:
         """Start a run of `flow/deployment`, as `prefect deployment run` does; a missing
         deployment is a `PrefectApiError` with status 404."""
-        found = self._call("GET", f"/deployments/name/{deployment}")
-        run = self._call(
+        found = self.call("GET", f"/deployments/name/{deployment}")
+        run = self.call(
             "POST", f"/deployments/{found['id']}/create_flow_run", {"parameters": parameters}
         )
         return RunSummary(id=run["id"], name=run["name"], state_name="Scheduled")
@@ -159,7 +159,7 @@ class PrefectApi:
             "sort": "START_TIME_DESC",
             "limit": 5,
         }
-        for run in self._call("POST", "/flow_runs/filter", body):
+        for run in self.call("POST", "/flow_runs/filter", body):
             state = (run.get("state") or {}).get("type")
             if state != "RUNNING" or is_running(project):
                 return run["name"]
@@ -202,7 +202,7 @@ class PrefectApi:
         resume in between, so this waits for the schema first.
         """
         self._wait_for_schema(run)
-        result = self._call("POST", f"/flow_runs/{run.id}/resume", {"run_input": run_input})
+        result = self.call("POST", f"/flow_runs/{run.id}/resume", {"run_input": run_input})
         if result.get("status") != "ACCEPT":
             reason = (result.get("details") or {}).get("reason") or result.get("status")
             raise ThoughtForgeError(f"the waiting run {run.name} refused the input: {reason}")
@@ -218,15 +218,15 @@ class PrefectApi:
                 "state": {"type": {"any_": ["RUNNING", "PENDING"]}},
             }
         }
-        runs = self._call("POST", "/flow_runs/filter", body) or []
+        runs = self.call("POST", "/flow_runs/filter", body) or []
         state = {"type": "CANCELLED", "name": "Cancelled", "message": message}
         for run in runs:
-            self._call("POST", f"/flow_runs/{run['id']}/set_state", {"state": state, "force": True})
+            self.call("POST", f"/flow_runs/{run['id']}/set_state", {"state": state, "force": True})
         return [run["name"] for run in runs]
 
     def state_of(self, flow_run_id: str) -> str:
         """The type of the flow run's state (`RUNNING`, `CANCELLED`, …)."""
-        return str(self._call("GET", f"/flow_runs/{flow_run_id}")["state"]["type"])
+        return str(self.call("GET", f"/flow_runs/{flow_run_id}")["state"]["type"])
 
     def form_published(self, run: WaitingRun) -> bool:
         """Whether the run has saved the schema of the form it waits for (a resume, from the CLI
@@ -234,7 +234,7 @@ class PrefectApi:
         if not run.schema_key:
             return True
         try:
-            self._call("GET", f"/flow_runs/{run.id}/input/{run.schema_key}")
+            self.call("GET", f"/flow_runs/{run.id}/input/{run.schema_key}")
         except PrefectApiError as exc:
             if exc.status == 404:
                 return False
@@ -250,7 +250,7 @@ class PrefectApi:
                 )
             time.sleep(_POLL_SECONDS)
 
-    def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+    def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
         data = json.dumps(body).encode() if body is not None else None
         request = urllib.request.Request(
             f"{self.url}{path}",

@@ -23,15 +23,17 @@ from thoughtforge.core import end_leftover_processes, track_process
 from thoughtforge.core.processes import descendants, live_processes
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.server.api import PrefectApi, PrefectApiError, configured_url, is_healthy
+from thoughtforge.server.work_pool import WORK_POOL
 
-WORK_POOL = "thoughtforge"
 SERVER_START_SECONDS = 90.0
 WEB_START_SECONDS = 30.0
-WORKER_POLL_SECONDS = 1
+WORKER_POLL_SECONDS = 0.5
 """How often the worker asks for runs to start (Prefect's default is 10 s): a run resumed by
 the person's answer waits for this poll before it re-enters."""
 DOWN_GRACE_SECONDS = 10.0
 PREFECT_YAML = Path(__file__).resolve().parents[2] / "prefect.yaml"
+Started = subprocess.Popen[bytes] | None
+"""A process `up` started, or None when the one it started before is still alive."""
 
 
 @contextmanager
@@ -83,26 +85,8 @@ def start_server(config: Config, directory: Path) -> bool:
             raise ThoughtForgeError(
                 f"the Prefect server did not start on {url}; see {directory / 'server.log'}"
             )
-        time.sleep(0.3)
+        time.sleep(0.1)
     return True
-
-
-def deploy(env: dict[str, str], directory: Path) -> None:
-    """`prefect deploy --all` from `prefect.yaml`: the flow runs start in the clone's folder."""
-    if not PREFECT_YAML.exists():
-        raise ThoughtForgeError(f"{PREFECT_YAML} is missing: `up` runs from a clone of the repo")
-    log = directory / "deploy.log"
-    with log.open("w") as output:
-        done = subprocess.run(
-            [prefect_executable(), "--no-prompt", "deploy", "--all"],
-            cwd=PREFECT_YAML.parent,
-            env=env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            check=False,
-        )
-    if done.returncode != 0:
-        raise ThoughtForgeError(f"`prefect deploy --all` failed; see {log}")
 
 
 def start_worker(env: dict[str, str], directory: Path) -> bool:
@@ -118,21 +102,38 @@ def start_worker(env: dict[str, str], directory: Path) -> bool:
     return True
 
 
-def start_web(env: dict[str, str], directory: Path, config_file: Path, address: str) -> bool:
-    """Start the workbench (`thoughtforge web`) unless the one `up` started is alive, and wait
-    until it answers at `address`, so the address `up` prints opens at once."""
+def start_warm_starter(env: dict[str, str], directory: Path) -> str:
+    """Start the process that starts flow runs warm (`flows.warm_start`) unless the one `up`
+    started is alive; the command the deployments give the worker to use it."""
+    from thoughtforge.flows.warm_start import launcher_command, socket_name
+
+    name = socket_name(str(directory.resolve()))
+    if not _alive(directory, "warm-start"):
+        argv = [sys.executable, "-m", "thoughtforge.flows.warm_start", "--serve", name]
+        _spawn(argv, directory, "warm-start", env)
+    return launcher_command(name)
+
+
+def start_web(env: dict[str, str], directory: Path, config_file: Path) -> Started:
+    """Start the workbench (`thoughtforge web`) unless the one `up` started is alive; it needs no
+    server to start, so `up` starts it first and waits for it last (`wait_for_web`)."""
     if _alive(directory, "web"):
-        return False
+        return None
     thoughtforge = str(Path(sys.executable).with_name("thoughtforge"))
-    process = _spawn([thoughtforge, "--config", str(config_file), "web"], directory, "web", env)
+    return _spawn([thoughtforge, "--config", str(config_file), "web"], directory, "web", env)
+
+
+def wait_for_web(process: Started, directory: Path, address: str) -> None:
+    """Wait until the workbench answers at `address`, so the address `up` prints opens at once."""
+    if process is None:
+        return
     deadline = time.monotonic() + WEB_START_SECONDS
     while not is_healthy(address.rstrip("/")):
         if process.poll() is not None or time.monotonic() > deadline:
             raise ThoughtForgeError(
                 f"the workbench did not start at {address}; see {directory / 'web.log'}"
             )
-        time.sleep(0.1)
-    return True
+        time.sleep(0.05)
 
 
 def cancel_runs_in_flight(config: Config, directory: Path) -> list[str]:

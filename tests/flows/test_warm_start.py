@@ -1,0 +1,114 @@
+"""Flow runs started from a warm process: the launcher the worker runs, and the starter it asks.
+
+A real starter process (it imports Prefect and the flows once) and real launchers; the flow run
+they start is Prefect's engine, here given a run id it cannot load, or an API that never answers
+(so the run stays alive as long as a test needs it).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.flows.test_polish_flow import _wait_for
+from thoughtforge.core.processes import descendants
+from thoughtforge.flows.warm_start import launcher_command, socket_name
+
+LAUNCHER = [sys.executable, "-m", "thoughtforge.flows.warm_start"]
+Starter = tuple[str, subprocess.Popen[bytes]]
+
+
+@pytest.fixture(scope="module")
+def starter(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    name = socket_name(str(tmp_path_factory.mktemp("warm")))
+    process = subprocess.Popen([*LAUNCHER, "--serve", name], start_new_session=True)
+    _wait_for(lambda: _answers(name), "the starter to listen")
+    yield name, process
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def _answers(name: str) -> bool:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as probe:
+        try:
+            probe.connect(f"\0{name}")
+        except OSError:
+            return False
+    return True
+
+
+@pytest.fixture
+def silent_api() -> Iterator[str]:
+    """An address that takes connections and never answers: a run asking it waits."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(16)
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/api"
+
+
+def _launch(name: str, **env: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [*LAUNCHER, name],
+        env={**os.environ, **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_the_run_writes_to_the_launchers_streams_and_its_status_is_the_launchers(
+    starter: Starter,
+) -> None:
+    name, _ = starter
+    launched = _launch(name, PREFECT__FLOW_RUN_ID="not-a-run-id")
+    _, stderr = launched.communicate(timeout=60)
+    assert launched.returncode == 1
+    assert "Invalid flow run id" in stderr
+    assert "RuntimeWarning" not in stderr, "the engine runs afresh, as `python -m` runs it"
+
+
+def test_without_a_starter_the_launcher_is_prefects_engine_itself(tmp_path: Path) -> None:
+    launched = _launch(socket_name(str(tmp_path)), PREFECT__FLOW_RUN_ID="not-a-run-id")
+    _, stderr = launched.communicate(timeout=120)
+    assert launched.returncode == 1
+    assert "Invalid flow run id" in stderr
+
+
+def _run_of(starter: subprocess.Popen[bytes]) -> int:
+    _wait_for(lambda: len(descendants([starter.pid])) == 1, "the starter to fork the run")
+    [run] = descendants([starter.pid])
+    return run
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_a_stopped_or_killed_launcher_takes_its_run_with_it(
+    starter: Starter, silent_api: str, sig: signal.Signals
+) -> None:
+    """SIGTERM is what the worker sends to cancel a run; after SIGKILL the launcher can forward
+    nothing, and the starter stops the run when the launcher's connection closes."""
+    name, process = starter
+    launched = _launch(name, PREFECT__FLOW_RUN_ID=str(uuid.uuid4()), PREFECT_API_URL=silent_api)
+    run = _run_of(process)
+    launched.send_signal(sig)
+    launched.communicate(timeout=60)
+    _wait_for(lambda: run not in descendants([process.pid]), "the run to end with its launcher")
+
+
+def test_the_worker_is_told_to_run_the_launcher_with_this_python() -> None:
+    command = launcher_command("thoughtforge-warm-start-x")
+    assert command.split() == [
+        sys.executable,
+        "-m",
+        "thoughtforge.flows.warm_start",
+        "thoughtforge-warm-start-x",
+    ]

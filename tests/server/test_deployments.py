@@ -1,0 +1,136 @@
+"""`up` puts the deployments of prefect.yaml on a real Prefect server through its API, and only
+those that changed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import REPO_ROOT
+from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.server.api import PrefectApi
+from thoughtforge.server.deployments import deploy_changed, fingerprint, read_entries
+from thoughtforge.server.work_pool import create_work_pool
+
+POOL = "deployments-test"
+
+
+def _prefect_yaml(folder: Path, description: str = "A project from a brain dump.") -> Path:
+    """The repo's deployments, moved to their own pool; runs would start in `folder`."""
+    data = yaml.safe_load((REPO_ROOT / "prefect.yaml").read_text())
+    for entry in data["deployments"]:
+        entry["work_pool"]["name"] = POOL
+    data["deployments"][0]["description"] = description
+    folder.mkdir(exist_ok=True)
+    path = folder / "prefect.yaml"
+    path.write_text(yaml.safe_dump(data))
+    (folder / "thoughtforge").symlink_to(REPO_ROOT / "thoughtforge")
+    return path
+
+
+@pytest.fixture
+def api(prefect_api_url: str) -> PrefectApi:
+    api = PrefectApi(prefect_api_url)
+    create_work_pool(api, POOL)
+    return api
+
+
+def _deployments(api: PrefectApi) -> dict[str, dict[str, object]]:
+    found = api.call("POST", "/deployments/filter", {"work_pools": {"name": {"any_": [POOL]}}})
+    return {f"{item['entrypoint']}|{item['name']}": item for item in found}
+
+
+def test_the_first_up_deploys_every_flow_and_the_next_only_what_changed(
+    tmp_path: Path, api: PrefectApi
+) -> None:
+    prefect_yaml = _prefect_yaml(tmp_path)
+    assert deploy_changed(api, prefect_yaml) == [
+        "thoughtforge-pipeline/local",
+        "thoughtforge-polish/local",
+        "thoughtforge-repolish/nightly",
+    ]
+    assert deploy_changed(api, prefect_yaml) == []
+
+    pipeline = _deployments(api)["thoughtforge/flows/pipeline.py:pipeline_flow|local"]
+    assert pipeline["pull_steps"] == [
+        {"prefect.deployments.steps.set_working_directory": {"directory": str(tmp_path)}}
+    ]
+    assert pipeline["enforce_parameter_schema"] is True
+    schema = pipeline["parameter_openapi_schema"]
+    assert schema["properties"]["brain_dump"] == {  # type: ignore[index]
+        "default": "",
+        "position": 1,
+        "title": "brain_dump",
+        "type": "string",
+    }
+    nightly = _deployments(api)["thoughtforge/flows/repolish.py:repolish_flow|nightly"]
+    [schedule] = nightly["schedules"]  # type: ignore[misc]
+    assert schedule["active"] is False
+    assert schedule["schedule"]["cron"] == "0 3 * * *"
+
+    elsewhere = _prefect_yaml(tmp_path / "again", "Another description.")
+    assert deploy_changed(api, elsewhere) == [
+        "thoughtforge-pipeline/local",
+        "thoughtforge-polish/local",
+        "thoughtforge-repolish/nightly",
+    ], "another folder for the runs is a change to every deployment"
+
+
+def test_a_deployment_changed_on_the_server_or_in_the_file_is_deployed_again(
+    tmp_path: Path, api: PrefectApi
+) -> None:
+    prefect_yaml = _prefect_yaml(tmp_path)
+    deploy_changed(api, prefect_yaml)
+    polish = _deployments(api)["thoughtforge/flows/polish.py:polish_flow|local"]
+    api.call("PATCH", f"/deployments/{polish['id']}", {"version": "by-hand"})
+    assert deploy_changed(api, prefect_yaml) == ["thoughtforge-polish/local"]
+
+    data = yaml.safe_load(prefect_yaml.read_text())
+    data["deployments"][0]["description"] = "Edited."
+    prefect_yaml.write_text(yaml.safe_dump(data))
+    assert deploy_changed(api, prefect_yaml) == ["thoughtforge-pipeline/local"]
+    pipeline = _deployments(api)["thoughtforge/flows/pipeline.py:pipeline_flow|local"]
+    assert pipeline["description"] == "Edited."
+
+
+def test_the_fingerprint_follows_the_flow_source_and_the_entry(tmp_path: Path) -> None:
+    source = tmp_path / "flows" / "f.py"
+    source.parent.mkdir()
+    source.write_text("def f(a: int) -> None: ...\n")
+    (tmp_path / "prefect.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "deployments": [
+                    {"name": "d", "entrypoint": "flows/f.py:f", "work_pool": {"name": "p"}}
+                ]
+            }
+        )
+    )
+    [entry] = read_entries(tmp_path / "prefect.yaml")
+    before = fingerprint(entry, tmp_path)
+    assert fingerprint(entry, tmp_path) == before
+    source.write_text("def f(a: int, b: str = '') -> None: ...\n")
+    after = fingerprint(entry, tmp_path)
+    assert after != before
+    assert fingerprint(entry.model_copy(update={"tags": ["x"]}), tmp_path) != after
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (None, "cannot be read"),
+        ("deployments: [{name: x}]", "is not a deployments file"),
+        ("deployments: {a: 1}", "is not a deployments file"),
+        ("deployments: [unclosed", "is not a deployments file"),
+    ],
+)
+def test_a_missing_or_malformed_prefect_yaml_is_a_clear_error(
+    tmp_path: Path, text: str | None, message: str
+) -> None:
+    path = tmp_path / "prefect.yaml"
+    if text is not None:
+        path.write_text(text)
+    with pytest.raises(ThoughtForgeError, match=message):
+        read_entries(path)

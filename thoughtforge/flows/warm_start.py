@@ -1,0 +1,245 @@
+"""Flow runs started from a warm process: a deployed run is running in a fraction of a second.
+
+Prefect's process worker starts every flow run as `python -m prefect.engine`, a new interpreter
+that imports Prefect and the flows again: about three seconds before a run re-entered by the
+person's answer, or a new project, reaches its first line. `up` starts a *starter* next to the
+worker: one process that has imported all of that once and forks a copy of itself per flow run.
+The deployments `up` makes tell the worker to run `python -m thoughtforge.flows.warm_start NAME`,
+a stdlib-only *launcher* that hands its environment, folder and standard streams to the starter
+and then stands in for the run: it forwards the worker's signals to it and exits with its status.
+With no starter there (a worker on another machine, or started by hand), the launcher becomes
+`python -m prefect.engine` itself, so nothing depends on it.
+
+The starter listens on a Linux abstract socket and serves only its own user (peer credentials).
+A launcher that dies, even with SIGKILL, closes its connection, and the starter then stops that
+run (SIGTERM, SIGKILL after `STOP_GRACE_SECONDS`), as the worker would have.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import hashlib
+import json
+import os
+import runpy
+import selectors
+import signal
+import socket
+import struct
+import sys
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+STOP_GRACE_SECONDS = 10.0
+_MAX_MESSAGE = 1 << 20
+_PRELOAD = (
+    "prefect.flow_engine",
+    "thoughtforge.flows.pipeline",
+    "thoughtforge.flows.polish",
+    "thoughtforge.flows.repolish",
+)
+
+
+def socket_name(key: str) -> str:
+    """The starter's address for one set-up (`key`: its state folder), without a file to leave."""
+    return f"thoughtforge-warm-start-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
+
+
+def launcher_command(name: str) -> str:
+    """What the worker runs for a flow run of a deployment `up` made."""
+    return f"{sys.executable} -m thoughtforge.flows.warm_start {name}"
+
+
+def launch(name: str) -> int:
+    """The launcher: the run in a fork of the starter, or, without one, `prefect.engine` here."""
+    try:
+        connection = _connect(name)
+    except OSError:
+        os.execv(sys.executable, [sys.executable, "-m", "prefect.engine"])
+    request = {"env": dict(os.environ), "cwd": str(Path.cwd())}
+    socket.send_fds(connection, [json.dumps(request).encode()], [0, 1, 2])
+    child = _receive(connection)["pid"]
+    for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(number, lambda signum, _frame: _forward(child, signum))
+    while True:
+        try:
+            message = _receive(connection)
+        except (OSError, ValueError):  # the starter is gone, and the run with it
+            return 1
+        if "status" in message:
+            return int(message["status"])
+
+
+def serve(name: str) -> None:
+    """The starter: import once, then fork a run per launcher, until stopped."""
+    for module in _PRELOAD:
+        __import__(module)
+    if threading.active_count() > 1:  # a fork copies no thread, but may copy a lock one holds
+        raise RuntimeError(f"importing the flows started threads: {threading.enumerate()}")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    listener.bind(f"\0{name}")
+    listener.listen(64)
+    _Starter(listener).run()
+
+
+def _connect(name: str) -> socket.socket:
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    connection.connect(f"\0{name}")
+    return connection
+
+
+def _receive(connection: socket.socket) -> dict[str, int]:
+    data = connection.recv(_MAX_MESSAGE)
+    if not data:
+        raise ValueError("closed")
+    return dict(json.loads(data))
+
+
+def _peer_uid(connection: socket.socket) -> int:
+    pid_uid_gid = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+    return int(struct.unpack("3i", pid_uid_gid)[1])
+
+
+def _forward(child: int, signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(child, signum)
+
+
+@dataclass
+class _Run:
+    connection: socket.socket
+    pid: int
+    exited: int
+    """A pidfd: readable once the run's process has ended."""
+    stop_by: float | None = field(default=None)
+
+
+class _Starter:
+    def __init__(self, listener: socket.socket) -> None:
+        self.listener = listener
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(listener, selectors.EVENT_READ, self._accept)
+        self.runs: dict[int, _Run] = {}
+
+    def run(self) -> None:
+        while True:
+            for key, _ in self.selector.select(timeout=1.0):
+                key.data(key.fileobj)
+            self._stop_overdue()
+
+    def _accept(self, listener: socket.socket) -> None:
+        connection, _ = listener.accept()
+        uid = struct.unpack("3i", connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))[
+            1
+        ]
+        try:
+            if uid != os.getuid():
+                raise PermissionError(f"a launcher of user {uid}")
+            data, fds, _, _ = socket.recv_fds(connection, _MAX_MESSAGE, 3)
+            request = json.loads(data)
+            if len(fds) != 3:
+                raise ValueError("a launcher without its standard streams")
+        except (OSError, ValueError) as exc:
+            print(f"warm start refused: {exc}", file=sys.stderr, flush=True)
+            connection.close()
+            return
+        pid = os.fork()
+        if pid == 0:
+            self._become_run(request, fds)
+        for descriptor in fds:
+            os.close(descriptor)
+        run = _Run(connection=connection, pid=pid, exited=os.pidfd_open(pid))
+        self.runs[run.exited] = run
+        self.selector.register(run.exited, selectors.EVENT_READ, self._reap)
+        self.selector.register(connection, selectors.EVENT_READ, self._launcher_spoke)
+        connection.send(json.dumps({"pid": pid}).encode())
+
+    def _become_run(self, request: dict[str, object], fds: list[int]) -> None:
+        """In the forked child: the launcher's streams, environment and folder, then the engine."""
+        self.selector.close()
+        self.listener.close()
+        for run in self.runs.values():
+            run.connection.close()
+            os.close(run.exited)
+        for target, descriptor in enumerate(fds):
+            os.dup2(descriptor, target)
+            os.close(descriptor)
+        _run_engine(dict(request["env"]), str(request["cwd"]))  # type: ignore[call-overload]
+
+    def _launcher_spoke(self, connection: socket.socket) -> None:
+        """A launcher says nothing after its request: readable means it has gone."""
+        run = next(run for run in self.runs.values() if run.connection is connection)
+        self.selector.unregister(connection)
+        _forward(run.pid, signal.SIGTERM)
+        run.stop_by = time.monotonic() + STOP_GRACE_SECONDS
+
+    def _reap(self, exited: int) -> None:
+        run = self.runs.pop(exited)
+        _, wait_status = os.waitpid(run.pid, 0)
+        self.selector.unregister(exited)
+        os.close(exited)
+        if run.stop_by is None:
+            self.selector.unregister(run.connection)
+            status = os.waitstatus_to_exitcode(wait_status)
+            status = 128 - status if status < 0 else status  # -N: signal N, as a shell says
+            with contextlib.suppress(OSError):
+                run.connection.send(json.dumps({"status": status}).encode())
+        run.connection.close()
+
+    def _stop_overdue(self) -> None:
+        now = time.monotonic()
+        for run in self.runs.values():
+            if run.stop_by is not None and now > run.stop_by:
+                _forward(run.pid, signal.SIGKILL)
+
+
+def _run_engine(env: dict[str, str], cwd: str) -> None:
+    """`python -m prefect.engine`, in this already warm process; never returns."""
+    from prefect.context import refresh_global_settings_context
+
+    code = 1
+    try:
+        os.environ.clear()
+        os.environ.update(env)
+        os.chdir(cwd)
+        for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(number, signal.SIG_DFL)
+        refresh_global_settings_context()
+        sys.modules.pop("prefect.engine", None)  # run afresh as __main__, as `-m` would
+        sys.argv = ["prefect.engine"]
+        runpy.run_module("prefect.engine", run_name="__main__", alter_sys=True)
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException:  # noqa: BLE001 - whatever ends the run is told, and ends its process
+        traceback.print_exc()
+    finally:
+        _exit(code)
+
+
+def _exit(code: int) -> None:
+    """Exit as an interpreter would (exit handlers, flushed streams), but from inside the
+    starter's loop, which the run must never return into."""
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) == 2 and argv[0] == "--serve":
+        serve(argv[1])
+        return 0
+    if len(argv) == 1:
+        return launch(argv[0])
+    print("usage: python -m thoughtforge.flows.warm_start [--serve] NAME", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

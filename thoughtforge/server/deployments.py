@@ -1,0 +1,132 @@
+"""The deployments of `prefect.yaml`, put on the server through its API: only those that changed.
+
+`prefect deploy --all` takes seconds even when nothing changed: it imports Prefect and every flow
+to work out their parameter schemas. Here each deployment carries, as its version, a fingerprint of
+what it is made of (its entry in `prefect.yaml`, its flow's source file, the folder its runs start
+in, Prefect's version). `up` reads the pool's deployments in one request and rebuilds only those
+whose fingerprint differs, so an `up` with nothing changed imports nothing of Prefect. The server
+stays the truth: a deployment deleted or redeployed by hand is rebuilt by the next `up`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from importlib.metadata import version
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.server.api import PrefectApi
+
+if TYPE_CHECKING:
+    from thoughtforge.flows.deployment_parts import FlowParts
+
+
+class Schedule(BaseModel):
+    cron: str
+    timezone: str = "UTC"
+    active: bool = True
+
+
+class PoolName(BaseModel):
+    name: str
+
+
+class DeploymentEntry(BaseModel):
+    """One entry of `deployments:` in `prefect.yaml`, the keys ThoughtForge's file uses."""
+
+    name: str
+    entrypoint: str
+    work_pool: PoolName
+    description: str = ""
+    tags: list[str] = []
+    schedules: list[Schedule] = []
+    job_variables: dict[str, str] = {}
+
+
+def deploy_changed(
+    api: PrefectApi, prefect_yaml: Path, job_variables: dict[str, str] | None = None
+) -> list[str]:
+    """Create or update the deployments whose fingerprint the server does not have; their names.
+    `job_variables` are given to every deployment (the worker's command for its runs)."""
+    entries = [
+        entry.model_copy(update={"job_variables": job_variables or {}})
+        for entry in read_entries(prefect_yaml)
+    ]
+    folder = prefect_yaml.parent
+    pools = sorted({entry.work_pool.name for entry in entries})
+    found = api.call("POST", "/deployments/filter", {"work_pools": {"name": {"any_": pools}}})
+    deployed = {(item["entrypoint"], item["name"]): item.get("version") for item in found}
+    return [
+        _deploy(api, entry, folder)
+        for entry in entries
+        if deployed.get((entry.entrypoint, entry.name)) != fingerprint(entry, folder)
+    ]
+
+
+def read_entries(prefect_yaml: Path) -> list[DeploymentEntry]:
+    """The deployments the file names; a missing or malformed file is a clear error."""
+    try:
+        data = yaml.safe_load(prefect_yaml.read_text(encoding="utf-8")) or {}
+        return [DeploymentEntry.model_validate(item) for item in data.get("deployments") or []]
+    except OSError as exc:
+        raise ThoughtForgeError(
+            f"{prefect_yaml} cannot be read ({exc.strerror}): `up` runs from a clone of the repo"
+        ) from None
+    except (yaml.YAMLError, ValidationError, AttributeError) as exc:
+        raise ThoughtForgeError(f"{prefect_yaml} is not a deployments file: {exc}") from None
+
+
+def fingerprint(entry: DeploymentEntry, folder: Path) -> str:
+    """What the deployment on the server must match: everything its schema and runs depend on."""
+    digest = hashlib.sha256()
+    digest.update(entry.model_dump_json().encode())
+    digest.update(str(folder.resolve()).encode())
+    digest.update(version("prefect").encode())
+    digest.update(_source(entry, folder).read_bytes())
+    return f"tf-{digest.hexdigest()[:16]}"
+
+
+def _deploy(api: PrefectApi, entry: DeploymentEntry, folder: Path) -> str:
+    from thoughtforge.flows.deployment_parts import FlowParts
+
+    flow = FlowParts(entry.entrypoint)
+    flow_id = api.call("POST", "/flows/", {"name": flow.name})["id"]
+    api.call("POST", "/deployments/", _deployment_body(entry, folder, flow_id, flow))
+    return f"{flow.name}/{entry.name}"
+
+
+def _deployment_body(
+    entry: DeploymentEntry, folder: Path, flow_id: str, flow: FlowParts
+) -> dict[str, Any]:
+    """What `prefect deploy` sends for such an entry: runs start in `folder`, and parameters are
+    checked against the flow's signature."""
+    return {
+        "name": entry.name,
+        "flow_id": flow_id,
+        "version": fingerprint(entry, folder),
+        "description": entry.description,
+        "tags": entry.tags,
+        "entrypoint": entry.entrypoint,
+        "work_pool_name": entry.work_pool.name,
+        "job_variables": entry.job_variables,
+        "pull_steps": [
+            {"prefect.deployments.steps.set_working_directory": {"directory": str(folder)}}
+        ],
+        "parameter_openapi_schema": flow.parameter_schema,
+        "enforce_parameter_schema": True,
+        "schedules": [
+            {
+                "schedule": {"cron": schedule.cron, "timezone": schedule.timezone},
+                "active": schedule.active,
+            }
+            for schedule in entry.schedules
+        ],
+    }
+
+
+def _source(entry: DeploymentEntry, folder: Path) -> Path:
+    return folder / entry.entrypoint.partition(":")[0]
