@@ -89,3 +89,4 @@ def test_evaluate_1000_by_1000(benchmark: BenchmarkFixture, carried_over: float)
     report = benchmark(evaluate, trajectory, issues(current), issues(previous), config)
 
     assert "stagnation" in [r.name for r in report.results]
+    assert report.verdict == ("continue" if carried_over >= 0.7 else "done")

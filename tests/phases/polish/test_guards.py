@@ -265,13 +265,56 @@ def test_a_similarity_of_0_79_is_not_a_match() -> None:
     assert report.verdict == "done"
 
 
-@pytest.mark.parametrize(("matched", "verdict"), [(70, "continue"), (69, "done")])
-def test_fewer_than_70_percent_matched_is_rotation(matched: int, verdict: str) -> None:
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("m" * 20, "aa" + "m" * 20 + "aaa"),
+        ("aa" + "m" * 20 + "aaa", "m" * 20),
+    ],
+)
+def test_a_text_reworded_at_both_ends_to_5_4_or_4_5_of_its_length_matches(
+    before: str, after: str
+) -> None:
+    # 0.8 by the length difference alone; the other previous text sits between the two in
+    # alphabetical order from either end, so only the full comparison finds the match
+    assert Levenshtein.normalized_similarity(before, after) == 0.8
+    report = run(criticals(1, 1, 1), issues(after), issues(before, "b" * 60))
+    assert report.verdict == "continue"
+    assert report.results[4].detail.endswith("(1 of 1 matched, 100 %)")
+
+
+@pytest.mark.parametrize(
+    ("matched", "verdict", "share"),
+    [
+        (70, "continue", "at least 70 of 100 matched, 70 % or more"),
+        (69, "done", "69 of 100 matched, 69 %"),
+    ],
+)
+def test_fewer_than_70_percent_matched_is_rotation(matched: int, verdict: str, share: str) -> None:
     previous = random_descriptions(100, seed=1)
     current = previous[:matched] + random_descriptions(100 - matched, seed=2)
     report = run(criticals(100, 100, 100), issues(*current), issues(*previous))
     assert report.verdict == verdict
-    assert f"({matched} of 100 matched, {matched} %)" in report.results[4].detail
+    assert f"({share})" in report.results[4].detail
+
+
+def test_matching_stops_once_70_percent_have_matched_and_says_at_least() -> None:
+    # all ten are repeats, but once seven are found the other three cannot change the verdict
+    previous = random_descriptions(10, seed=13)
+    report = run(criticals(10, 10, 10), issues(*previous), issues(*previous))
+    assert report.results[4].detail == (
+        "total stuck at 10 but the same issues persist (at least 7 of 10 matched, 70 % or more)"
+    )
+
+
+def test_matching_stops_once_over_30_percent_match_nothing_and_says_at_most() -> None:
+    # the 4th issue matching nothing leaves at most 6 of 10, under 70 %, whatever the rest do
+    current, previous = random_descriptions(10, seed=14), random_descriptions(10, seed=15)
+    report = run(criticals(10, 10, 10), issues(*current), issues(*previous))
+    assert report.reason == (
+        "polish sufficient: total stuck at 10 for 3 iterations while issues rotate "
+        "(at most 6 of 10 matched, under 70 %)."
+    )
 
 
 def test_plateau_with_rotating_issues_is_done() -> None:
@@ -280,9 +323,10 @@ def test_plateau_with_rotating_issues_is_done() -> None:
     report = run(criticals(9, 7, 7, 7), issues(*current), issues(*previous))
     assert report.verdict == "done"
     assert report.halt_reason is None
+    # the 3rd new issue leaves at most 4 of 7 matched: the last two are not measured
     assert report.reason == (
         "polish sufficient: total stuck at 7 for 3 iterations while issues rotate "
-        "(2 of 7 matched, 29 %)."
+        "(at most 4 of 7 matched, under 70 %)."
     )
 
 
@@ -432,4 +476,4 @@ def test_scenario_a_plateau_with_rotating_issues_is_done() -> None:
     iteration, report = first_stop(criticals(12, 9, 6, 6, 6), reviews)
     assert (iteration, report.verdict, report.guard) == (5, "done", "stagnation")
     assert "total stuck at 6 for 3 iterations" in report.reason
-    assert "(0 of 6 matched, 0 %)" in report.reason
+    assert "(at most 4 of 6 matched, under 70 %)" in report.reason

@@ -5,8 +5,9 @@ recomputed from `polish_state.json` alone. The guards run in the order DESIGN.md
 one that triggers decides; every guard that ran leaves a line for `polish_log.md`. Ratio thresholds
 are compared in integers, so a rise of exactly 20 % or 50 % is never pushed over by rounding.
 
-One module of about 320 lines on purpose: the six guards read top to bottom in the order
-`evaluate` runs them, over the one `_Iteration` view they share.
+One module of about 390 lines on purpose: the six guards read top to bottom in the order
+`evaluate` runs them, over the one `_Iteration` view they share; stagnation's issue matching,
+the only costly part, sits right after it.
 """
 
 from __future__ import annotations
@@ -26,10 +27,6 @@ from thoughtforge.models import Counts, HaltReason, Issue, Severity
 
 Verdict = Literal["continue", "done", "halt"]
 
-_SIMILARITY = 0.8
-# rapidfuzz's own cutoff is not exact at the boundary: it drops a pair scoring exactly 0.8. So it
-# only prunes, at a little less, and the score it returns (exact) decides.
-_SCORE_CUTOFF = _SIMILARITY - 0.01
 _FABRICATION_WINDOW = 3
 
 
@@ -217,59 +214,138 @@ def _stagnation(it: _Iteration) -> tuple[bool, str]:
     recent = totals[-limit:]
     if len(recent) < limit or len(set(recent)) > 1:
         return False, f"no plateau: last totals {_arrow(recent)}, need {limit} equal"
-    matched, count = _matched(it.current_issues, it.previous_issues), len(it.current_issues)
-    share = f"{matched} of {count} matched, {round(100 * matched / count) if count else 100} %"
-    if matched * 10 >= count * 7:
-        return False, f"total stuck at {totals[-1]} but the same issues persist ({share})"
+    tally = _tally(it.current_issues, it.previous_issues)
+    if tally.persists:
+        return False, f"total stuck at {totals[-1]} but the same issues persist ({tally.share})"
     return True, (
         f"polish sufficient: total stuck at {totals[-1]} for {limit} iterations "
-        f"while issues rotate ({share})."
+        f"while issues rotate ({tally.share})."
     )
 
 
-def _matched(current: list[Issue], previous: list[Issue]) -> int:
-    """How many current issues resemble some previous one.
+@dataclass
+class _Tally:
+    """Current issues found to resemble a previous one, or not, until the 70 % rule is decided.
 
-    Most pairs are ruled out without measuring them: an identical description matches at once,
-    and since the edit distance is at least the length difference, the similarity of two texts
-    is at most shorter/longer, so only previous descriptions within 4/5 to 5/4 of the length
-    can reach 0.8. Those are measured in rapidfuzz's C loop nearest length first (a reworded
-    finding keeps about its length), stopping at the first match.
+    Once 70 % have matched, or more than 30 % cannot, the issues left cannot change the verdict,
+    so they are not measured; the share then states the bound that decided it, never a guess.
     """
-    texts = sorted({issue.description for issue in previous}, key=len)
-    lengths = [len(text) for text in texts]
-    exact = set(texts)
-    return sum(
-        issue.description in exact or _resembles_one(issue.description, texts, lengths)
-        for issue in current
-    )
+
+    total: int
+    matched: int = 0
+    unmatched: int = 0
+
+    @property
+    def persists(self) -> bool:
+        """At least 70 % matched: the same issues persist, so the plateau is not a rotation."""
+        return self.matched * 10 >= self.total * 7
+
+    @property
+    def decided(self) -> bool:
+        return self.persists or (self.total - self.unmatched) * 10 < self.total * 7
+
+    @property
+    def share(self) -> str:
+        """The exact count once every issue was measured, else the bound that decided."""
+        matched, total = self.matched, self.total
+        if matched + self.unmatched == total:
+            return (
+                f"{matched} of {total} matched, {round(100 * matched / total) if total else 100} %"
+            )
+        if self.persists:
+            return f"at least {matched} of {total} matched, 70 % or more"
+        return f"at most {total - self.unmatched} of {total} matched, under 70 %"
 
 
-def _resembles_one(text: str, texts: list[str], lengths: list[int]) -> bool:
-    """`texts` sorted by length: the window that can reach the cutoff, its middle first."""
-    size = len(text)
-    near = max(3, size // 20)
-    low = bisect.bisect_left(lengths, -(-4 * size // 5))
-    near_low = bisect.bisect_left(lengths, size - near, low)
-    near_high = bisect.bisect_right(lengths, size + near, near_low)
-    high = bisect.bisect_right(lengths, 5 * size // 4, near_high)
-    return (
-        _any_similar(text, texts[near_low:near_high])
-        or _any_similar(text, texts[low:near_low])
-        or _any_similar(text, texts[near_high:high])
-    )
+def _tally(current: list[Issue], previous: list[Issue]) -> _Tally:
+    """Match the current issues cheapest first, until the 70 % rule is decided.
+
+    A first pass takes what is cheap to find: a description seen before, or one similar to its
+    likely original. The rest are compared with every previous description that could reach 0.8,
+    fewest of those first, so that when issues matching nothing decide, the cheapest of them do.
+    """
+    known = _Previous(previous)
+    tally = _Tally(len(current))
+    unsure: list[str] = []
+    for issue in current:
+        if tally.decided:
+            break
+        if known.likely(issue.description):
+            tally.matched += 1
+        else:
+            unsure.append(issue.description)
+    for text in sorted(unsure, key=known.reach):
+        if tally.decided:
+            break
+        if known.resembles(text):
+            tally.matched += 1
+        else:
+            tally.unmatched += 1
+    return tally
 
 
-def _any_similar(text: str, candidates: list[str]) -> bool:
-    return any(
-        score >= _SIMILARITY
-        for _, score, _ in process.extract_iter(
-            text,
-            candidates,
-            scorer=Levenshtein.normalized_similarity,
-            score_cutoff=_SCORE_CUTOFF,
+class _Previous:
+    """The previous review's descriptions, sorted three ways for the questions `_tally` asks.
+
+    Similar means rapidfuzz's normalized Levenshtein similarity 1 − distance/longer ≥ 0.8,
+    compared in integers as 5 · distance ≤ longer, so a pair at exactly 0.8 matches whatever
+    the float rounding.
+    """
+
+    def __init__(self, issues: list[Issue]) -> None:
+        self.by_length = sorted({issue.description for issue in issues}, key=len)
+        self.lengths = [len(text) for text in self.by_length]
+        self.forwards = sorted(self.by_length)
+        self.backwards = sorted(text[::-1] for text in self.by_length)
+
+    def likely(self, text: str) -> bool:
+        """Seen before, or similar to the description sharing its longest beginning or ending.
+
+        A finding reworded slightly keeps one or the other, and the description that shares
+        the most of it is a neighbour in alphabetical order, of the texts or of them reversed.
+        """
+        return _similar_neighbour(text, self.forwards) or _similar_neighbour(
+            text[::-1], self.backwards
         )
-    )
+
+    def reach(self, text: str) -> int:
+        """How many descriptions `resembles` would measure."""
+        low, high = self._window(len(text))
+        return high - low
+
+    def resembles(self, text: str) -> bool:
+        """Whether any previous description is similar, measured in rapidfuzz's C loop.
+
+        rapidfuzz gives up on a pair as soon as it is further apart than the longest candidate
+        allows, and each pair it keeps is checked against its own length.
+        """
+        size, longest = len(text), 5 * len(text) // 4
+        low, high = self._window(size)
+        return any(
+            5 * distance <= max(size, self.lengths[low + index])
+            for _, distance, index in process.extract_iter(
+                text,
+                self.by_length[low:high],
+                scorer=Levenshtein.distance,
+                score_cutoff=longest // 5,
+            )
+        )
+
+    def _window(self, size: int) -> tuple[int, int]:
+        """The descriptions from 4/5 to 5/4 of `size` long: the distance is at least the length
+        difference, so no other one can reach 0.8."""
+        low = bisect.bisect_left(self.lengths, -(-4 * size // 5))
+        return low, bisect.bisect_right(self.lengths, 5 * size // 4, low)
+
+
+def _similar_neighbour(text: str, alphabetical: list[str]) -> bool:
+    at = bisect.bisect_left(alphabetical, text)
+    return any(_similar(text, other) for other in alphabetical[max(at - 1, 0) : at + 1])
+
+
+def _similar(text: str, other: str) -> bool:
+    longer = max(len(text), len(other))
+    return 5 * Levenshtein.distance(text, other, score_cutoff=longer // 5) <= longer
 
 
 def _max_iterations(it: _Iteration) -> tuple[bool, str]:

@@ -1,0 +1,128 @@
+"""Stagnation's issue matching agrees with a brute-force reference on random reviews.
+
+The guard measures as few pairs as it can and stops once the 70 % rule is decided; the reference
+measures every pair as DESIGN.md words the rule: rapidfuzz's normalized Levenshtein similarity of
+the descriptions, at least 0.8.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from datetime import UTC, datetime
+
+import pytest
+from rapidfuzz.distance import Levenshtein
+
+from thoughtforge.config import PolishConfig
+from thoughtforge.core import TrajectoryEntry
+from thoughtforge.models import Issue, Severity
+from thoughtforge.phases.polish.guards import evaluate
+
+# Few letters, so that random texts often land either side of 0.8 from each other.
+ALPHABET = "ab c"
+SHARE = re.compile(r"\((at least |at most |)(\d+) of (\d+) matched, ([^)]*)\)")
+
+
+def reference_matched(current: list[str], previous: list[str]) -> int:
+    return sum(
+        any(Levenshtein.normalized_similarity(text, other) >= 0.8 for other in previous)
+        for text in current
+    )
+
+
+def stagnation_detail(current: list[str], previous: list[str]) -> tuple[str, str]:
+    """The verdict and the stagnation guard's detail, on a plateau no earlier guard stops."""
+    plateau = [
+        TrajectoryEntry(
+            iteration=n,
+            critical=9,
+            medium=0,
+            minor=0,
+            total=9,
+            fix_applied=True,
+            timestamp=datetime(2024, 5, 1, tzinfo=UTC),
+        )
+        for n in (1, 2, 3)
+    ]
+    report = evaluate(plateau, issues(current), issues(previous), PolishConfig())
+    assert report.results[4].name == "stagnation"
+    return report.verdict, report.results[4].detail
+
+
+def issues(descriptions: list[str]) -> list[Issue]:
+    return [Issue(severity=Severity.CRITICAL, description=d) for d in descriptions]
+
+
+def random_text(rng: random.Random) -> str:
+    """Mostly short texts, some past 64 characters, where rapidfuzz switches algorithm."""
+    length = rng.choice([rng.randint(1, 20), rng.randint(20, 45), rng.randint(60, 140)])
+    return "".join(rng.choices(ALPHABET, k=length))
+
+
+def reworded(text: str, rng: random.Random) -> str:
+    """`text` with random insertions, deletions and substitutions, up to a third of its length,
+    anywhere in it."""
+    chars = list(text)
+    for _ in range(rng.randint(0, len(text) // 3 + 1)):
+        at = rng.randrange(len(chars) + 1)
+        edit = rng.choice("ids") if at < len(chars) else "i"
+        if edit == "i":
+            chars.insert(at, rng.choice(ALPHABET))
+        elif edit == "d" and len(chars) > 1:
+            del chars[at]
+        else:
+            chars[at] = rng.choice(ALPHABET)
+    return "".join(chars)
+
+
+def review_pair(rng: random.Random) -> tuple[list[str], list[str]]:
+    """A previous review and a current one that repeats, rewords or replaces its issues."""
+    previous = [random_text(rng) for _ in range(rng.randint(0, 40))]
+    previous += rng.sample(previous, k=len(previous) // 5)
+    current = []
+    for _ in range(rng.randint(0, 40)):
+        kind = rng.random()
+        if previous and kind < 0.2:
+            current.append(rng.choice(previous))
+        elif previous and kind < 0.8:
+            current.append(reworded(rng.choice(previous), rng))
+        else:
+            current.append(random_text(rng))
+    return current, previous
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_each_issue_matches_exactly_when_the_reference_finds_a_similar_one(seed: int) -> None:
+    rng = random.Random(seed)
+    current, previous = review_pair(rng)
+    for text in current:
+        matched = reference_matched([text], previous)
+        verdict, detail = stagnation_detail([text], previous)
+        assert verdict == ("continue" if matched else "done"), (text, previous)
+        assert f"({matched} of 1 matched" in detail
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_the_verdict_is_the_reference_one_and_the_share_it_quotes_is_true(seed: int) -> None:
+    rng = random.Random(seed)
+    current, previous = review_pair(rng)
+    matched, total = reference_matched(current, previous), len(current)
+    persist = matched * 10 >= total * 7
+
+    verdict, detail = stagnation_detail(current, previous)
+
+    assert verdict == ("continue" if persist else "done")
+    share = SHARE.search(detail)
+    assert share is not None, detail
+    bound, quoted, of, percent = share.groups()
+    assert int(of) == total
+    if bound == "at least ":
+        assert percent == "70 % or more"
+        assert total * 7 <= int(quoted) * 10 <= matched * 10
+    elif bound == "at most ":
+        assert percent == "under 70 %"
+        assert matched * 10 <= int(quoted) * 10 < total * 7
+    else:
+        assert int(quoted) == matched
+        assert percent == f"{round(100 * matched / total) if total else 100} %"
