@@ -1,16 +1,25 @@
-"""The terminal board: a golden rendering of every kind of card, and how it fits narrow consoles."""
+"""The terminal board: a golden rendering of every kind of card, how it fits narrow consoles, and
+that it looks exactly as rich's own tables, rules and texts draw it, without their cost."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from io import StringIO
+from math import ceil
 from pathlib import Path
 
-from rich.console import Console
+import pytest
+from rich import box
+from rich.console import Console, ConsoleOptions, Group, RenderableType
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
 
-from thoughtforge.board.cards import COLUMNS, Badge, Card, sparkline
-from thoughtforge.board.text import SPARK_VALUES, render_board
+from thoughtforge.board.cards import COLUMNS, Badge, Card, by_column, sparkline
+from thoughtforge.board.text import MIN_COLUMN_WIDTH, SPARK_VALUES, render_board, work_line
 from thoughtforge.models import Counts, DeliverableType, HaltReason, Phase
+from thoughtforge.terminal_text import inert, inert_text
 
 GOLDEN = Path(__file__).parents[1] / "golden" / "board.txt"
 
@@ -112,3 +121,171 @@ def test_a_long_polish_shows_the_latest_iterations_in_its_sparkline() -> None:
     printed = _printed([card], width=200)
     assert f"{sparkline(trajectory[-SPARK_VALUES:])} iteration 30" in printed
     assert sparkline(trajectory[-SPARK_VALUES - 1 :]) not in printed
+
+
+UNUSUAL = [
+    *CARDS,
+    Card(
+        project_id="20261124-long-0001",
+        name="A name long enough to fold over three lines of any column",
+        column=Phase.BUILDING,
+        agent="a-very-long-agent-name-from-config",
+        deliverable_type=DeliverableType.CODE,
+        updated_at=_at(4),
+    ),
+    Card(
+        project_id="20261124-tab-0006",
+        name="Tab\there",
+        column=Phase.HUMAN_REVIEW,
+        agent="claude",
+    ),
+    Card(
+        project_id="20261124-lines-0002",
+        name="Line\nbreak",
+        column=Phase.BUILDING,
+        agent="codex",
+        updated_at=_at(3),
+    ),
+    Card(
+        project_id="20261124-broken-0007",
+        name="Broken",
+        column=Phase.POLISHING,
+        problem="polish_state.json: does not match the schema (iteration: must be >= 0)",
+    ),
+    Card(
+        project_id="20261124-wide-0003",
+        name="婚礼 计划 🎉 for sixty",
+        column=Phase.SPEC_BUILDING,
+        badge=Badge.TERMINATED,
+        halt_reason=HaltReason.HUMAN_TERMINATED,
+        agent="claude",
+        updated_at=_at(2),
+        iteration=2,
+        trajectory=[4, 2],
+        counts=Counts(critical=1),
+    ),
+    Card(
+        project_id="20261124-accent-0004",
+        name="Cafe\u0301" * 5 + "\u3000",
+        column=Phase.SPEC_BUILDING,
+        updated_at=_at(1),
+    ),
+    Card(
+        project_id="20261124-exact-0005",
+        name="x" * 25,
+        column=Phase.DONE,
+        badge=Badge.HALTED,
+        halt_reason=HaltReason.GUARD_MAX_ITERATIONS,
+    ),
+]
+"""Every kind of card, and cards rich must wrap: a long name, a line break, a tab, a long
+problem, wide characters, a name of more characters than cells ending in a wide space (which
+wrapping trims), a name exactly as wide as a column."""
+
+
+class _AsciiFile(StringIO):
+    encoding = "ascii"
+
+
+CONSOLES = {
+    "plain": lambda width: Console(file=StringIO(), width=width, color_system=None),
+    "colour": lambda width: Console(
+        file=StringIO(), width=width, force_terminal=True, color_system="truecolor"
+    ),
+    "ascii": lambda width: Console(file=_AsciiFile(), width=width, color_system=None),
+}
+
+
+class _AsRichDrawsIt:
+    """The board laid out by rich alone: a `Table` for each band, a `Group` of `Text`s and
+    `Rule`s for each column. What the board must look like."""
+
+    def __init__(self, cards: list[Card]) -> None:
+        self.columns = by_column(cards)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Table]:
+        fits = max(1, options.max_width // MIN_COLUMN_WIDTH)
+        per_band = ceil(len(COLUMNS) / ceil(len(COLUMNS) / fits))
+        content_width = max(1, (options.max_width - 1) // per_band - 3)
+        phases = list(COLUMNS)
+        for start in range(0, len(phases), per_band):
+            band = Table(box=box.ROUNDED, expand=False)
+            for phase in phases[start : start + per_band]:
+                title = f"{COLUMNS[phase]} ({len(self.columns[phase])})"
+                band.add_column(title, width=content_width, overflow="fold")
+            band.add_row(*(_stack(self.columns[p]) for p in phases[start : start + per_band]))
+            yield band
+
+
+def _stack(cards: list[Card]) -> RenderableType:
+    if not cards:
+        return Text("no projects", style="dim")
+    parts: list[RenderableType] = []
+    for card in cards:
+        if parts:
+            parts.append(Rule(style="dim"))
+        parts.append(_card_text(card))
+    return Group(*parts)
+
+
+def _card_text(card: Card) -> Text:
+    terminated = card.badge is Badge.TERMINATED
+    text = inert_text(card.name, style="bold strike" if terminated else "bold")
+    if card.name != card.project_id:
+        text.append(f"\n{inert(card.project_id)}", style="dim")
+    if card.badge is not None:
+        text.append("\n")
+        style = {Badge.HALTED: "bold yellow", Badge.TERMINATED: "bold red"}
+        text.append(str(card.badge), style=style.get(card.badge, "bold white on red"))
+        if card.halt_reason is not None and not terminated:
+            text.append(f" {inert(str(card.halt_reason))}", style="yellow")
+    if work_line(card):
+        text.append(f"\n{inert(work_line(card))}")
+    if card.trajectory:
+        text.append(f"\n{sparkline(card.trajectory[-SPARK_VALUES:])}", style="cyan")
+        text.append(f" iteration {card.iteration}")
+    if card.counts is not None:
+        c = card.counts
+        text.append(f"\n{c.critical} crit · {c.medium} med · {c.minor} min")
+    if card.problem:
+        text.append(f"\n{inert(card.problem)}", style="red")
+    return text
+
+
+def _drawn(renderable: RenderableType, width: int, console: str) -> str:
+    printer = CONSOLES[console](width)
+    printer.print(renderable)
+    return printer.file.getvalue()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("console", CONSOLES)
+def test_the_board_looks_as_rich_draws_it(console: str) -> None:
+    """Seven columns, bands of four, three and one, and consoles too narrow for a card."""
+    for width in (3, 20, 40, 80, 104, 130, 182, 200, 260):
+        board = _drawn(render_board(UNUSUAL), width, console)
+        assert board == _drawn(_AsRichDrawsIt(UNUSUAL), width, console), width
+
+
+def test_cards_that_fit_are_drawn_without_wrapping_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rich wraps only a rule and an empty column's words, never a card, and lays out no table."""
+    many = [
+        card.model_copy(
+            update={"project_id": f"20261124-{n:04d}", "problem": card.problem and "bad"}
+        )
+        for n, card in enumerate(CARDS * 20)
+    ]
+    expected = _drawn(_AsRichDrawsIt(many), 200, "colour")
+    wrapped = []
+    original_wrap = Text.wrap
+
+    def count_wrap(text: Text, *args: object, **kwargs: object) -> object:
+        wrapped.append(text.plain)
+        return original_wrap(text, *args, **kwargs)  # type: ignore[arg-type]
+
+    def refuse(*_: object) -> None:
+        raise AssertionError("a Table laid out a band")
+
+    monkeypatch.setattr(Text, "wrap", count_wrap)
+    monkeypatch.setattr(Table, "__rich_console__", refuse)
+    assert _drawn(render_board(many), 200, "colour") == expected
+    assert len(wrapped) <= len(COLUMNS)

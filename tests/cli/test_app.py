@@ -63,6 +63,23 @@ def test_truncated_status_json_exits_nonzero_naming_the_file(run: Run, tmp_path:
     assert status.read_bytes() == truncated
 
 
+def test_one_corrupt_project_is_listed_as_unreadable_among_the_others(
+    run: Run, tmp_path: Path
+) -> None:
+    run("init")
+    for _ in range(3):
+        run("new", "-b", "-", stdin=BRAIN_DUMP)
+    first, broken, last = sorted((tmp_path / "projects").iterdir())
+    (broken / "status.json").write_text('{"phase": "buil')
+    result = run("status")
+    assert result.returncode == 1
+    rows = {line.split()[1]: line for line in result.stdout.splitlines() if "│" in line}
+    assert "brain_dump" in rows[first.name] and "brain_dump" in rows[last.name]
+    assert "unreadable" in rows[broken.name]
+    [error] = result.stderr.replace("\n", "").split("error: ")[1:]
+    assert error.startswith(f"{broken / 'status.json'}: is not valid JSON")
+
+
 def test_bad_config_value_exits_nonzero_naming_the_key(run: Run, tmp_path: Path) -> None:
     run("init")
     config = tmp_path / "config.yaml"

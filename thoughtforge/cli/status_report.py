@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
-from rich.console import Group
+from rich import box
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.segment import Segment
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
@@ -20,31 +25,130 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import Phase
-from thoughtforge.terminal_text import inert_text
+from thoughtforge.terminal_text import inert, inert_text
+
+_COLUMNS = ("id", "name", "phase", "type", "agent", "updated")
+
+_Cell = tuple[str, str]
+"""A cell's text and its style ("" for none)."""
 
 
-def project_table(config: Config) -> tuple[Table, list[str]]:
+def project_table(config: Config) -> tuple[ProjectTable, list[str]]:
     """The table, plus one line per project whose status.json could not be read."""
-    table = Table()
-    for column in ("id", "name", "phase", "type", "agent", "updated"):
-        table.add_column(column, no_wrap=column != "name")
+    rows: list[tuple[_Cell, ...]] = []
     problems = []
     for listing in list_projects(config):
-        project_id = inert_text(listing.project.id)
+        project_id = (inert(listing.project.id), "")
         if listing.status is None:
-            table.add_row(project_id, "", Text("unreadable", style="red"), "", "", "")
+            rows.append((project_id, ("", ""), ("unreadable", "red"), *[("", "")] * 3))
             problems.append(listing.error or "")
             continue
         s = listing.status
-        table.add_row(
-            project_id,
-            inert_text(s.project_name or ""),
-            _phase_text(s),
-            inert_text(s.deliverable_type or ""),
-            inert_text(s.agent),
-            Text(f"{s.updated_at:%m-%d %H:%M}"),
+        rows.append(
+            (
+                project_id,
+                (inert(s.project_name or ""), ""),
+                _phase_cell(s),
+                (inert(s.deliverable_type or ""), ""),
+                (inert(s.agent), ""),
+                (f"{s.updated_at:%m-%d %H:%M}", ""),
+            )
         )
-    return table, problems
+    return ProjectTable(rows), problems
+
+
+class ProjectTable:
+    """The listing as rich's `Table` draws it, character for character and style for style, in a
+    fraction of the time.
+
+    A `Table` lays out each cell on its own: for 1,000 projects, most of a second. When every
+    cell fits its column on one line (a console wide enough, no line break or tab in a name), the
+    layout needs none of that: each column is as wide as its widest cell, each row is one line.
+    Those rows are drawn directly, and their unstyled stretches (borders, padding, plain cells)
+    go out as one segment, since printing costs by the segment; any other listing is left to
+    the `Table`.
+    """
+
+    def __init__(self, rows: list[tuple[_Cell, ...]]) -> None:
+        self.rows = rows
+
+    def table(self) -> Table:
+        """The rows in a rich `Table`: the name wraps, the other columns keep to one line."""
+        table = Table()
+        for column in _COLUMNS:
+            table.add_column(column, no_wrap=column != "name")
+        for row in self.rows:
+            table.add_row(*(Text(text, style=style) for text, style in row))
+        return table
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        widths = self._one_line_widths()
+        padded = [width + 2 for width in widths or []]
+        if widths is None or sum(padded) + len(_COLUMNS) + 1 > options.max_width:
+            yield self.table()
+            return
+        frame = box.HEAVY_HEAD.substitute(options, safe=console.safe_box)
+        header = console.get_style("table.header")
+        yield Segment(frame.get_top(padded))
+        yield Segment.line()
+        ends = (frame.head_left, frame.head_vertical, frame.head_right)
+        yield from _line([(name, header) for name in _COLUMNS], widths, ends, header)
+        yield Segment(frame.get_row(padded, "head"))
+        yield Segment.line()
+        named = {style for row in self.rows for _, style in row if style}
+        styles: dict[str, Style | None] = {style: console.get_style(style) for style in named}
+        styles[""] = None
+        for n, row in enumerate(self.rows, start=1):
+            if n < len(self.rows):
+                ends = (frame.mid_left, frame.mid_vertical, frame.mid_right)
+            else:
+                ends = (frame.foot_left, frame.foot_vertical, frame.foot_right)
+            yield from _line([(text, styles[style]) for text, style in row], widths, ends, None)
+        yield Segment(frame.get_bottom(padded))
+        yield Segment.line()
+
+    def _one_line_widths(self) -> list[int] | None:
+        """Each column's width inside its padding as the `Table` measures it (its widest cell),
+        or None when a cell would not stay one line at that width."""
+        widths = [cell_len(name) for name in _COLUMNS]
+        chars = list(widths)
+        for row in self.rows:
+            for n, (text, _) in enumerate(row):
+                if "\t" in text or (text and text.splitlines() != [text]):
+                    return None
+                widths[n] = max(widths[n], cell_len(text))
+                chars[n] = max(chars[n], len(text))
+        # Wrapping trims by characters: a cell of zero-width characters may be trimmed to fit.
+        return None if any(c > w for c, w in zip(chars, widths, strict=True)) else widths
+
+
+def _line(
+    cells: list[tuple[str, Style | None]],
+    widths: list[int],
+    ends: tuple[str, str, str],
+    padding: Style | None,
+) -> Iterator[Segment]:
+    """One row of one-line cells between the frame's borders, each cell padded to its width and
+    within `padding`'s spaces; each run of unstyled text is one segment."""
+    left, between, right = ends
+    run = left
+    for n, ((text, style), width) in enumerate(zip(cells, widths, strict=True)):
+        if n:
+            run += between
+        for piece, piece_style in (
+            (" ", padding),
+            (text + " " * (width - cell_len(text)), style),
+            (" ", padding),
+        ):
+            if not piece_style:
+                run += piece
+                continue
+            if run:
+                yield Segment(run)
+                run = ""
+            yield Segment(piece, piece_style)
+    yield Segment(run + right)
+    yield Segment.line()
 
 
 def project_detail(config: Config, project_id: str) -> Group:
@@ -78,10 +182,10 @@ def project_detail(config: Config, project_id: str) -> Group:
     return Group(*parts)
 
 
-def _phase_text(status: Status) -> Text:
+def _phase_cell(status: Status) -> _Cell:
     if status.phase is Phase.HALTED:
-        return Text(f"halted ({status.halt_reason}) in {status.halted_from}", style="yellow")
-    return Text(status.phase.value)
+        return f"halted ({status.halt_reason}) in {status.halted_from}", "yellow"
+    return status.phase.value, ""
 
 
 def _polish_summary(project_dir: Path) -> Text:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -82,14 +83,27 @@ def list_projects(config: Config) -> list[ProjectListing]:
     root = config.projects.directory
     if not root.is_dir():
         return []
+    with os.scandir(root) as entries:
+        ids = sorted(
+            entry.name for entry in entries if VALID_ID.match(entry.name) and _is_dir(entry)
+        )
     listings = []
-    for path in sorted(p for p in root.iterdir() if p.is_dir() and VALID_ID.match(p.name)):
-        project = Project(id=path.name, dir=path)
+    for project_id in ids:
+        project = Project(id=project_id, dir=root / project_id)
         try:
             listings.append(ProjectListing(project=project, status=project.status()))
         except StateFileError as exc:
             listings.append(ProjectListing(project=project, status=None, error=str(exc)))
     return listings
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    """`Path.is_dir` without a `stat` per project (the folder listing has said what each entry
+    is); an entry that cannot be followed, such as a link loop, is no project."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def load_project(project_id: str, config_path: str | None) -> tuple[Config, Project]:

@@ -79,13 +79,16 @@ class ChatMessage(_StateModel):
 
 ChatHistory = list[ChatMessage]
 _CHAT_ADAPTER: TypeAdapter[ChatHistory] = TypeAdapter(ChatHistory)
+# Built once: building an adapter costs more than reading a status, and a listing reads hundreds.
+_STATUS_ADAPTER: TypeAdapter[Status] = TypeAdapter(Status)
+_POLISH_ADAPTER: TypeAdapter[PolishState] = TypeAdapter(PolishState)
 
 M = TypeVar("M", bound=BaseModel)
 
 
 def read_status(project_dir: Path) -> Status:
     """`status.json`, or `StateFileError` naming the file and what is wrong."""
-    return _read(project_dir / STATUS_FILE, TypeAdapter(Status))
+    return _read(project_dir / STATUS_FILE, _STATUS_ADAPTER)
 
 
 def write_status(project_dir: Path, status: Status) -> None:
@@ -95,7 +98,7 @@ def write_status(project_dir: Path, status: Status) -> None:
 
 def read_polish_state(project_dir: Path) -> PolishState:
     """`polish_state.json`, or `StateFileError` naming the file and what is wrong."""
-    return _read(project_dir / POLISH_STATE_FILE, TypeAdapter(PolishState))
+    return _read(project_dir / POLISH_STATE_FILE, _POLISH_ADAPTER)
 
 
 def write_polish_state(project_dir: Path, state: PolishState) -> None:

@@ -1,0 +1,95 @@
+"""The project listing looks exactly as rich's `Table` draws it, and when every cell fits on one
+line it is drawn without laying out a `Table` (which takes most of a second for 1,000 rows)."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from rich.console import Console, RenderableType
+from rich.table import Table
+
+from thoughtforge.cli.status_report import ProjectTable
+
+
+def _row(*cells: str, styles: dict[int, str] | None = None) -> tuple[tuple[str, str], ...]:
+    return tuple((cell, (styles or {}).get(n, "")) for n, cell in enumerate(cells))
+
+
+ROWS = [
+    _row(
+        "20261123-wedding-plan-ab12", "Wedding Plan", "polishing", "plan", "claude", "11-23 09:00"
+    ),
+    _row("20261122-broken-1234", "", "unreadable", "", "", "", styles={2: "red"}),
+    _row(
+        "20261120-todo-cli-0f3e",
+        "Todo CLI",
+        "halted (agent_failure) in building",
+        "code",
+        "codex",
+        "11-20 08:00",
+        styles={2: "yellow"},
+    ),
+    _row("20261118-garden-77aa", "婚礼 计划 🎉", "done", "plan", "gemini", "11-18 07:00"),
+    _row("20261117-cafe-0000", "Cafe\u0301  ", "brain_dump", "", "demo", "11-17 06:00"),
+]
+"""Plain and styled cells, empty ones, wide characters, a combining accent, trailing spaces."""
+
+UNRULY = [
+    [*ROWS, _row(f"20261116-unruly-{n:04d}", name, "distilling", "", "demo", "11-16 05:00")]
+    for n, name in enumerate(("Line\nbreak", "Tab\there", "Line\u2028separator"))
+]
+"""Listings with a name no one line holds: the `Table` draws these."""
+
+ZERO_WIDTH = [_row("20261113-accent-0000", "e\u0301\u0301\u0301\u3000", "done", "", "demo", "")]
+"""A name of more characters than cells, ending in a wide space that wrapping trims off."""
+
+
+class _AsciiFile(StringIO):
+    encoding = "ascii"
+
+
+CONSOLES = {
+    "plain": lambda width: Console(file=StringIO(), width=width, color_system=None),
+    "colour": lambda width: Console(
+        file=StringIO(), width=width, force_terminal=True, color_system="truecolor"
+    ),
+    "ascii": lambda width: Console(file=_AsciiFile(), width=width, color_system=None),
+}
+
+
+def _printed(renderable: RenderableType, width: int, console: str = "plain") -> str:
+    printer = CONSOLES[console](width)
+    printer.print(renderable)
+    return printer.file.getvalue()  # type: ignore[attr-defined]
+
+
+def _natural_width(rows: list[tuple[tuple[str, str], ...]]) -> int:
+    """How wide the `Table` of these rows is when nothing makes it wrap."""
+    return len(_printed(ProjectTable(rows).table(), width=500).splitlines()[0])
+
+
+@pytest.mark.parametrize("console", CONSOLES)
+@pytest.mark.parametrize(
+    "rows",
+    [ROWS, *UNRULY, ZERO_WIDTH, []],
+    ids=["rows", "line-break", "tab", "line-separator", "zero-width", "none"],
+)
+def test_the_listing_is_drawn_as_a_rich_table_draws_it(
+    rows: list[tuple[tuple[str, str], ...]], console: str
+) -> None:
+    """At the width it just fits, one less (the name wraps), one more, narrow and wide."""
+    natural = _natural_width(rows)
+    for width in (natural - 1, natural, natural + 1, 40, 80, 250):
+        listing = ProjectTable(rows)
+        assert _printed(listing, width, console) == _printed(listing.table(), width, console)
+
+
+def test_a_listing_that_fits_is_drawn_without_a_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_: object) -> None:
+        raise AssertionError("a Table laid out the listing")
+
+    many = [tuple((f"{cell}{n}", style) for cell, style in row) for n in range(50) for row in ROWS]
+    expected = _printed(ProjectTable(many).table(), width=200, console="colour")
+    monkeypatch.setattr(Table, "__rich_console__", refuse)
+    assert _printed(ProjectTable(many), width=200, console="colour") == expected
