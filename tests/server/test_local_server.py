@@ -179,7 +179,7 @@ def test_down_stops_what_up_started_and_its_runs_in_flight_and_nothing_else(
     bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
     try:
         assert stack.tf("up").returncode == 0
-        assert len(live_processes(state_dir(stack.config))) == 3  # server, worker, workbench
+        assert len(live_processes(state_dir(stack.config))) == 4  # server, worker, starter, page
         started = stack.prefect(
             "deployment",
             "run",
@@ -341,3 +341,32 @@ def test_an_answer_within_the_hold_reaches_the_run_that_asked_without_a_re_entry
         assert (project / LOCK_FILE).read_text() == holder  # the same process took the answer
         run = PrefectApi(stack.api).waiting_run(project.name)
         assert run is not None and run.state_name == "Paused"
+
+
+def test_a_held_run_stopped_by_down_suspends_and_the_next_up_takes_its_answer(
+    tmp_path: Path,
+) -> None:
+    """Before, `down` killed a held run's process and left the run paused for good: the answer
+    after the next `up` found no live run to take it."""
+    stack = Stack(tmp_path, human={"hold_seconds": 300})
+    with running(stack):
+        brain_dump = REPO / "examples" / "wedding-plan.md"
+        started = stack.prefect(
+            "deployment", "run", "thoughtforge-pipeline/local", "-p", f"brain_dump=@{brain_dump}"
+        )
+        assert started.returncode == 0, started.stderr
+        wait_for(suspended_at(stack, "IntakeTurn", "Paused"), "the Phase 1 wait, held")
+        asked = current_wait(stack.project())
+        assert asked is not None and not asked.away
+    project = stack.project()
+    kept = current_wait(project)
+    assert kept is not None and kept.away and kept.flow_run_id == asked.flow_run_id
+    with running(stack):
+        waiting = PrefectApi(stack.api).waiting_run(project.name)
+        assert waiting is not None and waiting.id == asked.flow_run_id
+        assert waiting.state_name == "Suspended"
+        distilled = stack.tf("distill", project.name, "--wait")
+        assert distilled.returncode == 0 and "Objective" in distilled.stdout, distilled.stderr
+        wait_for(suspended_at(stack, "ReviewTurn", "Paused"), "the intent review, held")
+        answered = current_wait(project)
+        assert answered is not None and answered.flow_run_id == asked.flow_run_id

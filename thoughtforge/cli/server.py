@@ -67,11 +67,13 @@ def down(ctx: typer.Context) -> None:
 
     directory = state_dir(config_path(ctx.obj))
     with local_server.exclusive(directory):
-        for name in local_server.cancel_runs_in_flight(config_of(ctx), directory):
-            out.print(f"Flow run {name}: marked cancelled (stopped by `thoughtforge down`)")
-        stopped = local_server.stop_all(directory)
-    if stopped:
-        out.print(f"Stopped {len(stopped)} process group(s): {', '.join(map(str, stopped))}")
+        stopped = local_server.stop_all(config_of(ctx), directory)
+    for name in stopped.cancelled:
+        out.print(f"Flow run {name}: marked cancelled (stopped by `thoughtforge down`)")
+    if stopped.pids:
+        out.print(
+            f"Stopped {len(stopped.pids)} process group(s): {', '.join(map(str, stopped.pids))}"
+        )
     else:
         err.print("Nothing to stop: no server or worker started by `thoughtforge up` is running.")
 

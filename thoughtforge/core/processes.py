@@ -13,6 +13,7 @@ import json
 import os
 import signal
 import time
+from collections.abc import Collection
 from pathlib import Path
 
 from thoughtforge.core.atomic_write import write_text_atomic
@@ -47,15 +48,31 @@ def live_processes(project_dir: Path) -> list[int]:
     ]
 
 
-def end_leftover_processes(project_dir: Path, grace_seconds: float = 0.0) -> list[int]:
+def end_leftover_processes(
+    project_dir: Path, grace_seconds: float = 0.0, only: Collection[int] | None = None
+) -> list[int]:
     """Kill the recorded process groups that are still alive, and every process they started
     (some lead sessions of their own: a Prefect worker's flow runs do); returns the recorded pids.
 
     With `grace_seconds`, each is asked to stop (SIGTERM) and given that long before it is
-    killed: `thoughtforge down` lets the server close its database cleanly.
+    killed: `thoughtforge down` lets the server close its database cleanly. With `only`, just
+    those recorded pids are ended, and the others stay recorded.
     """
     alive = live_processes(project_dir)
-    targets = [*alive, *descendants(alive)]
+    chosen = [pid for pid in alive if only is None or pid in only]
+    ended = _end(chosen, grace_seconds)
+    if ended:
+        log_event(project_dir, "leftover_processes_ended", level="warning", pids=ended)
+    kept = {
+        pid: started for pid, started in _records(project_dir).items() if int(pid) not in chosen
+    }
+    _save(project_dir, kept)
+    return [pid for pid in chosen if pid in ended]
+
+
+def _end(roots: list[int], grace_seconds: float) -> list[int]:
+    """Stop `roots` and their descendants; those that were still there to be signalled."""
+    targets = [*roots, *descendants(roots)]
     signum = signal.SIGTERM if grace_seconds else signal.SIGKILL
     ended = [pid for pid in targets if _signal(pid, signum)]
     deadline = time.monotonic() + grace_seconds
@@ -64,10 +81,7 @@ def end_leftover_processes(project_dir: Path, grace_seconds: float = 0.0) -> lis
     for pid in ended:
         if _running(pid):
             _signal(pid, signal.SIGKILL)
-    if ended:
-        log_event(project_dir, "leftover_processes_ended", level="warning", pids=ended)
-    (project_dir / PROCESSES_FILE).unlink(missing_ok=True)
-    return [pid for pid in alive if pid in ended]
+    return ended
 
 
 def descendants(roots: list[int]) -> list[int]:

@@ -8,19 +8,28 @@ on the server is the whole wait, so Prefect never fails a run for a short hold; 
 cannot suspend a paused run, the run takes itself back to running first, then suspends under a key
 of its own (`away_key`), which its re-entry uses to collect the answer.
 
+A held run told to stop (SIGTERM or SIGINT: `thoughtforge down`, a worker or machine shutting
+down) suspends too,
+so the answer given after the next `up` still reaches it; a run cancelled from Prefect is not held
+back.
+
 The form is the same either way: the Prefect UI's Resume, the CLI and the workbench answer it alike.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from pathlib import Path
 from typing import TypeVar
 
 from prefect import get_client, suspend_flow_run
 from prefect.context import FlowRunContext
+from prefect.exceptions import TerminationSignal
 from prefect.input import RunInput
 from prefect.input.actions import read_flow_run_input
 from prefect.input.run_input import keyset_from_paused_state
@@ -61,15 +70,33 @@ def hold(form: type[InputT], key: str, wait_seconds: int) -> InputT | None:
             raise RuntimeError(f"the run could not pause: Prefect answered {state.type.value}")
         form.save(keyset)
         deadline = time.monotonic() + _hold_seconds.get()
-        while time.monotonic() < deadline:
-            time.sleep(HOLD_POLL_SECONDS)
+        try:
+            while time.monotonic() < deadline:
+                time.sleep(HOLD_POLL_SECONDS)
+                current = client.read_flow_run(run_id).state
+                if current is not None and current.is_running():
+                    return form.load(keyset)
+        except (TerminationSignal, KeyboardInterrupt):
+            _stopping()
             current = client.read_flow_run(run_id).state
-            if current is not None and current.is_running():
-                return form.load(keyset)
+            if current is None or not current.is_paused():
+                raise  # cancelled (the state says Cancelling), or answered: not ours to keep
         propose_state_sync(client=client, state=Running(), flow_run_id=run_id)
     if read_flow_run_input(keyset["response"], flow_run_id=run_id) is not None:
         return form.load(keyset)  # answered in the instant between the last look and now
     return None
+
+
+def _stopping() -> None:
+    """Told to stop while holding: once is enough (the worker and the starter may both say it),
+    and whoever read this process's output is likely stopping too. A write into its closed pipe
+    would end the run before it suspends (Prefect's console logging exits on a broken pipe), so
+    the output goes nowhere from here; the run's log still reaches the server."""
+    for told in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(told, signal.SIG_IGN)
+    with Path(os.devnull).open("wb") as nowhere:
+        for stream in (1, 2):
+            os.dup2(nowhere.fileno(), stream)
 
 
 def collect(form: type[InputT], key: str, wait_seconds: int) -> InputT:

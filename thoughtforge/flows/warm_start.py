@@ -206,7 +206,8 @@ def _run_engine(env: dict[str, str], cwd: str) -> None:
         os.environ.clear()
         os.environ.update(env)
         os.chdir(cwd)
-        for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # as a new interpreter has them
+        for number in (signal.SIGTERM, signal.SIGHUP):
             signal.signal(number, signal.SIG_DFL)
         refresh_global_settings_context()
         sys.modules.pop("prefect.engine", None)  # run afresh as __main__, as `-m` would

@@ -208,14 +208,14 @@ class PrefectApi:
             raise ThoughtForgeError(f"the waiting run {run.name} refused the input: {reason}")
 
     def cancel_runs(self, flow_run_ids: list[str], message: str) -> list[str]:
-        """Mark those of the flow runs that are running or pending cancelled (forced: a run about
-        to be killed cannot say so itself); their names."""
+        """Mark those of the flow runs that are running, pending or crashed (as a killed run says
+        it is) cancelled, forced; their names. A suspended run is left to its answer."""
         if not flow_run_ids:
             return []
         body = {
             "flow_runs": {
                 "id": {"any_": flow_run_ids},
-                "state": {"type": {"any_": ["RUNNING", "PENDING"]}},
+                "state": {"type": {"any_": ["RUNNING", "PENDING", "CRASHED"]}},
             }
         }
         runs = self.call("POST", "/flow_runs/filter", body) or []

@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from thoughtforge.config import Config
 from thoughtforge.core import end_leftover_processes, track_process
 from thoughtforge.core.processes import descendants, live_processes
@@ -136,22 +138,6 @@ def wait_for_web(process: Started, directory: Path, address: str) -> None:
         time.sleep(0.05)
 
 
-def cancel_runs_in_flight(config: Config, directory: Path) -> list[str]:
-    """Before `down` stops the worker, the flow runs among its processes are marked cancelled on
-    the server: killed with their worker, they never say so, and would show RUNNING for good.
-    Nothing when no server answers (a run's own process then finds out on its own)."""
-    url = configured_url(config)
-    if not is_healthy(url):
-        return []
-    running = sorted(
-        {run for pid in descendants(live_processes(directory)) if (run := _flow_run_of(pid))}
-    )
-    try:
-        return PrefectApi(url).cancel_runs(running, "stopped by `thoughtforge down`")
-    except PrefectApiError:
-        return []
-
-
 def _flow_run_of(pid: int) -> str | None:
     """The flow run a process works on: the process worker names it in its environment."""
     try:
@@ -165,18 +151,51 @@ def _flow_run_of(pid: int) -> str | None:
     return None
 
 
-def stop_all(directory: Path) -> list[int]:
-    """Stop what `up` started (SIGTERM, then SIGKILL after a grace period); returns the pids."""
-    return end_leftover_processes(directory, grace_seconds=DOWN_GRACE_SECONDS)
+class Stopped(BaseModel):
+    """What `down` did: the process groups it ended, and the flow runs it marked cancelled."""
+
+    pids: list[int]
+    cancelled: list[str]
+
+
+def stop_all(config: Config, directory: Path) -> Stopped:
+    """Stop what `up` started (SIGTERM, then SIGKILL after a grace period).
+
+    The worker and the starter go first, with their flow runs, while the server is still there:
+    a run holding its process for the person suspends, and can say so. The runs that were working
+    are then marked cancelled: killed with their worker, they would show RUNNING (or Crashed) for
+    good. Last, the server and the page."""
+    in_flight = sorted(
+        {run for pid in descendants(live_processes(directory)) if (run := _flow_run_of(pid))}
+    )
+    runners = [pid for name in ("worker", "warm-start") if (pid := _recorded(directory, name))]
+    pids = end_leftover_processes(directory, grace_seconds=DOWN_GRACE_SECONDS, only=runners)
+    cancelled = _mark_cancelled(config, in_flight)
+    pids += end_leftover_processes(directory, grace_seconds=DOWN_GRACE_SECONDS)
+    return Stopped(pids=pids, cancelled=cancelled)
+
+
+def _mark_cancelled(config: Config, flow_run_ids: list[str]) -> list[str]:
+    """Nothing when no server answers (a run's own process then finds out on its own)."""
+    url = configured_url(config)
+    if not flow_run_ids or not is_healthy(url):
+        return []
+    try:
+        return PrefectApi(url).cancel_runs(flow_run_ids, "stopped by `thoughtforge down`")
+    except PrefectApiError:
+        return []
 
 
 def _alive(directory: Path, name: str) -> bool:
-    marker = directory / f"{name}.pid"
+    pid = _recorded(directory, name)
+    return pid is not None and pid in live_processes(directory)
+
+
+def _recorded(directory: Path, name: str) -> int | None:
     try:
-        pid = int(marker.read_text())
+        return int((directory / f"{name}.pid").read_text())
     except (OSError, ValueError):
-        return False
-    return pid in live_processes(directory)
+        return None
 
 
 def _spawn(
