@@ -16,6 +16,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from tests.consoles import CONSOLES
 from thoughtforge.board.cards import COLUMNS, Badge, Card, by_column, sparkline
 from thoughtforge.board.text import MIN_COLUMN_WIDTH, SPARK_VALUES, render_board, work_line
 from thoughtforge.models import Counts, DeliverableType, HaltReason, Phase
@@ -181,19 +182,6 @@ UNUSUAL = [
 """Every kind of card, and cards rich must wrap: a long name, a line break, a tab, a long
 problem, wide characters, a name of more characters than cells ending in a wide space (which
 wrapping trims), a name exactly as wide as a column."""
-
-
-class _AsciiFile(StringIO):
-    encoding = "ascii"
-
-
-CONSOLES = {
-    "plain": lambda width: Console(file=StringIO(), width=width, color_system=None),
-    "colour": lambda width: Console(
-        file=StringIO(), width=width, force_terminal=True, color_system="truecolor"
-    ),
-    "ascii": lambda width: Console(file=_AsciiFile(), width=width, color_system=None),
-}
 
 
 class _AsRichDrawsIt:

@@ -3,12 +3,11 @@ line it is drawn without laying out a `Table` (which takes most of a second for 
 
 from __future__ import annotations
 
-from io import StringIO
-
 import pytest
-from rich.console import Console, RenderableType
+from rich.console import RenderableType
 from rich.table import Table
 
+from tests.consoles import CONSOLES
 from thoughtforge.cli.status_report import ProjectTable
 
 
@@ -43,19 +42,6 @@ UNRULY = [
 
 ZERO_WIDTH = [_row("20261113-accent-0000", "e\u0301\u0301\u0301\u3000", "done", "", "demo", "")]
 """A name of more characters than cells, ending in a wide space that wrapping trims off."""
-
-
-class _AsciiFile(StringIO):
-    encoding = "ascii"
-
-
-CONSOLES = {
-    "plain": lambda width: Console(file=StringIO(), width=width, color_system=None),
-    "colour": lambda width: Console(
-        file=StringIO(), width=width, force_terminal=True, color_system="truecolor"
-    ),
-    "ascii": lambda width: Console(file=_AsciiFile(), width=width, color_system=None),
-}
 
 
 def _printed(renderable: RenderableType, width: int, console: str = "plain") -> str:

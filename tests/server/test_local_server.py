@@ -24,7 +24,14 @@ from tests.polish_setup import ECHO_FIX, polishing_project, review, write_script
 from tests.server.conftest import BIN, REPO, Stack, asked_again, running, suspended_at, wait_for
 from tests.vibe_kanban import VibeKanban
 from thoughtforge.config import load_config, state_dir
-from thoughtforge.core import LOCK_FILE, current_wait, read_chat, read_events, read_status
+from thoughtforge.core import (
+    LOCK_FILE,
+    Waiting,
+    current_wait,
+    read_chat,
+    read_events,
+    read_status,
+)
 from thoughtforge.core.processes import live_processes
 from thoughtforge.models import Phase
 from thoughtforge.phases.polish.loop import PolishLoop
@@ -317,21 +324,27 @@ def test_a_polish_halt_suspends_and_a_cli_override_finishes_it(tmp_path: Path) -
     assert subjects[-1] == "Done (deliverable accepted as it is)"
 
 
+def _held_at_phase_one(stack: Stack) -> Waiting:
+    """A new project from a deployment run, its Phase 1 question held (not suspended)."""
+    brain_dump = REPO / "examples" / "wedding-plan.md"
+    started = stack.prefect(
+        "deployment", "run", "thoughtforge-pipeline/local", "-p", f"brain_dump=@{brain_dump}"
+    )
+    assert started.returncode == 0, started.stderr
+    wait_for(suspended_at(stack, "IntakeTurn", "Paused"), "the Phase 1 wait, held")
+    asked = current_wait(stack.project())
+    assert asked is not None and not asked.away
+    return asked
+
+
 def test_an_answer_within_the_hold_reaches_the_run_that_asked_without_a_re_entry(
     tmp_path: Path,
 ) -> None:
     stack = Stack(tmp_path, human={"hold_seconds": 120})
     with running(stack):
-        brain_dump = REPO / "examples" / "wedding-plan.md"
-        started = stack.prefect(
-            "deployment", "run", "thoughtforge-pipeline/local", "-p", f"brain_dump=@{brain_dump}"
-        )
-        assert started.returncode == 0, started.stderr
-        wait_for(suspended_at(stack, "IntakeTurn", "Paused"), "the Phase 1 wait, held")
+        asked = _held_at_phase_one(stack)
         project = stack.project()
         holder = (project / LOCK_FILE).read_text()
-        asked = current_wait(project)
-        assert asked is not None and not asked.away
 
         distilled = stack.tf("distill", project.name, "--wait")
         assert distilled.returncode == 0 and "Objective" in distilled.stdout, distilled.stderr
@@ -350,14 +363,7 @@ def test_a_held_run_stopped_by_down_suspends_and_the_next_up_takes_its_answer(
     after the next `up` found no live run to take it."""
     stack = Stack(tmp_path, human={"hold_seconds": 300})
     with running(stack):
-        brain_dump = REPO / "examples" / "wedding-plan.md"
-        started = stack.prefect(
-            "deployment", "run", "thoughtforge-pipeline/local", "-p", f"brain_dump=@{brain_dump}"
-        )
-        assert started.returncode == 0, started.stderr
-        wait_for(suspended_at(stack, "IntakeTurn", "Paused"), "the Phase 1 wait, held")
-        asked = current_wait(stack.project())
-        assert asked is not None and not asked.away
+        asked = _held_at_phase_one(stack)
     project = stack.project()
     kept = current_wait(project)
     assert kept is not None and kept.away and kept.flow_run_id == asked.flow_run_id

@@ -63,10 +63,8 @@ def end_leftover_processes(
     ended = _end(chosen, grace_seconds)
     if ended:
         log_event(project_dir, "leftover_processes_ended", level="warning", pids=ended)
-    kept = {
-        pid: started for pid, started in _records(project_dir).items() if int(pid) not in chosen
-    }
-    _save(project_dir, kept)
+    still = {pid: at for pid, at in _records(project_dir).items() if int(pid) in alive}
+    _save(project_dir, {pid: at for pid, at in still.items() if int(pid) not in chosen})
     return [pid for pid in chosen if pid in ended]
 
 
