@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -194,7 +195,7 @@ def in_process(folder: Path) -> tuple[dict[str, list[float]], float]:
         first = _asked(project, None).since.timestamp() - started
         return _play(path, project, _cli_answer(path)), first
     finally:
-        run.kill()
+        os.killpg(run.pid, signal.SIGTERM)  # the run and the temporary server it started
         run.wait()
 
 

@@ -20,7 +20,7 @@ import pytest
 
 from tests.flows.test_polish_flow import _wait_for
 from thoughtforge.core.processes import descendants
-from thoughtforge.flows.warm_start import launcher_command, socket_name
+from thoughtforge.flows.warm_start import socket_name
 
 LAUNCHER = [sys.executable, "-m", "thoughtforge.flows.warm_start"]
 Starter = tuple[str, subprocess.Popen[bytes]]
@@ -104,11 +104,16 @@ def test_a_stopped_or_killed_launcher_takes_its_run_with_it(
     _wait_for(lambda: run not in descendants([process.pid]), "the run to end with its launcher")
 
 
-def test_the_worker_is_told_to_run_the_launcher_with_this_python() -> None:
-    command = launcher_command("thoughtforge-warm-start-x")
-    assert command.split() == [
-        sys.executable,
-        "-m",
-        "thoughtforge.flows.warm_start",
-        "thoughtforge-warm-start-x",
-    ]
+def test_the_worker_is_told_to_run_the_launcher_with_this_environments_python() -> None:
+    """The same command whichever name of the environment's Python `up` ran under (a console
+    script runs `python3`): else every other `up` would deploy everything again."""
+    asked = "from thoughtforge.flows.warm_start import launcher_command as c; print(c('x'))"
+    bin_dir = Path(sys.executable).parent
+    commands = {
+        subprocess.run(
+            [str(bin_dir / name), "-c", asked], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        for name in ("python", "python3")
+    }
+    [command] = commands
+    assert command.split() == [str(bin_dir / "python"), "-m", "thoughtforge.flows.warm_start", "x"]

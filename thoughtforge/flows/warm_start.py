@@ -50,8 +50,13 @@ def socket_name(key: str) -> str:
 
 
 def launcher_command(name: str) -> str:
-    """What the worker runs for a flow run of a deployment `up` made."""
-    return f"{sys.executable} -m thoughtforge.flows.warm_start {name}"
+    """What the worker runs for a flow run of a deployment `up` made. The environment's
+    `python`, whichever of its names started this process (`python3`, from a console script),
+    so the deployments `up` compares stay the same."""
+    python = Path(sys.executable).with_name("python")
+    return (
+        f"{python if python.exists() else sys.executable} -m thoughtforge.flows.warm_start {name}"
+    )
 
 
 def launch(name: str) -> int:

@@ -13,11 +13,8 @@ import logging
 import socket
 from pathlib import Path
 
-import uvicorn
-
 from thoughtforge.config import Config
 from thoughtforge.errors import ThoughtForgeError
-from thoughtforge.web.app import create_app
 from thoughtforge.web.guard import NON_LOOPBACK_WARNING, is_loopback
 
 SHUTDOWN_GRACE_SECONDS = 1
@@ -34,6 +31,10 @@ def page_address(config: Config) -> str:
 
 def serve(config_file: Path, config: Config, page: str = "/") -> None:
     """Run until SIGINT/SIGTERM; port 0 takes a free port. Prints where `page` is."""
+    import uvicorn  # here, not above: `up` asks only `page_address`, and must stay quick
+
+    from thoughtforge.web.app import create_app
+
     host = config.web.host
     if not is_loopback(host):
         _logger.warning("%s", NON_LOOPBACK_WARNING)
