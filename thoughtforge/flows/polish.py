@@ -24,6 +24,7 @@ from thoughtforge.core import (
 from thoughtforge.errors import StateFileError
 from thoughtforge.flows.console import make_run_output_inert
 from thoughtforge.flows.events import announce
+from thoughtforge.flows.heartbeats import without_heartbeats
 from thoughtforge.flows.holding import holding_for
 from thoughtforge.flows.human_input import POLISH_HALT, halt_prompt, wait_for_human
 from thoughtforge.flows.limits import run_slot
@@ -80,7 +81,7 @@ def polish_until_settled(project: Project, config: Config, wait_for_human: bool)
 
 def polish_in_process(project_id: str, config_path: Path, wait_for_human: bool) -> PolishOutcome:
     """Run the flow here, tagged with the project so `thoughtforge resume` can find it paused."""
-    with tags(project_tag(project_id)):
+    with tags(project_tag(project_id)), without_heartbeats():
         return polish_flow(project_id, str(config_path), wait_for_human)
 
 
