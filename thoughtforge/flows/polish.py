@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from prefect import flow, get_run_logger, tags
+from prefect import flow, get_run_logger
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from thoughtforge.config import Config
@@ -35,7 +35,6 @@ from thoughtforge.phases import halt_actions
 from thoughtforge.phases.polish.guards import GuardReport, describe
 from thoughtforge.phases.polish.loop import PolishLoop, PolishOutcome
 from thoughtforge.phases.polish.trajectory_chart import trajectory_chart
-from thoughtforge.server.api import project_tag
 
 PUBLISH_EVERY_SECONDS = 10.0
 
@@ -80,8 +79,11 @@ def polish_until_settled(project: Project, config: Config, wait_for_human: bool)
 
 
 def polish_in_process(project_id: str, config_path: Path, wait_for_human: bool) -> PolishOutcome:
-    """Run the flow here, tagged with the project so `thoughtforge resume` can find it paused."""
-    with tags(project_tag(project_id)), without_heartbeats():
+    """Run the flow here. The run tags itself with the project (`tag_this_run`), so `thoughtforge
+    resume` can find it paused; a `tags()` block around it would tag every task run too, and
+    Prefect asks the server for a tagged task run's concurrency slots: a round trip an iteration.
+    """
+    with without_heartbeats():
         return polish_flow(project_id, str(config_path), wait_for_human)
 
 
