@@ -6,11 +6,11 @@ over N - 1 is the cost of one more iteration (the "marginal" figures), free of w
 costs once whatever its length (creating the run, the final artifacts). The flow runs as
 `thoughtforge polish` runs it (`polish_in_process`).
 
-The machine may be shared, so the modes alternate for `--rounds` rounds, each on the same idle
-server (a round starts only once the server has recorded every task run of the last one), and the
-figures are medians over the rounds. The CPU figures (this process and the agents and git it ran,
-not the server) move less with the load than the wall-clock ones.
-Run: `.venv/bin/python bench/bench_polish_overhead.py [N] [--rounds R]`.
+The machine may be shared, so the modes alternate for `--rounds` rounds and the figures are
+medians over the rounds. The server records task runs after the fact: each run waits until it has
+caught up, so no backlog slows the next one. The CPU figures (this process and the agents and git
+it ran, not the server) move less with the machine's load than the wall-clock ones.
+Run: `.venv/bin/python bench/bench_polish_overhead.py [N] [--rounds R]` (N: 200 unless given).
 """
 
 from __future__ import annotations
@@ -205,8 +205,8 @@ def _arguments() -> argparse.Namespace:
         "iterations",
         nargs="?",
         type=int,
-        default=20,
-        help="polish iterations per run (default: 20)",
+        default=200,
+        help="polish iterations per run (default: 200)",
     )
     parser.add_argument(
         "--rounds",
