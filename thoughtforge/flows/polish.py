@@ -1,7 +1,9 @@
 """Phase 4 in a run: each iteration is a named task; the trajectory (a table and a chart) and the
 last verdict are artifacts, published when the loop stops and at most every
 `PUBLISH_EVERY_SECONDS` while it runs, so the UI shows how the loop is going without an upload
-per iteration. A halt waits for the human's decision when asked.
+per iteration. A halt waits for the human's decision when asked. No result is persisted, the
+run's or a task's: the project's files are the record (and Prefect need not ask the server where
+it would store them).
 """
 
 from __future__ import annotations
@@ -39,7 +41,12 @@ from thoughtforge.phases.polish.trajectory_chart import trajectory_chart
 PUBLISH_EVERY_SECONDS = 10.0
 
 
-@flow(name="thoughtforge-polish", flow_run_name="polish-{project_id}", log_prints=True)
+@flow(
+    name="thoughtforge-polish",
+    flow_run_name="polish-{project_id}",
+    log_prints=True,
+    persist_result=False,
+)
 def polish_flow(
     project_id: str, config_path: str | None = None, wait_for_human: bool = False
 ) -> PolishOutcome:
