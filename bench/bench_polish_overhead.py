@@ -3,21 +3,33 @@
 Both runs use near-instant shell agents, so the difference is orchestration (task runs, state
 reports, artifacts), not agent time. Each mode runs N iterations and 1 iteration: the difference
 over N - 1 is the cost of one more iteration (the "marginal" figures), free of what a flow run
-costs once whatever its length (creating the run, the temporary result store, the final
-artifacts). Run: `.venv/bin/python bench/bench_polish_overhead.py [N]`.
+costs once whatever its length (creating the run, the final artifacts). The flow runs as
+`thoughtforge polish` runs it (`polish_in_process`).
+
+The machine may be shared, so the modes alternate for `--rounds` rounds and the figures are
+medians over the rounds. The server records task runs after the fact: each run waits until it has
+caught up, so no backlog slows the next one. The CPU figures (this process and the agents and git
+it ran, not the server) move less with the machine's load than the wall-clock ones.
+Run: `.venv/bin/python bench/bench_polish_overhead.py [N] [--rounds R]` (N: 200 unless given).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from statistics import median
+from typing import TypeVar
 
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
 REVIEWER = """#!/bin/sh
 cat > /dev/null
 if [ "$THOUGHTFORGE_ITERATION" -lt "$BENCH_ITERATIONS" ]; then
@@ -35,13 +47,21 @@ PLAN = "# Plan\n\n" + "".join(
 )
 
 
-def main(iterations: int) -> None:
+@dataclass(frozen=True)
+class Cost:
+    """What one run took: wall-clock seconds, and CPU seconds of this process and its children."""
+
+    wall: float
+    cpu: float
+
+
+def main(iterations: int, rounds: int) -> None:
     from prefect.testing.utilities import prefect_test_harness
 
     from thoughtforge.config import load_config
     from thoughtforge.core import create_project, read_status, write_status
     from thoughtforge.core.git_repo import commit
-    from thoughtforge.flows.polish import polish_flow
+    from thoughtforge.flows.polish import polish_in_process
     from thoughtforge.models import DeliverableType, Phase
     from thoughtforge.phases.polish.loop import PolishLoop
 
@@ -59,46 +79,103 @@ def main(iterations: int) -> None:
         commit(p.dir, "ready")
         return p
 
-    def plain(n: int) -> float:
-        loop_project = project()
-        started = time.perf_counter()
-        outcome = PolishLoop(loop_project, configs[n]).run()
+    def plain(n: int) -> Cost:
+        loop = PolishLoop(project(), configs[n])
+        outcome, cost = _timed(loop.run)
         assert outcome.iteration == n, outcome
-        return time.perf_counter() - started
+        return cost
 
-    def flowed(n: int) -> float:
+    def flowed(n: int) -> Cost:
         flow_project = project()
-        started = time.perf_counter()
-        outcome = polish_flow(flow_project.id, str(config_paths[n]))
+        outcome, cost = _timed(
+            lambda: polish_in_process(flow_project.id, config_paths[n], wait_for_human=False)
+        )
         assert outcome.iteration == n, outcome
-        return time.perf_counter() - started
+        _wait_until_recorded(flow_project.id, n)
+        return cost
 
-    plain(1)  # warm-up: imports, the prompt files, git's first start
-    plain_n, plain_1 = plain(iterations), plain(1)
+    results: dict[str, list[Cost]] = {"plain_n": [], "plain_1": [], "flow_n": [], "flow_1": []}
     with prefect_test_harness(server_startup_timeout=120):
+        plain(1)  # warm-up: imports, the prompt files, git's first start
         flowed(1)  # warm-up: the first flow run of a process pays for imports and the client
-        flow_n, flow_1 = flowed(iterations), flowed(1)
+        for _ in range(rounds):
+            for name, run, n in (
+                ("plain_n", plain, iterations),
+                ("plain_1", plain, 1),
+                ("flow_n", flowed, iterations),
+                ("flow_1", flowed, 1),
+            ):
+                results[name].append(run(n))
 
-    steps = max(iterations - 1, 1)
-    plain_marginal = (plain_n - plain_1) / steps
-    flow_marginal = (flow_n - flow_1) / steps
+    steps = iterations - 1
+
+    def per_iteration(mode: str, field: str) -> float:
+        """Median over the rounds of the marginal cost of one iteration, in ms."""
+        pairs = zip(results[f"{mode}_n"], results[f"{mode}_1"], strict=True)
+        return 1000 * median((getattr(n, field) - getattr(one, field)) / steps for n, one in pairs)
+
+    plain_marginal, flow_marginal = per_iteration("plain", "wall"), per_iteration("flow", "wall")
+    plain_cpu, flow_cpu = per_iteration("plain", "cpu"), per_iteration("flow", "cpu")
+    fixed = median(
+        f.wall - p.wall for f, p in zip(results["flow_1"], results["plain_1"], strict=True)
+    )
     print(
         json.dumps(
             {
                 "iterations": iterations,
-                "plain_seconds": round(plain_n, 3),
-                "prefect_seconds": round(flow_n, 3),
-                "plain_ms_per_iteration": round(1000 * plain_n / iterations, 1),
-                "prefect_ms_per_iteration": round(1000 * flow_n / iterations, 1),
-                "ratio": round(flow_n / plain_n, 2),
-                "plain_marginal_ms": round(1000 * plain_marginal, 1),
-                "prefect_marginal_ms": round(1000 * flow_marginal, 1),
+                "rounds": rounds,
+                "plain_seconds": round(median(c.wall for c in results["plain_n"]), 3),
+                "prefect_seconds": round(median(c.wall for c in results["flow_n"]), 3),
+                "plain_marginal_ms": round(plain_marginal, 1),
+                "prefect_marginal_ms": round(flow_marginal, 1),
                 "marginal_ratio": round(flow_marginal / plain_marginal, 2),
-                "prefect_fixed_seconds_per_run": round(flow_1 - plain_1, 3),
+                "plain_cpu_marginal_ms": round(plain_cpu, 1),
+                "prefect_cpu_marginal_ms": round(flow_cpu, 1),
+                "prefect_fixed_seconds_per_run": round(fixed, 3),
+                "marginal_ratio_by_round": [
+                    round((f.wall - f1.wall) / (p.wall - p1.wall), 2)
+                    for p, p1, f, f1 in zip(*results.values(), strict=True)
+                ],
             },
             indent=2,
         )
     )
+
+
+def _timed(run: Callable[[], T]) -> tuple[T, Cost]:
+    """What `run` returns, and what it took (CPU: this process and the children it reaped)."""
+    started, cpu = time.perf_counter(), _cpu()
+    result = run()
+    return result, Cost(wall=time.perf_counter() - started, cpu=_cpu() - cpu)
+
+
+def _cpu() -> float:
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
+def _wait_until_recorded(project_id: str, iterations: int) -> None:
+    """Until the server has recorded every iteration's task run as completed: it records them
+    after the run, and a backlog would slow whatever runs next."""
+    from prefect import get_client
+    from prefect.client.schemas.filters import (
+        FlowRunFilter,
+        FlowRunFilterName,
+        TaskRunFilter,
+        TaskRunFilterState,
+        TaskRunFilterStateType,
+    )
+    from prefect.client.schemas.objects import StateType
+
+    runs = FlowRunFilter(name=FlowRunFilterName(any_=[f"polish-{project_id}"]))
+    done = TaskRunFilter(
+        state=TaskRunFilterState(type=TaskRunFilterStateType(any_=[StateType.COMPLETED]))
+    )
+    with get_client(sync_client=True) as client:
+        while not client.read_task_runs(
+            flow_run_filter=runs, task_run_filter=done, limit=1, offset=iterations - 1
+        ):
+            time.sleep(0.2)
 
 
 def _config(work: Path, iterations: int) -> Path:
@@ -128,14 +205,21 @@ def _arguments() -> argparse.Namespace:
         "iterations",
         nargs="?",
         type=int,
-        default=20,
-        help="polish iterations per run (default: 20)",
+        default=200,
+        help="polish iterations per run (default: 200)",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="rounds of both modes, alternating; figures are medians (default: 3)",
     )
     arguments = parser.parse_args()
-    if arguments.iterations < 1:
-        parser.error("iterations must be at least 1")
+    if arguments.iterations < 2 or arguments.rounds < 1:
+        parser.error("iterations must be at least 2 (the marginal cost is against 1), rounds 1")
     return arguments
 
 
 if __name__ == "__main__":
-    main(_arguments().iterations)
+    arguments = _arguments()
+    main(arguments.iterations, arguments.rounds)

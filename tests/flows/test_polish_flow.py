@@ -303,3 +303,26 @@ def test_a_long_loop_publishes_its_progress_while_it_runs(
     assert len(versions) == 4  # after each of the 3 iterations, and once at the end
     row = re.compile(r"^\| \d+ \| \d+ \| \d+ \| \d+ \| \d+ \| (yes|no) \|", re.MULTILINE)
     assert sorted(len(row.findall(str(v.data))) for v in versions) == [1, 2, 3, 3]
+
+
+def test_a_run_started_here_is_tagged_with_its_project_and_its_iterations_are_not(
+    tmp_path: Path,
+    cli_config: Callable[..., Path],
+    prefect_api_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`thoughtforge resume` finds the run by its tag; a tagged task run would cost a round trip
+    to the server for its concurrency slots, every iteration."""
+    from thoughtforge.flows import polish
+
+    config = cli_config()
+    project = _project(config)
+    script = write_script(tmp_path / "s.yaml", {1: review(1, 1, 0), "default": review()})
+    monkeypatch.setenv("THOUGHTFORGE_SCRIPT", str(script))
+    assert polish.polish_in_process(project.id, config, wait_for_human=False).verdict == "done"
+    with get_client(sync_client=True) as client:
+        [run] = client.read_flow_runs(
+            flow_run_filter=FlowRunFilter(tags=FlowRunFilterTags(all_=[project_tag(project.id)]))
+        )
+        iterations = [t for t in client.read_task_runs() if t.flow_run_id == run.id]
+    assert len(iterations) == 2 and all(t.tags == [] for t in iterations)

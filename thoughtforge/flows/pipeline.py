@@ -32,6 +32,7 @@ from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.flows.build import run_build
 from thoughtforge.flows.console import make_run_output_inert
 from thoughtforge.flows.events import announce
+from thoughtforge.flows.heartbeats import without_heartbeats
 from thoughtforge.flows.holding import holding_for
 from thoughtforge.flows.human_input import (
     HALT,
@@ -114,7 +115,7 @@ def pipeline_flow(
 
 def pipeline_in_process(project_id: str, config_path: Path, auto_confirm: bool) -> str:
     """Run the pipeline here, tagged with the project so the CLI can find it when it waits."""
-    with tags(project_tag(project_id)):
+    with tags(project_tag(project_id)), without_heartbeats():
         return pipeline_flow(
             project_id=project_id, auto_confirm=auto_confirm, config_path=str(config_path)
         )

@@ -1,7 +1,9 @@
 """Phase 4 in a run: each iteration is a named task; the trajectory (a table and a chart) and the
 last verdict are artifacts, published when the loop stops and at most every
 `PUBLISH_EVERY_SECONDS` while it runs, so the UI shows how the loop is going without an upload
-per iteration. A halt waits for the human's decision when asked.
+per iteration. A halt waits for the human's decision when asked. No result is persisted, the
+run's or a task's: the project's files are the record (and Prefect need not ask the server where
+it would store them).
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from prefect import flow, get_run_logger, tags
+from prefect import flow, get_run_logger
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from thoughtforge.config import Config
@@ -24,6 +26,7 @@ from thoughtforge.core import (
 from thoughtforge.errors import StateFileError
 from thoughtforge.flows.console import make_run_output_inert
 from thoughtforge.flows.events import announce
+from thoughtforge.flows.heartbeats import without_heartbeats
 from thoughtforge.flows.holding import holding_for
 from thoughtforge.flows.human_input import POLISH_HALT, halt_prompt, wait_for_human
 from thoughtforge.flows.limits import run_slot
@@ -34,12 +37,16 @@ from thoughtforge.phases import halt_actions
 from thoughtforge.phases.polish.guards import GuardReport, describe
 from thoughtforge.phases.polish.loop import PolishLoop, PolishOutcome
 from thoughtforge.phases.polish.trajectory_chart import trajectory_chart
-from thoughtforge.server.api import project_tag
 
 PUBLISH_EVERY_SECONDS = 10.0
 
 
-@flow(name="thoughtforge-polish", flow_run_name="polish-{project_id}", log_prints=True)
+@flow(
+    name="thoughtforge-polish",
+    flow_run_name="polish-{project_id}",
+    log_prints=True,
+    persist_result=False,
+)
 def polish_flow(
     project_id: str, config_path: str | None = None, wait_for_human: bool = False
 ) -> PolishOutcome:
@@ -79,8 +86,11 @@ def polish_until_settled(project: Project, config: Config, wait_for_human: bool)
 
 
 def polish_in_process(project_id: str, config_path: Path, wait_for_human: bool) -> PolishOutcome:
-    """Run the flow here, tagged with the project so `thoughtforge resume` can find it paused."""
-    with tags(project_tag(project_id)):
+    """Run the flow here. The run tags itself with the project (`tag_this_run`), so `thoughtforge
+    resume` can find it paused; a `tags()` block around it would tag every task run too, and
+    Prefect asks the server for a tagged task run's concurrency slots: a round trip an iteration.
+    """
+    with without_heartbeats():
         return polish_flow(project_id, str(config_path), wait_for_human)
 
 

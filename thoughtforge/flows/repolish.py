@@ -19,7 +19,7 @@ from thoughtforge.flows.polish import polish_until_settled
 from thoughtforge.phases.polish.repolish import RepolishCheck, check_done_projects, start_repolish
 
 
-@flow(name="thoughtforge-repolish", log_prints=True)
+@flow(name="thoughtforge-repolish", log_prints=True, persist_result=False)
 def repolish_flow(config_path: str = "") -> list[dict[str, str]]:
     """Check every done project; re-polish the changed ones. Returns one row per project."""
     config = load_config(Path(config_path) if config_path else None)
