@@ -15,7 +15,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from prefect import flow, tags
+from prefect import flow
 
 from thoughtforge.config import Config, load_config
 from thoughtforge.core import (
@@ -51,7 +51,6 @@ from thoughtforge.flows.temporary_server import track_temporary_server
 from thoughtforge.flows.turns import state_files_readable
 from thoughtforge.models import INPUT_HALTS, OVERRIDE_BUILD_HALTS, HaltReason, Phase
 from thoughtforge.phases import halt_actions, latest_ai_message, notice
-from thoughtforge.server.api import project_tag
 
 PhaseStep = Callable[[Project, Config, bool], object]
 
@@ -103,7 +102,6 @@ def pipeline_flow(
             deliverable_type,
         )
         tag_this_run(project)
-        held.enter_context(tags(project_tag(project.id)))
         held.enter_context(hold_run_lock(project))
         held.enter_context(run_slot(config, project))
         held.enter_context(holding_for(config.human.hold_seconds))
@@ -114,8 +112,10 @@ def pipeline_flow(
 
 
 def pipeline_in_process(project_id: str, config_path: Path, auto_confirm: bool) -> str:
-    """Run the pipeline here, tagged with the project so the CLI can find it when it waits."""
-    with tags(project_tag(project_id)), without_heartbeats():
+    """Run the pipeline here. The run tags itself with the project (`tag_this_run`), so the CLI
+    can find it when it waits; a `tags()` block would tag every task run too, and Prefect asks
+    the server for the concurrency slots of every tagged task run, a round trip each."""
+    with without_heartbeats():
         return pipeline_flow(
             project_id=project_id, auto_confirm=auto_confirm, config_path=str(config_path)
         )
