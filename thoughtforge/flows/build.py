@@ -5,6 +5,7 @@ pipeline takes the built deliverable on to the polish loop."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from prefect.artifacts import create_markdown_artifact
 
@@ -14,8 +15,10 @@ from thoughtforge.flows.human_input import STUCK, StuckDecision, wait_for_human
 from thoughtforge.flows.task_runner import as_task
 from thoughtforge.models import INPUT_HALTS, DeliverableType, Phase
 from thoughtforge.phases import halt_actions, latest_ai_message, notice
-from thoughtforge.plugins.code.builder import CodeBuilder
-from thoughtforge.plugins.plan import PlanBuilder, SectionProgress
+
+if TYPE_CHECKING:
+    from thoughtforge.plugins.code.builder import CodeBuilder
+    from thoughtforge.plugins.plan import PlanBuilder, SectionProgress
 
 
 def run_build(project: Project, config: Config, auto_confirm: bool) -> None:
@@ -37,8 +40,14 @@ def run_build(project: Project, config: Config, auto_confirm: bool) -> None:
 
 
 def _builder(project: Project, config: Config, status: Status) -> PlanBuilder | CodeBuilder:
+    """Imported here: each flow process imports this module, and most build neither (a wait
+    re-entered, a polish); the builders bring 50 ms of models with them."""
     if status.deliverable_type is DeliverableType.CODE:
+        from thoughtforge.plugins.code.builder import CodeBuilder
+
         return CodeBuilder(project, config, runner=as_task)
+    from thoughtforge.plugins.plan import PlanBuilder
+
     return PlanBuilder(project, config, runner=as_task, on_progress=_publisher(project))
 
 

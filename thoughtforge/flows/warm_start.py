@@ -41,6 +41,8 @@ _PRELOAD = (
     "thoughtforge.flows.pipeline",
     "thoughtforge.flows.polish",
     "thoughtforge.flows.repolish",
+    "thoughtforge.plugins.plan",  # the builders, which the flows import only when they build
+    "thoughtforge.plugins.code.builder",
     "pybars",  # the plan builder's templates: its grammar is built on import, 0.4 s
 )
 
