@@ -20,6 +20,7 @@ import pytest
 
 from tests.flows.test_polish_flow import _wait_for
 from thoughtforge.core.processes import descendants
+from thoughtforge.flows import run_tags
 from thoughtforge.flows.warm_start import socket_name
 
 LAUNCHER = [sys.executable, "-m", "thoughtforge.flows.warm_start"]
@@ -117,3 +118,28 @@ def test_the_worker_is_told_to_run_the_launcher_with_this_environments_python() 
     }
     [command] = commands
     assert command.split() == [str(bin_dir / "python"), "-m", "thoughtforge.flows.warm_start", "x"]
+
+
+def test_once_thoughtforges_code_changed_runs_start_cold_not_from_old_code(
+    tmp_path: Path, silent_api: str
+) -> None:
+    """Before, a starter kept forking the code it loaded at `up`, whatever was edited since."""
+    name = socket_name(str(tmp_path))
+    process = subprocess.Popen([*LAUNCHER, "--serve", name], start_new_session=True)
+    module = Path(run_tags.__file__)  # any module the starter loaded
+    loaded = module.stat()
+    try:
+        _wait_for(lambda: _answers(name), "the starter to listen")
+        os.utime(module, ns=(loaded.st_atime_ns, loaded.st_mtime_ns + 1_000_000_000))
+        launched = _launch(name, PREFECT__FLOW_RUN_ID=str(uuid.uuid4()), PREFECT_API_URL=silent_api)
+        _wait_for(
+            lambda: b"prefect.engine" in Path(f"/proc/{launched.pid}/cmdline").read_bytes(),
+            "the launcher to become the engine itself",
+        )
+        assert descendants([process.pid]) == []
+        launched.kill()
+        launched.communicate(timeout=60)
+    finally:
+        os.utime(module, ns=(loaded.st_atime_ns, loaded.st_mtime_ns))
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()

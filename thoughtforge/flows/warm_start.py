@@ -7,8 +7,9 @@ worker: one process that has imported all of that once and forks a copy of itsel
 The deployments `up` makes tell the worker to run `python -m thoughtforge.flows.warm_start NAME`,
 a stdlib-only *launcher* that hands its environment, folder and standard streams to the starter
 and then stands in for the run: it forwards the worker's signals to it and exits with its status.
-With no starter there (a worker on another machine, or started by hand), the launcher becomes
-`python -m prefect.engine` itself, so nothing depends on it.
+With no starter there (a worker on another machine, or started by hand), or once ThoughtForge's
+code changed since the starter loaded it, the launcher becomes `python -m prefect.engine` itself:
+nothing depends on the starter, and no run gets stale code.
 
 The starter listens on a Linux abstract socket and serves only its own user (peer credentials).
 A launcher that dies, even with SIGKILL, closes its connection, and the starter then stops that
@@ -56,10 +57,9 @@ def launcher_command(name: str) -> str:
     """What the worker runs for a flow run of a deployment `up` made. The environment's
     `python`, whichever of its names started this process (`python3`, from a console script),
     so the deployments `up` compares stay the same."""
-    python = Path(sys.executable).with_name("python")
-    return (
-        f"{python if python.exists() else sys.executable} -m thoughtforge.flows.warm_start {name}"
-    )
+    named = Path(sys.executable).with_name("python")
+    python = named if named.exists() else Path(sys.executable)
+    return f"{python} -m thoughtforge.flows.warm_start {name}"
 
 
 def launch(name: str) -> int:
@@ -70,7 +70,10 @@ def launch(name: str) -> int:
         os.execv(sys.executable, [sys.executable, "-m", "prefect.engine"])
     request = {"env": dict(os.environ), "cwd": str(Path.cwd())}
     socket.send_fds(connection, [json.dumps(request).encode()], [0, 1, 2])
-    child = _receive(connection)["pid"]
+    answer = _receive(connection)
+    if "pid" not in answer:  # ThoughtForge's code changed since the starter loaded it
+        os.execv(sys.executable, [sys.executable, "-m", "prefect.engine"])
+    child = answer["pid"]
     for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(number, lambda signum, _frame: _forward(child, signum))
     while True:
@@ -117,6 +120,33 @@ def _forward(child: int, signum: int) -> None:
         os.kill(child, signum)
 
 
+class _LoadedCode:
+    """ThoughtForge's modules as the starter loaded them: a run must never get code older than
+    the files (after a `git pull`, or an edit), so once one changed, launchers start cold until
+    the next `down`/`up` starts a new starter."""
+
+    def __init__(self) -> None:
+        self.loaded = {
+            path: path.stat().st_mtime_ns
+            for name, module in list(sys.modules.items())
+            if name.startswith("thoughtforge") and (path := _source_of(module)) is not None
+        }
+
+    def changed(self) -> bool:
+        for path, loaded in self.loaded.items():
+            try:
+                if path.stat().st_mtime_ns != loaded:
+                    return True
+            except OSError:
+                return True
+        return False
+
+
+def _source_of(module: object) -> Path | None:
+    name = getattr(module, "__file__", None)
+    return Path(name) if name and Path(name).exists() else None
+
+
 @dataclass
 class _Run:
     connection: socket.socket
@@ -128,6 +158,7 @@ class _Run:
 
 class _Starter:
     def __init__(self, listener: socket.socket) -> None:
+        self.code = _LoadedCode()
         self.listener = listener
         self.selector = selectors.DefaultSelector()
         self.selector.register(listener, selectors.EVENT_READ, self._accept)
@@ -141,10 +172,8 @@ class _Starter:
 
     def _accept(self, listener: socket.socket) -> None:
         connection, _ = listener.accept()
-        uid = struct.unpack("3i", connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))[
-            1
-        ]
         try:
+            uid = _peer_uid(connection)
             if uid != os.getuid():
                 raise PermissionError(f"a launcher of user {uid}")
             data, fds, _, _ = socket.recv_fds(connection, _MAX_MESSAGE, 3)
@@ -153,6 +182,12 @@ class _Starter:
                 raise ValueError("a launcher without its standard streams")
         except (OSError, ValueError) as exc:
             print(f"warm start refused: {exc}", file=sys.stderr, flush=True)
+            connection.close()
+            return
+        if self.code.changed():
+            for descriptor in fds:
+                os.close(descriptor)
+            connection.send(json.dumps({"stale": True}).encode())
             connection.close()
             return
         pid = os.fork()
