@@ -51,9 +51,9 @@ def deploy_changed(
     api: PrefectApi, prefect_yaml: Path, job_variables: dict[str, str] | None = None
 ) -> list[str]:
     """Create or update the deployments whose fingerprint the server does not have; their names.
-    `job_variables` are given to every deployment (the worker's command for its runs)."""
+    `job_variables` are added to every deployment's own (the worker's command for its runs)."""
     entries = [
-        entry.model_copy(update={"job_variables": job_variables or {}})
+        entry.model_copy(update={"job_variables": {**entry.job_variables, **(job_variables or {})}})
         for entry in read_entries(prefect_yaml)
     ]
     folder = prefect_yaml.parent
