@@ -222,8 +222,8 @@ def test_a_plan_project_from_new_project_to_done_answered_only_in_the_page(
 def _reconnects_across_down_and_up(stack: Stack, page: Any, project: Path) -> None:
     """`down`: the page says so and keeps what is typed; `up`: it reconnects and catches up.
 
-    `down` stopped the run that held its process for the person (and marked it cancelled): the
-    message is kept for the AI's next call, and the page offers to start the run again."""
+    `down` made the run that held its process for the person suspend, so the message sent after
+    `up` reaches that same run (before, it was stopped, and the page offered to start it again)."""
     assert stack.tf("down").returncode == 0
     page.locator("#connection", has_text="Server stopped").wait_for(timeout=30_000)
     page.fill("#message", "Typed while the server was down.")
@@ -238,8 +238,15 @@ def _reconnects_across_down_and_up(stack: Stack, page: Any, project: Path) -> No
         timeout=30_000
     )
     _sent(page)
-    assert "Kept: the AI reads it at its next call." in page.inner_text("#feedback")
-    _button(page, "start").click()
+    assert "Kept" not in page.inner_text("#feedback")
+
+    def distilled_again() -> bool:
+        roles = [m.role for m in read_thread(project)]
+        contents = [m.content for m in read_thread(project)]
+        typed = contents.index("Typed while the server was down.")
+        return "ai" in roles[typed + 1 :]
+
+    wait_for(distilled_again, "the suspended run to take the message and distil it")
     _asked(page, project, "ReviewTurn")
 
 
