@@ -55,3 +55,27 @@ def test_down_with_nothing_up_says_so_and_succeeds(tmp_path: Path) -> None:
     result = _tf(tmp_path, "down")
     assert result.returncode == 0
     assert "Nothing to stop" in result.stderr
+
+
+def test_up_warns_of_a_missing_default_agent_and_an_open_server_and_goes_on(
+    tmp_path: Path, busy_port: int
+) -> None:
+    """Before, `up` said nothing: the first project failed at its first agent call, and a server
+    on every interface got no word. Here the run goes on to the server start (which then fails
+    on the busy port, so no server is left running)."""
+    data = config_data(tmp_path, server={"host": "0.0.0.0", "port": busy_port})
+    data["agents"]["available"]["absent"] = {"command": "no-such-agent-cli"}
+    data["agents"]["default"] = "absent"
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(data))
+    result = _tf(tmp_path, "up")
+    said = result.stderr.replace("\n", " ")
+    assert "Default agent 'absent' not found on PATH. Projects will fail at first agent" in said
+    assert "Server bound to network interface. No authentication is configured" in said
+    assert f"did not start on http://0.0.0.0:{busy_port}/api" in said, "it went on to start"
+
+
+def test_up_says_nothing_of_an_agent_it_can_run_on_loopback(tmp_path: Path, busy_port: int) -> None:
+    data = config_data(tmp_path, server={"host": "127.0.0.1", "port": busy_port})
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(data))
+    result = _tf(tmp_path, "up")
+    assert "warning" not in result.stderr.lower(), result.stderr

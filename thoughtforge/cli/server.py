@@ -9,7 +9,7 @@ import time
 import typer
 
 from thoughtforge.cli.app import app, config_of, err, out
-from thoughtforge.config import config_path, state_dir
+from thoughtforge.config import Config, config_path, state_dir
 
 
 @app.command()
@@ -35,6 +35,7 @@ def up(ctx: typer.Context) -> None:
     directory = state_dir(config_file)
     url = configured_url(config)
     env = local_server.prefect_env(url, config_file)
+    _warn_at_start(config)
     with local_server.exclusive(directory):
         _halt_orphans(ctx)
         web = local_server.start_web(env, directory, config_file)
@@ -92,6 +93,17 @@ def recover(ctx: typer.Context) -> None:
             out.print(f"{name}: gave back {slots} slot(s) held by runs that are gone.")
 
 
+def _warn_at_start(config: Config) -> None:
+    """The spec's start-up checks, which warn and go on: the default agent may be installed
+    before the first project needs it, and a server open to the network may be meant."""
+    from thoughtforge.adapters.agents import warn_if_missing
+    from thoughtforge.web.guard import NON_LOOPBACK_WARNING, is_loopback
+
+    warn_if_missing(config, None, err.print)
+    if not is_loopback(config.server.host):
+        err.print(f"warning: {NON_LOOPBACK_WARNING}")
+
+
 def _halt_orphans(ctx: typer.Context) -> None:
     from thoughtforge.core import halt_orphaned_projects
 
@@ -108,6 +120,7 @@ def server(ctx: typer.Context) -> None:
     from thoughtforge.server.local_server import prefect_executable, server_command
 
     recover(ctx)
+    _warn_at_start(config_of(ctx))
     args, env = server_command(config_of(ctx))
     prefect = prefect_executable()
     os.execve(prefect, [prefect, *args], env)
