@@ -163,6 +163,13 @@ def changed_paths(path: Path) -> list[str]:
 
 
 @_one_line_errors
+def listed_files(path: Path) -> list[str]:
+    """Every file git would keep: tracked ones, and untracked ones it does not ignore."""
+    listing = _repo(path).git.ls_files("-z", "--cached", "--others", "--exclude-standard")
+    return sorted({entry for entry in listing.split("\0") if entry})
+
+
+@_one_line_errors
 def is_dirty(path: Path, relpath: str | None = None) -> bool:
     """Uncommitted changes (untracked files included), in the whole tree or in one path."""
     paths = [relpath] if relpath else []

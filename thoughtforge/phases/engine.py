@@ -53,6 +53,8 @@ from thoughtforge.prompting import PromptLibrary
 
 T = TypeVar("T")
 StepRunner = Callable[[str, Callable[[], T]], T]
+OUTPUT_INCOMPLETE = "Phase 3 deliverable appears incomplete. Review before proceeding."
+"""The spec's words when a built deliverable is below `phase3_completeness` (plan or code)."""
 HALTING_FAILURES = (PhaseHalt, ProjectFileError, RepositoryTampered)
 """What a phase's run turns into a halt (`PhaseEngine.as_halt`), wherever it is met."""
 JSON_ONLY = "Answer again with the JSON object only."

@@ -35,8 +35,9 @@ from thoughtforge.core import (
 from thoughtforge.errors import TransitionError
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import halt_actions
+from thoughtforge.phases.engine import OUTPUT_INCOMPLETE
 from thoughtforge.plugins.code.build_state import CodeBuildState
-from thoughtforge.plugins.code.builder import CodeBuilder
+from thoughtforge.plugins.code.builder import CodeBuilder, source_files
 
 
 @pytest.fixture
@@ -345,3 +346,41 @@ def test_a_spec_naming_no_known_language_halts_before_any_build(
     assert (outcome.verdict, outcome.halt_reason) == ("halt", HaltReason.TEST_RUNNER_FAILED)
     assert "Cannot tell which test command to run" in outcome.reason
     assert "code-build" not in calls(project)
+
+
+def test_a_build_with_tests_but_no_source_halts_incomplete_before_polishing(
+    code_config: Callable[..., Config], script: Callable[..., Path]
+) -> None:
+    """Before, a green suite was enough: the code path never read code_min_source_files."""
+    only_tests = {"test_truth.py": "def test_truth():\n    assert 1 + 1 == 2\n", "NOTES.md": "x\n"}
+    script(**{"code-build": wrote(only_tests)})
+    project = code_project(code_config())
+
+    outcome = CodeBuilder(project, code_config()).run()
+
+    assert outcome.halt_reason is HaltReason.PHASE3_OUTPUT_INCOMPLETE, outcome.reason
+    assert outcome.reason.startswith(OUTPUT_INCOMPLETE)
+    assert "0 source file(s)" in outcome.reason and "code_min_source_files is 1" in outcome.reason
+    assert read_status(project.dir).phase is Phase.HALTED
+
+
+def test_source_files_are_code_git_keeps_without_tests_or_thoughtforges_files(
+    tmp_path: Path,
+) -> None:
+    git_repo.init_repo(tmp_path)
+    files = {
+        "app/main.py": "",
+        "tests/test_main.py": "",
+        "test_top.py": "",
+        "src/store_test.go": "",
+        "web/form.spec.ts": "",
+        "web/form.tsx": "",
+        "docs/notes.md": "",
+        "status.json": "{}",
+        "build/generated.py": "",
+        ".gitignore": "build/\n",
+    }
+    for relpath, text in files.items():
+        (tmp_path / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relpath).write_text(text)
+    assert source_files(tmp_path) == ["app/main.py", "web/form.tsx"]

@@ -22,7 +22,7 @@ where the files say: the next uncommitted step, or the test-fix cycle.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from thoughtforge.config import Config
 from thoughtforge.core import (
@@ -32,14 +32,17 @@ from thoughtforge.core import (
     Project,
     TransitionHooks,
     discard_agent_changes,
+    git_repo,
     log_event,
     read_state_file,
     write_state_file,
 )
+from thoughtforge.core.staging import SOURCE_SUFFIXES, is_own
 from thoughtforge.errors import AgentFailure, PhaseHalt, StateFileError, UnusableAnswer
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.engine import (
     HALTING_FAILURES,
+    OUTPUT_INCOMPLETE,
     UNUSABLE_HELP,
     BuildOutcome,
     PhaseEngine,
@@ -339,6 +342,14 @@ class CodeBuilder:
     # --- 4. endings --------------------------------------------------------------------------
 
     def _finish(self) -> BuildOutcome:
+        minimum = self.engine.config.phase3_completeness.code_min_source_files
+        sources = source_files(self.dir)
+        if len(sources) < minimum:
+            raise PhaseHalt(
+                HaltReason.PHASE3_OUTPUT_INCOMPLETE,
+                f"{OUTPUT_INCOMPLETE} (the project has {len(sources)} source file(s) besides "
+                f"its tests; phase3_completeness.code_min_source_files is {minimum})",
+            )
         self.engine.commit("Phase 3 complete: code built, all tests pass")
         self.engine.advance(Phase.POLISHING)
         return BuildOutcome(
@@ -357,6 +368,27 @@ class CodeBuilder:
             self._save(state)
         except PhaseHalt as exc:
             log_event(self.dir, "code_build_state_unsaved", level="warning", error=str(exc))
+
+
+def source_files(project_dir: Path) -> list[str]:
+    """The code the build made: source files git keeps, but not tests and not ThoughtForge's."""
+    return [
+        relpath
+        for relpath in git_repo.listed_files(project_dir)
+        if PurePosixPath(relpath).suffix.lower() in SOURCE_SUFFIXES
+        and not is_own(relpath)
+        and not _is_test(PurePosixPath(relpath))
+    ]
+
+
+def _is_test(path: PurePosixPath) -> bool:
+    name = path.name.lower()
+    in_tests = any(part.lower() in _TEST_FOLDERS for part in path.parts[:-1])
+    named = name.startswith("test_") or path.stem.lower().endswith(("_test", ".test", ".spec"))
+    return in_tests or named
+
+
+_TEST_FOLDERS = frozenset({"test", "tests", "__tests__", "spec", "specs"})
 
 
 def _parse_steps(text: str) -> list[BuildStep]:

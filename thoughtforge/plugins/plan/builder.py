@@ -28,6 +28,7 @@ from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.engine import (
     HALTING_FAILURES,
+    OUTPUT_INCOMPLETE,
     UNUSABLE_HELP,
     BuildOutcome,
     PhaseEngine,
@@ -51,7 +52,6 @@ MILESTONE = "Phase 3 complete. Deliverable built. Polish loop starting."
 OUTPUT_MISSING = (
     "Phase 3 reported success but deliverable files are missing. Review project directory."
 )
-OUTPUT_INCOMPLETE = "Phase 3 deliverable appears incomplete. Review before proceeding."
 CONSTRAINTS_UNREADABLE = (
     "constraints.md missing or unreadable. Cannot start polish loop. Review project `/docs/` "
     "directory."
