@@ -117,6 +117,19 @@ def _prefect_api(config: Config) -> dict[str, str]:
     return {"outcome": "ok", "detail": f"{configured_url(config)} (from `up`) is healthy"}
 
 
+def _database(config: Config) -> dict[str, str]:
+    """The database a server `up` starts uses; PostgreSQL is asked one question."""
+    from thoughtforge.server.database import check_reachable, describe
+
+    if config.server.database_url is None:
+        return {"outcome": "ok", "detail": describe(config)}
+    try:
+        check_reachable(config)
+    except ServiceError as exc:
+        return {"outcome": "fail", "detail": str(exc)}
+    return {"outcome": "ok", "detail": f"{describe(config)} is reachable"}
+
+
 def _board(path: Path, config: Config) -> Check:
     from thoughtforge.adapters.announce import board_for
 
@@ -184,4 +197,5 @@ _PROBES: list[tuple[str, Callable[[Config], dict[str, str]]]] = [
     ("projects directory", _projects_directory),
     ("prompts", _prompts),
     ("Prefect API", _prefect_api),
+    ("database", _database),
 ]
