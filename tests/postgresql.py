@@ -76,7 +76,7 @@ def throwaway_cluster() -> Iterator[Cluster]:
             check=True,
             capture_output=True,
         )
-        asyncio.run(_create_database(port))
+        create_database(port, "prefect")
         yield Cluster(port=port, url=f"postgresql+asyncpg://{USER}@127.0.0.1:{port}/prefect")
     finally:
         subprocess.run(
@@ -85,13 +85,17 @@ def throwaway_cluster() -> Iterator[Cluster]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-async def _create_database(port: int) -> None:
+def create_database(port: int, name: str) -> None:
+    """A new, empty database on the cluster at `port`."""
     import asyncpg
 
-    connection = await asyncpg.connect(
-        host="127.0.0.1", port=port, user=USER, password=PASSWORD, database="postgres"
-    )
-    try:
-        await connection.execute("CREATE DATABASE prefect")
-    finally:
-        await connection.close()
+    async def create() -> None:
+        connection = await asyncpg.connect(
+            host="127.0.0.1", port=port, user=USER, password=PASSWORD, database="postgres"
+        )
+        try:
+            await connection.execute(f'CREATE DATABASE "{name}"')
+        finally:
+            await connection.close()
+
+    asyncio.run(create())

@@ -55,10 +55,11 @@ class Stack:
             "COLUMNS": "200",
         }
 
-    def tf(self, *args: str) -> subprocess.CompletedProcess[str]:
+    def tf(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        """`thoughtforge` with this stack's config, in its environment or in `env`."""
         return subprocess.run(
             [str(BIN / "thoughtforge"), "--config", str(self.config), *args],
-            env=self.env,
+            env=env or self.env,
             capture_output=True,
             text=True,
             timeout=300,

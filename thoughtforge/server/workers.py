@@ -58,11 +58,12 @@ def start(api_url: str, config_file: Path, records: Path) -> WorkerStart:
     name = records.name
     api = _pool_api(api_url)
     env = local_server.prefect_env(api_url, config_file)
+    before = _heartbeat(api, name)
     with local_server.exclusive(records):
         warm_start = local_server.start_warm_starter(env, records)
         started = local_server.start_worker(env, records, warm_start, name)
     if started:
-        _wait_until_listed(api, name, records)
+        _wait_until_listed(api, name, records, before)
     return WorkerStart(name=name, records=records, started=started)
 
 
@@ -92,10 +93,18 @@ def _pool_api(api_url: str) -> PrefectApi:
     return api
 
 
-def _wait_until_listed(api: PrefectApi, name: str, records: Path) -> None:
+def _heartbeat(api: PrefectApi, name: str) -> str | None:
+    """When the pool last heard from the worker called `name`, as the server says it."""
+    for worker in api.call("POST", f"/work_pools/{WORK_POOL}/workers/filter", {}) or []:
+        if worker.get("name") == name:
+            return str(worker.get("last_heartbeat_time"))
+    return None
+
+
+def _wait_until_listed(api: PrefectApi, name: str, records: Path, before: str | None) -> None:
+    """Until the worker's first heartbeat: a name used before is listed from its last run."""
     deadline = time.monotonic() + REGISTER_SECONDS
-    body = {"workers": {"name": {"any_": [name]}}}
-    while not api.call("POST", f"/work_pools/{WORK_POOL}/workers/filter", body):
+    while _heartbeat(api, name) == before:
         if time.monotonic() > deadline:
             raise ThoughtForgeError(
                 f"worker {name} did not join the pool '{WORK_POOL}' within "
