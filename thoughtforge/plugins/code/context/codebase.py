@@ -24,6 +24,8 @@ _SNIFF_BYTES = 8000  # git's own binary test: a NUL byte in the first 8000 bytes
 
 
 class CodebaseFile(BaseModel):
+    """One file of the codebase, as read."""
+
     path: str
     size: int
     content: str | None
