@@ -15,6 +15,7 @@ import importlib
 import importlib.util
 import sys
 from functools import cache
+from importlib.machinery import ModuleSpec
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -126,12 +127,12 @@ def _manifest(folder: Path) -> PluginManifest:
 
 def _register_package(folder: Path, package: str) -> None:
     """A folder outside the package is imported as a package of its own, so its modules can
-    import each other (`from .checklist_text import …`)."""
+    import each other (`from .rules import …`)."""
     init = folder / "__init__.py"
-    spec = importlib.util.spec_from_file_location(
-        package, init if init.is_file() else None, submodule_search_locations=[str(folder)]
-    )
-    assert spec is not None, "a location with search paths always has a spec"
+    spec = ModuleSpec(package, None, is_package=True)
+    if init.is_file():
+        spec = importlib.util.spec_from_file_location(package, init) or spec
+    spec.submodule_search_locations = [str(folder)]
     module = importlib.util.module_from_spec(spec)
     sys.modules[package] = module
     try:
