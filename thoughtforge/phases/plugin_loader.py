@@ -31,6 +31,7 @@ from thoughtforge.phases.plugin_contract import Plugin, PluginManifest
 
 BUILT_IN = Path(thoughtforge.plugins.__file__).parent
 MANIFEST = "plugin.yaml"
+CONTRACT = "thoughtforge/phases/plugin_contract.py"
 REQUIRED = ("builder", "reviewer", "safety")
 OPTIONAL = ("discovery", "test_runner")
 _PARTS = {
@@ -95,7 +96,7 @@ def _load(folder: Path, package: str) -> Plugin:
     missing = [f"{m}.py" for m in REQUIRED if not (folder / f"{m}.py").is_file()]
     missing += [] if (folder / MANIFEST).is_file() else [MANIFEST]
     if missing:
-        raise PluginError(folder, f"{', '.join(missing)} missing (see thoughtforge/plugins/plan)")
+        raise PluginError(folder, f"{', '.join(missing)} missing (see {CONTRACT})")
     builder, reviewer, safety = (_module(folder, package, m) for m in REQUIRED)
     optional = {m: _module(folder, package, m) for m in OPTIONAL if (folder / f"{m}.py").is_file()}
     prompts = folder / "prompts"
@@ -153,7 +154,7 @@ def _module(folder: Path, package: str, name: str) -> ModuleType:
 def _attribute(folder: Path, module: ModuleType, name: str) -> Any:
     if not hasattr(module, name):
         file = module.__name__.rsplit(".", 1)[-1]
-        raise PluginError(folder, f"{file}.py has no `{name}` (see {__name__})")
+        raise PluginError(folder, f"{file}.py has no `{name}` (see {CONTRACT})")
     return getattr(module, name)
 
 
