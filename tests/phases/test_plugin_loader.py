@@ -81,6 +81,15 @@ def _bad_manifest(folder: Path) -> None:
     (folder / "plugin.yaml").write_text("label: Checklist\ncolour: green\n")
 
 
+def _deliverable_outside_the_project(folder: Path) -> None:
+    manifest = (folder / "plugin.yaml").read_text()
+    (folder / "plugin.yaml").write_text(manifest.replace("docs/checklist.md", "../../.bashrc"))
+
+
+def _manifest_not_a_mapping(folder: Path) -> None:
+    (folder / "plugin.yaml").write_text("- label\n")
+
+
 def _unimportable_builder(folder: Path) -> None:
     (folder / "builder.py").write_text("import thoughtforge.no_such_module\n")
 
@@ -104,6 +113,8 @@ def _builder_without_build(folder: Path) -> None:
     [
         (_missing_builder, "builder.py missing"),
         (_bad_manifest, r"plugin.yaml: detect: Field required"),
+        (_deliverable_outside_the_project, "plugin.yaml: deliverable: Value error, '../../"),
+        (_manifest_not_a_mapping, "plugin.yaml: value: Input should be a valid dictionary"),
         (_unimportable_builder, "builder.py cannot be imported: ModuleNotFoundError"),
         (_schema_not_a_review, r"reviewer.py `Review` \(the review schema\): Input should be a"),
         (_rules_without_validate, r"safety.py \(the safety rules\): Input should be an instance"),
