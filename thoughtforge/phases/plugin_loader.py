@@ -4,8 +4,9 @@
 A folder that does not satisfy the contract (a required file missing, a `plugin.yaml` or review
 schema that does not validate, a module that fails to import, a built-in type's name taken) is
 refused, with the folder and the reason, when the plugins are first loaded: at the start of a run
-or of `up`, never half-way through a project. The phases ask `plugin_for` and never import a
-plugin by name.
+(and by `run` before it creates the project, and `doctor`), never half-way through a project.
+The phases ask `plugin_for` and never import a plugin by name. The folders are read once per
+process (a run's own): a folder added or changed counts from the next run on.
 """
 
 from __future__ import annotations
