@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -26,7 +27,12 @@ def run(tmp_path: Path) -> Run:
             input=stdin,
             capture_output=True,
             text=True,
-            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "200"},
+            env={
+                "PATH": "/usr/bin:/bin",
+                "HOME": str(tmp_path),
+                "COLUMNS": "200",
+                "PYTHONPATH": str(REPO_ROOT),  # this checkout's code, not an installed copy's
+            },
         )
 
     return run
@@ -147,6 +153,22 @@ def test_run_refuses_a_missing_default_agent_instead_of_using_the_demo(
     message = " ".join(result.stderr.split())
     assert "agent 'claude' cannot run" in message and "thoughtforge doctor" in message
     assert "--agent demo" in message and "Traceback" not in result.stderr
+    assert _no_project(tmp_path)
+
+
+def test_run_refuses_a_broken_plugin_folder_before_creating_the_project(
+    run: Run, tmp_path: Path
+) -> None:
+    broken = tmp_path / "plugins" / "checklist"
+    shutil.copytree(REPO_ROOT / "examples" / "plugins" / "checklist", broken)
+    (broken / "builder.py").write_text("import thoughtforge.no_such_module\n")
+    _init_with(run, tmp_path, "directory: null ", "directory: plugins ")
+    (tmp_path / "dump.md").write_text(BRAIN_DUMP)
+    result = run("run", "dump.md", "--auto-confirm")
+    assert result.returncode == 1
+    message = " ".join(result.stderr.split())
+    assert f"plugin folder {broken} is refused: builder.py cannot be imported" in message
+    assert "no_such_module" in message and "Traceback" not in result.stderr
     assert _no_project(tmp_path)
 
 

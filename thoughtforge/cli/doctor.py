@@ -100,6 +100,17 @@ def _prompts(config: Config) -> dict[str, str]:
     return {"outcome": "ok", "detail": f"{len(paths)} prompts found, {overridden} overridden"}
 
 
+def _plugins(config: Config) -> dict[str, str]:
+    """Every deliverable type's folder, imported as a run would at its start."""
+    from thoughtforge.phases.plugin_loader import load_plugins
+
+    try:
+        names = list(load_plugins(config))
+    except ThoughtForgeError as exc:
+        return {"outcome": "fail", "detail": str(exc)}
+    return {"outcome": "ok", "detail": ", ".join(names)}
+
+
 def _prefect_api(config: Config) -> dict[str, str]:
     from thoughtforge.server.api import configured_url, find_api, is_healthy
 
@@ -196,6 +207,7 @@ _PROBES: list[tuple[str, Callable[[Config], dict[str, str]]]] = [
     ("agent", _agent),
     ("projects directory", _projects_directory),
     ("prompts", _prompts),
+    ("deliverable types", _plugins),
     ("Prefect API", _prefect_api),
     ("database", _database),
 ]
