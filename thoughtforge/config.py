@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import yaml
 from pydantic import (
@@ -274,7 +274,7 @@ class ServerConfig(_Section):
                 "database_url",
                 "a postgresql+asyncpg://user@host:port/database URL (leave it out for SQLite)",
             )
-        if parts.password is not None:
+        if parts.password is not None or "password" in parse_qs(parts.query):
             raise PydanticCustomError(
                 "database_url",
                 "a URL without its password: put it in the environment variable "

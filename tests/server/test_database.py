@@ -23,10 +23,14 @@ def cluster() -> Iterator[Cluster]:
         yield cluster
 
 
+@pytest.mark.parametrize(
+    "url",
+    ["postgresql+asyncpg://tf:hunter2@db/prefect", "postgresql+asyncpg://tf@db/p?password=hunter2"],
+)
 def test_a_password_in_the_url_is_refused_without_repeating_it(
-    write_config: Callable[..., Path],
+    write_config: Callable[..., Path], url: str
 ) -> None:
-    path = write_config(server={"database_url": "postgresql+asyncpg://tf:hunter2@db/prefect"})
+    path = write_config(server={"database_url": url})
     with pytest.raises(ConfigError) as raised:
         load_config(path)
     assert "server.database_url" in str(raised.value)
