@@ -95,9 +95,15 @@ def test_plateau_with_rotating_issues_is_done(config: Config, script: Callable[.
         {1: review(1, 3, 3, "alpha"), 2: review(1, 3, 3, "bravo"), 3: review(1, 3, 3, "charlie")}
     )
     project = polishing_project(config)
-    outcome = polish(project, config)
+    recorder = Recorder()
+    outcome = polish(project, config, hooks=TransitionHooks(notifier=recorder, board=recorder))
     assert outcome.verdict == "done" and outcome.iteration == 3
     assert "stagnation" in (project.dir / "polish_log.md").read_text()
+    [done] = recorder.sent
+    assert done.event_type == "convergence_success"
+    assert done.summary.startswith(
+        "Project 'Wedding' — polish sufficient: total stuck at 7 (1 critical, 3 medium, 3 minor)"
+    ), "the counts per severity, as the spec's convergence message carries them"
 
 
 def test_same_issues_at_a_plateau_are_not_stagnation(
