@@ -121,7 +121,7 @@ def test_a_corrupt_status_found_by_a_run_is_notified_and_named(config: Config) -
 
     previous = install_hooks(TransitionHooks(notifier=Recording()))
     try:
-        with pytest.raises(StateFileError, match="status.json"):
+        with pytest.raises(StateFileError, match=r"status\.json"):
             state_files_readable(project)
     finally:
         install_hooks(previous)
