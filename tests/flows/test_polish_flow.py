@@ -19,7 +19,7 @@ from tests.flows.conftest import run_cli, start_cli, waiting_run
 from tests.polish_setup import calls, polishing_project, review, write_script
 from tests.process_checks import alive
 from thoughtforge.config import load_config
-from thoughtforge.core import Project, read_polish_state, read_status
+from thoughtforge.core import Project, read_polish_state, read_status, read_thread
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.server.api import project_tag
 
@@ -130,6 +130,43 @@ def test_each_outcome_through_the_cli(
         assert str(expected) in result.stderr
     if name == "fragment_fixer":
         assert (project.docs_dir / "plan.md").read_text() == plan_before
+
+
+def test_say_while_polishing_guides_the_next_iteration_once_and_says_so(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    """Before, `say` answered "queued for the AI's next call" and no prompt ever carried it."""
+    config = cli_config(agents={"call_timeout_seconds": 60})
+    project = _project(config)
+    reviews = {1: review(2, 2, 2), 2: review(1, 1, 1), "default": review()}
+    echo = {"echo_after": "Plan:\n\n"}
+    slow_first_fix = {"by_iteration": {1: {**echo, "sleep": 10}, "default": echo}}
+    script = write_script(tmp_path / "s.yaml", reviews, fix=slow_first_fix)
+    worker = start_cli(cli_env, config, "polish", project.id, THOUGHTFORGE_SCRIPT=str(script))
+    prompts = project.dir / ".scripted-agent" / "prompts"
+    _wait_for(lambda: len(list(prompts.glob("*plan-fix.md"))) == 1, "fix #1 to start")
+    said = run_cli(cli_env, config, "say", project.id, "Keep every cost in euros.")
+    assert said.returncode == 0, said.stderr
+    assert said.stdout.strip() == (
+        "No run is waiting: message queued; it will be read at the next polish iteration."
+    )
+    assert len(list(prompts.glob("*.md"))) == 2, "the message came while fix #1 ran"
+    output = worker.stdout.read() if worker.stdout else ""
+    assert worker.wait(timeout=120) == 0, output
+
+    given = [
+        (path.stem.split("-", 1)[1], "Keep every cost in euros." in path.read_text())
+        for path in sorted(prompts.glob("*.md"))
+    ]
+    assert given == [
+        ("plan-review", False), ("plan-fix", False),
+        ("plan-review", True), ("plan-fix", True),
+        ("plan-review", False),
+    ]  # fmt: skip
+    [message] = [m for m in read_thread(project.dir) if m.content == "Keep every cost in euros."]
+    assert message.read_by == "polish iteration 2"
+    shown = run_cli(cli_env, config, "chat", project.id)
+    assert "read at polish iteration 2" in shown.stdout
 
 
 def test_kill_9_mid_fix_then_rerun_resumes_without_repeating_anything(

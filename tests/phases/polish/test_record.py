@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -16,20 +14,11 @@ from thoughtforge.phases.polish.loop import PolishLoop
 from thoughtforge.phases.polish.record import read_polish_record
 
 
-@pytest.fixture
-def script(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Path]:
-    def use(reviews: dict[int | str, str], fix: dict[str, Any] | None = None) -> Path:
-        path = write_script(tmp_path / "script.yaml", reviews, fix)
-        monkeypatch.setenv("THOUGHTFORGE_SCRIPT", str(path))
-        return path
-
-    return use
-
-
 def test_a_loop_that_halted_and_resumed_reads_back_as_entries_and_trajectory(
-    config: Config, script: Callable[..., Path]
+    config: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    script({1: review(2, 4, 6), 2: review(3, 5, 6), 3: review(4, 6, 7), "default": review()})
+    reviews = {1: review(2, 4, 6), 2: review(3, 5, 6), 3: review(4, 6, 7), "default": review()}
+    monkeypatch.setenv("THOUGHTFORGE_SCRIPT", str(write_script(tmp_path / "s.yaml", reviews)))
     project = polishing_project(config)
     assert PolishLoop(project, config).run().verdict == "halt"
     halt_actions.apply(project, "resume")

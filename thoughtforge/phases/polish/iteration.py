@@ -78,10 +78,10 @@ class PolishSteps:
         """What the orchestrator measures before the review (a plan: nothing)."""
         return None
 
-    def review(self, n: int, constraints: str) -> StoredReview:
+    def review(self, n: int, constraints: str, guidance: str) -> StoredReview:
         """Ask the reviewer, re-asking on malformed output; write and commit the review."""
         measured = self.measure()
-        prompt = self._review_prompt(constraints)
+        prompt = self._review_prompt(constraints, guidance)
         retries = self.engine.config.polish.retry_malformed_output
         try:
             parsed = self.engine.ask_until_usable(
@@ -103,12 +103,14 @@ class PolishSteps:
             self.engine.commit(f"review #{n}: {describe(Counts.of(review.issues))}")
         return review
 
-    def fix(self, state: PolishState, review: StoredReview, constraints: str) -> FixResult:
+    def fix(
+        self, state: PolishState, review: StoredReview, constraints: str, guidance: str
+    ) -> FixResult:
         """Ask the fixer for the whole document; a fragment is refused, twice in a row halts."""
         old = self.engine.read(PLAN_FILE)
         issues = json.dumps([i.model_dump(mode="json") for i in review.issues], indent=2)
         prompt = self.engine.prompts.render(
-            "plan-fix", issues=issues, constraints=constraints, plan=old
+            "plan-fix", issues=issues, constraints=constraints, guidance=guidance, plan=old
         )
         call = self.engine.call("plan-fix", review.iteration)
         new = _strip_fence(self.engine.ask(self.fixer, prompt, call))
@@ -172,14 +174,16 @@ class PolishSteps:
                 _restore(self.dir / name, content)
             raise
 
-    def _review_prompt(self, constraints: str) -> str:
+    def _review_prompt(self, constraints: str, guidance: str) -> str:
         plan = self.engine.read(PLAN_FILE)
         window = self.engine.config.agent(self.reviewer).prompt_budget_tokens
-        room = window - estimate_tokens(plan) - _PROMPT_OVERHEAD_TOKENS
+        room = window - estimate_tokens(plan + guidance) - _PROMPT_OVERHEAD_TOKENS
         fitted = truncate_text(constraints, max(room, 0))
         if fitted.truncated:
             log_event(self.dir, "constraints_truncated", level="warning", tokens=room)
-        return self.engine.prompts.render("plan-review", constraints=fitted.text, plan=plan)
+        return self.engine.prompts.render(
+            "plan-review", constraints=fitted.text, guidance=guidance, plan=plan
+        )
 
 
 def _snapshot(path: Path) -> str | None:
