@@ -27,6 +27,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from thoughtforge.adapters.agents.graceful_stop import take_next_step
 from thoughtforge.config import Config
 from thoughtforge.core import (
     POLISH_STATE_FILE,
@@ -109,6 +110,7 @@ class PolishLoop:
             return self._halt(self.engine.as_halt(failure))
 
     def _iteration(self, state: PolishState, n: int) -> Assessment:
+        take_next_step()  # a run told to stop ends here, not after one more test run
         constraints = self.steps.constraints()
         said = chat.unread_words(self.engine.chat())
         guidance = chat.guidance_text(said)
