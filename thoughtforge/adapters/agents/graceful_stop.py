@@ -72,6 +72,11 @@ def take_next_step() -> None:
         _deliver(_stop.pending, None)
 
 
+def stop_pending() -> bool:
+    """A stop waits for the next step (a run about to wait for the person suspends instead)."""
+    return _stop.pending is not None
+
+
 def _on_signal(signum: int, frame: FrameType | None) -> None:
     if _stop.pending is not None or _stop.in_flight == 0 or _stop.stop_now():
         _deliver(signum, frame)
