@@ -23,6 +23,8 @@ class Phase(StrEnum):
 
 AUTONOMOUS_PHASES = frozenset({Phase.DISTILLING, Phase.BUILDING, Phase.POLISHING})
 PHASE_ONE = frozenset({Phase.BRAIN_DUMP, Phase.DISTILLING, Phase.HUMAN_REVIEW})
+CONVERSATION_PHASES = PHASE_ONE | {Phase.SPEC_BUILDING}
+"""Phases 1–2: the person and the AI talk."""
 
 
 class HaltReason(StrEnum):
@@ -53,6 +55,9 @@ INPUT_HALTS = frozenset({HaltReason.STUCK, HaltReason.BUILD_INCOMPLETE})
 # A Phase 3 halt the human can override: build from the plan as it is, or terminate. Resuming
 # would only ask the same gate the same question.
 OVERRIDE_BUILD_HALTS = frozenset({HaltReason.PLAN_INCOMPLETE})
+# Halts that wait for the person's decision or words, not for a cause to be fixed: they are
+# notified as `human_needed`, as is every halt of Phases 1–2 (the person is in that loop).
+DECISION_HALTS = INPUT_HALTS | OVERRIDE_BUILD_HALTS | {HaltReason.SPEC_INCOMPLETE}
 
 
 def build_halt_options(reason: HaltReason) -> str:

@@ -16,6 +16,7 @@ from thoughtforge.core import (
     append_chat,
     check_state_files,
     clear_chat,
+    mark_read,
     read_chat,
     read_polish_state,
     read_status,
@@ -209,3 +210,20 @@ def test_a_state_file_that_is_a_link_is_never_read_or_written_through(tmp_path: 
     with pytest.raises(ProjectFileError, match=r"status\.json: is a symbolic link"):
         write_status(tmp_path, status)
     assert elsewhere.read_text() == before
+
+
+def test_a_message_is_marked_read_once_and_an_unread_one_is_written_as_before(
+    tmp_path: Path,
+) -> None:
+    old = [{"role": "human", "content": "Euros, please.", "phase": "polishing",
+            "timestamp": "2026-11-20T10:00:00Z"}]  # fmt: skip
+    (tmp_path / "chat_history.json").write_text(json.dumps(old))
+    [message] = read_chat(tmp_path)
+    assert message.read_by is None, "a file from before the field reads as unread"
+    append_chat(
+        tmp_path, ChatMessage(role="human", content="And metric units.", phase=Phase.POLISHING)
+    )
+    assert "read_by" not in (tmp_path / "chat_history.json").read_text()
+    mark_read(tmp_path, [message], "polish iteration 2")
+    mark_read(tmp_path, read_chat(tmp_path), "polish iteration 3")
+    assert [m.read_by for m in read_chat(tmp_path)] == ["polish iteration 2", "polish iteration 3"]

@@ -101,17 +101,35 @@ def test_terminate_keeps_origin_and_is_final(project: Project) -> None:
         transition(project, Phase.DISTILLING)
 
 
-def test_halt_event_type_distinguishes_guards_from_errors(project: Project) -> None:
+def _halted_in(project: Project, phase: Phase, reason: HaltReason) -> str:
+    """The event type of a halt of `reason` met in `phase`."""
+    status = read_status(project.dir).model_copy(update={"phase": phase})
+    write_status(project.dir, status)
     notifier = RecordingNotifier()
-    transition(project, Phase.DISTILLING)
-    transition(
-        project,
-        Phase.HALTED,
-        halt_reason=HaltReason.AGENT_FAILURE,
-        hooks=TransitionHooks(notifier=notifier),
-    )
-    assert notifier.sent[-1].event_type == "error"
-    assert "agent_failure" in notifier.sent[-1].summary
+    transition(project, Phase.HALTED, halt_reason=reason, hooks=TransitionHooks(notifier=notifier))
+    assert reason.value in notifier.sent[-1].summary
+    return notifier.sent[-1].event_type
+
+
+@pytest.mark.parametrize(
+    ("phase", "reason", "event_type"),
+    [
+        (Phase.BUILDING, HaltReason.STUCK, "human_needed"),
+        (Phase.BUILDING, HaltReason.BUILD_INCOMPLETE, "human_needed"),
+        (Phase.BUILDING, HaltReason.PLAN_INCOMPLETE, "human_needed"),
+        (Phase.SPEC_BUILDING, HaltReason.SPEC_INCOMPLETE, "human_needed"),
+        (Phase.DISTILLING, HaltReason.AGENT_FAILURE, "human_needed"),
+        (Phase.SPEC_BUILDING, HaltReason.ANSWER_UNUSABLE, "human_needed"),
+        (Phase.BUILDING, HaltReason.AGENT_FAILURE, "error"),
+        (Phase.POLISHING, HaltReason.REVIEW_MALFORMED, "error"),
+        (Phase.POLISHING, HaltReason.GUARD_FABRICATION, "guard_triggered"),
+    ],
+)
+def test_a_halt_that_waits_for_the_person_is_human_needed(
+    project: Project, phase: Phase, reason: HaltReason, event_type: str
+) -> None:
+    """Before, a stuck build, a refused plan and every Phase 1–2 halt were sent as errors."""
+    assert _halted_in(project, phase, reason) == event_type
 
 
 @pytest.mark.parametrize(

@@ -409,3 +409,30 @@ def test_a_new_run_never_reuses_the_wait_of_a_stopped_one(
         os.killpg(second.pid, signal.SIGKILL)
         output = second.communicate()[0]
     assert dead not in output
+
+
+def test_sigterm_mid_distillation_records_it_then_stops_instead_of_waiting(
+    tmp_path: Path,
+    cli_env: dict[str, str],
+    cli_config: Callable[..., Path],
+    prefect_api_url: str,
+) -> None:
+    """Before, SIGTERM killed the distillation in flight: the person's distill was lost."""
+    config = cli_config(agents={"call_timeout_seconds": 60})
+    slow = {"text": DEMO_STEPS["brain-dump-intake"]["text"], "sleep": 4}
+    script = _script(tmp_path / "s.yaml", **{"brain-dump-intake": slow})
+    env = {**cli_env, "THOUGHTFORGE_SCRIPT": str(script)}
+    (tmp_path / "bd.md").write_text(BRAIN_DUMP)
+    worker = start_cli(env, config, "run", str(tmp_path / "bd.md"))
+    _wait_for(lambda: bool(_projects(tmp_path)), "project")
+    project = _only_project(tmp_path)
+    _wait_for(lambda: waiting_run(prefect_api_url, project.name) is not None, "the first wait")
+    assert run_cli(env, config, "distill", project.name).returncode == 0
+    prompts = project / ".scripted-agent" / "prompts"
+    _wait_for(lambda: any(prompts.glob("*brain-dump-intake.md")), "the distillation to start")
+    worker.send_signal(signal.SIGTERM)
+    output = worker.stdout.read() if worker.stdout else ""
+    assert worker.wait(timeout=60) == 130, output
+    assert read_status(project).phase is Phase.HUMAN_REVIEW
+    assert read_chat(project)[-1].content.startswith("## Deliverable Type")
+    assert not (project / WAITING_FILE).exists(), "no wait is left for a run that is gone"

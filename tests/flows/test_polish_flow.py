@@ -6,6 +6,7 @@ import json
 import os
 import re
 import signal
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +20,7 @@ from tests.flows.conftest import run_cli, start_cli, waiting_run
 from tests.polish_setup import calls, polishing_project, review, write_script
 from tests.process_checks import alive
 from thoughtforge.config import load_config
-from thoughtforge.core import Project, read_polish_state, read_status
+from thoughtforge.core import Project, git_repo, read_polish_state, read_status, read_thread
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.server.api import project_tag
 
@@ -130,6 +131,43 @@ def test_each_outcome_through_the_cli(
         assert str(expected) in result.stderr
     if name == "fragment_fixer":
         assert (project.docs_dir / "plan.md").read_text() == plan_before
+
+
+def test_say_while_polishing_guides_the_next_iteration_once_and_says_so(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    """Before, `say` answered "queued for the AI's next call" and no prompt ever carried it."""
+    config = cli_config(agents={"call_timeout_seconds": 60})
+    project = _project(config)
+    reviews = {1: review(2, 2, 2), 2: review(1, 1, 1), "default": review()}
+    echo = {"echo_after": "Plan:\n\n"}
+    slow_first_fix = {"by_iteration": {1: {**echo, "sleep": 10}, "default": echo}}
+    script = write_script(tmp_path / "s.yaml", reviews, fix=slow_first_fix)
+    worker = start_cli(cli_env, config, "polish", project.id, THOUGHTFORGE_SCRIPT=str(script))
+    prompts = project.dir / ".scripted-agent" / "prompts"
+    _wait_for(lambda: len(list(prompts.glob("*plan-fix.md"))) == 1, "fix #1 to start")
+    said = run_cli(cli_env, config, "say", project.id, "Keep every cost in euros.")
+    assert said.returncode == 0, said.stderr
+    assert said.stdout.strip() == (
+        "No run is waiting: message queued; it will be read at the next polish iteration."
+    )
+    assert len(list(prompts.glob("*.md"))) == 2, "the message came while fix #1 ran"
+    output = worker.stdout.read() if worker.stdout else ""
+    assert worker.wait(timeout=120) == 0, output
+
+    given = [
+        (path.stem.split("-", 1)[1], "Keep every cost in euros." in path.read_text())
+        for path in sorted(prompts.glob("*.md"))
+    ]
+    assert given == [
+        ("plan-review", False), ("plan-fix", False),
+        ("plan-review", True), ("plan-fix", True),
+        ("plan-review", False),
+    ]  # fmt: skip
+    [message] = [m for m in read_thread(project.dir) if m.content == "Keep every cost in euros."]
+    assert message.read_by == "polish iteration 2"
+    shown = run_cli(cli_env, config, "chat", project.id)
+    assert "read at polish iteration 2" in shown.stdout
 
 
 def test_kill_9_mid_fix_then_rerun_resumes_without_repeating_anything(
@@ -247,6 +285,67 @@ def test_sigterm_mid_polish_stops_cleanly_and_continue_ends_as_an_uninterrupted_
     assert (project.dir / "docs" / "plan.md").read_text() == (
         control.dir / "docs" / "plan.md"
     ).read_text()
+
+
+def _signalled_in_fix_2(
+    tmp_path: Path, cli_env: dict[str, str], config: Path, project: Project, seconds: float
+) -> subprocess.Popen[str]:
+    """`polish` in a process of its own, sent SIGTERM once its second fix (which takes
+    `seconds`) is under way."""
+    reviews = {1: review(2, 2, 2), 2: review(1, 1, 1), "default": review()}
+    echo = {"echo_after": "Plan:\n\n"}
+    slow_fix = {"by_iteration": {1: echo, "default": {**echo, "sleep": seconds}}}
+    slow = write_script(tmp_path / "slow.yaml", reviews, fix=slow_fix)
+    worker = start_cli(cli_env, config, "polish", project.id, THOUGHTFORGE_SCRIPT=str(slow))
+    prompts = project.dir / ".scripted-agent" / "prompts"
+    _wait_for(lambda: len(list(prompts.glob("*plan-fix.md"))) == 2, "fix #2 to start")
+    worker.send_signal(signal.SIGTERM)
+    return worker
+
+
+def _until_line(worker: subprocess.Popen[str], start: str) -> str:
+    """What the run printed up to (and with) the first line that starts with `start`."""
+    assert worker.stdout is not None
+    seen = ""
+    for line in worker.stdout:
+        seen += line
+        if line.startswith(start):
+            return seen
+    raise AssertionError(f"the run ended without printing {start!r}:\n{seen}")
+
+
+def test_sigterm_lets_the_fix_in_flight_finish_records_its_iteration_then_stops(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    """Before, SIGTERM killed the fix at once and its iteration was lost."""
+    config = cli_config(agents={"call_timeout_seconds": 60})
+    project = _project(config)
+    worker = _signalled_in_fix_2(tmp_path, cli_env, config, project, 4)
+    output = worker.stdout.read() if worker.stdout else ""
+    assert worker.wait(timeout=60) == 130, output
+    assert "Stopping: the agent's call in flight may finish (up to 60 s)" in output
+    assert "thoughtforge continue" in output and "Traceback" not in output
+    state = read_polish_state(project.dir)
+    assert state.iteration == 2, "the fix that finished is recorded as its iteration"
+    assert calls(project) == {"plan-review": 2, "plan-fix": 2}, "no step after it"
+    head = git.Repo(project.dir).head.commit
+    assert str(head.summary).startswith("fix #2:") and not git_repo.is_dirty(project.dir)
+    assert read_status(project.dir).phase is Phase.POLISHING
+    assert not (project.dir / ".processes.json").exists()
+
+
+def test_a_second_sigterm_stops_at_once_and_the_iteration_is_abandoned(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    config = cli_config(agents={"call_timeout_seconds": 300})
+    project = _project(config)
+    worker = _signalled_in_fix_2(tmp_path, cli_env, config, project, 300)
+    output = _until_line(worker, "Stopping:")
+    worker.send_signal(signal.SIGTERM)
+    output += worker.stdout.read() if worker.stdout else ""
+    assert worker.wait(timeout=60) == 130, output
+    assert read_polish_state(project.dir).iteration == 1
+    assert not (project.dir / ".processes.json").exists(), "the agent in flight was stopped"
 
 
 @pytest.mark.slow

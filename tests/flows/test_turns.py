@@ -5,12 +5,20 @@ import logging
 import pytest
 
 from thoughtforge.config import Config
-from thoughtforge.core import create_project, read_status, transition
-from thoughtforge.errors import AgentFailure, AnswerCutOff
+from thoughtforge.core import (
+    Notification,
+    Project,
+    TransitionHooks,
+    create_project,
+    install_hooks,
+    read_status,
+    transition,
+)
+from thoughtforge.errors import AgentFailure, AnswerCutOff, StateFileError
 from thoughtforge.flows.console import make_run_output_inert
 from thoughtforge.flows.human_input import IntakeTurn, ReviewTurn, SpecTurn
 from thoughtforge.flows.intake import _apply as run_intake_turn
-from thoughtforge.flows.turns import halt_on_failure, latest_ai_message
+from thoughtforge.flows.turns import halt_on_failure, latest_ai_message, state_files_readable
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.intake import DistillationMalformed
 
@@ -99,3 +107,25 @@ def test_terminate_is_offered_and_taken_at_every_chat_step(config: Config) -> No
         HaltReason.HUMAN_TERMINATED,
         Phase.HUMAN_REVIEW,
     )
+
+
+def test_a_corrupt_status_found_by_a_run_is_notified_and_named(config: Config) -> None:
+    """Before, a run that met an unreadable status.json stopped and told no one."""
+    project = create_project(config, brain_dump="x")
+    (project.dir / "status.json").write_text('{"phase": "nowhere"')
+    sent: list[Notification] = []
+
+    class Recording:
+        def send(self, project: Project, notification: Notification) -> None:
+            sent.append(notification)
+
+    previous = install_hooks(TransitionHooks(notifier=Recording()))
+    try:
+        with pytest.raises(StateFileError, match=r"status\.json"):
+            state_files_readable(project)
+    finally:
+        install_hooks(previous)
+    [told] = sent
+    assert (told.event_type, told.phase, told.project_id) == ("error", "unknown", project.id)
+    assert "status.json" in told.summary and "is not valid JSON" in told.summary
+    assert (project.dir / "status.json").read_text() == '{"phase": "nowhere"', "left as it was"

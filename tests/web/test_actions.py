@@ -73,6 +73,7 @@ def test_a_halt_without_a_waiting_run_offers_what_its_reason_allows(
 def test_a_working_run_takes_messages_only_and_an_idle_project_can_be_started() -> None:
     working = composer_for(_status(Phase.POLISHING), None, run_busy=True)
     assert [a.name for a in working.actions] == ["send"] and "working" in working.note
+    assert working.note.endswith("a message is kept; it will be read at the next polish iteration.")
     idle = composer_for(_status(Phase.SPEC_BUILDING), None, run_busy=False)
     assert [a.name for a in idle.actions] == ["send", "start"]
     crashed = composer_for(_status(Phase.POLISHING), None, run_busy=False)

@@ -20,6 +20,7 @@ from thoughtforge.core import (
     record_wait,
     transition,
     utc_now,
+    write_status,
 )
 from thoughtforge.models import DeliverableType, HaltReason, Phase
 from thoughtforge.prompting.library import DEFAULT_DIRECTORY, PromptLibrary
@@ -135,6 +136,19 @@ def test_a_message_with_no_run_is_kept_and_queued(bench: Bench) -> None:
         "note": "Kept: the AI reads it at its next call.",
     }
     assert read_chat(project.dir)[-1].content == "Rain plan!"
+
+
+def test_a_message_while_polishing_is_kept_for_the_next_iteration(bench: Bench) -> None:
+    project = _project(bench)
+    polishing = read_status(project.dir).model_copy(update={"phase": Phase.POLISHING})
+    write_status(project.dir, polishing)
+    answer = bench.post(
+        f"/projects/{project.id}/reply", {"action": "send", "message": "Euros only."}
+    )
+    assert answer.json() == {
+        "delivery": "queued",
+        "note": "Kept: it will be read at the next polish iteration.",
+    }
 
 
 def test_an_action_the_wait_does_not_take_or_an_empty_message_is_refused(bench: Bench) -> None:

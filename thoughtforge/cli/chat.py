@@ -67,6 +67,8 @@ def print_message(message: ChatMessage) -> None:
     head = Text()
     head.append(_NAMES[message.role], style=_STYLES[message.role])
     head.append(f"  {PHASE_LABELS[message.phase]} · {message.timestamp:%b %d %H:%M} UTC", "dim")
+    if message.read_by:
+        head.append(f" · read at {message.read_by}", "dim")
     out.print(head)
     out.print(inert_text(message.content), soft_wrap=True)
     out.print()

@@ -34,7 +34,8 @@ def say(
     message: MessageArgument,
     wait: WaitOption = False,
 ) -> None:
-    """Send a chat message; queued for the AI's next call when no run is waiting."""
+    """Send a chat message; kept for the AI's next call (in Phases 3–4, the next build step or
+    polish iteration) when no run is waiting."""
     _chat(ctx, project_id, "send", message, wait=wait)
 
 
@@ -127,6 +128,7 @@ def _chat(
     ctx: typer.Context, project_id: str, action: str, message: str = "", *, wait: bool
 ) -> None:
     from thoughtforge.core import current_wait, open_project, read_thread
+    from thoughtforge.phases.chat import when_read
     from thoughtforge.server.replies import Delivery, reply_to_chat
 
     project = open_project(config_of(ctx), project_id)
@@ -139,7 +141,7 @@ def _chat(
         if wait:
             print_reply(project, since, answered.key if answered else None)
     elif delivery is Delivery.QUEUED:
-        out.print("No run is waiting: message queued for the AI's next call.")
+        out.print(f"No run is waiting: message queued; {when_read(project.status())}.")
     else:
         raise ThoughtForgeError(
             f"no run of {project_id} is waiting for input; start one with "

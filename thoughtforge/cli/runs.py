@@ -1,8 +1,10 @@
 """Running a project's flows in this process, and telling the user how the run ended.
 
-SIGTERM stops a run like Ctrl-C does: the step in flight is abandoned (its agent's process group
-is killed, nothing half-written is recorded, since every step writes the files only when it has
-its answer) and the command exits; `thoughtforge continue` resumes from the files.
+SIGTERM stops a run like Ctrl-C does, gracefully (`adapters.agents.graceful_stop`): the agent
+call in flight may finish and is recorded, no step starts after it, and the command exits; a second
+signal abandons the step in flight (its agent's process group is killed, nothing half-written is
+recorded, since every step writes the files only when it has its answer). `thoughtforge continue`
+resumes from the files.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from thoughtforge.core.project import Project
 from thoughtforge.core.project_log import log_event
 from thoughtforge.core.state import Status
+from thoughtforge.errors import StateFileError
 
 EventType = Literal[
     "convergence_success", "guard_triggered", "human_needed", "milestone_complete", "error"
@@ -111,12 +112,16 @@ def show_on_board(project: Project, hooks: TransitionHooks | None = None) -> Non
 def notify(
     project: Project, event_type: EventType, summary: str, hooks: TransitionHooks | None = None
 ) -> None:
-    """Tell the human of an event that changes no phase (a guard's warning)."""
-    status = project.status()
+    """Tell the human of an event that changes no phase (a guard's warning, or a `status.json`
+    that cannot be read: then the project is named by its id, its phase as unknown)."""
+    try:
+        status: Status | None = project.status()
+    except StateFileError:
+        status = None
     notification = Notification(
         project_id=project.id,
-        project_name=status.project_name,
-        phase=status.phase.value,
+        project_name=status.project_name if status else None,
+        phase=status.phase.value if status else "unknown",
         event_type=event_type,
         summary=summary,
     )

@@ -75,6 +75,9 @@ class ChatMessage(_StateModel):
     content: str
     phase: Phase
     timestamp: datetime = Field(default_factory=utc_now)
+    read_by: str | None = None
+    """Where an autonomous phase put the person's message before its agent (e.g. `polish
+    iteration 3`); absent until then, and in files written before the field existed."""
 
 
 ChatHistory = list[ChatMessage]
@@ -113,8 +116,12 @@ def read_chat(project_dir: Path) -> ChatHistory:
 
 def write_chat(project_dir: Path, history: ChatHistory) -> None:
     """Replace `chat_history.json` atomically (to clear it between phases)."""
-    payload = _CHAT_ADAPTER.dump_json(history, indent=2).decode()
-    write_text_atomic(project_dir / CHAT_HISTORY_FILE, payload + "\n")
+    write_text_atomic(project_dir / CHAT_HISTORY_FILE, _chat_json(history))
+
+
+def _chat_json(history: ChatHistory) -> str:
+    """A message nobody has read yet is written without `read_by`, as before the field existed."""
+    return _CHAT_ADAPTER.dump_json(history, indent=2, exclude_none=True).decode() + "\n"
 
 
 def append_chat(project_dir: Path, message: ChatMessage) -> ChatHistory:
@@ -127,6 +134,20 @@ def append_chat(project_dir: Path, message: ChatMessage) -> ChatHistory:
     return history
 
 
+def mark_read(project_dir: Path, messages: list[ChatMessage], by: str) -> None:
+    """Mark `messages` (as they were read from the chat) read `by` a step, under the writers'
+    lock; one marked already keeps its first mark."""
+    if not messages:
+        return
+    with _locked(project_dir / STATE_LOCK_FILE):
+        history = read_chat(project_dir)
+        marked = [
+            m.model_copy(update={"read_by": by}) if m.read_by is None and m in messages else m
+            for m in history
+        ]
+        write_chat(project_dir, marked)
+
+
 def clear_chat(project_dir: Path) -> None:
     """Start the next phase's conversation. The agent is given only `chat_history.json`, which is
     emptied; its messages move to `chat_archive.json`, so the thread the person reads keeps every
@@ -135,8 +156,7 @@ def clear_chat(project_dir: Path) -> None:
         history = read_chat(project_dir)
         archive = _read_archive(project_dir)
         if history and archive[-len(history) :] != history:
-            payload = _CHAT_ADAPTER.dump_json(archive + history, indent=2).decode()
-            write_text_atomic(project_dir / CHAT_ARCHIVE_FILE, payload + "\n")
+            write_text_atomic(project_dir / CHAT_ARCHIVE_FILE, _chat_json(archive + history))
         write_chat(project_dir, [])
 
 

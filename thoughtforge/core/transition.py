@@ -19,7 +19,13 @@ from thoughtforge.core.project import Project
 from thoughtforge.core.project_log import log_event
 from thoughtforge.core.state import Status, utc_now, write_status
 from thoughtforge.errors import TransitionError
-from thoughtforge.models import DeliverableType, HaltReason, Phase
+from thoughtforge.models import (
+    CONVERSATION_PHASES,
+    DECISION_HALTS,
+    DeliverableType,
+    HaltReason,
+    Phase,
+)
 
 _NEXT: dict[Phase, frozenset[Phase]] = {
     Phase.BRAIN_DUMP: frozenset({Phase.DISTILLING}),
@@ -125,12 +131,25 @@ def _next_status(
 
 def _default_event_type(status: Status) -> EventType:
     if status.phase is Phase.HALTED:
-        return "guard_triggered" if str(status.halt_reason).startswith("guard_") else "error"
+        return _halt_event_type(status)
     if status.phase is Phase.DONE:
         return "convergence_success"
     if status.phase in (Phase.HUMAN_REVIEW, Phase.SPEC_BUILDING):
         return "human_needed"
     return "milestone_complete"
+
+
+def _halt_event_type(status: Status) -> EventType:
+    """A guard's halt is `guard_triggered`; one that waits for the person's decision or words
+    (stuck, plan_incomplete, any halt of Phases 1–2) `human_needed`; the rest an `error`."""
+    reason = status.halt_reason
+    if reason is HaltReason.HUMAN_TERMINATED:
+        return "error"
+    if str(reason).startswith("guard_"):
+        return "guard_triggered"
+    if reason in DECISION_HALTS or status.halted_from in CONVERSATION_PHASES:
+        return "human_needed"
+    return "error"
 
 
 def _default_summary(project: Project, before: Status, status: Status) -> str:

@@ -18,6 +18,7 @@ from prefect import pause_flow_run, runtime
 from prefect.input import RunInput
 from pydantic import Field
 
+from thoughtforge.adapters.agents.graceful_stop import stop_pending, take_next_step
 from thoughtforge.core import (
     Project,
     Waiting,
@@ -190,7 +191,8 @@ def wait_for_human(project: Project, step: HumanStep[InputT], description: str) 
 
 def _answer(project: Project, form: type[InputT], waiting: Waiting) -> InputT:
     """A run in a process of its own pauses; a deployment's run holds its process while the
-    person is around, then suspends (`flows.holding`); a re-entered one collects the answer."""
+    person is around, then suspends (`flows.holding`); a re-entered one collects the answer.
+    A run told to stop while its last call finished stops here, or (a deployment's) suspends."""
     if not runtime.deployment.id:
         return _in_this_process(
             project,
@@ -201,7 +203,7 @@ def _answer(project: Project, form: type[InputT], waiting: Waiting) -> InputT:
                 poll_interval=HOLD_POLL_SECONDS,  # type: ignore[arg-type]
             ),
         )
-    if not waiting.away:
+    if not waiting.away and not stop_pending():
         answer = _in_this_process(project, lambda: hold(form, waiting.key, HUMAN_WAIT_SECONDS))
         if answer is not None:
             return answer
@@ -211,8 +213,9 @@ def _answer(project: Project, form: type[InputT], waiting: Waiting) -> InputT:
 
 def _in_this_process(project: Project, wait: Callable[[], T]) -> T:
     """A wait kept in this process: when the process stops (Ctrl-C, SIGTERM), nobody is left to
-    take the answer, so the wait goes with it."""
+    take the answer, so the wait goes with it; a run told to stop meanwhile stops before it."""
     try:
+        take_next_step()
         return wait()
     except BaseException:
         clear_wait(project.dir)

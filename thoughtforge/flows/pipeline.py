@@ -46,6 +46,7 @@ from thoughtforge.flows.intake import run_intake
 from thoughtforge.flows.limits import holds_run_slot, run_slot
 from thoughtforge.flows.polish import polish_until_settled
 from thoughtforge.flows.run_tags import project_of_this_run, tag_this_run
+from thoughtforge.flows.shutdown import stopping_gracefully
 from thoughtforge.flows.spec import run_spec
 from thoughtforge.flows.temporary_server import track_temporary_server
 from thoughtforge.flows.turns import state_files_readable
@@ -107,6 +108,7 @@ def pipeline_flow(
         held.enter_context(hold_run_lock(project))
         held.enter_context(run_slot(config, project))
         held.enter_context(holding_for(config.human.hold_seconds))
+        held.enter_context(stopping_gracefully(config))
         track_temporary_server(project)
         if not state_files_readable(project):
             return project.status().phase.value

@@ -31,6 +31,7 @@ from thoughtforge.flows.holding import holding_for
 from thoughtforge.flows.human_input import POLISH_HALT, halt_prompt, wait_for_human
 from thoughtforge.flows.limits import run_slot
 from thoughtforge.flows.run_tags import tag_this_run
+from thoughtforge.flows.shutdown import stopping_gracefully
 from thoughtforge.flows.task_runner import as_task
 from thoughtforge.flows.temporary_server import track_temporary_server
 from thoughtforge.phases import halt_actions
@@ -63,6 +64,7 @@ def polish_flow(
         hold_run_lock(project),
         run_slot(config, project),
         holding_for(config.human.hold_seconds),
+        stopping_gracefully(config),
     ):
         track_temporary_server(project)
         return polish_until_settled(project, config, wait_for_human)

@@ -16,6 +16,7 @@ from thoughtforge.flows.console import make_run_output_inert
 from thoughtforge.flows.events import announce
 from thoughtforge.flows.limits import run_slot
 from thoughtforge.flows.polish import polish_until_settled
+from thoughtforge.flows.shutdown import stopping_gracefully
 from thoughtforge.phases.polish.repolish import RepolishCheck, check_done_projects, start_repolish
 
 
@@ -41,7 +42,7 @@ def _handle(config: Config, found: RepolishCheck) -> dict[str, str]:
         return row
     project = open_project(config, found.project_id)
     try:
-        with hold_run_lock(project), run_slot(config, project):
+        with hold_run_lock(project), run_slot(config, project), stopping_gracefully(config):
             start_repolish(project, found)
             outcome = polish_until_settled(project, config, wait_for_human=False)
     except ProjectError as exc:  # a run of this project is live: the next schedule retries it

@@ -9,10 +9,12 @@ from contextlib import contextmanager
 from typing import TypeVar
 
 from thoughtforge.core import (
+    STATUS_FILE,
     Project,
     check_state_files,
     clear_wait,
     log_event,
+    notify,
     read_chat,
     transition,
 )
@@ -88,13 +90,17 @@ def state_files_readable(project: Project) -> bool:
     """Checked when a run starts: a corrupt chat or polish state halts the project (naming the
     file) before any work, instead of being found after iterations were added.
 
-    A corrupt `status.json` cannot record a halt: its error propagates, naming the file.
+    A corrupt `status.json` cannot record a halt: the person is notified, and its error
+    propagates, naming the file.
     """
     try:
         check_state_files(project.dir)
     except StateFileError as exc:
         message = f"{exc}. Restore it (it is in the project's git history), then resume."
         print(message)
+        if exc.path.name == STATUS_FILE:
+            notify(project, "error", f"Project '{project.id}' — {message}")
+            raise
         if project.status().phase is not Phase.HALTED:
             transition(
                 project, Phase.HALTED, halt_reason=HaltReason.FILE_SYSTEM_ERROR, summary=message

@@ -1,12 +1,14 @@
 """The project's chat as the phases use it: the human's words, notices, the AI's last word.
 
 `chat_history.json` is the memory of the interactive phases, so the human's message is stored
-before anything acts on it, and a notice a re-run would repeat is said once.
+before anything acts on it, and a notice a re-run would repeat is said once. In Phases 3–4 a
+message is guidance: the next build step or polish iteration puts it before its agent and marks it
+read (`ChatMessage.read_by`), and `when_read` is what the person is told when they send it.
 """
 
 from __future__ import annotations
 
-from thoughtforge.core import ChatMessage, Project, append_chat, read_chat
+from thoughtforge.core import ChatMessage, Project, Status, append_chat, read_chat
 from thoughtforge.errors import ThoughtForgeError, TransitionError
 from thoughtforge.models import HaltReason, Phase
 
@@ -21,6 +23,9 @@ PHASE_LABELS: dict[Phase, str] = {
     Phase.HALTED: "halted",
 }
 """A message's phase as the thread labels it (on the page and in `thoughtforge chat`)."""
+NO_GUIDANCE = "None."
+GUIDED_PHASES = frozenset({Phase.BUILDING, Phase.POLISHING})
+"""Where a message is guidance for the next step (Phases 1–2 converse instead)."""
 
 
 def add_human_message(project: Project, text: str) -> None:
@@ -60,3 +65,28 @@ def latest_ai_message(project: Project) -> str:
         if message.role in ("ai", "system"):
             return message.content
     return ""
+
+
+def unread_words(history: list[ChatMessage]) -> list[ChatMessage]:
+    """The person's messages of Phases 3–4 that no step has put before an agent yet."""
+    return [
+        m for m in history if m.role == "human" and m.read_by is None and m.phase in GUIDED_PHASES
+    ]
+
+
+def guidance_text(messages: list[ChatMessage]) -> str:
+    """The person's words, oldest first, as a prompt's "Guidance from the person" holds them."""
+    return "\n\n".join(m.content for m in messages) or NO_GUIDANCE
+
+
+def when_read(status: Status) -> str:
+    """When the AI reads a message stored now that no run waits for (the CLI and the page say
+    it): in Phases 3–4 at the next build step or polish iteration, else at the AI's next call."""
+    halted = status.phase is Phase.HALTED
+    phase = status.halted_from if halted and status.halted_from else status.phase
+    then = " once the project resumes" if halted else ""
+    if phase is Phase.POLISHING:
+        return f"it will be read at the next polish iteration{then}"
+    if phase is Phase.BUILDING:
+        return f"it will be read at the next build step{then}"
+    return f"the AI reads it at its next call{then}"

@@ -25,12 +25,14 @@ from pydantic import BaseModel
 from thoughtforge.adapters.agents import AgentCall, invoke_agent
 from thoughtforge.config import Config
 from thoughtforge.core import (
+    ChatMessage,
     Project,
     TransitionHooks,
     check_state_files,
     commit_own,
     log_event,
     mark_polished,
+    mark_read,
     read_chat,
     read_own_text,
     transition,
@@ -268,14 +270,30 @@ class PhaseEngine:
             return str(exc)
         return None
 
-    def human_guidance(self) -> str:
-        """The human's messages in this phase (stuck recovery); the chat is cleared as it begins."""
+    def human_guidance(self, step: str) -> str:
+        """Everything the person said in this phase, for `step`, about to ask its agent: in a
+        build a decision (a stuck answer, a correction) holds for every step after it. What no
+        step had read yet is marked read by `step`."""
+        said = [m for m in self.chat() if m.role == "human" and m.phase is self.phase]
+        self.mark_read(chat.unread_words(said), step)
+        return chat.guidance_text(said)
+
+    def chat(self) -> list[ChatMessage]:
+        """The phase's chat; one that cannot be read halts (it is never guessed)."""
         try:
-            history = read_chat(self.project.dir)
+            return read_chat(self.project.dir)
         except StateFileError as exc:
             raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, str(exc)) from None
-        said = [m.content for m in history if m.role == "human" and m.phase is self.phase]
-        return "\n\n".join(said) or "None."
+
+    def mark_read(self, messages: list[ChatMessage], by: str) -> None:
+        try:
+            mark_read(self.project.dir, messages, by)
+        except StateFileError as exc:
+            raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, str(exc)) from None
+        except OSError as exc:
+            raise PhaseHalt(
+                HaltReason.FILE_SYSTEM_ERROR, f"cannot mark the chat read: {exc}"
+            ) from None
 
     def say(self, text: str) -> None:
         chat.notice(self.project, text, self.phase)

@@ -20,6 +20,7 @@ from thoughtforge.models import (
     HaltReason,
     Phase,
 )
+from thoughtforge.phases.chat import when_read
 
 
 class Action(BaseModel):
@@ -103,7 +104,7 @@ def composer_for(status: Status, waiting: Waiting | None, run_busy: bool) -> Com
     if run_busy:
         return Composer(
             actions=_named(("send",)),
-            note="The AI is working: a message is kept and read at its next call.",
+            note=f"The AI is working: a message is kept; {when_read(status)}.",
         )
     stopped = " (its last run stopped mid-phase)" if status.phase in AUTONOMOUS_PHASES else ""
     return Composer(

@@ -17,6 +17,7 @@ from thoughtforge.core import Project, current_wait, is_running
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.models import Phase
 from thoughtforge.phases import add_human_message, halt_actions
+from thoughtforge.phases.chat import when_read
 from thoughtforge.server.api import PrefectApi, PrefectApiError, find_api
 from thoughtforge.server.replies import Delivery, hand_over, reply_to_chat
 from thoughtforge.web.actions import ACTIONS, CHAT_ACTIONS, Composer, composer_for
@@ -81,7 +82,7 @@ def _chat(config: Config, config_file: Path, project: Project, answer: Answer) -
     if delivery is Delivery.HANDED_OVER:
         return Outcome(delivery=delivery, note="Sent.")
     if delivery is Delivery.QUEUED:
-        return Outcome(delivery=delivery, note="Kept: the AI reads it at its next call.")
+        return Outcome(delivery=delivery, note=f"Kept: {when_read(project.status())}.")
     started = start_run(config, config_file, project, then={"message": "", "action": answer.action})
     return Outcome(delivery="started" if started.run_id else delivery, note=started.note)
 

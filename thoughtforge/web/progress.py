@@ -16,16 +16,13 @@ from pydantic import BaseModel, ValidationError
 from thoughtforge.core import (
     CODE_BUILD_FILE,
     PLAN_FILE,
-    POLISH_LOG_FILE,
-    POLISH_STATE_FILE,
     Project,
     Status,
     read_events,
-    read_polish_state,
 )
 from thoughtforge.core.links import read_own_text
-from thoughtforge.errors import StateFileError
 from thoughtforge.models import DeliverableType, Severity
+from thoughtforge.phases.polish.record import read_polish_record
 from thoughtforge.plugins.code.build_state import CodeBuildState
 from thoughtforge.web.thread import render_markdown
 
@@ -160,25 +157,12 @@ def _code_steps(project: Project, problems: list[str]) -> list[ProgressItem]:
 
 
 def _add_polish(project: Project, panel: Panel) -> None:
-    if not (project.dir / POLISH_STATE_FILE).exists():
+    record = read_polish_record(project.dir)
+    panel.problems.extend(record.problems)
+    if record.state is None:
         return
-    try:
-        state = read_polish_state(project.dir)
-    except StateFileError as exc:
-        panel.problems.append(str(exc))
-        return
-    panel.chart = chart_of([entry.model_dump() for entry in state.trajectory])
-    log = project.dir / POLISH_LOG_FILE
-    if log.exists():
-        text = _read(log, panel.problems)
-        panel.polish_log_html = render_markdown(text)
-        panel.guards, panel.verdict = _last_guards(text)
-
-
-def _last_guards(log: str) -> tuple[list[str], str]:
-    """The last iteration's guard lines and verdict, as `polish_log.iteration_entry` wrote them."""
-    entry = log.rsplit("\n## Iteration ", 1)[-1]
-    guards = entry.split("### Guards\n", 1)[-1].split("\n\n", 1)[0] if "### Guards" in entry else ""
-    verdict = next((ln for ln in entry.splitlines() if ln.startswith("**Verdict:**")), "")
-    lines = [line.removeprefix("- ") for line in guards.splitlines() if line.startswith("- ")]
-    return lines, verdict.removeprefix("**Verdict:**").strip()
+    panel.chart = chart_of([entry.model_dump() for entry in record.trajectory])
+    panel.polish_log_html = render_markdown(record.log_text) if record.log_text else ""
+    last = record.last_iteration
+    if last is not None:
+        panel.guards, panel.verdict = last.guards, last.verdict

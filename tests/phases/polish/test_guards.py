@@ -312,7 +312,8 @@ def test_matching_stops_once_over_30_percent_match_nothing_and_says_at_most() ->
     current, previous = random_descriptions(10, seed=14), random_descriptions(10, seed=15)
     report = run(criticals(10, 10, 10), issues(*current), issues(*previous))
     assert report.reason == (
-        "polish sufficient: total stuck at 10 for 3 iterations while issues rotate "
+        "polish sufficient: total stuck at 10 (10 critical, 0 medium, 0 minor) for 3 iterations "
+        "while issues rotate "
         "(at most 6 of 10 matched, under 70 %)."
     )
 
@@ -325,7 +326,8 @@ def test_plateau_with_rotating_issues_is_done() -> None:
     assert report.halt_reason is None
     # the 3rd new issue leaves at most 4 of 7 matched: the last two are not measured
     assert report.reason == (
-        "polish sufficient: total stuck at 7 for 3 iterations while issues rotate "
+        "polish sufficient: total stuck at 7 (7 critical, 0 medium, 0 minor) for 3 iterations "
+        "while issues rotate "
         "(at most 4 of 7 matched, under 70 %)."
     )
 
@@ -475,5 +477,5 @@ def test_scenario_a_plateau_with_rotating_issues_is_done() -> None:
     reviews = [issues(*random_descriptions(6, seed=20 + n)) for n in range(5)]
     iteration, report = first_stop(criticals(12, 9, 6, 6, 6), reviews)
     assert (iteration, report.verdict, report.guard) == (5, "done", "stagnation")
-    assert "total stuck at 6 for 3 iterations" in report.reason
+    assert "total stuck at 6 (6 critical, 0 medium, 0 minor) for 3 iterations" in report.reason
     assert "(at most 4 of 6 matched, under 70 %)" in report.reason

@@ -16,6 +16,7 @@ from tests.polish_setup import PLAN, calls, polishing_project, review, write_scr
 from thoughtforge.config import Config
 from thoughtforge.core import (
     Notification,
+    PolishState,
     Project,
     Status,
     TransitionHooks,
@@ -26,7 +27,8 @@ from thoughtforge.core import (
     read_status,
 )
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.phases import halt_actions
+from thoughtforge.phases import add_human_message, halt_actions
+from thoughtforge.phases.polish.guards import GuardReport
 from thoughtforge.phases.polish.loop import PolishLoop, PolishOutcome
 
 T = TypeVar("T")
@@ -44,6 +46,12 @@ def script(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Pat
 
 def polish(project: Project, config: Config, **kwargs: Any) -> PolishOutcome:
     return PolishLoop(project, config, **kwargs).run()
+
+
+def agent_prompts(project: Project) -> list[tuple[str, str]]:
+    """Every prompt the scripted agent was given, in order, with its step."""
+    folder = project.dir / ".scripted-agent" / "prompts"
+    return [(p.stem.split("-", 1)[1], p.read_text()) for p in sorted(folder.glob("*.md"))]
 
 
 def subjects(project: Project) -> list[str]:
@@ -95,9 +103,40 @@ def test_plateau_with_rotating_issues_is_done(config: Config, script: Callable[.
         {1: review(1, 3, 3, "alpha"), 2: review(1, 3, 3, "bravo"), 3: review(1, 3, 3, "charlie")}
     )
     project = polishing_project(config)
-    outcome = polish(project, config)
+    recorder = Recorder()
+    outcome = polish(project, config, hooks=TransitionHooks(notifier=recorder, board=recorder))
     assert outcome.verdict == "done" and outcome.iteration == 3
     assert "stagnation" in (project.dir / "polish_log.md").read_text()
+    [done] = recorder.sent
+    assert done.event_type == "convergence_success"
+    assert done.summary.startswith(
+        "Project 'Wedding' — polish sufficient: total stuck at 7 (1 critical, 3 medium, 3 minor)"
+    ), "the counts per severity, as the spec's convergence message carries them"
+
+
+def test_a_message_sent_while_polishing_guides_the_next_iteration_once(
+    config: Config, script: Callable[..., Path]
+) -> None:
+    """Before, a message sent while polishing was stored and never put before an agent."""
+    script({1: review(2, 2, 2), 2: review(1, 1, 1), "default": review()})
+    project = polishing_project(config)
+
+    def say_after_the_first(state: PolishState, report: GuardReport) -> None:
+        if state.iteration == 1:
+            add_human_message(project, "Keep the budget table in euros.")
+
+    assert polish(project, config, on_iteration=say_after_the_first).verdict == "done"
+    prompts = agent_prompts(project)
+    assert [name for name, _ in prompts] == [
+        "plan-review", "plan-fix", "plan-review", "plan-fix", "plan-review",
+    ]  # fmt: skip
+    guided = ["Keep the budget table in euros." in text for _, text in prompts]
+    assert guided == [False, False, True, True, False], "iteration 2's review and fix, only"
+    heading = "Guidance from the person (written while the loop runs; follow it where it applies)"
+    assert f"{heading}:\n\nKeep the budget table in euros.\n\nPlan:" in prompts[2][1]
+    assert f"{heading}:\n\nNone.\n\n" in prompts[4][1]
+    [brain_dump, said] = [m for m in read_chat(project.dir) if m.role == "human"]
+    assert (brain_dump.read_by, said.read_by) == (None, "polish iteration 2")
 
 
 def test_same_issues_at_a_plateau_are_not_stagnation(

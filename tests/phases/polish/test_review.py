@@ -221,7 +221,7 @@ def test_the_review_step_sends_its_schema_and_a_reviewer_held_to_it_is_read(
         )
         server.script(Reply(review_json(issue("medium"))))
         steps = PolishSteps(PhaseEngine(project, config, Phase.POLISHING, None), "local", "local")
-        stored = steps.review(1, steps.constraints())
+        stored = steps.review(1, steps.constraints(), "None.")
     schema = server.bodies[0]["response_format"]["json_schema"]["schema"]
     assert schema == PlanReview.model_json_schema()
     assert schema["$defs"]["Severity"]["enum"] == ["critical", "medium", "minor"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -34,7 +35,7 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import TransitionError
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.phases import halt_actions
+from thoughtforge.phases import add_human_message, halt_actions
 from thoughtforge.phases.engine import OUTPUT_INCOMPLETE
 from thoughtforge.plugins.code.build_state import CodeBuildState
 from thoughtforge.plugins.code.builder import CodeBuilder, source_files
@@ -48,6 +49,7 @@ def code_config(tmp_path: Path, write_config: Callable[..., Path]) -> Callable[.
     return make
 
 
+T = TypeVar("T")
 TEST_ADD = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 
 
@@ -159,6 +161,36 @@ def test_a_failed_step_is_undone_and_retried_and_earlier_steps_stay(
     failed = [e for e in read_events(project.dir) if e["event"] == "build_attempt_failed"]
     assert [(e["task"], e["attempt"]) for e in failed] == [("step 2/2: mul", 1)]
     assert all(step.done for step in _state(project).steps or [])
+
+
+def test_a_message_sent_mid_build_reaches_the_next_step_and_is_marked_read(
+    code_config: Callable[..., Config], script: Callable[..., Path]
+) -> None:
+    """Before, the guidance was read once when the run started."""
+    add_only = {"calc.py": "def add(a, b):\n    return a + b\n", "pyproject.toml": "[project]\n"}
+    script(
+        **{
+            "code-steps": {"text": '{"steps": [{"title": "add"}, {"title": "mul"}]}'},
+            "code-build": [
+                wrote({**add_only, "test_add.py": TEST_ADD}),
+                wrote({"calc.py": CALC_FIXED, "test_calc.py": TEST_CALC}),
+            ],
+        }
+    )
+    project = code_project(config := code_config(step_mode=True))
+
+    def runner(name: str, step: Callable[[], T]) -> T:
+        result = step()
+        if name == "step 1/2: add":
+            add_human_message(project, "Integers only, please.")
+        return result
+
+    assert CodeBuilder(project, config, runner=runner).run().verdict == "built"
+    folder = project.dir / ".scripted-agent" / "prompts"
+    builds = [p.read_text() for p in sorted(folder.glob("*code-build.md"))]
+    assert ["Integers only, please." in prompt for prompt in builds] == [False, True]
+    [said] = [m for m in read_chat(project.dir) if m.content == "Integers only, please."]
+    assert said.read_by == "step 2/2: mul"
 
 
 def test_two_non_zero_exits_in_a_row_on_a_step_are_stuck_and_leave_no_half_work(

@@ -282,6 +282,28 @@ def test_stuck_halts_with_the_reason_then_guidance_re_asks_with_a_fresh_retry(
     assert "Guidance from the person:\n\nNone." in prompts[0]
 
 
+def test_a_message_sent_mid_build_reaches_the_next_section_and_is_marked_read(
+    config: Config, script: Callable[..., Path]
+) -> None:
+    """Before, the guidance was read once when the run started: a word said meanwhile waited for
+    the next run."""
+    script(every_section())
+    project = building_project(config)
+
+    def runner(name: str, step: Callable[[], T]) -> T:
+        result = step()
+        if name == step_label(2):
+            intake.add_human_message(project, "Keep the shed under 10 square metres.")
+        return result
+
+    assert build(project, config, runner=runner).verdict == "built"
+    prompts = build_prompts(project)
+    assert all("Guidance from the person:\n\nNone." in prompt for prompt in prompts[:2])
+    assert all("Keep the shed under 10 square metres." in prompt for prompt in prompts[2:])
+    [said] = [m for m in read_chat(project.dir) if m.role == "human"]
+    assert said.read_by == step_label(3)
+
+
 # --- resuming ------------------------------------------------------------------------------------
 
 

@@ -1,10 +1,11 @@
 """Agents are commands (the prompt goes in on stdin, the answer comes out on stdout) or
 OpenAI-compatible HTTP endpoints.
 
-`invoke` runs one call from config (retry once, then `AgentFailure`), `process` owns the
-subprocess and its timeout, `http_agent` the chat-completions exchange, `output` normalises each
-CLI's stdout, `check` tells whether an agent can run here, and `scripted` is the demo/test agent
-(not an AI). Imports `config`, `errors`, `core` and the prompting's token estimate only.
+`invoke` runs one call from config (retry once, then `AgentFailure`), `graceful_stop` lets the
+call in flight finish when a run is told to stop, `process` owns the subprocess and its timeout,
+`http_agent` the chat-completions exchange, `output` normalises each CLI's stdout, `check` tells
+whether an agent can run here, and `scripted` is the demo/test agent (not an AI). Imports
+`config`, `errors`, `core` and the prompting's token estimate only.
 
 The names below load on first use: `scripted` runs as its own process for every call of the demo
 agent, and importing this package must not make each of those pay for the agent layer.

@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from thoughtforge.adapters.agents.graceful_stop import agent_call
 from thoughtforge.adapters.agents.http_agent import CUT_OFF, ask_endpoint
 from thoughtforge.adapters.agents.output import AgentOutputError, normalise
 from thoughtforge.adapters.agents.process import ProcessResult, run_command
@@ -104,7 +105,8 @@ def invoke_agent(
         raise PromptTooLarge(agent, call.step, tokens, spec.context_window_tokens, spec.max_tokens)
     failures: list[str] = []
     for attempt in range(1, attempts + 1):
-        with _call_slot(agent):  # the time spent waiting for a slot is not the agent's
+        # A run told to stop starts no call (nor a retry); the call in flight may finish.
+        with agent_call(), _call_slot(agent):  # waiting for a slot is not the agent's time
             started_at, started = utc_now(), time.monotonic()
             activity = AgentActivity(
                 agent=agent,

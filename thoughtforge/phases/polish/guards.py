@@ -218,8 +218,8 @@ def _stagnation(it: _Iteration) -> tuple[bool, str]:
     if tally.persists:
         return False, f"total stuck at {totals[-1]} but the same issues persist ({tally.share})"
     return True, (
-        f"polish sufficient: total stuck at {totals[-1]} for {limit} iterations "
-        f"while issues rotate ({tally.share})."
+        f"polish sufficient: total stuck at {totals[-1]} ({describe(_counts(it.last))}) for "
+        f"{limit} iterations while issues rotate ({tally.share})."
     )
 
 

@@ -81,10 +81,10 @@ class PolishSteps:
         """What the orchestrator measures before the review (a plan: nothing)."""
         return None
 
-    def review(self, n: int, constraints: str) -> StoredReview:
+    def review(self, n: int, constraints: str, guidance: str) -> StoredReview:
         """Ask the reviewer, re-asking on malformed output; write and commit the review."""
         measured = self.measure()
-        prompt = self._review_prompt(constraints)
+        prompt = self._review_prompt(constraints, guidance)
         retries = self.engine.config.polish.retry_malformed_output
         try:
             parsed = self.engine.ask_until_usable(
@@ -106,12 +106,18 @@ class PolishSteps:
             self.engine.commit(f"review #{n}: {describe(Counts.of(review.issues))}")
         return review
 
-    def fix(self, state: PolishState, review: StoredReview, constraints: str) -> FixResult:
+    def fix(
+        self, state: PolishState, review: StoredReview, constraints: str, guidance: str
+    ) -> FixResult:
         """Ask the fixer for the whole document; a fragment is refused, twice in a row halts."""
         old = self.engine.read(self.document)
         issues = json.dumps([i.model_dump(mode="json") for i in review.issues], indent=2)
         prompt = self.engine.prompts.render(
-            self.fix_step, issues=issues, constraints=constraints, **{self.plugin.name: old}
+            self.fix_step,
+            issues=issues,
+            constraints=constraints,
+            guidance=guidance,
+            **{self.plugin.name: old},
         )
         call = self.engine.call(self.fix_step, review.iteration)
         new = _strip_fence(self.engine.ask(self.fixer, prompt, call))
@@ -175,15 +181,18 @@ class PolishSteps:
                 _restore(self.dir / name, content)
             raise
 
-    def _review_prompt(self, constraints: str) -> str:
+    def _review_prompt(self, constraints: str, guidance: str) -> str:
         document = self.engine.read(self.document)
         window = self.engine.config.agent(self.reviewer).prompt_budget_tokens
-        room = window - estimate_tokens(document) - _PROMPT_OVERHEAD_TOKENS
+        room = window - estimate_tokens(document + guidance) - _PROMPT_OVERHEAD_TOKENS
         fitted = truncate_text(constraints, max(room, 0))
         if fitted.truncated:
             log_event(self.dir, "constraints_truncated", level="warning", tokens=room)
         return self.engine.prompts.render(
-            self.review_step, constraints=fitted.text, **{self.plugin.name: document}
+            self.review_step,
+            constraints=fitted.text,
+            guidance=guidance,
+            **{self.plugin.name: document},
         )
 
 

@@ -27,6 +27,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from thoughtforge.adapters.agents.graceful_stop import take_next_step
 from thoughtforge.config import Config
 from thoughtforge.core import (
     POLISH_STATE_FILE,
@@ -41,6 +42,7 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import PhaseHalt, StateFileError
 from thoughtforge.models import Counts, HaltReason, Phase
+from thoughtforge.phases import chat
 from thoughtforge.phases.engine import HALTING_FAILURES, PhaseEngine, StepRunner, run_direct
 from thoughtforge.phases.polish import polish_log
 from thoughtforge.phases.polish.assessment import Assessment, assess
@@ -106,13 +108,18 @@ class PolishLoop:
             return self._halt(self.engine.as_halt(failure))
 
     def _iteration(self, state: PolishState, n: int) -> Assessment:
+        take_next_step()  # a run told to stop ends here, not after one more test run
         constraints = self.steps.constraints()
+        said = chat.unread_words(self.engine.chat())
+        guidance = chat.guidance_text(said)
         review = self.steps.stored_review(n)
         recovered = review is not None
         if review is None:
-            review = self.step_runner(f"review #{n}", lambda: self.steps.review(n, constraints))
+            review = self.step_runner(
+                f"review #{n}", lambda: self.steps.review(n, constraints, guidance)
+            )
         fix = self.steps.previous_fix(review, recovered) or self.step_runner(
-            f"fix #{n}", lambda: self.steps.fix(state, review, constraints)
+            f"fix #{n}", lambda: self.steps.fix(state, review, constraints, guidance)
         )
         verdict = assess(state, review, fix, self.engine.config.polish)
         entry_text = polish_log.iteration_entry(
@@ -121,6 +128,7 @@ class PolishLoop:
         fixed = review.issues or fix.applied  # code mode fixes failing tests without issues too
         subject = f"fix #{n}: {fix.summary}" if fixed else f"review #{n}: no issues"
         self.steps.record(verdict.state, entry_text, subject)
+        self.engine.mark_read(said, f"polish iteration {n}")
         report = self.last_report = verdict.report
         self._announce(report)
         log_event(self.dir, "guards", iteration=n, verdict=report.verdict, guard=report.guard)

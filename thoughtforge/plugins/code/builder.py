@@ -71,12 +71,12 @@ NO_PLAN = "None: build from the specification."
 
 @dataclass(frozen=True)
 class _Work:
-    """What every coding prompt is built from, read once per run (the human may edit them)."""
+    """What every coding prompt is built from, read once per run (the human may edit them); the
+    person's guidance is read again for each step (`PhaseEngine.human_guidance`)."""
 
     spec: str
     constraints: str
     plan: str
-    guidance: str
     test_command: list[str]
 
 
@@ -194,13 +194,12 @@ class CodeBuilder:
             spec=self.engine.read(SPEC_FILE),
             constraints=self.engine.read(CONSTRAINTS_FILE),
             plan=self.engine.read(plan.relative_to(self.dir).as_posix()) if plan else NO_PLAN,
-            guidance=self.engine.human_guidance(),
             test_command=self.suite.command(),
         )
 
     def _build(self, state: CodeBuildState, work: _Work) -> None:
         if not self.settings.step_mode:
-            prompt = self._build_prompt(work, "")
+            prompt = self._build_prompt(work, "", "build")
             self.runner("build", lambda: self._attempt(state, "build", prompt))
         else:
             if state.steps is None:
@@ -209,7 +208,7 @@ class CodeBuilder:
             while (next_step := state.next_step()) is not None:
                 number, step = next_step
                 label = f"step {number}/{len(state.steps)}: {step.title}"
-                prompt = self._build_prompt(work, _step_text(state.steps, number))
+                prompt = self._build_prompt(work, _step_text(state.steps, number), label)
                 self.runner(label, lambda: self._attempt(state, label, prompt))  # noqa: B023
                 self.engine.commit(f"{self.engine.project_name} {label}")
                 step.done = True  # after the commit: a kill between the two redoes the step
@@ -224,7 +223,7 @@ class CodeBuilder:
             spec=work.spec,
             constraints=work.constraints,
             plan=work.plan,
-            guidance=work.guidance,
+            guidance=self.engine.human_guidance("plan the steps"),
         )
         try:
             return self.engine.ask_until_usable(
@@ -281,7 +280,7 @@ class CodeBuilder:
             return f"the test suite no longer runs after it: {run.crash_reason}"
         return None
 
-    def _build_prompt(self, work: _Work, step: str) -> str:
+    def _build_prompt(self, work: _Work, step: str, label: str) -> str:
         return self.engine.prompts.render(
             "code-build",
             test_command=" ".join(work.test_command),
@@ -289,7 +288,7 @@ class CodeBuilder:
             spec=work.spec,
             constraints=work.constraints,
             plan=work.plan,
-            guidance=work.guidance,
+            guidance=self.engine.human_guidance(label),
         )
 
     # --- 3. the test-fix cycle -----------------------------------------------------------------
@@ -326,7 +325,7 @@ class CodeBuilder:
             output=run.output_tail,
             spec=work.spec,
             constraints=work.constraints,
-            guidance=work.guidance,
+            guidance=self.engine.human_guidance(f"fix cycle #{state.cycles}"),
         )
         try:
             self.code(prompt, self.engine.call("code-test-fix"))

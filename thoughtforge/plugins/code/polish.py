@@ -42,11 +42,13 @@ class PolishSteps(PlanPolishSteps):
         self.last_run = self.suite.run()
         return results(self.last_run)
 
-    def fix(self, state: PolishState, review: StoredReview, constraints: str) -> FixResult:
+    def fix(
+        self, state: PolishState, review: StoredReview, constraints: str, guidance: str
+    ) -> FixResult:
         """The coding agent fixes the files; the change is what it left in the tree."""
         window = self.engine.config.agent(self.fixer).prompt_budget_tokens
         issues = json.dumps([i.model_dump(mode="json") for i in review.issues], indent=2)
-        room = window - estimate_tokens(issues + constraints) - _PROMPT_OVERHEAD_TOKENS
+        room = window - estimate_tokens(issues + constraints + guidance) - _PROMPT_OVERHEAD_TOKENS
         files = fix_context(self.dir, [i.location for i in review.issues], max(room, 0))
         if files.truncated or files.left_out:
             log_event(
@@ -62,6 +64,7 @@ class PolishSteps(PlanPolishSteps):
             issues=issues,
             test_results=self._tests_line(review.tests),
             constraints=constraints,
+            guidance=guidance,
             files=files.text,
         )
         try:
@@ -82,11 +85,11 @@ class PolishSteps(PlanPolishSteps):
             return FixResult(applied=True, summary="code changed before an interruption; kept")
         return None
 
-    def _review_prompt(self, constraints: str) -> str:
+    def _review_prompt(self, constraints: str, guidance: str) -> str:
         run = self.last_run
         output = run.output_tail if run else ""
         window = self.engine.config.agent(self.reviewer).prompt_budget_tokens
-        room = window - estimate_tokens(constraints + output) - _PROMPT_OVERHEAD_TOKENS
+        room = window - estimate_tokens(constraints + guidance + output) - _PROMPT_OVERHEAD_TOKENS
         code = review_context(self.dir, max(room, 0), since=None)
         if code.truncated:
             log_event(self.dir, "review_context_truncated", level="warning", mode=code.mode)
@@ -96,6 +99,7 @@ class PolishSteps(PlanPolishSteps):
             test_results=self._tests_line(results(run) if run else None),
             test_output=output,
             constraints=constraints,
+            guidance=guidance,
             code_mode=(
                 "the whole codebase"
                 if code.mode == "codebase"

@@ -97,6 +97,7 @@ class PlanBuilder:
                     continue
                 step = f"build section {number}/{len(sections)}: {section.heading}"
                 label = f"section {number}/{len(sections)} '{section.heading}'"
+                draft.guidance = self.engine.human_guidance(step)
                 self.runner(step, partial(self._fill_section, draft, section, label))
                 progress = draft.progress()
                 log_event(

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from thoughtforge.core import INTENT_FILE, PLAN_FILE, SPEC_FILE, log_event, read_own_text
 from thoughtforge.errors import PhaseHalt
 from thoughtforge.models import HaltReason
+from thoughtforge.phases.chat import NO_GUIDANCE
 from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.plugins.plan.slot_content import unfilled_reason
 from thoughtforge.plugins.plan.template import (
@@ -49,12 +50,13 @@ def progress_markdown(progress: list[SectionProgress]) -> str:
 
 @dataclass
 class Draft:
-    """Read once at a run's start; `filled` grows as slots are accepted."""
+    """Read once at a run's start; `filled` grows as slots are accepted, and `guidance` is read
+    again before each section (the person may write while the build runs)."""
 
     template: PlanTemplate
     spec: str
-    guidance: str
     filled: dict[str, str]
+    guidance: str = NO_GUIDANCE
 
     def missing(self, section: Section) -> list[Slot]:
         return missing_slots(section, self.filled)
@@ -74,12 +76,11 @@ def missing_slots(section: Section, filled: Mapping[str, str]) -> list[Slot]:
 
 
 def load_draft(engine: PhaseEngine, templates_dir: Path) -> Draft:
-    """Template, spec, guidance and filled slots, re-read from the project's files."""
+    """Template, spec and filled slots, re-read from the project's files."""
     template = _template(engine, templates_dir)
     return Draft(
         template=template,
         spec=engine.read(SPEC_FILE),
-        guidance=engine.human_guidance(),
         filled=_filled_on_disk(engine, template),
     )
 
