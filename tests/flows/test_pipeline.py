@@ -11,6 +11,9 @@ from typing import Any
 
 import git
 import yaml
+from prefect import get_client
+from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterTags
+from prefect.client.schemas.objects import FlowRun
 
 from tests.flows.conftest import run_cli, send_input, start_cli, waiting_run
 from tests.flows.test_polish_flow import _wait_for
@@ -20,6 +23,7 @@ from thoughtforge.config import load_config
 from thoughtforge.core import create_project, hold_run_lock, read_chat, read_status
 from thoughtforge.core.waiting import WAITING_FILE
 from thoughtforge.models import HaltReason, Phase
+from thoughtforge.server.api import project_tag
 
 REPO = Path(__file__).resolve().parents[2]
 BRAIN_DUMP = (REPO / "examples" / "wedding-plan.md").read_text()
@@ -55,8 +59,15 @@ def _only_project(tmp_path: Path) -> Path:
     return project
 
 
+def _flow_runs_of(project_id: str) -> list[FlowRun]:
+    with get_client(sync_client=True) as client:
+        return client.read_flow_runs(
+            flow_run_filter=FlowRunFilter(tags=FlowRunFilterTags(all_=[project_tag(project_id)]))
+        )
+
+
 def test_readme_main_command_takes_a_fresh_project_to_done(
-    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path], prefect_api_url: str
 ) -> None:
     config = cli_config()
     result = run_cli(
@@ -74,6 +85,12 @@ def test_readme_main_command_takes_a_fresh_project_to_done(
     assert any(s.startswith("Phase 3 complete") for s in subjects)
     assert subjects[-2:] == ["review #1: no issues", "Done"]
     assert f"Deliverable: {project / 'docs' / 'plan.md'}" in result.stdout.replace("\n", "")
+    [run] = _flow_runs_of(project.name)
+    assert run.name == f"{read_status(project).project_name} · done"  # not Prefect's random name
+    again = run_cli(cli_env, config, "confirm", project.name)
+    assert again.returncode == 1
+    said = again.stderr.replace("\n", " ")
+    assert f"{project.name} is done" in said and "continue" not in said
 
 
 def test_cli_turns_drive_phases_one_and_two_of_a_paused_run(
@@ -243,6 +260,38 @@ def test_a_phase_one_agent_failure_in_a_batch_run_halts_with_the_agents_words(
     status = read_status(project)
     assert (status.phase, status.halt_reason) == (Phase.HALTED, HaltReason.AGENT_FAILURE)
     assert "model overloaded, try later" in read_chat(project)[-1].content
+
+
+def test_a_halt_ends_its_run_as_halted_and_every_hint_names_what_works(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path], prefect_api_url: str
+) -> None:
+    """Before, a halt logged `Finished in state Failed`, and the hints named override after a
+    Phase 1 halt, resume after terminate; `say` at a halt ended on Prefect's validation error."""
+    config = cli_config()
+    failing = {"text": "", "exit": 3, "stderr": "model overloaded, try later"}
+    script = _script(tmp_path / "s.yaml", **{"brain-dump-intake": failing})
+    (tmp_path / "bd.md").write_text(BRAIN_DUMP)
+    env = {**cli_env, "THOUGHTFORGE_SCRIPT": str(script)}
+    result = run_cli(env, config, "run", str(tmp_path / "bd.md"), "--auto-confirm")
+    project_id = _only_project(tmp_path).name
+    assert f"Next: thoughtforge resume|terminate {project_id}" in result.stderr.replace("\n", " ")
+    assert "Failed" not in result.stdout + result.stderr
+    [run] = _flow_runs_of(project_id)
+    assert run.name == project_id  # not named yet: the halt came before the intent
+    assert run.state is not None and run.state.is_completed() and run.state.name == "Halted"
+    assert run.state.message == "agent_failure in distilling"
+
+    said = run_cli(env, config, "say", project_id, "Use the cheaper venue.")
+    assert said.returncode == 1
+    told = said.stderr.replace("\n", " ")
+    assert "waits for a decision" in told and f"thoughtforge resume|terminate {project_id}" in told
+    assert "Additional properties" not in told
+    assert read_chat(_only_project(tmp_path))[-1].content == "Use the cheaper venue."
+
+    assert run_cli(env, config, "terminate", project_id).returncode == 0
+    again = run_cli(env, config, "continue", project_id)
+    assert again.returncode == 3
+    assert "nothing to resume" in again.stderr and "Next:" not in again.stderr
 
 
 def test_resume_after_a_phase_one_halt_still_waits_for_the_human(

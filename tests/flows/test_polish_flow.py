@@ -275,6 +275,20 @@ def test_a_run_killed_with_9_leaves_neither_agent_nor_temporary_server_behind(
     _wait_for(lambda: not alive(server) and not alive(agent), "the leftovers to end", 10)
 
 
+@pytest.mark.slow
+def test_a_clean_exit_forgets_the_temporary_server(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    """Before, `.processes.json` still named the temporary server after it had stopped."""
+    config = cli_config()
+    project = _project(config)
+    script = write_script(tmp_path / "s.yaml", {"default": review()})
+    alone = {k: v for k, v in cli_env.items() if k != "PREFECT_API_URL"}
+    finished = run_cli(alone, config, "polish", project.id, THOUGHTFORGE_SCRIPT=str(script))
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    assert not (project.dir / ".processes.json").exists()
+
+
 def test_a_long_loop_publishes_its_progress_while_it_runs(
     tmp_path: Path,
     cli_config: Callable[..., Path],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -53,6 +54,8 @@ class Stack:
             "PREFECT_HOME": str(tmp_path / ".prefect"),
             "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
             "COLUMNS": "200",
+            # A worktree's code, not the installed checkout's, in every process the stack starts.
+            **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"},
         }
 
     def tf(self, *args: str) -> subprocess.CompletedProcess[str]:

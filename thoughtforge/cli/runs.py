@@ -16,6 +16,7 @@ from types import FrameType
 import typer
 
 from thoughtforge.cli.app import EXIT_HALTED, config_of, err, out
+from thoughtforge.cli.next_steps import after_halt
 from thoughtforge.config import config_path
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.terminal_text import inert_markup
@@ -42,7 +43,7 @@ def run_pipeline(ctx: typer.Context, project_id: str, auto_confirm: bool) -> Non
     if status.phase is Phase.HALTED:
         err.print(
             f"[yellow]Halted ({status.halt_reason}) in {status.halted_from}.[/] "
-            f"Next: thoughtforge resume|override|terminate {project_id}"
+            f"{after_halt(project_id, status)}"
         )
         raise typer.Exit(EXIT_HALTED)
     err.print(f"Stopped in {status.phase}: see `thoughtforge status {project_id}`.")
@@ -51,6 +52,8 @@ def run_pipeline(ctx: typer.Context, project_id: str, auto_confirm: bool) -> Non
 
 def run_polish(ctx: typer.Context, project_id: str, wait: bool) -> None:
     """Exit 0 when the loop is done, `EXIT_HALTED` when it halted."""
+    from thoughtforge.core import open_project
+
     _prepare_prefect(ctx)
     from thoughtforge.flows.polish import polish_in_process
 
@@ -59,9 +62,10 @@ def run_polish(ctx: typer.Context, project_id: str, wait: bool) -> None:
     if outcome.verdict == "done":
         out.print(f"[green]Done.[/] {inert_markup(outcome.reason)}")
         return
+    status = open_project(config_of(ctx), project_id).status()
     err.print(
         f"[yellow]Halted ({outcome.halt_reason}).[/] {inert_markup(outcome.reason)}\n"
-        f"Next: thoughtforge resume|override|terminate {project_id}"
+        f"{after_halt(project_id, status)}"
     )
     raise typer.Exit(EXIT_HALTED)
 

@@ -127,11 +127,12 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class HumanStep(Generic[InputT]):
-    """One kind of question: its form, the line that says how to move on, and (for a chat turn)
-    the action to suggest when a turn says nothing."""
+    """One kind of question: its form, the line that says how to move on, the `thoughtforge`
+    verbs that answer it, and (for a chat turn) the action to suggest when a turn says nothing."""
 
     form: type[InputT]
     move_on: str
+    verbs: str
     instead: str = ""
 
 
@@ -146,43 +147,54 @@ class Answer(Generic[InputT]):
 INTAKE = HumanStep(
     IntakeTurn,
     "To move on: write more and Submit, or choose **distill** once everything is in.",
+    "say|distill|terminate",
     instead="**distill**",
 )
 REVIEW = HumanStep(
     ReviewTurn,
     "To move on: send corrections, or choose **confirm** to lock the intent and write the spec.",
+    "say|realign|confirm|terminate",
     instead="**confirm**",
 )
 SPEC = HumanStep(
     SpecTurn,
     "To move on: answer or correct in the message, or choose **confirm** to lock the spec "
     "(**accept_unresolved** locks it with the open items marked unresolved).",
+    "say|confirm|terminate",
     instead="**confirm**",
 )
 HALT = HumanStep(
     HaltDecision,
     "To move on: choose **resume** (with another agent in *agent*, if you like) or "
     "**terminate**, then Submit.",
+    "resume|terminate",
 )
 POLISH_HALT = HumanStep(
     PolishHaltDecision,
     "To move on: choose **resume** (with another agent in *agent*, if you like), **override** "
     "or **terminate**, then Submit.",
+    "resume|override|terminate",
 )
 PLAN_GATE = HumanStep(
-    PlanGateDecision, "To move on: choose **override** or **terminate**, then Submit."
+    PlanGateDecision,
+    "To move on: choose **override** or **terminate**, then Submit.",
+    "override|terminate",
 )
 STUCK = HumanStep(
-    StuckDecision, "To move on: write the decision in the message and Submit, or **terminate**."
+    StuckDecision,
+    "To move on: write the decision in the message and Submit, or **terminate**.",
+    "answer|terminate",
 )
 
 
 def wait_for_human(project: Project, step: HumanStep[InputT], description: str) -> Answer[InputT]:
     """Block (or suspend) until the human answers; the caller clears the wait once it has taken
     the answer (`core.clear_wait`), so the next question gets a new key."""
-    waiting = _the_wait(project, step.form.__name__)
+    recorded = current_wait(project.dir)
+    waiting = _the_wait(project, step.form.__name__, recorded)
     form = step.form.with_initial_data(description=f"{description}\n\n---\n\n{step.move_on}")
-    print(f"Waiting for you: {_where_to_answer(project, waiting)}")
+    if waiting is not recorded:  # a re-entry meets its own wait again: said when it began
+        print(f"Waiting for you: {_where_to_answer(project, waiting, step.verbs)}")
     with slot_given_back():
         value = _answer(project, form, waiting)
     return Answer(value=value, wait=waiting)
@@ -219,7 +231,7 @@ def _in_this_process(project: Project, wait: Callable[[], T]) -> T:
         raise
 
 
-def _the_wait(project: Project, kind: str) -> Waiting:
+def _the_wait(project: Project, kind: str, recorded: Waiting | None) -> Waiting:
     """The recorded wait when this run re-enters the same question, else a new one.
 
     A recorded wait belongs to the run that recorded it: another run's (one killed while it
@@ -229,7 +241,6 @@ def _the_wait(project: Project, kind: str) -> Waiting:
     Prefect accepts only lowercase letters, digits and dashes in it.
     """
     status = project.status()
-    recorded = current_wait(project.dir)
     this_run = runtime.flow_run.id
     if (
         recorded
@@ -254,8 +265,8 @@ def _the_wait(project: Project, kind: str) -> Waiting:
     return record_wait(project.dir, waiting)
 
 
-def _where_to_answer(project: Project, waiting: Waiting) -> str:
-    reply = f"`thoughtforge say|confirm|… {project.id}`"
+def _where_to_answer(project: Project, waiting: Waiting, verbs: str) -> str:
+    reply = f"`thoughtforge {verbs} {project.id}`"
     return f"{waiting.page} (Resume), or {reply}" if waiting.page else reply
 
 
