@@ -6,13 +6,15 @@ import json
 import subprocess
 import sys
 from collections.abc import Callable
+from itertools import pairwise
 from pathlib import Path
 
 import git
 import pytest
 import yaml
 
-from tests.conftest import BRAIN_DUMP, REPO_ROOT
+from tests.conftest import BRAIN_DUMP, CHECKOUT_ENV, REPO_ROOT
+from thoughtforge.cli import app
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -26,7 +28,7 @@ def run(tmp_path: Path) -> Run:
             input=stdin,
             capture_output=True,
             text=True,
-            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "200"},
+            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "200", **CHECKOUT_ENV},
         )
 
     return run
@@ -168,7 +170,7 @@ def test_invalid_utf8_on_stdin_is_one_clear_line(tmp_path: Path, run: Run) -> No
         cwd=tmp_path,
         input=b"caf\xe9 plans\n",
         capture_output=True,
-        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "200"},
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "200", **CHECKOUT_ENV},
     )
     stderr = result.stderr.decode()
     assert result.returncode == 1 and "not UTF-8" in stderr and "Traceback" not in stderr
@@ -243,3 +245,23 @@ def _init_with(run: Run, tmp_path: Path, setting: str, replacement: str) -> None
 def _no_project(tmp_path: Path) -> bool:
     projects = tmp_path / "projects"
     return not projects.exists() or not any(projects.iterdir())
+
+
+def test_help_reflows_to_the_terminal_with_no_line_cut_mid_sentence(tmp_path: Path) -> None:
+    """Before, a docstring's line breaks survived: "recorded beside the config, so" stood alone
+    on its line at 80 columns, and the command list broke "file / drop"."""
+    for command in app.registered_commands:
+        paragraphs = (command.help or "").split("\n\n")
+        assert all("\n" not in paragraph for paragraph in paragraphs), command.name
+    shown = subprocess.run(
+        [sys.executable, "-m", "thoughtforge", "up", "--help"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "80", **CHECKOUT_ENV},
+    ).stdout.splitlines()
+    usage = next(n for n, line in enumerate(shown) if "Usage:" in line)
+    prose = shown[usage + 1 : next(n for n, line in enumerate(shown) if "Options" in line)]
+    for line, following in pairwise(prose):
+        if line.strip() and following.strip():  # a line its paragraph goes on after
+            assert len(line.strip()) > 60, line

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from tests.capture_server import CaptureServer, refused_url
+from tests.conftest import CHECKOUT_ENV
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.vibe_kanban import VibeKanban
 from thoughtforge.adapters.announce import board_for
@@ -33,7 +34,7 @@ def run(tmp_path: Path) -> Run:
             cwd=tmp_path,
             capture_output=True,
             text=True,
-            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "300"},
+            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "300", **CHECKOUT_ENV},
         )
 
     return run

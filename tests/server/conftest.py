@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
@@ -14,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import config_data
+from tests.conftest import CHECKOUT_ENV, config_data
 from tests.flows.test_polish_flow import _wait_for
 from thoughtforge.config import state_dir
 from thoughtforge.core import current_wait
@@ -54,8 +53,7 @@ class Stack:
             "PREFECT_HOME": str(tmp_path / ".prefect"),
             "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
             "COLUMNS": "200",
-            # A worktree's code, not the installed checkout's, in every process the stack starts.
-            **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"},
+            **CHECKOUT_ENV,
         }
 
     def tf(self, *args: str) -> subprocess.CompletedProcess[str]:

@@ -127,12 +127,11 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class HumanStep(Generic[InputT]):
-    """One kind of question: its form, the line that says how to move on, the `thoughtforge`
-    verbs that answer it, and (for a chat turn) the action to suggest when a turn says nothing."""
+    """One kind of question: its form, the line that says how to move on, and (for a chat turn)
+    the action to suggest when a turn says nothing."""
 
     form: type[InputT]
     move_on: str
-    verbs: str
     instead: str = ""
 
 
@@ -147,43 +146,34 @@ class Answer(Generic[InputT]):
 INTAKE = HumanStep(
     IntakeTurn,
     "To move on: write more and Submit, or choose **distill** once everything is in.",
-    "say|distill|terminate",
     instead="**distill**",
 )
 REVIEW = HumanStep(
     ReviewTurn,
     "To move on: send corrections, or choose **confirm** to lock the intent and write the spec.",
-    "say|realign|confirm|terminate",
     instead="**confirm**",
 )
 SPEC = HumanStep(
     SpecTurn,
     "To move on: answer or correct in the message, or choose **confirm** to lock the spec "
     "(**accept_unresolved** locks it with the open items marked unresolved).",
-    "say|confirm|terminate",
     instead="**confirm**",
 )
 HALT = HumanStep(
     HaltDecision,
     "To move on: choose **resume** (with another agent in *agent*, if you like) or "
     "**terminate**, then Submit.",
-    "resume|terminate",
 )
 POLISH_HALT = HumanStep(
     PolishHaltDecision,
     "To move on: choose **resume** (with another agent in *agent*, if you like), **override** "
     "or **terminate**, then Submit.",
-    "resume|override|terminate",
 )
 PLAN_GATE = HumanStep(
-    PlanGateDecision,
-    "To move on: choose **override** or **terminate**, then Submit.",
-    "override|terminate",
+    PlanGateDecision, "To move on: choose **override** or **terminate**, then Submit."
 )
 STUCK = HumanStep(
-    StuckDecision,
-    "To move on: write the decision in the message and Submit, or **terminate**.",
-    "answer|terminate",
+    StuckDecision, "To move on: write the decision in the message and Submit, or **terminate**."
 )
 
 
@@ -194,7 +184,7 @@ def wait_for_human(project: Project, step: HumanStep[InputT], description: str) 
     waiting = _the_wait(project, step.form.__name__, recorded)
     form = step.form.with_initial_data(description=f"{description}\n\n---\n\n{step.move_on}")
     if waiting is not recorded:  # a re-entry meets its own wait again: said when it began
-        print(f"Waiting for you: {_where_to_answer(project, waiting, step.verbs)}")
+        print(f"Waiting for you: {_where_to_answer(project, waiting)}")
     with slot_given_back():
         value = _answer(project, form, waiting)
     return Answer(value=value, wait=waiting)
@@ -265,8 +255,8 @@ def _the_wait(project: Project, kind: str, recorded: Waiting | None) -> Waiting:
     return record_wait(project.dir, waiting)
 
 
-def _where_to_answer(project: Project, waiting: Waiting, verbs: str) -> str:
-    reply = f"`thoughtforge {verbs} {project.id}`"
+def _where_to_answer(project: Project, waiting: Waiting) -> str:
+    reply = f"`thoughtforge {waiting.verbs} {project.id}`"
     return f"{waiting.page} (Resume), or {reply}" if waiting.page else reply
 
 
