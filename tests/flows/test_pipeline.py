@@ -18,7 +18,6 @@ from prefect.client.schemas.objects import FlowRun
 from tests.flows.conftest import run_cli, send_input, start_cli, waiting_run
 from tests.flows.test_polish_flow import _wait_for
 from tests.polish_setup import polishing_project
-from thoughtforge.adapters.agents.scripted import DEMO_SCRIPT
 from thoughtforge.config import load_config
 from thoughtforge.core import create_project, hold_run_lock, read_chat, read_status
 from thoughtforge.core.waiting import WAITING_FILE
@@ -27,7 +26,8 @@ from thoughtforge.server.api import project_tag
 
 REPO = Path(__file__).resolve().parents[2]
 BRAIN_DUMP = (REPO / "examples" / "wedding-plan.md").read_text()
-DEMO_STEPS: dict[str, Any] = yaml.safe_load(DEMO_SCRIPT.read_text())["steps"]
+PLAN_SCRIPT = REPO / "tests" / "agents" / "plan_script.yaml"
+DEMO_STEPS: dict[str, Any] = yaml.safe_load(PLAN_SCRIPT.read_text())["steps"]
 
 QUESTION = "Which month works best for the guests flying in?"
 DISTILLATION = DEMO_STEPS["brain-dump-intake"]["text"].replace(
@@ -85,8 +85,11 @@ def test_readme_main_command_takes_a_fresh_project_to_done(
     assert any(s.startswith("Phase 3 complete") for s in subjects)
     assert subjects[-2:] == ["review #1: no issues", "Done"]
     assert f"Deliverable: {project / 'docs' / 'plan.md'}" in result.stdout.replace("\n", "")
+    name = read_status(project).project_name
+    assert name is not None and name.startswith("We're getting married next June")
+    assert "budget is 15k all in" in (project / "docs" / "plan.md").read_text()
     [run] = _flow_runs_of(project.name)
-    assert run.name == f"{read_status(project).project_name} · done"  # not Prefect's random name
+    assert run.name == f"{name} · done"  # not Prefect's random name
     again = run_cli(cli_env, config, "confirm", project.name)
     assert again.returncode == 1
     said = again.stderr.replace("\n", " ")
