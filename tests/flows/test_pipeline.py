@@ -250,7 +250,9 @@ def test_a_bad_input_to_a_paused_run_is_refused_and_it_stays_paused(
 def test_a_phase_one_agent_failure_in_a_batch_run_halts_with_the_agents_words(
     tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
 ) -> None:
-    """Before, `run --auto-confirm` died with `UnboundLocalError: reply` in the intake flow."""
+    """Before, `run --auto-confirm` died with `UnboundLocalError: reply` in the intake flow; the
+    halt logged `Finished in state Failed`, and the hints named override after a Phase 1 halt,
+    resume after terminate; `say` at a halt ended on Prefect's validation error."""
     config = cli_config()
     failing = {"text": "", "exit": 3, "stderr": "model overloaded, try later"}
     script = _script(tmp_path / "s.yaml", **{"brain-dump-intake": failing})
@@ -264,35 +266,23 @@ def test_a_phase_one_agent_failure_in_a_batch_run_halts_with_the_agents_words(
     assert (status.phase, status.halt_reason) == (Phase.HALTED, HaltReason.AGENT_FAILURE)
     assert "model overloaded, try later" in read_chat(project)[-1].content
 
-
-def test_a_halt_ends_its_run_as_halted_and_every_hint_names_what_works(
-    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path], prefect_api_url: str
-) -> None:
-    """Before, a halt logged `Finished in state Failed`, and the hints named override after a
-    Phase 1 halt, resume after terminate; `say` at a halt ended on Prefect's validation error."""
-    config = cli_config()
-    failing = {"text": "", "exit": 3, "stderr": "model overloaded, try later"}
-    script = _script(tmp_path / "s.yaml", **{"brain-dump-intake": failing})
-    (tmp_path / "bd.md").write_text(BRAIN_DUMP)
-    env = {**cli_env, "THOUGHTFORGE_SCRIPT": str(script)}
-    result = run_cli(env, config, "run", str(tmp_path / "bd.md"), "--auto-confirm")
-    project_id = _only_project(tmp_path).name
-    assert f"Next: thoughtforge resume|terminate {project_id}" in result.stderr.replace("\n", " ")
+    assert f"Next: thoughtforge resume|terminate {project.name}" in result.stderr.replace("\n", " ")
     assert "Failed" not in result.stdout + result.stderr
-    [run] = _flow_runs_of(project_id)
-    assert run.name == project_id  # not named yet: the halt came before the intent
+    [run] = _flow_runs_of(project.name)
+    assert run.name == project.name  # not named yet: the halt came before the intent
     assert run.state is not None and run.state.is_completed() and run.state.name == "Halted"
     assert run.state.message == "agent_failure in distilling"
 
-    said = run_cli(env, config, "say", project_id, "Use the cheaper venue.")
+    said = run_cli(env, config, "say", project.name, "Use the cheaper venue.")
     assert said.returncode == 1
     told = said.stderr.replace("\n", " ")
-    assert "waits for a decision" in told and f"thoughtforge resume|terminate {project_id}" in told
+    assert "waits for a decision" in told
+    assert f"thoughtforge resume|terminate {project.name}" in told
     assert "Additional properties" not in told
-    assert read_chat(_only_project(tmp_path))[-1].content == "Use the cheaper venue."
+    assert read_chat(project)[-1].content == "Use the cheaper venue."
 
-    assert run_cli(env, config, "terminate", project_id).returncode == 0
-    again = run_cli(env, config, "continue", project_id)
+    assert run_cli(env, config, "terminate", project.name).returncode == 0
+    again = run_cli(env, config, "continue", project.name)
     assert again.returncode == 3
     assert "nothing to resume" in again.stderr and "Next:" not in again.stderr
 
