@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -15,9 +14,6 @@ from thoughtforge.config import Config, load_config
 
 AGENTS_DIR = Path(__file__).parent / "agents"
 REPO_ROOT = Path(__file__).parent.parent
-CHECKOUT_ENV = {name: value for name, value in os.environ.items() if name == "PYTHONPATH"}
-"""Passed on to the processes a test starts away from the repository: a worktree's code (on
-PYTHONPATH) must be what they import, not the checkout the environment was installed from."""
 
 BRAIN_DUMP = (
     "Plan a small wedding for 60 guests in the countryside next June. Budget 15k, vegetarian "

@@ -134,10 +134,10 @@ def _config_error(path: Path) -> str:
 @pytest.mark.parametrize(
     ("url", "expected"),
     [
-        ("ftp://x", "an http(s) url with a host"),
-        ("http://", "an http(s) url with a host"),
-        ("ntfy.sh", "an http(s) url with a host"),
-        ("http://host:notaport", "an http(s) url whose port is a number"),
+        ("ftp://x", "an http(s) URL with a host"),
+        ("http://", "an http(s) URL with a host"),
+        ("ntfy.sh", "an http(s) URL with a host"),
+        ("http://host:notaport", "an http(s) URL whose port is a number"),
     ],
 )
 def test_a_malformed_channel_url_names_the_key_the_value_and_the_expected_form(
@@ -215,7 +215,7 @@ def test_a_vibekanban_url_that_is_not_a_url_is_a_config_error(
     write_config: Callable[..., Path],
 ) -> None:
     message = _config_error(write_config(vibekanban={"url": "localhost:3000"}))
-    assert "vibekanban.url: got 'localhost:3000'; expected an http(s) url with a host" in message
+    assert "vibekanban.url: got 'localhost:3000'; expected an http(s) URL with a host" in message
 
 
 def test_the_vibekanban_url_is_optional_and_loses_a_trailing_slash(

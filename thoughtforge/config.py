@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import yaml
 from pydantic import (
@@ -255,10 +255,32 @@ class VibeKanbanConfig(_Section):
 
 
 class ServerConfig(_Section):
-    """Where the Prefect server that ThoughtForge starts or talks to listens."""
+    """Where the Prefect server that ThoughtForge starts or talks to listens, and the database it
+    keeps runs in: SQLite in the Prefect home unless `database_url` names PostgreSQL (for several
+    machines), whose password comes from `THOUGHTFORGE_DATABASE_PASSWORD`, never this file."""
 
     host: str = "127.0.0.1"
     port: int = Field(4200, ge=1, le=65535)
+    database_url: str | None = None
+
+    @field_validator("database_url")
+    @classmethod
+    def _postgresql_without_password(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        if parts.scheme != "postgresql+asyncpg" or not parts.hostname:
+            raise PydanticCustomError(
+                "database_url",
+                "a postgresql+asyncpg://user@host:port/database URL (leave it out for SQLite)",
+            )
+        if parts.password is not None or "password" in parse_qs(parts.query):
+            raise PydanticCustomError(
+                "database_url",
+                "a URL without its password: put it in the environment variable "
+                "THOUGHTFORGE_DATABASE_PASSWORD",
+            )
+        return value
 
 
 class DirectoryConfig(_Section):
@@ -441,7 +463,8 @@ def _describe_validation_error(path: Path, exc: ValidationError) -> str:
             lines.append(f"  {key}: unknown key (check the spelling against {EXAMPLE_NAME})")
         else:
             got = _shown(error["loc"], error.get("input"))
-            lines.append(f"  {key}: got {got}; expected {error['msg'].lower()}")
+            expected = error["msg"][:1].lower() + error["msg"][1:]
+            lines.append(f"  {key}: got {got}; expected {expected}")
     return "\n".join(lines)
 
 
@@ -452,7 +475,7 @@ def _shown(location: tuple[int | str, ...], value: object) -> str:
         return "***"
     if isinstance(value, dict):
         return f"a section of type {value['type']!r}" if "type" in value else "a section"
-    if location and location[-1] == "url" and isinstance(value, str):
+    if location and str(location[-1]).endswith("url") and isinstance(value, str):
         parts = urlsplit(value)
         host = parts.netloc.rsplit("@", 1)[-1]
         hidden = "***@" if "@" in parts.netloc else ""

@@ -4,6 +4,8 @@ Exception hierarchy:
 
 * ThoughtForgeError
   + ConfigError           - config.yaml missing, not YAML, or a key with a bad value
+    - PluginError         - a deliverable-type plugin folder that cannot be used, or none by
+                            the name a project asks for
   + StateFileError        - status / polish_state / chat_history JSON unreadable or invalid
   + ProjectError          - a project that does not exist or cannot be created
     - ProjectLimitError   - concurrency.max_parallel_runs reached
@@ -50,6 +52,16 @@ class ThoughtForgeError(Exception):
 
 class ConfigError(ThoughtForgeError):
     pass
+
+
+class PluginError(ConfigError):
+    """A plugin folder refused at start, or a deliverable type no plugin folder provides."""
+
+    def __init__(self, folder: Path | None, reason: str) -> None:
+        self.folder = folder
+        self.reason = reason
+        where = f"plugin folder {folder} is refused: " if folder is not None else ""
+        super().__init__(f"{where}{reason}")
 
 
 class StateFileError(ThoughtForgeError):

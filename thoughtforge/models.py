@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, field_validator
+from pydantic_core import core_schema
 
 
 class Phase(StrEnum):
@@ -74,9 +77,46 @@ def halt_verbs(reason: HaltReason | None, halted_from: Phase | None) -> tuple[st
     return ("resume", "terminate")
 
 
-class DeliverableType(StrEnum):
-    PLAN = "plan"
-    CODE = "code"
+class DeliverableType(str):
+    """A deliverable type by name: the name of its plugin's folder (built in under
+    `thoughtforge/plugins/`, or in `plugins.directory`). Which names exist is what plugin loading
+    finds, not this vocabulary: a state file keeps the name, so it loads whatever plugins are
+    installed, and the phase that needs a missing plugin says so. One object per name, so `is`
+    compares types as it did when this was an enum."""
+
+    PLAN: ClassVar[DeliverableType]
+    CODE: ClassVar[DeliverableType]
+    NAME: ClassVar[re.Pattern[str]] = re.compile(r"[a-z][a-z0-9_]{0,39}")
+    _names: ClassVar[dict[str, DeliverableType]] = {}
+
+    def __new__(cls, name: str) -> DeliverableType:
+        known = cls._names.get(name)
+        if known is not None:
+            return known
+        if not isinstance(name, str) or not cls.NAME.fullmatch(name):
+            raise ValueError(
+                f"{name!r} is not a deliverable type name (lower-case letters, digits and _, "
+                "starting with a letter)"
+            )
+        return cls._names.setdefault(name, super().__new__(cls, name))
+
+    @property
+    def value(self) -> str:
+        return str(self)
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_after_validator_function(
+            cls, core_schema.str_schema(), serialization=core_schema.to_string_ser_schema()
+        )
+
+
+DeliverableType.PLAN = DeliverableType("plan")
+DeliverableType.CODE = DeliverableType("code")
+DEFAULT_DELIVERABLE_TYPE = DeliverableType.PLAN
+"""What a project is when nothing says otherwise (Phase 1 could not tell, an old state file)."""
 
 
 class Severity(StrEnum):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -13,7 +14,7 @@ import git
 import pytest
 import yaml
 
-from tests.conftest import BRAIN_DUMP, CHECKOUT_ENV, REPO_ROOT
+from tests.conftest import BRAIN_DUMP, REPO_ROOT
 from thoughtforge.cli import app
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
@@ -28,7 +29,12 @@ def run(tmp_path: Path) -> Run:
             input=stdin,
             capture_output=True,
             text=True,
-            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "200", **CHECKOUT_ENV},
+            env={
+                "PATH": "/usr/bin:/bin",
+                "HOME": str(tmp_path),
+                "COLUMNS": "200",
+                "PYTHONPATH": str(REPO_ROOT),  # this checkout's code, not an installed copy's
+            },
         )
 
     return run
@@ -152,6 +158,22 @@ def test_run_refuses_a_missing_default_agent_instead_of_using_the_demo(
     assert _no_project(tmp_path)
 
 
+def test_run_refuses_a_broken_plugin_folder_before_creating_the_project(
+    run: Run, tmp_path: Path
+) -> None:
+    broken = tmp_path / "plugins" / "checklist"
+    shutil.copytree(REPO_ROOT / "examples" / "plugins" / "checklist", broken)
+    (broken / "builder.py").write_text("import thoughtforge.no_such_module\n")
+    _init_with(run, tmp_path, "directory: null ", "directory: plugins ")
+    (tmp_path / "dump.md").write_text(BRAIN_DUMP)
+    result = run("run", "dump.md", "--auto-confirm")
+    assert result.returncode == 1
+    message = " ".join(result.stderr.split())
+    assert f"plugin folder {broken} is refused: builder.py cannot be imported" in message
+    assert "no_such_module" in message and "Traceback" not in result.stderr
+    assert _no_project(tmp_path)
+
+
 def test_a_brain_dump_over_the_cap_is_refused_pointing_to_resources(
     run: Run, tmp_path: Path
 ) -> None:
@@ -170,7 +192,12 @@ def test_invalid_utf8_on_stdin_is_one_clear_line(tmp_path: Path, run: Run) -> No
         cwd=tmp_path,
         input=b"caf\xe9 plans\n",
         capture_output=True,
-        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "200", **CHECKOUT_ENV},
+        env={
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(tmp_path),
+            "COLUMNS": "200",
+            "PYTHONPATH": str(REPO_ROOT),
+        },
     )
     stderr = result.stderr.decode()
     assert result.returncode == 1 and "not UTF-8" in stderr and "Traceback" not in stderr
@@ -258,7 +285,12 @@ def test_help_reflows_to_the_terminal_with_no_line_cut_mid_sentence(tmp_path: Pa
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "80", **CHECKOUT_ENV},
+        env={
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(tmp_path),
+            "COLUMNS": "80",
+            "PYTHONPATH": str(REPO_ROOT),
+        },
     ).stdout.splitlines()
     usage = next(n for n, line in enumerate(shown) if "Usage:" in line)
     prose = shown[usage + 1 : next(n for n, line in enumerate(shown) if "Options" in line)]

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from tests.capture_server import CaptureServer, refused_url
-from tests.conftest import CHECKOUT_ENV
+from tests.conftest import REPO_ROOT
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.vibe_kanban import VibeKanban
 from thoughtforge.adapters.announce import board_for
@@ -34,7 +34,12 @@ def run(tmp_path: Path) -> Run:
             cwd=tmp_path,
             capture_output=True,
             text=True,
-            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "300", **CHECKOUT_ENV},
+            env={
+                "PATH": "/usr/bin:/bin",
+                "HOME": str(tmp_path),
+                "COLUMNS": "300",
+                "PYTHONPATH": str(REPO_ROOT),  # this checkout's code, not an installed copy's
+            },
         )
 
     return run
@@ -73,6 +78,21 @@ def test_board_and_notifications_off_are_ok_rows(
     assert result.returncode == 0, result.stdout + result.stderr
     assert row(result, "board") == "board ok Vibe Kanban off (vibekanban.enabled)"
     assert row(result, "notifications") == "notifications ok off (notifications.enabled)"
+
+
+def test_deliverable_types_are_listed_and_a_broken_plugin_folder_fails(
+    run: Run, write_config: Callable[..., Path], tmp_path: Path
+) -> None:
+    write_config(plugins={"directory": str(REPO_ROOT / "examples" / "plugins")})
+    assert row(run("doctor"), "deliverable types") == "deliverable types ok plan, code, checklist"
+    broken = tmp_path / "plugins" / "checklist"
+    broken.mkdir(parents=True)
+    write_config(plugins={"directory": str(broken.parent)})
+    result = run("doctor")
+    assert result.returncode == 1
+    assert f"FAIL plugin folder {broken} is refused: builder.py, reviewer.py" in row(
+        result, "deliverable types"
+    )
 
 
 def test_board_on_a_real_vibe_kanban_says_when_the_board_is_made_then_counts_cards(

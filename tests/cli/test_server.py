@@ -79,3 +79,27 @@ def test_up_says_nothing_of_an_agent_it_can_run_on_loopback(tmp_path: Path, busy
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(data))
     result = _tf(tmp_path, "up")
     assert "warning" not in result.stderr.lower(), result.stderr
+
+
+def test_worker_with_no_server_says_where_it_looked_and_what_to_run(
+    tmp_path: Path, busy_port: int
+) -> None:
+    data = config_data(tmp_path, server={"host": "127.0.0.1", "port": busy_port})
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(data))
+    result = _tf(tmp_path, "worker", "--name", "second")
+    assert result.returncode == 1
+    said = result.stderr.replace("\n", " ")
+    assert f"no Prefect server answers at http://127.0.0.1:{busy_port}/api" in said
+    assert "`thoughtforge up`" in said
+    assert not (tmp_path / ".thoughtforge" / "workers" / "second" / "worker.pid").exists()
+
+
+@pytest.mark.parametrize("name", ["../escape", "a/b", ".hidden", "x" * 64])
+def test_a_worker_name_that_could_leave_its_records_folder_is_refused(
+    tmp_path: Path, name: str
+) -> None:
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config_data(tmp_path)))
+    result = _tf(tmp_path, "worker", "--name", name)
+    assert result.returncode != 0
+    assert "use letters, digits" in result.stderr.replace("\n", " ")
+    assert not (tmp_path / ".thoughtforge" / "workers").exists()

@@ -143,3 +143,57 @@ def test_once_thoughtforges_code_changed_runs_start_cold_not_from_old_code(
         os.utime(module, ns=(loaded.st_atime_ns, loaded.st_mtime_ns))
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
+
+
+def test_the_starter_named_by_the_workers_environment_starts_the_run(
+    starter: Starter, silent_api: str, tmp_path: Path
+) -> None:
+    """Each worker names its own starter: the deployment's name is only the fallback."""
+    name, process = starter
+    launched = _launch(
+        socket_name(str(tmp_path)),
+        THOUGHTFORGE_WARM_START=name,
+        PREFECT__FLOW_RUN_ID=str(uuid.uuid4()),
+        PREFECT_API_URL=silent_api,
+    )
+    run = _run_of(process)
+    launched.send_signal(signal.SIGTERM)
+    launched.communicate(timeout=60)
+    _wait_for(lambda: run not in descendants([process.pid]), "the run to end with its launcher")
+
+
+AS_NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+SQUATTER = """
+import socket, sys
+listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+listener.bind("\\0" + sys.argv[1])
+listener.listen(4)
+print("listening", flush=True)
+connection, _ = listener.accept()
+print("received", connection.recv(1 << 20), flush=True)
+"""
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="needs root to listen as another user")
+def test_a_socket_another_user_listens_on_is_never_handed_the_runs_environment(
+    tmp_path: Path,
+) -> None:
+    """Anyone can bind an abstract name first: the launcher must not give that process its
+    environment (API keys) and streams, but start the run itself."""
+    name = socket_name(str(tmp_path))
+    squatter = subprocess.Popen(
+        [*AS_NOBODY, sys.executable, "-c", SQUATTER, name],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert squatter.stdout is not None
+    assert squatter.stdout.readline().strip() == "listening"
+    try:
+        launched = _launch(name, PREFECT__FLOW_RUN_ID="not-a-run-id", SECRET_TOKEN="s3cret")
+        _, stderr = launched.communicate(timeout=120)
+        assert "Invalid flow run id" in stderr, "the launcher started the run as Prefect's engine"
+    finally:
+        squatter.kill()
+        received, _ = squatter.communicate(timeout=10)
+    assert "s3cret" not in received
+    assert received.strip() in ("", "received b''"), received[:200]

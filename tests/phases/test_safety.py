@@ -1,19 +1,18 @@
 from __future__ import annotations
 
-import sys
 from pathlib import Path, PurePosixPath
 
 import pytest
 
-from thoughtforge.config import CommandAgentSpec
+from thoughtforge.config import CommandAgentSpec, Config
 from thoughtforge.models import DeliverableType
+from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.safety import (
     Operation,
     OperationKind,
     SafetyViolation,
     classify_agent_call,
     classify_write,
-    load_rules,
     tool_granting_flags,
 )
 from thoughtforge.plugins.plan import safety as plan_safety
@@ -222,14 +221,8 @@ def test_plan_mode_allows_exactly_docs_state_and_plain_agent_calls() -> None:
 # --- rules per deliverable type ------------------------------------------------------------------
 
 
-def test_plan_rules_are_found_by_deliverable_type() -> None:
-    rules = load_rules(DeliverableType.PLAN)
+def test_plan_rules_are_found_by_deliverable_type(config: Config) -> None:
+    rules = plugin_for(config, DeliverableType.PLAN).safety
     assert rules is plan_safety
     with pytest.raises(SafetyViolation):
         rules.validate(Operation(kind=OperationKind.RUN_SHELL))
-
-
-def test_a_type_without_rules_gets_no_operations(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "thoughtforge.plugins.code.safety", None)
-    with pytest.raises(SafetyViolation, match="no safety rules for deliverable type 'code'"):
-        load_rules(DeliverableType.CODE)

@@ -100,6 +100,17 @@ def _prompts(config: Config) -> dict[str, str]:
     return {"outcome": "ok", "detail": f"{len(paths)} prompts found, {overridden} overridden"}
 
 
+def _plugins(config: Config) -> dict[str, str]:
+    """Every deliverable type's folder, imported as a run would at its start."""
+    from thoughtforge.phases.plugin_loader import load_plugins
+
+    try:
+        names = list(load_plugins(config))
+    except ThoughtForgeError as exc:
+        return {"outcome": "fail", "detail": str(exc)}
+    return {"outcome": "ok", "detail": ", ".join(names)}
+
+
 def _prefect_api(config: Config) -> dict[str, str]:
     from thoughtforge.server.api import configured_url, find_api, is_healthy
 
@@ -115,6 +126,19 @@ def _prefect_api(config: Config) -> dict[str, str]:
             "(`thoughtforge up` starts a lasting one)",
         }
     return {"outcome": "ok", "detail": f"{configured_url(config)} (from `up`) is healthy"}
+
+
+def _database(config: Config) -> dict[str, str]:
+    """The database a server `up` starts uses; PostgreSQL is asked one question."""
+    from thoughtforge.server.database import check_reachable, describe
+
+    if config.server.database_url is None:
+        return {"outcome": "ok", "detail": describe(config)}
+    try:
+        check_reachable(config)
+    except ServiceError as exc:
+        return {"outcome": "fail", "detail": str(exc)}
+    return {"outcome": "ok", "detail": f"{describe(config)} is reachable"}
 
 
 def _board(path: Path, config: Config) -> Check:
@@ -183,5 +207,7 @@ _PROBES: list[tuple[str, Callable[[Config], dict[str, str]]]] = [
     ("agent", _agent),
     ("projects directory", _projects_directory),
     ("prompts", _prompts),
+    ("deliverable types", _plugins),
     ("Prefect API", _prefect_api),
+    ("database", _database),
 ]

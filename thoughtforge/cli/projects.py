@@ -73,8 +73,10 @@ def run(
 ) -> None:
     """The main job: brain dump → intent → spec → built deliverable → polished deliverable."""
     from thoughtforge.core import create_project
+    from thoughtforge.phases.plugin_loader import load_plugins
 
     config = config_of(ctx)
+    load_plugins(config)  # a broken plugin folder is refused before the project is created
     chosen = _agent_for_run(config, agent)
     text = read_brain_dump(brain_dump_file)
     project = create_project(config, brain_dump=text, resources=resource or [], agent=chosen)

@@ -28,6 +28,7 @@ def run_pipeline(ctx: typer.Context, project_id: str, auto_confirm: bool) -> Non
     """Exit 0 when the project is done, `EXIT_HALTED` when it halted or waits for the human."""
     from thoughtforge.core import open_project, read_status
     from thoughtforge.models import Phase
+    from thoughtforge.phases.plugin_loader import plugin_for
 
     _prepare_prefect(ctx)
     _refuse_a_second_run(ctx, project_id)
@@ -38,7 +39,8 @@ def run_pipeline(ctx: typer.Context, project_id: str, auto_confirm: bool) -> Non
     project = open_project(config_of(ctx), project_id)
     status = read_status(project.dir)
     if status.phase is Phase.DONE:
-        out.print(f"[green]Done.[/] Deliverable: {project.deliverable_path(status)}")
+        plugin = plugin_for(config_of(ctx), status.deliverable_type)
+        out.print(f"[green]Done.[/] Deliverable: {plugin.deliverable_path(project.dir)}")
         return
     if status.phase is Phase.HALTED:
         err.print(

@@ -22,6 +22,7 @@ def up(ctx: typer.Context) -> None:
     `thoughtforge down` stops exactly that. With everything already up and nothing changed, `up`
     only checks, in well under a second.
     """
+    from thoughtforge.flows.warm_start import launcher_command
     from thoughtforge.server import local_server
     from thoughtforge.server.api import PrefectApi, configured_url
     from thoughtforge.server.concurrency_limits import set_limits
@@ -43,10 +44,11 @@ def up(ctx: typer.Context) -> None:
         out.print(f"Prefect server {'started' if fresh else 'already running'} at {url}")
         api = PrefectApi(url)
         create_work_pool(api)
-        command = local_server.start_warm_starter(env, directory)
-        worker = local_server.start_worker(env, directory)
+        warm_start = local_server.start_warm_starter(env, directory)
+        worker = local_server.start_worker(env, directory, warm_start)
         out.print(f"Worker {'started' if worker else 'already running'} on pool '{WORK_POOL}'")
         set_limits(api, config)
+        command = launcher_command(warm_start)
         deployed = deploy_changed(api, local_server.PREFECT_YAML, {"command": command})
         out.print(f"Deployed: {', '.join(deployed)}" if deployed else "Deployments up to date")
         local_server.wait_for_web(web, directory, page_address(config))
@@ -66,10 +68,11 @@ def up(ctx: typer.Context) -> None:
 def down(ctx: typer.Context) -> None:
     """Stop the server, worker and workbench `thoughtforge up` started, and nothing else."""
     from thoughtforge.server import local_server
+    from thoughtforge.server.api import configured_url
 
     directory = state_dir(config_path(ctx.obj))
     with local_server.exclusive(directory):
-        stopped = local_server.stop_all(config_of(ctx), directory)
+        stopped = local_server.stop_all(configured_url(config_of(ctx)), directory)
     for name in stopped.cancelled:
         out.print(f"Flow run {name}: marked cancelled (stopped by `thoughtforge down`)")
     if stopped.names:
@@ -79,6 +82,50 @@ def down(ctx: typer.Context) -> None:
         out.print(f"Stopped {len(stopped.pids)} process(es) left by an earlier `up`.")
     else:
         err.print("Nothing to stop: no server or worker started by `thoughtforge up` is running.")
+
+
+@app.command()
+def worker(
+    ctx: typer.Context,
+    name: str | None = typer.Option(
+        None, help="How the pool lists it, and its records folder. Default: this machine's name."
+    ),
+    api_url: str | None = typer.Option(
+        None,
+        "--api-url",
+        help="The server's API. Default: $PREFECT_API_URL, else server.host/server.port.",
+    ),
+    stop: bool = typer.Option(False, "--stop", help="Stop this worker, its starter and its runs."),
+) -> None:
+    """Start a worker for the `thoughtforge` pool on this machine, for a server that
+    `thoughtforge up` runs on another one (see "Several machines" in the README).
+
+    It first halts, as `up` does, the projects a dead worker left in an autonomous phase
+    (server_restart, with a notification), then starts the worker and a warm starter in the
+    background, recorded under the config's state folder, `workers/<name>/`, and returns once
+    the pool lists it. `--stop` stops them, as `down` does.
+    """
+    from thoughtforge.server import workers
+    from thoughtforge.server.api import configured_url
+
+    config = config_of(ctx)
+    config_file = config_path(ctx.obj).resolve()
+    url = api_url or os.environ.get("PREFECT_API_URL") or configured_url(config)
+    name = name or workers.default_name()
+    records = workers.records_of(state_dir(config_file), name)
+    if stop:
+        stopped = workers.stop(url, records)
+        for run in stopped.cancelled:
+            out.print(f"Flow run {run}: marked cancelled (its worker was stopped)")
+        out.print(f"Worker {name}: {'stopped' if stopped.pids else 'was not running'}.")
+        return
+    _halt_orphans(ctx)
+    started = workers.start(url, config_file, records)
+    state = "started" if started.started else "already running"
+    out.print(
+        f"Worker {name} {state} on pool 'thoughtforge' at {url} (logs: {started.records}).",
+        soft_wrap=True,
+    )
 
 
 @app.command()

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict
 from thoughtforge.config import Config, load_config
 from thoughtforge.core.state import Status, read_status
 from thoughtforge.errors import ProjectError, StateFileError
-from thoughtforge.models import DeliverableType, HaltReason, Phase
+from thoughtforge.models import HaltReason, Phase
 
 # The pipeline's documents, relative to the project directory.
 INTENT_FILE = "docs/intent.md"
@@ -41,12 +41,6 @@ class Project(BaseModel):
 
     def status(self) -> Status:
         return read_status(self.dir)
-
-    def deliverable_path(self, status: Status) -> Path:
-        """Where the finished deliverable is: the plan document, or the project's code."""
-        if status.deliverable_type is DeliverableType.CODE:
-            return self.dir
-        return self.dir / PLAN_FILE
 
 
 class ProjectListing(BaseModel):

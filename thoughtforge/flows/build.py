@@ -5,7 +5,6 @@ pipeline takes the built deliverable on to the polish loop."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from prefect.artifacts import create_markdown_artifact
 
@@ -13,12 +12,10 @@ from thoughtforge.config import Config
 from thoughtforge.core import Project, Status, clear_wait
 from thoughtforge.flows.human_input import STUCK, StuckDecision, wait_for_human
 from thoughtforge.flows.task_runner import as_task
-from thoughtforge.models import INPUT_HALTS, DeliverableType, Phase
+from thoughtforge.models import INPUT_HALTS, Phase
 from thoughtforge.phases import halt_actions, latest_ai_message, notice
-
-if TYPE_CHECKING:
-    from thoughtforge.plugins.code.builder import CodeBuilder
-    from thoughtforge.plugins.plan import PlanBuilder, SectionProgress
+from thoughtforge.phases.plugin_contract import Builder
+from thoughtforge.phases.plugin_loader import plugin_for
 
 
 def run_build(project: Project, config: Config, auto_confirm: bool) -> None:
@@ -39,16 +36,10 @@ def run_build(project: Project, config: Config, auto_confirm: bool) -> None:
         _apply(project, answer.value)
 
 
-def _builder(project: Project, config: Config, status: Status) -> PlanBuilder | CodeBuilder:
-    """Imported here: each flow process imports this module, and most build neither (a wait
-    re-entered, a polish); the builders bring 50 ms of models with them."""
-    if status.deliverable_type is DeliverableType.CODE:
-        from thoughtforge.plugins.code.builder import CodeBuilder
-
-        return CodeBuilder(project, config, runner=as_task)
-    from thoughtforge.plugins.plan import PlanBuilder
-
-    return PlanBuilder(project, config, runner=as_task, on_progress=_publisher(project))
+def _builder(project: Project, config: Config, status: Status) -> Builder:
+    """The deliverable type's plugin builds; each step is a task, its progress an artifact."""
+    plugin = plugin_for(config, status.deliverable_type)
+    return plugin.build(project, config, runner=as_task, on_progress=_publisher(project))
 
 
 def _awaits_input(status: Status) -> bool:
@@ -77,19 +68,11 @@ def _stuck_prompt(project: Project) -> str:
     )
 
 
-def _publisher(project: Project) -> Callable[[list[SectionProgress]], None]:
-    def publish(progress: list[SectionProgress]) -> None:
-        rows = "\n".join(
-            f"| {p.heading} | {p.filled}/{p.slots} | {'yes' if p.filled == p.slots else 'no'} |"
-            for p in progress
-        )
-        done = sum(p.filled == p.slots for p in progress)
+def _publisher(project: Project) -> Callable[[str], None]:
+    def publish(markdown: str) -> None:
         create_markdown_artifact(
             key=f"{project.id}-build",
-            markdown=(
-                f"## Plan build: {done}/{len(progress)} sections\n\n"
-                f"| section | slots filled | done |\n| --- | --- | --- |\n{rows}\n"
-            ),
+            markdown=markdown,
             description=f"Phase 3 progress of {project.id}",
         )
 

@@ -52,6 +52,7 @@ from thoughtforge.flows.temporary_server import track_temporary_server
 from thoughtforge.flows.turns import state_files_readable
 from thoughtforge.models import INPUT_HALTS, OVERRIDE_BUILD_HALTS, HaltReason, Phase
 from thoughtforge.phases import halt_actions, latest_ai_message, notice
+from thoughtforge.phases.plugin_loader import load_plugins
 
 PhaseStep = Callable[[Project, Config, bool], object]
 
@@ -86,6 +87,7 @@ def pipeline_flow(
     """Take a project (or a new one, from `brain_dump` text or `brain_dump_file`) as far as it can
     go; returns its phase."""
     config = load_config(Path(config_path) if config_path else None)
+    load_plugins(config)  # a broken plugin folder is refused before anything is created or run
     make_run_output_inert()
     announce(config, config_path)
     project_id = project_id or project_of_this_run() or ""

@@ -7,11 +7,14 @@ worker: one process that has imported all of that once and forks a copy of itsel
 The deployments `up` makes tell the worker to run `python -m thoughtforge.flows.warm_start NAME`,
 a stdlib-only *launcher* that hands its environment, folder and standard streams to the starter
 and then stands in for the run: it forwards the worker's signals to it and exits with its status.
-With no starter there (a worker on another machine, or started by hand), or once ThoughtForge's
-code changed since the starter loaded it, the launcher becomes `python -m prefect.engine` itself:
-nothing depends on the starter, and no run gets stale code.
+A worker started by `up` or `thoughtforge worker` names its own starter in `WARM_START_ENV`,
+which its launchers use instead of the deployment's NAME: each machine, and each worker of a
+machine, has its own. With no starter there (a worker started by hand elsewhere), or once
+ThoughtForge's code changed since the starter loaded it, the launcher becomes
+`python -m prefect.engine` itself: nothing depends on the starter, and no run gets stale code.
 
-The starter listens on a Linux abstract socket and serves only its own user (peer credentials).
+The starter listens on a Linux abstract socket and serves only its own user, and a launcher
+talks only to a starter of its own user (peer credentials both ways: anyone can bind a name).
 A launcher that dies, even with SIGKILL, closes its connection, and the starter then stops that
 run (SIGTERM, SIGKILL after `STOP_GRACE_SECONDS`), as the worker would have.
 """
@@ -48,6 +51,10 @@ _PRELOAD = (
 )
 
 
+WARM_START_ENV = "THOUGHTFORGE_WARM_START"
+"""The starter a worker's launchers connect to, set in the worker's environment."""
+
+
 def socket_name(key: str) -> str:
     """The starter's address for one set-up (`key`: its state folder), without a file to leave."""
     return f"thoughtforge-warm-start-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
@@ -65,7 +72,7 @@ def launcher_command(name: str) -> str:
 def launch(name: str) -> int:
     """The launcher: the run in a fork of the starter, or, without one, `prefect.engine` here."""
     try:
-        connection = _connect(name)
+        connection = _connect(os.environ.get(WARM_START_ENV) or name)
     except OSError:
         os.execv(sys.executable, [sys.executable, "-m", "prefect.engine"])
     request = {"env": dict(os.environ), "cwd": str(Path.cwd())}
@@ -98,8 +105,13 @@ def serve(name: str) -> None:
 
 
 def _connect(name: str) -> socket.socket:
+    """The starter of this user: anyone may bind an abstract name, and the launcher hands over
+    its environment (API keys) and streams, so a socket another user listens on is refused."""
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     connection.connect(f"\0{name}")
+    if _peer_uid(connection) != os.getuid():
+        connection.close()
+        raise PermissionError(f"the socket {name} belongs to another user")
     return connection
 
 

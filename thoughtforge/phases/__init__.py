@@ -2,7 +2,7 @@
 `polish/`, the human's `halt_actions`, the `resources` Phase 1 reads, and the shared `engine`
 every agent-driven phase runs on (ask, re-ask, check against `safety`, commit, halt).
 
-Phase 3 builders are deliverable-type plugins (`thoughtforge.plugins`) on the same engine.
+Phase 3 builders are deliverable-type plugins on the same engine, found by `plugin_loader`.
 Imports `prompting`, `adapters`, `core` and the vocabulary; never Prefect, a flow or a plugin.
 """
 
@@ -17,7 +17,7 @@ from thoughtforge.phases.engine import (
 )
 from thoughtforge.phases.intake import DistillationMalformed, IntakeReply, distill, realign
 from thoughtforge.phases.intent import IntentConfirmed, confirm_intent
-from thoughtforge.phases.safety import Operation, OperationKind, SafetyViolation, load_rules
+from thoughtforge.phases.safety import Operation, OperationKind, SafetyViolation
 from thoughtforge.phases.spec import (
     ConfirmOutcome,
     SpecIncomplete,
@@ -45,7 +45,6 @@ __all__ = [
     "halt_actions",
     "latest_ai_message",
     "latest_proposal",
-    "load_rules",
     "notice",
     "notice_once",
     "propose",

@@ -45,11 +45,11 @@ from thoughtforge.errors import (
     TransitionError,
     UnusableAnswer,
 )
-from thoughtforge.models import DeliverableType, HaltReason, Phase, build_halt_options
+from thoughtforge.models import HaltReason, Phase, build_halt_options
 from thoughtforge.phases import chat
+from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.rejected_answers import keep_rejected, rejected_so_far
-from thoughtforge.phases.safety import SafetyViolation, check_agent, load_rules, write_checked
-from thoughtforge.prompting import PromptLibrary
+from thoughtforge.phases.safety import SafetyViolation, check_agent, write_checked
 
 T = TypeVar("T")
 StepRunner = Callable[[str, Callable[[], T]], T]
@@ -139,9 +139,10 @@ class PhaseEngine:
         self.hooks = hooks
         self.agent = status.agent
         self.project_name = status.project_name or project.id
-        self.deliverable_type = status.deliverable_type or DeliverableType.PLAN
-        self.rules = load_rules(self.deliverable_type)
-        self.prompts = PromptLibrary(config.prompts.directory)
+        self.plugin = plugin_for(config, status.deliverable_type)
+        self.deliverable_type = self.plugin.name
+        self.rules = self.plugin.safety
+        self.prompts = self.plugin.prompt_library(config)
 
     def start(self, *agents: str) -> None:
         """Before the first step: every state file readable, no agent the safety rules forbid."""
@@ -174,7 +175,8 @@ class PhaseEngine:
 
     @property
     def builds_code(self) -> bool:
-        return self.deliverable_type is DeliverableType.CODE
+        """The agents' files are the deliverable (code mode), not only ThoughtForge's writes."""
+        return self.plugin.builds_files
 
     def ask(self, agent: str, prompt: str, call: AgentCall) -> str:
         try:

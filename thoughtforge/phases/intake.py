@@ -34,7 +34,8 @@ from thoughtforge.errors import TransitionError, UnusableAnswer
 from thoughtforge.models import PHASE_ONE, Phase
 from thoughtforge.phases.chat import add_human_message, notice, notice_once
 from thoughtforge.phases.engine import ask_until_usable, asking, reask
-from thoughtforge.phases.intent import INTENT_SECTIONS
+from thoughtforge.phases.intent import INTENT_SECTIONS, type_choices
+from thoughtforge.phases.plugin_loader import load_plugins
 from thoughtforge.phases.rejected_answers import keep_rejected, rejected_so_far
 from thoughtforge.phases.resources import ResourceBundle, read_resources
 from thoughtforge.prompting import (
@@ -161,8 +162,11 @@ def _intake_prompt(
 ) -> str:
     """The intake prompt cut to the agent's window: the brain dump stays, the oldest turns go."""
     prompts = PromptLibrary(config.prompts.directory)
+    types = type_choices(load_plugins(config))
     window = config.agent(agent).prompt_budget_tokens
-    overhead = estimate_tokens(prompts.render(_STEP, conversation="", resources=""))
+    overhead = estimate_tokens(
+        prompts.render(_STEP, conversation="", resources="", deliverable_types=types)
+    )
     fitted = truncate_text(resources.as_prompt_text(), int(window * RESOURCE_SHARE))
     if fitted.truncated:
         _notice_truncation(project, "resources", "their text was cut short")
@@ -175,7 +179,9 @@ def _intake_prompt(
             "conversation",
             f"{conversation.dropped} older message(s) after the brain dump were left out",
         )
-    return prompts.render(_STEP, conversation=conversation.text, resources=fitted.text)
+    return prompts.render(
+        _STEP, conversation=conversation.text, resources=fitted.text, deliverable_types=types
+    )
 
 
 def _ask_for_distillation(project: Project, config: Config, agent: str, prompt: str) -> str:

@@ -1,7 +1,8 @@
 """The end of Phase 1: the confirmed distillation becomes `docs/intent.md`, and names the project.
 
 The project name is the Objective's first sentence, cut at a word to `MAX_NAME_CHARS`; the
-deliverable is code only when the Deliverable Type's first line says code and not plan.
+deliverable type is the one plugin the Deliverable Type's first line names (by its name or label),
+and the default type when it names none or several.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from thoughtforge.core import (
     write_text_atomic,
 )
 from thoughtforge.errors import StateFileError, TransitionError
-from thoughtforge.models import PHASE_ONE, DeliverableType, Phase
+from thoughtforge.models import DEFAULT_DELIVERABLE_TYPE, PHASE_ONE, DeliverableType, Phase
+from thoughtforge.phases.plugin_contract import Plugin
+from thoughtforge.phases.plugin_loader import load_plugins
 from thoughtforge.prompting import SectionedText
 
 INTENT_SECTIONS = (
@@ -61,7 +64,7 @@ def confirm_intent(project: Project, config: Config) -> IntentConfirmed:
     distillation = _latest_distillation(project)
     document = SectionedText.parse(distillation)
     name = _project_name(document.get("Objective") or "") or project.id
-    deliverable_type = _deliverable_type(document.get("Deliverable Type") or "")
+    deliverable_type = detect_type(document.get("Deliverable Type") or "", load_plugins(config))
     path = project.dir / INTENT_FILE
     write_text_atomic(path, f"# Intent: {name}\n\n{distillation.strip()}\n")
     commit_own(project.dir, "Lock intent.md")
@@ -91,8 +94,15 @@ def _project_name(objective: str) -> str:
     return sentence[:1].upper() + sentence[1:]
 
 
-def _deliverable_type(section: str) -> DeliverableType:
-    """Code only when the section's first line says code and not plan; anything else is a plan."""
+def type_choices(plugins: dict[str, Plugin]) -> str:
+    """The deliverable types as the intake prompt lists them for Phase 1 to choose from."""
+    return "\n".join(f"- `{p.label}`: {p.manifest.detect}" for p in plugins.values())
+
+
+def detect_type(section: str, plugins: dict[str, Plugin]) -> DeliverableType:
+    """The type the section's first line names, when it names exactly one ("Plan or Code:
+    unclear" is the default type)."""
     first_line = next((line for line in section.splitlines() if line.strip()), "").lower()
-    words = set(re.findall(r"[a-z]+", first_line))
-    return DeliverableType.CODE if "code" in words and "plan" not in words else DeliverableType.PLAN
+    words = set(re.findall(r"[a-z0-9_]+", first_line))
+    named = [p.name for p in plugins.values() if {p.name, p.label.lower()} & words]
+    return named[0] if len(named) == 1 else DEFAULT_DELIVERABLE_TYPE

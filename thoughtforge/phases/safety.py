@@ -2,10 +2,10 @@
 
 Safety is enforced by the orchestrator, not by prompting: before it writes a file or calls an agent
 it classifies the action here and passes the `Operation` to the rules of the project's deliverable
-type, the module `thoughtforge.plugins.<type>.safety`, whose `validate(operation)` raises
-`SafetyViolation` to refuse. Actions that need no classification (running the test suite, a shell
-command, a package install) are declared by the code that performs them, e.g.
-`Operation(kind=OperationKind.RUN_TESTS)`.
+type, its plugin's `safety` module, whose `validate(operation)` raises `SafetyViolation` to
+refuse (a plugin without one is refused at start). Actions that need no classification (running
+the test suite, a shell command, a package install) are declared by the code that performs them,
+e.g. `Operation(kind=OperationKind.RUN_TESTS)`.
 """
 
 from __future__ import annotations
@@ -13,15 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
-from typing import Protocol, cast
+from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
 from thoughtforge.config import AgentSpec, CommandAgentSpec, Config
 from thoughtforge.core import write_text_atomic
 from thoughtforge.errors import ThoughtForgeError
-from thoughtforge.models import DeliverableType
-from thoughtforge.phases.plugin_hooks import plugin_module
 
 
 class OperationKind(StrEnum):
@@ -52,6 +50,7 @@ class SafetyViolation(ThoughtForgeError):
     """An operation the deliverable type forbids; the orchestrator does not perform it."""
 
 
+@runtime_checkable
 class SafetyRules(Protocol):
     """What a plugin's `safety` module provides; a module with this function satisfies it."""
 
@@ -139,17 +138,6 @@ def refuse_path_outside_project(operation: Operation) -> None:
             f"refused {operation.kind} of '{operation.path}': the path leads outside the project "
             "directory"
         )
-
-
-def load_rules(deliverable_type: DeliverableType) -> SafetyRules:
-    """A deliverable type without rules gets no operations at all rather than unchecked ones."""
-    module = plugin_module(deliverable_type, "safety")
-    if module is None:
-        raise SafetyViolation(
-            f"no safety rules for deliverable type '{deliverable_type}': "
-            f"thoughtforge.plugins.{deliverable_type.value}.safety is missing"
-        )
-    return cast(SafetyRules, module)
 
 
 def _write_kind(path: PurePosixPath) -> OperationKind:

@@ -4,18 +4,19 @@ The agent presents one complete proposal per turn; the human corrects it in the 
 Confirm is refused while anything is unresolved or no acceptance criterion exists
 (`spec_proposal` says what counts as unresolved).
 
-A deliverable type's plugin may have a discovery hook (the code plugin's Open Source Discovery,
-switched on by `code.discovery`). It runs after each proposal, whose `## Open Source Discovery`
-section it writes, so the human sees the scorecards with the proposal they confirm; Confirm locks
-that section into `spec.md`. An agent that fails or answers unusably twice costs the section its
-content, never the spec: the chat and the section say that discovery could not run.
+What Deliverable Structure asks for is the deliverable type's own part of the prompt
+(`spec-building-<type>`, from its plugin). A plugin may have a discovery hook (the code plugin's
+Open Source Discovery, switched on by `code.discovery`). It runs after each proposal, whose
+`## Open Source Discovery` section it writes, so the human sees the scorecards with the proposal
+they confirm; Confirm locks that section into `spec.md`. An agent that fails or answers unusably
+twice costs the section its content, never the spec: the chat and the section say that discovery
+could not run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from textwrap import shorten
-from typing import Any, Literal, Protocol, cast
+from typing import Literal
 
 from pydantic import BaseModel
 
@@ -38,9 +39,10 @@ from thoughtforge.core import (
     write_text_atomic,
 )
 from thoughtforge.errors import AgentFailure, ThoughtForgeError, TransitionError, UnusableAnswer
-from thoughtforge.models import DeliverableType, Phase
+from thoughtforge.models import Phase
 from thoughtforge.phases.engine import ask_until_usable, asking, reask
-from thoughtforge.phases.plugin_hooks import plugin_module
+from thoughtforge.phases.plugin_contract import DiscoveryHook
+from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.rejected_answers import keep_rejected, rejected_so_far
 from thoughtforge.phases.spec_proposal import (
     ALL_SECTIONS,
@@ -54,7 +56,6 @@ from thoughtforge.phases.spec_proposal import (
     with_accepted_unresolved,
 )
 from thoughtforge.prompting import (
-    PromptLibrary,
     SectionedText,
     estimate_tokens,
     fit_conversation,
@@ -81,23 +82,6 @@ class SpecIncomplete(ThoughtForgeError):
 class ConfirmOutcome(BaseModel):
     accepted: bool
     remaining: list[str]
-
-
-class DiscoveryHook(Protocol):
-    """A plugin's `discovery` module: `PROMPT` names its prompt (and agent step), `SCHEMA` is
-    the JSON schema of its answer, `discover` returns the section body for a proposal or raises
-    `AgentFailure` or `UnusableAnswer`."""
-
-    PROMPT: str
-    SCHEMA: dict[str, Any]
-
-    def discover(
-        self,
-        proposal: str,
-        ask: Callable[[str], str],
-        library: PromptLibrary,
-        on_unusable: Callable[[int, UnusableAnswer], None],
-    ) -> str: ...
 
 
 def propose(project: Project, config: Config) -> SpecProposal:
@@ -187,7 +171,8 @@ def confirm_spec(
         discovery = shown or _discover(project, config, status, proposal.text)
     write_text_atomic(project.dir / SPEC_FILE, _spec_document(name, proposal, discovery))
     write_text_atomic(
-        project.dir / CONSTRAINTS_FILE, _constraints_document(name, status, intent, proposal)
+        project.dir / CONSTRAINTS_FILE,
+        _constraints_document(config, name, status, intent, proposal),
     )
     commit_own(project.dir, "Lock spec.md and constraints.md")
     transition(project, Phase.BUILDING)
@@ -201,9 +186,9 @@ def confirm_spec(
 def _spec_prompt(project: Project, config: Config, status: Status, intent: str) -> str:
     """The spec prompt cut to the agent's window: the intent stays, the oldest turns go. What
     Deliverable Structure holds is the deliverable type's own prompt, `spec-building-<type>`."""
-    prompts = PromptLibrary(config.prompts.directory)
-    deliverable_type = status.deliverable_type or DeliverableType.PLAN
-    guidance = prompts.render(f"{_STEP}-{deliverable_type.value}").strip()
+    plugin = plugin_for(config, status.deliverable_type)
+    prompts = plugin.prompt_library(config)
+    guidance = prompts.render(f"{_STEP}-{plugin.name}").strip()
 
     def render(conversation: str) -> str:
         return prompts.render(
@@ -250,9 +235,8 @@ def _spec_document(name: str, proposal: SpecProposal, discovery: str | None) -> 
 
 
 def _discovery_hook(config: Config, status: Status) -> DiscoveryHook | None:
-    if status.deliverable_type is not DeliverableType.CODE or not config.code.discovery:
-        return None
-    return cast(DiscoveryHook | None, plugin_module(status.deliverable_type, "discovery"))
+    hook = plugin_for(config, status.deliverable_type).discovery
+    return hook if hook is not None and hook.enabled(config) else None
 
 
 def _discover(project: Project, config: Config, status: Status, proposal: str) -> str | None:
@@ -270,7 +254,7 @@ def _discover(project: Project, config: Config, status: Status, proposal: str) -
         return hook.discover(
             proposal,
             asking(lambda text, numbered: invoke_agent(config, status.agent, text, numbered), call),
-            PromptLibrary(config.prompts.directory),
+            plugin_for(config, status.deliverable_type).prompt_library(config),
             lambda attempt, why: keep_rejected(
                 project, Phase.SPEC_BUILDING, call.step, attempt, why
             ),
@@ -297,14 +281,13 @@ def _without_discovery(answer: str) -> str:
 
 
 def _constraints_document(
-    name: str, status: Status, intent: SectionedText, proposal: SpecProposal
+    config: Config, name: str, status: Status, intent: SectionedText, proposal: SpecProposal
 ) -> str:
     """What the Phase 4 reviewer judges against, re-read at every polish iteration."""
-    deliverable_type = status.deliverable_type or DeliverableType.PLAN
     scope = [proposal.section("Deliverable Structure"), proposal.section("Scope Boundaries")]
     sections = {
         "Context": intent.get("Objective") or "",
-        "Deliverable Type": deliverable_type.value.capitalize(),
+        "Deliverable Type": plugin_for(config, status.deliverable_type).label,
         "Priorities": proposal.section("Priorities"),
         "Exclusions": proposal.section("Exclusions"),
         "Severity Definitions": proposal.section("Severity Definitions"),

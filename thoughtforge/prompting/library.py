@@ -1,6 +1,7 @@
 """Prompts are Markdown files loaded at run time, so the operator can edit them without coding.
 
-Lookup order: `prompts.directory` from config (the operator's overrides), then the package defaults.
+Lookup order: `prompts.directory` from config (the operator's overrides), then the package defaults,
+then the `prompts/` folder of the project's deliverable-type plugin (an added type's own prompts).
 Placeholders are `{{name}}`. Filling is a single pass, so text inserted for one placeholder (a brain
 dump that itself contains `{{x}}`, say) is never expanded again.
 """
@@ -17,8 +18,12 @@ _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
 
 class PromptLibrary:
-    def __init__(self, override_directory: Path | None = None) -> None:
-        self._directories = [d for d in (override_directory, DEFAULT_DIRECTORY) if d is not None]
+    def __init__(
+        self, override_directory: Path | None = None, plugin_directory: Path | None = None
+    ) -> None:
+        self._directories = [
+            d for d in (override_directory, DEFAULT_DIRECTORY, plugin_directory) if d is not None
+        ]
 
     def names(self) -> list[str]:
         found = {p.stem for d in self._directories if d.is_dir() for p in d.glob("*.md")}

@@ -24,7 +24,9 @@ from thoughtforge.config import Config
 from thoughtforge.core import end_leftover_processes, track_process
 from thoughtforge.core.processes import descendants, live_processes
 from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.flows.warm_start import WARM_START_ENV, socket_name
 from thoughtforge.server.api import PrefectApi, PrefectApiError, configured_url, is_healthy
+from thoughtforge.server.database import server_database_env, without_password
 from thoughtforge.server.work_pool import WORK_POOL
 
 SERVER_START_SECONDS = 90.0
@@ -58,10 +60,10 @@ def exclusive(directory: Path) -> Iterator[None]:
 
 
 def prefect_env(api_url: str, config_file: Path) -> dict[str, str]:
-    """The environment of every process `up` starts: the server's API, and this config (flow runs
-    started by the worker read it through `THOUGHTFORGE_CONFIG`)."""
+    """The environment of every process `up` starts but the server: the server's API, and this
+    config (flow runs started by the worker read it through `THOUGHTFORGE_CONFIG`)."""
     return {
-        **os.environ,
+        **without_password(dict(os.environ)),
         "PREFECT_API_URL": api_url,
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "THOUGHTFORGE_CONFIG": str(config_file.resolve()),
@@ -69,10 +71,12 @@ def prefect_env(api_url: str, config_file: Path) -> dict[str, str]:
 
 
 def server_command(config: Config) -> tuple[list[str], dict[str, str]]:
-    """`prefect server start` on `server.host`/`server.port`, and its environment."""
+    """`prefect server start` on `server.host`/`server.port` and `server.database_url`, and its
+    environment."""
     args = ["server", "start", "--host", config.server.host, "--port", str(config.server.port)]
     env = {
-        **os.environ,
+        **without_password(dict(os.environ)),
+        **server_database_env(config),
         # The UI asks the API at this address; left alone it assumes port 4200 whatever --port is.
         "PREFECT_UI_API_URL": configured_url(config),
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
@@ -103,29 +107,35 @@ def start_server(config: Config, directory: Path) -> bool:
     return True
 
 
-def start_worker(env: dict[str, str], directory: Path) -> bool:
-    """Start a process worker on the pool unless the one `up` started is alive."""
+def start_worker(
+    env: dict[str, str], directory: Path, warm_start: str, name: str | None = None
+) -> bool:
+    """Start a process worker on the pool, its runs started by the warm starter `warm_start`,
+    unless the one recorded in `directory` is alive; `name` is how the pool lists it."""
     if _alive(directory, "worker"):
         return False
+    named = ["--name", name] if name else []
     _spawn(
-        [prefect_executable(), "worker", "start", "--pool", WORK_POOL, "--type", "process"],
+        [prefect_executable(), "worker", "start", "--pool", WORK_POOL, "--type", "process", *named],
         directory,
         "worker",
-        {**env, "PREFECT_WORKER_QUERY_SECONDS": str(WORKER_POLL_SECONDS)},
+        {
+            **env,
+            "PREFECT_WORKER_QUERY_SECONDS": str(WORKER_POLL_SECONDS),
+            WARM_START_ENV: warm_start,
+        },
     )
     return True
 
 
 def start_warm_starter(env: dict[str, str], directory: Path) -> str:
-    """Start the process that starts flow runs warm (`flows.warm_start`) unless the one `up`
-    started is alive; the command the deployments give the worker to use it."""
-    from thoughtforge.flows.warm_start import launcher_command, socket_name
-
+    """Start the process that starts flow runs warm (`flows.warm_start`) unless the one recorded
+    in `directory` is alive; its name, which the worker's launchers connect to."""
     name = socket_name(str(directory.resolve()))
     if not _alive(directory, "warm-start"):
         argv = [sys.executable, "-m", "thoughtforge.flows.warm_start", "--serve", name]
         _spawn(argv, directory, "warm-start", env)
-    return launcher_command(name)
+    return name
 
 
 def start_web(env: dict[str, str], directory: Path, config_file: Path) -> Started:
@@ -172,8 +182,9 @@ class Stopped(BaseModel):
     cancelled: list[str]
 
 
-def stop_all(config: Config, directory: Path) -> Stopped:
-    """Stop what `up` started (SIGTERM, then SIGKILL after a grace period).
+def stop_all(api_url: str, directory: Path) -> Stopped:
+    """Stop what `up` (or `thoughtforge worker`) recorded in `directory`: SIGTERM, then SIGKILL
+    after a grace period.
 
     The worker and the starter go first, with their flow runs, while the server is still there:
     a run holding its process for the person suspends, and can say so. The runs that were working
@@ -186,7 +197,7 @@ def stop_all(config: Config, directory: Path) -> Stopped:
     pids = end_leftover_processes(
         directory, grace_seconds=DOWN_GRACE_SECONDS, only=runners, expected=True
     )
-    cancelled = _mark_cancelled(config, in_flight)
+    cancelled = _mark_cancelled(api_url, in_flight)
     pids += end_leftover_processes(directory, grace_seconds=DOWN_GRACE_SECONDS, expected=True)
     names = [what for name, what in STARTED_BY_UP.items() if _recorded(directory, name) in pids]
     for name in STARTED_BY_UP:
@@ -194,9 +205,8 @@ def stop_all(config: Config, directory: Path) -> Stopped:
     return Stopped(pids=pids, names=names, cancelled=cancelled)
 
 
-def _mark_cancelled(config: Config, flow_run_ids: list[str]) -> list[str]:
+def _mark_cancelled(url: str, flow_run_ids: list[str]) -> list[str]:
     """Nothing when no server answers (a run's own process then finds out on its own)."""
-    url = configured_url(config)
     if not flow_run_ids or not is_healthy(url):
         return []
     try:

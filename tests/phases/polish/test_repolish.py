@@ -56,7 +56,7 @@ def test_an_edited_constraints_file_is_due_and_polished_again(config: Config) ->
         "review #1: no issues",
         "Done",
     ]
-    assert not check(edited).due  # the tag moved to the new polish
+    assert not check(edited, config).due  # the tag moved to the new polish
     assert read_status(untouched.dir).phase is Phase.DONE
 
 
@@ -64,4 +64,4 @@ def test_an_edited_constraints_file_is_due_and_polished_again(config: Config) ->
 def test_an_uncommitted_edit_to_the_plan_counts(config: Config) -> None:
     project = _done(config)
     (project.docs_dir / "plan.md").write_text("# A rewritten plan\n")
-    assert check(project).changed == ["docs/plan.md"]
+    assert check(project, config).changed == ["docs/plan.md"]

@@ -10,12 +10,12 @@ from tests.fake_openai import FakeOpenAI, Reply
 from tests.polish_setup import polishing_project
 from thoughtforge.config import Config, OpenAIAgentSpec
 from thoughtforge.errors import CutOffAnswer, ThoughtForgeError
-from thoughtforge.models import Counts, DeliverableType, Issue, Phase, Severity
+from thoughtforge.models import Counts, Issue, Phase, Severity
 from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.phases.polish.iteration import PolishSteps
 from thoughtforge.phases.polish.review import CodeReview, MalformedReview, PlanReview, parse_review
 
-PLAN, CODE = DeliverableType.PLAN, DeliverableType.CODE
+PLAN, CODE = PlanReview, CodeReview
 
 
 def issue(

@@ -29,8 +29,9 @@ from thoughtforge.config import Config
 from thoughtforge.core import Project, git_repo, read_chat, read_events, read_status, transition
 from thoughtforge.models import DeliverableType, HaltReason, Phase
 from thoughtforge.phases import intake
+from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.polish.loop import PolishLoop
-from thoughtforge.phases.safety import SafetyViolation, load_rules, write_checked
+from thoughtforge.phases.safety import SafetyViolation, write_checked
 from thoughtforge.plugins.plan.builder import (
     CONSTRAINTS_UNREADABLE,
     MILESTONE,
@@ -418,7 +419,7 @@ def test_no_templates_halts_with_the_spec_message(
 
 def test_a_plan_mode_write_of_source_code_is_refused(config: Config) -> None:
     project = building_project(config)
-    rules = load_rules(DeliverableType.PLAN)
+    rules = plugin_for(config, DeliverableType.PLAN).safety
     with pytest.raises(SafetyViolation, match=r"refused write_source of 'src/app\.py'"):
         write_checked(project.dir, "src/app.py", "print('hello')\n", rules)
     assert not (project.dir / "src").exists()

@@ -19,7 +19,6 @@ from pydantic import BaseModel, ValidationError
 
 from thoughtforge.core import (
     CONSTRAINTS_FILE,
-    PLAN_FILE,
     POLISH_LOG_FILE,
     POLISH_STATE_FILE,
     REVIEW_FILE,
@@ -31,11 +30,11 @@ from thoughtforge.core import (
     write_text_atomic,
 )
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
-from thoughtforge.models import Counts, DeliverableType, HaltReason, Issue
+from thoughtforge.models import Counts, HaltReason, Issue
 from thoughtforge.phases.engine import UNUSABLE_HELP, PhaseEngine, reask
 from thoughtforge.phases.polish import polish_log
 from thoughtforge.phases.polish.guards import describe
-from thoughtforge.phases.polish.review import TestResults, parse_review, review_schema
+from thoughtforge.phases.polish.review import TestResults, parse_review
 from thoughtforge.prompting import estimate_tokens, truncate_text
 
 MIN_FIX_LENGTH_RATIO = 0.5
@@ -55,24 +54,28 @@ class FixResult(BaseModel):
 
 
 class PolishSteps:
-    """The review, fix and record steps of the polish loop over one engine, for a plan.
+    """The review, fix and record steps of the polish loop over one engine, for a document.
 
-    A deliverable type's plugin may subclass it (its `polish` module's `PolishSteps`): code
-    mode measures the tests before each review and lets its fixer edit the files itself.
+    The document is the plugin's deliverable (`docs/plan.md` for a plan); the prompts are the
+    type's `<type>-review` and `<type>-fix`, which are given the document as `{{<type>}}`, and
+    the review must fit the plugin's review schema. A plugin may subclass it (its reviewer's
+    `PolishSteps`): code mode measures the tests before each review and lets its fixer edit the
+    files itself.
     """
-
-    deliverable_type = DeliverableType.PLAN
-    review_step = "plan-review"
 
     def __init__(self, engine: PhaseEngine, reviewer: str, fixer: str) -> None:
         self.engine = engine
         self.reviewer = reviewer
         self.fixer = fixer
         self.dir = engine.project.dir
+        self.plugin = engine.plugin
+        self.document = engine.plugin.deliverable
+        self.review_step = f"{engine.plugin.name}-review"
+        self.fix_step = f"{engine.plugin.name}-fix"
 
     @property
     def deliverable(self) -> Path:
-        return self.engine.project.deliverable_path(self.engine.project.status())
+        return self.plugin.deliverable_path(self.dir)
 
     def measure(self) -> TestResults | None:
         """What the orchestrator measures before the review (a plan: nothing)."""
@@ -86,9 +89,9 @@ class PolishSteps:
         try:
             parsed = self.engine.ask_until_usable(
                 self.reviewer,
-                self.engine.call(self.review_step, n, review_schema(self.deliverable_type)),
+                self.engine.call(self.review_step, n, self.plugin.review.model_json_schema()),
                 lambda refusal: prompt if refusal is None else reask(prompt, refusal),
-                lambda answer: parse_review(answer, self.deliverable_type),
+                lambda answer: parse_review(answer, self.plugin.review),
                 attempts=retries + 1,
             )
         except UnusableAnswer as exc:
@@ -105,22 +108,22 @@ class PolishSteps:
 
     def fix(self, state: PolishState, review: StoredReview, constraints: str) -> FixResult:
         """Ask the fixer for the whole document; a fragment is refused, twice in a row halts."""
-        old = self.engine.read(PLAN_FILE)
+        old = self.engine.read(self.document)
         issues = json.dumps([i.model_dump(mode="json") for i in review.issues], indent=2)
         prompt = self.engine.prompts.render(
-            "plan-fix", issues=issues, constraints=constraints, plan=old
+            self.fix_step, issues=issues, constraints=constraints, **{self.plugin.name: old}
         )
-        call = self.engine.call("plan-fix", review.iteration)
+        call = self.engine.call(self.fix_step, review.iteration)
         new = _strip_fence(self.engine.ask(self.fixer, prompt, call))
         why = _broken(old, new)
         if why is None:
             new = new if new.endswith("\n") else new + "\n"
-            self.engine.write(PLAN_FILE, new)
+            self.engine.write(self.document, new)
             return FixResult(
-                applied=True, summary=f"{PLAN_FILE} updated ({len(old)} → {len(new)} chars)"
+                applied=True, summary=f"{self.document} updated ({len(old)} → {len(new)} chars)"
             )
         log_event(self.dir, "fix_rejected", level="warning", iteration=review.iteration, why=why)
-        self.engine.keeper("plan-fix")(review.iteration, UnusableAnswer(why, new))
+        self.engine.keeper(self.fix_step)(review.iteration, UnusableAnswer(why, new))
         if _last_fix_rejected(state):
             raise PhaseHalt(
                 HaltReason.FIX_OUTPUT_INVALID,
@@ -149,9 +152,9 @@ class PolishSteps:
         """The fix that needs no agent: none for a clean review, or one written before a kill."""
         if not review.issues:
             return FixResult(applied=False, summary="none needed: the review found no issues")
-        if recovered and git_repo.is_dirty(self.dir, PLAN_FILE):
+        if recovered and git_repo.is_dirty(self.dir, self.document):
             return FixResult(
-                applied=True, summary=f"{PLAN_FILE} updated before an interruption; kept"
+                applied=True, summary=f"{self.document} updated before an interruption; kept"
             )
         return None
 
@@ -173,13 +176,15 @@ class PolishSteps:
             raise
 
     def _review_prompt(self, constraints: str) -> str:
-        plan = self.engine.read(PLAN_FILE)
+        document = self.engine.read(self.document)
         window = self.engine.config.agent(self.reviewer).prompt_budget_tokens
-        room = window - estimate_tokens(plan) - _PROMPT_OVERHEAD_TOKENS
+        room = window - estimate_tokens(document) - _PROMPT_OVERHEAD_TOKENS
         fitted = truncate_text(constraints, max(room, 0))
         if fitted.truncated:
             log_event(self.dir, "constraints_truncated", level="warning", tokens=room)
-        return self.engine.prompts.render("plan-review", constraints=fitted.text, plan=plan)
+        return self.engine.prompts.render(
+            self.review_step, constraints=fitted.text, **{self.plugin.name: document}
+        )
 
 
 def _snapshot(path: Path) -> str | None:

@@ -42,7 +42,6 @@ from thoughtforge.core import (
 from thoughtforge.errors import PhaseHalt, StateFileError
 from thoughtforge.models import Counts, HaltReason, Phase
 from thoughtforge.phases.engine import HALTING_FAILURES, PhaseEngine, StepRunner, run_direct
-from thoughtforge.phases.plugin_hooks import plugin_module
 from thoughtforge.phases.polish import polish_log
 from thoughtforge.phases.polish.assessment import Assessment, assess
 from thoughtforge.phases.polish.guards import GuardReport
@@ -81,8 +80,7 @@ class PolishLoop:
         self.step_runner = step_runner
         self.on_iteration = on_iteration or (lambda state, report: None)
         reviewer = config.polish.reviewer_agent or self.engine.agent
-        steps = plugin_module(self.engine.deliverable_type, "polish")
-        kind: type[PolishSteps] = steps.PolishSteps if steps else PolishSteps
+        kind: type[PolishSteps] = self.engine.plugin.polish_steps or PolishSteps
         self.steps = kind(self.engine, reviewer=reviewer, fixer=self.engine.agent)
         self.dir = project.dir
         self.last_report: GuardReport | None = None

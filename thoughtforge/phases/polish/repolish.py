@@ -23,6 +23,7 @@ from thoughtforge.core import (
     write_polish_state,
 )
 from thoughtforge.models import Phase
+from thoughtforge.phases.plugin_loader import plugin_for
 
 
 class RepolishCheck(BaseModel):
@@ -40,16 +41,16 @@ class RepolishCheck(BaseModel):
 def check_done_projects(config: Config) -> list[RepolishCheck]:
     """Every `done` project, with what changed since its last polish."""
     return [
-        check(listing.project)
+        check(listing.project, config)
         for listing in list_projects(config)
         if listing.status is not None and listing.status.phase is Phase.DONE
     ]
 
 
-def check(project: Project) -> RepolishCheck:
+def check(project: Project, config: Config) -> RepolishCheck:
     """What changed in the deliverable and the constraints since the project was last polished."""
-    deliverable = project.deliverable_path(project.status()).relative_to(project.dir)
-    watched = [str(deliverable), CONSTRAINTS_FILE]
+    deliverable = plugin_for(config, project.status().deliverable_type).deliverable
+    watched = [deliverable, CONSTRAINTS_FILE]
     changed = git_repo.changed_since(project.dir, POLISHED_TAG, watched)
     since = f"tag {POLISHED_TAG}"
     if changed is None:

@@ -3,25 +3,32 @@
 Agents wrap JSON in prose or Markdown fences, so the answer is searched for an object that fits the
 schema rather than parsed as a whole. The severity counts are always derived from the issues: a
 reviewer's own tally is ignored, because the guards must not depend on its arithmetic.
+
+Each deliverable type's plugin names its schema (its reviewer's `Review`, a subclass of `Review`
+here); the plan's and the code's are below.
 """
 
 from __future__ import annotations
 
 import reprlib
-from typing import Any
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from thoughtforge.errors import UnusableAnswer
-from thoughtforge.models import Counts, DeliverableType, Issue
+from thoughtforge.models import Counts, Issue
 from thoughtforge.prompting import json_objects
+
+R = TypeVar("R", bound="Review")
 
 
 class MalformedReview(UnusableAnswer):
     """The reviewer's answer holds no object matching the review schema."""
 
 
-class _Review(BaseModel):
+class Review(BaseModel):
+    """What every review holds: the issues, with the shared severities the guards count."""
+
     model_config = ConfigDict(extra="ignore")
 
     issues: list[Issue]
@@ -31,7 +38,7 @@ class _Review(BaseModel):
         return Counts.of(self.issues)
 
 
-class PlanReview(_Review):
+class PlanReview(Review):
     pass
 
 
@@ -43,24 +50,12 @@ class TestResults(BaseModel):
     failed: int = Field(ge=0)
 
 
-class CodeReview(_Review):
+class CodeReview(Review):
     tests: TestResults
 
 
-_SCHEMAS: dict[DeliverableType, type[PlanReview] | type[CodeReview]] = {
-    DeliverableType.PLAN: PlanReview,
-    DeliverableType.CODE: CodeReview,
-}
-
-
-def review_schema(deliverable_type: DeliverableType) -> dict[str, Any]:
-    """The JSON schema a reviewer's answer must fit, sent to agents that constrain their output."""
-    return _SCHEMAS[deliverable_type].model_json_schema()
-
-
-def parse_review(text: str, deliverable_type: DeliverableType) -> PlanReview | CodeReview:
-    """Return the first JSON object in `text` that fits the schema of `deliverable_type`."""
-    schema = _SCHEMAS[deliverable_type]
+def parse_review(text: str, schema: type[R]) -> R:
+    """Return the first JSON object in `text` that fits `schema`."""
     failures: list[tuple[dict[str, object], ValidationError]] = []
     for candidate in json_objects(text):
         try:

@@ -21,6 +21,7 @@ where the files say: the next uncommitted step, or the test-fix cycle.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -410,3 +411,10 @@ def _step_text(steps: list[BuildStep], number: int) -> str:
         f"Build only step {number} of {len(steps)} now: **{step.title}**. {step.details}\n\n"
         f"Leave the test suite runnable when you finish. All the steps:\n\n{steps_list}"
     )
+
+
+def build(
+    project: Project, config: Config, *, runner: StepRunner, on_progress: Callable[[str], None]
+) -> CodeBuilder:
+    """The plugin contract's builder (`phases.plugin_contract`); progress: `code_build.json`."""
+    return CodeBuilder(project, config, runner=runner)

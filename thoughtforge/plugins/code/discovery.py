@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 from pydantic import BaseModel
 
+from thoughtforge.config import Config
 from thoughtforge.errors import UnusableAnswer
 from thoughtforge.phases.engine import ask_until_usable, reask
 from thoughtforge.plugins.code.scorecard import (
@@ -40,6 +41,11 @@ RULES = (
     f"{MAX_SCORE} each, from the data shown. It qualifies with no red flag and a total of at "
     f"least {MIN_TOTAL} of {MAX_TOTAL}."
 )
+
+
+def enabled(config: Config) -> bool:
+    """Opt-in: one more agent call per proposal."""
+    return config.code.discovery
 
 
 def discover(

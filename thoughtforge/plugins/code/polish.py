@@ -15,7 +15,7 @@ import json
 from thoughtforge.adapters.agents.invoke import ATTEMPTS
 from thoughtforge.core import PolishState, changes, log_event
 from thoughtforge.errors import AgentFailure, PhaseHalt
-from thoughtforge.models import DeliverableType, HaltReason
+from thoughtforge.models import HaltReason
 from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.phases.polish.iteration import FixResult, StoredReview
 from thoughtforge.phases.polish.iteration import PolishSteps as PlanPolishSteps
@@ -31,9 +31,6 @@ _PROMPT_OVERHEAD_TOKENS = 2_000
 
 class PolishSteps(PlanPolishSteps):
     """The polish loop's steps for a code deliverable."""
-
-    deliverable_type = DeliverableType.CODE
-    review_step = "code-review"
 
     def __init__(self, engine: PhaseEngine, reviewer: str, fixer: str) -> None:
         super().__init__(engine, reviewer, fixer)

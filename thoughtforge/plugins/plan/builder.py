@@ -40,7 +40,7 @@ from thoughtforge.plugins.plan.builder_response import (
     parse_builder_response,
     response_schema,
 )
-from thoughtforge.plugins.plan.draft import Draft, SectionProgress, load_draft
+from thoughtforge.plugins.plan.draft import Draft, SectionProgress, load_draft, progress_markdown
 from thoughtforge.plugins.plan.section_prompt import BUILD_STEP, section_prompt
 from thoughtforge.plugins.plan.slot_content import unfilled_reason
 from thoughtforge.plugins.plan.template import PlanTemplate, PlanTemplateError, Section, Slot
@@ -206,6 +206,19 @@ class PlanBuilder:
 
     def _halt(self, halt: PhaseHalt) -> BuildOutcome:
         return self.engine.halt_build(halt, "plan build", self.engine.project.dir / PLAN_FILE)
+
+
+def build(
+    project: Project,
+    config: Config,
+    *,
+    runner: StepRunner,
+    on_progress: Callable[[str], None],
+) -> PlanBuilder:
+    """The plugin contract's builder (`phases.plugin_contract`): progress told as Markdown."""
+    return PlanBuilder(
+        project, config, runner=runner, on_progress=lambda p: on_progress(progress_markdown(p))
+    )
 
 
 def _describe(unfilled: list[Slot]) -> str:

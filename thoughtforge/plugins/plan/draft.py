@@ -34,6 +34,19 @@ class SectionProgress(BaseModel):
     slots: int
 
 
+def progress_markdown(progress: list[SectionProgress]) -> str:
+    """The build's progress as the run's page shows it: sections done, and a row per section."""
+    rows = "\n".join(
+        f"| {p.heading} | {p.filled}/{p.slots} | {'yes' if p.filled == p.slots else 'no'} |"
+        for p in progress
+    )
+    done = sum(p.filled == p.slots for p in progress)
+    return (
+        f"## Plan build: {done}/{len(progress)} sections\n\n"
+        f"| section | slots filled | done |\n| --- | --- | --- |\n{rows}\n"
+    )
+
+
 @dataclass
 class Draft:
     """Read once at a run's start; `filled` grows as slots are accepted."""

@@ -5,8 +5,6 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
-from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
 
@@ -40,14 +38,9 @@ from tests.fake_notion import (
     toggle,
 )
 from thoughtforge.config import NotionConfig
-from thoughtforge.connectors.notion import (
-    MAX_RETRY_AFTER_SECONDS,
-    RATE_LIMIT_RETRIES,
-    NotionConnector,
-    blocks_to_markdown,
-    page_id_from,
-    retry_after_seconds,
-)
+from thoughtforge.connectors.notion import NotionConnector
+from thoughtforge.connectors.notion.links import page_id_from
+from thoughtforge.connectors.notion.session import MAX_RETRY_AFTER_SECONDS, RATE_LIMIT_RETRIES
 from thoughtforge.errors import ConnectorError
 
 GOLDEN = Path(__file__).parent / "golden" / "notion_blocks.md"
@@ -246,16 +239,6 @@ def test_every_block_type_becomes_the_golden_markdown(
     assert sleeps == []
     listed = {served.target for served in notion.requests_to("blocks.children")}
     assert dashed(GUEST_LIST) not in listed, "a child page is linked, not read"
-
-
-def test_the_block_converter_is_usable_on_its_own() -> None:
-    blocks = [
-        {"type": "numbered_list_item", "numbered_list_item": {"rich_text": [text("one")]}},
-        {"type": "numbered_list_item", "numbered_list_item": {"rich_text": [text("two")]}},
-        {"type": "paragraph", "paragraph": {"rich_text": [text("between")]}},
-        {"type": "numbered_list_item", "numbered_list_item": {"rich_text": [text("again")]}},
-    ]
-    assert blocks_to_markdown(blocks) == "1. one\n2. two\n\nbetween\n\n1. again"
 
 
 def test_the_markdown_endpoint_is_used_when_it_answers(notion: FakeNotion) -> None:
@@ -529,19 +512,6 @@ def test_a_rate_limit_that_does_not_end_is_rate_limited(
     assert error.transient
     assert sleeps == [2.0] * RATE_LIMIT_RETRIES
     assert len(notion.served) == RATE_LIMIT_RETRIES + 1
-
-
-@pytest.mark.parametrize(
-    ("value", "seconds"),
-    [("5", 5.0), ("0", 0.0), ("1.5", 1.5), ("-3", 0.0), ("soon", 1.0), (None, 1.0)],
-)
-def test_retry_after_values(value: str | None, seconds: float) -> None:
-    assert retry_after_seconds(value) == seconds
-
-
-def test_retry_after_as_an_http_date() -> None:
-    later = format_datetime(datetime.now(UTC) + timedelta(seconds=30), usegmt=True)
-    assert 25 <= retry_after_seconds(later) <= 30
 
 
 @pytest.mark.parametrize(

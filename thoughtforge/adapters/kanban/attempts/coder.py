@@ -1,56 +1,26 @@
-"""Code steps as Vibe Kanban task attempts (`vibekanban.code_execution`), not direct agent calls.
-
-Vibe Kanban 0.0.71 runs an attempt in a git worktree of its project's repository, on a branch of
-its own, commits what the executor changed there, and on request squashes that branch into the
-base branch. So each code project gets a Vibe Kanban project whose repository is the ThoughtForge
-project itself (Vibe Kanban allows one project per repository path: it is found by that path),
-each step a task whose description is the prompt, and each try an attempt on that task:
-
-    POST /api/task-attempts {task_id, executor_profile_id: {executor, variant}, base_branch}
-    GET  /api/execution-processes?task_attempt_id=…    status: running|completed|failed|killed
-    POST /api/task-attempts/{id}/stop                    at the timeout
-    GET  /api/task-attempts/{id}/branch-status           commits_ahead: is there work to merge?
-    POST /api/task-attempts/{id}/merge                   one squash commit on the base branch
-    GET  /api/execution-processes/{id}/raw-logs          the executor's stdout/stderr (SSE)
-
-The executor reads `Title: <step>\\n\\nDescription:<prompt>` on stdin, in the worktree; it does
-not get ThoughtForge's `THOUGHTFORGE_*` environment. An attempt has ended when no process runs
-and Vibe Kanban has moved the task out of `inprogress`, which it does only after committing the
-agent's work, so a merge never races that commit. The project's own pending changes are
-committed first, so the worktree starts from them and Vibe Kanban's merge (which refuses a main
-tree with uncommitted tracked changes) can run. A merged step is committed: its work is not left
-uncommitted as a direct call leaves it.
-
-Vibe Kanban falls back to an executor's `DEFAULT` variant for a variant it does not know, so the
-configured profile is checked against `GET /api/profiles` before any attempt. Like a direct call,
-a failed try (HTTP error, attempt failed or killed, timeout, merge refused) is retried once, as a
-new attempt on the same task, and then raises `AgentFailure`.
-"""
+"""One code step as a Vibe Kanban task and its attempts: the project's task, one attempt per
+try, waited for, then merged into the project; see the package's docstring for the API calls."""
 
 from __future__ import annotations
 
 import json
-import re
 import time
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
-from thoughtforge.adapters import http
 from thoughtforge.adapters.agents.invoke import ATTEMPTS, AgentCall
+from thoughtforge.adapters.kanban.attempts.api import AttemptsApi
+from thoughtforge.adapters.kanban.attempts.process_logs import agent_answer, process_output
 from thoughtforge.adapters.kanban.vibekanban import server_url
 from thoughtforge.config import Config
 from thoughtforge.core import commit_own, log_event, utc_now
 from thoughtforge.errors import AgentFailure, ServiceError
 
 POLL_SECONDS = 0.5
-SLOW_CALL_SECONDS = 60.0
-"""Starting an attempt (it creates a worktree) and merging run git inside the request; stopping
-waits 2 s after each of SIGINT, SIGTERM and SIGKILL until the executor is gone."""
 _EXCERPT = 300
 _FAILED = ("failed", "killed")
-_VK_MESSAGE = re.compile(r'"message":("(?:[^"\\]|\\.)*")')
 
 
 class AttemptResult(BaseModel):
@@ -96,7 +66,7 @@ class VibeKanbanCoder:
             result: AttemptResult | None = None
             failure: str | None = None
             try:
-                api = _Api(server_url(settings), settings.timeout_seconds)
+                api = AttemptsApi(server_url(settings), settings.timeout_seconds)
                 if task_id is None:
                     task_id = self._new_task(api, prompt, call)
                 result = self._try(api, task_id, call)
@@ -121,7 +91,7 @@ class VibeKanbanCoder:
 
     # --- one step: its task, then one attempt per try -----------------------------------------
 
-    def _new_task(self, api: _Api, prompt: str, call: AgentCall) -> str:
+    def _new_task(self, api: AttemptsApi, prompt: str, call: AgentCall) -> str:
         self._check_profile(api)
         project_id = self._project_id(api, call.project_dir)
         title = call.step if call.iteration is None else f"{call.step} #{call.iteration}"
@@ -138,7 +108,7 @@ class VibeKanbanCoder:
         )
         return task_id
 
-    def _try(self, api: _Api, task_id: str, call: AgentCall) -> AttemptResult:
+    def _try(self, api: AttemptsApi, task_id: str, call: AgentCall) -> AttemptResult:
         project_dir = call.project_dir
         base = _branch(project_dir)
         commit_own(
@@ -195,8 +165,8 @@ class VibeKanbanCoder:
                 ) from None
             merged = _commit_of(project_dir, base)
         coding = [p for p in processes if p.get("run_reason") == "codingagent"]
-        stdout, _ = _output(api, str(coding[-1]["id"])) if coding else ("", "")
-        answer = _answer(stdout)[-self._config.agents.max_reply_bytes :]
+        stdout, _ = process_output(api, str(coding[-1]["id"])) if coding else ("", "")
+        answer = agent_answer(stdout)[-self._config.agents.max_reply_bytes :]
         log_event(
             project_dir,
             "vibe_kanban_attempt",
@@ -223,7 +193,7 @@ class VibeKanbanCoder:
         )
 
     def _wait(
-        self, api: _Api, attempt_id: str, task_id: str, call: AgentCall
+        self, api: AttemptsApi, attempt_id: str, task_id: str, call: AgentCall
     ) -> list[dict[str, Any]]:
         """The attempt's processes once it has ended; stopped, then `_Failed`, at the timeout."""
         timeout = self._config.agents.call_timeout_seconds
@@ -262,19 +232,19 @@ class VibeKanbanCoder:
                 )
             time.sleep(min(POLL_SECONDS, remaining))
 
-    def _failure(self, api: _Api, short: str, process: dict[str, Any]) -> str:
+    def _failure(self, api: AttemptsApi, short: str, process: dict[str, Any]) -> str:
         reason = (
             f"task attempt {short}: its {process.get('run_reason')} process {process['status']}"
         )
         if process.get("exit_code") is not None:
             reason += f" with exit code {process['exit_code']}"
-        stdout, stderr = _output(api, str(process["id"]))
+        stdout, stderr = process_output(api, str(process["id"]))
         excerpt = (stderr.strip() or stdout.strip())[-_EXCERPT:]
         return reason + (f": {excerpt}" if excerpt else "")
 
     # --- the Vibe Kanban side -------------------------------------------------------------------
 
-    def _check_profile(self, api: _Api) -> None:
+    def _check_profile(self, api: AttemptsApi) -> None:
         """Vibe Kanban would run an unknown variant as the executor's DEFAULT: refuse it here."""
         content = api.call("GET", "/api/profiles").get("content") or "{}"
         try:
@@ -293,7 +263,7 @@ class VibeKanbanCoder:
                 f"(vibekanban.executor_profile); it offers: {', '.join(offered) or 'none'}"
             )
 
-    def _project_id(self, api: _Api, project_dir: Path) -> str:
+    def _project_id(self, api: AttemptsApi, project_dir: Path) -> str:
         """The Vibe Kanban project whose repository is this project's, created on first use."""
         path = project_dir.resolve()
         for project in api.call("GET", "/api/projects"):
@@ -303,92 +273,6 @@ class VibeKanbanCoder:
         name = f"{self._config.vibekanban.project_name} · {project_dir.name}"
         body = {"name": name, "git_repo_path": str(path), "use_existing_repo": True}
         return str(api.call("POST", "/api/projects", body)["id"])
-
-
-class _Api:
-    def __init__(self, url: str, timeout: float) -> None:
-        self.url = url
-        self._timeout = timeout
-
-    def call(self, method: str, path: str, body: Any = None, *, slow: bool = False) -> Any:
-        """The reply's `data`; `ServiceError` (with Vibe Kanban's own message) for a refusal,
-        which 0.0.71 sends as HTTP 200 or as an error status."""
-        timeout = max(self._timeout, SLOW_CALL_SECONDS) if slow else self._timeout
-        try:
-            reply = http.request(method, self.url + path, json_body=body, timeout=timeout)
-        except ServiceError as exc:
-            message = _message_in(str(exc))
-            if message is None:
-                raise
-            raise ServiceError(
-                f"Vibe Kanban refused {method} {path}: {message}", status=exc.status
-            ) from None
-        answer = reply.json()
-        if not isinstance(answer, dict) or not answer.get("success"):
-            message = answer.get("message") if isinstance(answer, dict) else None
-            raise ServiceError(
-                f"Vibe Kanban refused {method} {path}: {message or 'no reason given'}",
-                status=reply.status,
-            )
-        return answer.get("data")
-
-    def logs(self, process_id: str) -> str:
-        """The SSE stream of an ended process's raw logs (it ends with a `finished` event)."""
-        path = f"/api/execution-processes/{process_id}/raw-logs"
-        return http.request("GET", self.url + path, timeout=self._timeout).body.decode(
-            "utf-8", "replace"
-        )
-
-
-def _message_in(error: str) -> str | None:
-    """Vibe Kanban's `message` in the JSON of an error reply, as `http` quotes it."""
-    match = _VK_MESSAGE.search(error)
-    if match is None:
-        return None
-    try:
-        return str(json.loads(match.group(1)))
-    except ValueError:
-        return None
-
-
-def _output(api: _Api, process_id: str) -> tuple[str, str]:
-    """A process's stdout and stderr, best effort: empty when Vibe Kanban has none to give."""
-    try:
-        stream = api.logs(process_id)
-    except ServiceError:
-        return "", ""
-    out: list[str] = []
-    err: list[str] = []
-    for line in stream.splitlines():
-        if not line.startswith("data:"):
-            continue
-        try:
-            patches = json.loads(line[5:])
-        except ValueError:
-            continue
-        for patch in patches if isinstance(patches, list) else []:
-            value = patch.get("value") if isinstance(patch, dict) else None
-            if isinstance(value, dict) and isinstance(value.get("content"), str):
-                target = {"STDOUT": out, "STDERR": err}.get(str(value.get("type")))
-                if target is not None:
-                    target.append(value["content"])
-    return "".join(out), "".join(err)
-
-
-def _answer(stdout: str) -> str:
-    """A Claude Code stream-json `result` (what VK's Claude executor prints), else the stdout."""
-    for line in reversed(stdout.splitlines()):
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if (
-            isinstance(event, dict)
-            and event.get("type") == "result"
-            and isinstance(event.get("result"), str)
-        ):
-            return event["result"].strip()
-    return stdout.strip()
 
 
 def _branch(project_dir: Path) -> str:

@@ -34,12 +34,10 @@ from tests.fake_google import (
     FakeGoogle,
 )
 from thoughtforge.config import GoogleDriveConfig
-from thoughtforge.connectors import google_drive
-from thoughtforge.connectors.google_drive import (
-    MAX_DOWNLOAD_BYTES,
-    GoogleDriveConnector,
-    drive_id,
-)
+from thoughtforge.connectors.google_drive import GoogleDriveConnector
+from thoughtforge.connectors.google_drive import connector as drive_connector
+from thoughtforge.connectors.google_drive.connector import MAX_DOWNLOAD_BYTES
+from thoughtforge.connectors.google_drive.links import drive_id
 from thoughtforge.errors import ConnectorError
 
 DOC_ID = "1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms"
@@ -340,7 +338,7 @@ def test_a_folder_pulls_every_page_and_names_what_it_leaves_out(
 def test_a_folder_pulls_at_most_so_many_files(
     google: FakeGoogle, connector: GoogleDriveConnector, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(google_drive, "MAX_FOLDER_FILES", 2)
+    monkeypatch.setattr(drive_connector, "MAX_FOLDER_FILES", 2)
     google.add_folder(FOLDER_ID, "Wedding")
     for letter in "abcd":
         google.add_file(f"1{letter * 30}", letter, GOOGLE_DOC, letter, parent=FOLDER_ID)

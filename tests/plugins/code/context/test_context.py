@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from thoughtforge.core import git_repo
-from thoughtforge.plugins.code.context import MIN_PART_TOKENS, fix_context, review_context
+from thoughtforge.plugins.code.context import fix_context, review_context
+from thoughtforge.plugins.code.context.fitting import MIN_PART_TOKENS
 from thoughtforge.prompting import estimate_tokens
 
 SECRET = "TOP-SECRET-OUTSIDE-THE-PROJECT"
