@@ -76,6 +76,7 @@ def _refuse_a_second_run(ctx: typer.Context, project_id: str) -> None:
     """A suspended run of the project holds no lock (it has no process), so it is asked for: a
     second run beside it would put two runs on one project."""
     from thoughtforge.core import current_wait, open_project
+    from thoughtforge.core.waiting import SOME_ANSWER
     from thoughtforge.server.api import PrefectApi, PrefectApiError, api_for_project
 
     project = open_project(config_of(ctx), project_id)
@@ -87,11 +88,12 @@ def _refuse_a_second_run(ctx: typer.Context, project_id: str) -> None:
     except PrefectApiError:
         return  # the run itself will report an unreachable API
     if run is not None and run.suspended:
-        page = current_wait(project.dir)
-        where = page.page if page and page.page else f"flow run {run.name}"
+        wait = current_wait(project.dir)
+        where = wait.page if wait and wait.page else f"flow run {run.name}"
+        verbs = wait.verbs if wait else SOME_ANSWER
         raise ThoughtForgeError(
             f"a run of {project_id} is suspended, waiting for you at {where}: answer it "
-            f"(`thoughtforge say|confirm|… {project_id}` or Resume in the UI), or cancel it in "
+            f"(`thoughtforge {verbs} {project_id}` or Resume in the UI), or cancel it in "
             "the UI before starting another"
         )
 

@@ -35,6 +35,8 @@ ANSWER_VERBS = {
     "StuckDecision": "answer|terminate",
 }
 """The `thoughtforge` verbs that answer each kind of wait (its form's name), as hints name them."""
+SOME_ANSWER = "say|confirm|resume|terminate"
+"""The verbs a hint names for a wait of unknown kind."""
 
 
 class Waiting(BaseModel):
@@ -52,7 +54,7 @@ class Waiting(BaseModel):
     @property
     def verbs(self) -> str:
         """The `thoughtforge` verbs that answer this wait."""
-        return ANSWER_VERBS.get(self.kind, "say|confirm|resume|terminate")
+        return ANSWER_VERBS.get(self.kind, SOME_ANSWER)
 
     away: bool = False
     """The run stopped holding its process and suspended: its re-entry collects the answer."""

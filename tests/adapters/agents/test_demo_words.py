@@ -35,7 +35,10 @@ def _answers(config: Config, project_dir: Path, brain_dump: str) -> dict[str, st
     intent = ask(
         "brain-dump-intake",
         prompts.render(
-            "brain-dump-intake", conversation=f"Human:\n{brain_dump}", resources="(none)"
+            "brain-dump-intake",
+            conversation=f"Human:\n{brain_dump}",
+            resources="(none)",
+            deliverable_types="plan, code",
         ),
     )
     (project_dir / "docs").mkdir()
