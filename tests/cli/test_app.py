@@ -22,7 +22,9 @@ Run = Callable[..., subprocess.CompletedProcess[str]]
 
 @pytest.fixture
 def run(tmp_path: Path) -> Run:
-    def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    def run(
+        *args: str, stdin: str | None = None, columns: int = 200
+    ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "thoughtforge", *args],
             cwd=tmp_path,
@@ -32,7 +34,7 @@ def run(tmp_path: Path) -> Run:
             env={
                 "PATH": "/usr/bin:/bin",
                 "HOME": str(tmp_path),
-                "COLUMNS": "200",
+                "COLUMNS": str(columns),
                 "PYTHONPATH": str(REPO_ROOT),  # this checkout's code, not an installed copy's
             },
         )
@@ -274,24 +276,13 @@ def _no_project(tmp_path: Path) -> bool:
     return not projects.exists() or not any(projects.iterdir())
 
 
-def test_help_reflows_to_the_terminal_with_no_line_cut_mid_sentence(tmp_path: Path) -> None:
+def test_help_reflows_to_the_terminal_with_no_line_cut_mid_sentence(run: Run) -> None:
     """Before, a docstring's line breaks survived: "recorded beside the config, so" stood alone
     on its line at 80 columns, and the command list broke "file / drop"."""
     for command in app.registered_commands:
         paragraphs = (command.help or "").split("\n\n")
         assert all("\n" not in paragraph for paragraph in paragraphs), command.name
-    shown = subprocess.run(
-        [sys.executable, "-m", "thoughtforge", "up", "--help"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env={
-            "PATH": "/usr/bin:/bin",
-            "HOME": str(tmp_path),
-            "COLUMNS": "80",
-            "PYTHONPATH": str(REPO_ROOT),
-        },
-    ).stdout.splitlines()
+    shown = run("up", "--help", columns=80).stdout.splitlines()
     usage = next(n for n, line in enumerate(shown) if "Usage:" in line)
     prose = shown[usage + 1 : next(n for n, line in enumerate(shown) if "Options" in line)]
     for line, following in pairwise(prose):
