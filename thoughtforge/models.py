@@ -69,6 +69,19 @@ def build_halt_options(reason: HaltReason) -> str:
     return "resume, terminate"
 
 
+def halt_verbs(reason: HaltReason | None, halted_from: Phase | None) -> tuple[str, ...]:
+    """The `thoughtforge` verbs that act on a project halted this way; none once terminated."""
+    if reason is HaltReason.HUMAN_TERMINATED:
+        return ()
+    if reason in INPUT_HALTS:
+        return ("answer", "terminate")
+    if reason in OVERRIDE_BUILD_HALTS:
+        return ("override", "terminate")
+    if halted_from in (None, Phase.POLISHING):
+        return ("resume", "override", "terminate")
+    return ("resume", "terminate")
+
+
 class DeliverableType(str):
     """A deliverable type by name: the name of its plugin's folder (built in under
     `thoughtforge/plugins/`, or in `plugins.directory`). Which names exist is what plugin loading

@@ -112,8 +112,15 @@ def test_a_narrow_console_gets_balanced_bands_of_whole_columns() -> None:
     titles = [t for t in COLUMNS.values() if t in printed]
     assert titles == list(COLUMNS.values())
     assert [printed.index(t) for t in titles] == sorted(printed.index(t) for t in titles)
-    assert printed.count("╭") == 3  # 3 + 3 + 1 columns: 80 characters hold three
+    # Three columns would fold a 26-character id: 80 characters hold two, 2 + 2 + 2 + 1.
+    assert printed.count("╭") == 4
+    assert all(any(card.project_id in line for line in printed.splitlines()) for card in CARDS)
     assert "Todo CLI" in printed and "HALTED agent_failure" in printed
+
+
+def test_short_ids_keep_three_columns_at_80() -> None:
+    short = [card.model_copy(update={"project_id": card.project_id[9:]}) for card in CARDS]
+    assert _printed(short, width=80).count("╭") == 3  # 3 + 3 + 1
 
 
 def test_a_long_polish_shows_the_latest_iterations_in_its_sparkline() -> None:
@@ -192,7 +199,8 @@ class _AsRichDrawsIt:
         self.columns = by_column(cards)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Table]:
-        fits = max(1, options.max_width // MIN_COLUMN_WIDTH)
+        ids = [len(card.project_id) for cards in self.columns.values() for card in cards]
+        fits = max(1, options.max_width // max([MIN_COLUMN_WIDTH, *(n + 4 for n in ids)]))
         per_band = ceil(len(COLUMNS) / ceil(len(COLUMNS) / fits))
         content_width = max(1, (options.max_width - 1) // per_band - 3)
         phases = list(COLUMNS)

@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
+from itertools import pairwise
 from pathlib import Path
 
 import git
@@ -14,13 +15,16 @@ import pytest
 import yaml
 
 from tests.conftest import BRAIN_DUMP, REPO_ROOT
+from thoughtforge.cli import app
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
 
 @pytest.fixture
 def run(tmp_path: Path) -> Run:
-    def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    def run(
+        *args: str, stdin: str | None = None, columns: int = 200
+    ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "thoughtforge", *args],
             cwd=tmp_path,
@@ -30,7 +34,7 @@ def run(tmp_path: Path) -> Run:
             env={
                 "PATH": "/usr/bin:/bin",
                 "HOME": str(tmp_path),
-                "COLUMNS": "200",
+                "COLUMNS": str(columns),
                 "PYTHONPATH": str(REPO_ROOT),  # this checkout's code, not an installed copy's
             },
         )
@@ -190,7 +194,12 @@ def test_invalid_utf8_on_stdin_is_one_clear_line(tmp_path: Path, run: Run) -> No
         cwd=tmp_path,
         input=b"caf\xe9 plans\n",
         capture_output=True,
-        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "200"},
+        env={
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(tmp_path),
+            "COLUMNS": "200",
+            "PYTHONPATH": str(REPO_ROOT),
+        },
     )
     stderr = result.stderr.decode()
     assert result.returncode == 1 and "not UTF-8" in stderr and "Traceback" not in stderr
@@ -265,3 +274,17 @@ def _init_with(run: Run, tmp_path: Path, setting: str, replacement: str) -> None
 def _no_project(tmp_path: Path) -> bool:
     projects = tmp_path / "projects"
     return not projects.exists() or not any(projects.iterdir())
+
+
+def test_help_reflows_to_the_terminal_with_no_line_cut_mid_sentence(run: Run) -> None:
+    """Before, a docstring's line breaks survived: "recorded beside the config, so" stood alone
+    on its line at 80 columns, and the command list broke "file / drop"."""
+    for command in app.registered_commands:
+        paragraphs = (command.help or "").split("\n\n")
+        assert all("\n" not in paragraph for paragraph in paragraphs), command.name
+    shown = run("up", "--help", columns=80).stdout.splitlines()
+    usage = next(n for n, line in enumerate(shown) if "Usage:" in line)
+    prose = shown[usage + 1 : next(n for n, line in enumerate(shown) if "Options" in line)]
+    for line, following in pairwise(prose):
+        if line.strip() and following.strip():  # a line its paragraph goes on after
+            assert len(line.strip()) > 60, line

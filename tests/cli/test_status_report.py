@@ -4,11 +4,15 @@ line it is drawn without laying out a `Table` (which takes most of a second for 
 from __future__ import annotations
 
 import pytest
+from rich.cells import cell_len
 from rich.console import RenderableType
 from rich.table import Table
 
+from tests.conftest import BRAIN_DUMP
 from tests.consoles import CONSOLES
-from thoughtforge.cli.status_report import ProjectTable
+from thoughtforge.cli.status_report import UNNAMED, ProjectTable, project_table
+from thoughtforge.config import Config
+from thoughtforge.core import create_project
 
 
 def _row(*cells: str, styles: dict[int, str] | None = None) -> tuple[tuple[str, str], ...]:
@@ -79,3 +83,25 @@ def test_a_listing_that_fits_is_drawn_without_a_table(monkeypatch: pytest.Monkey
     expected = _printed(ProjectTable(many).table(), width=200, console="colour")
     monkeypatch.setattr(Table, "__rich_console__", refuse)
     assert _printed(ProjectTable(many), width=200, console="colour") == expected
+
+
+@pytest.mark.parametrize("width", [80, 100])
+def test_at_80_columns_no_cell_is_cut(width: int) -> None:
+    """Before, 80 columns cut the type, agent and updated cells to `…` and hid the name."""
+    printed = _printed(ProjectTable(ROWS), width)
+    assert max(cell_len(line) for line in printed.splitlines()) <= width
+    assert "…" not in printed
+    flat = " ".join(printed.split())
+    for row in ROWS:
+        project_id, name, phase, kind, agent, updated = (text.strip() for text, _ in row)
+        for whole in (project_id, kind, agent, updated):
+            assert whole in flat, whole
+        for wrapped in (name, phase):
+            assert all(word in flat for word in wrapped.split()), wrapped
+
+
+def test_a_project_not_yet_named_says_when_it_will_be(config: Config) -> None:
+    create_project(config, brain_dump=BRAIN_DUMP)
+    table, _ = project_table(config)
+    [row] = table.rows
+    assert row[1] == (UNNAMED, "dim")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import config_data
+from tests.conftest import REPO_ROOT, config_data
 from thoughtforge.server.api import PrefectApi, WaitingRun
 
 
@@ -22,6 +22,7 @@ def cli_env(tmp_path: Path, prefect_api_url: str) -> dict[str, str]:
         "PREFECT_API_URL": prefect_api_url,
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "COLUMNS": "200",
+        "PYTHONPATH": str(REPO_ROOT),  # this checkout's code, not an installed copy's
     }
 
 

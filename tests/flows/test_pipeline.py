@@ -11,19 +11,23 @@ from typing import Any
 
 import git
 import yaml
+from prefect import get_client
+from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterTags
+from prefect.client.schemas.objects import FlowRun
 
 from tests.flows.conftest import run_cli, send_input, start_cli, waiting_run
 from tests.flows.test_polish_flow import _wait_for
 from tests.polish_setup import polishing_project
-from thoughtforge.adapters.agents.scripted import DEMO_SCRIPT
 from thoughtforge.config import load_config
 from thoughtforge.core import create_project, hold_run_lock, read_chat, read_status
 from thoughtforge.core.waiting import WAITING_FILE
 from thoughtforge.models import HaltReason, Phase
+from thoughtforge.server.api import project_tag
 
 REPO = Path(__file__).resolve().parents[2]
 BRAIN_DUMP = (REPO / "examples" / "wedding-plan.md").read_text()
-DEMO_STEPS: dict[str, Any] = yaml.safe_load(DEMO_SCRIPT.read_text())["steps"]
+PLAN_SCRIPT = REPO / "tests" / "agents" / "plan_script.yaml"
+DEMO_STEPS: dict[str, Any] = yaml.safe_load(PLAN_SCRIPT.read_text())["steps"]
 
 QUESTION = "Which month works best for the guests flying in?"
 DISTILLATION = DEMO_STEPS["brain-dump-intake"]["text"].replace(
@@ -55,8 +59,15 @@ def _only_project(tmp_path: Path) -> Path:
     return project
 
 
+def _flow_runs_of(project_id: str) -> list[FlowRun]:
+    with get_client(sync_client=True) as client:
+        return client.read_flow_runs(
+            flow_run_filter=FlowRunFilter(tags=FlowRunFilterTags(all_=[project_tag(project_id)]))
+        )
+
+
 def test_readme_main_command_takes_a_fresh_project_to_done(
-    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path], prefect_api_url: str
 ) -> None:
     config = cli_config()
     result = run_cli(
@@ -74,6 +85,15 @@ def test_readme_main_command_takes_a_fresh_project_to_done(
     assert any(s.startswith("Phase 3 complete") for s in subjects)
     assert subjects[-2:] == ["review #1: no issues", "Done"]
     assert f"Deliverable: {project / 'docs' / 'plan.md'}" in result.stdout.replace("\n", "")
+    name = read_status(project).project_name
+    assert name is not None and name.startswith("We're getting married next June")
+    assert "budget is 15k all in" in (project / "docs" / "plan.md").read_text()
+    [run] = _flow_runs_of(project.name)
+    assert run.name == f"{name} · done"  # not Prefect's random name
+    again = run_cli(cli_env, config, "confirm", project.name)
+    assert again.returncode == 1
+    said = again.stderr.replace("\n", " ")
+    assert f"{project.name} is done" in said and "continue" not in said
 
 
 def test_cli_turns_drive_phases_one_and_two_of_a_paused_run(
@@ -230,7 +250,9 @@ def test_a_bad_input_to_a_paused_run_is_refused_and_it_stays_paused(
 def test_a_phase_one_agent_failure_in_a_batch_run_halts_with_the_agents_words(
     tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
 ) -> None:
-    """Before, `run --auto-confirm` died with `UnboundLocalError: reply` in the intake flow."""
+    """Before, `run --auto-confirm` died with `UnboundLocalError: reply` in the intake flow; the
+    halt logged `Finished in state Failed`, and the hints named override after a Phase 1 halt,
+    resume after terminate; `say` at a halt ended on Prefect's validation error."""
     config = cli_config()
     failing = {"text": "", "exit": 3, "stderr": "model overloaded, try later"}
     script = _script(tmp_path / "s.yaml", **{"brain-dump-intake": failing})
@@ -243,6 +265,26 @@ def test_a_phase_one_agent_failure_in_a_batch_run_halts_with_the_agents_words(
     status = read_status(project)
     assert (status.phase, status.halt_reason) == (Phase.HALTED, HaltReason.AGENT_FAILURE)
     assert "model overloaded, try later" in read_chat(project)[-1].content
+
+    assert f"Next: thoughtforge resume|terminate {project.name}" in result.stderr.replace("\n", " ")
+    assert "Failed" not in result.stdout + result.stderr
+    [run] = _flow_runs_of(project.name)
+    assert run.name == project.name  # not named yet: the halt came before the intent
+    assert run.state is not None and run.state.is_completed() and run.state.name == "Halted"
+    assert run.state.message == "agent_failure in distilling"
+
+    said = run_cli(env, config, "say", project.name, "Use the cheaper venue.")
+    assert said.returncode == 1
+    told = said.stderr.replace("\n", " ")
+    assert "waits for a decision" in told
+    assert f"thoughtforge resume|terminate {project.name}" in told
+    assert "Additional properties" not in told
+    assert read_chat(project)[-1].content == "Use the cheaper venue."
+
+    assert run_cli(env, config, "terminate", project.name).returncode == 0
+    again = run_cli(env, config, "continue", project.name)
+    assert again.returncode == 3
+    assert "nothing to resume" in again.stderr and "Next:" not in again.stderr
 
 
 def test_resume_after_a_phase_one_halt_still_waits_for_the_human(

@@ -369,9 +369,11 @@ def test_a_run_killed_with_9_leaves_neither_agent_nor_temporary_server_behind(
     assert alive(server) and alive(agent)
 
     fast = write_script(tmp_path / "fast.yaml", reviews)
-    resumed = run_cli(cli_env, config, "continue", project.id, THOUGHTFORGE_SCRIPT=str(fast))
+    resumed = run_cli(alone, config, "continue", project.id, THOUGHTFORGE_SCRIPT=str(fast))
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     _wait_for(lambda: not alive(server) and not alive(agent), "the leftovers to end", 10)
+    # Its own temporary server, stopped at its clean exit, is no longer recorded either.
+    assert not (project.dir / ".processes.json").exists()
 
 
 def test_a_long_loop_publishes_its_progress_while_it_runs(

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import config_data
+from tests.conftest import REPO_ROOT, config_data
 from tests.flows.test_polish_flow import _wait_for
 from thoughtforge.config import state_dir
 from thoughtforge.core import current_wait
@@ -53,6 +53,7 @@ class Stack:
             "PREFECT_HOME": str(tmp_path / ".prefect"),
             "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
             "COLUMNS": "200",
+            "PYTHONPATH": str(REPO_ROOT),  # this checkout's code, not an installed copy's
         }
 
     def tf(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -33,6 +33,7 @@ from thoughtforge.core import (
     read_status,
 )
 from thoughtforge.core.processes import live_processes
+from thoughtforge.flows.run_tags import run_name
 from thoughtforge.models import Phase
 from thoughtforge.phases.polish.loop import PolishLoop
 from thoughtforge.server.api import PrefectApi
@@ -185,7 +186,9 @@ def test_down_stops_what_up_started_and_its_runs_in_flight_and_nothing_else(
     stack.env["THOUGHTFORGE_SCRIPT"] = str(tmp_path / "slow.yaml")
     bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
     try:
-        assert stack.tf("up").returncode == 0
+        started_up = stack.tf("up")
+        assert started_up.returncode == 0
+        assert f"export PREFECT_API_URL={stack.api}\n" in started_up.stdout
         assert len(live_processes(state_dir(stack.config))) == 4  # server, worker, starter, page
         started = stack.prefect(
             "deployment",
@@ -202,6 +205,12 @@ def test_down_stops_what_up_started_and_its_runs_in_flight_and_nothing_else(
         stopped = stack.tf("down")
         assert stopped.returncode == 0, stopped.stderr
         assert "marked cancelled (stopped by `thoughtforge down`)" in stopped.stdout
+        assert (
+            "Stopped the Prefect server, the worker, the warm starter and the workbench."
+            in stopped.stdout
+        )
+        assert "leftover_processes_ended" not in stopped.stdout + stopped.stderr
+        assert list(state_dir(stack.config).glob("*.pid")) == []
         assert live_processes(state_dir(stack.config)) == []
         wait_for(lambda: not _processes_of_run(run_id), "the run in flight to stop", 15)
         assert bystander.poll() is None
@@ -309,7 +318,7 @@ def test_a_polish_halt_suspends_and_a_cli_override_finishes_it(tmp_path: Path) -
         wait_for(suspended_at(stack, "PolishHaltDecision"), "the halt decision")
         assert read_status(project.dir).halt_reason is not None
         refused = stack.tf("distill", project.id)  # not an action of this step
-        assert refused.returncode == 1 and "refused the input" in refused.stderr
+        assert refused.returncode == 1 and "waits for a decision" in refused.stderr
         overridden = stack.tf("override", project.id)
         assert overridden.returncode == 0 and "waiting run" in overridden.stdout, overridden.stderr
         wait_for(lambda: read_status(project.dir).phase is Phase.DONE, "done by override")
@@ -317,6 +326,13 @@ def test_a_polish_halt_suspends_and_a_cli_override_finishes_it(tmp_path: Path) -
         # The phase is written before the override's commit: `down` must not cut in between.
         accepted = "Done (deliverable accepted as it is)"
         wait_for(lambda: git.Repo(project.dir).head.commit.summary == accepted, "the commit", 30)
+        run_id = started.stdout.split("UUID:")[1].split()[0]
+        run = httpx.get(f"{stack.api}/flow_runs/{run_id}", timeout=10).json()
+        assert run["name"] == run_name(project.id, read_status(project.dir))
+        body = {"logs": {"flow_run_id": {"any_": [run_id]}}, "limit": 200}
+        logs = httpx.post(f"{stack.api}/logs/filter", json=body, timeout=10).json()
+        # Before, the wait said so again when the run re-entered after its suspension.
+        assert sum("Waiting for you" in log["message"] for log in logs) == 1
     finally:
         stack.tf("down")
     subjects = [c.summary for c in git.Repo(project.dir).iter_commits()][::-1]

@@ -72,7 +72,8 @@ def test_a_full_house_shows_the_spec_message_and_new_project_is_refused(
     _project(bench)
     message = (
         "Maximum parallel projects reached (1/1). "
-        "Complete or halt an existing project to start a new one."
+        "Finish or terminate an existing project (`thoughtforge terminate ID`) to start a new "
+        "one; a halted project counts until it is terminated."
     )
     assert f"1/1 active — {message}" in bench.get("/").text
     refused = bench.post("/projects", {"brain_dump": BRAIN_DUMP})

@@ -24,7 +24,8 @@ from thoughtforge.models import Phase
 from thoughtforge.terminal_text import inert
 
 MIN_COLUMN_WIDTH = 26
-"""Narrowest column, borders included, that still fits a card's lines (182 columns fit seven)."""
+"""Narrowest column, borders included, that still fits a card's lines (182 columns fit seven);
+wider when a project id would not fit on one line (a folded id cannot be copied)."""
 SPARK_VALUES = 12
 """The sparkline shows the latest iterations only: a long polish would not fit a column."""
 START_HINT = "Start one with `thoughtforge new --brain-dump FILE` or `thoughtforge run FILE`."
@@ -93,7 +94,9 @@ class _Board:
         self.columns = columns
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        fits = max(1, options.max_width // MIN_COLUMN_WIDTH)
+        ids = [cell_len(card.project_id) for cards in self.columns.values() for card in cards]
+        narrowest = max([MIN_COLUMN_WIDTH, *(width + 4 for width in ids)])  # an id never folds
+        fits = max(1, options.max_width // narrowest)
         per_band = ceil(len(COLUMNS) / ceil(len(COLUMNS) / fits))  # 4 + 3, never 5 + 2
         content_width = max(1, (options.max_width - 1) // per_band - 3)  # a border, two spaces
         phases = list(COLUMNS)

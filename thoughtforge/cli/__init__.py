@@ -7,6 +7,8 @@ import what they need when they run, so `thoughtforge --help` loads neither Pref
 """
 
 from thoughtforge.cli import board, chat, projects, replies, server, web
-from thoughtforge.cli.app import app, main
+from thoughtforge.cli.app import app, main, reflow_help
+
+reflow_help()
 
 __all__ = ["app", "board", "chat", "main", "projects", "replies", "server", "web"]

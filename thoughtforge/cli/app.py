@@ -6,6 +6,7 @@ so `--help`, `status` and `new` answer quickly. User errors print one line, neve
 
 from __future__ import annotations
 
+import inspect
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -86,6 +87,15 @@ def read_brain_dump(source: str) -> str:
         raise ThoughtForgeError(
             f"the brain dump in {name} is not UTF-8 text (byte {exc.start}): save it as UTF-8"
         ) from None
+
+
+def reflow_help() -> None:
+    """Make each paragraph of every command's help one line: a docstring breaks its lines at 100
+    characters, and Typer keeps those breaks after the first paragraph (and in the command list),
+    so a narrow terminal shows a line cut short in mid-sentence."""
+    for command in app.registered_commands:
+        text = command.help or inspect.getdoc(command.callback) or ""
+        command.help = "\n\n".join(" ".join(part.split()) for part in text.split("\n\n"))
 
 
 def main() -> None:

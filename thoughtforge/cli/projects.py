@@ -179,7 +179,8 @@ def _agent_for_run(config: Config, agent: str | None) -> str:
         )
     if chosen == DEMO_AGENT:
         err.print(
-            "[yellow]Using the scripted demo agent: not an AI, its answers are canned.[/] "
+            "[yellow]Using the scripted demo agent: not an AI, it quotes your brain dump into "
+            "fixed templates.[/] "
             "Set agents.default in config.yaml to claude, codex or gemini for real work."
         )
     return chosen

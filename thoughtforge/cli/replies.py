@@ -127,6 +127,7 @@ def terminate(ctx: typer.Context, project_id: ProjectArgument) -> None:
 def _chat(
     ctx: typer.Context, project_id: str, action: str, message: str = "", *, wait: bool
 ) -> None:
+    from thoughtforge.cli.next_steps import no_chat_turn
     from thoughtforge.core import current_wait, open_project, read_thread
     from thoughtforge.phases.chat import when_read
     from thoughtforge.server.replies import Delivery, reply_to_chat
@@ -142,6 +143,9 @@ def _chat(
             print_reply(project, since, answered.key if answered else None)
     elif delivery is Delivery.QUEUED:
         out.print(f"No run is waiting: message queued; {when_read(project.status())}.")
+    elif why := no_chat_turn(project_id, project.status(), action):
+        kept = "Your message is kept in the chat. " if message.strip() else ""
+        raise ThoughtForgeError(f"{kept}{why}")
     else:
         raise ThoughtForgeError(
             f"no run of {project_id} is waiting for input; start one with "

@@ -18,6 +18,7 @@ from types import FrameType
 import typer
 
 from thoughtforge.cli.app import EXIT_HALTED, config_of, err, out
+from thoughtforge.cli.next_steps import after_halt
 from thoughtforge.config import config_path
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.terminal_text import inert_markup
@@ -46,7 +47,7 @@ def run_pipeline(ctx: typer.Context, project_id: str, auto_confirm: bool) -> Non
     if status.phase is Phase.HALTED:
         err.print(
             f"[yellow]Halted ({status.halt_reason}) in {status.halted_from}.[/] "
-            f"Next: thoughtforge resume|override|terminate {project_id}"
+            f"{after_halt(project_id, status)}"
         )
         raise typer.Exit(EXIT_HALTED)
     err.print(f"Stopped in {status.phase}: see `thoughtforge status {project_id}`.")
@@ -55,6 +56,8 @@ def run_pipeline(ctx: typer.Context, project_id: str, auto_confirm: bool) -> Non
 
 def run_polish(ctx: typer.Context, project_id: str, wait: bool) -> None:
     """Exit 0 when the loop is done, `EXIT_HALTED` when it halted."""
+    from thoughtforge.core import open_project
+
     _prepare_prefect(ctx)
     from thoughtforge.flows.polish import polish_in_process
 
@@ -63,9 +66,10 @@ def run_polish(ctx: typer.Context, project_id: str, wait: bool) -> None:
     if outcome.verdict == "done":
         out.print(f"[green]Done.[/] {inert_markup(outcome.reason)}")
         return
+    status = open_project(config_of(ctx), project_id).status()
     err.print(
         f"[yellow]Halted ({outcome.halt_reason}).[/] {inert_markup(outcome.reason)}\n"
-        f"Next: thoughtforge resume|override|terminate {project_id}"
+        f"{after_halt(project_id, status)}"
     )
     raise typer.Exit(EXIT_HALTED)
 
@@ -74,6 +78,7 @@ def _refuse_a_second_run(ctx: typer.Context, project_id: str) -> None:
     """A suspended run of the project holds no lock (it has no process), so it is asked for: a
     second run beside it would put two runs on one project."""
     from thoughtforge.core import current_wait, open_project
+    from thoughtforge.core.waiting import SOME_ANSWER
     from thoughtforge.server.api import PrefectApi, PrefectApiError, api_for_project
 
     project = open_project(config_of(ctx), project_id)
@@ -85,11 +90,12 @@ def _refuse_a_second_run(ctx: typer.Context, project_id: str) -> None:
     except PrefectApiError:
         return  # the run itself will report an unreachable API
     if run is not None and run.suspended:
-        page = current_wait(project.dir)
-        where = page.page if page and page.page else f"flow run {run.name}"
+        wait = current_wait(project.dir)
+        where = wait.page if wait and wait.page else f"flow run {run.name}"
+        verbs = wait.verbs if wait else SOME_ANSWER
         raise ThoughtForgeError(
             f"a run of {project_id} is suspended, waiting for you at {where}: answer it "
-            f"(`thoughtforge say|confirm|… {project_id}` or Resume in the UI), or cancel it in "
+            f"(`thoughtforge {verbs} {project_id}` or Resume in the UI), or cancel it in "
             "the UI before starting another"
         )
 

@@ -57,7 +57,8 @@ def up(ctx: typer.Context) -> None:
         f"Ready in {time.monotonic() - started_at:.1f} s.\n"
         f"Open the workbench: {page_address(config)} (start a project, answer it, watch it work)\n"
         f"Prefect UI: {url.removesuffix('/api')}/runs\n"
-        f"Or start a project from a shell: PREFECT_API_URL={url} prefect deployment run "
+        f"For `prefect` commands in this shell: export PREFECT_API_URL={url}\n"
+        f"Then start a project from it: prefect deployment run "
         f"'thoughtforge-pipeline/local' -p brain_dump=@{example}",
         soft_wrap=True,
     )
@@ -74,10 +75,11 @@ def down(ctx: typer.Context) -> None:
         stopped = local_server.stop_all(configured_url(config_of(ctx)), directory)
     for name in stopped.cancelled:
         out.print(f"Flow run {name}: marked cancelled (stopped by `thoughtforge down`)")
-    if stopped.pids:
-        out.print(
-            f"Stopped {len(stopped.pids)} process group(s): {', '.join(map(str, stopped.pids))}"
-        )
+    if stopped.names:
+        *first, last = stopped.names
+        out.print(f"Stopped {', '.join(first) + ' and ' if first else ''}{last}.")
+    elif stopped.pids:
+        out.print(f"Stopped {len(stopped.pids)} process(es) left by an earlier `up`.")
     else:
         err.print("Nothing to stop: no server or worker started by `thoughtforge up` is running.")
 

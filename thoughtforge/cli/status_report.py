@@ -28,6 +28,10 @@ from thoughtforge.models import Phase
 from thoughtforge.terminal_text import inert, inert_text
 
 _COLUMNS = ("id", "name", "phase", "type", "agent", "updated")
+UNNAMED = "(named when the intent is confirmed)"
+"""The name cell of a project in Phase 1: the agent names it from the brain dump at the end."""
+_WRAPPED_MIN = 12
+"""The least width the name and phase columns wrap into before the listing goes compact."""
 
 _Cell = tuple[str, str]
 """A cell's text and its style ("" for none)."""
@@ -47,7 +51,7 @@ def project_table(config: Config) -> tuple[ProjectTable, list[str]]:
         rows.append(
             (
                 project_id,
-                (inert(s.project_name or ""), ""),
+                (inert(s.project_name), "") if s.project_name else (UNNAMED, "dim"),
                 _phase_cell(s),
                 (inert(s.deliverable_type or ""), ""),
                 (inert(s.agent), ""),
@@ -72,13 +76,36 @@ class ProjectTable:
     def __init__(self, rows: list[tuple[_Cell, ...]]) -> None:
         self.rows = rows
 
-    def table(self) -> Table:
-        """The rows in a rich `Table`: the name wraps, the other columns keep to one line."""
+    def table(self) -> _Either:
+        """The rows in a rich `Table`: the name and the phase wrap, the other columns keep to
+        one line; where that would cut them, the compact table of two columns."""
         table = Table()
         for column in _COLUMNS:
-            table.add_column(column, no_wrap=column != "name")
+            table.add_column(column, no_wrap=column not in ("name", "phase"))
         for row in self.rows:
             table.add_row(*(Text(text, style=style) for text, style in row))
+        widest = [
+            max([cell_len(column), *(cell_len(row[n][0]) for row in self.rows)])
+            for n, column in enumerate(_COLUMNS)
+        ]
+        least = sum(
+            min(width, _WRAPPED_MIN) if column in ("name", "phase") else width
+            for column, width in zip(_COLUMNS, widest, strict=True)
+        )
+        return _Either(table, self.compact(), least + 3 * len(_COLUMNS) + 1)
+
+    def compact(self) -> Table:
+        """Two columns, for a console too narrow for six (80 columns): the id over the type,
+        agent and time, the name over the phase, nothing cut."""
+        table = Table()
+        table.add_column("id\ntype · agent · updated", no_wrap=True)
+        table.add_column("name\nphase")
+        for id_, name, phase, kind, agent, updated in self.rows:
+            about = " · ".join(text for text, _ in (kind, agent, updated) if text)
+            table.add_row(
+                Text.assemble((id_[0], id_[1]), "\n", about),
+                Text.assemble((name[0], name[1]), "\n", (phase[0], phase[1])),
+            )
         return table
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
@@ -120,6 +147,17 @@ class ProjectTable:
                 chars[n] = max(chars[n], len(text))
         # Wrapping trims by characters: a cell of zero-width characters may be trimmed to fit.
         return None if any(c > w for c, w in zip(chars, widths, strict=True)) else widths
+
+
+class _Either:
+    """The full table where its one-line columns fit whole beside the wrapped ones, else the
+    compact one."""
+
+    def __init__(self, full: Table, compact: Table, least: int) -> None:
+        self.full, self.compact, self.least = full, compact, least
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.full if self.least <= options.max_width else self.compact
 
 
 def _line(
@@ -167,7 +205,7 @@ def project_detail(config: Config, project_id: str) -> Group:
         parts.append(
             inert_text(
                 f"waiting for you since {waiting.since:%m-%d %H:%M} ({waiting.kind}): {where} — "
-                f"or `thoughtforge say|distill|realign|confirm|answer|resume {project.id}`",
+                f"or `thoughtforge {waiting.verbs} {project.id}`",
                 style="cyan",
             )
         )

@@ -49,20 +49,25 @@ def live_processes(project_dir: Path) -> list[int]:
 
 
 def end_leftover_processes(
-    project_dir: Path, grace_seconds: float = 0.0, only: Collection[int] | None = None
+    project_dir: Path,
+    grace_seconds: float = 0.0,
+    only: Collection[int] | None = None,
+    expected: bool = False,
 ) -> list[int]:
     """Kill the recorded process groups that are still alive, and every process they started
     (some lead sessions of their own: a Prefect worker's flow runs do); returns the recorded pids.
 
     With `grace_seconds`, each is asked to stop (SIGTERM) and given that long before it is
     killed: `thoughtforge down` lets the server close its database cleanly. With `only`, just
-    those recorded pids are ended, and the others stay recorded.
+    those recorded pids are ended, and the others stay recorded. `expected` (a `down`) logs the
+    ending as news, not as a warning about leftovers.
     """
     alive = live_processes(project_dir)
     chosen = [pid for pid in alive if only is None or pid in only]
     ended = _end(chosen, grace_seconds)
     if ended:
-        log_event(project_dir, "leftover_processes_ended", level="warning", pids=ended)
+        level = "info" if expected else "warning"
+        log_event(project_dir, "leftover_processes_ended", level=level, pids=ended)
     still = {pid: at for pid, at in _records(project_dir).items() if int(pid) in alive}
     _save(project_dir, {pid: at for pid, at in still.items() if int(pid) not in chosen})
     return [pid for pid in chosen if pid in ended]

@@ -25,6 +25,18 @@ from thoughtforge.core.project_log import log_event
 from thoughtforge.models import Phase
 
 WAITING_FILE = ".waiting.json"
+ANSWER_VERBS = {
+    "IntakeTurn": "say|distill|terminate",
+    "ReviewTurn": "say|realign|confirm|terminate",
+    "SpecTurn": "say|confirm|terminate",
+    "HaltDecision": "resume|terminate",
+    "PolishHaltDecision": "resume|override|terminate",
+    "PlanGateDecision": "override|terminate",
+    "StuckDecision": "answer|terminate",
+}
+"""The `thoughtforge` verbs that answer each kind of wait (its form's name), as hints name them."""
+SOME_ANSWER = "say|confirm|resume|terminate"
+"""The verbs a hint names for a wait of unknown kind."""
 
 
 class Waiting(BaseModel):
@@ -38,6 +50,12 @@ class Waiting(BaseModel):
     flow_run_id: str | None = None
     api_url: str | None = None
     page: str | None = None
+
+    @property
+    def verbs(self) -> str:
+        """The `thoughtforge` verbs that answer this wait."""
+        return ANSWER_VERBS.get(self.kind, SOME_ANSWER)
+
     away: bool = False
     """The run stopped holding its process and suspended: its re-entry collects the answer."""
 

@@ -181,9 +181,11 @@ STUCK = HumanStep(
 def wait_for_human(project: Project, step: HumanStep[InputT], description: str) -> Answer[InputT]:
     """Block (or suspend) until the human answers; the caller clears the wait once it has taken
     the answer (`core.clear_wait`), so the next question gets a new key."""
-    waiting = _the_wait(project, step.form.__name__)
+    recorded = current_wait(project.dir)
+    waiting = _the_wait(project, step.form.__name__, recorded)
     form = step.form.with_initial_data(description=f"{description}\n\n---\n\n{step.move_on}")
-    print(f"Waiting for you: {_where_to_answer(project, waiting)}")
+    if waiting is not recorded:  # a re-entry meets its own wait again: said when it began
+        print(f"Waiting for you: {_where_to_answer(project, waiting)}")
     with slot_given_back():
         value = _answer(project, form, waiting)
     return Answer(value=value, wait=waiting)
@@ -222,7 +224,7 @@ def _in_this_process(project: Project, wait: Callable[[], T]) -> T:
         raise
 
 
-def _the_wait(project: Project, kind: str) -> Waiting:
+def _the_wait(project: Project, kind: str, recorded: Waiting | None) -> Waiting:
     """The recorded wait when this run re-enters the same question, else a new one.
 
     A recorded wait belongs to the run that recorded it: another run's (one killed while it
@@ -232,7 +234,6 @@ def _the_wait(project: Project, kind: str) -> Waiting:
     Prefect accepts only lowercase letters, digits and dashes in it.
     """
     status = project.status()
-    recorded = current_wait(project.dir)
     this_run = runtime.flow_run.id
     if (
         recorded
@@ -258,7 +259,7 @@ def _the_wait(project: Project, kind: str) -> Waiting:
 
 
 def _where_to_answer(project: Project, waiting: Waiting) -> str:
-    reply = f"`thoughtforge say|confirm|… {project.id}`"
+    reply = f"`thoughtforge {waiting.verbs} {project.id}`"
     return f"{waiting.page} (Resume), or {reply}" if waiting.page else reply
 
 

@@ -45,9 +45,10 @@ from thoughtforge.flows.human_input import (
 from thoughtforge.flows.intake import run_intake
 from thoughtforge.flows.limits import holds_run_slot, run_slot
 from thoughtforge.flows.polish import polish_until_settled
-from thoughtforge.flows.run_tags import project_of_this_run, tag_this_run
+from thoughtforge.flows.run_tags import name_this_run, project_of_this_run, tag_this_run
 from thoughtforge.flows.shutdown import stopping_gracefully
 from thoughtforge.flows.spec import run_spec
+from thoughtforge.flows.task_runner import halted_state
 from thoughtforge.flows.temporary_server import track_temporary_server
 from thoughtforge.flows.turns import state_files_readable
 from thoughtforge.models import INPUT_HALTS, OVERRIDE_BUILD_HALTS, HaltReason, Phase
@@ -112,7 +113,14 @@ def pipeline_flow(
         track_temporary_server(project)
         if not state_files_readable(project):
             return project.status().phase.value
-        return _dispatch(project, config, auto_confirm).phase.value
+        return _ended(_dispatch(project, config, auto_confirm))
+
+
+def _ended(status: Status) -> Any:
+    """The phase; for a halt, in a state that says so: an expected halt is a normal end."""
+    if status.phase is Phase.HALTED:
+        return halted_state(f"{status.halt_reason} in {status.halted_from}", status.phase.value)
+    return status.phase.value
 
 
 def pipeline_in_process(project_id: str, config_path: Path, auto_confirm: bool) -> str:
@@ -157,6 +165,7 @@ def _the_project(
 def _dispatch(project: Project, config: Config, auto_confirm: bool) -> Status:
     while True:
         before = project.status()
+        name_this_run(project, before)
         if before.phase is Phase.DONE:
             return before
         if before.phase is Phase.HALTED:

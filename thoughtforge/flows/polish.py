@@ -32,7 +32,7 @@ from thoughtforge.flows.human_input import POLISH_HALT, halt_prompt, wait_for_hu
 from thoughtforge.flows.limits import run_slot
 from thoughtforge.flows.run_tags import tag_this_run
 from thoughtforge.flows.shutdown import stopping_gracefully
-from thoughtforge.flows.task_runner import as_task
+from thoughtforge.flows.task_runner import as_task, halted_state
 from thoughtforge.flows.temporary_server import track_temporary_server
 from thoughtforge.phases import halt_actions
 from thoughtforge.phases.polish.guards import GuardReport, describe
@@ -44,7 +44,6 @@ PUBLISH_EVERY_SECONDS = 10.0
 
 @flow(
     name="thoughtforge-polish",
-    flow_run_name="polish-{project_id}",
     log_prints=True,
     persist_result=False,
 )
@@ -67,7 +66,10 @@ def polish_flow(
         stopping_gracefully(config),
     ):
         track_temporary_server(project)
-        return polish_until_settled(project, config, wait_for_human)
+        outcome = polish_until_settled(project, config, wait_for_human)
+    if outcome.verdict == "done":
+        return outcome
+    return halted_state(f"{outcome.halt_reason}: {outcome.reason}", outcome)  # type: ignore[return-value]
 
 
 def polish_until_settled(project: Project, config: Config, wait_for_human: bool) -> PolishOutcome:

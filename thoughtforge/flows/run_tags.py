@@ -1,22 +1,47 @@
-"""A run's project, as a tag on the run: how the CLI finds a waiting run, and how a re-entered
-pipeline run (after a suspension) finds the project it created on its first pass."""
+"""A run's project, as a tag and a name on the run: the tag is how the CLI finds a waiting run,
+and how a re-entered pipeline run (after a suspension) finds the project it created on its first
+pass; the name is how a person finds it in the UI (`<project id>` until the project is named at
+the end of Phase 1, then `<name> · <phase>`), in place of Prefect's random one."""
 
 from __future__ import annotations
 
 from prefect import get_client, runtime
 
 from thoughtforge.core import Project
+from thoughtforge.core.state import Status
 from thoughtforge.server.api import PROJECT_TAG_PREFIX, project_tag
+
+_named: dict[str, str] = {}
+"""The name each flow run of this process was given last, so an unchanged one costs no call."""
 
 
 def tag_this_run(project: Project) -> None:
-    """Add the project's tag to the current flow run, once."""
+    """Add the project's tag to the current flow run, once, and name the run after it."""
     run_id = runtime.flow_run.id
-    current = set(runtime.flow_run.tags)
-    if run_id is None or project_tag(project.id) in current:
+    if run_id is None:
+        return
+    current, tag = set(runtime.flow_run.tags), project_tag(project.id)
+    tags = None if tag in current else sorted(current | {tag})
+    _update(run_id, run_name(project.id, project.status()), tags)
+
+
+def name_this_run(project: Project, status: Status) -> None:
+    """Rename the current flow run when the project's name or phase moved on."""
+    run_id = runtime.flow_run.id
+    if run_id is not None:
+        _update(run_id, run_name(project.id, status), None)
+
+
+def run_name(project_id: str, status: Status) -> str:
+    return f"{status.project_name} · {status.phase}" if status.project_name else project_id
+
+
+def _update(run_id: str, name: str, tags: list[str] | None) -> None:
+    if tags is None and _named.get(run_id, runtime.flow_run.name) == name:
         return
     with get_client(sync_client=True) as client:
-        client.update_flow_run(run_id, tags=sorted(current | {project_tag(project.id)}))
+        client.update_flow_run(run_id, name=name, tags=tags)
+    _named[run_id] = name
 
 
 def project_of_this_run() -> str | None:

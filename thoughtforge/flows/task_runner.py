@@ -5,27 +5,53 @@ millisecond each, a polish iteration's worth of orchestration. Results stay in m
 project's files, not Prefect, are the record of each step. Prefect's "Finished in state
 Completed()" line per step is dropped (a failure is still logged): the phase logs its own line
 per step, and each line costs the run a console render and an upload.
+
+A step that halts the project (a `PhaseHalt`, a project file it cannot use) ends as it was
+meant to: its task run is `Completed`, named `Halted` with the reason, not `Failed` with an
+ERROR line; the halt then goes on to the engine, which records it.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from prefect import task
 from prefect.cache_policies import NO_CACHE
+from prefect.states import Completed, State
+
+from thoughtforge.phases.engine import HALTING_FAILURES
 
 T = TypeVar("T")
+HALTED = "Halted"
+"""The name of a run's (or task run's) state when it ended in an expected halt."""
+
+
+@dataclass(frozen=True)
+class _Halting:
+    failure: Exception
+
+
+def halted_state(reason: str, result: object = None) -> State:
+    """A normal completion that says the project halted, and why."""
+    return Completed(name=HALTED, message=reason, data=result)
 
 
 @task(name="step", cache_policy=NO_CACHE, persist_result=False, task_run_name="{name}")
 def _step(name: str, step: Callable[[], Any]) -> Any:
-    return step()
+    try:
+        return step()
+    except HALTING_FAILURES as failure:
+        return halted_state(str(failure), _Halting(failure))
 
 
 def as_task(name: str, step: Callable[[], T]) -> T:
-    result: T = _step(name, step)
+    outcome = _step(name, step, return_state=True).result()
+    if isinstance(outcome, _Halting):
+        raise outcome.failure
+    result: T = outcome
     return result
 
 

@@ -3,19 +3,21 @@
 With no `PREFECT_API_URL` (and no server from `thoughtforge up`), Prefect starts a server in a
 subprocess for the life of the command and stops it at exit. A command killed with -9 cannot stop
 it, and it keeps running (and holding about 195 MB). So the run records it with the project's
-agents; whoever next takes the project's run lock ends it, if it is still the same process. Its
+agents; whoever next takes the project's run lock ends it, if it is still the same process. A
+clean exit forgets it just before Prefect stops it (`atexit` runs the later registration first). Its
 address is written into a wait record, so a reply from another terminal can reach the run.
 """
 
 from __future__ import annotations
 
+import atexit
 import sys
 from typing import TYPE_CHECKING
 
 from prefect import runtime
 from prefect.settings import PREFECT_API_URL, PREFECT_UI_URL
 
-from thoughtforge.core import Project, track_process
+from thoughtforge.core import Project, track_process, untrack_process
 
 if TYPE_CHECKING:
     from prefect.server.api.server import SubprocessASGIServer
@@ -28,6 +30,7 @@ def track_temporary_server(project: Project) -> None:
     for server in _running_temporary_servers():
         if server.server_process is not None:
             track_process(project.dir, server.server_process.pid)
+            atexit.register(untrack_process, project.dir, server.server_process.pid)
 
 
 def api_url_of_this_process() -> str | None:

@@ -38,6 +38,13 @@ DOWN_GRACE_SECONDS = 10.0
 PREFECT_YAML = Path(__file__).resolve().parents[2] / "prefect.yaml"
 Started = subprocess.Popen[bytes] | None
 """A process `up` started, or None when the one it started before is still alive."""
+STARTED_BY_UP = {
+    "server": "the Prefect server",
+    "worker": "the worker",
+    "warm-start": "the warm starter",
+    "web": "the workbench",
+}
+"""The processes `up` records (`<name>.pid`), as `down` names them."""
 
 
 @contextmanager
@@ -167,9 +174,11 @@ def _flow_run_of(pid: int) -> str | None:
 
 
 class Stopped(BaseModel):
-    """What `down` did: the process groups it ended, and the flow runs it marked cancelled."""
+    """What `down` did: the process groups it ended (and what they were), and the flow runs it
+    marked cancelled."""
 
     pids: list[int]
+    names: list[str]
     cancelled: list[str]
 
 
@@ -185,10 +194,15 @@ def stop_all(api_url: str, directory: Path) -> Stopped:
         {run for pid in descendants(live_processes(directory)) if (run := _flow_run_of(pid))}
     )
     runners = [pid for name in ("worker", "warm-start") if (pid := _recorded(directory, name))]
-    pids = end_leftover_processes(directory, grace_seconds=DOWN_GRACE_SECONDS, only=runners)
+    pids = end_leftover_processes(
+        directory, grace_seconds=DOWN_GRACE_SECONDS, only=runners, expected=True
+    )
     cancelled = _mark_cancelled(api_url, in_flight)
-    pids += end_leftover_processes(directory, grace_seconds=DOWN_GRACE_SECONDS)
-    return Stopped(pids=pids, cancelled=cancelled)
+    pids += end_leftover_processes(directory, grace_seconds=DOWN_GRACE_SECONDS, expected=True)
+    names = [what for name, what in STARTED_BY_UP.items() if _recorded(directory, name) in pids]
+    for name in STARTED_BY_UP:
+        (directory / f"{name}.pid").unlink(missing_ok=True)
+    return Stopped(pids=pids, names=names, cancelled=cancelled)
 
 
 def _mark_cancelled(url: str, flow_run_ids: list[str]) -> list[str]:

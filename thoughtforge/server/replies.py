@@ -16,6 +16,7 @@ from typing import Any
 from thoughtforge.config import Config
 from thoughtforge.core.project import Project
 from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.models import Phase
 from thoughtforge.phases.chat import add_human_message
 from thoughtforge.server.api import PrefectApi, PrefectApiError, api_for_project
 
@@ -27,6 +28,9 @@ class Delivery(StrEnum):
     """A message only: stored in the chat, where the AI's next call reads it."""
     NO_RUN = "no_run"
     """Nothing was waiting: the caller must start a run (a message was stored all the same)."""
+    NOT_TAKEN = "not_taken"
+    """The project is done or halted: it takes no chat turn (a message was stored all the same;
+    a halted run's form would refuse it)."""
 
 
 def reply_to_chat(
@@ -42,6 +46,8 @@ def reply_to_chat(
     said = bool(message.strip())
     if action == "send" or said:
         add_human_message(project, message)
+    if project.status().phase in (Phase.DONE, Phase.HALTED):
+        return Delivery.NOT_TAKEN
     run_input = {"message": "", "action": action}
     if hand_over(
         config, project, run_input, saved=said, busy_seconds=busy_seconds, on_busy=on_busy

@@ -83,6 +83,9 @@ def _chat(config: Config, config_file: Path, project: Project, answer: Answer) -
         return Outcome(delivery=delivery, note="Sent.")
     if delivery is Delivery.QUEUED:
         return Outcome(delivery=delivery, note=f"Kept: {when_read(project.status())}.")
+    if delivery is Delivery.NOT_TAKEN:
+        phase = project.status().phase
+        return Outcome(delivery=delivery, note=f"Kept, but the project is {phase}.")
     started = start_run(config, config_file, project, then={"message": "", "action": answer.action})
     return Outcome(delivery="started" if started.run_id else delivery, note=started.note)
 

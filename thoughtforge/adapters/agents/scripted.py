@@ -14,12 +14,16 @@ ThoughtForge names in `THOUGHTFORGE_STEP`. Script format (YAML):
           1: {echo_after: "Plan:\\n\\n"}
           default: {text: "..."}
 
-An answer is one of `text`, `file`, `echo` (the whole prompt) or `echo_after` (the prompt after the
-last occurrence of a marker), optionally with `sleep` (seconds before answering), `exit` (exit code)
-and `stderr`. A coding agent's answer also acts on the project, as a real coding agent with write
-access does: `write` maps paths (relative to the project directory) to their new text and `delete`
-lists paths to remove, both applied before it answers (and before a non-zero `exit`, so a failed
-attempt can leave a half-written tree behind). A path leading outside the project is refused.
+An answer is one of `text`, `file`, `template`, `echo` (the whole prompt) or `echo_after` (the
+prompt after the last occurrence of a marker), optionally with `sleep` (seconds before answering),
+`exit` (exit code) and `stderr`. A `template` is a file whose `$names` are filled with the brain
+dump's own sentences (`demo_words`), JSON-escaped in a `.json` file: how the built-in demo
+script answers each brain dump with its own words.
+
+A coding agent's answer also acts on the project, as a real coding agent with write access does:
+`write` maps paths (relative to the project directory) to their new text and `delete` lists paths to
+remove, both applied before it answers (and before a non-zero `exit`, so a failed attempt can leave
+a half-written tree behind). A path leading outside the project is refused.
 
 Call counts and a copy of every prompt received are kept in `.scripted-agent/` in the project
 directory.
@@ -33,10 +37,13 @@ import os
 import sys
 import time
 from pathlib import Path
+from string import Template
 from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+
+from thoughtforge.adapters.agents.demo_words import words_for
 
 DEMO_SCRIPT = Path(__file__).with_name("demo_script.yaml")
 SCRIPT_ENV_VAR = "THOUGHTFORGE_SCRIPT"
@@ -49,6 +56,7 @@ class Answer(BaseModel):
 
     text: str | None = None
     file: str | None = None
+    template: str | None = None
     echo: bool = False
     echo_after: str | None = None
     sleep: float = 0
@@ -62,11 +70,12 @@ class Answer(BaseModel):
         sources = [
             self.text is not None,
             self.file is not None,
+            self.template is not None,
             self.echo,
             self.echo_after is not None,
         ]
         if sum(sources) > 1:
-            raise ValueError("give only one of text, file, echo, echo_after")
+            raise ValueError("give only one of text, file, template, echo, echo_after")
         return self
 
 
@@ -105,7 +114,12 @@ def main(argv: list[str] | None = None) -> None:
         print(f"scripted agent: {exc}", file=sys.stderr)
         sys.exit(EXIT_NO_ANSWER)
     time.sleep(answer.sleep)
-    sys.stdout.write(_answer_text(answer, prompt, script_path.parent))
+    try:
+        text = _answer_text(answer, prompt, script_path.parent)
+    except ScriptError as exc:
+        print(f"scripted agent: {exc}", file=sys.stderr)
+        sys.exit(EXIT_NO_ANSWER)
+    sys.stdout.write(text)
     sys.stdout.flush()
     if answer.stderr:
         print(answer.stderr, file=sys.stderr)
@@ -197,12 +211,26 @@ def _act(answer: Answer, project_dir: Path) -> None:
 def _answer_text(answer: Answer, prompt: str, script_dir: Path) -> str:
     if answer.file is not None:
         return (script_dir / answer.file).read_text(encoding="utf-8")
+    if answer.template is not None:
+        return _filled(script_dir / answer.template, prompt)
     if answer.echo:
         return prompt
     if answer.echo_after is not None:
         _, _, tail = prompt.rpartition(answer.echo_after)
         return tail
     return answer.text or ""
+
+
+def _filled(template: Path, prompt: str) -> str:
+    project_dir = Path(os.environ.get("THOUGHTFORGE_PROJECT_DIR") or Path.cwd())
+    words = words_for(prompt, project_dir)
+    try:
+        text = template.read_text(encoding="utf-8")
+        return Template(text).substitute(words.placeholders(for_json=template.suffix == ".json"))
+    except OSError as exc:
+        raise ScriptError(f"cannot read template {template}: {exc}") from None
+    except (KeyError, ValueError) as exc:
+        raise ScriptError(f"template {template} names no known value: {exc}") from None
 
 
 if __name__ == "__main__":
