@@ -94,7 +94,7 @@ def test_bound_beyond_loopback_it_warns_that_anyone_on_the_network_can_use_it(
         assert server.stdout is not None
         first, second = server.stdout.readline(), server.stdout.readline()
         server.send_signal(signal.SIGINT)
-        server.communicate(timeout=15)
+        server.communicate(timeout=60)
     finally:
         server.kill()
     assert first.strip() == f"WARNING: {NON_LOOPBACK_WARNING}"
