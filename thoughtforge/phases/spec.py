@@ -40,9 +40,9 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import AgentFailure, ThoughtForgeError, TransitionError, UnusableAnswer
 from thoughtforge.models import Phase
-from thoughtforge.phases.engine import ask_until_usable, asking, reask
 from thoughtforge.phases.plugin_contract import DiscoveryHook
 from thoughtforge.phases.plugin_loader import plugin_for
+from thoughtforge.phases.reasking import ask_until_usable, asking, reask
 from thoughtforge.phases.rejected_answers import keep_rejected, rejected_so_far
 from thoughtforge.phases.spec_proposal import (
     ALL_SECTIONS,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from thoughtforge.core import CONSTRAINTS_FILE, SPEC_FILE, discard_agent_changes, log_event
 from thoughtforge.errors import AgentFailure, PhaseHalt, UnusableAnswer
 from thoughtforge.models import HaltReason
-from thoughtforge.phases.engine import UNUSABLE_HELP, reask
+from thoughtforge.phases.reasking import UNUSABLE_HELP, reask
 from thoughtforge.plugins.code.build_state import MAX_STEPS, BuildStep, CodeBuildState, StepList
 from thoughtforge.plugins.code.building.base import ATTEMPTS, BuilderBase, Work
 from thoughtforge.plugins.code.plan_gate import find_plan

@@ -8,7 +8,7 @@ from pathlib import Path
 from thoughtforge.core import log_event
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import HaltReason
-from thoughtforge.phases.engine import UNUSABLE_HELP, asking
+from thoughtforge.phases.reasking import UNUSABLE_HELP, asking
 from thoughtforge.plugins.code.build_state import CodeBuildState
 from thoughtforge.plugins.code.building.base import ATTEMPTS, BuilderBase
 from thoughtforge.plugins.code.plan_gate import (
