@@ -28,7 +28,7 @@ from thoughtforge.errors import (
 from thoughtforge.flows.human_input import ChatTurn, HumanStep, wait_for_human
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import add_human_message, latest_ai_message, notice
-from thoughtforge.phases.engine import UNUSABLE_HELP
+from thoughtforge.phases.reasking import UNUSABLE_HELP
 
 TurnT = TypeVar("TurnT", bound=ChatTurn)
 

@@ -17,6 +17,10 @@ The starter listens on a Linux abstract socket and serves only its own user, and
 talks only to a starter of its own user (peer credentials both ways: anyone can bind a name).
 A launcher that dies, even with SIGKILL, closes its connection, and the starter then stops that
 run (SIGTERM, SIGKILL after `STOP_GRACE_SECONDS`), as the worker would have.
+
+One module of about 300 lines on purpose: the launcher and the starter are the two ends of one
+socket protocol (its address, its messages, the peer checks) and must change together; the
+module imports only the standard library at its top, which is what keeps the launcher light.
 """
 
 from __future__ import annotations

@@ -8,15 +8,10 @@ Imports `prompting`, `adapters`, `core` and the vocabulary; never Prefect, a flo
 
 from thoughtforge.phases import halt_actions
 from thoughtforge.phases.chat import add_human_message, latest_ai_message, notice, notice_once
-from thoughtforge.phases.engine import (
-    PhaseEngine,
-    StepRunner,
-    ask_until_usable,
-    reask,
-    run_direct,
-)
+from thoughtforge.phases.engine import PhaseEngine, StepRunner, run_direct
 from thoughtforge.phases.intake import DistillationMalformed, IntakeReply, distill, realign
 from thoughtforge.phases.intent import IntentConfirmed, confirm_intent
+from thoughtforge.phases.reasking import ask_until_usable, reask
 from thoughtforge.phases.safety import Operation, OperationKind, SafetyViolation
 from thoughtforge.phases.spec import (
     ConfirmOutcome,

@@ -11,12 +11,12 @@ agent writes itself is committed only when it is the deliverable (code mode); in
 source file an agent left halts the project.
 
 A phase's steps run through a `StepRunner`: plain calls here, named Prefect tasks from a flow.
+Re-asking until an answer is usable is `reasking`'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import count
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -50,6 +50,7 @@ from thoughtforge.errors import (
 from thoughtforge.models import HaltReason, Phase, build_halt_options
 from thoughtforge.phases import chat
 from thoughtforge.phases.plugin_loader import plugin_for
+from thoughtforge.phases.reasking import UNUSABLE_HELP, ask_until_usable, asking
 from thoughtforge.phases.rejected_answers import keep_rejected, rejected_so_far
 from thoughtforge.phases.safety import SafetyViolation, check_agent, write_checked
 
@@ -59,62 +60,11 @@ OUTPUT_INCOMPLETE = "Phase 3 deliverable appears incomplete. Review before proce
 """The spec's words when a built deliverable is below `phase3_completeness` (plan or code)."""
 HALTING_FAILURES = (PhaseHalt, ProjectFileError, RepositoryTampered)
 """What a phase's run turns into a halt (`PhaseEngine.as_halt`), wherever it is met."""
-JSON_ONLY = "Answer again with the JSON object only."
-QUOTED_CHARS = 160
-UNUSABLE_HELP = (
-    "What helps: another agent (a larger model), or a larger context window or max_tokens for "
-    "this one; switch with `thoughtforge agent PROJECT NAME` (or the halt form), then resume."
-)
 
 
 def run_direct(name: str, step: Callable[[], T]) -> T:
     """The runner without Prefect: just call the step."""
     return step()
-
-
-def reask(prompt: str, refusal: UnusableAnswer | str, again: str = JSON_ONLY) -> str:
-    """The prompt once more, with why the last answer could not be used (quoting how it began, so
-    the re-ask differs from the ask even at temperature 0) and what to do instead."""
-    answer = refusal.answer if isinstance(refusal, UnusableAnswer) else ""
-    began = " ".join(answer.split())[:QUOTED_CHARS]
-    quoted = f' (it began: "{began}{"…" if len(answer) > len(began) else ""}")' if began else ""
-    return f"{prompt}\n\nYour previous answer{quoted} could not be used: {refusal}. {again}"
-
-
-def asking(
-    ask: Callable[[str, AgentCall], str], call: AgentCall, refused_before: int = 0
-) -> Callable[[str], str]:
-    """`ask` with `call`, each use after the first counted as a re-ask (`call.reask`, from the
-    answers `refused_before` on a previous run), so an HTTP agent answers the same question at a
-    higher temperature."""
-    asked = count(refused_before)
-    return lambda prompt: ask(prompt, call.model_copy(update={"reask": next(asked)}))
-
-
-def ask_until_usable(
-    ask: Callable[[str], str],
-    prompt: Callable[[UnusableAnswer | None], str],
-    use: Callable[[str], T],
-    *,
-    attempts: int,
-    on_unusable: Callable[[int, UnusableAnswer], None] = lambda attempt, why: None,
-) -> T:
-    """What `use` makes of the first usable answer; the last `UnusableAnswer` after `attempts`.
-
-    `prompt` is given the previous attempt's refusal (None at first), so each re-ask can say why;
-    the refusal carries the answer it refused (`UnusableAnswer.answer`), to be kept and quoted.
-    """
-    refusal: UnusableAnswer | None = None
-    for attempt in range(1, attempts + 1):
-        answer = ask(prompt(refusal))
-        try:
-            return use(answer)
-        except UnusableAnswer as exc:
-            exc.answer = exc.answer or answer
-            refusal = exc
-            on_unusable(attempt, exc)
-    assert refusal is not None, "attempts must be at least 1"
-    raise refusal
 
 
 class BuildOutcome(BaseModel):

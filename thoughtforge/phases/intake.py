@@ -33,9 +33,9 @@ from thoughtforge.core import (
 from thoughtforge.errors import TransitionError, UnusableAnswer
 from thoughtforge.models import PHASE_ONE, Phase
 from thoughtforge.phases.chat import add_human_message, notice, notice_once
-from thoughtforge.phases.engine import ask_until_usable, asking, reask
 from thoughtforge.phases.intent import INTENT_SECTIONS, type_choices
 from thoughtforge.phases.plugin_loader import load_plugins
+from thoughtforge.phases.reasking import ask_until_usable, asking, reask
 from thoughtforge.phases.rejected_answers import keep_rejected, rejected_so_far
 from thoughtforge.phases.resources import ResourceBundle, read_resources
 from thoughtforge.prompting import (

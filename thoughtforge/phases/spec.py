@@ -11,6 +11,8 @@ Open Source Discovery, switched on by `code.discovery`). It runs after each prop
 they confirm; Confirm locks that section into `spec.md`. An agent that fails or answers unusably
 twice costs the section its content, never the spec: the chat and the section say that discovery
 could not run.
+
+What Confirm writes, `spec.md` and `constraints.md`, is laid out by `spec_documents`.
 """
 
 from __future__ import annotations
@@ -40,13 +42,17 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import AgentFailure, ThoughtForgeError, TransitionError, UnusableAnswer
 from thoughtforge.models import Phase
-from thoughtforge.phases.engine import ask_until_usable, asking, reask
 from thoughtforge.phases.plugin_contract import DiscoveryHook
 from thoughtforge.phases.plugin_loader import plugin_for
+from thoughtforge.phases.reasking import ask_until_usable, asking, reask
 from thoughtforge.phases.rejected_answers import keep_rejected, rejected_so_far
+from thoughtforge.phases.spec_documents import (
+    DISCOVERY_SECTION,
+    constraints_document,
+    spec_document,
+)
 from thoughtforge.phases.spec_proposal import (
     ALL_SECTIONS,
-    SPEC_SECTIONS,
     SpecProposal,
     has_criteria_section,
     is_proposal,
@@ -65,7 +71,6 @@ from thoughtforge.prompting import (
 )
 
 RETRY_NOTICE = "AI did not generate acceptance criteria. Retrying."
-DISCOVERY_SECTION = "Open Source Discovery"
 _STEP = "spec-building"
 _NO_DISCOVERY = "The dependencies have no qualification scorecards."
 _MAX_WHY = 500
@@ -169,10 +174,10 @@ def confirm_spec(
     if _discovery_hook(config, status) is not None:
         shown = proposal.section(DISCOVERY_SECTION)
         discovery = shown or _discover(project, config, status, proposal.text)
-    write_text_atomic(project.dir / SPEC_FILE, _spec_document(name, proposal, discovery))
+    write_text_atomic(project.dir / SPEC_FILE, spec_document(name, proposal, discovery))
     write_text_atomic(
         project.dir / CONSTRAINTS_FILE,
-        _constraints_document(config, name, status, intent, proposal),
+        constraints_document(config, name, status, intent, proposal),
     )
     commit_own(project.dir, "Lock spec.md and constraints.md")
     transition(project, Phase.BUILDING)
@@ -180,7 +185,7 @@ def confirm_spec(
     return ConfirmOutcome(accepted=True, remaining=[])
 
 
-# --- the conversation and the files ----------------------------------------------------------
+# --- the conversation ------------------------------------------------------------------------
 
 
 def _spec_prompt(project: Project, config: Config, status: Status, intent: str) -> str:
@@ -219,16 +224,6 @@ def _say(project: Project, role: Literal["ai", "system"], text: str) -> None:
 
 def _read_intent(project: Project) -> str:
     return read_own_text(project.dir / INTENT_FILE)
-
-
-def _spec_document(name: str, proposal: SpecProposal, discovery: str | None) -> str:
-    """The spec's sections; Open Source Discovery, when it ran, follows Dependencies."""
-    sections: dict[str, str] = {}
-    for section in SPEC_SECTIONS:
-        sections[section] = proposal.section(section)
-        if section == "Dependencies" and discovery is not None:
-            sections[DISCOVERY_SECTION] = discovery
-    return _document(f"Spec: {name}", sections)
 
 
 # --- the discovery hook ----------------------------------------------------------------------
@@ -278,30 +273,6 @@ def _without_discovery(answer: str) -> str:
     key = heading_key(DISCOVERY_SECTION)
     kept = [s for s in document.sections if heading_key(s.heading) != key]
     return document.model_copy(update={"sections": kept}).render().strip()
-
-
-def _constraints_document(
-    config: Config, name: str, status: Status, intent: SectionedText, proposal: SpecProposal
-) -> str:
-    """What the Phase 4 reviewer judges against, re-read at every polish iteration."""
-    scope = [proposal.section("Deliverable Structure"), proposal.section("Scope Boundaries")]
-    sections = {
-        "Context": intent.get("Objective") or "",
-        "Deliverable Type": plugin_for(config, status.deliverable_type).label,
-        "Priorities": proposal.section("Priorities"),
-        "Exclusions": proposal.section("Exclusions"),
-        "Severity Definitions": proposal.section("Severity Definitions"),
-        "Scope": "\n\n".join(part for part in scope if part),
-        "Acceptance Criteria": "\n".join(f"- {c}" for c in proposal.acceptance_criteria),
-    }
-    return _document(f"Constraints: {name}", sections)
-
-
-def _document(title: str, sections: dict[str, str]) -> str:
-    body = "\n\n".join(
-        f"## {h}\n\n{text.strip() or 'None stated.'}" for h, text in sections.items()
-    )
-    return f"# {title}\n\n{body}\n"
 
 
 def _require_spec_building(project: Project) -> Status:

@@ -2,9 +2,10 @@
 one thread per project, a composer that offers only what the current wait accepts, file drop,
 live updates, the board and the prompt editor.
 
-A Starlette app (`app.py`: the routes table and small endpoints) over pure modules that read the
-project files: `actions` (what can be done now), `inbox`, `thread` (messages as safe HTML),
-`progress` (Phases 3–4), `uploads`, `prompt_editing`, `live` (what changed since the page last
-looked), `launch` (new projects and their runs). It answers runs exactly as the CLI does
-(`server.replies`) and never imports Prefect. `guard` keeps other sites and other hosts out.
+A Starlette app (`app.py`: the routes table; `endpoints/`: small endpoints by area, on
+`workbench`) over pure modules that read the project files: `actions` (what can be done now),
+`inbox`, `thread` (messages as safe HTML), `progress` (Phases 3–4), `uploads`, `prompt_editing`,
+`live` (what changed since the page last looked), `launch` (new projects and their runs). It
+answers runs exactly as the CLI does (`server.replies`) and never imports Prefect. `guard` keeps
+other sites and other hosts out.
 """

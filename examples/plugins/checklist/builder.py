@@ -14,14 +14,8 @@ from thoughtforge.config import Config
 from thoughtforge.core import CONSTRAINTS_FILE, SPEC_FILE, Project
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.phases.engine import (
-    HALTING_FAILURES,
-    UNUSABLE_HELP,
-    BuildOutcome,
-    PhaseEngine,
-    StepRunner,
-    reask,
-)
+from thoughtforge.phases.engine import HALTING_FAILURES, BuildOutcome, PhaseEngine, StepRunner
+from thoughtforge.phases.reasking import UNUSABLE_HELP, reask
 
 DOCUMENT = "docs/checklist.md"
 STEP = "checklist-build"

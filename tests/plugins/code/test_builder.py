@@ -38,7 +38,7 @@ from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import add_human_message, halt_actions
 from thoughtforge.phases.engine import OUTPUT_INCOMPLETE
 from thoughtforge.plugins.code.build_state import CodeBuildState
-from thoughtforge.plugins.code.builder import CodeBuilder, source_files
+from thoughtforge.plugins.code.builder import CodeBuilder
 
 
 @pytest.fixture
@@ -394,25 +394,3 @@ def test_a_build_with_tests_but_no_source_halts_incomplete_before_polishing(
     assert outcome.reason.startswith(OUTPUT_INCOMPLETE)
     assert "0 source file(s)" in outcome.reason and "code_min_source_files is 1" in outcome.reason
     assert read_status(project.dir).phase is Phase.HALTED
-
-
-def test_source_files_are_code_git_keeps_without_tests_or_thoughtforges_files(
-    tmp_path: Path,
-) -> None:
-    git_repo.init_repo(tmp_path)
-    files = {
-        "app/main.py": "",
-        "tests/test_main.py": "",
-        "test_top.py": "",
-        "src/store_test.go": "",
-        "web/form.spec.ts": "",
-        "web/form.tsx": "",
-        "docs/notes.md": "",
-        "status.json": "{}",
-        "build/generated.py": "",
-        ".gitignore": "build/\n",
-    }
-    for relpath, text in files.items():
-        (tmp_path / relpath).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / relpath).write_text(text)
-    assert source_files(tmp_path) == ["app/main.py", "web/form.tsx"]

@@ -31,10 +31,11 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import Counts, HaltReason, Issue
-from thoughtforge.phases.engine import UNUSABLE_HELP, PhaseEngine, reask
+from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.phases.polish import polish_log
 from thoughtforge.phases.polish.guards import describe
 from thoughtforge.phases.polish.review import TestResults, parse_review
+from thoughtforge.phases.reasking import UNUSABLE_HELP, reask
 from thoughtforge.prompting import estimate_tokens, truncate_text
 
 MIN_FIX_LENGTH_RATIO = 0.5

@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from thoughtforge.config import Config
 from thoughtforge.errors import UnusableAnswer
-from thoughtforge.phases.engine import ask_until_usable, reask
+from thoughtforge.phases.reasking import ask_until_usable, reask
 from thoughtforge.plugins.code.scorecard import (
     MAX_SCORE,
     MIN_TOTAL,

@@ -29,7 +29,7 @@ from pydantic import (
 )
 
 from thoughtforge.errors import UnusableAnswer, schema_problems
-from thoughtforge.phases.engine import ask_until_usable, reask
+from thoughtforge.phases.reasking import ask_until_usable, reask
 from thoughtforge.phases.resources import resource_files
 from thoughtforge.plugins.plan.template_selection import TEMPLATES_DIR
 from thoughtforge.prompting import PromptLibrary, SectionedText, heading_key, json_objects

@@ -29,12 +29,12 @@ from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.engine import (
     HALTING_FAILURES,
     OUTPUT_INCOMPLETE,
-    UNUSABLE_HELP,
     BuildOutcome,
     PhaseEngine,
     StepRunner,
     run_direct,
 )
+from thoughtforge.phases.reasking import UNUSABLE_HELP
 from thoughtforge.plugins.plan.builder_response import (
     check_slots,
     parse_builder_response,

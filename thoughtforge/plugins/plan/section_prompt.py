@@ -12,7 +12,8 @@ from collections.abc import Mapping
 
 from thoughtforge.core import log_event
 from thoughtforge.errors import UnusableAnswer
-from thoughtforge.phases.engine import PhaseEngine, reask
+from thoughtforge.phases.engine import PhaseEngine
+from thoughtforge.phases.reasking import reask
 from thoughtforge.plugins.plan.draft import Draft
 from thoughtforge.plugins.plan.template import Section, Slot, SlotKind
 from thoughtforge.prompting import SectionedText, estimate_tokens, heading_key, truncate_text

@@ -10,7 +10,7 @@ one pattern per line, reads the filled slots back out of a `plan.md` written ear
 on disk is the only record of a partial build: nothing beside it can disagree with it. Escaped
 slot text never spans lines, which is what makes a line-by-line match exact.
 
-One module of about 290 lines on purpose: rendering, slot discovery and read-back all derive
+One module of about 310 lines on purpose: rendering, slot discovery and read-back all derive
 from the same skeleton and must change together.
 """
 

@@ -1,11 +1,11 @@
-"""The shared engine of the agent-driven phases: re-asking with the reason, then giving up."""
+"""Asking an agent until its answer is usable: re-asking with the reason, then giving up."""
 
 from __future__ import annotations
 
 import pytest
 
 from thoughtforge.errors import UnusableAnswer
-from thoughtforge.phases.engine import ask_until_usable, reask
+from thoughtforge.phases.reasking import ask_until_usable, reask
 
 
 def test_an_unusable_answer_is_asked_again_with_the_reason_then_given_up() -> None:

@@ -1,0 +1,60 @@
+"""Reading `config.yaml`: parsed, validated once at start-up, relative paths resolved against
+the directory holding the file (not the current directory); a missing file is copied from the
+example beside it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from thoughtforge.config.described_errors import describe_validation_error
+from thoughtforge.config.files import EXAMPLE_NAME, config_path
+from thoughtforge.config.model import Config
+from thoughtforge.errors import ConfigError
+
+
+def load_config(path: Path | None = None, *, announce: Any = print) -> Config:
+    """Read and validate the config; copy the example beside it when the file is missing."""
+    path = config_path(path)
+    if not path.exists():
+        _create_from_example(path, announce)
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path} is not valid YAML: {exc}") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path} must hold a YAML mapping of sections, got {type(raw).__name__}")
+    try:
+        config = Config.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(describe_validation_error(path, exc)) from None
+    return _resolve_paths(config, path.resolve().parent)
+
+
+def _create_from_example(path: Path, announce: Any) -> None:
+    example = path.with_name(EXAMPLE_NAME)
+    if not example.exists():
+        raise ConfigError(
+            f"no config file at {path.resolve()} (and no {EXAMPLE_NAME} beside it to copy). "
+            "Run `thoughtforge init` to create one."
+        )
+    shutil.copyfile(example, path)
+    announce(f"Created {path} from {example}. Edit it to choose your agent.")
+
+
+def _resolve_paths(config: Config, base: Path) -> Config:
+    def resolve(p: Path | None) -> Path | None:
+        return None if p is None else (base / p.expanduser()).resolve()
+
+    config.projects.directory = resolve(config.projects.directory)
+    config.prompts.directory = resolve(config.prompts.directory)
+    config.plugins.directory = resolve(config.plugins.directory)
+    drive = config.connectors.google_drive
+    drive.credentials_path = resolve(drive.credentials_path)
+    return config

@@ -1,0 +1,68 @@
+"""What every stage of the code build works with: the engine, the step runner, the code
+settings, the suite and the coder, the progress file, and what the coding prompts are built from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from thoughtforge.config import Config
+from thoughtforge.core import (
+    CODE_BUILD_FILE,
+    Project,
+    TransitionHooks,
+    read_state_file,
+    write_state_file,
+)
+from thoughtforge.errors import PhaseHalt, StateFileError
+from thoughtforge.models import HaltReason, Phase
+from thoughtforge.phases.engine import PhaseEngine, StepRunner, run_direct
+from thoughtforge.plugins.code.build_state import CodeBuildState
+from thoughtforge.plugins.code.coder import coder_for
+from thoughtforge.plugins.code.suite import Suite
+
+ATTEMPTS = 2  # ask for a usable answer, then re-ask once
+
+
+@dataclass(frozen=True)
+class Work:
+    """What every coding prompt is built from, read once per run (the human may edit them); the
+    person's guidance is read again for each step (`PhaseEngine.human_guidance`)."""
+
+    spec: str
+    constraints: str
+    plan: str
+    test_command: list[str]
+
+
+class BuilderBase:
+    """The builder's collaborators and its progress file, which each stage reads and saves."""
+
+    def __init__(
+        self,
+        project: Project,
+        config: Config,
+        *,
+        runner: StepRunner = run_direct,
+        hooks: TransitionHooks | None = None,
+    ) -> None:
+        self.engine = PhaseEngine(project, config, Phase.BUILDING, hooks)
+        self.runner = runner
+        self.settings = config.code
+        self.suite = Suite(self.engine, config.code)
+        self.code = coder_for(config, self.engine.agent)
+        self.dir = project.dir
+
+    def _load(self) -> CodeBuildState:
+        if not (self.dir / CODE_BUILD_FILE).exists():
+            return CodeBuildState()
+        try:
+            return read_state_file(self.dir, CODE_BUILD_FILE, CodeBuildState)
+        except StateFileError as exc:
+            raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, f"{exc}.") from None
+
+    def _save(self, state: CodeBuildState) -> None:
+        try:
+            write_state_file(self.dir, CODE_BUILD_FILE, state)
+        except OSError as exc:
+            why = f"cannot write {CODE_BUILD_FILE}: {exc}"
+            raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, why) from None

@@ -1,0 +1,64 @@
+"""What a page and the live stream both render: a project's header, composer and work line, its
+progress panel, the board's columns, the inbox sidebar."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+
+from thoughtforge.board.cards import COLUMNS, board_cards, by_column
+from thoughtforge.board.text import START_HINT
+from thoughtforge.config import Config
+from thoughtforge.core import Project, current_wait, utc_now
+from thoughtforge.web import live
+from thoughtforge.web.answers import current_composer
+from thoughtforge.web.inbox import inbox
+from thoughtforge.web.progress import panel_for
+from thoughtforge.web.workbench import render, workbench_of
+
+
+def project_state(request: Request, project: Project) -> dict[str, Any]:
+    """What the header, the composer and the work line show."""
+    config = workbench_of(request).config
+    status = project.status()
+    return {
+        "status": status,
+        "waiting": current_wait(project.dir),
+        "composer": current_composer(config, project),
+        "work": live.work_line(project, utc_now()),
+        "run_page": _run_page(config, project),
+    }
+
+
+def _run_page(config: Config, project: Project) -> str | None:
+    """The project's latest run in the Prefect UI (the classic run page, where Resume is)."""
+    from thoughtforge.server.api import PrefectApi, PrefectApiError, find_api
+
+    waiting = current_wait(project.dir)
+    url = (waiting.api_url if waiting else None) or find_api(config)
+    if url is None:
+        return None
+    try:
+        run = PrefectApi(url).latest_run(project.id)
+    except PrefectApiError:
+        return None
+    return f"{url.removesuffix('/api')}/runs/flow-run/{run.id}" if run else None
+
+
+def panel_of(project: Project) -> Any:
+    return panel_for(project, project.status())
+
+
+def board_context(request: Request) -> dict[str, Any]:
+    cards = board_cards(workbench_of(request).config)
+    return {
+        "columns": by_column(cards),
+        "titles": COLUMNS,
+        "any_cards": bool(cards),
+        "start_hint": START_HINT,
+    }
+
+
+def render_sidebar(request: Request) -> str:
+    return render(request, "sidebar.html", {"inbox": inbox(workbench_of(request).config)})

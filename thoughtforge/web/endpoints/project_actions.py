@@ -1,0 +1,67 @@
+"""What the person does to a project from the page: start one, answer its run, drop a file in."""
+
+from __future__ import annotations
+
+from urllib.parse import unquote
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.web.answers import Answer, take_answer
+from thoughtforge.web.launch import NewProject, create_from_page, start_run
+from thoughtforge.web.uploads import save_upload
+from thoughtforge.web.workbench import natural_number, requested_project, workbench_of
+
+MAX_UPLOAD_READ = 512 * 1024 * 1024
+"""Past this a body is not read at all, whatever `resources.max_file_bytes` says."""
+
+
+async def create_project(request: Request) -> Response:
+    bench = workbench_of(request)
+    wanted = NewProject.model_validate(await request.json())
+    project = await run_in_threadpool(create_from_page, bench.config, wanted)
+    started = await run_in_threadpool(start_run, bench.config, bench.config_file, project)
+    return JSONResponse(
+        {"project_id": project.id, "url": f"/projects/{project.id}", "note": started.note}
+    )
+
+
+async def reply(request: Request) -> Response:
+    bench = workbench_of(request)
+    project = await requested_project(request)
+    answer = Answer.model_validate(await request.json())
+    outcome = await run_in_threadpool(take_answer, bench.config, bench.config_file, project, answer)
+    return JSONResponse(outcome.model_dump())
+
+
+async def drop_file(request: Request) -> Response:
+    config = workbench_of(request).config
+    project = await requested_project(request)
+    name = unquote(request.headers.get("x-file-name", ""))
+    if not name.strip():
+        raise ThoughtForgeError("the file has no name (X-File-Name)")
+    data = await _body(request, config.resources.max_file_bytes)
+    saved = await run_in_threadpool(save_upload, config, project, name, data)
+    return JSONResponse({"saved": saved, "note": f"Added resources/{saved}."})
+
+
+async def _body(request: Request, limit: int) -> bytes:
+    """The request body, refused past `limit` bytes without reading the rest."""
+    declared = natural_number(request.headers.get("content-length"), 0)
+    if declared > limit:
+        raise ThoughtForgeError(_too_large(declared, limit))
+    data = bytearray()
+    async for chunk in request.stream():
+        data += chunk
+        if len(data) > min(limit, MAX_UPLOAD_READ):
+            raise ThoughtForgeError(_too_large(len(data), limit))
+    return bytes(data)
+
+
+def _too_large(size: int, limit: int) -> str:
+    return (
+        f"The file is over resources.max_file_bytes ({limit:,} bytes; it has at least {size:,}). "
+        "Nothing was saved."
+    )
