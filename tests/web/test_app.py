@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tests.cli.test_board import real_projects
+from tests.conftest import REPO_ROOT
 from tests.web.conftest import Bench
 from thoughtforge.core import (
     Project,
@@ -111,6 +112,22 @@ def test_a_bad_new_project_is_a_clear_400_and_makes_nothing(bench: Bench) -> Non
     assert list(bench.config.projects.directory.glob("2*")) == []
     unknown = bench.post("/projects", {"brain_dump": BRAIN_DUMP, "agent": "nobody"})
     assert unknown.status_code == 409 and "agent 'nobody'" in unknown.json()["error"]
+    poem = bench.post("/projects", {"brain_dump": BRAIN_DUMP, "deliverable_type": "poem"})
+    assert poem.status_code == 409 and "no deliverable type 'poem'" in poem.json()["error"]
+    assert list(bench.config.projects.directory.glob("2*")) == []
+
+
+def test_the_new_project_form_offers_every_deliverable_type_a_plugin_gives(
+    write_config: Callable[..., Path], serve_bench: Callable[[Path], Bench]
+) -> None:
+    plugins = REPO_ROOT / "examples" / "plugins"
+    bench = serve_bench(write_config(plugins={"directory": str(plugins)}))
+    form = bench.get("/projects/new").text
+    assert [o for o in ("Plan", "Code", "Checklist") if f">{o}</option>" in form] == [
+        "Plan",
+        "Code",
+        "Checklist",
+    ]
 
 
 def test_the_thread_page_shows_every_message_and_only_the_actions_of_the_wait(

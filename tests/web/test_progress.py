@@ -2,24 +2,35 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from tests.conftest import REPO_ROOT
 from tests.polish_setup import polishing_project
-from thoughtforge.config import Config
+from thoughtforge.config import Config, load_config
 from thoughtforge.core import (
     PolishState,
+    Project,
     TrajectoryEntry,
     log_event,
     read_status,
     write_polish_state,
+    write_status,
 )
-from thoughtforge.models import Counts, Issue
+from thoughtforge.models import Counts, DeliverableType, Issue
+from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.polish import polish_log
 from thoughtforge.phases.polish.guards import GuardReport, GuardResult
-from thoughtforge.web.progress import CHART_HEIGHT, chart_of, panel_for
+from thoughtforge.web.progress import CHART_HEIGHT, Panel, chart_of, panel_for
 
 AT = datetime(2026, 11, 23, tzinfo=UTC)
+EXAMPLE_PLUGINS = REPO_ROOT / "examples" / "plugins"
+
+
+def _panel(config: Config, project: Project) -> Panel:
+    status = read_status(project.dir)
+    return panel_for(project, status, plugin_for(config, status.deliverable_type))
 
 
 def _row(iteration: int, critical: int, medium: int, minor: int) -> dict[str, int]:
@@ -76,7 +87,7 @@ def test_the_panel_shows_sections_chart_guards_and_the_deliverable(config: Confi
     issue = Issue(severity="medium", description="Budget <b>lacks</b> a buffer")
     polish_log.append(project.dir, polish_log.iteration_entry(1, AT, [issue], "fixed", report))
 
-    panel = panel_for(project, read_status(project.dir))
+    panel = _panel(config, project)
 
     assert [(i.label, i.done, i.detail) for i in panel.build] == [
         ("Budget", True, "3/3 slots"),
@@ -92,7 +103,7 @@ def test_the_panel_shows_sections_chart_guards_and_the_deliverable(config: Confi
 def test_an_unreadable_polish_state_is_a_problem_on_the_panel(config: Config) -> None:
     project = polishing_project(config)
     (project.dir / "polish_state.json").write_text("{not json")
-    panel = panel_for(project, read_status(project.dir))
+    panel = _panel(config, project)
     assert panel.chart is None and "polish_state.json" in panel.problems[0]
 
 
@@ -105,6 +116,24 @@ def test_a_deliverable_an_agent_replaced_by_a_link_is_never_shown(
     plan = project.docs_dir / "plan.md"
     plan.unlink()
     plan.symlink_to(secret)
-    panel = panel_for(project, read_status(project.dir))
+    panel = _panel(config, project)
     assert "private key" not in panel.deliverable_html
     assert "is a symbolic link" in panel.problems[0]
+
+
+def test_a_document_of_a_plugins_type_is_shown_from_where_its_plugin_keeps_it(
+    write_config: Callable[..., Path],
+) -> None:
+    """A type no core line knows (the example checklist plugin) is previewed like a plan."""
+    config = load_config(write_config(plugins={"directory": str(EXAMPLE_PLUGINS)}))
+    project = polishing_project(config)
+    checklist = read_status(project.dir).model_copy(
+        update={"deliverable_type": DeliverableType("checklist")}
+    )
+    write_status(project.dir, checklist)
+    (project.docs_dir / "checklist.md").write_text(
+        "# Moving house\n\n## Before\n\n- [ ] Book a van\n"
+    )
+    panel = _panel(config, project)
+    assert "Book a van" in panel.deliverable_html
+    assert "Section 1" not in panel.deliverable_html  # not the plan beside it

@@ -11,13 +11,15 @@ from __future__ import annotations
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Base64Bytes, BaseModel, Field
 
 from thoughtforge.config import Config
 from thoughtforge.core import Project, create_project, log_event, with_hints
+from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.phases.chat import notice
+from thoughtforge.phases.plugin_loader import load_plugins
 from thoughtforge.server.api import PrefectApi, PrefectApiError, find_api
 from thoughtforge.web.uploads import safe_resource_name
 
@@ -40,7 +42,8 @@ class NewProject(BaseModel):
 
     brain_dump: str = Field(min_length=1)
     agent: str | None = None
-    deliverable_type: Literal["", "plan", "code"] = ""
+    deliverable_type: str = Field("", pattern=r"^([a-z][a-z0-9_]{0,39})?$")
+    """A hint for the distillation: one of the deliverable types (plugins), or none."""
     files: list[DroppedFile] = []
 
 
@@ -53,6 +56,8 @@ class Started(BaseModel):
 
 def create_from_page(config: Config, request: NewProject) -> Project:
     """The project, with the dropped files as its resources (the usual size cap applies)."""
+    if request.deliverable_type and request.deliverable_type not in load_plugins(config):
+        raise ThoughtForgeError(f"no deliverable type '{request.deliverable_type}' here")
     text = with_hints(request.brain_dump, None, request.deliverable_type)
     with tempfile.TemporaryDirectory(prefix="thoughtforge-drop-") as folder:
         paths = []

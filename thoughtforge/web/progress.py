@@ -15,13 +15,13 @@ from pydantic import BaseModel, ValidationError
 
 from thoughtforge.core import (
     CODE_BUILD_FILE,
-    PLAN_FILE,
     Project,
     Status,
     read_events,
 )
 from thoughtforge.core.links import read_own_text
-from thoughtforge.models import DeliverableType, Severity
+from thoughtforge.models import Severity
+from thoughtforge.phases.plugin_contract import Plugin
 from thoughtforge.phases.polish.record import read_polish_record
 from thoughtforge.plugins.code.build_state import CodeBuildState
 from thoughtforge.web.thread import render_markdown
@@ -74,16 +74,18 @@ class Panel(BaseModel):
         return not (self.build or self.chart or self.deliverable_html or self.problems)
 
 
-def panel_for(project: Project, status: Status) -> Panel:
+def panel_for(project: Project, status: Status, plugin: Plugin) -> Panel:
+    """`plugin` is the project's type: a document deliverable is previewed wherever its plugin
+    keeps it; code (the project's files) shows its steps instead."""
     panel = Panel()
-    if status.deliverable_type is DeliverableType.CODE:
+    if plugin.builds_files:
         panel.build = _code_steps(project, panel.problems)
     else:
         panel.build = _plan_sections(project)
     _add_polish(project, panel)
-    plan = project.dir / PLAN_FILE
-    if status.deliverable_type is not DeliverableType.CODE and plan.exists():
-        text = _read(plan, panel.problems)
+    document = plugin.deliverable_path(project.dir)
+    if not plugin.builds_files and document.exists():
+        text = _read(document, panel.problems)
         panel.deliverable_html = render_markdown(text[:_DELIVERABLE_PREVIEW_CHARS])
     return panel
 

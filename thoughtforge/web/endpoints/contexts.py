@@ -11,6 +11,7 @@ from thoughtforge.board.cards import COLUMNS, board_cards, by_column
 from thoughtforge.board.text import START_HINT
 from thoughtforge.config import Config
 from thoughtforge.core import Project, current_wait, utc_now
+from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.web import live
 from thoughtforge.web.answers import current_composer
 from thoughtforge.web.inbox import inbox
@@ -46,8 +47,9 @@ def _run_page(config: Config, project: Project) -> str | None:
     return f"{url.removesuffix('/api')}/runs/flow-run/{run.id}" if run else None
 
 
-def panel_of(project: Project) -> Any:
-    return panel_for(project, project.status())
+def panel_of(config: Config, project: Project) -> Any:
+    status = project.status()
+    return panel_for(project, status, plugin_for(config, status.deliverable_type))
 
 
 def board_context(request: Request) -> dict[str, Any]:

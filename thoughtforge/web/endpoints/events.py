@@ -82,7 +82,7 @@ async def _project_events(
     panel_stamp = await run_in_threadpool(live.stamp, project.dir, live.PANEL_FILES)
     if seen.get("panel") != panel_stamp:
         seen["panel"] = panel_stamp
-        panel = await run_in_threadpool(panel_of, project)
+        panel = await run_in_threadpool(panel_of, workbench_of(request).config, project)
         html = render(request, "panel.html", {"panel": panel, "project": project})
         if seen.get("panel_html") != html:
             seen["panel_html"] = html

@@ -9,6 +9,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from thoughtforge.board.cards import board_cards
 from thoughtforge.core import read_thread
+from thoughtforge.phases.plugin_loader import load_plugins
 from thoughtforge.web.endpoints.contexts import board_context, panel_of, project_state
 from thoughtforge.web.thread import PAGE_SIZE, newest_page_start, views
 from thoughtforge.web.workbench import natural_number, page, render, requested_project, workbench_of
@@ -26,11 +27,9 @@ async def health(request: Request) -> Response:
 async def new_project_page(request: Request) -> Response:
     config = workbench_of(request).config
     agents = sorted(config.agents.available)
-    return page(
-        request,
-        "new.html",
-        {"title": "New project", "agents": agents, "default": config.agents.default},
-    )
+    types = {name: plugin.label for name, plugin in load_plugins(config).items()}
+    context = {"title": "New project", "agents": agents, "types": types}
+    return page(request, "new.html", {**context, "default": config.agents.default})
 
 
 async def thread_page(request: Request) -> Response:
@@ -44,7 +43,7 @@ async def thread_page(request: Request) -> Response:
         "earlier": start,
         "count": len(chat),
         **await run_in_threadpool(project_state, request, project),
-        "panel": await run_in_threadpool(panel_of, project),
+        "panel": await run_in_threadpool(panel_of, workbench_of(request).config, project),
     }
     return page(request, "thread.html", context)
 
