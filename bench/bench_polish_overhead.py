@@ -160,14 +160,16 @@ def _wait_until_recorded(project_id: str, iterations: int) -> None:
     from prefect import get_client
     from prefect.client.schemas.filters import (
         FlowRunFilter,
-        FlowRunFilterName,
+        FlowRunFilterTags,
         TaskRunFilter,
         TaskRunFilterState,
         TaskRunFilterStateType,
     )
     from prefect.client.schemas.objects import StateType
 
-    runs = FlowRunFilter(name=FlowRunFilterName(any_=[f"polish-{project_id}"]))
+    from thoughtforge.server.api import project_tag
+
+    runs = FlowRunFilter(tags=FlowRunFilterTags(all_=[project_tag(project_id)]))
     done = TaskRunFilter(
         state=TaskRunFilterState(type=TaskRunFilterStateType(any_=[StateType.COMPLETED]))
     )
