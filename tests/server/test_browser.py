@@ -39,7 +39,13 @@ def _answer(browser, stack: Stack, shot: str, message: str = "", action: str = "
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"{shot}.png"))
         dialog.get_by_role("button", name="Submit").click()
-        dialog.wait_for(state="hidden")
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        try:
+            dialog.wait_for(state="hidden")
+        except PlaywrightTimeout:
+            page.screenshot(path=str(SHOTS / f"{shot}-not-taken.png"))
+            raise AssertionError(f"the form stayed open: {dialog.inner_text()[-500:]}") from None
         return text
     finally:
         page.close()
