@@ -91,7 +91,7 @@ def main(iterations: int, rounds: int) -> None:
             lambda: polish_in_process(flow_project.id, config_paths[n], wait_for_human=False)
         )
         assert outcome.iteration == n, outcome
-        _wait_until_recorded(flow_project.id, n)
+        _wait_until_recorded(flow_project.id)
         return cost
 
     results: dict[str, list[Cost]] = {"plain_n": [], "plain_1": [], "flow_n": [], "flow_1": []}
@@ -154,28 +154,19 @@ def _cpu() -> float:
     return times.user + times.system + times.children_user + times.children_system
 
 
-def _wait_until_recorded(project_id: str, iterations: int) -> None:
-    """Until the server has recorded every iteration's task run as completed: it records them
-    after the run, and a backlog would slow whatever runs next."""
+def _wait_until_recorded(project_id: str) -> None:
+    """Until the server has recorded the run as ended: it records what a run reports (its
+    state changes, its logs) after the fact, and a backlog would slow whatever runs next."""
     from prefect import get_client
-    from prefect.client.schemas.filters import (
-        FlowRunFilter,
-        FlowRunFilterTags,
-        TaskRunFilter,
-        TaskRunFilterState,
-        TaskRunFilterStateType,
-    )
-    from prefect.client.schemas.objects import StateType
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterTags
 
     from thoughtforge.server.api import project_tag
 
     runs = FlowRunFilter(tags=FlowRunFilterTags(all_=[project_tag(project_id)]))
-    done = TaskRunFilter(
-        state=TaskRunFilterState(type=TaskRunFilterStateType(any_=[StateType.COMPLETED]))
-    )
     with get_client(sync_client=True) as client:
-        while not client.read_task_runs(
-            flow_run_filter=runs, task_run_filter=done, limit=1, offset=iterations - 1
+        while not any(
+            run.state is not None and run.state.is_final()
+            for run in client.read_flow_runs(flow_run_filter=runs)
         ):
             time.sleep(0.2)
 

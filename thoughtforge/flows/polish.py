@@ -1,9 +1,9 @@
-"""Phase 4 in a run: each iteration is a named task; the trajectory (a table and a chart) and the
-last verdict are artifacts, published when the loop stops and at most every
-`PUBLISH_EVERY_SECONDS` while it runs, so the UI shows how the loop is going without an upload
-per iteration. A halt waits for the human's decision when asked. No result is persisted, the
-run's or a task's: the project's files are the record (and Prefect need not ask the server where
-it would store them).
+"""Phase 4 in a run: each iteration is a line of the run's log (not a task run: see
+`phases.polish.loop`); the trajectory (a table and a chart) and the last verdict are artifacts,
+published when the loop stops and at most every `PUBLISH_EVERY_SECONDS` while it runs, so the UI
+shows how the loop is going without an upload per iteration. A halt waits for the human's
+decision when asked. No result is persisted: the project's files are the record (and Prefect need
+not ask the server where it would store them).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from thoughtforge.flows.human_input import POLISH_HALT, halt_prompt, wait_for_hu
 from thoughtforge.flows.limits import run_slot
 from thoughtforge.flows.run_tags import tag_this_run
 from thoughtforge.flows.shutdown import stopping_gracefully
-from thoughtforge.flows.task_runner import as_task, halted_state
+from thoughtforge.flows.task_runner import halted_state
 from thoughtforge.flows.temporary_server import track_temporary_server
 from thoughtforge.phases import halt_actions
 from thoughtforge.phases.polish.guards import GuardReport, describe
@@ -76,7 +76,7 @@ def polish_until_settled(project: Project, config: Config, wait_for_human: bool)
     """The loop, then (with `wait_for_human`) the human's decision on a halt, until settled."""
     while True:
         progress = _Progress(project)
-        loop = PolishLoop(project, config, runner=as_task, on_iteration=progress.iteration_done)
+        loop = PolishLoop(project, config, on_iteration=progress.iteration_done)
         outcome = loop.run()
         print(outcome.reason)
         progress.publish(loop.last_report)
@@ -91,9 +91,7 @@ def polish_until_settled(project: Project, config: Config, wait_for_human: bool)
 
 def polish_in_process(project_id: str, config_path: Path, wait_for_human: bool) -> PolishOutcome:
     """Run the flow here. The run tags itself with the project (`tag_this_run`), so `thoughtforge
-    resume` can find it paused; a `tags()` block around it would tag every task run too, and
-    Prefect asks the server for a tagged task run's concurrency slots: a round trip an iteration.
-    """
+    resume` can find it paused."""
     with without_heartbeats():
         return polish_flow(project_id, str(config_path), wait_for_human)
 
