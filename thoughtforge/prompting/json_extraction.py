@@ -19,8 +19,6 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from json_repair import repair_json
-
 from thoughtforge.errors import CutOffAnswer
 
 MAX_DEPTH = 200
@@ -68,6 +66,8 @@ def _repaired(chunk: str) -> Any:
     """What json-repair makes of a chunk that looks like JSON; None when it is not."""
     if len(chunk) > MAX_REPAIR_CHARS or not chunk.lstrip().startswith(("{", "[")):
         return None
+    from json_repair import repair_json  # 22 modules, loaded by the first answer that needs it
+
     try:
         value = repair_json(chunk, return_objects=True)
     except (ValueError, RecursionError):

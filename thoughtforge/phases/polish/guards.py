@@ -20,7 +20,6 @@ from pydantic import BaseModel
 from thoughtforge.config import PolishConfig
 from thoughtforge.core import TrajectoryEntry
 from thoughtforge.models import Counts, HaltReason, Issue, Severity
-from thoughtforge.phases.polish.issue_matching import tally_matches
 
 Verdict = Literal["continue", "done", "halt"]
 
@@ -211,6 +210,8 @@ def _stagnation(it: _Iteration) -> tuple[bool, str]:
     recent = totals[-limit:]
     if len(recent) < limit or len(set(recent)) > 1:
         return False, f"no plateau: last totals {_arrow(recent)}, need {limit} equal"
+    from thoughtforge.phases.polish.issue_matching import tally_matches  # rapidfuzz: on a plateau
+
     tally = tally_matches(it.current_issues, it.previous_issues)
     if tally.persists:
         return False, f"total stuck at {totals[-1]} but the same issues persist ({tally.share})"
