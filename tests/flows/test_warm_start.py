@@ -21,7 +21,8 @@ import pytest
 from tests.flows.test_polish_flow import _wait_for
 from thoughtforge.core.processes import descendants
 from thoughtforge.flows import run_tags
-from thoughtforge.flows.warm_start import socket_name
+from thoughtforge.flows.warm_start import listening, socket_name
+from thoughtforge.server.local_server import wait_for_warm_starter
 
 LAUNCHER = [sys.executable, "-m", "thoughtforge.flows.warm_start"]
 Starter = tuple[str, subprocess.Popen[bytes]]
@@ -33,19 +34,10 @@ def starter(
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     name = socket_name(str(tmp_path_factory.mktemp("warm")))
     process = subprocess.Popen([*LAUNCHER, "--serve", name], start_new_session=True)
-    _wait_for(lambda: _answers(name), "the starter to listen")
+    _wait_for(lambda: listening(name), "the starter to listen")
     yield name, process
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
-
-
-def _answers(name: str) -> bool:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as probe:
-        try:
-            probe.connect(f"\0{name}")
-        except OSError:
-            return False
-    return True
 
 
 @pytest.fixture
@@ -129,7 +121,7 @@ def test_once_thoughtforges_code_changed_runs_start_cold_not_from_old_code(
     module = Path(run_tags.__file__)  # any module the starter loaded
     loaded = module.stat()
     try:
-        _wait_for(lambda: _answers(name), "the starter to listen")
+        _wait_for(lambda: listening(name), "the starter to listen")
         os.utime(module, ns=(loaded.st_atime_ns, loaded.st_mtime_ns + 1_000_000_000))
         launched = _launch(name, PREFECT__FLOW_RUN_ID=str(uuid.uuid4()), PREFECT_API_URL=silent_api)
         _wait_for(
@@ -197,3 +189,14 @@ def test_a_socket_another_user_listens_on_is_never_handed_the_runs_environment(
         received, _ = squatter.communicate(timeout=10)
     assert "s3cret" not in received
     assert received.strip() in ("", "received b''"), received[:200]
+
+
+def test_listening_names_only_a_starter_that_has_bound_its_name(starter: Starter) -> None:
+    name, _ = starter
+    assert listening(name)
+    assert not listening(name + "0") and not listening(name[:-1])
+
+
+def test_waiting_for_a_starter_that_is_not_running_gives_up_at_once(tmp_path: Path) -> None:
+    """`up` then warns that runs start cold, instead of waiting out the deadline."""
+    assert wait_for_warm_starter(tmp_path, socket_name(str(tmp_path))) is False

@@ -34,6 +34,7 @@ from thoughtforge.core import (
 )
 from thoughtforge.core.processes import live_processes
 from thoughtforge.flows.run_tags import run_name
+from thoughtforge.flows.warm_start import listening, socket_name
 from thoughtforge.models import Phase
 from thoughtforge.phases.polish.loop import PolishLoop
 from thoughtforge.server.api import PrefectApi
@@ -190,6 +191,7 @@ def test_down_stops_what_up_started_and_its_runs_in_flight_and_nothing_else(
         assert started_up.returncode == 0
         assert f"export PREFECT_API_URL={stack.api}\n" in started_up.stdout
         assert len(live_processes(state_dir(stack.config))) == 4  # server, worker, starter, page
+        assert listening(socket_name(str(state_dir(stack.config).resolve())))  # takes runs now
         started = stack.prefect(
             "deployment",
             "run",

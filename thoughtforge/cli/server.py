@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import typer
 
@@ -40,11 +41,11 @@ def up(ctx: typer.Context) -> None:
     with local_server.exclusive(directory):
         _halt_orphans(ctx)
         web = local_server.start_web(env, directory, config_file)
+        warm_start = local_server.start_warm_starter(env, directory)
         fresh = local_server.start_server(config, directory)
         out.print(f"Prefect server {'started' if fresh else 'already running'} at {url}")
         api = PrefectApi(url)
         create_work_pool(api)
-        warm_start = local_server.start_warm_starter(env, directory)
         worker = local_server.start_worker(env, directory, warm_start)
         out.print(f"Worker {'started' if worker else 'already running'} on pool '{WORK_POOL}'")
         set_limits(api, config)
@@ -52,6 +53,7 @@ def up(ctx: typer.Context) -> None:
         deployed = deploy_changed(api, local_server.PREFECT_YAML, {"command": command})
         out.print(f"Deployed: {', '.join(deployed)}" if deployed else "Deployments up to date")
         local_server.wait_for_web(web, directory, page_address(config))
+        _wait_for_warm_starter(directory, warm_start)
     example = local_server.PREFECT_YAML.parent / "examples" / "wedding-plan.md"
     out.print(
         f"Ready in {time.monotonic() - started_at:.1f} s.\n"
@@ -121,6 +123,7 @@ def worker(
         return
     _halt_orphans(ctx)
     started = workers.start(url, config_file, records)
+    _wait_for_warm_starter(records, started.warm_start)
     state = "started" if started.started else "already running"
     out.print(
         f"Worker {name} {state} on pool 'thoughtforge' at {url} (logs: {started.records}).",
@@ -151,6 +154,16 @@ def _warn_at_start(config: Config) -> None:
     warn_if_missing(config, None, err.print)
     if not is_loopback(config.server.host):
         err.print(f"warning: {NON_LOOPBACK_WARNING}")
+
+
+def _wait_for_warm_starter(records: Path, name: str) -> None:
+    from thoughtforge.server import local_server
+
+    if not local_server.wait_for_warm_starter(records, name):
+        err.print(
+            "warning: the warm starter is not taking runs, so each run starts cold (about 3 s "
+            f"more); see {records / 'warm-start.log'}"
+        )
 
 
 def _halt_orphans(ctx: typer.Context) -> None:

@@ -52,6 +52,8 @@ _PRELOAD = (
     "thoughtforge.plugins.plan",  # the builders, which the flows import only when they build
     "thoughtforge.plugins.code.builder",
     "pybars",  # the plan builder's templates: its grammar is built on import, 0.4 s
+    "rapidfuzz",  # imported by the first check that matches text, not by the flows
+    "json_repair",
 )
 
 
@@ -62,6 +64,16 @@ WARM_START_ENV = "THOUGHTFORGE_WARM_START"
 def socket_name(key: str) -> str:
     """The starter's address for one set-up (`key`: its state folder), without a file to leave."""
     return f"thoughtforge-warm-start-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
+
+
+def listening(name: str) -> bool:
+    """Whether the starter `name` has imported the flows and takes runs (it binds only then);
+    read from the kernel's socket table, so no launcher's connection is spent on asking."""
+    try:
+        table = Path("/proc/net/unix").read_text()
+    except OSError:
+        return False
+    return any(line.endswith(f" @{name}") for line in table.splitlines())
 
 
 def launcher_command(name: str) -> str:

@@ -24,13 +24,14 @@ from thoughtforge.config import Config
 from thoughtforge.core import end_leftover_processes, track_process
 from thoughtforge.core.processes import descendants, live_processes
 from thoughtforge.errors import ThoughtForgeError
-from thoughtforge.flows.warm_start import WARM_START_ENV, socket_name
+from thoughtforge.flows.warm_start import WARM_START_ENV, listening, socket_name
 from thoughtforge.server.api import PrefectApi, PrefectApiError, configured_url, is_healthy
 from thoughtforge.server.database import server_database_env, without_password
 from thoughtforge.server.work_pool import WORK_POOL
 
 SERVER_START_SECONDS = 90.0
 WEB_START_SECONDS = 30.0
+WARM_START_SECONDS = 30.0
 WORKER_POLL_SECONDS = 0.5
 """How often the worker asks for runs to start (Prefect's default is 10 s): a run resumed by
 the person's answer waits for this poll before it re-enters."""
@@ -136,6 +137,18 @@ def start_warm_starter(env: dict[str, str], directory: Path) -> str:
         argv = [sys.executable, "-m", "thoughtforge.flows.warm_start", "--serve", name]
         _spawn(argv, directory, "warm-start", env)
     return name
+
+
+def wait_for_warm_starter(directory: Path, name: str) -> bool:
+    """Wait until the starter takes runs; False if it died or took too long (runs then start
+    cold). Returning before it is ready would give the first run a cold start, or the cores
+    the starter's imports still use: 4 s to the first question instead of 2."""
+    deadline = time.monotonic() + WARM_START_SECONDS
+    while not listening(name):
+        if not _alive(directory, "warm-start") or time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def start_web(env: dict[str, str], directory: Path, config_file: Path) -> Started:

@@ -35,6 +35,8 @@ class WorkerStart(BaseModel):
     records: Path
     started: bool
     """False when this worker was already running."""
+    warm_start: str
+    """The name of its warm starter."""
 
 
 def default_name() -> str:
@@ -64,7 +66,7 @@ def start(api_url: str, config_file: Path, records: Path) -> WorkerStart:
         started = local_server.start_worker(env, records, warm_start, name)
     if started:
         _wait_until_listed(api, name, records, before)
-    return WorkerStart(name=name, records=records, started=started)
+    return WorkerStart(name=name, records=records, started=started, warm_start=warm_start)
 
 
 def stop(api_url: str, records: Path) -> local_server.Stopped:
