@@ -1,10 +1,12 @@
-"""The `StepRunner` a flow hands to a phase engine: each step becomes a named Prefect task run.
+"""The `StepRunner` Phase 3 hands to its builder: each step (a plan section, a build step, a test
+run, a fix cycle) becomes a named Prefect task run. Polish iterations are not task runs: at about
+13 ms each, they made a quick polish loop 1.4 times as slow (see `phases.polish.loop`).
 
 One task serves every step, named per run (`task_run_name`): making a task per step cost a
-millisecond each, a polish iteration's worth of orchestration. Results stay in memory: the
-project's files, not Prefect, are the record of each step. Prefect's "Finished in state
-Completed()" line per step is dropped (a failure is still logged): the phase logs its own line
-per step, and each line costs the run a console render and an upload.
+millisecond each. Results stay in memory: the project's files, not Prefect, are the record of
+each step. Prefect's "Finished in state Completed()" line per step is dropped (a failure is still
+logged): the phase logs its own line per step, and each line costs the run a console render and
+an upload.
 
 A step that halts the project (a `PhaseHalt`, a project file it cannot use) ends as it was
 meant to: its task run is `Completed`, named `Halted` with the reason, not `Failed` with an
