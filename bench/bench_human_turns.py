@@ -266,6 +266,16 @@ def main(rounds: int) -> None:
                 results[name].append(play(Path(folder) / f"{round_number}-{number}"))
     for name, played in results.items():
         _report(name, played)
+    firsts = [
+        first
+        for name, played in results.items()
+        if name.startswith("deployed")
+        for _, first in played
+    ]
+    print(
+        f"\n`deployment run` → first question, every deployed path (each right after its `up`): "
+        f"median {statistics.median(firsts):.3f} s, max {max(firsts):.3f} s (n={len(firsts)})"
+    )
 
 
 if __name__ == "__main__":
