@@ -34,7 +34,7 @@ def starter(
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     name = socket_name(str(tmp_path_factory.mktemp("warm")))
     process = subprocess.Popen([*LAUNCHER, "--serve", name], start_new_session=True)
-    _wait_for(lambda: listening(name), "the starter to listen")
+    _wait_for(lambda: listening(name, process.pid), "the starter to listen")
     yield name, process
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
@@ -121,7 +121,7 @@ def test_once_thoughtforges_code_changed_runs_start_cold_not_from_old_code(
     module = Path(run_tags.__file__)  # any module the starter loaded
     loaded = module.stat()
     try:
-        _wait_for(lambda: listening(name), "the starter to listen")
+        _wait_for(lambda: listening(name, process.pid), "the starter to listen")
         os.utime(module, ns=(loaded.st_atime_ns, loaded.st_mtime_ns + 1_000_000_000))
         launched = _launch(name, PREFECT__FLOW_RUN_ID=str(uuid.uuid4()), PREFECT_API_URL=silent_api)
         _wait_for(
@@ -191,10 +191,11 @@ def test_a_socket_another_user_listens_on_is_never_handed_the_runs_environment(
     assert received.strip() in ("", "received b''"), received[:200]
 
 
-def test_listening_names_only_a_starter_that_has_bound_its_name(starter: Starter) -> None:
-    name, _ = starter
-    assert listening(name)
-    assert not listening(name + "0") and not listening(name[:-1])
+def test_listening_names_only_the_starter_that_has_bound_its_name(starter: Starter) -> None:
+    name, process = starter
+    assert listening(name, process.pid)
+    assert not listening(name + "0", process.pid) and not listening(name[:-1], process.pid)
+    assert not listening(name, os.getpid())  # bound, but by another process: not this starter
 
 
 def test_waiting_for_a_starter_that_is_not_running_gives_up_at_once(tmp_path: Path) -> None:

@@ -191,7 +191,8 @@ def test_down_stops_what_up_started_and_its_runs_in_flight_and_nothing_else(
         assert started_up.returncode == 0
         assert f"export PREFECT_API_URL={stack.api}\n" in started_up.stdout
         assert len(live_processes(state_dir(stack.config))) == 4  # server, worker, starter, page
-        assert listening(socket_name(str(state_dir(stack.config).resolve())))  # takes runs now
+        starter = int((state_dir(stack.config) / "warm-start.pid").read_text())
+        assert listening(socket_name(str(state_dir(stack.config).resolve())), starter)  # ready
         started = stack.prefect(
             "deployment",
             "run",

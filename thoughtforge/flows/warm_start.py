@@ -66,14 +66,17 @@ def socket_name(key: str) -> str:
     return f"thoughtforge-warm-start-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
 
 
-def listening(name: str) -> bool:
-    """Whether the starter `name` has imported the flows and takes runs (it binds only then);
-    read from the kernel's socket table, so no launcher's connection is spent on asking."""
+def listening(name: str, pid: int) -> bool:
+    """Whether the starter `pid` has imported the flows and takes runs: it binds `name` only
+    then. Read from the kernel's socket table, so no launcher's connection is spent on asking,
+    and the socket must be that process's own (anyone can bind a name)."""
     try:
-        table = Path("/proc/net/unix").read_text()
+        table = Path("/proc/net/unix").read_text().splitlines()
+        held = {str(fd.readlink()) for fd in Path(f"/proc/{pid}/fd").iterdir()}
     except OSError:
         return False
-    return any(line.endswith(f" @{name}") for line in table.splitlines())
+    bound = {f"socket:[{line.split()[6]}]" for line in table if line.endswith(f" @{name}")}
+    return not bound.isdisjoint(held)
 
 
 def launcher_command(name: str) -> str:

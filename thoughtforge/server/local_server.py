@@ -144,7 +144,8 @@ def wait_for_warm_starter(directory: Path, name: str) -> bool:
     cold). Returning before it is ready would give the first run a cold start, or the cores
     the starter's imports still use: 4 s to the first question instead of 2."""
     deadline = time.monotonic() + WARM_START_SECONDS
-    while not listening(name):
+    pid = _recorded(directory, "warm-start")
+    while pid is None or not listening(name, pid):
         if not _alive(directory, "warm-start") or time.monotonic() > deadline:
             return False
         time.sleep(0.05)
