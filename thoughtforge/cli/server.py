@@ -179,10 +179,9 @@ def _halt_orphans(ctx: typer.Context) -> None:
 @app.command()
 def server(ctx: typer.Context) -> None:
     """Recover interrupted projects, then run the Prefect server in the foreground (no worker)."""
-    from thoughtforge.server.local_server import prefect_executable, server_command
+    from thoughtforge.server.local_server import server_command
 
     recover(ctx)
     _warn_at_start(config_of(ctx))
-    args, env = server_command(config_of(ctx))
-    prefect = prefect_executable()
-    os.execve(prefect, [prefect, *args], env)
+    argv, env = server_command(config_of(ctx))
+    os.execve(argv[0], argv, env)

@@ -72,9 +72,17 @@ def prefect_env(api_url: str, config_file: Path) -> dict[str, str]:
 
 
 def server_command(config: Config) -> tuple[list[str], dict[str, str]]:
-    """`prefect server start` on `server.host`/`server.port` and `server.database_url`, and its
-    environment."""
-    args = ["server", "start", "--host", config.server.host, "--port", str(config.server.port)]
+    """`prefect server start` (`server.prefect_server`: SQLite transactions that wait, not fail)
+    on `server.host`/`server.port` and `server.database_url`, and its environment."""
+    args = [
+        sys.executable,
+        "-m",
+        "thoughtforge.server.prefect_server",
+        "--host",
+        config.server.host,
+        "--port",
+        str(config.server.port),
+    ]
     env = {
         **without_password(dict(os.environ)),
         **server_database_env(config),
@@ -96,7 +104,7 @@ def start_server(config: Config, directory: Path) -> bool:
     if is_healthy(url):
         return False
     args, env = server_command(config)
-    process = _spawn([prefect_executable(), *args], directory, "server", env)
+    process = _spawn(args, directory, "server", env)
     deadline = time.monotonic() + SERVER_START_SECONDS
     while not is_healthy(url):
         if process.poll() is not None or time.monotonic() > deadline:

@@ -1,0 +1,46 @@
+"""The Prefect server `up` runs: `prefect server start`, with SQLite transactions that wait for
+each other instead of failing.
+
+Prefect begins a SQLite transaction DEFERRED unless its caller locks rows for update. A deferred
+transaction that has read, and then writes after another connection wrote, fails at once with
+"database is locked": SQLite cannot wait there (its busy timeout does not apply), so the server
+answers 503 and Prefect's clients try again about two seconds later (PrefectHQ/prefect#10956).
+Measured: a `prefect deployment run` typed just after `up` met the worker's start-up writes and
+took 3 s instead of 1, and the UI's Resume form said "Something went wrong".
+
+Here every transaction begins IMMEDIATE, Prefect's own mode for row locks: it takes the write
+lock when it begins, so a second writer waits for it (the busy timeout, 60 s) and never fails
+halfway. Readers are not held up (the database is in WAL mode), and each transaction lasts
+milliseconds. A PostgreSQL database is not touched.
+
+Run: `python -m thoughtforge.server.prefect_server [prefect server start options]`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager
+from typing import Any
+
+from prefect.server.database.configurations import AioSqliteConfiguration
+
+_begin_transaction = AioSqliteConfiguration.begin_transaction
+
+
+def _begin_immediately(
+    self: AioSqliteConfiguration, session: Any, with_for_update: bool = False
+) -> AbstractAsyncContextManager[AsyncIterator[Any]]:
+    return _begin_transaction(self, session, with_for_update=True)
+
+
+def main(argv: list[str]) -> None:
+    from prefect.cli import app
+
+    AioSqliteConfiguration.begin_transaction = _begin_immediately  # type: ignore[method-assign]
+    sys.argv = ["prefect", "server", "start", *argv]
+    sys.exit(app())
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
