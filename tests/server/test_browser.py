@@ -30,11 +30,7 @@ def _answer(browser, stack: Stack, shot: str, message: str = "", action: str = "
         if message:
             dialog.locator("textarea").first.fill(message)
         if action:
-            select = dialog.locator(".p-select-button__control")
-            select.focus()
-            page.keyboard.press(" ")  # a mouse click opens and closes this select at once
-            page.get_by_role("option", name=action, exact=True).click()
-            assert select.inner_text().strip() == action
+            _choose(page, dialog.locator(".p-select-button__control"), action)
         text = dialog.inner_text()
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"{shot}.png"))
@@ -42,6 +38,25 @@ def _answer(browser, stack: Stack, shot: str, message: str = "", action: str = "
         return text
     finally:
         page.close()
+
+
+def _choose(page, select, action: str) -> None:  # type: ignore[no-untyped-def]
+    """Pick `action` in the form's select. It opens with the space key (a mouse click opens and
+    closes it at once) and shows the choice a moment after the click; a click that lands while
+    the list is still opening is lost, so the person picks again, as this does, at most three
+    times."""
+    from playwright.sync_api import expect
+
+    for attempt in range(3):
+        select.focus()
+        page.keyboard.press(" ")
+        page.get_by_role("option", name=action, exact=True).click()
+        try:
+            expect(select).to_have_text(action, timeout=5000)
+            return
+        except AssertionError:
+            if attempt == 2:
+                raise
 
 
 def _submit(page, dialog, shot: str) -> None:  # type: ignore[no-untyped-def]
