@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from prefect import Flow
+from prefect.flows import Flow
 from prefect.utilities.callables import parameter_schema
 from prefect.workers.process import ProcessWorker
 

@@ -27,9 +27,10 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import TypeVar
 
-from prefect import get_client, suspend_flow_run
+from prefect.client.orchestration import get_client
 from prefect.context import FlowRunContext
 from prefect.exceptions import TerminationSignal
+from prefect.flow_runs import suspend_flow_run
 from prefect.input import RunInput
 from prefect.input.actions import read_flow_run_input
 from prefect.input.run_input import keyset_from_paused_state

@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar
 
-from prefect import pause_flow_run, runtime
+from prefect import runtime
+from prefect.flow_runs import pause_flow_run
 from prefect.input import RunInput
 from pydantic import Field
 

@@ -15,7 +15,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from prefect import flow
+from prefect.flows import flow
 
 from thoughtforge.config import Config, load_config
 from thoughtforge.core import (

@@ -11,8 +11,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from prefect import flow, get_run_logger
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.flows import flow
+from prefect.logging import get_run_logger
 
 from thoughtforge.config import Config
 from thoughtforge.core import (

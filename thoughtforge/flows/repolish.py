@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from prefect import flow
 from prefect.artifacts import create_table_artifact
+from prefect.flows import flow
 
 from thoughtforge.config import Config, load_config
 from thoughtforge.core import hold_run_lock, open_project

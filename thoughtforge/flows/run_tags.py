@@ -5,7 +5,8 @@ the end of Phase 1, then `<name> · <phase>`), in place of Prefect's random one.
 
 from __future__ import annotations
 
-from prefect import get_client, runtime
+from prefect import runtime
+from prefect.client.orchestration import get_client
 
 from thoughtforge.core import Project
 from thoughtforge.core.state import Status

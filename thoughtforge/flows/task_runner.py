@@ -20,9 +20,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from prefect import task
 from prefect.cache_policies import NO_CACHE
 from prefect.states import Completed, State
+from prefect.tasks import task
 
 from thoughtforge.phases.engine import HALTING_FAILURES
 

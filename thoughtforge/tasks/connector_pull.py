@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from prefect import task
 from prefect.cache_policies import NO_CACHE
+from prefect.tasks import task
 
 from thoughtforge.connectors import Connector, Fetched
 from thoughtforge.errors import ConnectorError
