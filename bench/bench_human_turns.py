@@ -12,6 +12,10 @@ then answers as the demo agent does:
 A turn is timed from the moment the answer has been handed over (the CLI returned, or the UI's
 call was answered) until the next agent call starts, or, for a turn that calls no agent, until the
 next question is recorded. `deployment run → first question` is timed from the command's start.
+While the last question waits, the memory of the process that ran the last agent is read from
+/proc (on a held path the flow run, forked from the warm starter; in-process, `thoughtforge run`):
+RSS, its peak, and PSS (RSS with the pages shared copy-on-write divided among their sharers).
+After a suspension no process waits, so there is nothing to read.
 
 Run: `.venv/bin/python bench/bench_human_turns.py [--rounds 2]`.
 """
@@ -30,7 +34,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -55,7 +59,7 @@ CONVERSATION: list[tuple[str, str, str]] = [
     ("confirm spec", "confirm", ""),
 ]
 TIMED_AGENT = """#!/bin/sh
-echo "$(date +%s.%N) $THOUGHTFORGE_STEP" >> {stamps}
+echo "$(date +%s.%N) $THOUGHTFORGE_STEP $PPID" >> {stamps}
 exec {scripted}
 """
 
@@ -104,9 +108,35 @@ class Pipeline:
         return next(p for p in root.iterdir() if p.name[0].isdigit())
 
     def agent_starts(self) -> list[float]:
+        return [float(stamp[0]) for stamp in self._stamps()]
+
+    def flow_run_memory(self) -> dict[str, float] | None:
+        """MiB of the process that started the last agent, if it still runs."""
+        pid = self._stamps()[-1][2]
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+            rollup = Path(f"/proc/{pid}/smaps_rollup").read_text()
+        except FileNotFoundError:
+            return None
+        fields = {
+            line.split(":")[0]: int(line.split()[1]) / 1024
+            for line in (status + rollup).splitlines()
+            if line.endswith(" kB")
+        }
+        return {"RSS": fields["VmRSS"], "peak": fields["VmHWM"], "PSS": fields["Pss"]}
+
+    def _stamps(self) -> list[list[str]]:
         if not self.stamps.exists():
             return []
-        return [float(line.split()[0]) for line in self.stamps.read_text().splitlines()]
+        return [line.split() for line in self.stamps.read_text().splitlines()]
+
+
+class Played(NamedTuple):
+    """One conversation: seconds per kind of turn, to the first question, and the flow run's MiB."""
+
+    times: dict[str, list[float]]
+    first: float
+    memory: dict[str, float] | None = None
 
 
 def _until(condition: Callable[[], Any], seconds: float = 120) -> Any:
@@ -128,12 +158,15 @@ def _asked(project: Path, after: Waiting | None) -> Waiting:
 
 
 def _play(
-    path: Pipeline, project: Path, answer: Callable[[Path, str, str], None]
-) -> dict[str, list[float]]:
+    path: Pipeline, project: Path, answer: Callable[[Path, str, str], None], first: float
+) -> Played:
     """The conversation; seconds from each handed-over answer to the next agent start/question."""
     times: dict[str, list[float]] = defaultdict(list)
     asked = _asked(project, None)
+    memory = None
     for number, (kind, action, message) in enumerate(CONVERSATION):
+        if number == len(CONVERSATION) - 1:
+            memory = path.flow_run_memory()
         started = len(path.agent_starts())
         answer(project, action, message)
         handed = time.time()
@@ -141,7 +174,7 @@ def _play(
         times[kind].append(max(0.0, reached - handed))
         if number < len(CONVERSATION) - 1:  # the last confirm starts the build: no more questions
             asked = _asked(project, asked)
-    return times
+    return Played(times, first, memory)
 
 
 def _next_start_or_question(
@@ -180,7 +213,7 @@ def _ui_answer(path: Pipeline) -> Callable[[Path, str, str], None]:
     return answer
 
 
-def in_process(folder: Path) -> tuple[dict[str, list[float]], float]:
+def in_process(folder: Path) -> Played:
     path = Pipeline(folder, None)
     started = time.time()
     run = subprocess.Popen(
@@ -193,15 +226,13 @@ def in_process(folder: Path) -> tuple[dict[str, list[float]], float]:
     try:
         project = path.project()
         first = _asked(project, None).since.timestamp() - started
-        return _play(path, project, _cli_answer(path)), first
+        return _play(path, project, _cli_answer(path), first)
     finally:
         os.killpg(run.pid, signal.SIGTERM)  # the run and the temporary server it started
         run.wait()
 
 
-def deployed(
-    folder: Path, hold_seconds: float | None, ui: bool = False
-) -> tuple[dict[str, list[float]], float]:
+def deployed(folder: Path, hold_seconds: float | None, ui: bool = False) -> Played:
     path = Pipeline(folder, hold_seconds)
     path.tf("up")
     try:
@@ -222,7 +253,7 @@ def deployed(
         project = path.project()
         first = _asked(project, None).since.timestamp() - started
         answer = _ui_answer(path) if ui else _cli_answer(path)
-        return _play(path, project, answer), first
+        return _play(path, project, answer, first)
     finally:
         subprocess.run(
             [str(BIN / "thoughtforge"), "--config", str(path.config), "down"],
@@ -236,30 +267,38 @@ def _p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
-def _report(name: str, results: list[tuple[dict[str, list[float]], float]]) -> None:
+def _report(name: str, results: list[Played]) -> None:
     every: list[float] = []
     print(f"\n{name}")
     kinds = dict.fromkeys(kind for kind, _, _ in CONVERSATION)
     for kind in kinds:
-        values = [t for times, _ in results for t in times[kind]]
+        values = [t for played in results for t in played.times[kind]]
         every.extend(values)
         print(f"  {kind:<20} median {statistics.median(values):6.3f} s  p95 {_p95(values):6.3f} s")
-    firsts = [first for _, first in results]
+    firsts = [played.first for played in results]
     print(
         f"  {'every turn':<20} median {statistics.median(every):6.3f} s  p95 {_p95(every):6.3f} s"
         f"  (n={len(every)})"
     )
     print(f"  start → first question: median {statistics.median(firsts):6.3f} s")
+    memories = [played.memory for played in results if played.memory]
+    if memories:
+        print(
+            "  flow-run process at the end, MiB (median): "
+            + ", ".join(
+                f"{key} {statistics.median(m[key] for m in memories):.1f}" for key in memories[0]
+            )
+        )
 
 
 def main(rounds: int) -> None:
-    paths: dict[str, Callable[[Path], tuple[dict[str, list[float]], float]]] = {
+    paths: dict[str, Callable[[Path], Played]] = {
         "in-process (pause)": in_process,
         "deployed, CLI (held)": lambda folder: deployed(folder, None),
         "deployed, Prefect UI (held)": lambda folder: deployed(folder, None, ui=True),
         "deployed, CLI, after a suspension (hold 0)": lambda folder: deployed(folder, 0),
     }
-    results: dict[str, list[tuple[dict[str, list[float]], float]]] = defaultdict(list)
+    results: dict[str, list[Played]] = defaultdict(list)
     with tempfile.TemporaryDirectory() as folder:
         for round_number in range(rounds):
             for number, (name, play) in enumerate(paths.items()):
@@ -267,10 +306,10 @@ def main(rounds: int) -> None:
     for name, played in results.items():
         _report(name, played)
     firsts = [
-        first
+        conversation.first
         for name, played in results.items()
         if name.startswith("deployed")
-        for _, first in played
+        for conversation in played
     ]
     print(
         f"\n`deployment run` → first question, every deployed path (each right after its `up`): "

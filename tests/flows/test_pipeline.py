@@ -18,8 +18,9 @@ from prefect.client.schemas.objects import FlowRun
 from tests.flows.conftest import run_cli, send_input, start_cli, waiting_run
 from tests.flows.test_polish_flow import _wait_for
 from tests.polish_setup import polishing_project
+from tests.process_checks import alive
 from thoughtforge.config import load_config
-from thoughtforge.core import create_project, hold_run_lock, read_chat, read_status
+from thoughtforge.core import create_project, current_wait, hold_run_lock, read_chat, read_status
 from thoughtforge.core.waiting import WAITING_FILE
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.server.api import project_tag
@@ -478,3 +479,34 @@ def test_sigterm_mid_distillation_records_it_then_stops_instead_of_waiting(
     assert read_status(project).phase is Phase.HUMAN_REVIEW
     assert read_chat(project)[-1].content.startswith("## Deliverable Type")
     assert not (project / WAITING_FILE).exists(), "no wait is left for a run that is gone"
+
+
+def test_a_run_stopped_at_a_question_without_up_records_its_end_and_stops_its_server(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    """Before, Prefect's own temporary server was in the command's process group: Ctrl-C stopped
+    it with the run, which could not record how it ended and then retried its last logs for
+    about a minute ("Error logging to API") before the prompt came back. SIGTERM to the group
+    is what the CLI takes as Ctrl-C (a test process may have been started ignoring SIGINT)."""
+    config = cli_config()
+    (tmp_path / "bd.md").write_text(BRAIN_DUMP)
+    alone = {k: v for k, v in cli_env.items() if k != "PREFECT_API_URL"}
+    run = start_cli(alone, config, "run", str(tmp_path / "bd.md"))
+    try:
+        _wait_for(lambda: bool(_projects(tmp_path)), "project")
+        project = _only_project(tmp_path)
+        _wait_for(lambda: current_wait(project) is not None, "the first question", seconds=120)
+        recorded = json.loads((project / ".processes.json").read_text())
+        server = next(
+            p for p in recorded if b"prefect_server" in Path(f"/proc/{p}/cmdline").read_bytes()
+        )
+        os.killpg(run.pid, signal.SIGTERM)
+        output = run.communicate(timeout=120)[0]
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 130, output
+    assert "Finished in state Crashed" in output and "Error logging to API" not in output, output
+    assert not alive(int(server))
+    assert not (project / ".processes.json").exists()
+    assert not list((tmp_path / ".thoughtforge").glob("temporary-server-*.log"))

@@ -363,7 +363,9 @@ def test_a_run_killed_with_9_leaves_neither_agent_nor_temporary_server_behind(
     prompts = project.dir / ".scripted-agent" / "prompts"
     _wait_for(lambda: any(prompts.glob("*plan-fix.md")), "fix #1 to start", seconds=240)
     recorded = json.loads((project.dir / ".processes.json").read_text())
-    server = next(int(p) for p in recorded if b"uvicorn" in Path(f"/proc/{p}/cmdline").read_bytes())
+    server = next(
+        int(p) for p in recorded if b"prefect_server" in Path(f"/proc/{p}/cmdline").read_bytes()
+    )
     agent = next(int(p) for p in recorded if int(p) != server)
     os.kill(worker.pid, signal.SIGKILL)  # ThoughtForge alone, as the OOM killer would
     worker.wait()

@@ -102,13 +102,18 @@ def _refuse_a_second_run(ctx: typer.Context, project_id: str) -> None:
 
 def _prepare_prefect(ctx: typer.Context) -> None:
     """Point Prefect at the running server (`thoughtforge up`) before it is first imported, so
-    the run is on the server the UI and the replies use; with none, Prefect starts a temporary
-    one for this command. Then quiet its tracebacks unless debugging."""
+    the run is on the server the UI and the replies use; with none, at a temporary one for this
+    command. Then quiet its tracebacks unless debugging."""
+    from thoughtforge.config import state_dir
     from thoughtforge.server.api import find_api
+    from thoughtforge.server.temporary_server import start_temporary_server
 
-    url = find_api(config_of(ctx))
-    if url:
-        os.environ["PREFECT_API_URL"] = url
+    config = config_of(ctx)
+    url = find_api(config)
+    if url is None:
+        err.print("No Prefect server is running (`thoughtforge up`): starting one for this run.")
+        url = start_temporary_server(config, state_dir(config_path(ctx.obj)))
+    os.environ["PREFECT_API_URL"] = url
     from thoughtforge.flows.console import hide_tracebacks
 
     if not ctx.find_root().meta.get("debug"):
