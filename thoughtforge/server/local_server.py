@@ -250,19 +250,25 @@ def _recorded(directory: Path, name: str) -> int | None:
         return None
 
 
-def _spawn(
-    argv: list[str], directory: Path, name: str, env: dict[str, str]
-) -> subprocess.Popen[bytes]:
-    """Start `argv` as the leader of its own process group, logged to `<name>.log`, recorded."""
-    with (directory / f"{name}.log").open("ab") as log:
-        process = subprocess.Popen(
+def spawn_logged(argv: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """Start `argv` as the leader of its own session, so a Ctrl-C meant for the command that
+    started it does not reach it, with its output appended to `log`."""
+    with log.open("ab") as output:
+        return subprocess.Popen(
             argv,
             stdin=subprocess.DEVNULL,
-            stdout=log,
+            stdout=output,
             stderr=subprocess.STDOUT,
             env=env,
             start_new_session=True,
         )
+
+
+def _spawn(
+    argv: list[str], directory: Path, name: str, env: dict[str, str]
+) -> subprocess.Popen[bytes]:
+    """Start `argv` (`spawn_logged`), logged to `<name>.log`, recorded."""
+    process = spawn_logged(argv, directory / f"{name}.log", env)
     track_process(directory, process.pid)
     (directory / f"{name}.pid").write_text(str(process.pid))
     return process

@@ -38,22 +38,14 @@ _started: list[int] = []
 def start_temporary_server(config: Config, directory: Path) -> str:
     """Start the server, wait until it answers, and stop it at this process's exit; returns its
     API URL. Its output goes to `directory`, and is removed with it unless it failed to start."""
-    from thoughtforge.server.local_server import server_command
+    from thoughtforge.server.local_server import server_command, spawn_logged
 
     directory.mkdir(parents=True, exist_ok=True)
     log = directory / f"temporary-server-{os.getpid()}.log"
     for _ in range(PORT_ATTEMPTS):
         port = _free_port(config.server.host)
         args, env = server_command(config, port)
-        with log.open("ab") as output:
-            process = subprocess.Popen(
-                args,
-                stdin=subprocess.DEVNULL,
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                env=env,
-                start_new_session=True,
-            )
+        process = spawn_logged(args, log, env)
         url = configured_url(config, port)
         if _answers(process, url, log):
             _started.append(process.pid)
