@@ -4,10 +4,16 @@ and is not taken for the process's server."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import REPO_ROOT
+from tests.process_checks import alive
 from thoughtforge.config import Config
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.server import temporary_server
@@ -25,3 +31,29 @@ def test_a_server_that_cannot_start_is_named_with_its_log(
     log = Path(str(refused.value).rsplit("see ", 1)[1])
     assert "unable to open database file" in log.read_text()
     assert temporary_server.temporary_server_pid() is None
+
+
+def test_it_serves_this_machine_only_and_ends_with_the_process_that_started_it(
+    tmp_path: Path, write_config: Callable[..., Path]
+) -> None:
+    """`server.host: 0.0.0.0` is for `up`'s server; a server for one command listens on
+    127.0.0.1, and the command's exit stops it and removes its log."""
+    config = write_config(server={"host": "0.0.0.0", "port": 4200})
+    state = tmp_path / "state"
+    script = (
+        "from pathlib import Path; from thoughtforge.config import load_config; "
+        "from thoughtforge.server import temporary_server as t; "
+        f"config = load_config(Path({str(config)!r})); "
+        f"url = t.start_temporary_server(config, Path({str(state)!r})); "
+        "print(url, t.temporary_server_pid())"
+    )
+    env = {**os.environ, "PREFECT_HOME": str(tmp_path / ".prefect"), "PYTHONPATH": str(REPO_ROOT)}
+    env.pop("PREFECT_API_URL", None)
+    started = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert started.returncode == 0, started.stderr
+    url, pid = started.stdout.split()
+    assert url.startswith("http://127.0.0.1:") and url.endswith("/api")
+    assert not alive(int(pid))
+    assert not list(state.glob("*.log"))

@@ -39,10 +39,9 @@ def project_tag(project_id: str) -> str:
     return f"{PROJECT_TAG_PREFIX}{project_id}"
 
 
-def configured_url(config: Config, port: int | None = None) -> str:
-    """The API of the server `thoughtforge up` starts, from `server.host`/`server.port` (or of
-    one on `port` of that host)."""
-    return f"http://{config.server.host}:{port or config.server.port}/api"
+def configured_url(config: Config) -> str:
+    """The API of the server `thoughtforge up` starts, from `server.host`/`server.port`."""
+    return f"http://{config.server.host}:{config.server.port}/api"
 
 
 def find_api(config: Config) -> str | None:

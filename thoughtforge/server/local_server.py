@@ -71,10 +71,9 @@ def prefect_env(api_url: str, config_file: Path) -> dict[str, str]:
     }
 
 
-def server_command(config: Config, port: int | None = None) -> tuple[list[str], dict[str, str]]:
+def server_command(config: Config) -> tuple[list[str], dict[str, str]]:
     """`prefect server start` (`server.prefect_server`: SQLite transactions that wait, not fail)
-    on `server.host`/`server.port` (or `port`) and `server.database_url`, and its environment."""
-    port = port or config.server.port
+    on `server.host`/`server.port` and `server.database_url`, and its environment."""
     args = [
         sys.executable,
         "-m",
@@ -82,13 +81,13 @@ def server_command(config: Config, port: int | None = None) -> tuple[list[str], 
         "--host",
         config.server.host,
         "--port",
-        str(port),
+        str(config.server.port),
     ]
     env = {
         **without_password(dict(os.environ)),
         **server_database_env(config),
         # The UI asks the API at this address; left alone it assumes port 4200 whatever --port is.
-        "PREFECT_UI_API_URL": configured_url(config, port),
+        "PREFECT_UI_API_URL": configured_url(config),
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         # A task run's states are recorded in batches, not one database write each: a polish
         # iteration (one task run) costs the server a third as much, and the UI shows a task

@@ -6,10 +6,11 @@ then spent about a minute retrying to send its last logs before it gave the prom
 measured). That server's UI is off, so the run page the command prints did not exist, and its
 SQLite transactions fail "database is locked" instead of waiting (`server.prefect_server`).
 
-This one is `up`'s server (`local_server.server_command`) on a free port, in its own session: a
-Ctrl-C reaches the run only, which records its end on the server, and this process stops the
-server at its exit. Killed with -9, the command cannot: the flow records the server with the
-project (`flows.temporary_server`), and whoever next takes the project's run lock ends it.
+This one is `up`'s server (`local_server.server_command`) on a free local port, in its own
+session: a Ctrl-C reaches the run only, which records its end on the server, and this process
+stops the server at its exit. Killed with -9, the command cannot: the flow records the server
+with the project (`flows.temporary_server`), and whoever next takes the project's run lock ends
+it. It listens on 127.0.0.1 whatever `server.host` says: it serves one command, not a network.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from thoughtforge.config import Config
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.server.api import configured_url, is_healthy
 
+LOCAL_HOST = "127.0.0.1"
 START_SECONDS = 90.0
 STOP_GRACE_SECONDS = 5.0
 PORT_ATTEMPTS = 3
@@ -43,10 +45,10 @@ def start_temporary_server(config: Config, directory: Path) -> str:
     directory.mkdir(parents=True, exist_ok=True)
     log = directory / f"temporary-server-{os.getpid()}.log"
     for _ in range(PORT_ATTEMPTS):
-        port = _free_port(config.server.host)
-        args, env = server_command(config, port)
+        local = _on_a_free_local_port(config)
+        args, env = server_command(local)
         process = spawn_logged(args, log, env)
-        url = configured_url(config, port)
+        url = configured_url(local)
         if _answers(process, url, log):
             _started.append(process.pid)
             atexit.register(_stop, process, log)
@@ -90,7 +92,10 @@ def _stop(process: subprocess.Popen[bytes], log: Path | None) -> None:
         log.unlink(missing_ok=True)
 
 
-def _free_port(host: str) -> int:
+def _on_a_free_local_port(config: Config) -> Config:
+    """`config` with its server on this machine only, on a port free right now."""
     with socket.socket() as probe:
-        probe.bind((host, 0))
-        return int(probe.getsockname()[1])
+        probe.bind((LOCAL_HOST, 0))
+        port = int(probe.getsockname()[1])
+    server = config.server.model_copy(update={"host": LOCAL_HOST, "port": port})
+    return config.model_copy(update={"server": server})
