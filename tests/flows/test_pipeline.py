@@ -510,3 +510,38 @@ def test_a_run_stopped_at_a_question_without_up_records_its_end_and_stops_its_se
     assert not alive(int(server))
     assert not (project / ".processes.json").exists()
     assert not list((tmp_path / ".thoughtforge").glob("temporary-server-*.log"))
+
+
+def test_a_run_stopped_while_its_temporary_server_starts_leaves_no_server(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    """The server is in its own session, so the signal does not reach it: the command that
+    started it must stop it, also when it is stopped before the server answers."""
+    config = cli_config()
+    (tmp_path / "bd.md").write_text(BRAIN_DUMP)
+    alone = {k: v for k, v in cli_env.items() if k != "PREFECT_API_URL"}
+    run = start_cli(alone, config, "run", str(tmp_path / "bd.md"))
+    try:
+        _wait_for(lambda: bool(_servers_of(tmp_path)), "the temporary server to be started")
+        servers = _servers_of(tmp_path)
+        os.killpg(run.pid, signal.SIGTERM)
+        output = run.communicate(timeout=120)[0]
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 130, output
+    assert not any(alive(pid) for pid in servers)
+
+
+def _servers_of(tmp_path: Path) -> list[int]:
+    """The temporary servers started for this test (their Prefect home is in `tmp_path`)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            started = b"thoughtforge.server.prefect_server" in (proc / "cmdline").read_bytes()
+            ours = f"PREFECT_HOME={tmp_path}".encode() in (proc / "environ").read_bytes()
+        except OSError:
+            continue
+        if started and ours:
+            found.append(int(proc.name))
+    return found

@@ -32,11 +32,11 @@ def run_pipeline(ctx: typer.Context, project_id: str, auto_confirm: bool) -> Non
     from thoughtforge.models import Phase
     from thoughtforge.phases.plugin_loader import plugin_for
 
-    _prepare_prefect(ctx)
-    _refuse_a_second_run(ctx, project_id)
-    from thoughtforge.flows.pipeline import pipeline_in_process
+    with _stoppable(project_id):  # a temporary server, too, is stopped if it is still starting
+        _prepare_prefect(ctx)
+        _refuse_a_second_run(ctx, project_id)
+        from thoughtforge.flows.pipeline import pipeline_in_process
 
-    with _stoppable(project_id):
         pipeline_in_process(project_id, config_path(ctx.obj).resolve(), auto_confirm)
     project = open_project(config_of(ctx), project_id)
     status = read_status(project.dir)
@@ -58,10 +58,10 @@ def run_polish(ctx: typer.Context, project_id: str, wait: bool) -> None:
     """Exit 0 when the loop is done, `EXIT_HALTED` when it halted."""
     from thoughtforge.core import open_project
 
-    _prepare_prefect(ctx)
-    from thoughtforge.flows.polish import polish_in_process
-
     with _stoppable(project_id):
+        _prepare_prefect(ctx)
+        from thoughtforge.flows.polish import polish_in_process
+
         outcome = polish_in_process(project_id, config_path(ctx.obj).resolve(), wait)
     if outcome.verdict == "done":
         out.print(f"[green]Done.[/] {inert_markup(outcome.reason)}")

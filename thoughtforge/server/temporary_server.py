@@ -39,7 +39,8 @@ _started: list[int] = []
 
 def start_temporary_server(config: Config, directory: Path) -> str:
     """Start the server, wait until it answers, and stop it at this process's exit; returns its
-    API URL. Its output goes to `directory`, and is removed with it unless it failed to start."""
+    API URL. Its output goes to `directory`, and is removed with it once it has answered (the
+    log of one that did not is kept for the error that names it)."""
     from thoughtforge.server.local_server import server_command, spawn_logged
 
     directory.mkdir(parents=True, exist_ok=True)
@@ -48,10 +49,10 @@ def start_temporary_server(config: Config, directory: Path) -> str:
         local = _on_a_free_local_port(config)
         args, env = server_command(local)
         process = spawn_logged(args, log, env)
+        atexit.register(_stop, process, log)  # also when a Ctrl-C comes while it starts
         url = configured_url(local)
         if _answers(process, url, log):
             _started.append(process.pid)
-            atexit.register(_stop, process, log)
             return url
     raise ThoughtForgeError(f"the temporary Prefect server did not start; see {log}")
 
@@ -68,7 +69,7 @@ def _answers(process: subprocess.Popen[bytes], url: str, log: Path) -> bool:
         if process.poll() is not None:
             return False
         if time.monotonic() > deadline:
-            _stop(process, None)
+            _stop(process, log)
             raise ThoughtForgeError(
                 f"the temporary Prefect server did not answer within {START_SECONDS:.0f} s; "
                 f"see {log}"
@@ -77,7 +78,7 @@ def _answers(process: subprocess.Popen[bytes], url: str, log: Path) -> bool:
     return True
 
 
-def _stop(process: subprocess.Popen[bytes], log: Path | None) -> None:
+def _stop(process: subprocess.Popen[bytes], log: Path) -> None:
     """Ask the server's process group to stop, then kill what is left of it."""
     if process.poll() is None:
         with suppress(ProcessLookupError):
@@ -88,7 +89,7 @@ def _stop(process: subprocess.Popen[bytes], log: Path | None) -> None:
             with suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-    if log is not None:
+    if process.pid in _started:
         log.unlink(missing_ok=True)
 
 
