@@ -6,8 +6,9 @@ import json
 import os
 import signal
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import git
 import yaml
@@ -25,6 +26,7 @@ from thoughtforge.core.waiting import WAITING_FILE
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.server.api import project_tag
 
+T = TypeVar("T")
 REPO = Path(__file__).resolve().parents[2]
 BRAIN_DUMP = (REPO / "examples" / "wedding-plan.md").read_text()
 PLAN_SCRIPT = REPO / "tests" / "agents" / "plan_script.yaml"
@@ -486,29 +488,14 @@ def test_a_run_stopped_at_a_question_without_up_records_its_end_and_stops_its_se
 ) -> None:
     """Before, Prefect's own temporary server was in the command's process group: Ctrl-C stopped
     it with the run, which could not record how it ended and then retried its last logs for
-    about a minute ("Error logging to API") before the prompt came back. SIGTERM to the group
-    is what the CLI takes as Ctrl-C (a test process may have been started ignoring SIGINT)."""
-    config = cli_config()
-    (tmp_path / "bd.md").write_text(BRAIN_DUMP)
-    alone = {k: v for k, v in cli_env.items() if k != "PREFECT_API_URL"}
-    run = start_cli(alone, config, "run", str(tmp_path / "bd.md"))
-    try:
-        _wait_for(lambda: bool(_projects(tmp_path)), "project")
-        project = _only_project(tmp_path)
-        _wait_for(lambda: current_wait(project) is not None, "the first question", seconds=120)
-        recorded = json.loads((project / ".processes.json").read_text())
-        server = next(
-            p for p in recorded if b"prefect_server" in Path(f"/proc/{p}/cmdline").read_bytes()
-        )
-        os.killpg(run.pid, signal.SIGTERM)
-        output = run.communicate(timeout=120)[0]
-    finally:
-        if run.poll() is None:
-            os.killpg(run.pid, signal.SIGKILL)
-    assert run.returncode == 130, output
+    about a minute ("Error logging to API") before the prompt came back."""
+    code, output, server = _stop_a_run_without_up(
+        tmp_path, cli_env, cli_config, partial(_server_once_asked, tmp_path)
+    )
+    assert code == 130, output
     assert "Finished in state Crashed" in output and "Error logging to API" not in output, output
-    assert not alive(int(server))
-    assert not (project / ".processes.json").exists()
+    assert not alive(server)
+    assert not (_only_project(tmp_path) / ".processes.json").exists()
     assert not list((tmp_path / ".thoughtforge").glob("temporary-server-*.log"))
 
 
@@ -517,20 +504,48 @@ def test_a_run_stopped_while_its_temporary_server_starts_leaves_no_server(
 ) -> None:
     """The server is in its own session, so the signal does not reach it: the command that
     started it must stop it, also when it is stopped before the server answers."""
+    code, output, servers = _stop_a_run_without_up(
+        tmp_path, cli_env, cli_config, partial(_servers_of, tmp_path)
+    )
+    assert code == 130, output
+    assert not any(alive(pid) for pid in servers)
+
+
+def _stop_a_run_without_up(
+    tmp_path: Path,
+    cli_env: dict[str, str],
+    cli_config: Callable[..., Path],
+    when: Callable[[], T | None],
+) -> tuple[int, str, T]:
+    """`run` with no server, sent what the CLI takes as Ctrl-C (SIGTERM to its group: a test
+    process may have been started ignoring SIGINT) once `when()` holds; its exit code, its
+    output, and what `when()` held."""
     config = cli_config()
     (tmp_path / "bd.md").write_text(BRAIN_DUMP)
     alone = {k: v for k, v in cli_env.items() if k != "PREFECT_API_URL"}
     run = start_cli(alone, config, "run", str(tmp_path / "bd.md"))
     try:
-        _wait_for(lambda: bool(_servers_of(tmp_path)), "the temporary server to be started")
-        servers = _servers_of(tmp_path)
+        _wait_for(lambda: bool(when()), "the moment to stop the run")
+        held = when()
+        assert held
         os.killpg(run.pid, signal.SIGTERM)
         output = run.communicate(timeout=120)[0]
     finally:
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)
-    assert run.returncode == 130, output
-    assert not any(alive(pid) for pid in servers)
+    return run.returncode, output, held
+
+
+def _server_once_asked(tmp_path: Path) -> int | None:
+    """The project's temporary server, once the project waits for the human."""
+    projects = _projects(tmp_path)
+    if len(projects) != 1 or current_wait(projects[0]) is None:
+        return None
+    recorded = json.loads((projects[0] / ".processes.json").read_text())
+    return next(
+        (int(p) for p in recorded if b"prefect_server" in Path(f"/proc/{p}/cmdline").read_bytes()),
+        None,
+    )
 
 
 def _servers_of(tmp_path: Path) -> list[int]:
