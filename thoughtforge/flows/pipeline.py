@@ -32,7 +32,6 @@ from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.flows.build import run_build
 from thoughtforge.flows.console import make_run_output_inert
 from thoughtforge.flows.events import announce
-from thoughtforge.flows.heartbeats import without_heartbeats
 from thoughtforge.flows.holding import holding_for
 from thoughtforge.flows.human_input import (
     HALT,
@@ -42,6 +41,7 @@ from thoughtforge.flows.human_input import (
     halt_prompt,
     wait_for_human,
 )
+from thoughtforge.flows.in_process import run_here
 from thoughtforge.flows.intake import run_intake
 from thoughtforge.flows.limits import holds_run_slot, run_slot
 from thoughtforge.flows.polish import polish_until_settled
@@ -50,12 +50,15 @@ from thoughtforge.flows.shutdown import stopping_gracefully
 from thoughtforge.flows.spec import run_spec
 from thoughtforge.flows.task_runner import halted_state
 from thoughtforge.flows.temporary_server import track_temporary_server
+from thoughtforge.flows.tls_context import share_one_tls_context
 from thoughtforge.flows.turns import state_files_readable
 from thoughtforge.models import INPUT_HALTS, OVERRIDE_BUILD_HALTS, HaltReason, Phase
 from thoughtforge.phases import halt_actions, latest_ai_message, notice
 from thoughtforge.phases.plugin_loader import load_plugins
 
 PhaseStep = Callable[[Project, Config, bool], object]
+
+share_one_tls_context()  # before this run's clients are made
 
 
 def _polish(project: Project, config: Config, auto_confirm: bool) -> object:
@@ -127,10 +130,12 @@ def pipeline_in_process(project_id: str, config_path: Path, auto_confirm: bool) 
     """Run the pipeline here. The run tags itself with the project (`tag_this_run`), so the CLI
     can find it when it waits; a `tags()` block would tag every task run too, and Prefect asks
     the server for the concurrency slots of every tagged task run, a round trip each."""
-    with without_heartbeats():
-        return pipeline_flow(
-            project_id=project_id, auto_confirm=auto_confirm, config_path=str(config_path)
-        )
+    return run_here(
+        pipeline_flow,
+        project_id=project_id,
+        auto_confirm=auto_confirm,
+        config_path=str(config_path),
+    )
 
 
 def _the_project(

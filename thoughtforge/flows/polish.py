@@ -27,20 +27,23 @@ from thoughtforge.core import (
 from thoughtforge.errors import StateFileError
 from thoughtforge.flows.console import make_run_output_inert
 from thoughtforge.flows.events import announce
-from thoughtforge.flows.heartbeats import without_heartbeats
 from thoughtforge.flows.holding import holding_for
 from thoughtforge.flows.human_input import POLISH_HALT, halt_prompt, wait_for_human
+from thoughtforge.flows.in_process import run_here
 from thoughtforge.flows.limits import run_slot
 from thoughtforge.flows.run_tags import tag_this_run
 from thoughtforge.flows.shutdown import stopping_gracefully
 from thoughtforge.flows.task_runner import halted_state
 from thoughtforge.flows.temporary_server import track_temporary_server
+from thoughtforge.flows.tls_context import share_one_tls_context
 from thoughtforge.phases import halt_actions
 from thoughtforge.phases.polish.guards import GuardReport, describe
 from thoughtforge.phases.polish.loop import PolishLoop, PolishOutcome
 from thoughtforge.phases.polish.trajectory_chart import trajectory_chart
 
 PUBLISH_EVERY_SECONDS = 10.0
+
+share_one_tls_context()  # before this run's clients are made
 
 
 @flow(
@@ -93,8 +96,12 @@ def polish_until_settled(project: Project, config: Config, wait_for_human: bool)
 def polish_in_process(project_id: str, config_path: Path, wait_for_human: bool) -> PolishOutcome:
     """Run the flow here. The run tags itself with the project (`tag_this_run`), so `thoughtforge
     resume` can find it paused."""
-    with without_heartbeats():
-        return polish_flow(project_id, str(config_path), wait_for_human)
+    return run_here(
+        polish_flow,
+        project_id=project_id,
+        config_path=str(config_path),
+        wait_for_human=wait_for_human,
+    )
 
 
 def _ask(project: Project, reason: str) -> str:

@@ -17,7 +17,10 @@ from thoughtforge.flows.events import announce
 from thoughtforge.flows.limits import run_slot
 from thoughtforge.flows.polish import polish_until_settled
 from thoughtforge.flows.shutdown import stopping_gracefully
+from thoughtforge.flows.tls_context import share_one_tls_context
 from thoughtforge.phases.polish.repolish import RepolishCheck, check_done_projects, start_repolish
+
+share_one_tls_context()  # before this run's clients are made
 
 
 @flow(name="thoughtforge-repolish", log_prints=True, persist_result=False)
