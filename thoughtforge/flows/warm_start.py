@@ -10,8 +10,8 @@ and then stands in for the run: it forwards the worker's signals to it and exits
 A worker started by `up` or `thoughtforge worker` names its own starter in `WARM_START_ENV`,
 which its launchers use instead of the deployment's NAME: each machine, and each worker of a
 machine, has its own. With no starter there (a worker started by hand elsewhere), or once
-ThoughtForge's code changed since the starter loaded it, the launcher becomes
-`python -m prefect.engine` itself: nothing depends on the starter, and no run gets stale code.
+ThoughtForge's code changed since the starter loaded it, the launcher runs `prefect.engine` itself,
+as `python -m` would: nothing depends on the starter, and no run gets stale code.
 
 The starter listens on a Linux abstract socket and serves only its own user, and a launcher
 talks only to a starter of its own user (peer credentials both ways: anyone can bind a name).
@@ -51,7 +51,6 @@ _PRELOAD = (
     "thoughtforge.flows.repolish",
     "thoughtforge.plugins.plan",  # the builders, which the flows import only when they build
     "thoughtforge.plugins.code.builder",
-    "pybars",  # the plan builder's templates: its grammar is built on import, 0.4 s
     "rapidfuzz",  # imported by the first check that matches text, not by the flows
     "json_repair",
 )
@@ -93,12 +92,13 @@ def launch(name: str) -> int:
     try:
         connection = _connect(os.environ.get(WARM_START_ENV) or name)
     except OSError:
-        os.execv(sys.executable, [sys.executable, "-m", "prefect.engine"])
+        return _engine_here()
     request = {"env": dict(os.environ), "cwd": str(Path.cwd())}
     socket.send_fds(connection, [json.dumps(request).encode()], [0, 1, 2])
     answer = _receive(connection)
     if "pid" not in answer:  # ThoughtForge's code changed since the starter loaded it
-        os.execv(sys.executable, [sys.executable, "-m", "prefect.engine"])
+        connection.close()
+        return _engine_here()
     child = answer["pid"]
     for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(number, lambda signum, _frame: _forward(child, signum))
@@ -109,6 +109,16 @@ def launch(name: str) -> int:
             return 1
         if "status" in message:
             return int(message["status"])
+
+
+def _engine_here() -> int:
+    """`python -m prefect.engine` in this fresh process, its API clients sharing one TLS context
+    from the first (`tls_context`), as they do in the starter's runs."""
+    from thoughtforge.flows.tls_context import share_one_tls_context
+
+    share_one_tls_context()
+    _as_prefect_engine()
+    return 0
 
 
 def serve(name: str) -> None:
@@ -284,9 +294,7 @@ def _run_engine(env: dict[str, str], cwd: str) -> None:
         for number in (signal.SIGTERM, signal.SIGHUP):
             signal.signal(number, signal.SIG_DFL)
         refresh_global_settings_context()
-        sys.modules.pop("prefect.engine", None)  # run afresh as __main__, as `-m` would
-        sys.argv = ["prefect.engine"]
-        runpy.run_module("prefect.engine", run_name="__main__", alter_sys=True)
+        _as_prefect_engine()
         code = 0
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
@@ -294,6 +302,12 @@ def _run_engine(env: dict[str, str], cwd: str) -> None:
         traceback.print_exc()
     finally:
         _exit(code)
+
+
+def _as_prefect_engine() -> None:
+    sys.modules.pop("prefect.engine", None)  # run afresh as __main__, as `-m` would
+    sys.argv = ["prefect.engine"]
+    runpy.run_module("prefect.engine", run_name="__main__", alter_sys=True)
 
 
 def _exit(code: int) -> None:
