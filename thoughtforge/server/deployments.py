@@ -2,8 +2,8 @@
 
 `prefect deploy --all` takes seconds even when nothing changed: it imports Prefect and every flow
 to work out their parameter schemas. Here each deployment carries, as its version, a fingerprint of
-what it is made of (its entry in `prefect.yaml`, its flow's source file, the folder its runs start
-in, Prefect's version). `up` reads the pool's deployments in one request and rebuilds only those
+what it is made of (its entry in `prefect.yaml`, its flow's source file, where its runs start,
+Prefect's version). `up` reads the pool's deployments in one request and rebuilds only those
 whose fingerprint differs, so an `up` with nothing changed imports nothing of Prefect. The server
 stays the truth: a deployment deleted or redeployed by hand is rebuilt by the next `up`.
 """
@@ -11,6 +11,7 @@ stays the truth: a deployment deleted or redeployed by hand is rebuilt by the ne
 from __future__ import annotations
 
 import hashlib
+import json
 from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -84,7 +85,7 @@ def fingerprint(entry: DeploymentEntry, folder: Path) -> str:
     """What the deployment on the server must match: everything its schema and runs depend on."""
     digest = hashlib.sha256()
     digest.update(entry.model_dump_json().encode())
-    digest.update(str(folder.resolve()).encode())
+    digest.update(json.dumps(_where_runs_start(entry, folder), sort_keys=True).encode())
     digest.update(version("prefect").encode())
     digest.update(_source(entry, folder).read_bytes())
     return f"tf-{digest.hexdigest()[:16]}"
@@ -102,8 +103,8 @@ def _deploy(api: PrefectApi, entry: DeploymentEntry, folder: Path) -> str:
 def _deployment_body(
     entry: DeploymentEntry, folder: Path, flow_id: str, flow: FlowParts
 ) -> dict[str, Any]:
-    """What `prefect deploy` sends for such an entry: runs start in `folder`, and parameters are
-    checked against the flow's signature."""
+    """What `prefect deploy` sends for such an entry, with parameters checked against the flow's
+    signature, and runs started in `folder` (`_where_runs_start`)."""
     return {
         "name": entry.name,
         "flow_id": flow_id,
@@ -112,10 +113,7 @@ def _deployment_body(
         "tags": entry.tags,
         "entrypoint": entry.entrypoint,
         "work_pool_name": entry.work_pool.name,
-        "job_variables": entry.job_variables,
-        "pull_steps": [
-            {"prefect.deployments.steps.set_working_directory": {"directory": str(folder)}}
-        ],
+        **_where_runs_start(entry, folder),
         "parameter_openapi_schema": flow.parameter_schema,
         "enforce_parameter_schema": True,
         "schedules": [
@@ -125,6 +123,17 @@ def _deployment_body(
             }
             for schedule in entry.schedules
         ],
+    }
+
+
+def _where_runs_start(entry: DeploymentEntry, folder: Path) -> dict[str, Any]:
+    """The worker starts each run in `folder` (its `working_dir`), with no pull step: Prefect's
+    pull steps load its runner and run in a thread of their own, in every run's process, only to
+    change folder. With no pull step and no storage, Prefect loads the flow from the folder it
+    is in (`load_flow_from_flow_run`)."""
+    return {
+        "job_variables": {**entry.job_variables, "working_dir": str(folder.resolve())},
+        "pull_steps": [],
     }
 
 
