@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import socket
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import pytest
 import yaml
 
 from tests.conftest import config_data
+from thoughtforge.cli.server import start_command
 
 BIN = Path(sys.executable).parent
 
@@ -103,3 +105,11 @@ def test_a_worker_name_that_could_leave_its_records_folder_is_refused(
     assert result.returncode != 0
     assert "use letters, digits" in result.stderr.replace("\n", " ")
     assert not (tmp_path / ".thoughtforge" / "workers").exists()
+
+
+def test_the_start_command_up_prints_survives_a_space_in_the_path() -> None:
+    """Before, a clone in `/tmp/my projects/` printed a line the shell split at the space."""
+    brain_dump = Path("/tmp/my projects/thoughtforge/examples/wedding-plan.md")
+    words = shlex.split(start_command(brain_dump))
+    assert words[:4] == ["prefect", "deployment", "run", "thoughtforge-pipeline/local"]
+    assert words[4:] == ["-p", f"brain_dump=@{brain_dump}"]

@@ -8,6 +8,7 @@ they start is Prefect's engine, here given a run id it cannot load, or an API th
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -116,6 +117,26 @@ def test_the_worker_is_told_to_run_the_launcher_with_this_environments_python() 
     }
     [command] = commands
     assert command.split() == [str(bin_dir / "python"), "-m", "thoughtforge.flows.warm_start", "x"]
+
+
+def test_a_python_in_a_folder_with_a_space_is_one_word_of_the_workers_command(
+    tmp_path: Path,
+) -> None:
+    """Before, the worker ran `/tmp/my` for an environment in `/tmp/my envs/`: every deployed
+    run of a clone in a folder with a space crashed before it started."""
+    python = tmp_path / "my envs" / "python"
+    python.parent.mkdir()
+    python.symlink_to(sys.executable)
+    asked = "from thoughtforge.flows.warm_start import launcher_command as c; print(c('x'))"
+    root = Path(__file__).resolve().parents[2]
+    command = subprocess.run(
+        [str(python), "-c", asked],
+        env={**os.environ, "PYTHONPATH": str(root)},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert shlex.split(command) == [str(python), "-m", "thoughtforge.flows.warm_start", "x"]
 
 
 def test_once_thoughtforges_code_changed_runs_start_cold_not_from_old_code(

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import time
 from pathlib import Path
 
@@ -60,9 +61,16 @@ def up(ctx: typer.Context) -> None:
         f"Open the workbench: {page_address(config)} (start a project, answer it, watch it work)\n"
         f"Prefect UI: {url.removesuffix('/api')}/runs\n"
         f"For `prefect` commands in this shell: export PREFECT_API_URL={url}\n"
-        f"Then start a project from it: prefect deployment run "
-        f"'thoughtforge-pipeline/local' -p brain_dump=@{example}",
+        f"Then start a project from it: {start_command(example)}",
         soft_wrap=True,
+    )
+
+
+def start_command(brain_dump: Path) -> str:
+    """The `prefect deployment run` line `up` prints, ready to paste whatever the path holds."""
+    parameter = f"brain_dump=@{brain_dump}"
+    return shlex.join(
+        ["prefect", "deployment", "run", "thoughtforge-pipeline/local", "-p", parameter]
     )
 
 

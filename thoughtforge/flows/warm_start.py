@@ -32,6 +32,7 @@ import json
 import os
 import runpy
 import selectors
+import shlex
 import signal
 import socket
 import struct
@@ -84,10 +85,11 @@ def listening(name: str, pid: int) -> bool:
 def launcher_command(name: str) -> str:
     """What the worker runs for a flow run of a deployment `up` made. The environment's
     `python`, whichever of its names started this process (`python3`, from a console script),
-    so the deployments `up` compares stay the same."""
+    so the deployments `up` compares stay the same; quoted, as the worker splits the command
+    as a shell would (a clone in `~/my projects/` has a space in it)."""
     named = Path(sys.executable).with_name("python")
     python = named if named.exists() else Path(sys.executable)
-    return f"{python} -m thoughtforge.flows.warm_start {name}"
+    return shlex.join([str(python), "-m", "thoughtforge.flows.warm_start", name])
 
 
 def launch(name: str) -> int:
