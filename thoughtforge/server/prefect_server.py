@@ -13,17 +13,28 @@ lock when it begins, so a second writer waits for it (the busy timeout, 60 s) an
 halfway. Readers are not held up (the database is in WAL mode), and each transaction lasts
 milliseconds. A PostgreSQL database is not touched.
 
+A server started for one command (`temporary_server`) is told that command's pid in
+`PARENT_ENV`, and stops when that process ends, however it ends: killed with -9, the command
+cannot stop it, and it held about 200 MB until the project's next run.
+
 Run: `python -m thoughtforge.server.prefect_server [prefect server start options]`.
 """
 
 from __future__ import annotations
 
+import ctypes
+import os
+import signal
 import sys
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from prefect.server.database.configurations import AioSqliteConfiguration
+
+from thoughtforge.server.temporary_server import PARENT_ENV
+
+_PR_SET_PDEATHSIG = 1
 
 _begin_transaction = AioSqliteConfiguration.begin_transaction
 
@@ -34,8 +45,19 @@ def _begin_immediately(
     return _begin_transaction(self, session, with_for_update=True)
 
 
+def _end_with(parent: int) -> None:
+    """SIGTERM this process when `parent` ends (Linux's parent-death signal); exit now if it
+    already has, before the signal was asked for."""
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:
+        sys.exit(f"the process this server was started for ({parent}) has ended")
+
+
 def main(argv: list[str]) -> None:
     from prefect.cli import app
+
+    if PARENT_ENV in os.environ:
+        _end_with(int(os.environ[PARENT_ENV]))
 
     AioSqliteConfiguration.begin_transaction = _begin_immediately  # type: ignore[method-assign]
     sys.argv = ["prefect", "server", "start", *argv]

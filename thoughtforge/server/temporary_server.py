@@ -8,9 +8,10 @@ SQLite transactions fail "database is locked" instead of waiting (`server.prefec
 
 This one is `up`'s server (`local_server.server_command`) on a free local port, in its own
 session: a Ctrl-C reaches the run only, which records its end on the server, and this process
-stops the server at its exit. Killed with -9, the command cannot: the flow records the server
-with the project (`flows.temporary_server`), and whoever next takes the project's run lock ends
-it. It listens on 127.0.0.1 whatever `server.host` says: it serves one command, not a network.
+stops the server at its exit. Killed with -9, the command cannot: the server then stops itself
+(`PARENT_ENV`, `prefect_server`), and, should it hang, the flow has recorded it with the project
+(`flows.temporary_server`) for whoever next takes the project's run lock to end. It listens on
+127.0.0.1 whatever `server.host` says: it serves one command, not a network.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ START_SECONDS = 90.0
 STOP_GRACE_SECONDS = 5.0
 PORT_ATTEMPTS = 3
 """A free port can be taken by another process before the server binds it: try another."""
+PARENT_ENV = "THOUGHTFORGE_SERVER_PARENT"
+"""The pid of the command a server was started for: it stops when that process ends."""
 
 _started: list[int] = []
 
@@ -48,7 +51,7 @@ def start_temporary_server(config: Config, directory: Path) -> str:
     for _ in range(PORT_ATTEMPTS):
         local = _on_a_free_local_port(config)
         args, env = server_command(local)
-        process = spawn_logged(args, log, env)
+        process = spawn_logged(args, log, {**env, PARENT_ENV: str(os.getpid())})
         atexit.register(_stop, process, log)  # also when a Ctrl-C comes while it starts
         url = configured_url(local)
         if _answers(process, url, log):
