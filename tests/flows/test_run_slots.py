@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -94,32 +95,55 @@ def test_a_run_waiting_for_a_slot_says_for_whom_and_stops_on_sigterm(
 ) -> None:
     """Before, SIGTERM while waiting for a slot printed "Stopped." and the process went on
     running for 10+ minutes; the wait itself said nothing."""
-    from prefect import get_client
-
     config = cli_config()
     (tmp_path / "bd.md").write_text(BRAIN_DUMP)
+    with _the_slot_taken():
+        waiting = start_cli(
+            cli_env, config, "run", "--agent", "demo", "--auto-confirm", str(tmp_path / "bd.md")
+        )
+        said, reader = _read_on(waiting)
+        try:
+            _wait_for(lambda: "Waiting for a run slot" in "".join(said), "the run to say it waits")
+            shown = " ".join("".join(said).split())
+            assert f"{RUNS_LIMIT} has 1 of 1 slot(s) taken; runs alive: none here" in shown
+            os.killpg(waiting.pid, signal.SIGTERM)
+            assert waiting.wait(timeout=120) == 130
+            reader.join(timeout=10)
+            assert "Stopped." in "".join(said)
+        finally:
+            _stop(waiting, signal.SIGKILL)
+
+
+@contextmanager
+def _the_slot_taken() -> Iterator[Callable[[], None]]:
+    """The one run slot held here, as a run elsewhere would hold it; yields what gives it back
+    (given back at the end if it was not)."""
+    from prefect import get_client
+
     with get_client(sync_client=True) as client:
         lease = client.increment_concurrency_slots_with_lease(
             names=[RUNS_LIMIT], slots=1, mode="concurrency", lease_duration=600
         ).json()["lease_id"]
-    waiting = start_cli(
-        cli_env, config, "run", "--agent", "demo", "--auto-confirm", str(tmp_path / "bd.md")
-    )
-    said: list[str] = []
-    reader = threading.Thread(target=lambda: said.extend(waiting.stdout or ()), daemon=True)
-    reader.start()
+    given_back: list[bool] = []
+
+    def give_back() -> None:
+        if not given_back:
+            with get_client(sync_client=True) as client:
+                client.release_concurrency_slots_with_lease(lease)
+            given_back.append(True)
+
     try:
-        _wait_for(lambda: "Waiting for a run slot" in "".join(said), "the run to say it waits")
-        shown = " ".join("".join(said).split())
-        assert f"{RUNS_LIMIT} has 1 of 1 slot(s) taken; runs alive: none here" in shown
-        os.killpg(waiting.pid, signal.SIGTERM)
-        assert waiting.wait(timeout=120) == 130
-        reader.join(timeout=10)
-        assert "Stopped." in "".join(said)
+        yield give_back
     finally:
-        _stop(waiting, signal.SIGKILL)
-        with get_client(sync_client=True) as client:
-            client.release_concurrency_slots_with_lease(lease)
+        give_back()
+
+
+def _read_on(process: subprocess.Popen[str]) -> tuple[list[str], threading.Thread]:
+    """What `process` prints, gathered as it comes by a thread."""
+    said: list[str] = []
+    reader = threading.Thread(target=lambda: said.extend(process.stdout or ()), daemon=True)
+    reader.start()
+    return said, reader
 
 
 def test_a_burst_of_new_runs_beyond_the_limit_waits_for_slots_instead_of_failing(
@@ -130,7 +154,9 @@ def test_a_burst_of_new_runs_beyond_the_limit_waits_for_slots_instead_of_failing
 ) -> None:
     """Before, 5 `deployment run`s at once with `max_parallel_runs: 2` gave 2 done and 3 Failed
     ("Maximum parallel projects reached"). Here one project already waits for its human (it
-    holds no slot) and three new runs start at once: each waits for the one slot in turn."""
+    holds no slot), the one slot is taken, and three new runs start at once: each waits, and
+    once the slot is given back they take it in turn. (Before, the test only hoped the three
+    would overlap: runs quick enough to follow one another waited for nothing.)"""
     config = cli_config(concurrency={"max_parallel_runs": 1})
     waiting_for_human = create_project(load_config(config), brain_dump=BRAIN_DUMP)
     start = (
@@ -138,24 +164,34 @@ def test_a_burst_of_new_runs_beyond_the_limit_waits_for_slots_instead_of_failing
         "print(pipeline_flow(brain_dump=sys.argv[1], agent='demo', auto_confirm=True, "
         "config_path=sys.argv[2]))"
     )
-    runs = [
-        subprocess.Popen(
-            [sys.executable, "-c", start, f"{BRAIN_DUMP}\nVariant {n}.", str(config)],
-            env={**os.environ, **cli_env},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,
-        )
-        for n in range(3)
-    ]
-    try:
-        outputs = [run.communicate(timeout=600)[0] for run in runs]
-    finally:
-        for run in runs:
-            _stop(run, signal.SIGKILL)
+    with _the_slot_taken() as give_back:
+        runs = [
+            subprocess.Popen(
+                [sys.executable, "-c", start, f"{BRAIN_DUMP}\nVariant {n}.", str(config)],
+                env={**os.environ, **cli_env},
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                start_new_session=True,
+            )
+            for n in range(3)
+        ]
+        read = [_read_on(run) for run in runs]
+        try:
+            _wait_for(
+                lambda: all("Waiting for a run slot" in "".join(said) for said, _ in read),
+                "every new run to wait for the slot",
+                seconds=240,
+            )
+            give_back()
+            for run, (_, reader) in zip(runs, read, strict=True):
+                run.wait(timeout=600)
+                reader.join(timeout=10)
+        finally:
+            for run in runs:
+                _stop(run, signal.SIGKILL)
+    outputs = ["".join(said) for said, _ in read]
     assert [run.returncode for run in runs] == [0, 0, 0], "\n---\n".join(outputs)
     assert all(output.rstrip().endswith("done") for output in outputs), outputs
     made = [p for p in (tmp_path / "projects").iterdir() if p != waiting_for_human.dir]
     assert sorted(read_status(p).phase for p in made) == [Phase.DONE] * 3
-    assert any("Waiting for a run slot" in output for output in outputs)
