@@ -47,6 +47,46 @@ class HaltReason(StrEnum):
     GUARD_HALLUCINATION = "guard_hallucination"
     GUARD_FABRICATION = "guard_fabrication"
     GUARD_MAX_ITERATIONS = "guard_max_iterations"
+    GUARD_FIX_UNCHANGED = "guard_fix_unchanged"
+    GUARD_FIX_CIRCULAR = "guard_fix_circular"
+
+
+POLISH_HALT_ADVICE: dict[HaltReason, str] = {
+    HaltReason.REVIEW_MALFORMED: (
+        "the reviewer's answers could not be read: resume with another reviewer agent, or "
+        "override to accept the deliverable as it is"
+    ),
+    HaltReason.FIX_OUTPUT_INVALID: (
+        "the fixer twice answered with something other than the whole document (a diff, a "
+        "fragment, a broken structure); the deliverable was kept: resume with another agent, "
+        "or override"
+    ),
+    HaltReason.GUARD_FIX_UNCHANGED: (
+        "the fixer keeps returning the deliverable unchanged: tell it what to do (say), edit "
+        "the deliverable yourself, or resume with another agent; override accepts it as it is"
+    ),
+    HaltReason.GUARD_FIX_CIRCULAR: (
+        "the fixer keeps undoing its own changes (fixes restore earlier versions): decide the "
+        "disputed point yourself (say, or edit the deliverable), then resume; or override"
+    ),
+    HaltReason.GUARD_FIX_REGRESSION: (
+        "fixes add more issues than they resolve: read the polish log, then resume, override "
+        "or terminate"
+    ),
+    HaltReason.GUARD_HALLUCINATION: (
+        "issues spiked after a steady fall: read the last review; override if it invented them"
+    ),
+    HaltReason.GUARD_FABRICATION: (
+        "the reviewer may be manufacturing issues on a nearly finished deliverable: override if "
+        "the deliverable is good"
+    ),
+    HaltReason.GUARD_MAX_ITERATIONS: (
+        "the iteration ceiling was reached: override to accept, or raise polish.max_iterations "
+        "and resume"
+    ),
+}
+"""What a person can do about each halt of the polish loop, in the words the board, the
+workbench and the notifications show beside the reason."""
 
 
 # Halts of Phase 3 that the human answers with input (provide input or terminate); the others

@@ -170,6 +170,15 @@ def listed_files(path: Path) -> list[str]:
 
 
 @_one_line_errors
+def committed_text(path: Path, relpath: str) -> str:
+    """The file as HEAD has it; empty when HEAD has no such file."""
+    try:
+        return str(_repo(path).git.show(f"HEAD:{relpath}"))
+    except git.GitCommandError:
+        return ""
+
+
+@_one_line_errors
 def is_dirty(path: Path, relpath: str | None = None) -> bool:
     """Uncommitted changes (untracked files included), in the whole tree or in one path."""
     paths = [relpath] if relpath else []

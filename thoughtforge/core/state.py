@@ -49,6 +49,11 @@ class Status(_StateModel):
     halted_from: Phase | None = None
 
 
+FixOutcome = Literal["none", "changed", "unchanged", "restored", "refused"]
+"""What an iteration's fix did to the deliverable: none asked (a clean review), a new version,
+the same bytes, an earlier version back, or an answer refused (the deliverable kept)."""
+
+
 class TrajectoryEntry(_StateModel):
     iteration: int = Field(ge=1)
     critical: int = Field(ge=0)
@@ -57,6 +62,21 @@ class TrajectoryEntry(_StateModel):
     total: int = Field(ge=0)
     fix_applied: bool
     timestamp: datetime
+    fix: FixOutcome | None = None
+    """None in files written before the field existed (`fix_applied` is all they tell)."""
+    restored: int | None = None
+    """With `fix: restored`: the iteration whose fix made that version (0: as polishing began)."""
+    version: str | None = None
+    """The content hash of the deliverable this iteration's review read."""
+
+
+class SecondReview(_StateModel):
+    """A clean review of a version an earlier review found critical or medium issues in: the
+    next review is asked to check those issues again before the loop may call it done."""
+
+    clean_at: int
+    found_at: int
+    issues: list[Issue]
 
 
 class PolishState(_StateModel):
@@ -68,6 +88,15 @@ class PolishState(_StateModel):
     halt_reason: HaltReason | None = None
     last_issues: list[Issue] = []
     timestamp: datetime = Field(default_factory=utc_now)
+    versions: dict[str, int] = {}
+    """Content hash of every accepted version of the deliverable → the iteration whose fix first
+    made it (0: as polishing began), so a fix that restores one is recognised."""
+    concerns: dict[str, list[Issue]] = {}
+    """Content hash → the critical and medium issues the last review to find any in that version
+    found: what a second review is given when a later review of it comes back clean."""
+    second_review: SecondReview | None = None
+    plateau: bool = False
+    """Done at a plateau above the thresholds (stagnation): `last_issues` are still open."""
 
 
 class ChatMessage(_StateModel):

@@ -12,12 +12,15 @@ from rapidfuzz.distance import Levenshtein
 from thoughtforge.config import PolishConfig
 from thoughtforge.core import TrajectoryEntry
 from thoughtforge.models import Counts, HaltReason, Issue, Severity
-from thoughtforge.phases.polish.guards import GuardReport, describe, evaluate
+from thoughtforge.phases.polish.guards import GuardReport, GuardResult, describe, evaluate
 
 DEFAULTS = PolishConfig()  # critical 0, medium 3, minor 5, 50 iterations, stagnation 3
 GUARD_ORDER = [
     "fix_regression",
     "termination",
+    "fix_output_invalid",
+    "fix_unchanged",
+    "fix_circular",
     "hallucination",
     "fabrication",
     "stagnation",
@@ -48,6 +51,11 @@ def criticals(*totals: int, first: int = 1) -> list[TrajectoryEntry]:
     return entries(*((total, 0, 0) for total in totals), first=first)
 
 
+def named(report: GuardReport, name: str) -> GuardResult:
+    """The finding of the guard called `name` (the guards' order is GUARD_ORDER)."""
+    return next(result for result in report.results if result.name == name)
+
+
 def issues(*descriptions: str) -> list[Issue]:
     return [Issue(severity=Severity.CRITICAL, description=d) for d in descriptions]
 
@@ -76,8 +84,8 @@ def test_a_single_worsening_fix_warns_and_the_loop_continues() -> None:
     assert report.warnings == [
         "fix of iteration 2 raised the total from 20 to 25; another rise in a row halts the loop"
     ]
-    assert report.results[0].name == "fix_regression"
-    assert not report.results[0].triggered
+    assert named(report, "fix_regression").name == "fix_regression"
+    assert not named(report, "fix_regression").triggered
 
 
 def test_two_consecutive_worsening_fixes_halt() -> None:
@@ -128,7 +136,7 @@ def test_counts_exactly_at_the_thresholds_converge() -> None:
 def test_one_over_any_threshold_does_not_converge(counts: tuple[int, int, int]) -> None:
     report = run(entries(counts))
     assert report.verdict == "continue"
-    assert report.results[1].detail.startswith("not converged: ")
+    assert named(report, "termination").detail.startswith("not converged: ")
 
 
 def test_thresholds_come_from_the_config() -> None:
@@ -140,7 +148,7 @@ def test_thresholds_come_from_the_config() -> None:
 def test_code_mode_needs_passing_tests() -> None:
     failing = run(entries((0, 1, 3)), tests_passed=False)
     assert failing.verdict == "continue"
-    assert failing.results[1].detail == "not converged: tests failing"
+    assert named(failing, "termination").detail == "not converged: tests failing"
     passing = run(entries((0, 1, 3)), tests_passed=True)
     assert passing.verdict == "done"
     assert passing.reason == "polish loop converged. 0 critical, 1 medium, 3 minor. All tests pass."
@@ -184,8 +192,8 @@ def test_the_message_shows_the_whole_decreasing_run() -> None:
 def test_a_spike_of_exactly_50_percent_is_not_fabrication() -> None:
     report = run(entries((0, 4, 2), (0, 4, 2), (0, 4, 2), (0, 6, 2)))
     assert report.verdict == "continue"
-    assert report.results[3].name == "fabrication"
-    assert report.results[3].detail == "no severity spiked against the last 3 iteration(s)"
+    assert named(report, "fabrication").name == "fabrication"
+    assert named(report, "fabrication").detail == "no severity spiked against the last 3 iteration(s)"
 
 
 def test_a_spike_over_50_percent_after_near_convergence_is_fabrication() -> None:
@@ -221,7 +229,7 @@ def test_without_prior_near_convergence_a_spike_is_not_fabrication() -> None:
     # minor 11 is just over 2 × 5 in every earlier iteration
     report = run(entries((0, 4, 11), (0, 4, 11), (0, 4, 11), (0, 8, 11)))
     assert report.verdict == "continue"
-    assert report.results[3].detail == (
+    assert named(report, "fabrication").detail == (
         "medium 8 vs trailing average 4, but no earlier iteration was within twice the thresholds"
     )
 
@@ -252,7 +260,7 @@ def test_a_similarity_of_exactly_0_8_is_a_match(length: int) -> None:
     assert Levenshtein.normalized_similarity(before, after) == 0.8
     report = run(criticals(1, 1, 1), issues(after), issues(before))
     assert report.verdict == "continue"
-    assert report.results[4].detail == (
+    assert named(report, "stagnation").detail == (
         "total stuck at 1 but the same issues persist (1 of 1 matched, 100 %)"
     )
 
@@ -280,7 +288,7 @@ def test_a_text_reworded_at_both_ends_to_5_4_or_4_5_of_its_length_matches(
     assert Levenshtein.normalized_similarity(before, after) == 0.8
     report = run(criticals(1, 1, 1), issues(after), issues(before, "b" * 60))
     assert report.verdict == "continue"
-    assert report.results[4].detail.endswith("(1 of 1 matched, 100 %)")
+    assert named(report, "stagnation").detail.endswith("(1 of 1 matched, 100 %)")
 
 
 @pytest.mark.parametrize(
@@ -295,14 +303,14 @@ def test_fewer_than_70_percent_matched_is_rotation(matched: int, verdict: str, s
     current = previous[:matched] + random_descriptions(100 - matched, seed=2)
     report = run(criticals(100, 100, 100), issues(*current), issues(*previous))
     assert report.verdict == verdict
-    assert f"({share})" in report.results[4].detail
+    assert f"({share})" in named(report, "stagnation").detail
 
 
 def test_matching_stops_once_70_percent_have_matched_and_says_at_least() -> None:
     # all ten are repeats, but once seven are found the other three cannot change the verdict
     previous = random_descriptions(10, seed=13)
     report = run(criticals(10, 10, 10), issues(*previous), issues(*previous))
-    assert report.results[4].detail == (
+    assert named(report, "stagnation").detail == (
         "total stuck at 10 but the same issues persist (at least 7 of 10 matched, 70 % or more)"
     )
 
@@ -314,7 +322,8 @@ def test_matching_stops_once_over_30_percent_match_nothing_and_says_at_most() ->
     assert report.reason == (
         "polish sufficient: total stuck at 10 (10 critical, 0 medium, 0 minor) for 3 iterations "
         "while issues rotate "
-        "(at most 6 of 10 matched, under 70 %)."
+        "(at most 6 of 10 matched, under 70 %). Converged at a plateau above the thresholds "
+        "(10 critical > 0): 10 issue(s) still open."
     )
 
 
@@ -328,7 +337,8 @@ def test_plateau_with_rotating_issues_is_done() -> None:
     assert report.reason == (
         "polish sufficient: total stuck at 7 (7 critical, 0 medium, 0 minor) for 3 iterations "
         "while issues rotate "
-        "(at most 4 of 7 matched, under 70 %)."
+        "(at most 4 of 7 matched, under 70 %). Converged at a plateau above the thresholds "
+        "(7 critical > 0): 7 issue(s) still open."
     )
 
 
@@ -360,8 +370,9 @@ def test_max_iterations_halts_at_the_ceiling_not_before() -> None:
     report = run(criticals(20, 19, 20, 19, 20), config=config)
     assert report.guard == "max_iterations"
     assert report.halt_reason is HaltReason.GUARD_MAX_ITERATIONS
-    # of the two 19s the latest is named: that is the version to return to
-    assert report.reason == "Max 5 iterations reached. Avg flaws/iter: 19.6. Lowest: 19 at iter 4."
+    # of the two 19s the first is named: where the loop first got that low (issue 33; before,
+    # the latest was named)
+    assert report.reason == "Max 5 iterations reached. Avg flaws/iter: 19.6. Lowest: 19 at iter 2."
 
 
 def test_max_iterations_message_matches_the_spec_example() -> None:
@@ -402,7 +413,7 @@ def test_hallucination_beats_fabrication() -> None:
     # ... but after a longer downtrend the spike is a hallucination first
     report = run(entries((2, 10, 16), (1, 6, 10), (0, 6, 9), (0, 5, 8), (0, 12, 8)))
     assert report.guard == "hallucination"
-    assert [r.name for r in report.results] == GUARD_ORDER[:3]
+    assert [r.name for r in report.results] == GUARD_ORDER[: GUARD_ORDER.index("hallucination") + 1]
 
 
 def test_termination_beats_stagnation() -> None:

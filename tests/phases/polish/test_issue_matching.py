@@ -17,7 +17,7 @@ from rapidfuzz.distance import Levenshtein
 from thoughtforge.config import PolishConfig
 from thoughtforge.core import TrajectoryEntry
 from thoughtforge.models import Issue, Severity
-from thoughtforge.phases.polish.guards import evaluate
+from thoughtforge.phases.polish.guards import GuardReport, GuardResult, evaluate
 
 # Few letters, so that random texts often land either side of 0.8 from each other.
 ALPHABET = "ab c"
@@ -46,8 +46,13 @@ def stagnation_detail(current: list[str], previous: list[str]) -> tuple[str, str
         for n in (1, 2, 3)
     ]
     report = evaluate(plateau, issues(current), issues(previous), PolishConfig())
-    assert report.results[4].name == "stagnation"
-    return report.verdict, report.results[4].detail
+    assert named(report, "stagnation").name == "stagnation"
+    return report.verdict, named(report, "stagnation").detail
+
+
+def named(report: GuardReport, name: str) -> GuardResult:
+    """The finding of the guard called `name` ."""
+    return next(result for result in report.results if result.name == name)
 
 
 def issues(descriptions: list[str]) -> list[Issue]:

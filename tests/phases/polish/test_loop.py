@@ -241,9 +241,14 @@ def test_fixer_returning_a_fragment_keeps_the_old_document(
     project = polishing_project(config)
     outcome = polish(project, config)
     assert (project.docs_dir / "plan.md").read_text() == PLAN
-    assert outcome.halt_reason is HaltReason.FIX_OUTPUT_INVALID and outcome.iteration == 1
-    assert [e.fix_applied for e in read_polish_state(project.dir).trajectory] == [False]
-    assert "kept the previous document" in (project.dir / "polish_log.md").read_text()
+    assert outcome.halt_reason is HaltReason.FIX_OUTPUT_INVALID and outcome.iteration == 2
+    state = read_polish_state(project.dir)
+    assert [e.fix for e in state.trajectory] == ["refused", "refused"]
+    # the halted iteration is recorded with its review (before, it was left out of the state
+    # although its review commit existed)
+    assert [i.description for i in state.last_issues] == [" ".join(["b"] * 6) + " critical 0"]
+    assert "kept the previous version" in (project.dir / "polish_log.md").read_text()
+    assert subjects(project)[-2].startswith("fix #2: refused: ")
     assert any(e["event"] == "fix_rejected" for e in read_events(project.dir))
 
 
@@ -265,7 +270,7 @@ def test_a_fix_that_breaks_the_skeleton_is_refused_and_never_reviewed(
     outcome = polish(project, config)
     assert (project.docs_dir / "plan.md").read_text() == PLAN
     assert outcome.halt_reason is HaltReason.FIX_OUTPUT_INVALID
-    assert [e.fix_applied for e in read_polish_state(project.dir).trajectory] == [False]
+    assert [e.fix_applied for e in read_polish_state(project.dir).trajectory] == [False, False]
     rejected = [e["why"] for e in read_events(project.dir) if e["event"] == "fix_rejected"]
     assert rejected and ("heading" in rejected[0] or "chars" in rejected[0])
     (kept,) = (project.dir / "rejected").glob("*-plan-fix-1.txt")

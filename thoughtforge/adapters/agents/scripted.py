@@ -15,10 +15,11 @@ ThoughtForge names in `THOUGHTFORGE_STEP`. Script format (YAML):
           default: {text: "..."}
 
 An answer is one of `text`, `file`, `template`, `echo` (the whole prompt) or `echo_after` (the
-prompt after the last occurrence of a marker), optionally with `sleep` (seconds before answering),
-`exit` (exit code) and `stderr`. A `template` is a file whose `$names` are filled with the brain
-dump's own sentences (`demo_words`), JSON-escaped in a `.json` file: how the built-in demo
-script answers each brain dump with its own words.
+prompt after the last occurrence of a marker), optionally with `append` (text added after it, its
+`{iteration}` replaced by `THOUGHTFORGE_ITERATION`: a fixer that changes the document each time),
+`sleep` (seconds before answering), `exit` (exit code) and `stderr`. A `template` is a file
+whose `$names` are filled with the brain dump's own sentences (`demo_words`), JSON-escaped in a
+`.json` file: how the built-in demo script answers each brain dump with its own words.
 
 A coding agent's answer also acts on the project, as a real coding agent with write access does:
 `write` maps paths (relative to the project directory) to their new text and `delete` lists paths to
@@ -59,6 +60,7 @@ class Answer(BaseModel):
     template: str | None = None
     echo: bool = False
     echo_after: str | None = None
+    append: str = ""
     sleep: float = 0
     exit: int = 0
     stderr: str = ""
@@ -116,6 +118,7 @@ def main(argv: list[str] | None = None) -> None:
     time.sleep(answer.sleep)
     try:
         text = _answer_text(answer, prompt, script_path.parent)
+        text += answer.append.replace("{iteration}", os.environ.get("THOUGHTFORGE_ITERATION", ""))
     except ScriptError as exc:
         print(f"scripted agent: {exc}", file=sys.stderr)
         sys.exit(EXIT_NO_ANSWER)

@@ -9,8 +9,8 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from thoughtforge.config import PolishConfig
-from thoughtforge.core import PolishState, TrajectoryEntry, utc_now
-from thoughtforge.models import Counts
+from thoughtforge.core import PolishState, SecondReview, TrajectoryEntry, utc_now
+from thoughtforge.models import Counts, Issue, Severity
 from thoughtforge.phases.polish.guards import GuardReport, evaluate
 from thoughtforge.phases.polish.iteration import FixResult, StoredReview
 
@@ -25,24 +25,55 @@ def assess(
     previous: PolishState, review: StoredReview, fix: FixResult, config: PolishConfig
 ) -> Assessment:
     """The trajectory entry, guard report and new state after iteration `review.iteration`."""
+    n = review.iteration
     counts = Counts.of(review.issues)
     entry = TrajectoryEntry(
-        iteration=review.iteration,
+        iteration=n,
         **counts.model_dump(),
         total=counts.total,
         fix_applied=fix.applied,
         timestamp=utc_now(),
+        fix=fix.outcome,
+        restored=fix.restored,
+        version=review.version,
     )
     trajectory = [*previous.trajectory, entry]
     tests_passed = None if review.tests is None else review.tests.failed == 0
-    report = evaluate(trajectory, review.issues, previous.last_issues, config, tests_passed)
+    report = evaluate(
+        trajectory, review.issues, previous.last_issues, config, tests_passed, fix.summary
+    )
+    versions = dict(previous.versions)
+    if review.version is not None:
+        versions.setdefault(review.version, max(n - 1, 0))
+    if fix.version is not None:
+        versions.setdefault(fix.version, n)
+    concerns = dict(previous.concerns)
+    serious = [i for i in review.issues if i.severity is not Severity.MINOR]
+    if review.version is not None and serious:
+        concerns[review.version] = serious
     state = PolishState(
-        iteration=review.iteration,
+        iteration=n,
         counts=counts,
         trajectory=trajectory,
         tests_passed=tests_passed,
         completed=report.verdict == "done",
         halt_reason=report.halt_reason,
         last_issues=review.issues,
+        versions=versions,
+        concerns=concerns,
+        second_review=_second_review(report, review, concerns),
+        plateau=report.verdict == "done" and report.guard == "stagnation",
     )
     return Assessment(state=state, report=report, entry=entry)
+
+
+def _second_review(
+    report: GuardReport, review: StoredReview, concerns: dict[str, list[Issue]]
+) -> SecondReview | None:
+    if report.second_review_of is None or review.version is None:
+        return None
+    return SecondReview(
+        clean_at=review.iteration,
+        found_at=report.second_review_of,
+        issues=concerns.get(review.version, []),
+    )

@@ -5,6 +5,12 @@ recomputed from `polish_state.json` alone. The guards run in the order DESIGN.md
 one that triggers decides; every guard that ran leaves a line for `polish_log.md`. Ratio thresholds
 are compared in integers, so a rise of exactly 20 % or 50 % is never pushed over by rounding.
 
+Three guards watch the fixer rather than the counts, right after termination (a converged review
+ends the loop whatever its fix did): two refused fixes in a row, fixes that leave the deliverable
+as it was, and fixes that keep restoring earlier versions each halt with their own reason, long
+before the iteration ceiling. And a clean review is trusted only when earned: if an earlier review
+found critical or medium issues in the very same version, a second review must agree.
+
 Stagnation's issue matching, the only costly part, is `issue_matching`; the six guards read top
 to bottom in the order `evaluate` runs them, over the one `_Iteration` view they share.
 """
@@ -18,12 +24,14 @@ from typing import Literal
 from pydantic import BaseModel
 
 from thoughtforge.config import PolishConfig
-from thoughtforge.core import TrajectoryEntry
+from thoughtforge.core import FixOutcome, TrajectoryEntry
 from thoughtforge.models import Counts, HaltReason, Issue, Severity
 
 Verdict = Literal["continue", "done", "halt"]
 
 _FABRICATION_WINDOW = 3
+_CIRCULAR_WINDOW = 4
+"""Two fixes among the last four that restore an earlier version: the fixer goes in circles."""
 
 
 class GuardResult(BaseModel):
@@ -41,6 +49,9 @@ class GuardReport(BaseModel):
     reason: str
     warnings: list[str] = []
     results: list[GuardResult] = []
+    second_review_of: int | None = None
+    """Set when a clean review needs a second one: the iteration whose review found critical or
+    medium issues in the same version."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +63,7 @@ class _Iteration:
     previous_issues: list[Issue]
     config: PolishConfig
     tests_passed: bool | None
+    fix_note: str
 
     @property
     def totals(self) -> list[int]:
@@ -71,12 +83,15 @@ def evaluate(
     previous_issues: list[Issue],
     config: PolishConfig,
     tests_passed: bool | None = None,
+    fix_note: str = "",
 ) -> GuardReport:
-    """Run the guards in order; `tests_passed` is None in plan mode."""
+    """Run the guards in order; `tests_passed` is None in plan mode; `fix_note` is what the
+    last fix did, in the log's words (quoted when the fixer's guards halt)."""
     if not trajectory:
         raise ValueError("the trajectory must end with the iteration just completed")
-    it = _Iteration(trajectory, current_issues, previous_issues, config, tests_passed)
+    it = _Iteration(trajectory, current_issues, previous_issues, config, tests_passed, fix_note)
     warnings = [warning] if (warning := _regression_warning(it)) else []
+    unconfirmed = _unconfirmed_clean_review(it)
     results: list[GuardResult] = []
     for name, verdict, halt_reason, guard in _GUARDS:
         triggered, detail = guard(it)
@@ -95,6 +110,7 @@ def evaluate(
         reason=f"iteration {it.last.iteration}: {describe(_counts(it.last))}; no guard triggered",
         warnings=warnings,
         results=results,
+        second_review_of=unconfirmed.iteration if unconfirmed and not _over(it) else None,
     )
 
 
@@ -137,13 +153,147 @@ def _fix_raised(entries: list[TrajectoryEntry]) -> bool:
 
 def _termination(it: _Iteration) -> tuple[bool, str]:
     counts = _counts(it.last)
-    misses = _over_limits(counts, it.config, factor=1)
+    misses = _over(it)
+    disputed = _disputed_clean_review(it)
+    if misses:
+        return False, disputed + "not converged: " + ", ".join(misses)
+    unconfirmed = _unconfirmed_clean_review(it)
+    if unconfirmed is not None:
+        return False, (
+            f"converged counts ({describe(counts)}), but iteration {unconfirmed.iteration}'s "
+            f"review found {describe(_counts(unconfirmed))} in this same version: a second "
+            f"review, given those issues, must agree (iteration {it.last.iteration + 1})"
+        )
+    tests = "" if it.tests_passed is None else " All tests pass."
+    return True, f"polish loop converged. {describe(counts)}.{tests}{_confirmation(it)}"
+
+
+def _over(it: _Iteration) -> list[str]:
+    misses = _over_limits(_counts(it.last), it.config, factor=1)
     if it.tests_passed is False:
         misses.append("tests failing")
-    if misses:
-        return False, "not converged: " + ", ".join(misses)
-    tests = "" if it.tests_passed is None else " All tests pass."
-    return True, f"polish loop converged. {describe(counts)}.{tests}"
+    return misses
+
+
+def _last_concern(it: _Iteration) -> TrajectoryEntry | None:
+    """The latest earlier review that found critical or medium issues in the version the last
+    review read (None when the version is unknown: a state written before versions were kept)."""
+    version = it.last.version
+    if version is None:
+        return None
+    return next(
+        (e for e in reversed(it.entries[:-1]) if e.version == version and (e.critical or e.medium)),
+        None,
+    )
+
+
+def _clean_reviews_since(it: _Iteration, concern: TrajectoryEntry) -> list[TrajectoryEntry]:
+    """Reviews of the same version after `concern` whose counts are within the thresholds."""
+    return [
+        e
+        for e in it.entries
+        if e.iteration > concern.iteration
+        and e.version == concern.version
+        and not _over_limits(_counts(e), it.config, factor=1)
+    ]
+
+
+def _unconfirmed_clean_review(it: _Iteration) -> TrajectoryEntry | None:
+    """The earlier review a clean verdict on the same version contradicts, unless a second clean
+    review of that version already agrees."""
+    concern = _last_concern(it)
+    if concern is None or len(_clean_reviews_since(it, concern)) >= 2:
+        return None
+    return concern
+
+
+def _confirmation(it: _Iteration) -> str:
+    concern = _last_concern(it)
+    if concern is None:
+        return ""
+    first, *_ = _clean_reviews_since(it, concern)
+    return (
+        f" The second review (iteration {it.last.iteration}) agrees with iteration "
+        f"{first.iteration}'s: none of the issues iteration {concern.iteration} found in this "
+        "version stands."
+    )
+
+
+def _disputed_clean_review(it: _Iteration) -> str:
+    """The second review disagreed with the clean one it was asked to confirm."""
+    if len(it.entries) < 2:
+        return ""
+    before = it.entries[-2]
+    if before.version is None or before.version != it.last.version:
+        return ""
+    earlier = _Iteration(it.entries[:-1], [], [], it.config, None, "")
+    if _over(earlier) or _unconfirmed_clean_review(earlier) is None:
+        return ""
+    return (
+        f"the second review disagrees with iteration {before.iteration}'s clean review of this "
+        "version; "
+    )
+
+
+def _fix_of(entry: TrajectoryEntry) -> FixOutcome:
+    """What the fix did; in a state written before `fix` existed, `fix_applied` is all there is
+    (and what was not applied is not held against the fixer)."""
+    if entry.fix is not None:
+        return entry.fix
+    return "changed" if entry.fix_applied else "none"
+
+
+def _attempts(it: _Iteration) -> list[TrajectoryEntry]:
+    """The iterations whose fix was asked for, up to the last one if it was."""
+    if _fix_of(it.last) == "none":
+        return []
+    return [e for e in it.entries if _fix_of(e) != "none"]
+
+
+def _fix_output_invalid(it: _Iteration) -> tuple[bool, str]:
+    last_two = _attempts(it)[-2:]
+    if len(last_two) < 2 or any(_fix_of(e) != "refused" for e in last_two):
+        return False, "no two refused fixes in a row"
+    first, second = last_two
+    return True, (
+        f"Fix output rejected twice in a row (iterations {first.iteration} and "
+        f"{second.iteration}; {it.fix_note}). The deliverable was kept as it was."
+    )
+
+
+def _fix_unchanged(it: _Iteration) -> tuple[bool, str]:
+    last_two = _attempts(it)[-2:]
+    idle = [e for e in last_two if _fix_of(e) in ("unchanged", "refused")]
+    if len(last_two) < 2 or len(idle) < 2:
+        return False, "the last fixes changed the deliverable"
+    said = "; ".join(f"iteration {e.iteration}: {_IDLE[_fix_of(e)]}" for e in idle)
+    return True, (
+        f"No fix changed the deliverable in iterations {idle[0].iteration} and "
+        f"{idle[1].iteration} ({said}) while the reviewer still reports "
+        f"{describe(_counts(it.last))}: the same document would get the same review."
+    )
+
+
+_IDLE = {"unchanged": "returned it unchanged", "refused": "refused"}
+
+
+def _fix_circular(it: _Iteration) -> tuple[bool, str]:
+    window = _attempts(it)[-_CIRCULAR_WINDOW:]
+    restored = [e for e in window if _fix_of(e) == "restored"]
+    if len(restored) < 2 or _fix_of(it.last) != "restored":
+        return False, f"{len(restored)} of the last {len(window)} fixes restored an earlier version"
+    said = ", ".join(f"fix #{e.iteration} restored {version_name(e.restored)}" for e in restored)
+    return True, (
+        f"Fixes are going in circles: {said}. The fixer undoes its own changes, so the loop "
+        "cannot converge this way."
+    )
+
+
+def version_name(iteration: int | None) -> str:
+    """A version of the deliverable by the fix that made it."""
+    if not iteration:
+        return "the version polishing began with"
+    return f"the version fix #{iteration} made"
 
 
 def _hallucination(it: _Iteration) -> tuple[bool, str]:
@@ -215,9 +365,11 @@ def _stagnation(it: _Iteration) -> tuple[bool, str]:
     tally = tally_matches(it.current_issues, it.previous_issues)
     if tally.persists:
         return False, f"total stuck at {totals[-1]} but the same issues persist ({tally.share})"
+    above = ", ".join(_over(it))
     return True, (
         f"polish sufficient: total stuck at {totals[-1]} ({describe(_counts(it.last))}) for "
-        f"{limit} iterations while issues rotate ({tally.share})."
+        f"{limit} iterations while issues rotate ({tally.share}). Converged at a plateau above "
+        f"the thresholds ({above}): {it.last.total} issue(s) still open."
     )
 
 
@@ -226,7 +378,7 @@ def _max_iterations(it: _Iteration) -> tuple[bool, str]:
     if it.last.iteration < ceiling:
         return False, f"iteration {it.last.iteration} of {ceiling}"
     average = sum(it.totals) / len(it.totals)
-    lowest = min(reversed(it.entries), key=lambda entry: entry.total)
+    lowest = min(it.entries, key=lambda entry: entry.total)  # the first at the lowest
     return True, (
         f"Max {ceiling} iterations reached. Avg flaws/iter: {_number(average)}. "
         f"Lowest: {lowest.total} at iter {lowest.iteration}."
@@ -261,6 +413,9 @@ def _number(value: float) -> str:
 _GUARDS: tuple[tuple[str, Verdict, HaltReason | None, _Guard], ...] = (
     ("fix_regression", "halt", HaltReason.GUARD_FIX_REGRESSION, _fix_regression),
     ("termination", "done", None, _termination),
+    ("fix_output_invalid", "halt", HaltReason.FIX_OUTPUT_INVALID, _fix_output_invalid),
+    ("fix_unchanged", "halt", HaltReason.GUARD_FIX_UNCHANGED, _fix_unchanged),
+    ("fix_circular", "halt", HaltReason.GUARD_FIX_CIRCULAR, _fix_circular),
     ("hallucination", "halt", HaltReason.GUARD_HALLUCINATION, _hallucination),
     ("fabrication", "halt", HaltReason.GUARD_FABRICATION, _fabrication),
     ("stagnation", "done", None, _stagnation),

@@ -7,12 +7,16 @@ safe (the loop's docstring tells the whole story):
   so a re-run reuses it instead of asking again;
 * a fix already written to the deliverable before a kill is kept, not applied twice;
 * state, log and commit are recorded together: if the commit fails, both files are put back.
+
+Every review records which version of the deliverable it read (a content hash, `fingerprint`),
+and every fix says what it did to it (`FixResult.outcome`): changed it, left it as it was,
+restored an earlier version, or was refused (`fix_acceptance`). The guards read those.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-import re
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
@@ -22,7 +26,9 @@ from thoughtforge.core import (
     POLISH_LOG_FILE,
     POLISH_STATE_FILE,
     REVIEW_FILE,
+    FixOutcome,
     PolishState,
+    SecondReview,
     git_repo,
     log_event,
     read_own_text,
@@ -32,26 +38,51 @@ from thoughtforge.core import (
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import Counts, HaltReason, Issue
 from thoughtforge.phases.engine import PhaseEngine
-from thoughtforge.phases.polish import polish_log
-from thoughtforge.phases.polish.guards import describe
-from thoughtforge.phases.polish.review import TestResults, parse_review
+from thoughtforge.phases.polish import fix_acceptance, polish_log
+from thoughtforge.phases.polish.guards import describe, version_name
+from thoughtforge.phases.polish.review import (
+    TestResults,
+    merge_duplicates,
+    parse_review,
+    prompt_echoes,
+)
 from thoughtforge.phases.reasking import UNUSABLE_HELP, reask
 from thoughtforge.prompting import estimate_tokens, truncate_text
 
-MIN_FIX_LENGTH_RATIO = 0.5
 _PROMPT_OVERHEAD_TOKENS = 2_000
-_HEADING = re.compile(r"#{1,6}\s")
 
 
 class StoredReview(BaseModel):
     iteration: int
     issues: list[Issue]
     tests: TestResults | None = None
+    version: str | None = None
+    """The content hash of the deliverable the review read."""
+    merged: int = 0
+    """Duplicate issues of the answer counted once."""
 
 
 class FixResult(BaseModel):
-    applied: bool
+    outcome: FixOutcome
     summary: str
+    restored: int | None = None
+    """With `restored`: the iteration whose fix first made that version (0: as polishing began)."""
+    version: str | None = None
+    """The content hash of what the fix left, when it changed the deliverable."""
+
+    @property
+    def applied(self) -> bool:
+        return self.outcome in ("changed", "restored")
+
+    def subject(self, n: int) -> str:
+        """The commit's subject: a fix that changed nothing never claims a change."""
+        if self.outcome == "none":
+            return f"review #{n}: no issues"
+        return f"fix #{n}: {self.summary}"
+
+
+def version_of(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 class PolishSteps:
@@ -82,17 +113,21 @@ class PolishSteps:
         """What the orchestrator measures before the review (a plan: nothing)."""
         return None
 
-    def review(self, n: int, constraints: str, guidance: str) -> StoredReview:
-        """Ask the reviewer, re-asking on malformed output; write and commit the review."""
+    def review(
+        self, n: int, constraints: str, guidance: str, second: SecondReview | None = None
+    ) -> StoredReview:
+        """Ask the reviewer, re-asking on malformed output; write and commit the review. With
+        `second`, the reviewer is told what an earlier review of the same version found."""
         measured = self.measure()
-        prompt = self._review_prompt(constraints, guidance)
+        prompt = self._review_prompt(constraints, guidance) + _second_review_request(second)
+        echoes = prompt_echoes(prompt, self.plugin.review)
         retries = self.engine.config.polish.retry_malformed_output
         try:
             parsed = self.engine.ask_until_usable(
                 self.reviewer,
                 self.engine.call(self.review_step, n, self.plugin.review.model_json_schema()),
                 lambda refusal: prompt if refusal is None else reask(prompt, refusal),
-                lambda answer: parse_review(answer, self.plugin.review),
+                lambda answer: parse_review(answer, self.plugin.review, echoes),
                 attempts=retries + 1,
             )
         except UnusableAnswer as exc:
@@ -101,7 +136,16 @@ class PolishSteps:
                 f"Review output still malformed after {retries} re-asks at iteration {n}: {exc}. "
                 f"{UNUSABLE_HELP}",
             ) from None
-        review = StoredReview(iteration=n, issues=parsed.issues, tests=measured)
+        issues, merged = merge_duplicates(parsed.issues)
+        if merged:
+            log_event(self.dir, "duplicate_issues_merged", iteration=n, merged=merged)
+        review = StoredReview(
+            iteration=n,
+            issues=issues,
+            tests=measured,
+            version=self.fingerprint(),
+            merged=merged,
+        )
         self.engine.write(REVIEW_FILE, review.model_dump_json(indent=2) + "\n")
         if review.issues:
             self.engine.commit(f"review #{n}: {describe(Counts.of(review.issues))}")
@@ -110,7 +154,8 @@ class PolishSteps:
     def fix(
         self, state: PolishState, review: StoredReview, constraints: str, guidance: str
     ) -> FixResult:
-        """Ask the fixer for the whole document; a fragment is refused, twice in a row halts."""
+        """Ask the fixer for the whole document; anything else is refused (`fix_acceptance`)
+        and the document kept; the guards halt on repeated refusals or idle fixes."""
         old = self.engine.read(self.document)
         issues = json.dumps([i.model_dump(mode="json") for i in review.issues], indent=2)
         prompt = self.engine.prompts.render(
@@ -121,22 +166,44 @@ class PolishSteps:
             **{self.plugin.name: old},
         )
         call = self.engine.call(self.fix_step, review.iteration)
-        new = _strip_fence(self.engine.ask(self.fixer, prompt, call))
-        why = _broken(old, new)
-        if why is None:
-            new = new if new.endswith("\n") else new + "\n"
-            self.engine.write(self.document, new)
+        new = fix_acceptance.unwrap(self.engine.ask(self.fixer, prompt, call))
+        why = fix_acceptance.refusal(old, new)
+        if why is not None:
+            return self.refuse(review.iteration, why, new)
+        new += "\n"
+        if new.strip() == old.strip():
             return FixResult(
-                applied=True, summary=f"{self.document} updated ({len(old)} → {len(new)} chars)"
+                outcome="unchanged",
+                summary=f"unchanged: the fixer returned {self.document} as it was",
             )
-        log_event(self.dir, "fix_rejected", level="warning", iteration=review.iteration, why=why)
-        self.engine.keeper(self.fix_step)(review.iteration, UnusableAnswer(why, new))
-        if _last_fix_rejected(state):
-            raise PhaseHalt(
-                HaltReason.FIX_OUTPUT_INVALID,
-                f"Fix output rejected twice in a row (iteration {review.iteration}: {why}).",
-            )
-        return FixResult(applied=False, summary=f"rejected: {why}; kept the previous document")
+        self.engine.write(self.document, new)
+        sizes = f"({len(old)} → {len(new)} chars)"
+        return self.changed(
+            state, version_of(new), f"{self.document} updated {sizes}", f"{self.document} {sizes}"
+        )
+
+    def refuse(self, n: int, why: str, answer: str) -> FixResult:
+        """A fix that is not a whole deliverable: kept in `rejected/`, the deliverable unchanged."""
+        log_event(self.dir, "fix_rejected", level="warning", iteration=n, why=why)
+        self.engine.keeper(self.fix_step)(n, UnusableAnswer(why, answer))
+        return FixResult(outcome="refused", summary=f"refused: {why}; kept the previous version")
+
+    def changed(self, state: PolishState, version: str, summary: str, what: str) -> FixResult:
+        """A fix that changed `what`: a new version (`summary` says how), or one seen before."""
+        earlier = state.versions.get(version)
+        if earlier is None:
+            return FixResult(outcome="changed", summary=summary, version=version)
+        log_event(self.dir, "fix_restored_version", iteration=state.iteration + 1, of=earlier)
+        return FixResult(
+            outcome="restored",
+            summary=f"{what} restored to {version_name(earlier)}",
+            restored=earlier,
+            version=version,
+        )
+
+    def fingerprint(self) -> str:
+        """The content hash of the deliverable as it is now."""
+        return version_of(self.engine.read(self.document))
 
     def constraints(self) -> str:
         """Re-read at every iteration: the human may edit them while the loop runs."""
@@ -158,10 +225,12 @@ class PolishSteps:
     def previous_fix(self, review: StoredReview, recovered: bool) -> FixResult | None:
         """The fix that needs no agent: none for a clean review, or one written before a kill."""
         if not review.issues:
-            return FixResult(applied=False, summary="none needed: the review found no issues")
+            return FixResult(outcome="none", summary="none needed: the review found no issues")
         if recovered and git_repo.is_dirty(self.dir, self.document):
             return FixResult(
-                applied=True, summary=f"{self.document} updated before an interruption; kept"
+                outcome="changed",
+                summary=f"{self.document} updated before an interruption; kept",
+                version=self.fingerprint(),
             )
         return None
 
@@ -208,45 +277,17 @@ def _restore(path: Path, content: str | None) -> None:
         write_text_atomic(path, content)
 
 
-def _broken(old: str, new: str) -> str | None:
-    """Why `new` cannot replace `old`: a fragment, or a document that lost part of its skeleton.
-
-    The reviewer must never be asked to approve a structurally broken deliverable, so every
-    heading of the document before the fix must still stand, in the same order, after it.
-    """
-    if not new.strip() or len(new) < MIN_FIX_LENGTH_RATIO * len(old):
-        share = round(100 * len(new) / max(len(old), 1))
-        return f"fixer returned {len(new)} chars, {share}% of the previous {len(old)}"
-    remaining = iter(_headings(new))
-    lost = [h for h in _headings(old) if not any(h == kept for kept in remaining)]
-    if lost:
-        return f"fixer dropped or reordered the heading(s) {', '.join(lost)}"
-    return None
-
-
-def _headings(text: str) -> list[str]:
-    """The document's Markdown headings, outside code fences, as written."""
-    headings, fenced = [], False
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped.startswith(("```", "~~~")):
-            fenced = not fenced
-        elif not fenced and _HEADING.match(stripped):
-            headings.append(" ".join(stripped.split()))
-    return headings
-
-
-def _last_fix_rejected(state: PolishState) -> bool:
-    if not state.trajectory:
-        return False
-    last = state.trajectory[-1]
-    return last.total > 0 and not last.fix_applied
-
-
-def _strip_fence(text: str) -> str:
-    """Fixers often wrap the document in one ```markdown fence; the document is what is inside."""
-    stripped = text.strip()
-    lines = stripped.splitlines()
-    if len(lines) >= 2 and lines[0].startswith("```") and lines[-1].strip() == "```":
-        return "\n".join(lines[1:-1])
-    return stripped
+def _second_review_request(second: SecondReview | None) -> str:
+    """What a second review is told: the issues the earlier review found in this same version."""
+    if second is None:
+        return ""
+    issues = json.dumps([i.model_dump(mode="json") for i in second.issues], indent=2)
+    return (
+        "\n\nSecond review: the review of iteration "
+        f"{second.clean_at} found no critical or medium issue in this version, but the review "
+        f"of iteration {second.found_at} found the issues below in the very same text. Check "
+        "each one against the deliverable: report every one that still stands (with its "
+        "severity) and any other real problem. Answer with the same JSON object; an empty list "
+        "says none of them stands.\n\n"
+        f"{issues}\n"
+    )

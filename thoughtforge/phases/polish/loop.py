@@ -112,18 +112,23 @@ class PolishLoop:
         recovered = review is not None
         if review is None:
             review = self.step_runner(
-                f"review #{n}", lambda: self.steps.review(n, constraints, guidance)
+                f"review #{n}",
+                lambda: self.steps.review(n, constraints, guidance, state.second_review),
             )
         fix = self.steps.previous_fix(review, recovered) or self.step_runner(
             f"fix #{n}", lambda: self.steps.fix(state, review, constraints, guidance)
         )
         verdict = assess(state, review, fix, self.engine.config.polish)
         entry_text = polish_log.iteration_entry(
-            n, verdict.entry.timestamp, review.issues, fix.summary, verdict.report
+            n,
+            verdict.entry.timestamp,
+            review.issues,
+            fix.summary,
+            verdict.report,
+            merged=review.merged,
+            second_review=state.second_review,
         )
-        fixed = review.issues or fix.applied  # code mode fixes failing tests without issues too
-        subject = f"fix #{n}: {fix.summary}" if fixed else f"review #{n}: no issues"
-        self.steps.record(verdict.state, entry_text, subject)
+        self.steps.record(verdict.state, entry_text, fix.subject(n))
         self.engine.mark_read(said, f"polish iteration {n}")
         report = self.last_report = verdict.report
         self._announce(report)
@@ -150,14 +155,16 @@ class PolishLoop:
 
     def _finish(self, state: PolishState, report: GuardReport) -> PolishOutcome:
         deliverable = self.steps.deliverable
+        still_open = polish_log.open_issues(state.last_issues) if state.plateau else ""
         message = (
             f"Polish loop finished after {state.iteration} iterations: {report.reason} "
-            f"Deliverable: {deliverable}"
+            f"Deliverable: {deliverable}{still_open}"
         )
         self.engine.say(message)
         name = self.engine.project_name
         self.engine.advance(
-            Phase.DONE, f"Project '{name}' — {report.reason} Ready for final review."
+            Phase.DONE,
+            f"Project '{name}' — {report.reason} Ready for final review.{still_open}",
         )
         return PolishOutcome(
             verdict="done",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from thoughtforge.core import POLISH_LOG_FILE
+from thoughtforge.core import POLISH_LOG_FILE, SecondReview
 from thoughtforge.models import Counts, Issue
 from thoughtforge.phases.polish.guards import GuardReport, describe
 from thoughtforge.prompting.markdown_escaping import escape_untrusted
@@ -19,14 +19,25 @@ def iteration_entry(
     issues: list[Issue],
     fix_summary: str,
     report: GuardReport,
+    merged: int = 0,
+    second_review: SecondReview | None = None,
 ) -> str:
     """One iteration's entry: the review, the fix, every guard's finding, the verdict."""
     counts = Counts.of(issues)
+    duplicates = f"; {merged} duplicate issue(s) merged" if merged else ""
+    second = (
+        f"**Second review** of the version iteration {second_review.found_at} found "
+        f"{len(second_review.issues)} critical or medium issue(s) in and iteration "
+        f"{second_review.clean_at} found clean: it was given those issues."
+        if second_review
+        else ""
+    )
     lines = [
         f"## Iteration {iteration} — {at.isoformat(timespec='seconds')}",
         "",
-        f"**Review:** {describe(counts)} (total {counts.total})",
+        f"**Review:** {describe(counts)} (total {counts.total}{duplicates})",
         "",
+        *([second, ""] if second else []),
         "### Issues found",
         *(_issue_line(issue) for issue in issues),
         *(["- none"] if not issues else []),
@@ -43,6 +54,15 @@ def iteration_entry(
         "",
     ]
     return "\n".join(lines) + "\n"
+
+
+def open_issues(issues: list[Issue], limit: int = 10) -> str:
+    """The issues a plateau leaves open, as the completion message lists them."""
+    if not issues:
+        return ""
+    lines = [_issue_line(issue) for issue in issues[:limit]]
+    more = [f"- … and {len(issues) - limit} more (polish_log.md)"] if len(issues) > limit else []
+    return "\n\nStill open:\n" + "\n".join(lines + more)
 
 
 def resume_entry(at: datetime, halted_by: str, iteration: int) -> str:

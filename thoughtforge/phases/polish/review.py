@@ -4,19 +4,26 @@ Agents wrap JSON in prose or Markdown fences, so the answer is searched for an o
 schema rather than parsed as a whole. The severity counts are always derived from the issues: a
 reviewer's own tally is ignored, because the guards must not depend on its arithmetic.
 
+An answer that fits the schema can still be no review: a reviewer that copies the prompt's example
+(`"description": "..."`, `"location": "<section>"`) has reported nothing, and its echo must never
+count as a critical issue; such an answer is malformed like any other (`placeholder_problem`), so
+it is re-asked with the reason. The same finding listed twice counts once (`merge_duplicates`).
+
 Each deliverable type's plugin names its schema (its reviewer's `Review`, a subclass of `Review`
 here); the plan's and the code's are below.
 """
 
 from __future__ import annotations
 
+import re
 import reprlib
+from collections.abc import Iterable
 from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from thoughtforge.errors import UnusableAnswer
-from thoughtforge.models import Counts, Issue
+from thoughtforge.models import Counts, Issue, Severity
 from thoughtforge.prompting import json_objects
 
 R = TypeVar("R", bound="Review")
@@ -54,17 +61,96 @@ class CodeReview(Review):
     tests: TestResults
 
 
-def parse_review(text: str, schema: type[R]) -> R:
-    """Return the first JSON object in `text` that fits `schema`."""
+def parse_review(text: str, schema: type[R], echoes: Iterable[str] = ()) -> R:
+    """Return the first JSON object in `text` that fits `schema` and reports real findings;
+    `echoes` are the example values of the prompt the reviewer was given (`prompt_echoes`)."""
     failures: list[tuple[dict[str, object], ValidationError]] = []
     for candidate in json_objects(text):
         try:
-            return schema.model_validate(candidate)
+            review = schema.model_validate(candidate)
         except ValidationError as exc:
             failures.append((candidate, exc))
+            continue
+        problem = placeholder_problem(review.issues, frozenset(map(_plain, echoes)))
+        if problem:
+            raise MalformedReview(problem)
+        return review
     if not failures:
         raise MalformedReview("no JSON object found")
     raise MalformedReview(_describe(_most_relevant(failures)))
+
+
+_EXAMPLE_VALUE = re.compile(r'"(\w+)"\s*:\s*"([^"\n]{0,80})"')
+_ANGLE_PLACEHOLDER = re.compile(r"<[^<>\n]{1,40}>")
+_GENERIC = frozenset(
+    {
+        *("description", "issue", "problem", "finding", "string", "str", "text", "todo", "tbd"),
+        *("placeholder", "example", "na", "n/a", "none", "null", "lorem ipsum", "location"),
+        *("section", "recommendation", "severity", "critical|medium|minor", "path", "path:line"),
+        *("file", "line", "describe the issue", "your description here", "issue description"),
+    }
+)
+
+
+def prompt_echoes(prompt: str, schema: type[Review]) -> frozenset[str]:
+    """What a reviewer copying its instructions would write: the string values of the prompt's
+    JSON example (`"location": "<section>"`), and the schema's own descriptions."""
+    found = {
+        value
+        for line in prompt.splitlines()
+        if '"issues"' in line
+        for _, value in _EXAMPLE_VALUE.findall(line)
+    }
+    issue = Issue.model_json_schema()
+    found.update(str(issue.get("description", "")).split("\n"))
+    for prop in issue.get("properties", {}).values():
+        found.add(str(prop.get("description", "")))
+    found.add("|".join(s.value for s in Severity))
+    return frozenset(text for text in found if text.strip()) - {schema.__name__}
+
+
+def placeholder_problem(issues: list[Issue], echoes: frozenset[str] = frozenset()) -> str | None:
+    """Why an issue is no finding: its text is a placeholder or the prompt's own wording."""
+    for n, issue in enumerate(issues):
+        for field in ("description", "location", "recommendation"):
+            value = getattr(issue, field)
+            if value and _is_placeholder(value, echoes, strict=field != "location"):
+                return (
+                    f"issues[{n}].{field} is {reprlib.repr(value)}, a placeholder or the "
+                    "prompt's own example, not a finding: write the real problem, where it is "
+                    'and how to fix it, or leave the issue out ({"issues": []} is a valid answer)'
+                )
+    return None
+
+
+def _is_placeholder(value: str, echoes: frozenset[str], strict: bool) -> bool:
+    plain = _plain(value)
+    if not any(ch.isalnum() for ch in plain) or plain in echoes:
+        return True
+    angled = _ANGLE_PLACEHOLDER.fullmatch(value.strip())
+    if strict:
+        return plain in _GENERIC or angled is not None
+    return angled is not None and plain in _GENERIC
+
+
+def _plain(text: str) -> str:
+    """Lower case, spaces collapsed, quotes, brackets and end punctuation trimmed."""
+    return " ".join(text.lower().split()).strip(" \"'`<>[](){}.,;:*_-")
+
+
+def merge_duplicates(issues: list[Issue]) -> tuple[list[Issue], int]:
+    """The review's issues with each finding once (same words, same place; the most severe
+    kept), and how many were merged away."""
+    rank = {Severity.CRITICAL: 0, Severity.MEDIUM: 1, Severity.MINOR: 2}
+    kept: dict[tuple[str, str], Issue] = {}
+    for issue in issues:
+        key = (_plain(issue.description), _plain(issue.location).lstrip("#§ "))
+        seen = kept.get(key)
+        if seen is None or rank[issue.severity] < rank[seen.severity]:
+            kept[key] = (
+                issue if seen is None else seen.model_copy(update={"severity": issue.severity})
+            )
+    return list(kept.values()), len(issues) - len(kept)
 
 
 def _most_relevant(failures: list[tuple[dict[str, object], ValidationError]]) -> ValidationError:

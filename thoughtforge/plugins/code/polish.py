@@ -10,13 +10,16 @@ issues name, and what it changed is committed.
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 from thoughtforge.adapters.agents.invoke import ATTEMPTS
-from thoughtforge.core import PolishState, changes, log_event
+from thoughtforge.core import PolishState, changes, discard_agent_changes, git_repo, log_event
+from thoughtforge.core.staging import PRIVATE_FILES, SOURCE_SUFFIXES, is_own
 from thoughtforge.errors import AgentFailure, PhaseHalt
 from thoughtforge.models import HaltReason
 from thoughtforge.phases.engine import PhaseEngine
+from thoughtforge.phases.polish import fix_acceptance
 from thoughtforge.phases.polish.iteration import FixResult, StoredReview
 from thoughtforge.phases.polish.iteration import PolishSteps as PlanPolishSteps
 from thoughtforge.phases.polish.review import TestResults
@@ -72,17 +75,53 @@ class PolishSteps(PlanPolishSteps):
         except AgentFailure as exc:
             raise PhaseHalt(HaltReason.AGENT_FAILURE, str(exc)) from None
         changed = changes(self.dir).foreign
-        if not changed:
-            return FixResult(applied=False, summary="the fixer changed no file")
+        why = self._refused(changed)
+        if why is not None:
+            answer = "\n".join(changed)
+            discard_agent_changes(self.dir)
+            return self.refuse(review.iteration, why, answer)
+        version = self.fingerprint()
+        if not changed or version == review.version:
+            return FixResult(outcome="unchanged", summary="unchanged: the fixer changed no file")
         more = f" and {len(changed) - 5} more" if len(changed) > 5 else ""
-        return FixResult(applied=True, summary=f"changed {', '.join(changed[:5])}{more}")
+        return self.changed(state, version, f"{', '.join(changed[:5])}{more}")
+
+    def fingerprint(self) -> str:
+        """The content hash of the code: every file git would keep but ThoughtForge's own."""
+        digest = hashlib.sha256()
+        for relpath in git_repo.listed_files(self.dir):
+            path = self.dir / relpath
+            if is_own(relpath) or relpath.startswith(PRIVATE_FILES) or not path.is_file():
+                continue
+            digest.update(relpath.encode() + b"\0" + path.read_bytes() + b"\0")
+        return digest.hexdigest()[:16]
+
+    def _refused(self, changed: list[str]) -> str | None:
+        """A file the coder left as a diff, with conflict markers or with a part elided."""
+        for relpath in changed:
+            path = self.dir / relpath
+            if not path.is_file() or path.suffix.lower() not in SOURCE_SUFFIXES:
+                continue
+            try:
+                new = path.read_text(encoding="utf-8")
+                old = git_repo.committed_text(self.dir, relpath)
+            except (OSError, UnicodeDecodeError):
+                continue
+            why = fix_acceptance.refused_source(old, new)
+            if why:
+                return f"the fixer left {relpath} broken: {why}"
+        return None
 
     def previous_fix(self, review: StoredReview, recovered: bool) -> FixResult | None:
         failing = review.tests is not None and review.tests.failed > 0
         if not review.issues and not failing:
-            return FixResult(applied=False, summary="none needed: no issues and the tests pass")
+            return FixResult(outcome="none", summary="none needed: no issues and the tests pass")
         if recovered and changes(self.dir).foreign:
-            return FixResult(applied=True, summary="code changed before an interruption; kept")
+            return FixResult(
+                outcome="changed",
+                summary="code changed before an interruption; kept",
+                version=self.fingerprint(),
+            )
         return None
 
     def _review_prompt(self, constraints: str, guidance: str) -> str:

@@ -1,0 +1,181 @@
+"""Whether a fixer's answer may replace a document deliverable: only a whole document of its kind.
+
+The spec's fix agent returns the complete document, never a diff or a part, so the skeleton of
+the template can never be broken by a fix. Models answer otherwise in a few recurring ways, each
+refused here as a broken fix is (the deliverable is kept, and two in a row halt the loop):
+
+* a unified diff or patch (`--- a/docs/plan.md` / `+++ b/…` / `@@ … @@`);
+* a fragment: much shorter than the document, or with the rest elided (`[... unchanged ...]`);
+* a document that lost part of its structure: a heading, or a section's table.
+
+What models also do and is harmless is read tolerantly, as JSON answers are: one fence around the
+whole document (```` ```markdown ````), with or without a line of chatter before or after it, is
+unwrapped. The same markers of a diff or an elision are what `refused_source` finds in a file a
+coding agent wrote.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+MIN_FIX_LENGTH_RATIO = 0.5
+_CHATTER_CHARS = 400
+
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*([\w+.-]*)[ \t]*")
+_HEADING = re.compile(r"#{1,6}\s")
+_TABLE_RULE = re.compile(r"\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?")
+_DIFF_LINES = (
+    re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.MULTILINE),
+    re.compile(r"^--- (?:a/)?\S.*\n\+\+\+ (?:b/)?\S", re.MULTILINE),
+    re.compile(r"^diff --git ", re.MULTILINE),
+    re.compile(r"^\*\*\* (?:Begin Patch|Update File:|End Patch)", re.MULTILINE),
+)
+_CONFLICT = re.compile(r"^(?:<{7}|>{7}) ", re.MULTILINE)
+_ELLIPSIS_ONLY = re.compile(r"[\[(<{]?\s*(?:\.{3,}|…)\s*[\])>}]?")
+_ELIDED = re.compile(
+    r"\b(?:unchanged|remains? the same|stays? the same|as before|omitted|truncated|for brevity|"
+    r"rest of (?:the )?(?:\w+ )?(?:plan|document|file|code|sections?|table)|remaining sections|"
+    r"existing code|previous content|same as above)\b",
+    re.IGNORECASE,
+)
+_ELISION_FRAME = re.compile(
+    r"(?:\[.*\]|\(.*\)|<!--.*-->|\{.*\}|(?:#|//|/\*|--)\s*(?:\.{3}|…).*|.*(?:\.{3}|…)\s*(?:\*/)?)"
+)
+
+
+def unwrap(text: str) -> str:
+    """The document inside one fence around it (chatter before or after the fence dropped);
+    anything else as it was, stripped."""
+    stripped = text.strip()
+    lines = stripped.splitlines()
+    opening = next((n for n, line in enumerate(lines) if _FENCE.fullmatch(line)), None)
+    if opening is None:
+        return stripped
+    marker = _FENCE.fullmatch(lines[opening])
+    assert marker is not None
+    fence = marker.group(1)
+    closing = next(
+        (
+            n
+            for n in range(len(lines) - 1, opening, -1)
+            if lines[n].strip().startswith(fence[0] * len(fence))
+            and not lines[n].strip().strip(fence[0])
+        ),
+        None,
+    )
+    before = "\n".join(lines[:opening])
+    after = "\n".join(lines[closing + 1 :]) if closing is not None else ""
+    if not (_chatter(before) and _chatter(after)):
+        return stripped
+    inner = lines[opening + 1 : closing] if closing is not None else lines[opening + 1 :]
+    return "\n".join(inner).strip()
+
+
+def refusal(old: str, new: str) -> str | None:
+    """Why `new` cannot replace the document `old`, or None when it is a whole document."""
+    if not new.strip():
+        return "the fixer returned nothing"
+    diff = _diff_marker(old, new)
+    if diff:
+        return f"the fixer returned a diff ({diff!r}), not the whole document"
+    if len(new) < MIN_FIX_LENGTH_RATIO * len(old):
+        share = round(100 * len(new) / max(len(old), 1))
+        return f"the fixer returned {len(new)} chars, {share}% of the previous {len(old)}"
+    elided = _new_elisions(old, new)
+    if elided:
+        return f"the fixer left part of the document out ({elided!r}), not the whole document"
+    lost = _lost_headings(old, new)
+    if lost:
+        return f"the fixer dropped or reordered the heading(s) {', '.join(lost)}"
+    emptied = _lost_tables(old, new)
+    if emptied:
+        return f"the fixer dropped the table(s) of {', '.join(emptied)}"
+    return None
+
+
+def refused_source(old: str, new: str) -> str | None:
+    """Why a source file a coding agent wrote is not a whole file: a diff, conflict markers or
+    an elided part that its previous text did not have."""
+    diff = _diff_marker(old, new)
+    if diff:
+        return f"it holds a diff ({diff!r}) instead of the code"
+    conflict = _CONFLICT.search(new)
+    if conflict and not _CONFLICT.search(old):
+        return "it holds merge conflict markers"
+    elided = _new_elisions(old, new)
+    if elided:
+        return f"part of it was left out ({elided!r})"
+    return None
+
+
+def _chatter(text: str) -> bool:
+    """A model's line or two around the fence: short, and no part of a document."""
+    return len(text) <= _CHATTER_CHARS and not any(
+        _HEADING.match(line.strip()) for line in text.splitlines()
+    )
+
+
+def _diff_marker(old: str, new: str) -> str | None:
+    for pattern in _DIFF_LINES:
+        found = pattern.search(new)
+        if found and not pattern.search(old):
+            return found.group(0).splitlines()[0][:60]
+    return None
+
+
+def _new_elisions(old: str, new: str) -> str | None:
+    """A line standing for left-out text that the previous document did not have."""
+    before = {line.strip() for line in old.splitlines()}
+    for line in new.splitlines():
+        stripped = line.strip()
+        if stripped in before or len(stripped) > 160:
+            continue
+        if _ELLIPSIS_ONLY.fullmatch(stripped):
+            return stripped
+        if _ELIDED.search(stripped) and _ELISION_FRAME.fullmatch(stripped):
+            return stripped
+    return None
+
+
+def _lost_headings(old: str, new: str) -> list[str]:
+    """Every heading of the document must still stand, in the same order."""
+    remaining = iter(heading for heading, _ in _skeleton(new))
+    return [h for h, _ in _skeleton(old) if not any(h == kept for kept in remaining)]
+
+
+def _lost_tables(old: str, new: str) -> list[str]:
+    """Each section keeps at least the tables it had (its cells may change)."""
+    tables: dict[str, list[int]] = {}
+    for heading, count in _skeleton(new):
+        tables.setdefault(heading, []).append(count)
+    lost = []
+    for heading, count in _skeleton(old):
+        kept = tables.get(heading) or [0]
+        if kept.pop(0) < count:
+            lost.append(heading or "the text before the first heading")
+    return lost
+
+
+def _skeleton(text: str) -> list[tuple[str, int]]:
+    """The document's Markdown headings outside code fences, as written, each with the number
+    of tables in its section (a document's text before its first heading counts under '')."""
+    return list(_sections(text))
+
+
+def _sections(text: str) -> Iterator[tuple[str, int]]:
+    heading, tables, fenced = "", 0, False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            fenced = not fenced
+        elif fenced:
+            continue
+        elif _HEADING.match(stripped):
+            if heading or tables:
+                yield heading, tables
+            heading, tables = " ".join(stripped.split()), 0
+        elif "-" in stripped and _TABLE_RULE.fullmatch(stripped):
+            tables += 1
+    if heading or tables:
+        yield heading, tables
