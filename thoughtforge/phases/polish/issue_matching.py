@@ -1,8 +1,11 @@
 """Stagnation's rotation test: do the current review's issues resemble the previous review's?
 
 Stagnation ends the loop only when the total plateaus while the issues rotate, that is when
-fewer than 70 % of the current issues resemble a previous one. Matching is the guards' only
-costly part, so it measures as few pairs as the 70 % rule needs.
+fewer than 70 % of the current issues resemble a previous one. An issue resembles another when
+their descriptions are similar as DESIGN.md says (normalized Levenshtein ≥ 0.8), or when they
+name the same things in other words (`issue_wording`: reviewers reword, reorder and swap
+synonyms from one round to the next, and a reworded finding still persists). Matching is the
+guards' only costly part, so it measures as few pairs as the 70 % rule needs.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from thoughtforge.models import Issue
+from thoughtforge.phases.polish.issue_wording import least_shared, same_words, words
 
 
 @dataclass
@@ -53,9 +57,10 @@ class Tally:
 def tally_matches(current: list[Issue], previous: list[Issue]) -> Tally:
     """Match the current issues cheapest first, until the 70 % rule is decided.
 
-    A first pass takes what is cheap to find: a description seen before, or one similar to its
-    likely original. The rest are compared with every previous description that could reach 0.8,
-    fewest of those first, so that when issues matching nothing decide, the cheapest of them do.
+    A first pass takes what is cheap to find: a description seen before, one similar to its
+    likely original, or one naming the same things. The rest are compared with every previous
+    description that could reach 0.8, fewest of those first, so that when issues matching
+    nothing decide, the cheapest of them do.
     """
     known = _Previous(previous)
     tally = Tally(len(current))
@@ -63,7 +68,7 @@ def tally_matches(current: list[Issue], previous: list[Issue]) -> Tally:
     for issue in current:
         if tally.decided:
             break
-        if known.likely(issue.description):
+        if known.likely(issue.description) or known.same_words(issue.description):
             tally.matched += 1
         else:
             unsure.append(issue.description)
@@ -90,6 +95,10 @@ class _Previous:
         self.lengths = [len(text) for text in self.by_length]
         self.forwards = sorted(self.by_length)
         self.backwards = sorted(text[::-1] for text in self.by_length)
+        self.words = _WordIndex(self.by_length)
+
+    def same_words(self, text: str) -> bool:
+        return self.words.any_same(words(text))
 
     def likely(self, text: str) -> bool:
         """Seen before, or similar to the description sharing its longest beginning or ending.
@@ -139,3 +148,59 @@ def _similar_neighbour(text: str, alphabetical: list[str]) -> bool:
 def _similar(text: str, other: str) -> bool:
     longer = max(len(text), len(other))
     return 5 * Levenshtein.distance(text, other, score_cutoff=longer // 5) <= longer
+
+
+class _WordIndex:
+    """The previous descriptions' words, one bit per description in each word's mask.
+
+    For a current description, the number of its words each previous one shares is counted for
+    all of them at once, in bit planes (an adder over the masks), so only the few that share
+    enough words to pass are compared word by word.
+    """
+
+    def __init__(self, texts: list[str]) -> None:
+        self.sets = [words(text) for text in texts]
+        self.masks: dict[str, int] = {}
+        for n, found in enumerate(self.sets):
+            for word in found:
+                self.masks[word] = self.masks.get(word, 0) | (1 << n)
+        self.smallest = min((len(found) for found in self.sets if found), default=0)
+
+    def any_same(self, found: frozenset[str]) -> bool:
+        masks = [self.masks[word] for word in found if word in self.masks]
+        if not masks or not self.smallest:
+            return False
+        need = least_shared(len(found), max(self.smallest, -(-7 * len(found) // 13)))
+        if len(masks) < need:
+            return False
+        candidates = _at_least(masks, need)
+        while candidates:
+            low = candidates & -candidates
+            if same_words(found, self.sets[low.bit_length() - 1]):
+                return True
+            candidates ^= low
+        return False
+
+
+def _at_least(masks: list[int], need: int) -> int:
+    """The bits set in at least `need` of the masks: their counts summed in binary, bit plane by
+    bit plane, then compared with `need` from the highest plane down."""
+    planes: list[int] = []
+    for carry in masks:
+        for n, plane in enumerate(planes):
+            planes[n], carry = plane ^ carry, plane & carry
+            if not carry:
+                break
+        else:
+            if carry:
+                planes.append(carry)
+    every = (1 << max(mask.bit_length() for mask in masks)) - 1
+    greater, equal = 0, every
+    for n in range(max(len(planes), need.bit_length()) - 1, -1, -1):
+        plane = planes[n] if n < len(planes) else 0
+        if need >> n & 1:
+            equal &= plane
+        else:
+            greater |= equal & plane
+            equal &= ~plane
+    return greater | equal

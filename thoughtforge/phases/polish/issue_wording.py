@@ -1,0 +1,163 @@
+"""The same finding in new words: reviewers reword an issue from one round to the next.
+
+A description is reduced to the set of what it names: words lower-cased, stop words and the words
+of absence ("no", "missing", "lacks": nearly every finding has one) dropped, a light stemmer,
+and the synonyms reviewers swap (cost/budget/expense, owner/responsible, vague/unclear) merged
+to one word. Two descriptions name the same issue when those sets overlap by a Dice coefficient
+of at least `SAME_WORDS` (2·shared / (size of one + size of the other)), whatever the order of
+their clauses. Measured on labelled pairs in `bench/bench_paraphrase.py`.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+SAME_WORDS = 0.7
+
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP_WORDS = """
+    a an the of to in on for from by with at as into onto per via and or but nor so than then
+    is are was were be been being am do does did done has have had having it its this that these
+    those there here which who whom whose what when where while why how any all each every some
+    such other another same both either neither only just also too very more most much many
+    can could should would may might must will shall not no none nothing never without missing
+    lack lacks lacking lacked absent omit omits omitted omission empty nobody neither nor yet
+    given gives give include includes included including contain contains containing state
+    states stated say says said mention mentions mentioned specify specifies specified
+    describe describes described cover covers covered address addresses addressed plan plans
+    section document currently current actually one ones instead even still again properly
+    list listed arrange arranged organize organise up down go about met meet strategy content
+    during before prior after written write writes output message messages code coded replace
+    number exhaust out handle handling return returns because between s
+"""
+_STOP = frozenset(_STOP_WORDS.split())
+_SYNONYMS = (
+    "budget cost costs spend spending expense expenses financial money",
+    "contingency reserve",
+    "buffer slack margin",
+    "backup fallback alternative",
+    "rain wet weather",
+    "unexpected unforeseen unplanned",
+    "deadline due",
+    "owner responsible responsibility responsibilities assigned assign accountable staff staffed",
+    "detail details information info",
+    "capacity hold",
+    "collect gather",
+    "requirement requirements required requires restriction restrictions need needs",
+    "backup back",
+    "criterion criteria",
+    "column cell",
+    "deliver deliverable delivered",
+    "segment segmentation segmented",
+    "finish finishes complete completes completed",
+    "import importer",
+    "swallow swallows ignore ignores catch catches silent silently",
+    "compare compares comparison",
+    "magic hard hardcoded",
+    "exit status",
+    "retry retries retried attempt attempts",
+    "schedule timeline",
+    "guest guests attendee attendees invitee invitees invited",
+    "venue site",
+    "transport transportation shuttle",
+    "dietary diet",
+    "unclear vague ambiguous imprecise fuzzy",
+    "monitor monitoring monitored observability alert alerting alerts",
+    "test tests testing tested untested",
+    "fail fails failure failed failing error errors crash crashes exception exceptions",
+    "log logs logging logged",
+    "leak leaks leaked expose exposes exposed",
+    "database db",
+    "forever indefinitely infinite endless unbounded unlimited",
+    "limit cap maximum max bound",
+    "validate validated validation check checked checking verify verified verification confirm",
+    "launch golive live",
+    "measure measured metric metrics kpi",
+    "analyse analyze analysis analyses",
+    "competitor competitors competition",
+    "source sourced cite cites citation reference",
+    "breakdown split broken",
+    "concurrent concurrently parallel simultaneous simultaneously",
+    "docstring documentation documented docs",
+    "hint hints annotation annotations",
+    "slow slowness performance latency",
+    "huge large big",
+    "insurance insured",
+    "access accessibility",
+    "mobility wheelchair",
+    "license licensing licence",
+)
+
+
+def words(text: str) -> frozenset[str]:
+    """What a description names, as the canonical words compared."""
+    return _words(text)
+
+
+def same_words(first: frozenset[str], second: frozenset[str]) -> bool:
+    """Dice ≥ SAME_WORDS, in integers: 2·shared·10 ≥ 7·(|first| + |second|)."""
+    if not first or not second:
+        return False
+    shared = len(first & second)
+    return shared * 20 >= 7 * (len(first) + len(second))
+
+
+def least_shared(size: int, other: int) -> int:
+    """The fewest shared words two sets of these sizes need to be the same issue."""
+    return -(-7 * (size + other) // 20)
+
+
+@lru_cache(maxsize=65536)
+def _words(text: str) -> frozenset[str]:
+    found = set()
+    for word in _WORD.findall(text.lower()):
+        if word in _STOP or (len(word) == 1 and not word.isdigit()):
+            continue
+        stem = _stem(word)
+        if stem not in _STOP:
+            found.add(_CANONICAL.get(stem, stem))
+    return frozenset(found)
+
+
+def _stem(word: str) -> str:
+    """A light stemmer: enough to meet 'validated', 'validation' and 'validate' in one word."""
+    if len(word) <= 3 or word.isdigit():
+        return word
+    for suffix, instead in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            if suffix == "s" and word[-2] in "sui":
+                break
+            word = word[: -len(suffix)] + instead
+            break
+    if len(word) >= 4 and word.endswith("e"):
+        word = word[:-1]
+    if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+        word = word[:-1]
+    return word
+
+
+_SUFFIXES = (
+    ("ational", "ate"),
+    ("izations", "ize"),
+    ("ization", "ize"),
+    ("isation", "ize"),
+    ("ations", "ate"),
+    ("ation", "ate"),
+    ("iness", "y"),
+    ("ments", ""),
+    ("ment", ""),
+    ("ingly", ""),
+    ("ings", ""),
+    ("ing", ""),
+    ("edly", ""),
+    ("ied", "y"),
+    ("ies", "y"),
+    ("ed", ""),
+    ("es", ""),
+    ("ly", ""),
+    ("s", ""),
+)
+_CANONICAL = {
+    _stem(word): _stem(group.split()[0]) for group in _SYNONYMS for word in group.split()
+}
