@@ -57,8 +57,8 @@ class Tally:
 def tally_matches(current: list[Issue], previous: list[Issue]) -> Tally:
     """Match the current issues cheapest first, until the 70 % rule is decided.
 
-    A first pass takes what is cheap to find: a description seen before, one similar to its
-    likely original, or one naming the same things. The rest are compared with every previous
+    A first pass takes what is cheap to find: a description seen before, or one similar to its
+    likely original. The rest are looked up by their words, then compared with every previous
     description that could reach 0.8, fewest of those first, so that when issues matching
     nothing decide, the cheapest of them do.
     """
@@ -68,14 +68,14 @@ def tally_matches(current: list[Issue], previous: list[Issue]) -> Tally:
     for issue in current:
         if tally.decided:
             break
-        if known.likely(issue.description) or known.same_words(issue.description):
+        if known.likely(issue.description):
             tally.matched += 1
         else:
             unsure.append(issue.description)
     for text in sorted(unsure, key=known.reach):
         if tally.decided:
             break
-        if known.resembles(text):
+        if known.same_words(text) or known.resembles(text):
             tally.matched += 1
         else:
             tally.unmatched += 1
@@ -165,6 +165,7 @@ class _WordIndex:
             for word in found:
                 self.masks[word] = self.masks.get(word, 0) | (1 << n)
         self.smallest = min((len(found) for found in self.sets if found), default=0)
+        self.every = (1 << len(self.sets)) - 1
 
     def any_same(self, found: frozenset[str]) -> bool:
         masks = [self.masks[word] for word in found if word in self.masks]
@@ -173,7 +174,7 @@ class _WordIndex:
         need = least_shared(len(found), max(self.smallest, -(-7 * len(found) // 13)))
         if len(masks) < need:
             return False
-        candidates = _at_least(masks, need)
+        candidates = _at_least(masks, need, self.every)
         while candidates:
             low = candidates & -candidates
             if same_words(found, self.sets[low.bit_length() - 1]):
@@ -182,7 +183,7 @@ class _WordIndex:
         return False
 
 
-def _at_least(masks: list[int], need: int) -> int:
+def _at_least(masks: list[int], need: int, every: int) -> int:
     """The bits set in at least `need` of the masks: their counts summed in binary, bit plane by
     bit plane, then compared with `need` from the highest plane down."""
     planes: list[int] = []
@@ -194,7 +195,6 @@ def _at_least(masks: list[int], need: int) -> int:
         else:
             if carry:
                 planes.append(carry)
-    every = (1 << max(mask.bit_length() for mask in masks)) - 1
     greater, equal = 0, every
     for n in range(max(len(planes), need.bit_length()) - 1, -1, -1):
         plane = planes[n] if n < len(planes) else 0

@@ -108,16 +108,18 @@ def least_shared(size: int, other: int) -> int:
     return -(-7 * (size + other) // 20)
 
 
-@lru_cache(maxsize=65536)
 def _words(text: str) -> frozenset[str]:
-    found = set()
-    for word in _WORD.findall(text.lower()):
-        if word in _STOP or (len(word) == 1 and not word.isdigit()):
-            continue
-        stem = _stem(word)
-        if stem not in _STOP:
-            found.add(_CANONICAL.get(stem, stem))
-    return frozenset(found)
+    found = frozenset(map(_canonical, _WORD.findall(text.lower())))
+    return found - {""}
+
+
+@lru_cache(maxsize=65536)
+def _canonical(word: str) -> str:
+    """The word as compared; empty for a word that names nothing."""
+    if word in _STOP or (len(word) == 1 and not word.isdigit()):
+        return ""
+    stem = _stem(word)
+    return "" if stem in _STOP else _CANONICAL.get(stem, stem)
 
 
 def _stem(word: str) -> str:
