@@ -22,13 +22,13 @@ from rapidfuzz.distance import Levenshtein
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from bench_guards import ISSUES, description, edited, issues, plateau  # noqa: E402
-from paraphrase_pairs import DIFFERENT, HELD_OUT_DIFFERENT, HELD_OUT_SAME, SAME  # noqa: E402
+from bench_guards import ISSUES, description, edited, issues, plateau
+from paraphrase_pairs import DIFFERENT, HELD_OUT_DIFFERENT, HELD_OUT_SAME, SAME
 
-from thoughtforge.config import PolishConfig  # noqa: E402
-from thoughtforge.phases.polish import issue_matching  # noqa: E402
-from thoughtforge.phases.polish.guards import evaluate  # noqa: E402
-from thoughtforge.phases.polish.issue_wording import _canonical, same_words, words  # noqa: E402
+from thoughtforge.config import PolishConfig
+from thoughtforge.phases.polish import issue_matching
+from thoughtforge.phases.polish.guards import evaluate
+from thoughtforge.phases.polish.issue_wording import _canonical, same_words, words
 
 Matcher = Callable[[str, str], bool]
 
@@ -63,9 +63,11 @@ def guards_cpu_ms(carried_over: float, with_words: bool) -> float:
     best = float("inf")
     for _ in range(7):
         _canonical.cache_clear()  # a new review's words are new to the process too
-        with mock.patch.object(
-            issue_matching._Previous, "same_words", lambda self, text: False
-        ) if not with_words else _nothing():
+        with (
+            mock.patch.object(issue_matching._Previous, "same_words", lambda self, text: False)
+            if not with_words
+            else _nothing()
+        ):
             start = time.process_time()
             evaluate(trajectory, now, before, config)
             best = min(best, time.process_time() - start)

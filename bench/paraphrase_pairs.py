@@ -513,33 +513,72 @@ HELD_OUT_SAME: list[tuple[str, str]] = [
     ("The photographer's fee is not in the budget.", "Budget omits the cost of the photographer."),
     ("No backup generator is planned for the marquee.", "The marquee has no fallback power."),
     ("Seating plan is missing for the dinner.", "The dinner has no seating arrangement."),
-    ("Hotel blocks for out-of-town guests are not reserved.", "Out-of-town guests have no reserved hotel rooms."),
-    ("The timeline has no date for sending invitations.", "When invitations go out is not on the schedule."),
-    ("Staging environment is not mentioned in the rollout.", "The rollout skips any staging environment."),
+    (
+        "Hotel blocks for out-of-town guests are not reserved.",
+        "Out-of-town guests have no reserved hotel rooms.",
+    ),
+    (
+        "The timeline has no date for sending invitations.",
+        "When invitations go out is not on the schedule.",
+    ),
+    (
+        "Staging environment is not mentioned in the rollout.",
+        "The rollout skips any staging environment.",
+    ),
     ("Data retention period is undefined.", "The plan does not define how long data is retained."),
     ("Nobody owns the incident response runbook.", "The incident runbook has no owner."),
     ("KPIs for the campaign are missing.", "The campaign defines no metrics."),
-    ("The function swallows KeyError and returns None.", "KeyError is caught and ignored; the function returns None."),
-    ("Config file path is hard-coded.", "The configuration path is hardcoded instead of configurable."),
+    (
+        "The function swallows KeyError and returns None.",
+        "KeyError is caught and ignored; the function returns None.",
+    ),
+    (
+        "Config file path is hard-coded.",
+        "The configuration path is hardcoded instead of configurable.",
+    ),
     ("Tests do not cover the timeout branch.", "The timeout branch is untested."),
-    ("The export writes the whole file into memory.", "The whole export file is held in memory before writing."),
-    ("Retry delay is constant; no exponential backoff.", "Backoff between retries is not exponential: the delay never grows."),
+    (
+        "The export writes the whole file into memory.",
+        "The whole export file is held in memory before writing.",
+    ),
+    (
+        "Retry delay is constant; no exponential backoff.",
+        "Backoff between retries is not exponential: the delay never grows.",
+    ),
     ("The login endpoint has no rate limiting.", "Rate limiting is absent on the login endpoint."),
 ]
 HELD_OUT_DIFFERENT: list[tuple[str, str]] = [
-    ("The photographer's fee is not in the budget.", "The photographer's contract has no cancellation clause."),
+    (
+        "The photographer's fee is not in the budget.",
+        "The photographer's contract has no cancellation clause.",
+    ),
     ("No backup generator is planned for the marquee.", "The marquee size is not confirmed."),
     ("Seating plan is missing for the dinner.", "The dinner menu is not confirmed."),
-    ("Hotel blocks for out-of-town guests are not reserved.", "Out-of-town guests get no directions to the venue."),
-    ("The timeline has no date for sending invitations.", "The timeline has no date for the final venue payment."),
-    ("Staging environment is not mentioned in the rollout.", "The rollout has no announcement to users."),
+    (
+        "Hotel blocks for out-of-town guests are not reserved.",
+        "Out-of-town guests get no directions to the venue.",
+    ),
+    (
+        "The timeline has no date for sending invitations.",
+        "The timeline has no date for the final venue payment.",
+    ),
+    (
+        "Staging environment is not mentioned in the rollout.",
+        "The rollout has no announcement to users.",
+    ),
     ("Data retention period is undefined.", "Data is not encrypted in transit."),
-    ("Nobody owns the incident response runbook.", "The incident runbook has no escalation contacts."),
+    (
+        "Nobody owns the incident response runbook.",
+        "The incident runbook has no escalation contacts.",
+    ),
     ("KPIs for the campaign are missing.", "The campaign has no creative brief."),
     ("The function swallows KeyError and returns None.", "The function is 300 lines long."),
     ("Config file path is hard-coded.", "Config file is parsed on every request."),
     ("Tests do not cover the timeout branch.", "Tests depend on the system clock."),
     ("The export writes the whole file into memory.", "The export file name has no date."),
     ("Retry delay is constant; no exponential backoff.", "Retries are not logged."),
-    ("The login endpoint has no rate limiting.", "The login endpoint returns different errors for unknown users and wrong passwords."),
+    (
+        "The login endpoint has no rate limiting.",
+        "The login endpoint returns different errors for unknown users and wrong passwords.",
+    ),
 ]

@@ -24,7 +24,10 @@ PLAN = (
     + "\n"
 )
 CONSTRAINTS = "## Acceptance Criteria\n- Budget stays under 15k\n- Rain plan exists\n"
-ECHO_FIX: dict[str, Any] = {"echo_after": "Plan:\n\n", "append": "\nRevised in iteration {iteration}.\n"}
+ECHO_FIX: dict[str, Any] = {
+    "echo_after": "Plan:\n\n",
+    "append": "\nRevised in iteration {iteration}.\n",
+}
 """A fixer that changes the plan a little at every iteration (one that returns it as it was is
 an idle fixer, which the loop halts: `UNCHANGED_FIX`)."""
 UNCHANGED_FIX: dict[str, Any] = {"echo_after": "Plan:\n\n"}

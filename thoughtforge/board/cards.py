@@ -17,7 +17,7 @@ from thoughtforge.config import Config
 from thoughtforge.core.project import ProjectListing, list_projects
 from thoughtforge.core.state import POLISH_STATE_FILE, Status, read_polish_state
 from thoughtforge.errors import StateFileError
-from thoughtforge.models import Counts, DeliverableType, HaltReason, Phase
+from thoughtforge.models import POLISH_HALT_ADVICE, Counts, DeliverableType, HaltReason, Phase
 
 COLUMNS: dict[Phase, str] = {
     Phase.BRAIN_DUMP: "Brain Dump",
@@ -109,7 +109,8 @@ def describe(card: Card) -> str:
         f"**Agent:** {card.agent or 'unknown'}",
     ]
     if card.halt_reason:
-        lines.append(f"**Halt reason:** {card.halt_reason}")
+        advice = POLISH_HALT_ADVICE.get(card.halt_reason)
+        lines.append(f"**Halt reason:** {card.halt_reason}" + (f" — {advice}" if advice else ""))
     if card.iteration:
         lines.append(f"**Polish iteration:** {card.iteration}")
     if card.trajectory:

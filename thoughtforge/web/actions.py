@@ -17,6 +17,7 @@ from thoughtforge.models import (
     AUTONOMOUS_PHASES,
     INPUT_HALTS,
     OVERRIDE_BUILD_HALTS,
+    POLISH_HALT_ADVICE,
     HaltReason,
     Phase,
 )
@@ -91,15 +92,19 @@ def composer_for(status: Status, waiting: Waiting | None, run_busy: bool) -> Com
         return Composer(actions=[], note="Done: the deliverable is final.")
     if status.halt_reason is HaltReason.HUMAN_TERMINATED:
         return Composer(actions=[], note="Terminated: this project will not go on.")
+    advice = POLISH_HALT_ADVICE.get(status.halt_reason) if status.halt_reason else None
+    to_act = f" ({advice})" if advice and status.phase is Phase.HALTED else ""
     if waiting is not None and waiting.kind in WAIT_ACTIONS:
         return Composer(
             actions=_named(WAIT_ACTIONS[waiting.kind]),
-            note=f"Waiting for {WAITS_FOR[waiting.kind]}.",
+            note=f"Waiting for {WAITS_FOR[waiting.kind]}{to_act}.",
         )
     if status.phase is Phase.HALTED:
         return Composer(
             actions=_named(_halt_decisions(status)),
-            note=f"Halted ({status.halt_reason}): no run is waiting; a decision starts one.",
+            note=(
+                f"Halted ({status.halt_reason}{to_act}): no run is waiting; a decision starts one."
+            ),
         )
     if run_busy:
         return Composer(

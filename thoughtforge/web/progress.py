@@ -68,6 +68,8 @@ class Panel(BaseModel):
     deliverable_html: str = ""
     polish_log_html: str = ""
     problems: list[str] = []
+    still_open: list[str] = []
+    """Done at a plateau above the thresholds: the issues the last review left open."""
 
     @property
     def empty(self) -> bool:
@@ -168,3 +170,8 @@ def _add_polish(project: Project, panel: Panel) -> None:
     last = record.last_iteration
     if last is not None:
         panel.guards, panel.verdict = last.guards, last.verdict
+    if record.state.completed and record.state.plateau:
+        panel.still_open = [
+            f"{i.severity}{f' ({i.location})' if i.location else ''}: {i.description}"
+            for i in record.state.last_issues
+        ]

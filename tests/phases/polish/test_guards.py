@@ -193,7 +193,9 @@ def test_a_spike_of_exactly_50_percent_is_not_fabrication() -> None:
     report = run(entries((0, 4, 2), (0, 4, 2), (0, 4, 2), (0, 6, 2)))
     assert report.verdict == "continue"
     assert named(report, "fabrication").name == "fabrication"
-    assert named(report, "fabrication").detail == "no severity spiked against the last 3 iteration(s)"
+    assert (
+        named(report, "fabrication").detail == "no severity spiked against the last 3 iteration(s)"
+    )
 
 
 def test_a_spike_over_50_percent_after_near_convergence_is_fabrication() -> None:

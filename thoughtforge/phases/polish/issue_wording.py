@@ -160,6 +160,4 @@ _SUFFIXES = (
     ("ly", ""),
     ("s", ""),
 )
-_CANONICAL = {
-    _stem(word): _stem(group.split()[0]) for group in _SYNONYMS for word in group.split()
-}
+_CANONICAL = {_stem(word): _stem(group.split()[0]) for group in _SYNONYMS for word in group.split()}

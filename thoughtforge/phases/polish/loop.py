@@ -42,7 +42,7 @@ from thoughtforge.core import (
     show_on_board,
 )
 from thoughtforge.errors import PhaseHalt, StateFileError
-from thoughtforge.models import Counts, HaltReason, Phase
+from thoughtforge.models import POLISH_HALT_ADVICE, Counts, HaltReason, Phase
 from thoughtforge.phases import chat
 from thoughtforge.phases.engine import HALTING_FAILURES, PhaseEngine, StepRunner, run_direct
 from thoughtforge.phases.polish import polish_log
@@ -177,7 +177,10 @@ class PolishLoop:
 
     def _halt(self, halt: PhaseHalt) -> PolishOutcome:
         name = self.engine.project_name
-        self.engine.halt(halt, HALT_OPTIONS, f"Project '{name}' — {halt} Review needed.")
+        advice = POLISH_HALT_ADVICE.get(halt.halt_reason)
+        options = f"{HALT_OPTIONS} ({advice})" if advice else HALT_OPTIONS
+        summary = f"Project '{name}' — {halt}" + (f" To act: {advice}." if advice else "")
+        self.engine.halt(halt, options, f"{summary} Review needed.")
         try:
             state = read_polish_state(self.dir)
         except StateFileError:
