@@ -26,9 +26,9 @@ _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*([\w+.-]*)[ \t]*")
 _HEADING = re.compile(r"#{1,6}\s")
 _TABLE_RULE = re.compile(r"\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?")
 _DIFF_LINES = (
-    re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.MULTILINE),
+    re.compile(r"^diff --git .*", re.MULTILINE),
     re.compile(r"^--- (?:a/)?\S.*\n\+\+\+ (?:b/)?\S", re.MULTILINE),
-    re.compile(r"^diff --git ", re.MULTILINE),
+    re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.MULTILINE),
     re.compile(r"^\*\*\* (?:Begin Patch|Update File:|End Patch)", re.MULTILINE),
 )
 _CONFLICT = re.compile(r"^(?:<{7}|>{7}) ", re.MULTILINE)

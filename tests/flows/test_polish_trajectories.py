@@ -1,0 +1,366 @@
+"""Labelled trajectories of reviewers and fixers that misbehave as models do, each run through the
+polish flow on a real Prefect server: the verdict, the halt reason, the log and the commits.
+
+Each test names the class it stands for and, in its docstring, what the loop did before. The
+scripted agents answer by step and iteration (`THOUGHTFORGE_STEP`, `THOUGHTFORGE_ITERATION`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import git
+import pytest
+import yaml
+
+from tests.polish_setup import (
+    ECHO_FIX,
+    PLAN,
+    UNCHANGED_FIX,
+    calls,
+    polishing_project,
+    review,
+    write_script,
+)
+from thoughtforge.config import load_config
+from thoughtforge.core import Project, read_chat, read_polish_state, read_status
+from thoughtforge.flows import polish
+from thoughtforge.models import HaltReason, Phase
+from thoughtforge.phases.plugin_loader import plugin_for
+from thoughtforge.phases.polish.loop import PolishOutcome
+from thoughtforge.web.progress import panel_for
+
+Run = Callable[..., tuple[Project, PolishOutcome]]
+
+
+@pytest.fixture
+def run(
+    tmp_path: Path,
+    cli_config: Callable[..., Path],
+    prefect_api_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Run:
+    """Polish a fresh project through the flow with these reviews (by iteration) and fixer."""
+
+    def polish_with(
+        reviews: dict[int | str, str] | None = None,
+        fix: dict[str, Any] | None = None,
+        steps: dict[str, Any] | None = None,
+        **limits: int,
+    ) -> tuple[Project, PolishOutcome]:
+        config_path = cli_config(polish={"max_iterations": 8, **limits})
+        project = polishing_project(load_config(config_path))
+        script = tmp_path / "script.yaml"
+        if steps is not None:
+            script.write_text(yaml.safe_dump({"steps": steps}))
+        else:
+            write_script(script, reviews or {}, fix)
+        monkeypatch.setenv("THOUGHTFORGE_SCRIPT", str(script))
+        outcome = polish.polish_in_process(project.id, config_path, wait_for_human=False)
+        return project, outcome
+
+    return polish_with
+
+
+def subjects(project: Project) -> list[str]:
+    """Commit subjects after the project's setup, oldest first."""
+    return [str(c.summary) for c in reversed(list(git.Repo(project.dir).iter_commits()))][2:]
+
+
+def plan_commits(project: Project) -> int:
+    return len(list(git.Repo(project.dir).iter_commits(paths="docs/plan.md")))
+
+
+def log(project: Project) -> str:
+    return (project.dir / "polish_log.md").read_text()
+
+
+def prompts(project: Project, step: str) -> list[str]:
+    folder = project.dir / ".scripted-agent" / "prompts"
+    return [p.read_text() for p in sorted(folder.glob(f"*-{step}.md"))]
+
+
+def halted(project: Project, outcome: PolishOutcome, reason: HaltReason, iteration: int) -> None:
+    assert (outcome.verdict, outcome.halt_reason, outcome.iteration) == (
+        "halt",
+        reason,
+        iteration,
+    ), outcome.reason
+    status = read_status(project.dir)
+    assert (status.phase, status.halt_reason) == (Phase.HALTED, reason)
+
+
+# --- 1. fix acceptance ---------------------------------------------------------------------------
+
+EVERY_SECTION_FIXED = PLAN
+for _n in range(1, 6):
+    EVERY_SECTION_FIXED = EVERY_SECTION_FIXED.replace(f"Steps for {_n}", f"Book item {_n} by May")
+DIFF = "".join(
+    difflib.unified_diff(
+        PLAN.splitlines(keepends=True),
+        EVERY_SECTION_FIXED.splitlines(keepends=True),
+        "a/docs/plan.md",
+        "b/docs/plan.md",
+    )
+)
+
+
+def test_a_fixer_answering_with_a_diff_is_refused_and_the_run_halts_never_done(run: Run) -> None:
+    """Before: the diff (over half the plan's length) replaced docs/plan.md and the run ended
+    `done` on a file that is a patch."""
+    assert len(DIFF) > len(PLAN) / 2
+    project, outcome = run(
+        {"default": review(1, 0, 0, "a"), 2: review(1, 0, 0, "b")}, {"text": DIFF}
+    )
+    halted(project, outcome, HaltReason.FIX_OUTPUT_INVALID, 2)
+    assert (project.docs_dir / "plan.md").read_text() == PLAN
+    assert plan_commits(project) == 1, "no commit ever changed the plan"
+    assert "Fix output rejected twice in a row (iterations 1 and 2" in outcome.reason
+    said = subjects(project)
+    assert said[1].startswith("fix #1: refused: the fixer returned a diff ('--- a/docs/plan.md'")
+    assert said[3].startswith("fix #2: refused: the fixer returned a diff")
+    state = read_polish_state(project.dir)
+    assert state.iteration == 2, "the halted iteration is recorded, with its review"
+    assert state.last_issues[0].description.startswith("b b b")
+    assert "**Verdict:** halt (fix_output_invalid)" in log(project)
+
+
+FENCED_WITH_CHATTER = (
+    "Here is the revised plan with every issue addressed:\n\n"
+    f"```markdown\n{EVERY_SECTION_FIXED}```\n\nLet me know if you want more changes!"
+)
+ELIDED = PLAN.split("## Section 3")[0] + "## Section 3\n\n[... sections 3 to 5 unchanged ...]\n"
+TABLES_EMPTIED = "\n".join(
+    "Objectives, plans and checks stay as agreed with the couple." if line.startswith("|") else line
+    for line in PLAN.splitlines()
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "accepted", "why"),
+    [
+        (FENCED_WITH_CHATTER, True, ""),
+        (ELIDED, False, "left part of the document out ('[... sections 3 to 5 unchanged ...]')"),
+        (TABLES_EMPTIED, False, "dropped the table(s) of"),
+    ],
+    ids=["fenced-with-chatter", "elided", "tables-emptied"],
+)
+def test_only_a_whole_document_is_accepted_and_a_fence_is_unwrapped(
+    run: Run, answer: str, accepted: bool, why: str
+) -> None:
+    """Before: a fenced answer with a line of chatter was refused ('dropped or reordered
+    headings'); a plan whose tables were replaced by prose was accepted."""
+    project, outcome = run(
+        {1: review(1, 0, 0, "a"), 2: review(1, 0, 0, "b"), "default": review()}, {"text": answer}
+    )
+    if accepted:
+        assert outcome.verdict == "done", outcome.reason
+        assert (project.docs_dir / "plan.md").read_text() == EVERY_SECTION_FIXED
+        assert subjects(project)[1].startswith("fix #1: docs/plan.md updated (")
+    else:
+        halted(project, outcome, HaltReason.FIX_OUTPUT_INVALID, 2)
+        assert (project.docs_dir / "plan.md").read_text() == PLAN
+        assert why in log(project)
+
+
+# --- 2. fixes that change nothing or go back -----------------------------------------------------
+
+
+def test_a_fixer_that_changes_nothing_is_logged_unchanged_and_halts_at_the_second(run: Run) -> None:
+    """Before: every fix was logged 'docs/plan.md updated (535 → 535 chars)', committed as
+    'fix #N', and the run went on to the ceiling."""
+    project, outcome = run({"default": review(1, 1, 0)}, UNCHANGED_FIX, max_iterations=12)
+    halted(project, outcome, HaltReason.GUARD_FIX_UNCHANGED, 2)
+    assert "No fix changed the deliverable in iterations 1 and 2" in outcome.reason
+    assert [s.split(" — ")[0] for s in subjects(project)[:4]] == [
+        "review #1: 1 critical, 1 medium, 0 minor",
+        "fix #1: unchanged: the fixer returned docs/plan.md as it was",
+        "review #2: 1 critical, 1 medium, 0 minor",
+        "fix #2: unchanged: the fixer returned docs/plan.md as it was",
+    ]
+    assert "updated" not in log(project) and plan_commits(project) == 1
+    assert [e.fix for e in read_polish_state(project.dir).trajectory] == ["unchanged"] * 2
+    notice = read_chat(project.dir)[-1].content
+    assert "keeps returning the deliverable unchanged" in notice, "what to do is said"
+
+
+def test_a_fixer_that_undoes_its_own_fix_is_recognised_and_halts_as_circular(run: Run) -> None:
+    """Before: A → B → A … ran to the ceiling; the halt never said the fixer went in circles."""
+    changed = PLAN.replace("Steps for 1", "Book the barn by March")
+    fix = {"by_iteration": {1: {"text": changed}, 2: {"text": PLAN}, "default": {"text": changed}}}
+    project, outcome = run({"default": review(1, 0, 0)}, fix, max_iterations=12)
+    halted(project, outcome, HaltReason.GUARD_FIX_CIRCULAR, 3)
+    assert outcome.reason.startswith(
+        "Fixes are going in circles: fix #2 restored the version polishing began with, "
+        "fix #3 restored the version fix #1 made."
+    )
+    said = subjects(project)
+    assert said[3].startswith("fix #2: docs/plan.md (")
+    assert said[3].endswith("restored to the version polishing began with")
+    assert [e.fix for e in read_polish_state(project.dir).trajectory] == [
+        "changed",
+        "restored",
+        "restored",
+    ]
+
+
+# --- 3. a clean verdict must be earned -----------------------------------------------------------
+
+
+def test_a_clean_review_right_after_a_refused_fix_needs_a_second_review(run: Run) -> None:
+    """Before: review 1 found a critical issue, the fix was refused, review 2 of the identical
+    plan was empty, and the project went to `done` at iteration 2."""
+    project, outcome = run(
+        {1: review(1, 0, 0, "a"), "default": review()}, {"text": "# Wedding plan\n"}
+    )
+    assert (outcome.verdict, outcome.iteration) == ("done", 3), outcome.reason
+    entries = log(project).split("## Iteration ")
+    assert "**Verdict:** continue" in entries[2]
+    assert (
+        "iteration 1's review found 1 critical, 0 medium, 0 minor in this same version"
+        in (entries[2])
+    )
+    assert "**Second review** of the version iteration 1 found" in entries[3]
+    assert "The second review (iteration 3) agrees with iteration 2's" in outcome.reason
+    third = prompts(project, "plan-review")[2]
+    assert "Second review:" in third and " ".join(["a"] * 6) + " critical 0" in third
+
+
+def test_a_second_review_that_finds_the_issue_again_keeps_the_loop_going(run: Run) -> None:
+    project, outcome = run(
+        {1: review(1, 0, 0, "a"), 2: review(), "default": review(1, 0, 0, "a")},
+        {"text": "# Wedding plan\n"},
+    )
+    halted(project, outcome, HaltReason.FIX_OUTPUT_INVALID, 3)
+    assert "the second review disagrees with iteration 2's clean review" in log(project)
+    assert read_status(project.dir).phase is not Phase.DONE
+
+
+# --- 4. reading reviews --------------------------------------------------------------------------
+
+ECHOED = json.dumps(
+    {
+        "issues": [
+            {
+                "severity": "critical",
+                "description": "<description>",
+                "location": "<section>",
+                "recommendation": "...",
+            }
+        ]
+    }
+)
+
+
+def test_a_reviewer_echoing_the_schema_is_re_asked_and_halts_malformed(run: Run) -> None:
+    """Before: the echo counted as a critical issue every iteration, and the run ended at the
+    ceiling with no word about it."""
+    project, outcome = run({"default": ECHOED}, ECHO_FIX)
+    halted(project, outcome, HaltReason.REVIEW_MALFORMED, 0)
+    assert "issues[0].description is '<description>', a placeholder" in outcome.reason
+    reasked = prompts(project, "plan-review")
+    assert len(reasked) == 3 and "a placeholder or the prompt's own example" in reasked[1]
+    assert "plan-fix" not in calls(project)
+
+
+def test_an_echo_then_a_real_review_goes_on(run: Run) -> None:
+    echo_only_text = ECHOED.replace("<description>", "...").replace("<section>", "Section 2")
+    steps = {"plan-review": [{"text": echo_only_text}, {"text": review()}], "plan-fix": ECHO_FIX}
+    project, outcome = run(steps=steps)
+    assert (outcome.verdict, outcome.iteration) == ("done", 1)
+    assert calls(project)["plan-review"] == 2
+
+
+def test_duplicate_issues_count_once_and_the_log_says_how_many_were_merged(run: Run) -> None:
+    """Before: the repeated finding made 4 medium issues against medium_max 3: never done."""
+    issues = [
+        {
+            "severity": "medium",
+            "description": f"Section {n} has no owner",
+            "location": f"Section {n}",
+        }
+        for n in (1, 2, 3)
+    ]
+    repeat = {**issues[0], "description": "section 1 has no owner.", "location": "section 1"}
+    project, outcome = run({"default": json.dumps({"issues": [*issues, repeat]})})
+    assert (outcome.verdict, outcome.iteration) == ("done", 1), outcome.reason
+    assert "**Review:** 0 critical, 3 medium, 0 minor (total 3; 1 duplicate issue(s) merged)" in (
+        log(project)
+    )
+
+
+# --- 5. honest stagnation ------------------------------------------------------------------------
+
+REWORDED = [
+    (
+        "Milestones have no owners or due dates.",
+        "Each milestone is missing an owner and a deadline.",
+    ),
+    (
+        "The budget has no contingency line for unexpected costs.",
+        "No contingency reserve is included in the budget to cover unforeseen expenses.",
+    ),
+    (
+        "Catering deposit deadline is missing from the timeline.",
+        "The timeline does not say when the catering deposit is due.",
+    ),
+    (
+        "There is no rain plan for the outdoor ceremony.",
+        "The outdoor ceremony lacks a wet-weather backup plan.",
+    ),
+]
+
+
+def reworded_review(wording: int) -> str:
+    return json.dumps(
+        {"issues": [{"severity": "medium", "description": pair[wording]} for pair in REWORDED]}
+    )
+
+
+def test_the_same_issues_reworded_each_round_are_no_rotation(run: Run) -> None:
+    """Before: the rewordings were read as rotating issues and the run ended `done` with 4
+    medium issues open against medium_max 3, the message silent about them."""
+    reviews: dict[int | str, str] = {n: reworded_review(n % 2) for n in range(1, 6)}
+    project, outcome = run(reviews, ECHO_FIX, max_iterations=4)
+    halted(project, outcome, HaltReason.GUARD_MAX_ITERATIONS, 4)
+    assert "but the same issues persist (at least 3 of 4 matched, 70 % or more)" in log(project)
+
+
+def test_a_plateau_above_the_thresholds_says_so_and_lists_the_open_issues(
+    run: Run, tmp_path: Path
+) -> None:
+    """Before: the completion message, the notification and the workbench said only 'polish
+    sufficient', not that 7 issues were still open."""
+    tags = ["alpha", "bravo", "charlie"]
+    reviews: dict[int | str, str] = {n: review(1, 3, 3, tags[n - 1]) for n in (1, 2, 3)}
+    project, outcome = run(reviews, ECHO_FIX)
+    assert (outcome.verdict, outcome.iteration) == ("done", 3)
+    assert "Converged at a plateau above the thresholds (1 critical > 0): 7 issue(s)" in (
+        outcome.reason
+    )
+    message = read_chat(project.dir)[-1].content
+    assert "Still open:" in message and message.count("\n- **") == 7
+    status = read_status(project.dir)
+    plugin = plugin_for(load_config(tmp_path / "config.yaml"), "plan")
+    panel = panel_for(project, status, plugin)
+    assert len(panel.still_open) == 7 and panel.still_open[0].startswith("critical (Section 1)")
+
+
+# --- 6. messages and records ---------------------------------------------------------------------
+
+
+def test_max_iterations_names_the_first_iteration_at_the_lowest_count(run: Run) -> None:
+    """Before: 'Lowest: 10 at iter 4', the last of the two iterations at 10."""
+    reviews: dict[int | str, str] = {
+        1: review(5, 4, 3, "a"),
+        2: review(5, 3, 2, "b"),
+        3: review(5, 4, 2, "c"),
+        4: review(5, 3, 2, "d"),
+    }
+    project, outcome = run(reviews, ECHO_FIX, max_iterations=4)
+    halted(project, outcome, HaltReason.GUARD_MAX_ITERATIONS, 4)
+    assert "Lowest: 10 at iter 2." in outcome.reason
