@@ -49,6 +49,7 @@ class HaltReason(StrEnum):
     GUARD_MAX_ITERATIONS = "guard_max_iterations"
     GUARD_FIX_UNCHANGED = "guard_fix_unchanged"
     GUARD_FIX_CIRCULAR = "guard_fix_circular"
+    GUARD_ISSUES_PERSIST = "guard_issues_persist"
 
 
 POLISH_HALT_ADVICE: dict[HaltReason, str] = {
@@ -68,6 +69,10 @@ POLISH_HALT_ADVICE: dict[HaltReason, str] = {
     HaltReason.GUARD_FIX_CIRCULAR: (
         "the fixer keeps undoing its own changes (fixes restore earlier versions): decide the "
         "disputed point yourself (say, or edit the deliverable), then resume; or override"
+    ),
+    HaltReason.GUARD_ISSUES_PERSIST: (
+        "the same issues survive every fix: read them in the polish log, fix or dismiss them "
+        "yourself (say, or edit the deliverable) and resume, or override to accept it as it is"
     ),
     HaltReason.GUARD_FIX_REGRESSION: (
         "fixes add more issues than they resolve: read the polish log, then resume, override "

@@ -105,6 +105,7 @@ DIFF = "".join(
         EVERY_SECTION_FIXED.splitlines(keepends=True),
         "a/docs/plan.md",
         "b/docs/plan.md",
+        n=100,  # whole-file context: every heading of the plan stands in the diff
     )
 )
 
@@ -321,13 +322,17 @@ def reworded_review(wording: int) -> str:
     )
 
 
-def test_the_same_issues_reworded_each_round_are_no_rotation(run: Run) -> None:
-    """Before: the rewordings were read as rotating issues and the run ended `done` with 4
-    medium issues open against medium_max 3, the message silent about them."""
-    reviews: dict[int | str, str] = {n: reworded_review(n % 2) for n in range(1, 6)}
-    project, outcome = run(reviews, ECHO_FIX, max_iterations=4)
-    halted(project, outcome, HaltReason.GUARD_MAX_ITERATIONS, 4)
+def test_the_same_issues_reworded_each_round_are_no_rotation_and_halt_as_persisting(
+    run: Run,
+) -> None:
+    """Before: the rewordings were read as rotating issues and the run ended `done` at
+    iteration 3 with 4 medium issues open against medium_max 3, the message silent about them."""
+    reviews: dict[int | str, str] = {n: reworded_review(n % 2) for n in range(1, 13)}
+    project, outcome = run(reviews, ECHO_FIX, max_iterations=12)
+    halted(project, outcome, HaltReason.GUARD_ISSUES_PERSIST, 6)
     assert "but the same issues persist (at least 3 of 4 matched, 70 % or more)" in log(project)
+    assert outcome.reason.startswith("The same issues have stayed open for 6 iterations")
+    assert "the same issues survive every fix" in read_chat(project.dir)[-1].content
 
 
 def test_a_plateau_above_the_thresholds_says_so_and_lists_the_open_issues(

@@ -24,6 +24,7 @@ GUARD_ORDER = [
     "hallucination",
     "fabrication",
     "stagnation",
+    "persistence",
     "max_iterations",
 ]
 
@@ -492,3 +493,69 @@ def test_scenario_a_plateau_with_rotating_issues_is_done() -> None:
     assert (iteration, report.verdict, report.guard) == (5, "done", "stagnation")
     assert "total stuck at 6 (6 critical, 0 medium, 0 minor) for 3 iterations" in report.reason
     assert "(at most 4 of 6 matched, under 70 %)" in report.reason
+
+
+# --- the fixer's guards and the earned clean verdict (issue 33) ---------------------------------
+
+
+def fixes(*steps: tuple[int, str, str | None]) -> list[TrajectoryEntry]:
+    """(total criticals, what the fix did, the version reviewed) per iteration."""
+    return [
+        TrajectoryEntry(
+            iteration=n,
+            critical=total,
+            medium=0,
+            minor=0,
+            total=total,
+            fix_applied=fix in ("changed", "restored"),
+            fix=fix,  # type: ignore[arg-type]
+            restored=0 if fix == "restored" else None,
+            version=version,
+            timestamp=datetime(2024, 5, 1, tzinfo=UTC),
+        )
+        for n, (total, fix, version) in enumerate(steps, start=1)
+    ]
+
+
+def test_two_idle_fixes_in_a_row_halt_but_one_does_not() -> None:
+    assert run(fixes((2, "changed", "a"), (2, "unchanged", "b"))).verdict == "continue"
+    report = run(fixes((2, "unchanged", "a"), (2, "refused", "a")))
+    assert report.halt_reason is HaltReason.GUARD_FIX_UNCHANGED
+    assert "iterations 1 and 2 (iteration 1: returned it unchanged; iteration 2: refused)" in (
+        report.reason
+    )
+
+
+def test_two_refused_fixes_in_a_row_are_fix_output_invalid_even_across_a_clean_review() -> None:
+    report = run(fixes((1, "refused", "a"), (0, "none", "a"), (1, "refused", "a")))
+    assert report.halt_reason is HaltReason.FIX_OUTPUT_INVALID
+    assert "(iterations 1 and 3" in report.reason
+
+
+def test_a_second_restoring_fix_among_the_last_four_is_circular() -> None:
+    steps = [(1, "changed", "a"), (1, "restored", "b"), (1, "changed", "a"), (1, "changed", "c")]
+    assert run(fixes(*steps)).guard != "fix_circular"
+    report = run(fixes(*steps, (1, "restored", "d")))
+    assert report.halt_reason is HaltReason.GUARD_FIX_CIRCULAR
+    later = run(fixes(*steps, (1, "changed", "d"), (1, "changed", "e"), (1, "restored", "f")))
+    assert later.guard != "fix_circular", "one restoration among the last four fixes"
+
+
+def test_a_clean_review_of_a_version_found_wanting_needs_a_second_one_that_agrees() -> None:
+    unearned = run(fixes((1, "refused", "a"), (0, "none", "a")))
+    assert unearned.verdict == "continue" and unearned.second_review_of == 1
+    assert "a second review, given those issues, must agree (iteration 3)" in (
+        named(unearned, "termination").detail
+    )
+    earned = run(fixes((1, "refused", "a"), (0, "none", "a"), (0, "none", "a")))
+    assert earned.verdict == "done" and "The second review (iteration 3) agrees" in earned.reason
+    other_version = run(fixes((1, "changed", "a"), (0, "none", "b")))
+    assert other_version.verdict == "done" and other_version.second_review_of is None
+
+
+def test_a_plateau_of_persisting_issues_halts_at_twice_the_stagnation_limit() -> None:
+    same = issues(*random_descriptions(4, seed=21))
+    assert run(criticals(4, 4, 4, 4, 4), same, same).verdict == "continue"
+    report = run(criticals(4, 4, 4, 4, 4, 4), same, same)
+    assert report.halt_reason is HaltReason.GUARD_ISSUES_PERSIST
+    assert "stayed open for 6 iterations (total stuck at 4" in report.reason

@@ -5,7 +5,9 @@ recomputed from `polish_state.json` alone. The guards run in the order DESIGN.md
 one that triggers decides; every guard that ran leaves a line for `polish_log.md`. Ratio thresholds
 are compared in integers, so a rise of exactly 20 % or 50 % is never pushed over by rounding.
 
-Three guards watch the fixer rather than the counts, right after termination (a converged review
+A plateau whose issues persist (stagnation's other half) halts once it has lasted twice the
+stagnation limit, naming the issues, instead of running to the iteration ceiling. Three guards
+watch the fixer rather than the counts, right after termination (a converged review
 ends the loop whatever its fix did): two refused fixes in a row, fixes that leave the deliverable
 as it was, and fixes that keep restoring earlier versions each halt with their own reason, long
 before the iteration ceiling. And a clean review is trusted only when earned: if an earlier review
@@ -373,6 +375,26 @@ def _stagnation(it: _Iteration) -> tuple[bool, str]:
     )
 
 
+def _persistence(it: _Iteration) -> tuple[bool, str]:
+    """A plateau twice as long as stagnation's whose issues persist: the fixer changes the
+    deliverable but does not resolve them, and more iterations would only repeat that."""
+    span = 2 * it.config.stagnation_limit
+    recent = it.totals[-span:]
+    if len(recent) < span or len(set(recent)) > 1:
+        return False, f"no plateau of {span} iterations"
+    from thoughtforge.phases.polish.issue_matching import tally_matches
+
+    tally = tally_matches(it.current_issues, it.previous_issues)
+    if not tally.persists:
+        return False, f"the issues rotate ({tally.share})"
+    first = it.entries[-span].iteration
+    return True, (
+        f"The same issues have stayed open for {span} iterations (total stuck at "
+        f"{recent[-1]}, {describe(_counts(it.last))}, since iteration {first}; {tally.share}) "
+        "although the fixes changed the deliverable: the fixer is not resolving them."
+    )
+
+
 def _max_iterations(it: _Iteration) -> tuple[bool, str]:
     ceiling = it.config.max_iterations
     if it.last.iteration < ceiling:
@@ -419,5 +441,6 @@ _GUARDS: tuple[tuple[str, Verdict, HaltReason | None, _Guard], ...] = (
     ("hallucination", "halt", HaltReason.GUARD_HALLUCINATION, _hallucination),
     ("fabrication", "halt", HaltReason.GUARD_FABRICATION, _fabrication),
     ("stagnation", "done", None, _stagnation),
+    ("persistence", "halt", HaltReason.GUARD_ISSUES_PERSIST, _persistence),
     ("max_iterations", "halt", HaltReason.GUARD_MAX_ITERATIONS, _max_iterations),
 )
