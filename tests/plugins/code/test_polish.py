@@ -11,6 +11,7 @@ import pytest
 
 from tests.code_setup import (
     BUGGY_BUILD,
+    CALC_BUGGY,
     CALC_FIXED,
     GOOD_BUILD,
     ISSUE,
@@ -106,3 +107,41 @@ def test_passing_code_with_a_clean_review_is_done_at_once(
 
     assert PolishLoop(project, code_config).run().verdict == "done"
     assert calls(project) == {"code-review": 1}
+
+
+CALC_AS_DIFF = (
+    "--- a/calc.py\n+++ b/calc.py\n@@ -5,2 +5,2 @@\n def mul(a, b):\n-    return a + b\n"
+    "+    return a * b\n"
+)
+CALC_ELIDED = "# ... existing code unchanged ...\n\n\ndef mul(a, b):\n    return a * b\n"
+
+
+@pytest.mark.parametrize("written", [CALC_AS_DIFF, CALC_ELIDED], ids=["diff", "elided"])
+def test_a_coder_that_leaves_a_diff_or_an_elided_file_is_refused_and_its_change_undone(
+    code_config: Config, script: Callable[..., Path], written: str
+) -> None:
+    """Before: the file that was a patch (or lost `add`) was committed as the fix."""
+    failing = code_review({"total": 2, "passed": 1, "failed": 1}, ISSUE)
+    script(**{"code-review": {"text": failing}, "code-fix": wrote({"calc.py": written})})
+    project = polishing_code_project(code_config, BUGGY_BUILD)
+
+    outcome = PolishLoop(project, code_config).run()
+
+    assert outcome.halt_reason is HaltReason.FIX_OUTPUT_INVALID, outcome.reason
+    assert (project.dir / "calc.py").read_text() == CALC_BUGGY, "the coder's change was undone"
+    assert "the fixer left calc.py broken" in outcome.reason
+    assert [e.fix for e in read_polish_state(project.dir).trajectory] == ["refused", "refused"]
+
+
+def test_a_coder_that_changes_nothing_twice_halts_as_idle(
+    code_config: Config, script: Callable[..., Path]
+) -> None:
+    failing = code_review({"total": 2, "passed": 1, "failed": 1}, ISSUE)
+    script(**{"code-review": {"text": failing}, "code-fix": {"text": "I looked at it."}})
+    project = polishing_code_project(code_config, BUGGY_BUILD)
+
+    outcome = PolishLoop(project, code_config).run()
+
+    assert outcome.halt_reason is HaltReason.GUARD_FIX_UNCHANGED, outcome.reason
+    subjects = git_repo._repo(project.dir).git.log("--format=%s").splitlines()
+    assert "fix #1: unchanged: the fixer changed no file" in subjects
