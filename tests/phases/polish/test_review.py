@@ -13,7 +13,14 @@ from thoughtforge.errors import CutOffAnswer, ThoughtForgeError
 from thoughtforge.models import Counts, Issue, Phase, Severity
 from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.phases.polish.iteration import PolishSteps
-from thoughtforge.phases.polish.review import CodeReview, MalformedReview, PlanReview, parse_review
+from thoughtforge.phases.polish.review import (
+    CodeReview,
+    MalformedReview,
+    PlanReview,
+    merge_duplicates,
+    parse_review,
+    prompt_echoes,
+)
 
 PLAN, CODE = PlanReview, CodeReview
 
@@ -226,3 +233,63 @@ def test_the_review_step_sends_its_schema_and_a_reviewer_held_to_it_is_read(
     assert schema == PlanReview.model_json_schema()
     assert schema["$defs"]["Severity"]["enum"] == ["critical", "medium", "minor"]
     assert [i.severity for i in stored.issues] == [Severity.MEDIUM]
+
+
+# --- placeholders, schema echoes and duplicates (issue 33) --------------------------------------
+
+PLAN_PROMPT_EXAMPLE = (
+    '{"issues": [{"severity": "critical|medium|minor", "description": "...", '
+    '"location": "<section>", "recommendation": "..."}]}'
+)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("description", "<description>"),
+        ("description", "..."),
+        ("description", "…"),
+        ("description", "Description"),
+        ("description", "critical|medium|minor"),
+        ("description", "One finding of a reviewer."),
+        ("location", "<section>"),
+        ("location", "path:line"),
+        ("recommendation", "..."),
+        ("recommendation", "<recommendation>"),
+    ],
+)
+def test_an_issue_echoing_the_prompt_or_a_placeholder_is_malformed(field: str, value: str) -> None:
+    echoes = prompt_echoes(f"Answer with:\n{PLAN_PROMPT_EXAMPLE}\n", PLAN)
+    echoed = {**issue("critical"), field: value}
+    with pytest.raises(MalformedReview, match=rf"issues\[0\]\.{field} is .*a placeholder"):
+        parse_review(review_json(echoed), PLAN, echoes)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("location", "app.py, <module>"),
+        ("location", "<module>"),
+        ("location", "Section 3"),
+        ("description", "The budget ... has no contingency line"),
+        ("recommendation", "Add a 10% contingency (about 1.5k)."),
+    ],
+)
+def test_real_findings_with_brackets_or_ellipses_are_read(field: str, value: str) -> None:
+    echoes = prompt_echoes(PLAN_PROMPT_EXAMPLE, PLAN)
+    review = parse_review(review_json({**issue("medium"), field: value}), PLAN, echoes)
+    assert getattr(review.issues[0], field) == value
+
+
+def test_duplicates_count_once_at_their_highest_severity() -> None:
+    first = Issue(severity=Severity.MINOR, description="Budget has no totals row", location="§3")
+    same = Issue(severity=Severity.MEDIUM, description="budget has no totals row.", location="§3")
+    elsewhere = Issue(
+        severity=Severity.MINOR, description="Budget has no totals row", location="§4"
+    )
+    merged, count = merge_duplicates([first, same, elsewhere])
+    assert count == 1
+    assert [(i.severity, i.location) for i in merged] == [
+        (Severity.MEDIUM, "§3"),
+        (Severity.MINOR, "§4"),
+    ]

@@ -91,6 +91,9 @@ _GENERIC = frozenset(
     }
 )
 
+_PLACE_WORDS = frozenset({"path:line", "file:line", "path", "file", "line", "section", "location"})
+"""A location that is only the name of what belongs there."""
+
 
 def prompt_echoes(prompt: str, schema: type[Review]) -> frozenset[str]:
     """What a reviewer copying its instructions would write: the string values of the prompt's
@@ -130,7 +133,7 @@ def _is_placeholder(value: str, echoes: frozenset[str], strict: bool) -> bool:
     angled = _ANGLE_PLACEHOLDER.fullmatch(value.strip())
     if strict:
         return plain in _GENERIC or angled is not None
-    return angled is not None and plain in _GENERIC
+    return plain in _PLACE_WORDS or (angled is not None and plain in _GENERIC)
 
 
 def _plain(text: str) -> str:
