@@ -10,7 +10,7 @@ import pytest
 
 from thoughtforge.core import Status, Waiting
 from thoughtforge.flows import human_input
-from thoughtforge.models import HaltReason, Phase
+from thoughtforge.models import POLISH_HALT_ADVICE, HaltReason, Phase
 from thoughtforge.web.actions import WAIT_ACTIONS, WAITS_FOR, composer_for
 
 NOW = datetime(2026, 11, 23, tzinfo=UTC)
@@ -92,3 +92,29 @@ def test_terminate_is_the_only_dangerous_action_and_send_needs_a_message() -> No
     composer = composer_for(_status(Phase.HALTED), _wait("StuckDecision", Phase.HALTED), False)
     flags = {a.name: (a.needs_message, a.danger) for a in composer.actions}
     assert flags == {"provide_input": (True, False), "terminate": (False, True)}
+
+
+@pytest.mark.parametrize(
+    "reason",
+    [
+        HaltReason.GUARD_FIX_UNCHANGED,
+        HaltReason.GUARD_FIX_CIRCULAR,
+        HaltReason.GUARD_ISSUES_PERSIST,
+        HaltReason.FIX_OUTPUT_INVALID,
+    ],
+)
+def test_a_polish_halt_says_what_the_person_can_do_about_it(reason: HaltReason) -> None:
+    """The decision form's note carries the halt's advice, waiting or not."""
+    status = _status(Phase.HALTED, halt_reason=reason, halted_from=Phase.POLISHING)
+    advice = POLISH_HALT_ADVICE[reason]
+    assert advice in composer_for(status, None, False).note
+    waiting = composer_for(status, _wait("PolishHaltDecision", Phase.HALTED), False)
+    assert advice in waiting.note and waiting.note.startswith("Waiting for a decision")
+
+
+def test_every_halt_reason_of_the_polish_loop_has_advice() -> None:
+    polish_halts = {r for r in HaltReason if r.value.startswith("guard_")} | {
+        HaltReason.FIX_OUTPUT_INVALID,
+        HaltReason.REVIEW_MALFORMED,
+    }
+    assert polish_halts <= POLISH_HALT_ADVICE.keys()
