@@ -112,6 +112,11 @@ def test_plateau_with_rotating_issues_is_done(config: Config, script: Callable[.
     assert done.summary.startswith(
         "Project 'Wedding' — polish sufficient: total stuck at 7 (1 critical, 3 medium, 3 minor)"
     ), "the counts per severity, as the spec's convergence message carries them"
+    # a plateau above the thresholds says so, and lists what is still open (issue 33)
+    assert "Converged at a plateau above the thresholds (1 critical > 0)" in done.summary
+    assert "Still open:\n- **critical** (Section 1): charlie" in done.summary
+    assert done.summary.count("\n- **") == 7
+    assert read_polish_state(project.dir).plateau
 
 
 def test_a_message_sent_while_polishing_guides_the_next_iteration_once(
@@ -144,8 +149,13 @@ def test_same_issues_at_a_plateau_are_not_stagnation(
 ) -> None:
     config.polish.max_iterations = 4
     script({"default": review(1, 3, 3, "alpha")})
-    outcome = polish(polishing_project(config), config)
+    project = polishing_project(config)
+    recorder = Recorder()
+    outcome = polish(project, config, hooks=TransitionHooks(notifier=recorder, board=recorder))
     assert outcome.halt_reason is HaltReason.GUARD_MAX_ITERATIONS
+    [halted] = recorder.sent
+    assert halted.event_type == "guard_triggered"
+    assert "To act: the iteration ceiling was reached: override to accept" in halted.summary
 
 
 FORTY_THIRTY_TWENTY_TWENTYFIVE = {
