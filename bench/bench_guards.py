@@ -77,16 +77,23 @@ def plateau() -> list[TrajectoryEntry]:
     ]
 
 
-@pytest.mark.parametrize("carried_over", [0.0, 0.5, 0.9])
-def test_evaluate_1000_by_1000(benchmark: BenchmarkFixture, carried_over: float) -> None:
+def reviews(carried_over: float) -> tuple[list[Issue], list[Issue]]:
+    """The current and the previous review: a share of the previous issues reworded slightly,
+    the rest new."""
     rng = random.Random(42)
     previous = [description(rng) for _ in range(ISSUES)]
     kept = int(ISSUES * carried_over)
     current = [edited(d, rng) for d in previous[:kept]]
     current += [description(rng) for _ in range(ISSUES - kept)]
+    return issues(current), issues(previous)
+
+
+@pytest.mark.parametrize("carried_over", [0.0, 0.5, 0.9])
+def test_evaluate_1000_by_1000(benchmark: BenchmarkFixture, carried_over: float) -> None:
+    current, previous = reviews(carried_over)
     trajectory, config = plateau(), PolishConfig()
 
-    report = benchmark(evaluate, trajectory, issues(current), issues(previous), config)
+    report = benchmark(evaluate, trajectory, current, previous, config)
 
     assert "stagnation" in [r.name for r in report.results]
     assert report.verdict == ("continue" if carried_over >= 0.7 else "done")

@@ -11,10 +11,10 @@ CPU time (the machine is shared: wall time would measure the neighbours), the le
 
 from __future__ import annotations
 
-import random
 import sys
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 from unittest import mock
 
@@ -22,7 +22,7 @@ from rapidfuzz.distance import Levenshtein
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from bench_guards import ISSUES, description, edited, issues, plateau
+from bench_guards import plateau, reviews
 from paraphrase_pairs import DIFFERENT, HELD_OUT_DIFFERENT, HELD_OUT_SAME, SAME
 
 from thoughtforge.config import PolishConfig
@@ -53,33 +53,17 @@ def scores(matcher: Matcher, same: list[tuple[str, str]], different: list[tuple[
 
 
 def guards_cpu_ms(carried_over: float, with_words: bool) -> float:
-    rng = random.Random(42)
-    previous = [description(rng) for _ in range(ISSUES)]
-    kept = int(ISSUES * carried_over)
-    current = [edited(d, rng) for d in previous[:kept]]
-    current += [description(rng) for _ in range(ISSUES - kept)]
+    now, before = reviews(carried_over)
     trajectory, config = plateau(), PolishConfig()
-    now, before = issues(current), issues(previous)
+    old_only = mock.patch.object(issue_matching._Previous, "same_words", lambda self, text: False)
     best = float("inf")
     for _ in range(7):
         _canonical.cache_clear()  # a new review's words are new to the process too
-        with (
-            mock.patch.object(issue_matching._Previous, "same_words", lambda self, text: False)
-            if not with_words
-            else _nothing()
-        ):
+        with nullcontext() if with_words else old_only:
             start = time.process_time()
             evaluate(trajectory, now, before, config)
             best = min(best, time.process_time() - start)
     return best * 1000
-
-
-class _nothing:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 def main() -> None:

@@ -298,20 +298,20 @@ def test_duplicate_issues_count_once_and_the_log_says_how_many_were_merged(run: 
 
 REWORDED = [
     (
-        "Milestones have no owners or due dates.",
-        "Each milestone is missing an owner and a deadline.",
+        "Vendor payments have no due dates.",
+        "Due dates for paying the vendors are not stated.",
     ),
     (
-        "The budget has no contingency line for unexpected costs.",
-        "No contingency reserve is included in the budget to cover unforeseen expenses.",
+        "The guest count differs between the summary and the budget.",
+        "The budget and the summary disagree on the guest count.",
     ),
     (
-        "Catering deposit deadline is missing from the timeline.",
-        "The timeline does not say when the catering deposit is due.",
+        "No owner is assigned to booking the photographer.",
+        "Booking the photographer has no responsible owner.",
     ),
     (
-        "There is no rain plan for the outdoor ceremony.",
-        "The outdoor ceremony lacks a wet-weather backup plan.",
+        "The day-of schedule leaves no buffer between ceremony and dinner.",
+        "There is no slack between the ceremony and dinner in the day-of schedule.",
     ),
 ]
 

@@ -82,7 +82,10 @@ class FixResult(BaseModel):
 
 
 def version_of(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    """The content hash of a document, blind to trailing spaces and line endings: a fix that
+    changes only those changes nothing."""
+    normal = "\n".join(line.rstrip() for line in text.strip().splitlines())
+    return hashlib.sha256(normal.encode("utf-8")).hexdigest()[:16]
 
 
 class PolishSteps:
@@ -171,7 +174,7 @@ class PolishSteps:
         if why is not None:
             return self.refuse(review.iteration, why, new)
         new += "\n"
-        if new.strip() == old.strip():
+        if version_of(new) == version_of(old):
             return FixResult(
                 outcome="unchanged",
                 summary=f"unchanged: the fixer returned {self.document} as it was",
