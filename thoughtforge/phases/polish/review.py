@@ -88,6 +88,9 @@ _GENERIC = frozenset(
         *("placeholder", "example", "na", "n/a", "none", "null", "lorem ipsum", "location"),
         *("section", "recommendation", "severity", "critical|medium|minor", "path", "path:line"),
         *("file", "line", "describe the issue", "your description here", "issue description"),
+        *("description of the issue", "describe the problem", "short description"),
+        *("brief description", "example issue", "sample issue", "issue 1", "problem description"),
+        *("recommendation here", "your recommendation", "how to fix it", "fix suggestion"),
     }
 )
 
