@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
+from functools import cached_property
 
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
@@ -95,7 +96,11 @@ class _Previous:
         self.lengths = [len(text) for text in self.by_length]
         self.forwards = sorted(self.by_length)
         self.backwards = sorted(text[::-1] for text in self.by_length)
-        self.words = _WordIndex(self.by_length)
+
+    @cached_property
+    def words(self) -> _WordIndex:
+        """Built when first asked: a first pass that decides alone never needs it."""
+        return _WordIndex(self.by_length)
 
     def same_words(self, text: str) -> bool:
         return self.words.any_same(words(text))
@@ -160,10 +165,11 @@ class _WordIndex:
 
     def __init__(self, texts: list[str]) -> None:
         self.sets = [words(text) for text in texts]
-        self.masks: dict[str, int] = {}
+        postings: dict[str, list[int]] = {}
         for n, found in enumerate(self.sets):
             for word in found:
-                self.masks[word] = self.masks.get(word, 0) | (1 << n)
+                postings.setdefault(word, []).append(n)
+        self.masks = {word: _mask(found, len(texts)) for word, found in postings.items()}
         self.smallest = min((len(found) for found in self.sets if found), default=0)
         self.every = (1 << len(self.sets)) - 1
 
@@ -181,6 +187,14 @@ class _WordIndex:
                 return True
             candidates ^= low
         return False
+
+
+def _mask(bits: list[int], size: int) -> int:
+    """An int with these bits set, built in one go (or-ing them one by one copies it each time)."""
+    packed = bytearray((size + 7) // 8)
+    for bit in bits:
+        packed[bit >> 3] |= 1 << (bit & 7)
+    return int.from_bytes(packed, "little")
 
 
 def _at_least(masks: list[int], need: int, every: int) -> int:

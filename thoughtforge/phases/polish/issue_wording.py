@@ -15,7 +15,7 @@ from functools import lru_cache
 
 SAME_WORDS = 0.7
 
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = re.compile(r"[A-Za-z0-9]+")
 _STOP_WORDS = """
     a an the of to in on for from by with at as into onto per via and or but nor so than then
     is are was were be been being am do does did done has have had having it its this that these
@@ -108,18 +108,35 @@ def least_shared(size: int, other: int) -> int:
     return -(-7 * (size + other) // 20)
 
 
+@lru_cache(maxsize=4096)
 def _words(text: str) -> frozenset[str]:
-    found = frozenset(map(_canonical, _WORD.findall(text.lower())))
-    return found - {""}
+    """Cached: the previous review's descriptions were the current ones an iteration ago."""
+    if len(_CANONICAL_OF) > _MAX_KNOWN_WORDS:
+        _CANONICAL_OF.clear()
+    found = set(map(_CANONICAL_OF.__getitem__, _WORD.findall(text)))
+    found.discard("")
+    return frozenset(found)
 
 
-@lru_cache(maxsize=65536)
 def _canonical(word: str) -> str:
     """The word as compared; empty for a word that names nothing."""
     if word in _STOP or (len(word) == 1 and not word.isdigit()):
         return ""
     stem = _stem(word)
     return "" if stem in _STOP else _CANONICAL.get(stem, stem)
+
+
+class _KnownWords(dict[str, str]):
+    """Each word's canonical form, worked out once: a dictionary lookup costs less than any
+    cache wrapper, and a review's words are mostly ones seen before."""
+
+    def __missing__(self, word: str) -> str:
+        self[word] = found = _canonical(word.lower())
+        return found
+
+
+_CANONICAL_OF = _KnownWords()
+_MAX_KNOWN_WORDS = 200_000
 
 
 def _stem(word: str) -> str:
