@@ -40,6 +40,7 @@ fi
 """
 FIXER = """#!/bin/sh
 awk 'found {print} /^Plan:$/ {found = 1}'
+echo "Revised in iteration $THOUGHTFORGE_ITERATION."
 """
 PLAN = "# Plan\n\n" + "".join(
     f"## Part {n}\n\n| Objective | Plan | Assessment |\n| --- | --- | --- |\n| o{n} | p{n} | a{n} |\n\n"
@@ -182,7 +183,10 @@ def _config(work: Path, iterations: int) -> Path:
         (agents / name).chmod(0o755)
     data = yaml.safe_load((ROOT / "config.yaml.example").read_text())
     data["projects"]["directory"] = str(work.parent / "projects")
-    data["polish"].update(reviewer_agent="reviewer", max_iterations=iterations + 5)
+    # A fixer that changes the plan, and a plateau no guard ends before the last iteration.
+    data["polish"].update(
+        reviewer_agent="reviewer", max_iterations=iterations + 5, stagnation_limit=iterations + 5
+    )
     data["agents"]["default"] = "fixer"
     data["agents"]["available"].update(
         reviewer={"command": str(agents / "reviewer")}, fixer={"command": str(agents / "fixer")}

@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from tests.code_setup import BUGGY_BUILD, CALC_FIXED, code_project, code_sections, wrote
-from tests.polish_setup import polishing_project, review
+from tests.polish_setup import ECHO_FIX, polishing_project, review
 from tests.server.conftest import BIN, REPO, Stack, running, wait_for
 from thoughtforge.config import load_config
 from thoughtforge.core import Project, current_wait, read_status, read_thread, write_status
@@ -63,7 +63,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
                         )
                     }
                 },
-                "plan-fix": {"echo_after": "Plan:\n\n"},
+                "plan-fix": ECHO_FIX,
             },
         ),
         "coder": _scripted(

@@ -5,7 +5,8 @@ of absence ("no", "missing", "lacks": nearly every finding has one) dropped, a l
 and the synonyms reviewers swap (cost/budget/expense, owner/responsible, vague/unclear) merged
 to one word. Two descriptions name the same issue when those sets overlap by a Dice coefficient
 of at least `SAME_WORDS` (2·shared / (size of one + size of the other)), whatever the order of
-their clauses. Measured on labelled pairs in `bench/bench_paraphrase.py`.
+their clauses, and share a word that is not a number (severity words are no subject either).
+Measured on labelled pairs in `bench/bench_paraphrase.py`.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ _STOP_WORDS = """
     section document currently current actually one ones instead even still again properly
     list listed arrange arranged organize organise up down go about met meet strategy content
     during before prior after written write writes output message messages code coded replace
-    number exhaust out handle handling return returns because between s
+    number exhaust out handle handling return returns because between s critical medium minor
+    major severe high low issue issues problem problems finding
 """
 _STOP = frozenset(_STOP_WORDS.split())
 _SYNONYMS = (
@@ -96,11 +98,12 @@ def words(text: str) -> frozenset[str]:
 
 
 def same_words(first: frozenset[str], second: frozenset[str]) -> bool:
-    """Dice ≥ SAME_WORDS, in integers: 2·shared·10 ≥ 7·(|first| + |second|)."""
-    if not first or not second:
+    """Dice ≥ SAME_WORDS, in integers: 2·shared·10 ≥ 7·(|first| + |second|); numbers alone
+    (a count, a line) are no shared subject."""
+    shared = first & second
+    if all(word.isdigit() for word in shared):
         return False
-    shared = len(first & second)
-    return shared * 20 >= 7 * (len(first) + len(second))
+    return len(shared) * 20 >= 7 * (len(first) + len(second))
 
 
 def least_shared(size: int, other: int) -> int:
