@@ -17,7 +17,7 @@ from prefect import get_client
 from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterTags, LogFilter
 
 from tests.flows.conftest import run_cli, start_cli, waiting_run
-from tests.polish_setup import calls, polishing_project, review, write_script
+from tests.polish_setup import ECHO_FIX, calls, polishing_project, review, write_script
 from tests.process_checks import alive
 from thoughtforge.config import load_config
 from thoughtforge.core import Project, git_repo, read_polish_state, read_status, read_thread
@@ -141,7 +141,7 @@ def test_say_while_polishing_guides_the_next_iteration_once_and_says_so(
     config = cli_config(agents={"call_timeout_seconds": 60})
     project = _project(config)
     reviews = {1: review(2, 2, 2), 2: review(1, 1, 1), "default": review()}
-    echo = {"echo_after": "Plan:\n\n"}
+    echo = ECHO_FIX
     slow_first_fix = {"by_iteration": {1: {**echo, "sleep": 10}, "default": echo}}
     script = write_script(tmp_path / "s.yaml", reviews, fix=slow_first_fix)
     worker = start_cli(cli_env, config, "polish", project.id, THOUGHTFORGE_SCRIPT=str(script))
@@ -177,7 +177,7 @@ def test_kill_9_mid_fix_then_rerun_resumes_without_repeating_anything(
     config = cli_config()
     project = _project(config)
     reviews = {1: review(2, 2, 2), 2: review(1, 1, 1), "default": review()}
-    echo = {"echo_after": "Plan:\n\n"}
+    echo = ECHO_FIX
     slow_fix = {"by_iteration": {1: echo, "default": {**echo, "sleep": 120}}}
     slow = write_script(tmp_path / "slow.yaml", reviews, fix=slow_fix)
     worker = start_cli(cli_env, config, "polish", project.id, THOUGHTFORGE_SCRIPT=str(slow))
@@ -252,7 +252,7 @@ def test_sigterm_mid_polish_stops_cleanly_and_continue_ends_as_an_uninterrupted_
 ) -> None:
     config = cli_config()
     reviews = {1: review(2, 2, 2), 2: review(1, 1, 1), "default": review()}
-    echo = {"echo_after": "Plan:\n\n"}
+    echo = ECHO_FIX
     fast = write_script(tmp_path / "fast.yaml", reviews)
     control = _project(config)
     assert (
@@ -294,7 +294,7 @@ def _signalled_in_fix_2(
     """`polish` in a process of its own, sent SIGTERM once its second fix (which takes
     `seconds`) is under way."""
     reviews = {1: review(2, 2, 2), 2: review(1, 1, 1), "default": review()}
-    echo = {"echo_after": "Plan:\n\n"}
+    echo = ECHO_FIX
     slow_fix = {"by_iteration": {1: echo, "default": {**echo, "sleep": seconds}}}
     slow = write_script(tmp_path / "slow.yaml", reviews, fix=slow_fix)
     worker = start_cli(cli_env, config, "polish", project.id, THOUGHTFORGE_SCRIPT=str(slow))
