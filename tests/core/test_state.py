@@ -67,7 +67,28 @@ def test_polish_state_round_trips(tmp_path: Path) -> None:
     assert set(json.loads((tmp_path / "polish_state.json").read_text())) == {
         "iteration", "counts", "trajectory", "tests_passed", "completed",
         "halt_reason", "last_issues", "timestamp",
+        # issue 33: accepted versions, the issues found per version, a pending second review,
+        # and whether it ended at a plateau
+        "versions", "concerns", "second_review", "plateau",
     }  # fmt: skip
+
+
+def test_a_polish_state_written_before_versions_were_kept_still_reads(tmp_path: Path) -> None:
+    old = {
+        "iteration": 1,
+        "counts": {"critical": 1, "medium": 0, "minor": 0},
+        "trajectory": [
+            {
+                "iteration": 1, "critical": 1, "medium": 0, "minor": 0, "total": 1,
+                "fix_applied": False, "timestamp": "2026-01-01T00:00:00+00:00",
+            }
+        ],
+        "tests_passed": None, "completed": False, "halt_reason": None, "last_issues": [],
+        "timestamp": "2026-01-01T00:00:00+00:00",
+    }  # fmt: skip
+    (tmp_path / "polish_state.json").write_text(json.dumps(old))
+    state = read_polish_state(tmp_path)
+    assert state.versions == {} and state.trajectory[0].fix is None and not state.plateau
 
 
 def test_chat_history_is_a_json_array_and_appends(tmp_path: Path) -> None:
