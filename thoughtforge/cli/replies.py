@@ -107,7 +107,8 @@ def answer(
 def resume(
     ctx: typer.Context, project_id: ProjectArgument, auto_confirm: AutoConfirm = False
 ) -> None:
-    """Continue a halted project where it stopped; it still waits for you at each human step."""
+    """Continue a halted project where it stopped; it waits for you at each human step unless
+    --auto-confirm, which goes on through them, whatever phase the halt was in."""
     _decide(ctx, project_id, "resume", auto_confirm)
 
 
@@ -185,7 +186,7 @@ def _decide(ctx: typer.Context, project_id: str, action: str, auto_confirm: bool
     out.print(f"{project_id}: {action} → {status.phase}")
     if status.phase in (Phase.DONE, Phase.HALTED):
         return
-    if status.phase in AUTONOMOUS_PHASES:
+    if auto_confirm or status.phase in AUTONOMOUS_PHASES:
         run_pipeline(ctx, project_id, auto_confirm)
     else:
         out.print(f"It waits for you: `thoughtforge continue {project_id}`, then say/confirm.")
