@@ -248,3 +248,34 @@ def test_probe_calls_each_agent_and_says_whether_structured_output_is_accepted(
     assert row(result, "probe claude") == (
         "probe claude ok not called: its command 'claude' is not on PATH"
     )
+
+
+def test_probe_obeys_the_call_deadline_whatever_the_server_does(
+    run: Run, write_config: Callable[..., Path]
+) -> None:
+    """Before, `doctor --probe` against a server sending only `: PROCESSING` comment lines was
+    still running after 40 s with call_timeout_seconds 6."""
+    path = write_config()
+    data = yaml.safe_load(path.read_text())
+    data["agents"]["call_timeout_seconds"] = 2
+    with FakeOpenAI() as fake:
+        fake.script(Reply(hostile="comments"))
+        data["agents"]["available"]["queued"] = {
+            "type": "openai",
+            "base_url": f"{fake.url}/v1",
+            "model": "tiny",
+        }
+        path.write_text(yaml.safe_dump(data))
+        result = subprocess_with_limit(run, 60, "doctor", "--probe")
+    assert row(result, "probe queued").startswith(
+        "probe queued warn agent 'queued' failed at step 'doctor-probe' (attempt 1: no whole "
+        "answer within agents.call_timeout_seconds (2 s): the server sent only"
+    ), result.stdout
+
+
+def subprocess_with_limit(run: Run, seconds: float, *args: str) -> subprocess.CompletedProcess[str]:
+    """`run(*args)`, failed (not hung) when it outlives `seconds`."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(run, *args).result(timeout=seconds)
