@@ -3,6 +3,7 @@ Vibe Kanban, a `CaptureServer` as the channel."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -279,3 +280,22 @@ def subprocess_with_limit(run: Run, seconds: float, *args: str) -> subprocess.Co
 
     with ThreadPoolExecutor(1) as pool:
         return pool.submit(run, *args).result(timeout=seconds)
+
+
+@pytest.mark.parametrize("command", [("doctor",), ("run", "bd.md", "--auto-confirm")])
+def test_a_plugin_that_exits_at_import_is_named_and_the_command_fails(
+    run: Run, write_config: Callable[..., Path], tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """Before, both ended rc 0 saying nothing (and `run` made nothing)."""
+    folder = tmp_path / "plugins" / "checklist"
+    shutil.copytree(REPO_ROOT / "examples" / "plugins" / "checklist", folder)
+    with (folder / "builder.py").open("a") as builder:
+        builder.write("\nimport sys\nsys.exit(0)\n")
+    write_config(plugins={"directory": str(folder.parent)})
+    (tmp_path / "bd.md").write_text("Plan a small garden party.\n")
+    result = run(*command)
+    said = " ".join((result.stdout + result.stderr).split())
+    assert result.returncode == 1, said
+    assert f"plugin folder {folder} is refused: builder.py cannot be imported: it calls " in said
+    assert "sys.exit(0) when imported" in said
+    assert not (tmp_path / "projects").exists() or not any((tmp_path / "projects").iterdir())
