@@ -27,6 +27,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from functools import cache
 from importlib.machinery import ModuleSpec
 from pathlib import Path
@@ -102,6 +103,8 @@ def _load_folder(folder: Path, built_in: set[str]) -> Plugin:
 
 IMPORT_SECONDS = 30.0
 """How long the folders of `plugins.directory` may take to import, all together."""
+STARTUP_SECONDS = 120.0
+"""How long the child may take to start (Python, ThoughtForge) before its first folder."""
 _VERDICT = "THOUGHTFORGE-PLUGIN-CHECK:"
 _IMPORTING = "THOUGHTFORGE-PLUGIN-IMPORTING:"
 _CHILD = (
@@ -113,7 +116,8 @@ _CHILD = (
 
 def _check_in_child(directory: Path) -> None:
     """Import the folders in a child process first: `PluginError` for the first one refused,
-    one that took longer than `IMPORT_SECONDS`, or one that ended the child."""
+    one that took longer than `IMPORT_SECONDS`, or one that ended the child. The time counts
+    from the child's first folder, not its own start."""
     child = subprocess.Popen(
         [sys.executable, "-c", _CHILD, str(directory)],
         stdin=subprocess.DEVNULL,
@@ -121,11 +125,25 @@ def _check_in_child(directory: Path) -> None:
         stderr=subprocess.STDOUT,
         start_new_session=True,  # what a plugin starts is stopped with it
     )
+    output: list[bytes] = []
+    began = threading.Event()
+
+    def read() -> None:
+        assert child.stdout is not None
+        for line in child.stdout:
+            output.append(line)
+            if line.startswith(_IMPORTING.encode()):
+                began.set()
+        began.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
     try:
-        output, _ = child.communicate(timeout=IMPORT_SECONDS)
+        began.wait(STARTUP_SECONDS)
+        child.wait(IMPORT_SECONDS)
     except subprocess.TimeoutExpired:
         _stop(child)
-        output, _ = child.communicate()
+        reader.join(5)
         raise PluginError(
             _said(output, _IMPORTING, directory),
             f"it did not finish importing in {IMPORT_SECONDS:g} s (code that runs at import "
@@ -133,7 +151,8 @@ def _check_in_child(directory: Path) -> None:
         ) from None
     finally:
         _stop(child)
-    verdicts = [line for line in output.splitlines() if line.startswith(_VERDICT.encode())]
+    reader.join(5)
+    verdicts = [line for line in output if line.startswith(_VERDICT.encode())]
     if not verdicts:
         raise PluginError(
             _said(output, _IMPORTING, directory),
@@ -152,9 +171,9 @@ def _stop(child: subprocess.Popen[bytes]) -> None:
         child.wait(5)
 
 
-def _said(output: bytes, marker: str, default: Path) -> Path:
+def _said(output: list[bytes], marker: str, default: Path) -> Path:
     """The folder named by the child's last `marker` line: the one it was importing."""
-    lines = [line for line in output.splitlines() if line.startswith(marker.encode())]
+    lines = [line.strip() for line in output if line.startswith(marker.encode())]
     return Path(lines[-1][len(marker) :].decode()) if lines else default
 
 
