@@ -85,7 +85,7 @@ def test_any_answer_is_parsed_reading_each_character_a_bounded_number_of_times(
         assert sum(parsed) <= 3 * len(text)
         assert sum(failed_at) <= 3 * len(text)
         assert sum(handed) <= len(text) + json_extraction.MAX_REPAIR_CHARS
-        assert calls <= json_extraction.REPAIR_STEPS + len(text) // 2, text[:40]
+        assert calls <= json_extraction.REPAIR_STEPS + 2 * len(text), text[:40]
 
 
 def test_a_broken_answer_of_real_size_is_still_repaired() -> None:

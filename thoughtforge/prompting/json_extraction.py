@@ -98,8 +98,21 @@ def _repaired(chunk: str, budget: _RepairBudget) -> Any:
 def _deeper_than(chunk: str, depth: int) -> bool:
     """Whether `{`/`[` outside strings nest deeper than `depth` anywhere in `chunk`."""
     level = 0
+    for _, char in _brackets(chunk, "{["):
+        level += 1 if char in "{[" else -1
+        if level > depth:
+            return True
+    return False
+
+
+def _brackets(text: str, openers: str) -> Iterator[tuple[int, str]]:
+    """Each opener and each closer of an open one, with its index, outside JSON strings. A quote
+    starts a string only inside a bracket: prose quotes around a brace do not hide it."""
+    closers = {"{": "}", "[": "]"}
+    ends = "".join(closers[o] for o in openers)
+    level = 0
     in_string = escaped = False
-    for char in chunk:
+    for index, char in enumerate(text):
         if in_string:
             if escaped:
                 escaped = False
@@ -107,15 +120,14 @@ def _deeper_than(chunk: str, depth: int) -> bool:
                 escaped = True
             elif char == '"':
                 in_string = False
-        elif char == '"':
+        elif char == '"' and level:
             in_string = True
-        elif char in "{[":
+        elif char in openers:
             level += 1
-            if level > depth:
-                return True
-        elif char in "}]":
-            level = max(0, level - 1)
-    return False
+            yield index, char
+        elif char in ends and level:
+            level -= 1
+            yield index, char
 
 
 class _BudgetSpent(BaseException):
@@ -173,20 +185,10 @@ def _balanced_spans(text: str) -> tuple[list[str], bool]:
     spans: list[tuple[int, int]] = []
     opened: list[int] = []
     first = text.find("{")
-    in_string = escaped = False
-    for index, char in enumerate(text):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"' and opened:
-            in_string = True
-        elif char == "{":
+    for index, char in _brackets(text, "{"):
+        if char == "{":
             opened.append(index)
-        elif char == "}" and opened:
+        else:
             start = opened.pop()
             while spans and spans[-1][0] > start:
                 spans.pop()  # nested inside this one
