@@ -14,6 +14,7 @@ response_format as llama-cpp-python's server does: 500. Every request is recorde
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
@@ -34,6 +35,22 @@ class Reply:
     completion_tokens: int | None = None
     streamed: bool = True
     """False: one JSON body even when a stream was asked for (servers that do not stream)."""
+    hostile: str | None = None
+    """A server misbehaving, for as long as the client stays (`HOSTILE`)."""
+
+
+HOSTILE = {
+    "comments": "SSE headers, then only `: PROCESSING` comment lines, one every 0.2 s",
+    "trickle": "a `Content-Length: 50000` JSON body, one byte every 0.5 s",
+    "silent_after_headers": "the SSE headers, then nothing",
+    "silent": "nothing at all, not even headers",
+    "huge_announced": "a JSON body announced as 1 GB",
+    "huge_unannounced": "a JSON body without a length that never ends, sent as fast as it goes",
+    "endless_line": "an SSE `data:` line that never ends",
+    "redirect": "307 to another host's /v1/chat/completions",
+    "html": "200 with a proxy's HTML page",
+    "cut_stream": "a few content events, then the connection closes (no finish, no [DONE])",
+}
 
 
 class FakeOpenAI(LocalHttpServer):
@@ -75,7 +92,11 @@ def _handler_for(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 return
             body = json.loads(raw)
             reply = server.next_reply(body)
-            if reply.status != 200:
+            if reply.hostile is not None:
+                with contextlib.suppress(OSError):
+                    getattr(self, f"_{reply.hostile}")()
+                self.close_connection = True
+            elif reply.status != 200:
                 self._json(reply.status, {"error": {"message": reply.error}}, reply.headers)
             elif body.get("stream") and reply.streamed:
                 self._stream(reply)
@@ -93,6 +114,78 @@ def _handler_for(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 self.send_header(name, value)
             self.end_headers()
             self.wfile.write(data)
+
+        def _held(self, seconds: float) -> bool:
+            """Wait `seconds`; False once the server closes (the test is over)."""
+            return not server._released.wait(seconds)
+
+        def _headers(self, content_type: str, length: int | None = None) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", content_type)
+            if length is not None:
+                self.send_header("Content-Length", str(length))
+            self.end_headers()
+            self.wfile.flush()
+
+        def _comments(self) -> None:
+            self._headers("text/event-stream")
+            while self._held(0.2):
+                self.wfile.write(b": PROCESSING\n\n")
+                self.wfile.flush()
+
+        def _trickle(self) -> None:
+            self._headers("application/json", 50_000)
+            while self._held(0.5):
+                self.wfile.write(b" ")
+                self.wfile.flush()
+
+        def _silent_after_headers(self) -> None:
+            self._headers("text/event-stream")
+            self._held(120)
+
+        def _silent(self) -> None:
+            self._held(120)
+
+        def _huge_announced(self) -> None:
+            self._headers("application/json", 1 << 30)
+            block = b" " * 65536
+            while not server._released.is_set():
+                self.wfile.write(block)
+
+        def _huge_unannounced(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(b'{"choices": [{"message": {"content": "')
+            block = b"x" * 65536
+            while not server._released.is_set():
+                self.wfile.write(block)
+
+        def _endless_line(self) -> None:
+            self._headers("text/event-stream")
+            self.wfile.write(b'data: {"choices": [{"delta": {"content": "')
+            block = b"x" * 65536
+            while not server._released.is_set():
+                self.wfile.write(block)
+
+        def _redirect(self) -> None:
+            self.send_response(307)
+            self.send_header("Location", "http://elsewhere.example:8080/v1/chat/completions")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def _html(self) -> None:
+            page = b"<!DOCTYPE html><html><head><title>Sign in - Proxy</title></head></html>"
+            self._headers("text/html; charset=utf-8", len(page))
+            self.wfile.write(page)
+
+        def _cut_stream(self) -> None:
+            self._headers("text/event-stream")
+            for piece in ("Half ", "an ", "answer"):
+                event = {"choices": [{"delta": {"content": piece}}]}
+                self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+            self.wfile.flush()
 
         def _stream(self, reply: Reply) -> None:
             self.send_response(200)

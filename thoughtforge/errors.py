@@ -24,6 +24,9 @@ Exception hierarchy:
     - phases.intake.DistillationMalformed - two distillations without the six sections
     - phases.polish.review.MalformedReview - no review JSON that fits the schema
     - plugins.plan.builder_response.BuilderResponseError - no builder answer that fits its schema
+  + server.api.AnsweredMeanwhile       - another answer reached the waiting run first (the
+                                         sender is told its words were kept)
+  + web.uploads.UploadRefused          - a dropped file not saved: too large, no plain folder
   + ServiceError          - a board, channel or connector call that failed (never halts a phase)
     - server.api.PrefectApiError       - a Prefect REST call that failed
     - ConnectorError                   - a Notion or Google Drive pull that failed, by `kind`

@@ -3,6 +3,7 @@ Vibe Kanban, a `CaptureServer` as the channel."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -248,3 +249,53 @@ def test_probe_calls_each_agent_and_says_whether_structured_output_is_accepted(
     assert row(result, "probe claude") == (
         "probe claude ok not called: its command 'claude' is not on PATH"
     )
+
+
+def test_probe_obeys_the_call_deadline_whatever_the_server_does(
+    run: Run, write_config: Callable[..., Path]
+) -> None:
+    """Before, `doctor --probe` against a server sending only `: PROCESSING` comment lines was
+    still running after 40 s with call_timeout_seconds 6."""
+    path = write_config()
+    data = yaml.safe_load(path.read_text())
+    data["agents"]["call_timeout_seconds"] = 2
+    with FakeOpenAI() as fake:
+        fake.script(Reply(hostile="comments"))
+        data["agents"]["available"]["queued"] = {
+            "type": "openai",
+            "base_url": f"{fake.url}/v1",
+            "model": "tiny",
+        }
+        path.write_text(yaml.safe_dump(data))
+        result = subprocess_with_limit(run, 60, "doctor", "--probe")
+    assert row(result, "probe queued").startswith(
+        "probe queued warn agent 'queued' failed at step 'doctor-probe' (attempt 1: no whole "
+        "answer within agents.call_timeout_seconds (2 s): the server sent only"
+    ), result.stdout
+
+
+def subprocess_with_limit(run: Run, seconds: float, *args: str) -> subprocess.CompletedProcess[str]:
+    """`run(*args)`, failed (not hung) when it outlives `seconds`."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(run, *args).result(timeout=seconds)
+
+
+@pytest.mark.parametrize("command", [("doctor",), ("run", "bd.md", "--auto-confirm")])
+def test_a_plugin_that_exits_at_import_is_named_and_the_command_fails(
+    run: Run, write_config: Callable[..., Path], tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """Before, both ended rc 0 saying nothing (and `run` made nothing)."""
+    folder = tmp_path / "plugins" / "checklist"
+    shutil.copytree(REPO_ROOT / "examples" / "plugins" / "checklist", folder)
+    with (folder / "builder.py").open("a") as builder:
+        builder.write("\nimport sys\nsys.exit(0)\n")
+    write_config(plugins={"directory": str(folder.parent)})
+    (tmp_path / "bd.md").write_text("Plan a small garden party.\n")
+    result = run(*command)
+    said = " ".join((result.stdout + result.stderr).split())
+    assert result.returncode == 1, said
+    assert f"plugin folder {folder} is refused: builder.py cannot be imported: it calls " in said
+    assert "sys.exit(0) when imported" in said
+    assert not (tmp_path / "projects").exists() or not any((tmp_path / "projects").iterdir())

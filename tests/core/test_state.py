@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +27,7 @@ from thoughtforge.core import (
     write_polish_state,
     write_status,
 )
+from thoughtforge.core.state import _read_archive
 from thoughtforge.errors import ProjectFileError, StateFileError
 from thoughtforge.models import Issue, Phase, Severity
 
@@ -207,6 +209,64 @@ def test_clearing_the_chat_moves_it_to_the_archive_once_and_the_thread_keeps_eve
     write_chat(tmp_path, read_thread(tmp_path)[2:])  # a crash after archiving, before clearing
     clear_chat(tmp_path)  # the next call finishes the job without archiving twice
     assert [m.content for m in read_thread(tmp_path)] == ["brain dump", "distillation", "proposal"]
+
+
+_KILLED_AFTER_ARCHIVING = """
+import os, signal, sys
+from pathlib import Path
+from thoughtforge.core import state
+
+real_write = state.write_text_atomic
+
+def write_then_die(path, text):
+    real_write(path, text)
+    if path.name == state.CHAT_ARCHIVE_FILE:
+        os.kill(os.getpid(), signal.SIGKILL)  # between the archive's write and the history's
+
+state.write_text_atomic = write_then_die
+state.clear_chat(Path(sys.argv[1]))
+"""
+
+
+def test_a_process_killed_between_archiving_and_clearing_never_duplicates_or_loses_a_message(
+    tmp_path: Path,
+) -> None:
+    """Before, a phase change killed after writing chat_archive.json, before emptying
+    chat_history.json, showed those messages twice in the thread, for good: a message said
+    meanwhile made the history no longer match the archive's end, so the next phase change archived
+    them again."""
+    first = [
+        ChatMessage(role="human", content="brain dump", phase=Phase.BRAIN_DUMP),
+        ChatMessage(role="ai", content="distillation", phase=Phase.DISTILLING),
+    ]
+    write_chat(tmp_path, first)
+    killed = subprocess.run([sys.executable, "-c", _KILLED_AFTER_ARCHIVING, str(tmp_path)])
+    assert killed.returncode == -signal.SIGKILL
+    assert [m.content for m in _read_archive(tmp_path)] == ["brain dump", "distillation"]
+    assert [m.content for m in read_chat(tmp_path)] == ["brain dump", "distillation"]
+
+    append_chat(
+        tmp_path, ChatMessage(role="human", content="said after", phase=Phase.SPEC_BUILDING)
+    )
+    expected = ["brain dump", "distillation", "said after"]
+    assert [m.content for m in read_thread(tmp_path)] == expected
+    clear_chat(tmp_path)  # the next phase change
+    assert [m.content for m in read_thread(tmp_path)] == expected
+    assert [m.content for m in _read_archive(tmp_path)] == expected
+
+
+def test_the_next_run_start_finishes_an_archiving_a_kill_interrupted(tmp_path: Path) -> None:
+    """The new phase's agent is given only its own phase's messages, also after the crash."""
+    now = utc_now()
+    write_status(
+        tmp_path, Status(phase=Phase.SPEC_BUILDING, agent="demo", created_at=now, updated_at=now)
+    )
+    write_chat(tmp_path, [ChatMessage(role="ai", content="distillation", phase=Phase.DISTILLING)])
+    killed = subprocess.run([sys.executable, "-c", _KILLED_AFTER_ARCHIVING, str(tmp_path)])
+    assert killed.returncode == -signal.SIGKILL
+    check_state_files(tmp_path)
+    assert read_chat(tmp_path) == []
+    assert [m.content for m in read_thread(tmp_path)] == ["distillation"]
 
 
 def test_a_corrupt_archive_is_named_like_any_state_file(tmp_path: Path) -> None:

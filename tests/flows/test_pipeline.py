@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import git
+import pytest
 import yaml
 from prefect import get_client
 from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterTags
@@ -21,7 +22,15 @@ from tests.flows.test_polish_flow import _wait_for
 from tests.polish_setup import polishing_project
 from tests.process_checks import alive
 from thoughtforge.config import load_config
-from thoughtforge.core import create_project, current_wait, hold_run_lock, read_chat, read_status
+from thoughtforge.core import (
+    ChatMessage,
+    append_chat,
+    create_project,
+    current_wait,
+    hold_run_lock,
+    read_chat,
+    read_status,
+)
 from thoughtforge.core.waiting import WAITING_FILE
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.server.api import project_tag
@@ -318,6 +327,35 @@ def test_resume_after_a_phase_one_halt_still_waits_for_the_human(
     finally:
         os.killpg(worker.pid, signal.SIGKILL)
         worker.wait()
+
+
+@pytest.mark.slow
+def test_resume_with_auto_confirm_goes_on_through_the_human_steps_whatever_the_halted_phase(
+    tmp_path: Path,
+    cli_env: dict[str, str],
+    cli_config: Callable[..., Path],
+    prefect_api_url: str,
+) -> None:
+    """Before, a project halted in Phase 1 or 2 (`file_system_error` in human_review, after a full
+    disk) was resumed to its human step and left there: "It waits for you", whatever
+    `--auto-confirm` said."""
+    config = cli_config()
+    flaky = [{"text": "", "exit": 3, "stderr": "down"}] * 2 + [{"text": DISTILLATION}]
+    script = _script(tmp_path / "s.yaml", **{"brain-dump-intake": flaky})
+    (tmp_path / "bd.md").write_text(BRAIN_DUMP)
+    env = {**cli_env, "THOUGHTFORGE_SCRIPT": str(script)}
+    assert run_cli(env, config, "run", str(tmp_path / "bd.md"), "--auto-confirm").returncode == 3
+    project = _only_project(tmp_path)
+    status = read_status(project)
+    halted = status.model_copy(
+        update={"halt_reason": HaltReason.FILE_SYSTEM_ERROR, "halted_from": Phase.HUMAN_REVIEW}
+    )
+    (project / "status.json").write_text(halted.model_dump_json(indent=2))
+    append_chat(project, ChatMessage(role="ai", content=DISTILLATION, phase=Phase.DISTILLING))
+    result = run_cli(env, config, "resume", project.name, "--auto-confirm")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "It waits for you" not in result.stdout
+    assert read_status(project).phase is Phase.DONE
 
 
 def test_a_corrupt_chat_halts_the_run_before_any_work(

@@ -13,6 +13,7 @@ from tests.conftest import REPO_ROOT
 from thoughtforge.config import Config, load_config
 from thoughtforge.errors import PluginError
 from thoughtforge.models import DeliverableType
+from thoughtforge.phases import plugin_loader
 from thoughtforge.phases.intent import detect_type, type_choices
 from thoughtforge.phases.plugin_loader import load_plugins, plugin_for
 from thoughtforge.phases.polish.review import CodeReview, PlanReview
@@ -178,3 +179,46 @@ def _plugins(base: Path, name: str) -> Path:
     folder = base / "plugins" / name
     shutil.copytree(CHECKLIST, folder, ignore=shutil.ignore_patterns("__pycache__"))
     return folder
+
+
+def _append(folder: Path, code: str) -> None:
+    builder = folder / "builder.py"
+    builder.write_text(builder.read_text() + code)
+
+
+@pytest.mark.parametrize(
+    ("code", "reason"),
+    [
+        ("import sys\nsys.exit(0)\n", r"builder.py cannot be imported: it calls sys.exit\(0\)"),
+        ("raise SystemExit('bye')\n", r"builder.py cannot be imported: it calls sys.exit\('bye'\)"),
+        ("import os\nos._exit(0)\n", r"importing it ended the process \(exit code 0\)"),
+        ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n", r"exit code -9"),
+        ("while True:\n    pass\n", r"it did not finish importing in 5 s"),
+    ],
+)
+def test_nothing_a_plugin_does_at_import_escapes_as_silence_or_blocks(
+    tmp_path: Path,
+    write_config: Callable[..., Path],
+    monkeypatch: pytest.MonkeyPatch,
+    code: str,
+    reason: str,
+) -> None:
+    """Before, `sys.exit(0)` at import ended `doctor` and `run --auto-confirm` with rc 0 and
+    nothing said (only `Exception` was caught), and an import that loops froze the process (the
+    workbench's event loop with it)."""
+    monkeypatch.setattr(plugin_loader, "IMPORT_SECONDS", 5.0)
+    folder = _plugins(tmp_path, "checklist")
+    _append(folder, code)
+    config = load_config(write_config(plugins={"directory": str(folder.parent)}))
+    with pytest.raises(PluginError, match=f"^plugin folder {folder} is refused: .*{reason}"):
+        load_plugins(config)
+
+
+def test_what_a_plugin_prints_at_import_stays_out_of_the_output(
+    tmp_path: Path, write_config: Callable[..., Path], capfd: pytest.CaptureFixture[str]
+) -> None:
+    folder = _plugins(tmp_path, "checklist")
+    _append(folder, "print('HELLO FROM THE PLUGIN')\n")
+    config = load_config(write_config(plugins={"directory": str(folder.parent)}))
+    assert "checklist" in load_plugins(config)
+    assert "HELLO" not in capfd.readouterr().out

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
+from collections.abc import Callable
 
 import pytest
 
@@ -31,14 +33,33 @@ def test_deeply_nested_json_is_skipped_not_raised() -> None:
     assert next(json_objects('{"a": ' * 150 + "1" + "}" * 150))["a"]["a"]
 
 
+HOSTILE = (
+    "{" * 200_000,
+    "{}" * 100_000,
+    "{" * 100_000 + "}" * 100_000,
+    "```\n{\n" * 20_000,
+    ('{"b"' * 4 + "}" * 4) * 12_500,  # a key with no colon before an object: quadratic repair
+    ("{" * 10 + "}" * 10) * 10_000,
+    '{"a": 1,}' * 22_000,
+    "```json\n" + '{"a": "x", "b": [1, 2,]' * 8_000 + "\n```",
+)
+
+
 def test_any_answer_is_parsed_reading_each_character_a_bounded_number_of_times(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Before, 5 MB of `{` never finished: a decode attempt at every `{`, each failure costing a
-    scan back to the start (JSONDecodeError counts the lines before its position)."""
+    scan back to the start (JSONDecodeError counts the lines before its position). And
+    `json_objects("{" * 200_000)` took 26.7 s of CPU inside json-repair (whose look-ahead is
+    quadratic on some inputs): its repairs now run within a budget of lines, counted here as the
+    Python calls they make, whatever the answer."""
+    import json_repair
+
     parsed: list[int] = []
     failed_at: list[int] = []
+    handed: list[int] = []
     real_decode, real_error = json_extraction._LENIENT.decode, json.JSONDecodeError.__init__
+    real_repair = json_repair.repair_json
 
     def counting_decode(chunk: str) -> object:
         parsed.append(len(chunk))
@@ -48,15 +69,48 @@ def test_any_answer_is_parsed_reading_each_character_a_bounded_number_of_times(
         failed_at.append(pos)
         real_error(self, msg, doc, pos)
 
+    def counting_repair(chunk: str, **options: object) -> object:
+        handed.append(len(chunk))
+        return real_repair(chunk, **options)  # type: ignore[call-overload]
+
     monkeypatch.setattr(json_extraction._LENIENT, "decode", counting_decode)
     monkeypatch.setattr(json.JSONDecodeError, "__init__", counting_error)
-    for text in ("{" * 200_000, "{}" * 100_000, "{" * 100_000 + "}" * 100_000, "```\n{\n" * 20_000):
+    monkeypatch.setattr(json_repair, "repair_json", counting_repair)
+    monkeypatch.setattr(json_extraction, "REPAIR_STEPS", 50_000)
+    for text in HOSTILE:
         parsed.clear()
         failed_at.clear()
-        found = _all_objects(text)
-        assert all(obj == {} for obj in found)
+        handed.clear()
+        calls = _python_calls(lambda text=text: _all_objects(text))
         assert sum(parsed) <= 3 * len(text)
         assert sum(failed_at) <= 3 * len(text)
+        assert sum(handed) <= len(text) + json_extraction.MAX_REPAIR_CHARS
+        assert calls <= json_extraction.REPAIR_STEPS + 2 * len(text), text[:40]
+
+
+def test_a_broken_answer_of_real_size_is_still_repaired() -> None:
+    """The budget leaves room for what repair is for: a long answer with one defect."""
+    slot = 'Paragraph of the plan, with "quoted" words and a list: a, b, c. ' * 30
+    answer = json.dumps({"slots": {f"s{n}": slot for n in range(20)}, "stuck": False})
+    found = next(json_objects(answer[:-1] + ",}"))
+    assert found["stuck"] is False and len(found["slots"]) == 20
+
+
+def _python_calls(read: Callable[[], object]) -> int:
+    """The Python function calls `read` makes (a profile hook, apart from the reader's own
+    trace hook): a repair that ran on would make ever more of them."""
+    calls = [0]
+
+    def count(frame: object, event: str, arg: object) -> None:
+        if event == "call":
+            calls[0] += 1
+
+    sys.setprofile(count)
+    try:
+        read()
+    finally:
+        sys.setprofile(None)
+    return calls[0]
 
 
 def test_an_object_after_an_unclosed_prose_brace_is_found() -> None:

@@ -5,8 +5,14 @@ from __future__ import annotations
 
 import base64
 import json
+import shutil
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
+
+import httpx
+import pytest
 
 from tests.cli.test_board import real_projects
 from tests.conftest import REPO_ROOT
@@ -24,6 +30,7 @@ from thoughtforge.core import (
     write_status,
 )
 from thoughtforge.models import DeliverableType, HaltReason, Phase
+from thoughtforge.phases import plugin_loader
 from thoughtforge.prompting.library import DEFAULT_DIRECTORY, PromptLibrary
 from thoughtforge.web.launch import NO_SERVER
 
@@ -128,6 +135,35 @@ def test_the_new_project_form_offers_every_deliverable_type_a_plugin_gives(
         "Code",
         "Checklist",
     ]
+
+
+def test_a_plugin_whose_import_never_ends_is_refused_and_holds_up_no_other_page(
+    write_config: Callable[..., Path],
+    serve_bench: Callable[[Path], Bench],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Before, the first visit to New project imported the plugins on the server's event loop:
+    one whose import loops froze the whole workbench (`/health`, the inbox, every thread)."""
+    monkeypatch.setattr(plugin_loader, "IMPORT_SECONDS", 4.0)
+    folder = tmp_path / "plugins" / "checklist"
+    shutil.copytree(REPO_ROOT / "examples" / "plugins" / "checklist", folder)
+    with (folder / "builder.py").open("a") as builder:
+        builder.write("\nwhile True:\n    pass\n")
+    bench = serve_bench(write_config(plugins={"directory": str(folder.parent)}))
+    answers: list[httpx.Response] = []
+    visit = threading.Thread(target=lambda: answers.append(bench.get("/projects/new")))
+    visit.start()
+    time.sleep(0.5)  # the visit is importing the plugins now
+    assert bench.get("/health").text == "ok"
+    assert bench.get("/").status_code == 200
+    assert visit.is_alive(), "the other pages answered while the plugins were still importing"
+    visit.join(30)
+    [page] = answers
+    assert page.status_code == 400
+    assert f"plugin folder {folder} is refused: it did not finish importing in 4 s" in " ".join(
+        page.text.split()
+    )
 
 
 def test_the_thread_page_shows_every_message_and_only_the_actions_of_the_wait(

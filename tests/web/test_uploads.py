@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import signal
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
-from thoughtforge.config import Config
+from tests.vibe_kanban import free_port
+from thoughtforge.config import Config, load_config
 from thoughtforge.core import Project, create_project, read_chat
-from thoughtforge.web.uploads import UploadRefused, save_upload
+from thoughtforge.phases.resources import resource_files
+from thoughtforge.web.uploads import PartialUpload, UploadRefused, save_upload
 
 
 @pytest.fixture
@@ -88,3 +97,98 @@ def test_the_chat_says_the_file_was_added(project: Project, config: Config) -> N
     assert read_chat(project.dir)[-1].content == (
         "File 'venue.pdf' added to resources/; the next distillation reads it."
     )
+
+
+_SERVE = """
+import sys
+from pathlib import Path
+
+import uvicorn
+
+from thoughtforge.config import load_config
+from thoughtforge.web.app import create_app
+
+config_file = Path(sys.argv[1])
+app = create_app(config_file, load_config(config_file), token=sys.argv[3])
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
+"""
+TOKEN = "upload-test-token-0123456789"
+
+
+def test_a_workbench_killed_mid_upload_leaves_nothing_the_distillation_reads(
+    write_config: Callable[..., Path], tmp_path: Path
+) -> None:
+    """Before, kill -9 of `thoughtforge web` during a 300 MB upload left resources/notes.md at
+    4 MB, which the next distillation would have read as the whole file."""
+    port = free_port()
+    config_file = write_config(resources={"max_file_bytes": 512 * 1024 * 1024}, web={"port": port})
+    config = load_config(config_file)
+    project = create_project(config, brain_dump="x")
+    server = subprocess.Popen(
+        [sys.executable, "-c", _SERVE, str(config_file), str(port), TOKEN], cwd=tmp_path
+    )
+    try:
+        _wait_until(lambda: _healthy(port), "the workbench to start")
+        piece = b"x" * (1 << 20)
+
+        def body() -> Iterator[bytes]:
+            for _ in range(4):
+                yield piece
+            _wait_until(lambda: _received(project) >= 4 << 20, "the first 4 MB on disk")
+            server.kill()
+            server.wait(30)
+            for _ in range(296):
+                yield piece
+
+        with pytest.raises(httpx.TransportError):
+            httpx.post(
+                f"http://127.0.0.1:{port}/projects/{project.id}/files",
+                content=body(),
+                headers={"X-ThoughtForge-Token": TOKEN, "X-File-Name": "notes.md"},
+                timeout=60,
+            )
+    finally:
+        server.kill()
+        server.wait(30)
+    assert server.returncode == -signal.SIGKILL
+    assert resource_files(project.resources_dir) == []
+    assert len(_parts(project)) == 1  # the only trace: hidden, never a resource
+
+    saved = save_upload(config, project, "agenda.sh", b"echo not a program\n")
+    assert _parts(project) == [], "the next upload removes the part no one writes"
+    assert [p.name for p in resource_files(project.resources_dir)] == [saved] == ["agenda.sh"]
+    assert stat.S_IMODE((project.resources_dir / saved).stat().st_mode) == 0o644
+
+
+def test_a_part_being_written_is_never_taken_for_a_stale_one(
+    project: Project, config: Config
+) -> None:
+    upload = PartialUpload(config, project)
+    upload.write(b"half of it")
+    assert save_upload(config, project, "other.md", b"whole") == "other.md"
+    assert upload.part.exists(), "a living upload's part is left alone"
+    assert upload.finish("first.md") == "first.md"
+    assert (project.resources_dir / "first.md").read_bytes() == b"half of it"
+    assert _parts(project) == []
+
+
+def _parts(project: Project) -> list[Path]:
+    return sorted(project.resources_dir.glob(".upload-*.part"))
+
+
+def _received(project: Project) -> int:
+    return sum(p.stat().st_size for p in _parts(project))
+
+
+def _healthy(port: int) -> bool:
+    try:
+        return httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+def _wait_until(check: Callable[[], bool], what: str, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)

@@ -2,15 +2,16 @@
 
 The standard library is enough for a POST or a small JSON call, and keeps the CLI's start-up
 light: importing httpx (the HTTP agent's client) costs a command about 70 ms more than
-`urllib.request`, and `say`/`status` must answer within half a second; its timeouts would not
-replace `_Deadline` either (httpx's are per read too).
+`urllib.request`, and `say`/`status` must answer within half a second (and httpx's timeouts,
+too, bound each read, not the call).
 
 Every failure, from a refused connection to an HTTP 500, is one `ServiceError` that names
 the method and the URL; request headers (which may hold a token) never appear in it.
 
 The timeout bounds the whole request, not each read: a socket timeout alone lets a service that
 sends one byte a second hold a call (and whoever waits on it) for as long as it likes. So the
-request's socket is shut down when the timeout has passed, whatever it is doing (`_Deadline`).
+request's socket is shut down when the timeout has passed, whatever it is doing
+(`adapters.deadline`, which the HTTP agent's calls share).
 
 A service that did not answer at all (refused, timed out) is not called again for
 `QUIET_SECONDS`: those calls fail at once, so a dead board costs one timeout, not one per update,
@@ -19,11 +20,9 @@ and a process never waits at exit for calls that cannot succeed.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import http.client
 import json
-import socket
 import threading
 import time
 import urllib.error
@@ -33,6 +32,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel
 
+from thoughtforge.adapters.deadline import Deadline
 from thoughtforge.errors import ServiceError
 
 _MAX_ERROR_BODY = 200
@@ -75,7 +75,7 @@ def request(
         body = json.dumps(json_body).encode()
         headers.setdefault("Content-Type", "application/json")
     call = urllib.request.Request(url, data=body, method=method, headers=headers)
-    with _Deadline(timeout) as deadline:
+    with Deadline(timeout) as deadline:
         opener = urllib.request.build_opener(
             _WatchedHTTPHandler(deadline), _WatchedHTTPSHandler(deadline)
         )
@@ -98,46 +98,10 @@ def request(
     return reply
 
 
-class _Deadline:
-    """Shuts the request's sockets down once `seconds` have passed since it began."""
-
-    def __init__(self, seconds: float) -> None:
-        self.passed = False
-        self._sockets: list[socket.socket] = []
-        self._lock = threading.Lock()
-        self._timer = threading.Timer(seconds, self._expire)
-        self._timer.daemon = True
-
-    def watch(self, sock: socket.socket) -> None:
-        with self._lock:
-            self._sockets.append(sock)
-            if self.passed:
-                _shut(sock)
-
-    def _expire(self) -> None:
-        with self._lock:
-            self.passed = True
-            for sock in self._sockets:
-                _shut(sock)
-
-    def __enter__(self) -> _Deadline:
-        self._timer.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._timer.cancel()
-
-
-def _shut(sock: socket.socket) -> None:
-    """Wakes a read blocked on `sock` in another thread (a close alone would not)."""
-    with contextlib.suppress(OSError):
-        sock.shutdown(socket.SHUT_RDWR)
-
-
 class _WatchedHTTP(http.client.HTTPConnection):
     """A connection whose socket the request's deadline can shut down."""
 
-    def __init__(self, *args: Any, deadline: _Deadline, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, deadline: Deadline, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._deadline = deadline
 
@@ -151,7 +115,7 @@ class _WatchedHTTPS(_WatchedHTTP, http.client.HTTPSConnection):
 
 
 class _WatchedHTTPHandler(urllib.request.HTTPHandler):
-    def __init__(self, deadline: _Deadline) -> None:
+    def __init__(self, deadline: Deadline) -> None:
         super().__init__()
         self._deadline = deadline
 
@@ -160,7 +124,7 @@ class _WatchedHTTPHandler(urllib.request.HTTPHandler):
 
 
 class _WatchedHTTPSHandler(urllib.request.HTTPSHandler):
-    def __init__(self, deadline: _Deadline) -> None:
+    def __init__(self, deadline: Deadline) -> None:
         super().__init__()
         self._deadline = deadline
 

@@ -107,7 +107,8 @@ def answer(
 def resume(
     ctx: typer.Context, project_id: ProjectArgument, auto_confirm: AutoConfirm = False
 ) -> None:
-    """Continue a halted project where it stopped; it still waits for you at each human step."""
+    """Continue a halted project where it stopped; it waits for you at each human step unless
+    --auto-confirm, which goes on through them, whatever phase the halt was in."""
     _decide(ctx, project_id, "resume", auto_confirm)
 
 
@@ -130,7 +131,7 @@ def _chat(
     from thoughtforge.cli.next_steps import no_chat_turn
     from thoughtforge.core import current_wait, open_project, read_thread
     from thoughtforge.phases.chat import when_read
-    from thoughtforge.server.replies import Delivery, reply_to_chat
+    from thoughtforge.server.replies import Delivery, kept_note, reply_to_chat
 
     project = open_project(config_of(ctx), project_id)
     since, answered = len(read_thread(project.dir)), current_wait(project.dir)
@@ -143,6 +144,8 @@ def _chat(
             print_reply(project, since, answered.key if answered else None)
     elif delivery is Delivery.QUEUED:
         out.print(f"No run is waiting: message queued; {when_read(project.status())}.")
+    elif delivery is Delivery.KEPT:
+        out.print(kept_note(project, message))
     elif why := no_chat_turn(project_id, project.status(), action):
         kept = "Your message is kept in the chat. " if message.strip() else ""
         raise ThoughtForgeError(f"{kept}{why}")
@@ -156,16 +159,21 @@ def _chat(
 def _hand_over(
     ctx: typer.Context, project: Project, run_input: dict[str, str], saved: bool
 ) -> bool:
-    from thoughtforge.server.replies import hand_over
+    from thoughtforge.server.api import AnsweredMeanwhile
+    from thoughtforge.server.replies import hand_over, kept_note
 
-    return hand_over(
-        config_of(ctx),
-        project,
-        run_input,
-        saved=saved,
-        busy_seconds=BUSY_WAIT_SECONDS,
-        on_busy=_busy,
-    )
+    try:
+        return hand_over(
+            config_of(ctx),
+            project,
+            run_input,
+            saved=saved,
+            busy_seconds=BUSY_WAIT_SECONDS,
+            on_busy=_busy,
+        )
+    except AnsweredMeanwhile:
+        out.print(kept_note(project, str(run_input.get("message") or "")))
+        raise typer.Exit(0) from None
 
 
 def _busy() -> None:
@@ -185,7 +193,7 @@ def _decide(ctx: typer.Context, project_id: str, action: str, auto_confirm: bool
     out.print(f"{project_id}: {action} → {status.phase}")
     if status.phase in (Phase.DONE, Phase.HALTED):
         return
-    if status.phase in AUTONOMOUS_PHASES:
+    if auto_confirm or status.phase in AUTONOMOUS_PHASES:
         run_pipeline(ctx, project_id, auto_confirm)
     else:
         out.print(f"It waits for you: `thoughtforge continue {project_id}`, then say/confirm.")

@@ -180,18 +180,42 @@ def mark_read(project_dir: Path, messages: list[ChatMessage], by: str) -> None:
 def clear_chat(project_dir: Path) -> None:
     """Start the next phase's conversation. The agent is given only `chat_history.json`, which is
     emptied; its messages move to `chat_archive.json`, so the thread the person reads keeps every
-    phase. A crash between the two writes is finished by the next call, nothing archived twice."""
+    phase. The move is two writes and idempotent by message identity: a crash between them leaves
+    messages in both files, which the thread shows once, the next run start drops from the history
+    (`check_state_files`), and the next call never archives twice, whatever was said meanwhile."""
     with _locked(project_dir / STATE_LOCK_FILE):
-        history = read_chat(project_dir)
         archive = _read_archive(project_dir)
-        if history and archive[-len(history) :] != history:
-            write_text_atomic(project_dir / CHAT_ARCHIVE_FILE, _chat_json(archive + history))
+        unarchived = _not_in(read_chat(project_dir), archive)
+        if unarchived:
+            write_text_atomic(project_dir / CHAT_ARCHIVE_FILE, _chat_json(archive + unarchived))
         write_chat(project_dir, [])
 
 
 def read_thread(project_dir: Path) -> ChatHistory:
-    """Every message of the project, earlier phases' first: what the person reads."""
-    return _read_archive(project_dir) + read_chat(project_dir)
+    """Every message of the project, earlier phases' first, each once: what the person reads."""
+    archive = _read_archive(project_dir)
+    return archive + _not_in(read_chat(project_dir), archive)
+
+
+def _finish_archiving(project_dir: Path) -> None:
+    """Drop from the history the messages a crashed `clear_chat` archived already."""
+    if not (project_dir / CHAT_ARCHIVE_FILE).exists():
+        return
+    with _locked(project_dir / STATE_LOCK_FILE):
+        history = read_chat(project_dir)
+        left = _not_in(history, _read_archive(project_dir))
+        if len(left) != len(history):
+            write_chat(project_dir, left)
+
+
+def _identity(message: ChatMessage) -> tuple[str, Phase, datetime, str]:
+    """Who said what, when, in which phase: not whether it was read, which changes."""
+    return (message.role, message.phase, message.timestamp, message.content)
+
+
+def _not_in(messages: ChatHistory, archive: ChatHistory) -> ChatHistory:
+    archived = {_identity(m) for m in archive}
+    return [m for m in messages if _identity(m) not in archived]
 
 
 def _read_archive(project_dir: Path) -> ChatHistory:
@@ -226,9 +250,11 @@ def write_state_file(project_dir: Path, name: str, state: BaseModel) -> None:
 
 
 def check_state_files(project_dir: Path) -> None:
-    """Read every state file once, so a corrupt one stops a run before it does any work."""
+    """Read every state file once, so a corrupt one stops a run before it does any work; and
+    finish an archiving a crash interrupted."""
     read_status(project_dir)
     read_chat(project_dir)
+    _finish_archiving(project_dir)
     if (project_dir / POLISH_STATE_FILE).exists():
         read_polish_state(project_dir)
 

@@ -7,14 +7,27 @@ refused, with the folder and the reason, when the plugins are first loaded: at t
 (and by `run` before it creates the project, and `doctor`), never half-way through a project.
 The phases ask `plugin_for` and never import a plugin by name. The folders are read once per
 process (a run's own): a folder added or changed counts from the next run on.
+
+A plugin's code runs at import, and nothing it does there may escape: the folders of
+`plugins.directory` are first imported in a child process, given `IMPORT_SECONDS`, so one that
+loops forever, exits or kills its process is refused (naming the folder) without stopping this
+one, or a server's pages; only then are they imported here. Any exception, `sys.exit` included,
+refuses the folder; what a plugin prints at import is not let through to this process's output.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.util
+import io
+import json
+import os
+import signal
+import subprocess
 import sys
+import threading
 from functools import cache
 from importlib.machinery import ModuleSpec
 from pathlib import Path
@@ -73,14 +86,110 @@ def _load_all(directory: Path | None) -> dict[str, Plugin]:
         return plugins
     if not directory.is_dir():
         raise PluginError(None, f"plugins.directory {directory} is not a folder")
+    _check_in_child(directory)
     for folder in _folders(directory):
-        if folder.name in plugins:
-            raise PluginError(folder, f"'{folder.name}' is a built-in deliverable type")
-        package = _package_for(folder)
-        if package not in sys.modules:
-            _register_package(folder, package)
-        plugins[folder.name] = _load(folder, package)
+        plugins[folder.name] = _load_folder(folder, set(plugins))
     return plugins
+
+
+def _load_folder(folder: Path, built_in: set[str]) -> Plugin:
+    if folder.name in built_in:
+        raise PluginError(folder, f"'{folder.name}' is a built-in deliverable type")
+    package = _package_for(folder)
+    if package not in sys.modules:
+        _register_package(folder, package)
+    return _load(folder, package)
+
+
+IMPORT_SECONDS = 30.0
+"""How long the folders of `plugins.directory` may take to import, all together."""
+STARTUP_SECONDS = 120.0
+"""How long the child may take to start (Python, ThoughtForge) before its first folder."""
+_VERDICT = "THOUGHTFORGE-PLUGIN-CHECK:"
+_IMPORTING = "THOUGHTFORGE-PLUGIN-IMPORTING:"
+_CHILD = (
+    "import sys\n"
+    "from thoughtforge.phases.plugin_loader import check_here\n"
+    "check_here(sys.argv[1])\n"
+)
+
+
+def _check_in_child(directory: Path) -> None:
+    """Import the folders in a child process first: `PluginError` for the first one refused,
+    one that took longer than `IMPORT_SECONDS`, or one that ended the child. The time counts
+    from the child's first folder, not its own start."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, str(directory)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,  # what a plugin starts is stopped with it
+    )
+    output: list[bytes] = []
+    began = threading.Event()
+
+    def read() -> None:
+        assert child.stdout is not None
+        for line in child.stdout:
+            output.append(line)
+            if line.startswith(_IMPORTING.encode()):
+                began.set()
+        began.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        began.wait(STARTUP_SECONDS)
+        child.wait(IMPORT_SECONDS)
+    except subprocess.TimeoutExpired:
+        _stop(child)
+        reader.join(5)
+        raise PluginError(
+            _said(output, _IMPORTING, directory),
+            f"it did not finish importing in {IMPORT_SECONDS:g} s (code that runs at import "
+            "never ends?)",
+        ) from None
+    finally:
+        _stop(child)
+    reader.join(5)
+    verdicts = [line for line in output if line.startswith(_VERDICT.encode())]
+    if not verdicts:
+        raise PluginError(
+            _said(output, _IMPORTING, directory),
+            f"importing it ended the process (exit code {child.returncode})",
+        )
+    verdict = json.loads(verdicts[-1][len(_VERDICT) :])
+    if verdict is not None:
+        folder = verdict["folder"]
+        raise PluginError(Path(folder) if folder else None, verdict["reason"])
+
+
+def _stop(child: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(child.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        child.wait(5)
+
+
+def _said(output: list[bytes], marker: str, default: Path) -> Path:
+    """The folder named by the child's last `marker` line: the one it was importing."""
+    lines = [line.strip() for line in output if line.startswith(marker.encode())]
+    return Path(lines[-1][len(marker) :].decode()) if lines else default
+
+
+def check_here(directory: str) -> None:
+    """The child's side: import every folder, saying which before each, then print the verdict
+    (null, or the refusal)."""
+    refusal: dict[str, str | None] | None = None
+    built_in = {f.name for f in _folders(BUILT_IN)}
+    try:
+        for folder in _folders(Path(directory)):
+            os.write(1, f"\n{_IMPORTING}{folder}\n".encode())
+            _load_folder(folder, built_in)
+    except PluginError as exc:
+        refusal = {"folder": str(exc.folder) if exc.folder else None, "reason": exc.reason}
+    sys.stdout.flush()
+    os.write(1, f"\n{_VERDICT}{json.dumps(refusal)}\n".encode())
 
 
 def _folders(directory: Path) -> list[Path]:
@@ -139,17 +248,30 @@ def _register_package(folder: Path, package: str) -> None:
     sys.modules[package] = module
     try:
         if spec.loader is not None:
-            spec.loader.exec_module(module)
-    except Exception as exc:  # noqa: BLE001 - any failure of the plugin's code refuses the folder
+            with _quiet():
+                spec.loader.exec_module(module)
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - any failure refuses the folder
         del sys.modules[package]
-        raise PluginError(folder, f"__init__.py cannot be imported: {exc!r}") from None
+        raise PluginError(folder, f"__init__.py cannot be imported: {_why(exc)}") from None
 
 
 def _module(folder: Path, package: str, name: str) -> ModuleType:
     try:
-        return importlib.import_module(f"{package}.{name}")
-    except Exception as exc:  # noqa: BLE001 - any failure of the plugin's code refuses the folder
-        raise PluginError(folder, f"{name}.py cannot be imported: {exc!r}") from None
+        with _quiet():
+            return importlib.import_module(f"{package}.{name}")
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - any failure refuses the folder
+        raise PluginError(folder, f"{name}.py cannot be imported: {_why(exc)}") from None
+
+
+def _quiet() -> contextlib.AbstractContextManager[object]:
+    """A plugin's prints at import go nowhere: never into a command's output."""
+    return contextlib.redirect_stdout(io.StringIO())
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, SystemExit):
+        return f"it calls sys.exit({exc.code!r}) when imported"
+    return repr(exc)
 
 
 def _attribute(folder: Path, module: ModuleType, name: str) -> Any:

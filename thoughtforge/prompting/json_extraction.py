@@ -11,12 +11,22 @@ control-character rule, and only when no candidate reads so is it repaired (json
 maintained library, rather than rules of our own). An answer whose first object never closes was
 cut off: once nothing in it fits, `CutOffAnswer` says so, instead of the caller reporting the
 missing fields of some inner object, which is what a cut answer looks like field by field.
+
+json-repair's heuristics look ahead, and some inputs make that quadratic (or deeply recursive):
+a hostile or broken answer could cost minutes of CPU per read. So each answer's repairs share a
+budget counted in operations: the lines of Python the library runs (`REPAIR_STEPS`, metered with
+a trace function); when it is spent, the repair stops and the chunk counts as not JSON. Each
+distinct chunk is repaired once, and one nested deeper than any answer is not handed to it.
+The bound, measured, is in `bench/bench_json_reader.py`.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
 from typing import Any
 
 from thoughtforge.errors import CutOffAnswer
@@ -27,6 +37,9 @@ MAX_SPANS = 1_000
 """Prose with more separate `{…}` spans than this is not an answer; the rest are not tried."""
 MAX_REPAIR_CHARS = 200_000
 """Longer chunks are not repaired: no step's answer is that long, and repair is not free."""
+REPAIR_STEPS = 6_000_000
+"""Lines of json-repair one answer's repairs may run in all: a well-formed but broken answer of
+about 90,000 characters (a trailing comma, unescaped quotes) needs about 65 a character."""
 
 
 _LENIENT = json.JSONDecoder(strict=False)
@@ -37,15 +50,18 @@ def json_objects(text: str) -> Iterator[dict[str, Any]]:
     object also yields the objects nested in it, outermost first. Then the same chunks repaired;
     `CutOffAnswer` at the end when the answer stops inside its first object."""
     spans, cut_off = _balanced_spans(text)
-    unread: list[str] = []
+    unread: dict[str, None] = {}  # each distinct chunk once, in order
     for chunk in (text, *_fenced_blocks(text), *spans):
         value = _parse(chunk)
         if value is None:
-            unread.append(chunk)
+            unread.setdefault(chunk.strip())
         else:
             yield from _objects_within(value)
+    if cut_off:
+        unread.pop(text.strip(), None)
+    budget = _RepairBudget(REPAIR_STEPS)
     for chunk in unread:
-        value = None if cut_off and chunk is text else _repaired(chunk)
+        value = _repaired(chunk, budget)
         if value is not None:
             yield from _objects_within(value)
     if cut_off:
@@ -62,17 +78,85 @@ def _parse(chunk: str) -> Any:
         return None
 
 
-def _repaired(chunk: str) -> Any:
-    """What json-repair makes of a chunk that looks like JSON; None when it is not."""
-    if len(chunk) > MAX_REPAIR_CHARS or not chunk.lstrip().startswith(("{", "[")):
+def _repaired(chunk: str, budget: _RepairBudget) -> Any:
+    """What json-repair makes of a chunk that looks like JSON, within the answer's budget; None
+    when it is not JSON or the budget ran out first."""
+    if budget.left <= 0 or len(chunk) > MAX_REPAIR_CHARS or not chunk.startswith(("{", "[")):
         return None
+    if _deeper_than(chunk, MAX_DEPTH):
+        return None  # no model nests so deep; json-repair would recurse until the budget ends
     from json_repair import repair_json  # 22 modules, loaded by the first answer that needs it
 
     try:
-        value = repair_json(chunk, return_objects=True)
-    except (ValueError, RecursionError):
+        with budget.metered():
+            value = repair_json(chunk, return_objects=True)
+    except (ValueError, RecursionError, _BudgetSpent):
         return None
     return value if isinstance(value, dict | list) and value else None
+
+
+def _deeper_than(chunk: str, depth: int) -> bool:
+    """Whether `{`/`[` outside strings nest deeper than `depth` anywhere in `chunk`."""
+    level = 0
+    for _, char in _brackets(chunk, "{["):
+        level += 1 if char in "{[" else -1
+        if level > depth:
+            return True
+    return False
+
+
+def _brackets(text: str, openers: str) -> Iterator[tuple[int, str]]:
+    """Each opener and each closer of an open one, with its index, outside JSON strings. A quote
+    starts a string only inside a bracket: prose quotes around a brace do not hide it."""
+    closers = {"{": "}", "[": "]"}
+    ends = "".join(closers[o] for o in openers)
+    level = 0
+    in_string = escaped = False
+    for index, char in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"' and level:
+            in_string = True
+        elif char in openers:
+            level += 1
+            yield index, char
+        elif char in ends and level:
+            level -= 1
+            yield index, char
+
+
+class _BudgetSpent(BaseException):
+    """Not an `Exception`: no handler inside the library may swallow it."""
+
+
+class _RepairBudget:
+    """Lines of Python left to the answer's repairs."""
+
+    def __init__(self, steps: int) -> None:
+        self.left = steps
+
+    @contextmanager
+    def metered(self) -> Iterator[None]:
+        """Count each line run in the frames called from here; stop them when none is left."""
+
+        def count(frame: FrameType, event: str, arg: object) -> Any:
+            if event == "line":
+                self.left -= 1
+                if self.left < 0:
+                    raise _BudgetSpent
+            return count
+
+        previous = sys.gettrace()
+        sys.settrace(count)
+        try:
+            yield
+        finally:
+            sys.settrace(previous)
 
 
 def _fenced_blocks(text: str) -> Iterator[str]:
@@ -101,20 +185,10 @@ def _balanced_spans(text: str) -> tuple[list[str], bool]:
     spans: list[tuple[int, int]] = []
     opened: list[int] = []
     first = text.find("{")
-    in_string = escaped = False
-    for index, char in enumerate(text):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"' and opened:
-            in_string = True
-        elif char == "{":
+    for index, char in _brackets(text, "{"):
+        if char == "{":
             opened.append(index)
-        elif char == "}" and opened:
+        else:
             start = opened.pop()
             while spans and spans[-1][0] > start:
                 spans.pop()  # nested inside this one

@@ -12,6 +12,7 @@ import os
 import time
 import urllib.error
 import urllib.request
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,14 @@ def is_healthy(url: str, timeout: float = HEALTH_TIMEOUT_SECONDS) -> bool:
 
 class PrefectApiError(ServiceError):
     """The Prefect API could not be reached, or answered with an error (`status`)."""
+
+
+class AnsweredMeanwhile(ThoughtForgeError):
+    """The waiting run took another answer (the page's, the CLI's, the UI's) a moment before this
+    one reached it: Prefect refuses a second input (HTTP 409), or the run is no longer paused."""
+
+    def __init__(self, run_name: str) -> None:
+        super().__init__(f"another answer reached the waiting run {run_name} first")
 
 
 class WaitingRun(BaseModel):
@@ -202,7 +211,14 @@ class PrefectApi:
         resume in between, so this waits for the schema first.
         """
         self._wait_for_schema(run)
-        result = self.call("POST", f"/flow_runs/{run.id}/resume", {"run_input": run_input})
+        try:
+            result = self.call("POST", f"/flow_runs/{run.id}/resume", {"run_input": run_input})
+        except PrefectApiError as exc:
+            if exc.status == HTTPStatus.CONFLICT:
+                raise AnsweredMeanwhile(run.name) from None
+            raise
+        if result.get("status") == "ABORT":  # "Cannot resume a flow run that is not paused."
+            raise AnsweredMeanwhile(run.name)
         if result.get("status") != "ACCEPT":
             reason = (result.get("details") or {}).get("reason") or result.get("status")
             raise ThoughtForgeError(f"the waiting run {run.name} refused the input: {reason}")

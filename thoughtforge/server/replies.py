@@ -17,8 +17,8 @@ from thoughtforge.config import Config
 from thoughtforge.core.project import Project
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.models import Phase
-from thoughtforge.phases.chat import add_human_message
-from thoughtforge.server.api import PrefectApi, PrefectApiError, api_for_project
+from thoughtforge.phases.chat import add_human_message, when_read
+from thoughtforge.server.api import AnsweredMeanwhile, PrefectApi, PrefectApiError, api_for_project
 
 
 class Delivery(StrEnum):
@@ -31,6 +31,9 @@ class Delivery(StrEnum):
     NOT_TAKEN = "not_taken"
     """The project is done or halted: it takes no chat turn (a message was stored all the same;
     a halted run's form would refuse it)."""
+    KEPT = "kept"
+    """Another answer (the page's, the CLI's) reached the waiting run a moment before: the run
+    goes on with that one, and a message stored here is read at the AI's next call."""
 
 
 def reply_to_chat(
@@ -49,11 +52,25 @@ def reply_to_chat(
     if project.status().phase in (Phase.DONE, Phase.HALTED):
         return Delivery.NOT_TAKEN
     run_input = {"message": "", "action": action}
-    if hand_over(
-        config, project, run_input, saved=said, busy_seconds=busy_seconds, on_busy=on_busy
-    ):
+    try:
+        handed = hand_over(
+            config, project, run_input, saved=said, busy_seconds=busy_seconds, on_busy=on_busy
+        )
+    except AnsweredMeanwhile:
+        return Delivery.KEPT
+    if handed:
         return Delivery.HANDED_OVER
     return Delivery.QUEUED if action == "send" else Delivery.NO_RUN
+
+
+def kept_note(project: Project, message: str) -> str:
+    """What the sender of an answer that another one beat to the run is told."""
+    if message.strip():
+        return (
+            "Kept: another answer reached the run a moment before yours; your words are in the "
+            f"chat, and {when_read(project.status())}."
+        )
+    return "Another answer reached the run a moment before yours: it goes on with that one."
 
 
 def hand_over(
@@ -69,6 +86,8 @@ def hand_over(
 
     A plain message never waits for a busy run: it is in the chat already, and the run reads it
     there. Any other input waits up to `busy_seconds` for the run to ask for it.
+    `AnsweredMeanwhile` when another answer reached the run first; a message in `run_input` is
+    then stored in the chat, so its words are kept all the same.
     """
     url = api_for_project(config, project.dir)
     if url is None:
@@ -82,6 +101,10 @@ def hand_over(
         if run is None:
             return False
         api.resume(run, run_input)
+    except AnsweredMeanwhile:
+        if not saved and str(run_input.get("message") or "").strip():
+            add_human_message(project, run_input["message"])
+        raise
     except PrefectApiError as exc:
         kept = "Your message is saved in the project's chat. " if saved else ""
         raise ThoughtForgeError(

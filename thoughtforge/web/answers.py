@@ -18,8 +18,8 @@ from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.models import Phase
 from thoughtforge.phases import add_human_message, halt_actions
 from thoughtforge.phases.chat import when_read
-from thoughtforge.server.api import PrefectApi, PrefectApiError, find_api
-from thoughtforge.server.replies import Delivery, hand_over, reply_to_chat
+from thoughtforge.server.api import AnsweredMeanwhile, PrefectApi, PrefectApiError, find_api
+from thoughtforge.server.replies import Delivery, hand_over, kept_note, reply_to_chat
 from thoughtforge.web.actions import ACTIONS, CHAT_ACTIONS, Composer, composer_for
 from thoughtforge.web.launch import start_run
 
@@ -83,6 +83,8 @@ def _chat(config: Config, config_file: Path, project: Project, answer: Answer) -
         return Outcome(delivery=delivery, note="Sent.")
     if delivery is Delivery.QUEUED:
         return Outcome(delivery=delivery, note=f"Kept: {when_read(project.status())}.")
+    if delivery is Delivery.KEPT:
+        return Outcome(delivery=delivery, note=kept_note(project, answer.message))
     if delivery is Delivery.NOT_TAKEN:
         phase = project.status().phase
         return Outcome(delivery=delivery, note=f"Kept, but the project is {phase}.")
@@ -97,7 +99,13 @@ def _decide(config: Config, config_file: Path, project: Project, answer: Answer)
         run_input["message"] = answer.message
     elif message:
         add_human_message(project, answer.message)  # said beside a decision: kept all the same
-    if hand_over(config, project, run_input, saved=bool(message), busy_seconds=BUSY_SECONDS):
+    try:
+        handed = hand_over(
+            config, project, run_input, saved=bool(message), busy_seconds=BUSY_SECONDS
+        )
+    except AnsweredMeanwhile:
+        return Outcome(delivery=Delivery.KEPT, note=kept_note(project, answer.message))
+    if handed:
         return Outcome(delivery=Delivery.HANDED_OVER, note="Sent.")
     if answer.action == "provide_input":
         status = halt_actions.provide_input(project, answer.message)

@@ -5,13 +5,22 @@ The name is the person's (or a page's) and untrusted: it goes through the connec
 (`connectors.writing.file_name`: no separators, `..`, control or reserved characters), keeps a
 plain suffix, and never replaces a file already there. The file is written only directly inside a
 real `resources/` folder: a `resources` that is a symlink (planted by an agent) is refused, and
-the new file is created exclusively, so a link cannot be followed either.
+the new name is taken exclusively (a hard link, which fails on any existing name), so a link
+cannot be followed either.
+
+The bytes arrive into a hidden `.upload-<random>.part` in `resources/` (hidden files are never
+resources: the distillation does not read it) and take their name only once whole and on disk,
+mode 0644. A server killed mid-upload leaves at most that hidden part; the writer holds a lock on
+it while it lives, so the next upload to the project removes the parts no one holds.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import re
+import tempfile
 from pathlib import Path
 
 from thoughtforge.config import Config
@@ -21,10 +30,56 @@ from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.phases.chat import notice
 
 _SUFFIX = re.compile(r"^\.[A-Za-z0-9]{1,10}$")
+PART_PREFIX = ".upload-"
+PART_SUFFIX = ".part"
+FILE_MODE = 0o644
+"""A resource is data: readable, never executable (`agenda.sh` is not a program to run)."""
 
 
 class UploadRefused(ThoughtForgeError):
     """The file was not saved; the message says why and what to do."""
+
+
+class PartialUpload:
+    """One file being received: `write` its pieces as they come, then `finish` under its name,
+    or `abort`. Nothing of it is a resource until `finish`."""
+
+    def __init__(self, config: Config, project: Project, *, limit: int | None = None) -> None:
+        self.project = project
+        self.limit = config.resources.max_file_bytes if limit is None else limit
+        self.size = 0
+        folder = project.resources_dir
+        if folder.is_symlink() or not folder.is_dir():
+            raise UploadRefused(f"{folder} is not a plain folder: nothing was saved there")
+        remove_stale_parts(folder)
+        fd, name = tempfile.mkstemp(prefix=PART_PREFIX, suffix=PART_SUFFIX, dir=folder)
+        fcntl.flock(fd, fcntl.LOCK_EX)  # held while this process lives: the part is not stale
+        self.part = Path(name)
+        self._file = os.fdopen(fd, "wb")
+
+    def write(self, data: bytes) -> None:
+        self.size += len(data)
+        if self.size > self.limit:
+            self.abort()
+            raise UploadRefused(too_large(self.size, self.limit))
+        self._file.write(data)
+
+    def finish(self, name: str) -> str:
+        """The file under `name` made safe (`name (2)`… when taken); returns the name."""
+        self._file.flush()
+        os.fsync(self._file.fileno())
+        os.fchmod(self._file.fileno(), FILE_MODE)
+        try:
+            saved = _link_new(self.part, safe_resource_name(name))
+        finally:
+            self.abort()
+        _sync_folder(self.part.parent)
+        notice(self.project, f"File '{saved}' added to resources/; the next distillation reads it.")
+        return saved
+
+    def abort(self) -> None:
+        self.part.unlink(missing_ok=True)
+        self._file.close()
 
 
 def save_upload(config: Config, project: Project, name: str, data: bytes) -> str:
@@ -35,12 +90,36 @@ def save_upload(config: Config, project: Project, name: str, data: bytes) -> str
             f"'{file_name(name)}' is {len(data):,} bytes; resources.max_file_bytes is {limit:,}. "
             "Nothing was saved."
         )
-    folder = project.resources_dir
-    if folder.is_symlink() or not folder.is_dir():
-        raise UploadRefused(f"{folder} is not a plain folder: nothing was saved there")
-    saved = _write_new(folder, safe_resource_name(name), data)
-    notice(project, f"File '{saved}' added to resources/; the next distillation reads it.")
-    return saved
+    upload = PartialUpload(config, project)
+    try:
+        upload.write(data)
+    except BaseException:
+        upload.abort()
+        raise
+    return upload.finish(name)
+
+
+def too_large(size: int, limit: int) -> str:
+    return (
+        f"The file is over resources.max_file_bytes ({limit:,} bytes; it has at least {size:,}). "
+        "Nothing was saved."
+    )
+
+
+def remove_stale_parts(folder: Path) -> None:
+    """Remove the `.upload-*.part` files no living upload holds (a server killed mid-upload)."""
+    for part in folder.glob(f"{PART_PREFIX}*{PART_SUFFIX}"):
+        try:
+            fd = os.open(part, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            continue  # an upload in progress
+        finally:
+            os.close(fd)
+        part.unlink(missing_ok=True)
 
 
 def safe_resource_name(name: str) -> str:
@@ -53,22 +132,27 @@ def safe_resource_name(name: str) -> str:
     return f"{cleaned}.{suffix.lower()}" if suffix else cleaned
 
 
-def _write_new(folder: Path, name: str, data: bytes) -> str:
-    """Create the file (never over an existing one or through a link): `name`, `name (2)`, …"""
+def _link_new(part: Path, name: str) -> str:
+    """Give `part` the name (never over an existing one or through a link): `name`,
+    `name (2)`, …"""
     stem, dot, suffix = name.rpartition(".")
     if not dot:
         stem, suffix = name, ""
     for number in range(1, 1000):
         candidate = name if number == 1 else f"{stem} ({number}){dot}{suffix}"
         try:
-            fd = os.open(folder / candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW)
+            os.link(part, part.parent / candidate, follow_symlinks=False)
         except FileExistsError:
             continue
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-        except BaseException:
-            (folder / candidate).unlink(missing_ok=True)
-            raise
         return candidate
     raise UploadRefused(f"resources/ already holds 999 files named like '{name}'")
+
+
+def _sync_folder(folder: Path) -> None:
+    """The new name on disk too, not only the bytes."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

@@ -10,13 +10,22 @@ The key is read from the environment variable the config names, at each call, an
 Authorization header; any failure text that could echo it has it replaced. The answer streams in as
 server-sent events; each piece goes to `on_output` (the project's live preview) as it arrives. A
 `finish_reason` of `length` is a cut-off answer, refused as such: half a JSON object is no answer.
+
+Nothing the server does can hold the call past `agents.call_timeout_seconds`, retries included:
+the deadline is checked as each piece arrives, and every socket of the call is shut down when it
+passes (`adapters.deadline`), which ends a read blocked on comment lines, keep-alives, a trickled
+body or silence. No answer is read past `agents.max_reply_bytes` (with room for a completion's
+JSON around it), streamed or not, nor any line of a stream. Redirects are not followed (the key
+would go with them). Each failure says what the server did, and which setting to change.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
+import re
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -24,6 +33,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel
 
+from thoughtforge.adapters.deadline import Deadline
 from thoughtforge.config import OpenAIAgentSpec
 
 RETRIED_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -35,6 +45,10 @@ MAX_SCHEMA_ITEMS = 8
 GRAMMAR_LINES = 4
 GRAMMAR_LINE_CHARS = 200
 _EXCERPT = 300
+_ERROR_BYTES = 64 * 1024
+"""An error body is read this far: its message is at the start."""
+ENVELOPE_BYTES = 64 * 1024
+"""A completion's JSON besides its text: ids, the role, usage."""
 CUT_OFF = "answer cut off"
 _STRUCTURE_WORDS = ("response_format", "json_schema", "schema", "grammar")
 
@@ -69,8 +83,7 @@ def ask_endpoint(
     if sections and spec.section_grammar:
         body["grammar"] = sections_grammar(sections)
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    deadline = time.monotonic() + timeout
-    answer = _with_retries(spec, body, headers, deadline, max_bytes, on_output)
+    answer = _with_retries(name, spec, body, headers, timeout, max_bytes, on_output)
     if answer.failure is not None:
         failure = answer.failure.replace(key, "***") if key else answer.failure
         if schema is not None and _about_structure(failure):
@@ -148,44 +161,166 @@ def _request_body(
 
 
 def _with_retries(
+    name: str,
     spec: OpenAIAgentSpec,
     body: dict[str, Any],
     headers: dict[str, str],
-    deadline: float,
+    timeout: float,
     max_bytes: int,
     on_output: Callable[[bytes], None],
 ) -> HttpAnswer:
     url = f"{spec.base_url}/chat/completions"
+    deadline = time.monotonic() + timeout
     last = ""
     for retry in range(MAX_RETRIES + 1):
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            return HttpAnswer(failure=f"timed out ({last})" if last else "timed out")
-        timeout = httpx.Timeout(remaining, connect=min(CONNECT_TIMEOUT_SECONDS, remaining))
-        try:
-            with (
-                httpx.Client(timeout=timeout) as client,
-                client.stream("POST", url, json=body, headers=headers) as response,
-            ):
-                if response.status_code in RETRIED_STATUSES:
-                    response.read()
-                    last = _status_text(response)
+            return HttpAnswer(failure=_late(timeout, last or "the retries took all of it"))
+        exchange = _Exchange(name=name, spec=spec, deadline=deadline, max_bytes=max_bytes)
+        client_timeout = httpx.Timeout(remaining, connect=min(CONNECT_TIMEOUT_SECONDS, remaining))
+        with Deadline(remaining) as watchdog:
+            try:
+                with (
+                    httpx.Client(timeout=client_timeout, follow_redirects=False) as client,
+                    client.stream(
+                        "POST",
+                        url,
+                        json=body,
+                        headers={**headers, "Accept-Encoding": "identity"},
+                        extensions={"trace": exchange.trace(watchdog)},
+                    ) as response,
+                ):
+                    exchange.answered(response)
+                    if response.status_code not in RETRIED_STATUSES:
+                        return _answer_of(response, exchange, on_output)
+                    last = _status_text(response, exchange)
                     if _about_structure(last) and "response_format" in body:
                         return HttpAnswer(failure=last)
                     wait = _backoff(retry, response.headers.get("retry-after"))
-                else:
-                    if response.status_code >= 400:
-                        response.read()
-                        return HttpAnswer(failure=_status_text(response))
-                    return _read_answer(response, deadline, max_bytes, on_output)
-        except httpx.TimeoutException:
-            return HttpAnswer(failure="timed out waiting for the server")
-        except httpx.TransportError as exc:
-            last = f"cannot reach {spec.base_url}: {exc}"
-            wait = _backoff(retry, None)
+            except _Refused as refused:
+                return HttpAnswer(failure=str(refused))
+            except (_Late, httpx.TimeoutException):
+                return HttpAnswer(failure=_late(timeout, exchange.what_happened()))
+            except httpx.TransportError as exc:
+                if watchdog.passed:
+                    return HttpAnswer(failure=_late(timeout, exchange.what_happened()))
+                last = f"cannot reach {spec.base_url}: {exc}"
+                wait = _backoff(retry, None)
         if retry < MAX_RETRIES:
             time.sleep(max(0.0, min(wait, deadline - time.monotonic())))
     return HttpAnswer(failure=f"{last} (after {MAX_RETRIES} retries)")
+
+
+class _Refused(Exception):
+    """The server's answer cannot be used; the message says what it did and what to change."""
+
+
+class _Late(Exception):
+    """The call's deadline passed while the answer was being read."""
+
+
+def _late(timeout: float, what: str) -> str:
+    return f"no whole answer within agents.call_timeout_seconds ({timeout:g} s): {what}"
+
+
+class _Exchange:
+    """One request and what the server did with it so far: what a failure names."""
+
+    def __init__(
+        self, *, name: str, spec: OpenAIAgentSpec, deadline: float, max_bytes: int
+    ) -> None:
+        self.name, self.spec, self.deadline, self.max_bytes = name, spec, deadline, max_bytes
+        self.connected = False
+        self.status: int | None = None
+        self.announced: int | None = None
+        self.received = 0
+        self.comments = 0
+        self.events = 0
+        self.text_bytes = 0
+        self.body: Iterator[bytes] = iter(())
+        self.watchdog: Deadline | None = None
+
+    def trace(self, watchdog: Deadline) -> Callable[[str, dict[str, Any]], None]:
+        self.watchdog = watchdog
+
+        def on_event(event: str, info: dict[str, Any]) -> None:
+            if event == "connection.connect_tcp.complete":
+                self.connected = True
+            watchdog.trace(event, info)
+
+        return on_event
+
+    def answered(self, response: httpx.Response) -> None:
+        self.status = response.status_code
+        announced = response.headers.get("content-length", "")
+        self.announced = int(announced) if announced.isdigit() else None
+
+    def what_happened(self) -> str:
+        if not self.connected:
+            return f"no connection to {self.spec.base_url} was made"
+        if self.status is None:
+            return "the server took the request but sent no response headers"
+        if self.comments and not self.events:
+            return (
+                f"the server sent only {self.comments} keep-alive comment line(s) "
+                "(such as ': PROCESSING') and no answer"
+            )
+        if self.events:
+            return (
+                f"the answer was still streaming ({self.events} events, "
+                f"{self.text_bytes:,} bytes of text so far)"
+            )
+        if self.announced is not None:
+            return f"the server sent {self.received:,} of the {self.announced:,} bytes it announced"
+        return f"the server sent {self.received:,} bytes of its answer, then nothing more"
+
+    def chunks(self, limit: int | None) -> Iterator[bytes]:
+        """The body as it arrives, never more than `limit` bytes (a stream's events are limited
+        one by one instead), stopped at the deadline."""
+        if limit is not None and self.announced is not None and self.announced > limit:
+            raise _Refused(
+                f"the server announced a {self.announced:,}-byte answer, over what "
+                f"agents.max_reply_bytes ({self.max_bytes:,}) allows; none of it was read"
+            )
+        for chunk in self.body:
+            self.received += len(chunk)
+            if time.monotonic() > self.deadline:
+                raise _Late
+            if limit is not None and self.received > limit:
+                raise _Refused(
+                    f"answer longer than agents.max_reply_bytes ({self.max_bytes:,} bytes): "
+                    f"cut at {limit:,} bytes of what the server sent"
+                )
+            yield chunk
+        if self.watchdog is not None and self.watchdog.passed:
+            raise _Late  # the body "ended" because the watchdog shut the socket
+
+
+def _answer_of(
+    response: httpx.Response, exchange: _Exchange, on_output: Callable[[bytes], None]
+) -> HttpAnswer:
+    """The answer of a response that is not retried, or why it cannot be used."""
+    status = response.status_code
+    if 300 <= status < 400:
+        location = response.headers.get("location")
+        where = str(response.url.join(location)) if location else "no address (no Location)"
+        raise _Refused(
+            f"the server redirected the request (HTTP {status}) to {where}; redirects are not "
+            f"followed (the API key would go with them): set agents.available.{exchange.name}"
+            ".base_url to the address the API answers at"
+        )
+    if status >= 400:
+        return HttpAnswer(failure=_status_text(response, exchange))
+    exchange.body = response.iter_bytes()
+    if response.headers.get("content-type", "").startswith("text/event-stream"):
+        return _streamed(exchange, on_output)
+    body = b"".join(exchange.chunks(_body_limit(exchange.max_bytes)))
+    return _whole_answer(response, body, exchange, on_output)
+
+
+def _body_limit(max_bytes: int) -> int:
+    """A completion's JSON around `max_bytes` of text: escapes, ids, usage."""
+    return 2 * max_bytes + ENVELOPE_BYTES
 
 
 def _backoff(retry: int, retry_after: str | None) -> float:
@@ -198,23 +333,17 @@ def _backoff(retry: int, retry_after: str | None) -> float:
     return base + random.uniform(0, 0.2 * base)
 
 
-def _read_answer(
-    response: httpx.Response,
-    deadline: float,
-    max_bytes: int,
-    on_output: Callable[[bytes], None],
-) -> HttpAnswer:
-    """The streamed events, or a whole JSON body from a server that does not stream."""
-    if not response.headers.get("content-type", "").startswith("text/event-stream"):
-        response.read()
-        return _whole_answer(response.text, on_output)
+def _streamed(exchange: _Exchange, on_output: Callable[[bytes], None]) -> HttpAnswer:
+    """The server-sent events until `[DONE]`; comment lines only counted."""
     parts: list[str] = []
     size = 0
     finish: str | None = None
     tokens: int | None = None
-    for event in _events(response.iter_lines()):
-        if time.monotonic() > deadline:
-            return HttpAnswer(text="".join(parts), failure="timed out while the answer streamed")
+    done = False
+    for event in _events(exchange):
+        if event is None:
+            done = True
+            break
         if "error" in event:
             return HttpAnswer(failure=f"the server stopped with an error: {_message(event)}")
         choice = (event.get("choices") or [{}])[0]
@@ -222,15 +351,22 @@ def _read_answer(
         if piece:
             data = piece.encode("utf-8")
             size += len(data)
-            if size > max_bytes:
+            exchange.text_bytes = size
+            if size > exchange.max_bytes:
                 return HttpAnswer(
-                    failure=f"answer longer than agents.max_reply_bytes ({max_bytes:,} bytes)"
+                    failure=f"answer longer than agents.max_reply_bytes "
+                    f"({exchange.max_bytes:,} bytes): cut there"
                 )
             parts.append(piece)
             on_output(data)
         finish = choice.get("finish_reason") or finish
         tokens = (event.get("usage") or {}).get("completion_tokens", tokens)
     text = "".join(parts).strip()
+    if finish is None and not done:
+        return HttpAnswer(
+            failure=f"the server closed the stream mid-answer, after {size:,} bytes of text "
+            "(no finish_reason, no [DONE])"
+        )
     return HttpAnswer(
         text=text,
         failure=None if text else "empty answer",
@@ -239,14 +375,34 @@ def _read_answer(
     )
 
 
-def _whole_answer(body: str, on_output: Callable[[bytes], None]) -> HttpAnswer:
+def _whole_answer(
+    response: httpx.Response,
+    body: bytes,
+    exchange: _Exchange,
+    on_output: Callable[[bytes], None],
+) -> HttpAnswer:
+    """The answer of a server that does not stream: one completion as JSON."""
+    if _is_html(response, body):
+        raise _Refused(
+            f"the server answered with an HTML page{_title(body)}, not a chat completion: "
+            f"agents.available.{exchange.name}.base_url ({exchange.spec.base_url}) may not be "
+            "the API's address (an OpenAI-compatible API's usually ends in /v1)"
+        )
     try:
         payload = json.loads(body)
         choice = payload["choices"][0]
         text = (choice["message"].get("content") or "").strip()
     except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-        return HttpAnswer(failure=f"not a chat completion: {body[:_EXCERPT]!r}")
-    on_output(text.encode("utf-8"))
+        kind = response.headers.get("content-type") or "no content type"
+        excerpt = body[:_EXCERPT].decode("utf-8", "replace")
+        return HttpAnswer(failure=f"not a chat completion ({kind}): {excerpt!r}")
+    data = text.encode("utf-8")
+    if len(data) > exchange.max_bytes:
+        return HttpAnswer(
+            failure=f"answer longer than agents.max_reply_bytes ({exchange.max_bytes:,} bytes): "
+            f"{len(data):,} bytes"
+        )
+    on_output(data)
     return HttpAnswer(
         text=text,
         failure=None if text else "empty answer",
@@ -255,27 +411,74 @@ def _whole_answer(body: str, on_output: Callable[[bytes], None]) -> HttpAnswer:
     )
 
 
-def _events(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
-    """The JSON payloads of `data:` lines, until `[DONE]`; comments and blank lines skipped."""
-    for line in lines:
-        if not line.startswith("data:"):
+def _events(exchange: _Exchange) -> Iterator[dict[str, Any] | None]:
+    """The JSON payloads of `data:` lines, then None at `[DONE]`; comments counted, blank lines
+    skipped. No line may be longer than a whole answer could be."""
+    for line in _lines(exchange, _body_limit(exchange.max_bytes)):
+        if line.startswith(b":"):
+            exchange.comments += 1
+            continue
+        if not line.startswith(b"data:"):
             continue
         data = line[5:].strip()
-        if data == "[DONE]":
+        if data == b"[DONE]":
+            yield None
             return
         try:
             event = json.loads(data)
         except ValueError:
             continue
         if isinstance(event, dict):
+            exchange.events += 1
             yield event
 
 
-def _status_text(response: httpx.Response) -> str:
-    try:
-        detail = _message(response.json())
-    except ValueError:
-        detail = response.text
+def _lines(exchange: _Exchange, longest: int) -> Iterator[bytes]:
+    pending: list[bytes] = []
+    size = 0
+    for chunk in exchange.chunks(None):
+        *lines, last = chunk.split(b"\n")
+        if lines:
+            lines[0] = b"".join((*pending, lines[0]))
+            pending, size = [], 0
+            yield from (line.rstrip(b"\r") for line in lines)
+        pending.append(last)
+        size += len(last)
+        if size > longest:
+            raise _Refused(
+                f"a line of the answer's stream is over {longest:,} bytes "
+                f"(agents.max_reply_bytes is {exchange.max_bytes:,}): cut there"
+            )
+    if pending:
+        yield b"".join(pending).rstrip(b"\r")
+
+
+def _is_html(response: httpx.Response, body: bytes) -> bool:
+    kind = response.headers.get("content-type", "").lower()
+    return "html" in kind or body.lstrip()[:15].lower().startswith((b"<!doctype", b"<html"))
+
+
+def _title(body: bytes) -> str:
+    match = re.search(rb"<title[^>]*>([^<]{1,120})", body[:_ERROR_BYTES], re.IGNORECASE)
+    return f" ({' '.join(match.group(1).decode('utf-8', 'replace').split())!r})" if match else ""
+
+
+def _status_text(response: httpx.Response, exchange: _Exchange) -> str:
+    """`HTTP <status>: <what the server said>`, from the first bytes of its body."""
+    exchange.body = response.iter_bytes()
+    body = b""
+    with contextlib.suppress(_Refused):
+        for chunk in exchange.chunks(_ERROR_BYTES * 16):
+            body += chunk
+            if len(body) >= _ERROR_BYTES:
+                break
+    if _is_html(response, body):
+        detail = f"an HTML page{_title(body)}"
+    else:
+        try:
+            detail = _message(json.loads(body))
+        except ValueError:
+            detail = body.decode("utf-8", "replace")
     detail = " ".join(detail.split())[:_EXCERPT]
     return f"HTTP {response.status_code}" + (f": {detail}" if detail else "")
 

@@ -27,7 +27,8 @@ async def health(request: Request) -> Response:
 async def new_project_page(request: Request) -> Response:
     config = workbench_of(request).config
     agents = sorted(config.agents.available)
-    types = {name: plugin.label for name, plugin in load_plugins(config).items()}
+    plugins = await run_in_threadpool(load_plugins, config)  # a plugin's import may be slow
+    types = {name: plugin.label for name, plugin in plugins.items()}
     context = {"title": "New project", "agents": agents, "types": types}
     return page(request, "new.html", {**context, "default": config.agents.default})
 

@@ -11,7 +11,7 @@ from starlette.responses import JSONResponse, Response
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.web.answers import Answer, take_answer
 from thoughtforge.web.launch import NewProject, create_from_page, start_run
-from thoughtforge.web.uploads import save_upload
+from thoughtforge.web.uploads import PartialUpload, UploadRefused, too_large
 from thoughtforge.web.workbench import natural_number, requested_project, workbench_of
 
 MAX_UPLOAD_READ = 512 * 1024 * 1024
@@ -37,31 +37,23 @@ async def reply(request: Request) -> Response:
 
 
 async def drop_file(request: Request) -> Response:
+    """The body goes to disk as it comes (a hidden part, named when whole), refused past
+    `resources.max_file_bytes` without reading the rest."""
     config = workbench_of(request).config
     project = await requested_project(request)
     name = unquote(request.headers.get("x-file-name", ""))
     if not name.strip():
         raise ThoughtForgeError("the file has no name (X-File-Name)")
-    data = await _body(request, config.resources.max_file_bytes)
-    saved = await run_in_threadpool(save_upload, config, project, name, data)
-    return JSONResponse({"saved": saved, "note": f"Added resources/{saved}."})
-
-
-async def _body(request: Request, limit: int) -> bytes:
-    """The request body, refused past `limit` bytes without reading the rest."""
+    limit = min(config.resources.max_file_bytes, MAX_UPLOAD_READ)
     declared = natural_number(request.headers.get("content-length"), 0)
     if declared > limit:
-        raise ThoughtForgeError(_too_large(declared, limit))
-    data = bytearray()
-    async for chunk in request.stream():
-        data += chunk
-        if len(data) > min(limit, MAX_UPLOAD_READ):
-            raise ThoughtForgeError(_too_large(len(data), limit))
-    return bytes(data)
-
-
-def _too_large(size: int, limit: int) -> str:
-    return (
-        f"The file is over resources.max_file_bytes ({limit:,} bytes; it has at least {size:,}). "
-        "Nothing was saved."
-    )
+        raise UploadRefused(too_large(declared, config.resources.max_file_bytes))
+    upload = await run_in_threadpool(PartialUpload, config, project, limit=limit)
+    try:
+        async for chunk in request.stream():
+            await run_in_threadpool(upload.write, chunk)
+        saved = await run_in_threadpool(upload.finish, name)
+    except BaseException:
+        upload.abort()
+        raise
+    return JSONResponse({"saved": saved, "note": f"Added resources/{saved}."})
