@@ -55,3 +55,18 @@ def test_undoing_an_attempt_keeps_thoughtforges_files_even_under_an_agents_gitig
     assert (project.dir / "resources" / "notes.md").read_text() == "the human's new notes\n"
     assert (project.dir / "thoughtforge.log").exists()
     assert (project.dir / ".gitignore").read_text() == "*.tmp\n"  # its own file: kept as is
+
+
+def test_a_file_still_being_uploaded_is_never_committed_but_the_finished_one_is(
+    config: Config,
+) -> None:
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+    part = project.dir / "resources" / ".upload-x1y2.part"
+    part.write_bytes(b"the first 4 MB of 300")  # a server killed mid-upload left this
+    (project.dir / "resources" / "agenda.md").write_text("whole\n")
+
+    found = commit_own(project.dir, "resources")
+
+    tracked = _tracked(project.dir)
+    assert "resources/agenda.md" in tracked and "resources/.upload-x1y2.part" not in tracked
+    assert "resources/.upload-x1y2.part" not in found.own + found.foreign

@@ -38,6 +38,8 @@ POLISHED_TAG = "thoughtforge-polished"
 """Points at the commit a finished deliverable was last polished at (re-polish compares with it)."""
 REVIEW_FILE = "review.json"
 REJECTED_DIR = "rejected"
+UPLOAD_PART_PREFIX = ".upload-"
+"""A file still being received into `resources/` is named so; it is no resource until renamed."""
 """Answers an agent gave that a step could not use, kept for the person (committed)."""
 PRIVATE_FILES = (
     LOG_FILE,
@@ -50,6 +52,7 @@ PRIVATE_FILES = (
     STREAM_FILE,
     RESERVE_FILE,
     ".scripted-agent/",
+    f"resources/{UPLOAD_PART_PREFIX}",
 )
 """ThoughtForge's working files: never committed, never reported (listed in `.gitignore`)."""
 OWN_FILES = frozenset(

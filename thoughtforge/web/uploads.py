@@ -26,11 +26,11 @@ from pathlib import Path
 from thoughtforge.config import Config
 from thoughtforge.connectors.writing import file_name
 from thoughtforge.core import Project
+from thoughtforge.core.staging import UPLOAD_PART_PREFIX as PART_PREFIX
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.phases.chat import notice
 
 _SUFFIX = re.compile(r"^\.[A-Za-z0-9]{1,10}$")
-PART_PREFIX = ".upload-"
 PART_SUFFIX = ".part"
 FILE_MODE = 0o644
 """A resource is data: readable, never executable (`agenda.sh` is not a program to run)."""
