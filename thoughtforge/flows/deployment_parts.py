@@ -13,12 +13,11 @@ from prefect.workers.process import ProcessWorker
 
 
 class FlowParts:
-    """A flow named by an entrypoint (`path/to/module.py:function`), imported as the package
-    module it is."""
+    """A flow named by a module-path entrypoint (`package.module.function`)."""
 
     def __init__(self, entrypoint: str) -> None:
-        path, _, attribute = entrypoint.partition(":")
-        module = importlib.import_module(path.removesuffix(".py").replace("/", "."))
+        path, _, attribute = entrypoint.rpartition(".")
+        module = importlib.import_module(path)
         flow = getattr(module, attribute)
         if not isinstance(flow, Flow):
             raise TypeError(f"{entrypoint} is not a Prefect flow")
