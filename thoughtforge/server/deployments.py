@@ -168,7 +168,7 @@ def _deployment_body(
         "work_pool_name": entry.work_pool.name,
         **_where_runs_start(entry, folder),
         "parameter_openapi_schema": flow.parameter_schema,
-        "enforce_parameter_schema": True,
+        "enforce_parameter_schema": bool(flow.parameter_schema),
         "schedules": [
             {
                 "schedule": {"cron": schedule.cron, "timezone": schedule.timezone},
