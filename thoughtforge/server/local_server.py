@@ -31,7 +31,8 @@ from thoughtforge.server.api import PrefectApi, PrefectApiError, configured_url,
 from thoughtforge.server.database import server_database_env, without_password
 from thoughtforge.server.work_pool import WORK_POOL
 
-SERVER_START_SECONDS = 90.0
+SERVER_START_SECONDS = 180.0
+"""A first start creates the database, which takes a minute or more on two busy cores."""
 WEB_START_SECONDS = 30.0
 WARM_START_SECONDS = 30.0
 WORKER_POLL_SECONDS = 0.5
