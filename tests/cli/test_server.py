@@ -156,3 +156,22 @@ def test_version_names_thoughtforge_and_the_prefect_it_runs_on(tmp_path: Path) -
     assert result.stdout.strip() == (
         f"thoughtforge {version('thoughtforge')} (prefect {version('prefect')})"
     )
+
+
+def test_a_port_whose_last_server_just_stopped_is_free_to_up() -> None:
+    """The connections a stopped server closed first wait in TIME_WAIT on its port; a server
+    binds over them (SO_REUSEADDR), so `up`'s check must too: before, `down` then `up` was
+    refused with "port … is taken"."""
+    from thoughtforge.server.local_server import _port_taken
+
+    with socket.socket() as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        assert _port_taken("127.0.0.1", port)
+        client = socket.create_connection(("127.0.0.1", port))
+        served, _ = listener.accept()
+        served.close()  # the server's side closes first: its port keeps a TIME_WAIT entry
+        client.close()
+    assert not _port_taken("127.0.0.1", port)

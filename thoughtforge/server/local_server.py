@@ -91,8 +91,10 @@ def missing_parts(config: Config, directory: Path, deployments: Path) -> list[st
 
 
 def _port_taken(host: str, port: int) -> bool:
-    """Whether binding `host:port` fails because something listens there."""
+    """Whether binding `host:port` fails because something listens there. As a server binds it
+    (SO_REUSEADDR): the connections a stopped server leaves in TIME_WAIT do not count."""
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((host, port))
         except OSError as exc:
