@@ -148,3 +148,24 @@ def test_with_every_internal_there_the_uses_take_them(fresh: dict[str, str | Non
     assert "command" in deployment_parts.process_job_template()["job_configuration"]
     flow = deployment_parts.FlowParts("thoughtforge.flows.polish.polish_flow")
     assert "project_id" in flow.parameter_schema["properties"]
+
+
+def test_the_server_side_checks_read_prefects_source_without_importing_the_server() -> None:
+    """Prefect's server modules take seconds to import; `doctor` reads their source instead."""
+    script = (
+        "import sys\n"
+        "from thoughtforge.flows.prefect_internals import problem\n"
+        "print(problem('sqlite-immediate'), problem('forced-state'))\n"
+        "print(any(m.startswith('prefect.server') for m in sys.modules))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
+    )
+    assert result.stdout.split() == ["None", "None", "False"], result.stderr
+    defined_with = prefect_internals._defined_with
+    with pytest.raises(prefect_internals.Changed, match="has no force_it"):
+        defined_with("prefect.server.api.flow_runs", "set_flow_run_state", "force_it")
+    with pytest.raises(prefect_internals.Changed, match=r"has no AioSqliteConfiguration\.begin"):
+        defined_with("prefect.server.database.configurations", "AioSqliteConfiguration.begin")
+    with pytest.raises(prefect_internals.Changed, match="is gone"):
+        defined_with("prefect.server.api.moved_away", "set_flow_run_state")

@@ -16,6 +16,7 @@ an internal never pays for its import.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.util
 import inspect
@@ -60,14 +61,50 @@ def _attribute(module: str, name: str) -> Any:
         raise Changed(f"{module}.{name}: {exc}") from None
 
 
+def _defined_with(module: str, qualname: str, *parameters: str) -> None:
+    """`module` defines `qualname` (a function, or `Class.method`) taking `parameters`, read from
+    its source: Prefect's server modules take seconds to import, and the CLI never needs them."""
+    package = importlib.util.find_spec("prefect")  # not the module's: that imports its parents
+    assert package is not None and package.origin is not None
+    source = Path(package.origin).parent.joinpath(*module.split(".")[1:]).with_suffix(".py")
+    try:
+        scope: list[ast.stmt] = ast.parse(source.read_text(encoding="utf-8")).body
+    except OSError:
+        raise Changed(f"{module} is gone") from None
+    found: ast.AST | None = None
+    for name in qualname.split("."):
+        found = next(
+            (
+                node
+                for node in scope
+                if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+                and node.name == name
+            ),
+            None,
+        )
+        if found is None:
+            raise Changed(f"{module} has no {qualname}")
+        scope = found.body  # type: ignore[attr-defined]
+    if not isinstance(found, ast.FunctionDef | ast.AsyncFunctionDef):
+        raise Changed(f"{module}.{qualname} is not a function")
+    arguments = found.args
+    present = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
+    missing = [name for name in parameters if name not in present]
+    if missing:
+        raise Changed(f"{module}.{qualname} has no {', '.join(missing)}")
+
+
 def _control_listener() -> None:
     if not callable(_attribute("prefect._internal.control_listener", "get_intent")):
         raise Changed("get_intent is not a function")
 
 
 def _sqlite_immediate() -> None:
-    configuration = _attribute("prefect.server.database.configurations", "AioSqliteConfiguration")
-    _has_parameters(configuration.begin_transaction, "session", "with_for_update")
+    _defined_with(
+        "prefect.server.database.configurations",
+        "AioSqliteConfiguration.begin_transaction",
+        *("session", "with_for_update"),
+    )
 
 
 def _tls_context() -> None:
@@ -114,8 +151,7 @@ def _run_flow() -> None:
 
 
 def _forced_state() -> None:
-    route = _attribute("prefect.server.api.flow_runs", "set_flow_run_state")
-    _has_parameters(route, "state", "force")
+    _defined_with("prefect.server.api.flow_runs", "set_flow_run_state", "state", "force")
 
 
 def _run_environment() -> None:
