@@ -175,3 +175,15 @@ def test_a_port_whose_last_server_just_stopped_is_free_to_up() -> None:
         served.close()  # the server's side closes first: its port keeps a TIME_WAIT entry
         client.close()
     assert not _port_taken("127.0.0.1", port)
+
+
+def test_init_writes_the_deployments_beside_the_config_when_asked(tmp_path: Path) -> None:
+    from thoughtforge.server.deployments import PACKAGED
+
+    written = _tf(tmp_path, "init", "--prefect-yaml")
+    assert written.returncode == 0, written.stderr
+    assert (tmp_path / "config.yaml").exists()
+    assert (tmp_path / "prefect.yaml").read_text() == PACKAGED.read_text()
+    again = _tf(tmp_path, "init", "--prefect-yaml")
+    assert again.returncode == 1 and "prefect.yaml already exists" in again.stderr
+    assert _tf(tmp_path, "init", "--prefect-yaml", "--force").returncode == 0
