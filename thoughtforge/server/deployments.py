@@ -35,8 +35,8 @@ from thoughtforge.server.api import PrefectApi
 if TYPE_CHECKING:
     from thoughtforge.flows.deployment_parts import FlowParts
 
-PACKAGED = Path(__file__).with_name("prefect.yaml")
 FILE_NAME = "prefect.yaml"
+PACKAGED = Path(__file__).with_name(FILE_NAME)
 _MODULE_PATH = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)+$")
 
 
