@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -32,8 +32,8 @@ def _free_port() -> int:
 
 class Stack:
     def __init__(self, tmp_path: Path, **sections: Any) -> None:
-        self.port = _free_port()
-        self.web_port = _free_port()
+        self.port = free_port()
+        self.web_port = free_port()
         self.config = tmp_path / "config.yaml"
         sections.setdefault("human", {"hold_seconds": 0})  # suspend at once, unless a test holds
         data = config_data(

@@ -69,8 +69,7 @@ def test_prefects_own_deferred_transaction_fails_when_another_wrote_in_between(
 def test_the_servers_transactions_take_the_write_lock_when_they_begin(
     database: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(
-        AioSqliteConfiguration, "begin_transaction", prefect_server._begin_immediately
-    )
+    immediate = prefect_server.immediate(AioSqliteConfiguration.begin_transaction)
+    monkeypatch.setattr(AioSqliteConfiguration, "begin_transaction", immediate)
     asyncio.run(_read_then_write(database))
     assert _names(database) == ["mine"]  # the other writer waited, then gave up by its timeout

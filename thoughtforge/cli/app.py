@@ -57,8 +57,34 @@ DebugOption = Annotated[
 ]
 
 
+def _print_version(asked: bool) -> None:
+    """ThoughtForge's version and the Prefect it runs on, read from the installed packages'
+    metadata (importing Prefect would take a second)."""
+    if asked:
+        from importlib.metadata import version
+
+        out.print(f"thoughtforge {version('thoughtforge')} (prefect {version('prefect')})")
+        raise typer.Exit()
+
+
+VersionOption = Annotated[
+    bool,
+    typer.Option(
+        "--version",
+        callback=_print_version,
+        is_eager=True,
+        help="Print ThoughtForge's version (and Prefect's), then exit.",
+    ),
+]
+
+
 @app.callback()
-def _root(ctx: typer.Context, config: ConfigOption = None, debug: DebugOption = False) -> None:
+def _root(
+    ctx: typer.Context,
+    config: ConfigOption = None,
+    debug: DebugOption = False,
+    version: VersionOption = False,
+) -> None:
     ctx.obj = config
     ctx.meta["debug"] = debug
 

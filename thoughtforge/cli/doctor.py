@@ -46,6 +46,7 @@ def run_checks(path: Path, *, send_test: bool = False, probe: bool = False) -> l
     checks = [Check(name="config", outcome="ok", detail=str(path.resolve()))]
     for name, check in _PROBES:
         checks.append(Check(name=name, **check(config)))
+    checks.extend(_prefect_internals())
     checks.append(_board(path, config))
     checks.extend(_channels(config, send_test))
     checks.extend(_connectors(config))
@@ -139,6 +140,22 @@ def _database(config: Config) -> dict[str, str]:
     except ServiceError as exc:
         return {"outcome": "fail", "detail": str(exc)}
     return {"outcome": "ok", "detail": f"{describe(config)} is reachable"}
+
+
+def _prefect_internals() -> list[Check]:
+    """A row per Prefect internal ThoughtForge borrows: there, or what is lost without it."""
+    from thoughtforge.flows.prefect_internals import INTERNALS, problem
+
+    checks = []
+    for internal in INTERNALS:
+        found = problem(internal.key)
+        name = f"Prefect internal {internal.key}"
+        if found is None:
+            checks.append(Check(name=name, outcome="ok", detail=internal.what))
+        else:
+            detail = f"missing — {internal.without} ({internal.what}: {found})"
+            checks.append(Check(name=name, outcome="warn", detail=detail))
+    return checks
 
 
 def _board(path: Path, config: Config) -> Check:

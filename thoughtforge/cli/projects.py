@@ -30,13 +30,27 @@ DEMO_AGENT = "demo"
 def init(
     ctx: typer.Context,
     force: Annotated[bool, typer.Option(help="Overwrite an existing config file.")] = False,
+    prefect_yaml: Annotated[
+        bool,
+        typer.Option(
+            "--prefect-yaml",
+            help="Also write ThoughtForge's deployments (prefect.yaml) beside the config: to "
+            "edit (`up` then deploys it) or to run `prefect deploy --all` by hand.",
+        ),
+    ] = False,
 ) -> None:
-    """Write a config.yaml from the documented example."""
+    """Write a config.yaml from the documented example (and, asked, a prefect.yaml beside it)."""
+    from thoughtforge.server.deployments import FILE_NAME, write_deployments_file
+
     target = config_path(ctx.obj)
-    if target.exists() and not force:
+    if target.exists() and not force and not prefect_yaml:
         raise ThoughtForgeError(f"{target} already exists (use --force to overwrite it)")
-    write_example(target)
-    out.print(f"Wrote {target}. It uses the scripted demo agent until you set agents.default.")
+    if not target.exists() or force:
+        write_example(target)
+        out.print(f"Wrote {target}. It uses the scripted demo agent until you set agents.default.")
+    if prefect_yaml:
+        written = write_deployments_file(target, force)
+        out.print(f"Wrote {written}: `up` deploys it instead of the package's {FILE_NAME}.")
 
 
 @app.command()

@@ -12,58 +12,142 @@ import typer
 
 from thoughtforge.cli.app import app, config_of, err, out
 from thoughtforge.config import Config, config_path, state_dir
+from thoughtforge.errors import ThoughtForgeError
 
 
 @app.command()
-def up(ctx: typer.Context) -> None:
+def up(
+    ctx: typer.Context,
+    port: int | None = typer.Option(
+        None,
+        "--port",
+        min=1,
+        max=65535,
+        help="The Prefect server's port, instead of server.port (also THOUGHTFORGE_SERVER_PORT). "
+        "Kept for every command with this config until `down`.",
+        show_default=False,
+    ),
+    web_port: int | None = typer.Option(
+        None,
+        "--web-port",
+        min=1,
+        max=65535,
+        help="The workbench's port, instead of web.port (also THOUGHTFORGE_WEB_PORT). Kept "
+        "for every command with this config until `down`.",
+        show_default=False,
+    ),
+) -> None:
     """Start the local Prefect server (server.host/port), create the `thoughtforge` process work
-    pool and the concurrency limits, deploy the flows in prefect.yaml that changed, and start a
-    worker and the workbench page (web.host/port).
+    pool and the concurrency limits, deploy the flows that changed (the package's prefect.yaml,
+    or the one beside the config), and start a worker and the workbench page (web.host/port).
 
     Every other command then uses this server. What was started is recorded beside the config, so
-    `thoughtforge down` stops exactly that. With everything already up and nothing changed, `up`
-    only checks, in well under a second.
+    `thoughtforge down` stops exactly that. Nothing starts when something `up` needs is missing
+    (a command, a flow, a free port); a stage that fails stops what this `up` had started. With
+    everything already up and nothing changed, `up` only checks, in well under a second.
     """
-    from thoughtforge.flows.warm_start import launcher_command
     from thoughtforge.server import local_server
-    from thoughtforge.server.api import PrefectApi, configured_url
-    from thoughtforge.server.concurrency_limits import set_limits
-    from thoughtforge.server.deployments import deploy_changed
-    from thoughtforge.server.work_pool import WORK_POOL, create_work_pool
+    from thoughtforge.server.api import configured_url
     from thoughtforge.web.server import page_address
 
     started_at = time.monotonic()
     config = config_of(ctx)
     config_file = config_path(ctx.obj).resolve()
     directory = state_dir(config_file)
+    _choose_ports(config, port, web_port)
     url = configured_url(config)
-    env = local_server.prefect_env(url, config_file)
     _warn_at_start(config)
     with local_server.exclusive(directory):
-        _halt_orphans(ctx)
-        web = local_server.start_web(env, directory, config_file)
-        warm_start = local_server.start_warm_starter(env, directory)
-        fresh = local_server.start_server(config, directory)
-        out.print(f"Prefect server {'started' if fresh else 'already running'} at {url}")
-        api = PrefectApi(url)
-        create_work_pool(api)
-        worker = local_server.start_worker(env, directory, warm_start)
-        out.print(f"Worker {'started' if worker else 'already running'} on pool '{WORK_POOL}'")
-        set_limits(api, config)
-        command = launcher_command(warm_start)
-        deployed = deploy_changed(api, local_server.PREFECT_YAML, {"command": command})
-        out.print(f"Deployed: {', '.join(deployed)}" if deployed else "Deployments up to date")
-        local_server.wait_for_web(web, directory, page_address(config))
-        _wait_for_warm_starter(directory, warm_start)
-    example = local_server.PREFECT_YAML.parent / "examples" / "wedding-plan.md"
+        _check_before_starting(config, config_file, directory)
+        _record_ports(config_file, port, web_port)
+        try:
+            with local_server.stopped_on_failure(directory):
+                _start_everything(ctx, config, config_file, directory)
+        except ThoughtForgeError as exc:
+            if port is not None or web_port is not None:
+                from thoughtforge.config.ports import forget_ports
+
+                forget_ports(config_file)
+            raise ThoughtForgeError(f"{exc} (`up` stopped what it had started)") from None
+    example = _example_brain_dump()
+    start = f"\nThen start a project from it: {start_command(example)}" if example else ""
     out.print(
         f"Ready in {time.monotonic() - started_at:.1f} s.\n"
         f"Open the workbench: {page_address(config)} (start a project, answer it, watch it work)\n"
         f"Prefect UI: {url.removesuffix('/api')}/runs\n"
-        f"For `prefect` commands in this shell: export PREFECT_API_URL={url}\n"
-        f"Then start a project from it: {start_command(example)}",
+        f"For `prefect` commands in this shell: export PREFECT_API_URL={url}{start}",
         soft_wrap=True,
     )
+
+
+def _start_everything(
+    ctx: typer.Context, config: Config, config_file: Path, directory: Path
+) -> None:
+    """`up`'s stages, in order; each one either finds its part running or starts it."""
+    from thoughtforge.flows.warm_start import launcher_command
+    from thoughtforge.server import local_server
+    from thoughtforge.server.api import PrefectApi, configured_url
+    from thoughtforge.server.concurrency_limits import set_limits
+    from thoughtforge.server.deployments import deploy_changed, deployments_file
+    from thoughtforge.server.work_pool import WORK_POOL, create_work_pool
+    from thoughtforge.web.server import page_address
+
+    url = configured_url(config)
+    env = local_server.prefect_env(url, config_file)
+    _halt_orphans(ctx)
+    web = local_server.start_web(env, directory, config_file)
+    warm_start = local_server.start_warm_starter(env, directory)
+    fresh = local_server.start_server(config, directory)
+    out.print(f"Prefect server {'started' if fresh else 'already running'} at {url}")
+    api = PrefectApi(url)
+    create_work_pool(api)
+    worker = local_server.start_worker(env, directory, warm_start)
+    out.print(f"Worker {'started' if worker else 'already running'} on pool '{WORK_POOL}'")
+    set_limits(api, config)
+    command = launcher_command(warm_start)
+    deployments = deployments_file(config_file)
+    deployed = deploy_changed(api, deployments, config_file.parent, {"command": command})
+    out.print(f"Deployed: {', '.join(deployed)}" if deployed else "Deployments up to date")
+    local_server.wait_for_web(web, directory, page_address(config))
+    _wait_for_warm_starter(directory, warm_start)
+
+
+def _choose_ports(config: Config, port: int | None, web_port: int | None) -> None:
+    """`--port`/`--web-port` over what the config (with its recorded and environment ports)
+    says, for this `up` and the processes it starts."""
+    if port is not None:
+        config.server.port = port
+    if web_port is not None:
+        config.web.port = web_port
+
+
+def _record_ports(config_file: Path, port: int | None, web_port: int | None) -> None:
+    """Keep the ports chosen by flag for every later command with this config, and every
+    process `up` starts (they read the config themselves)."""
+    from thoughtforge.config.ports import Ports, record_ports
+
+    if port is not None or web_port is not None:
+        record_ports(config_file, Ports(server=port, web=web_port))
+
+
+def _check_before_starting(config: Config, config_file: Path, directory: Path) -> None:
+    """Refuse to start anything when a later stage could not succeed, saying every reason."""
+    from thoughtforge.server import local_server
+    from thoughtforge.server.deployments import deployments_file
+
+    missing = local_server.missing_parts(config, directory, deployments_file(config_file))
+    if missing:
+        raise ThoughtForgeError("`up` started nothing: " + "; ".join(missing))
+
+
+def _example_brain_dump() -> Path | None:
+    """The wedding-plan example: in the package when installed from a wheel, in the clone's
+    examples/ otherwise."""
+    package = Path(__file__).resolve().parents[1]
+    for folder in (package / "examples", package.parent / "examples"):
+        if (folder / "wedding-plan.md").exists():
+            return folder / "wedding-plan.md"
+    return None
 
 
 def start_command(brain_dump: Path) -> str:
@@ -77,12 +161,14 @@ def start_command(brain_dump: Path) -> str:
 @app.command()
 def down(ctx: typer.Context) -> None:
     """Stop the server, worker and workbench `thoughtforge up` started, and nothing else."""
+    from thoughtforge.config.ports import forget_ports
     from thoughtforge.server import local_server
     from thoughtforge.server.api import configured_url
 
     directory = state_dir(config_path(ctx.obj))
     with local_server.exclusive(directory):
         stopped = local_server.stop_all(configured_url(config_of(ctx)), directory)
+        forget_ports(config_path(ctx.obj))
     for name in stopped.cancelled:
         out.print(f"Flow run {name}: marked cancelled (stopped by `thoughtforge down`)")
     if stopped.names:

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from thoughtforge.config.described_errors import describe_validation_error
 from thoughtforge.config.files import EXAMPLE_NAME, config_path
 from thoughtforge.config.model import Config
+from thoughtforge.config.ports import with_chosen_ports
 from thoughtforge.errors import ConfigError
 
 
@@ -34,7 +35,7 @@ def load_config(path: Path | None = None, *, announce: Any = print) -> Config:
         config = Config.model_validate(raw)
     except ValidationError as exc:
         raise ConfigError(describe_validation_error(path, exc)) from None
-    return _resolve_paths(config, path.resolve().parent)
+    return with_chosen_ports(_resolve_paths(config, path.resolve().parent), path)
 
 
 def _create_from_example(path: Path, announce: Any) -> None:

@@ -23,6 +23,8 @@ from contextlib import contextmanager
 
 from prefect.context import SettingsContext, get_settings_context
 
+from thoughtforge.flows.prefect_internals import HEARTBEAT, usable
+
 
 @contextmanager
 def without_heartbeats() -> Iterator[None]:
@@ -31,6 +33,9 @@ def without_heartbeats() -> Iterator[None]:
     The settings are copied, not validated again as `temporary_settings` would (20 ms or more,
     a tenth of what a run costs): `None` needs no validation.
     """
+    if not usable(HEARTBEAT):
+        yield
+        return
     context = get_settings_context()
     settings = context.settings
     flows = settings.flows.model_copy(update={"heartbeat_frequency": None})

@@ -37,6 +37,8 @@ from prefect.input.run_input import keyset_from_paused_state
 from prefect.states import Paused, Running
 from prefect.utilities.engine import propose_state_sync
 
+from thoughtforge.flows.prefect_internals import LEAVE_PAUSE, usable
+
 HOLD_POLL_SECONDS = 0.25
 """How soon a run waiting in its process (held, or paused in-process) sees its answer."""
 InputT = TypeVar("InputT", bound=RunInput)
@@ -56,7 +58,7 @@ def holding_for(seconds: float) -> Iterator[None]:
 def hold(form: type[InputT], key: str, wait_seconds: int) -> InputT | None:
     """The answer if it comes within the hold; None when it did not (the run is running again,
     ready to `collect`), or when there is no hold."""
-    if _hold_seconds.get() <= 0:
+    if _hold_seconds.get() <= 0 or not usable(LEAVE_PAUSE):
         return None
     context = FlowRunContext.get()
     if context is None or context.flow_run is None:

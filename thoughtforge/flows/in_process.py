@@ -15,12 +15,16 @@ from prefect.flows import Flow
 from prefect.states import Pending
 
 from thoughtforge.flows.heartbeats import without_heartbeats
+from thoughtforge.flows.prefect_internals import RUN_FLOW, usable
 
 R = TypeVar("R")
 
 
 def run_here(flow: Flow[..., R], **parameters: str | bool) -> R:
     """Run `flow` to its end in this process; its return value, as calling it would give."""
+    if not usable(RUN_FLOW):
+        with without_heartbeats():
+            return flow(**parameters)
     from prefect.flow_engine import run_flow  # loads `prefect.main`: only a process that runs
 
     with without_heartbeats():

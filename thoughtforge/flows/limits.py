@@ -24,6 +24,7 @@ from prefect.exceptions import ObjectNotFound
 from thoughtforge.adapters.agents import use_call_slots
 from thoughtforge.config import Config
 from thoughtforge.core import Project, is_running, list_projects
+from thoughtforge.flows.prefect_internals import CONCURRENCY_SLOT, usable
 from thoughtforge.server.concurrency_limits import RUNS_LIMIT, agent_limit
 
 SLOT_LEASE_SECONDS = 60
@@ -152,7 +153,10 @@ _known: dict[str, bool] = {}
 
 
 def _limit_exists(name: str) -> bool:
-    """Asked once per process and limit."""
+    """Asked once per process and limit; none is taken when Prefect changed how a slot is
+    held by hand (`prefect_internals`)."""
+    if not usable(CONCURRENCY_SLOT):
+        return False
     if name not in _known:
         with get_client(sync_client=True) as client:
             try:

@@ -1,16 +1,16 @@
 """A flow run told to stop (SIGTERM, Ctrl-C) stops gracefully: the agent call in flight may finish
 and is recorded, then the run ends (`adapters.agents.graceful_stop`). A run Prefect is cancelling
-is not held back: its control channel says so before the SIGTERM comes."""
+is not held back: its control channel says so before the SIGTERM comes (a Prefect internal: without
+it, a cancel waits like a stop; see `prefect_internals`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from prefect._internal.control_listener import get_intent
-
 from thoughtforge.adapters.agents.graceful_stop import graceful_stop
 from thoughtforge.config import Config
+from thoughtforge.flows.prefect_internals import CONTROL_LISTENER, usable
 
 
 @contextmanager
@@ -20,4 +20,8 @@ def stopping_gracefully(config: Config) -> Iterator[None]:
 
 
 def _cancelling() -> bool:
+    if not usable(CONTROL_LISTENER):
+        return False
+    from prefect._internal.control_listener import get_intent
+
     return get_intent() is not None

@@ -20,12 +20,16 @@ import certifi
 from prefect.client.orchestration import PrefectClient, SyncPrefectClient
 from prefect.settings import PREFECT_API_SSL_CERT_FILE, PREFECT_API_TLS_INSECURE_SKIP_VERIFY
 
+from thoughtforge.flows.prefect_internals import TLS_CONTEXT, usable
+
 _SHARING = "_thoughtforge_shares_tls_context"
 
 
 def share_one_tls_context() -> None:
     """Prefect's clients made from now on in this process share their TLS context (once per
     process; the warm starter's children inherit it)."""
+    if not usable(TLS_CONTEXT):
+        return
     for client in (PrefectClient, SyncPrefectClient):
         if not getattr(client.__init__, _SHARING, False):
             client.__init__ = _sharing(client.__init__)  # type: ignore[method-assign]

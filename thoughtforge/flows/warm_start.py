@@ -118,7 +118,13 @@ def launch(name: str) -> int:
 
 def _engine_here() -> int:
     """`python -m prefect.engine` in this fresh process, its API clients sharing one TLS context
-    from the first (`tls_context`), as they do in the starter's runs."""
+    from the first (`tls_context`), as they do in the starter's runs; the process worker's own
+    command when Prefect no longer runs that way (`prefect_internals`)."""
+    from thoughtforge.flows.prefect_internals import WARM_START, usable
+
+    if not usable(WARM_START):
+        prefect = str(Path(sys.executable).with_name("prefect"))
+        os.execv(prefect, [prefect, "flow-run", "execute"])
     from thoughtforge.flows.tls_context import share_one_tls_context
 
     share_one_tls_context()
@@ -127,9 +133,16 @@ def _engine_here() -> int:
 
 
 def serve(name: str) -> None:
-    """The starter: import once, then fork a run per launcher, until stopped."""
+    """The starter: import once, then fork a run per launcher, until stopped. None when Prefect
+    no longer runs a flow run the way it forks them (`prefect_internals`): runs start cold."""
+    from thoughtforge.flows.prefect_internals import RUN_INTERNALS, WARM_START, usable
+
+    if not usable(WARM_START):
+        sys.exit(1)
     for module in _PRELOAD:
         __import__(module)
+    for key in RUN_INTERNALS:  # checked once here (a warning in this log), not in every run
+        usable(key)
     if threading.active_count() > 1:  # a fork copies no thread, but may copy a lock one holds
         raise RuntimeError(f"importing the flows started threads: {threading.enumerate()}")
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)

@@ -1,5 +1,11 @@
 """The deployments of `prefect.yaml`, put on the server through its API: only those that changed.
 
+The file ships in the package (`PACKAGED`), its entrypoints module paths, so a deployment's run
+loads its flow from wherever ThoughtForge is installed, a clone or a tool's venv, and starts in
+the config's folder. A `prefect.yaml` beside the config (`thoughtforge init --prefect-yaml`
+writes a copy to edit) takes its place: one file is both what `up` deploys and what `prefect
+deploy` reads, so the two cannot drift apart.
+
 `prefect deploy --all` takes seconds even when nothing changed: it imports Prefect and every flow
 to work out their parameter schemas. Here each deployment carries, as its version, a fingerprint of
 what it is made of (its entry in `prefect.yaml`, its flow's source file, where its runs start,
@@ -11,19 +17,27 @@ stays the truth: a deployment deleted or redeployed by hand is rebuilt by the ne
 from __future__ import annotations
 
 import hashlib
+import importlib.machinery
+import importlib.util
 import json
+import re
+import shutil
 from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ValidationError, field_validator
 
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.server.api import PrefectApi
 
 if TYPE_CHECKING:
     from thoughtforge.flows.deployment_parts import FlowParts
+
+FILE_NAME = "prefect.yaml"
+PACKAGED = Path(__file__).with_name(FILE_NAME)
+_MODULE_PATH = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)+$")
 
 
 class Schedule(BaseModel):
@@ -47,17 +61,52 @@ class DeploymentEntry(BaseModel):
     schedules: list[Schedule] = []
     job_variables: dict[str, str] = {}
 
+    @field_validator("entrypoint")
+    @classmethod
+    def _module_path(cls, value: str) -> str:
+        if not _MODULE_PATH.match(value):
+            raise ValueError(
+                f"{value!r} is not a module path (package.module.flow_function): runs load their "
+                "flow from the installed package, not from a file in a folder"
+            )
+        return value
+
+    @property
+    def module(self) -> str:
+        return self.entrypoint.rpartition(".")[0]
+
+
+def deployments_file(config_file: Path) -> Path:
+    """The `prefect.yaml` beside the config if there is one, else the package's."""
+    beside = config_file.resolve().parent / FILE_NAME
+    return beside if beside.exists() else PACKAGED
+
+
+def write_deployments_file(config_file: Path, force: bool = False) -> Path:
+    """Copy the package's `prefect.yaml` beside the config (`init --prefect-yaml`); where."""
+    target = config_file.resolve().parent / FILE_NAME
+    if target.exists() and not force:
+        raise ThoughtForgeError(f"{target} already exists (use --force to overwrite it)")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(PACKAGED, target)
+    return target
+
+
+def missing_flows(prefect_yaml: Path) -> list[str]:
+    """The entrypoints whose module this installation cannot find (without importing them)."""
+    return [entry.entrypoint for entry in read_entries(prefect_yaml) if _find(entry) is None]
+
 
 def deploy_changed(
-    api: PrefectApi, prefect_yaml: Path, job_variables: dict[str, str] | None = None
+    api: PrefectApi, prefect_yaml: Path, folder: Path, job_variables: dict[str, str] | None = None
 ) -> list[str]:
     """Create or update the deployments whose fingerprint the server does not have; their names.
-    `job_variables` are added to every deployment's own (the worker's command for its runs)."""
+    Their runs start in `folder` (the config's); `job_variables` are added to every deployment's
+    own (the worker's command for its runs)."""
     entries = [
         entry.model_copy(update={"job_variables": {**entry.job_variables, **(job_variables or {})}})
         for entry in read_entries(prefect_yaml)
     ]
-    folder = prefect_yaml.parent
     pools = sorted({entry.work_pool.name for entry in entries})
     found = api.call("POST", "/deployments/filter", {"work_pools": {"name": {"any_": pools}}})
     deployed = {(item["entrypoint"], item["name"]): item.get("version") for item in found}
@@ -75,7 +124,8 @@ def read_entries(prefect_yaml: Path) -> list[DeploymentEntry]:
         return [DeploymentEntry.model_validate(item) for item in data.get("deployments") or []]
     except OSError as exc:
         raise ThoughtForgeError(
-            f"{prefect_yaml} cannot be read ({exc.strerror}): `up` runs from a clone of the repo"
+            f"{prefect_yaml} cannot be read ({exc.strerror}): reinstall ThoughtForge, or write "
+            "one with `thoughtforge init --prefect-yaml`"
         ) from None
     except (yaml.YAMLError, ValidationError, AttributeError) as exc:
         raise ThoughtForgeError(f"{prefect_yaml} is not a deployments file: {exc}") from None
@@ -87,14 +137,17 @@ def fingerprint(entry: DeploymentEntry, folder: Path) -> str:
     digest.update(entry.model_dump_json().encode())
     digest.update(json.dumps(_where_runs_start(entry, folder), sort_keys=True).encode())
     digest.update(version("prefect").encode())
-    digest.update(_source(entry, folder).read_bytes())
+    digest.update(_source(entry).read_bytes())
     return f"tf-{digest.hexdigest()[:16]}"
 
 
 def _deploy(api: PrefectApi, entry: DeploymentEntry, folder: Path) -> str:
     from thoughtforge.flows.deployment_parts import FlowParts
 
-    flow = FlowParts(entry.entrypoint)
+    try:
+        flow = FlowParts(entry.entrypoint)
+    except (ImportError, AttributeError, TypeError) as exc:
+        raise ThoughtForgeError(f"{entry.entrypoint} cannot be deployed: {exc}") from None
     flow_id = api.call("POST", "/flows/", {"name": flow.name})["id"]
     api.call("POST", "/deployments/", _deployment_body(entry, folder, flow_id, flow))
     return f"{flow.name}/{entry.name}"
@@ -115,7 +168,7 @@ def _deployment_body(
         "work_pool_name": entry.work_pool.name,
         **_where_runs_start(entry, folder),
         "parameter_openapi_schema": flow.parameter_schema,
-        "enforce_parameter_schema": True,
+        "enforce_parameter_schema": bool(flow.parameter_schema),
         "schedules": [
             {
                 "schedule": {"cron": schedule.cron, "timezone": schedule.timezone},
@@ -129,13 +182,25 @@ def _deployment_body(
 def _where_runs_start(entry: DeploymentEntry, folder: Path) -> dict[str, Any]:
     """The worker starts each run in `folder` (its `working_dir`), with no pull step: Prefect's
     pull steps load its runner and run in a thread of their own, in every run's process, only to
-    change folder. With no pull step and no storage, Prefect loads the flow from the folder it
-    is in (`load_flow_from_flow_run`)."""
+    change folder. With a module-path entrypoint, no pull step and no storage, Prefect imports
+    the flow from the run's `sys.path` (`load_flow_from_flow_run`): the installed package."""
     return {
         "job_variables": {**entry.job_variables, "working_dir": str(folder.resolve())},
         "pull_steps": [],
     }
 
 
-def _source(entry: DeploymentEntry, folder: Path) -> Path:
-    return folder / entry.entrypoint.partition(":")[0]
+def _source(entry: DeploymentEntry) -> Path:
+    spec = _find(entry)
+    if spec is None or spec.origin is None:
+        raise ThoughtForgeError(
+            f"{entry.entrypoint}: no module {entry.module} in this installation"
+        )
+    return Path(spec.origin)
+
+
+def _find(entry: DeploymentEntry) -> importlib.machinery.ModuleSpec | None:
+    try:
+        return importlib.util.find_spec(entry.module)
+    except ImportError:  # a parent package that is not there
+        return None

@@ -9,8 +9,10 @@ that finds the server already answering reuses it.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -29,14 +31,14 @@ from thoughtforge.server.api import PrefectApi, PrefectApiError, configured_url,
 from thoughtforge.server.database import server_database_env, without_password
 from thoughtforge.server.work_pool import WORK_POOL
 
-SERVER_START_SECONDS = 90.0
+SERVER_START_SECONDS = 180.0
+"""A first start creates the database, which takes a minute or more on two busy cores."""
 WEB_START_SECONDS = 30.0
 WARM_START_SECONDS = 30.0
 WORKER_POLL_SECONDS = 0.5
 """How often the worker asks for runs to start (Prefect's default is 10 s): a run resumed by
 the person's answer waits for this poll before it re-enters."""
 DOWN_GRACE_SECONDS = 10.0
-PREFECT_YAML = Path(__file__).resolve().parents[2] / "prefect.yaml"
 Started = subprocess.Popen[bytes] | None
 """A process `up` started, or None when the one it started before is still alive."""
 STARTED_BY_UP = {
@@ -58,6 +60,62 @@ def exclusive(directory: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def missing_parts(config: Config, directory: Path, deployments: Path) -> list[str]:
+    """What would stop `up` half-way, found before it starts anything: the commands it runs, the
+    flows it deploys, a port something else holds. Empty when it can go ahead."""
+    from thoughtforge.server.deployments import missing_flows
+
+    missing = [
+        f"{path} is missing (ThoughtForge's environment is incomplete: reinstall it)"
+        for path in (Path(prefect_executable()), _thoughtforge_executable())
+        if not path.exists()
+    ]
+    missing += [
+        f"the flow {entrypoint} (in {deployments}) is not in this installation"
+        for entrypoint in missing_flows(deployments)
+    ]
+    server, web = config.server, config.web
+    if not is_healthy(configured_url(config)) and _port_taken(server.host, server.port):
+        missing.append(
+            f"port {server.port} ({server.host}) is taken by another program: choose another "
+            "with `up --port N` (or THOUGHTFORGE_SERVER_PORT, or server.port)"
+        )
+    if not _alive(directory, "web") and _port_taken(web.host, web.port):
+        missing.append(
+            f"port {web.port} ({web.host}) is taken by another program: choose another with "
+            "`up --web-port N` (or THOUGHTFORGE_WEB_PORT, or web.port)"
+        )
+    return missing
+
+
+def _port_taken(host: str, port: int) -> bool:
+    """Whether binding `host:port` fails because something listens there. As a server binds it
+    (SO_REUSEADDR): the connections a stopped server leaves in TIME_WAIT do not count."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            return exc.errno == errno.EADDRINUSE
+    return False
+
+
+@contextmanager
+def stopped_on_failure(directory: Path) -> Iterator[None]:
+    """Whatever `up` starts inside the block is stopped again if the block fails, so a failed
+    `up` leaves nothing of its own running; what was already running before it stays."""
+    before = set(live_processes(directory))
+    try:
+        yield
+    except BaseException:
+        started = [pid for pid in live_processes(directory) if pid not in before]
+        end_leftover_processes(directory, grace_seconds=DOWN_GRACE_SECONDS, only=started)
+        for name in STARTED_BY_UP:
+            if _recorded(directory, name) in started:
+                (directory / f"{name}.pid").unlink(missing_ok=True)
+        raise
 
 
 def prefect_env(api_url: str, config_file: Path) -> dict[str, str]:
@@ -108,7 +166,7 @@ def start_server(config: Config, directory: Path) -> bool:
     deadline = time.monotonic() + SERVER_START_SECONDS
     while not is_healthy(url):
         if process.poll() is not None or time.monotonic() > deadline:
-            end_leftover_processes(directory, grace_seconds=1.0)
+            end_leftover_processes(directory, grace_seconds=1.0, only=[process.pid])
             raise ThoughtForgeError(
                 f"the Prefect server did not start on {url}; see {directory / 'server.log'}"
             )
@@ -165,7 +223,7 @@ def start_web(env: dict[str, str], directory: Path, config_file: Path) -> Starte
     server to start, so `up` starts it first and waits for it last (`wait_for_web`)."""
     if _alive(directory, "web"):
         return None
-    thoughtforge = str(Path(sys.executable).with_name("thoughtforge"))
+    thoughtforge = str(_thoughtforge_executable())
     return _spawn([thoughtforge, "--config", str(config_file), "web"], directory, "web", env)
 
 
@@ -276,3 +334,7 @@ def _spawn(
 def prefect_executable() -> str:
     """The `prefect` of this environment, whatever is on PATH."""
     return str(Path(sys.executable).with_name("prefect"))
+
+
+def _thoughtforge_executable() -> Path:
+    return Path(sys.executable).with_name("thoughtforge")

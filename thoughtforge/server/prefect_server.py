@@ -26,23 +26,35 @@ import ctypes
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-from prefect.server.database.configurations import AioSqliteConfiguration
-
+from thoughtforge.flows.prefect_internals import SQLITE_IMMEDIATE, usable
 from thoughtforge.server.temporary_server import PARENT_ENV
 
 _PR_SET_PDEATHSIG = 1
 
-_begin_transaction = AioSqliteConfiguration.begin_transaction
+Begin = Callable[..., AbstractAsyncContextManager[AsyncIterator[Any]]]
 
 
-def _begin_immediately(
-    self: AioSqliteConfiguration, session: Any, with_for_update: bool = False
-) -> AbstractAsyncContextManager[AsyncIterator[Any]]:
-    return _begin_transaction(self, session, with_for_update=True)
+def immediate(begin_transaction: Begin) -> Begin:
+    """Prefect's `begin_transaction`, always in its row-lock (IMMEDIATE) mode."""
+
+    def begin_immediately(
+        self: Any, session: Any, with_for_update: bool = False
+    ) -> AbstractAsyncContextManager[AsyncIterator[Any]]:
+        return begin_transaction(self, session, with_for_update=True)
+
+    return begin_immediately
+
+
+def _take_the_write_lock_when_transactions_begin() -> None:
+    from prefect.server.database.configurations import AioSqliteConfiguration
+
+    AioSqliteConfiguration.begin_transaction = immediate(  # type: ignore[method-assign]
+        AioSqliteConfiguration.begin_transaction
+    )
 
 
 def _end_with(parent: int) -> None:
@@ -59,7 +71,8 @@ def main(argv: list[str]) -> None:
     if PARENT_ENV in os.environ:
         _end_with(int(os.environ[PARENT_ENV]))
 
-    AioSqliteConfiguration.begin_transaction = _begin_immediately  # type: ignore[method-assign]
+    if usable(SQLITE_IMMEDIATE):
+        _take_the_write_lock_when_transactions_begin()
     sys.argv = ["prefect", "server", "start", *argv]
     sys.exit(app())
 
