@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,8 +14,11 @@ import pytest
 
 from tests.conftest import BRAIN_DUMP
 from tests.mcp_server.conftest import payload, refusal, stdio_client
-from thoughtforge.core import read_status
-from thoughtforge.models import Phase
+from tests.polish_setup import polishing_project
+from thoughtforge.config import load_config
+from thoughtforge.core import current_wait, read_status, transition
+from thoughtforge.models import HaltReason, Phase
+from thoughtforge.server.api import PrefectApi
 
 pytestmark = pytest.mark.slow  # about two minutes: four phases with a run in a process of its own
 
@@ -29,6 +36,10 @@ def test_a_plan_project_goes_from_create_to_done_through_mcp_tools(
             project_id = created["project_id"]
             listed = payload(await client.call_tool("list_projects", {}))
             assert [p["project_id"] for p in listed["projects"]] == [project_id]
+            early = refusal(
+                await client.call_tool("confirm", {"project_id": project_id, "wait_seconds": 60})
+            )  # the run asks for the brain dump first: confirm is not what it waits for
+            assert "'confirm' is not possible now. Waiting for your brain dump" in early
 
             distilled = payload(
                 await client.call_tool("distill", {"project_id": project_id, "wait_seconds": 120})
@@ -61,3 +72,48 @@ def test_a_plan_project_goes_from_create_to_done_through_mcp_tools(
     anyio.run(drive)
     [project] = (tmp_path / "projects").iterdir()
     assert read_status(project).phase is Phase.DONE
+
+
+def test_a_halt_a_run_waits_on_is_decided_through_a_tool_and_the_run_ends(
+    tmp_path: Path, mcp_env_with_prefect: dict[str, str], mcp_config: Callable[..., Path]
+) -> None:
+    """The run was started elsewhere (`thoughtforge continue` in a terminal): it meets the halt
+    and asks for a decision, which an agent tool gives."""
+    config_file = mcp_config()
+    project = polishing_project(load_config(config_file))
+    transition(project, Phase.HALTED, halt_reason=HaltReason.GUARD_MAX_ITERATIONS)
+    command = ["-m", "thoughtforge", "--config", str(config_file), "continue", project.id]
+    output = tmp_path / "run.log"
+    run = subprocess.Popen(
+        [sys.executable, *command],
+        env=mcp_env_with_prefect,
+        stdout=output.open("w"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+
+        async def drive() -> None:
+            async with stdio_client(config_file, mcp_env_with_prefect) as client:
+                arguments = {"project_id": project.id}
+                api = PrefectApi(mcp_env_with_prefect["PREFECT_API_URL"])
+                for _ in range(240):  # the run starts, finds the halt and asks for a decision
+                    if current_wait(project.dir) and api.waiting_run(project.id):
+                        break
+                    await anyio.sleep(0.25)
+                status = payload(await client.call_tool("project_status", arguments))
+                assert status["note"] == "Waiting for a decision on the halted polish loop."
+                decided = payload(
+                    await client.call_tool(
+                        "decide", {**arguments, "decision": "override", "wait_seconds": 60}
+                    )
+                )
+                assert decided["delivery"] == "handed_over", (decided, output.read_text())
+                assert decided["reply_complete"], decided
+
+        anyio.run(drive)
+        assert run.wait(timeout=120) == 0, "the run ends once the project is done"
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert read_status(project.dir).phase is Phase.DONE

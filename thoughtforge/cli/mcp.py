@@ -3,11 +3,12 @@ Cursor, Codex, Gemini CLI, Zed): over stdio, or streamable HTTP with `--http`.""
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
 
-from thoughtforge.cli.app import app, config_of
+from thoughtforge.cli.app import app, config_of, err
 from thoughtforge.config import config_path
 
 
@@ -55,4 +56,9 @@ def mcp(
     else:
         from thoughtforge.mcp_server.server import run_stdio
 
+        if sys.stdin.isatty():
+            err.print(
+                "thoughtforge mcp speaks MCP on stdin and stdout: an agent tool starts it. "
+                "`thoughtforge mcp --print-config` prints the entries to paste; Ctrl-C stops."
+            )
         run_stdio(config_file, config)

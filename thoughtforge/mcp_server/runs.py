@@ -5,8 +5,7 @@ Prefect server when none runs).
 
 The CLI's process is started in a session of its own, so it outlives the MCP server (an agent
 tool restarts its servers freely; a run is the person's work) and its output goes to
-`mcp-runs/<id>.log` beside the config. Its pid is kept in `mcp-runs/<id>.pid`. An answer that
-arrived while no run was there is handed over once the run asks for it, as the page does.
+`mcp-runs/<id>.log` beside the config. Its pid is kept in `mcp-runs/<id>.pid`.
 """
 
 from __future__ import annotations
@@ -15,36 +14,23 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
-from typing import Any
 
 from thoughtforge.config import Config, state_dir
-from thoughtforge.core import Project, current_wait, log_event
-from thoughtforge.phases.chat import notice
+from thoughtforge.core import Project, log_event
 from thoughtforge.server.api import find_api
-from thoughtforge.server.replies import hand_over
 from thoughtforge.web.launch import Started, start_run
 
 RUNS_DIR = "mcp-runs"
-HAND_OVER_SECONDS = 180.0
-"""How long an answer given with no run waiting waits for the run started for it to ask."""
-_POLL_SECONDS = 0.25
 
 
-def start_project_run(
-    config: Config, config_file: Path, project: Project, then: dict[str, Any] | None = None
-) -> Started:
+def start_project_run(config: Config, config_file: Path, project: Project) -> Started:
     """A run of the project on the deployment when a server has it, else in a CLI process."""
     if find_api(config) is not None:
-        started = start_run(config, config_file, project, then)
+        started = start_run(config, config_file, project)
         if started.run_id is not None:
             return started
     pid = _start_cli_run(config_file, project)
-    if then is not None:
-        threading.Thread(
-            target=_hand_over_when_asked, args=(config, project, then), daemon=True
-        ).start()
     return Started(
         run_id=f"pid-{pid}",
         note=f"Started a run in a process of its own (pid {pid}; its output in "
@@ -85,23 +71,6 @@ def _start_cli_run(config_file: Path, project: Project) -> int:
     threading.Thread(target=process.wait, daemon=True).start()  # reaped when it ends
     log_event(project.dir, "run_started_from_mcp", pid=process.pid)
     return process.pid
-
-
-def _hand_over_when_asked(config: Config, project: Project, run_input: dict[str, Any]) -> None:
-    deadline = time.monotonic() + HAND_OVER_SECONDS
-    why = "the run did not ask for it in time"
-    while time.monotonic() < deadline:
-        if current_wait(project.dir) is not None:
-            try:
-                if hand_over(config, project, run_input, saved=False, busy_seconds=10.0):
-                    return
-            except Exception as exc:  # noqa: BLE001 - a background hand-over reports, never raises
-                why = str(exc)
-                break
-        time.sleep(_POLL_SECONDS)
-    action = run_input.get("action")
-    log_event(project.dir, "hand_over_failed", level="warning", action=action, why=why)
-    notice(project, f"Your '{action}' was not handed to the run ({why}): send it again.")
 
 
 def _runs_dir(config_file: Path) -> Path:

@@ -35,14 +35,16 @@ from thoughtforge.models import Phase
 from thoughtforge.phases.chat import PHASE_LABELS, await_reply
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.polish.record import read_polish_record
-from thoughtforge.web.answers import Answer, current_composer, run_busy, take_answer
+from thoughtforge.web.answers import Answer, Outcome, current_composer, run_busy, take_answer
 from thoughtforge.web.inbox import inbox
-from thoughtforge.web.launch import DroppedFile, NewProject, create_from_page
+from thoughtforge.web.launch import DroppedFile, NewProject, Started, create_from_page
 
 MAX_TEXT_CHARS = 200_000
 """The longest text a tool takes (a brain dump is capped lower by `brain_dump.max_chars`)."""
 MAX_WAIT_SECONDS = 600.0
 POLL_SECONDS = 0.25
+START_SECONDS = 60.0
+"""How long a run started for an answer is given to ask for it (a cold start takes seconds)."""
 MAX_DOCUMENT_CHARS = 500_000
 DOCUMENTS = {"spec": SPEC_FILE, "constraints": CONSTRAINTS_FILE, "polish-log": POLISH_LOG_FILE}
 RESOURCE_URI = "thoughtforge://projects/{project_id}/{document}"
@@ -152,23 +154,30 @@ class Tools:
     # --- the person's answers --------------------------------------------------------------------
 
     def answer(self, project_id: str, action: str, message: str, wait_seconds: float) -> Turn:
-        """Take `action` as the page takes it; then the AI's reply, within `wait_seconds`."""
+        """Take `action` as the page takes it; then the AI's reply, within `wait_seconds`.
+
+        When no run waits for it, the page starts one and hands the answer over once it asks;
+        here the run is started, its question awaited, and the answer given to it then, so the
+        reply is known to follow that question."""
         project = self.project(project_id)
         self._until_possible(project, action, wait_seconds)
         since, answered = len(read_thread(project.dir)), current_wait(project.dir)
-        outcome = take_answer(
-            self.config,
-            self.config_file,
-            project,
-            Answer(action=action, message=message),
-            start=start_project_run,
-        )
+        pending: list[dict[str, Any]] = []
+        outcome = self._take(project, action, message, pending)
+        key = answered.key if answered else None
+        if outcome.delivery == "started" and pending:
+            asked = self._next_wait_key(project, key, max(wait_seconds, START_SECONDS))
+            if asked is None:
+                return Turn(
+                    delivery="started",
+                    note=f"{outcome.note} It did not ask for '{action}' in time: send it again.",
+                    now=current_composer(self.config, project).note,
+                )
+            since, key = len(read_thread(project.dir)), asked
+            outcome = self._take(project, action, message, [])
         turn = Turn(delivery=outcome.delivery, note=outcome.note, now="")
-        replied = outcome.delivery in ("handed_over", "started", "applied")
-        if wait_seconds > 0 and replied and action != "start":
-            key = answered.key if answered else None
-            if outcome.delivery == "started":  # the run started for the answer asks first
-                key = self._next_wait_key(project, key, wait_seconds)
+        replied = outcome.delivery in ("handed_over", "applied")
+        if wait_seconds > 0 and replied:
             turn.reply_complete = await_reply(
                 project,
                 since,
@@ -178,6 +187,20 @@ class Tools:
             )
         turn.now = current_composer(self.config, project).note
         return turn
+
+    def _take(
+        self, project: Project, action: str, message: str, pending: list[dict[str, Any]]
+    ) -> Outcome:
+        """The page's `take_answer`, starting a run (on the deployment, else the CLI's) without
+        handing it the answer: `pending` gets what was to be handed over."""
+
+        def start(config: Config, config_file: Path, project: Project, then: Any) -> Started:
+            if then is not None:
+                pending.append(then)
+            return start_project_run(config, config_file, project)
+
+        answer = Answer(action=action, message=message)
+        return take_answer(self.config, self.config_file, project, answer, start=start)
 
     def decide(
         self,
@@ -264,17 +287,17 @@ class Tools:
             time.sleep(POLL_SECONDS)
 
     def _next_wait_key(self, project: Project, answered: str | None, seconds: float) -> str | None:
-        """A run started for the answer asks first (a new wait), then takes it: the reply is
-        what follows that wait."""
+        """The key of the question a newly started run asks (any wait but `answered`, which a
+        run that died left), or None when it asks nothing within `seconds`."""
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             waiting = current_wait(project.dir)
             if waiting is not None and waiting.key != answered:
                 return waiting.key
             if project.status().phase in (Phase.DONE, Phase.HALTED):
-                break
+                return None
             time.sleep(POLL_SECONDS)
-        return answered
+        return None
 
 
 def _capped(text: str) -> str:
