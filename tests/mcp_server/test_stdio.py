@@ -40,6 +40,21 @@ def test_a_plan_project_goes_from_create_to_done_through_mcp_tools(
                 await client.call_tool("confirm", {"project_id": project_id, "wait_seconds": 60})
             )  # the run asks for the brain dump first: confirm is not what it waits for
             assert "'confirm' is not possible now. Waiting for your brain dump" in early
+            said = payload(
+                await client.call_tool(
+                    "send_message",
+                    {
+                        "project_id": project_id,
+                        "message": "The budget is firm.",
+                        "wait_seconds": 60,
+                    },
+                )
+            )
+            assert said["delivery"] == "handed_over", said
+            thread = payload(
+                await client.call_tool("read_thread", {"project_id": project_id, "last": 1})
+            )
+            assert [(m["role"], m["content"]) for m in thread] == [("human", "The budget is firm.")]
 
             distilled = payload(
                 await client.call_tool("distill", {"project_id": project_id, "wait_seconds": 120})

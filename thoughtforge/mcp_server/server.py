@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import secrets
 from collections.abc import Callable
 from pathlib import Path
@@ -21,7 +22,6 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import Field, ValidationError
 from starlette.datastructures import Headers
-from starlette.types import ASGIApp
 
 from thoughtforge.config import Config, state_dir
 from thoughtforge.errors import ThoughtForgeError, schema_problems
@@ -260,16 +260,9 @@ class BearerGuard(RequestGuard):
     """The workbench's Host and Origin rules, and the server's token as a bearer token on every
     request (an agent tool sends it as a header; there is no page to get it from)."""
 
-    def __init__(self, app: ASGIApp, **settings: Any) -> None:
-        super().__init__(app, **settings)
-
     def _refusal(self, method: str, headers: Headers) -> tuple[int, str] | None:
-        host = headers.get("host", "")
-        if not self._host_allowed(host):
-            return 421, f"Refused: this server does not answer for the host {host[:100]!r}.\n"
-        origin = headers.get("origin")
-        if origin is not None and origin != f"http://{host}":
-            return 403, "Refused: the request came from another site.\n"
+        if (refusal := self._misdirected(headers) or self._cross_site(headers)) is not None:
+            return refusal
         sent = headers.get("authorization", "")
         if not secrets.compare_digest(sent.encode(), f"Bearer {self.token}".encode()):
             return 401, (
@@ -287,12 +280,12 @@ def http_token(config_file: Path) -> str:
     except FileNotFoundError:
         pass
     path.parent.mkdir(parents=True, exist_ok=True)
-    token = secrets.token_urlsafe(32)
-    temporary = path.with_suffix(".tmp")
-    temporary.touch(mode=0o600)
-    temporary.write_text(token)
+    temporary = path.with_name(f"{TOKEN_FILE}.{os.getpid()}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w") as handle:
+        handle.write(secrets.token_urlsafe(32))
     temporary.rename(path)
-    return token
+    return path.read_text().strip()  # two first starts at once: both serve the one kept
 
 
 def _quiet_logs() -> None:
