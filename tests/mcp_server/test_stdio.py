@@ -50,7 +50,8 @@ def test_a_plan_project_goes_from_create_to_done_through_mcp_tools(
                     },
                 )
             )
-            assert said["delivery"] == "handed_over", said
+            # handed to the run, or kept for its next call if it was between two waits
+            assert said["delivery"] in ("handed_over", "queued"), said
             thread = payload(
                 await client.call_tool("read_thread", {"project_id": project_id, "last": 1})
             )
