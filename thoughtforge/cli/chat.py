@@ -77,29 +77,16 @@ def print_message(message: ChatMessage) -> None:
 def print_reply(project: Project, since: int, answered_key: str | None) -> None:
     """Print what the AI and the system say after message `since`, until the run asks the person
     again (a new wait), or the project is done or halted."""
-    from thoughtforge.core import current_wait, read_status
-    from thoughtforge.models import Phase
+    from thoughtforge.phases.chat import await_reply
 
-    deadline = time.monotonic() + REPLY_WAIT_SECONDS
-    seen = since
-    while time.monotonic() < deadline:
-        seen = _print_new(project, seen, roles=("ai", "system"))
-        waiting = current_wait(project.dir)
-        asked_again = waiting is not None and waiting.key != answered_key
-        if asked_again or read_status(project.dir).phase in (Phase.DONE, Phase.HALTED):
-            _print_new(project, seen, roles=("ai", "system"))
-            return
-        time.sleep(POLL_SECONDS)
-    out.print(f"No reply within {REPLY_WAIT_SECONDS:g} s: `thoughtforge chat {project.id} -f`.")
+    if not await_reply(project, since, answered_key, REPLY_WAIT_SECONDS, print_message):
+        out.print(f"No reply within {REPLY_WAIT_SECONDS:g} s: `thoughtforge chat {project.id} -f`.")
 
 
-def _print_new(
-    project: Project, seen: int, roles: tuple[str, ...] = ("human", "ai", "system")
-) -> int:
+def _print_new(project: Project, seen: int) -> int:
     from thoughtforge.core import read_thread
 
     messages = read_thread(project.dir)
     for message in messages[seen:]:
-        if message.role in roles:
-            print_message(message)
+        print_message(message)
     return len(messages)

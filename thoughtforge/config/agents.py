@@ -62,6 +62,11 @@ class OpenAIAgentSpec(_AgentBase):
     section_grammar: bool = False
     """llama.cpp's server takes a GBNF `grammar`: Markdown steps then send one that holds the
     answer to their required `##` sections, a few bounded lines each."""
+    max_image_bytes: int = Field(5_000_000, gt=0)
+    """With `vision: true`: the largest image sent (as a content part); a larger one is
+    downscaled when `max_image_side` is set and Pillow is installed, else skipped."""
+    max_image_side: int | None = Field(None, ge=64)
+    """With `vision: true`: images are downscaled to at most this many pixels a side (Pillow)."""
 
 
 AgentSpec = Annotated[

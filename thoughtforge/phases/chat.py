@@ -8,7 +8,19 @@ read (`ChatMessage.read_by`), and `when_read` is what the person is told when th
 
 from __future__ import annotations
 
-from thoughtforge.core import ChatMessage, Project, Status, append_chat, read_chat
+import time
+from collections.abc import Callable
+
+from thoughtforge.core import (
+    ChatMessage,
+    Project,
+    Status,
+    append_chat,
+    current_wait,
+    read_chat,
+    read_status,
+    read_thread,
+)
 from thoughtforge.errors import ThoughtForgeError, TransitionError
 from thoughtforge.models import HaltReason, Phase
 
@@ -26,6 +38,7 @@ PHASE_LABELS: dict[Phase, str] = {
 NO_GUIDANCE = "None."
 GUIDED_PHASES = frozenset({Phase.BUILDING, Phase.POLISHING})
 """Where a message is guidance for the next step (Phases 1–2 converse instead)."""
+REPLY_POLL_SECONDS = 0.25
 
 
 def add_human_message(project: Project, text: str) -> None:
@@ -90,3 +103,36 @@ def when_read(status: Status) -> str:
     if phase is Phase.BUILDING:
         return f"it will be read at the next build step{then}"
     return f"the AI reads it at its next call{then}"
+
+
+def await_reply(
+    project: Project,
+    since: int,
+    answered_key: str | None,
+    timeout: float,
+    on_message: Callable[[ChatMessage], None],
+) -> bool:
+    """Hand each AI and system message after thread message `since` to `on_message` as it comes,
+    until the run asks the person again (a wait other than `answered_key`), or the project is done
+    or halted: True then; False when `timeout` seconds pass first. The CLI's `--wait` prints
+    them; the MCP server returns them as the tool's answer."""
+    deadline = time.monotonic() + timeout
+    seen = since
+    while True:
+        seen = _hand_on(project, seen, on_message)
+        waiting = current_wait(project.dir)
+        asked_again = waiting is not None and waiting.key != answered_key
+        if asked_again or read_status(project.dir).phase in (Phase.DONE, Phase.HALTED):
+            _hand_on(project, seen, on_message)
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(REPLY_POLL_SECONDS)
+
+
+def _hand_on(project: Project, seen: int, on_message: Callable[[ChatMessage], None]) -> int:
+    messages = read_thread(project.dir)
+    for message in messages[seen:]:
+        if message.role in ("ai", "system"):
+            on_message(message)
+    return len(messages)

@@ -15,11 +15,13 @@ a realign command), together with the command itself. A command is any human mes
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel
 
 from thoughtforge.adapters.agents import AgentCall, invoke_agent
+from thoughtforge.adapters.agents.image_parts import attached_tokens, sends_images
 from thoughtforge.config import Config
 from thoughtforge.core import (
     ChatMessage,
@@ -80,7 +82,7 @@ def distill(project: Project, config: Config) -> IntakeReply:
     for text in resources.notices:
         notice_once(project, text, Phase.DISTILLING)
     prompt = _intake_prompt(project, config, status.agent, turns, resources)
-    distillation = _ask_for_distillation(project, config, status.agent, prompt)
+    distillation = _ask_for_distillation(project, config, status.agent, prompt, resources.images)
     append_chat(project.dir, ChatMessage(role="ai", content=distillation, phase=Phase.DISTILLING))
     transition(project, Phase.HUMAN_REVIEW)
     return IntakeReply(kind="distillation", message=distillation)
@@ -163,11 +165,13 @@ def _intake_prompt(
     """The intake prompt cut to the agent's window: the brain dump stays, the oldest turns go."""
     prompts = PromptLibrary(config.prompts.directory)
     types = type_choices(load_plugins(config))
-    window = config.agent(agent).prompt_budget_tokens
+    spec = config.agent(agent)
+    attached = sends_images(spec) and bool(resources.images)
+    window = spec.prompt_budget_tokens - attached_tokens(spec, resources.images)
     overhead = estimate_tokens(
         prompts.render(_STEP, conversation="", resources="", deliverable_types=types)
     )
-    fitted = truncate_text(resources.as_prompt_text(), int(window * RESOURCE_SHARE))
+    fitted = truncate_text(resources.as_prompt_text(attached), int(window * RESOURCE_SHARE))
     if fitted.truncated:
         _notice_truncation(project, "resources", "their text was cut short")
     room = window - overhead - estimate_tokens(fitted.text)
@@ -184,13 +188,16 @@ def _intake_prompt(
     )
 
 
-def _ask_for_distillation(project: Project, config: Config, agent: str, prompt: str) -> str:
+def _ask_for_distillation(
+    project: Project, config: Config, agent: str, prompt: str, images: list[Path]
+) -> str:
     """A distillation with all six sections; the agent is asked once more if some are missing."""
     call = AgentCall(
         step=_STEP,
         project_dir=project.dir,
         phase=Phase.DISTILLING.value,
         sections=INTENT_SECTIONS,
+        images=tuple(images),
     )
     again = (
         f"Answer again with exactly the six sections, each under its own level-2 heading: "

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from thoughtforge.config import Config
+from thoughtforge.adapters.agents.image_parts import ImageRefused, image_type, load_image
+from thoughtforge.config import AgentSpec, Config, OpenAIAgentSpec
 from thoughtforge.core import Project, log_event, refuse_links
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
@@ -29,10 +30,14 @@ class ResourceBundle(BaseModel):
     images: list[Path] = []
     notices: list[str] = []
 
-    def as_prompt_text(self) -> str:
-        """Each document under its own heading; images by path, for agents that can open them."""
+    def as_prompt_text(self, attached: bool = False) -> str:
+        """Each document under its own heading; images by path, for agents that can open them,
+        or by name when they go with the prompt (an HTTP agent that can see)."""
         parts = [f"### {doc.name}\n\n{doc.text.strip()}" for doc in self.documents]
-        if self.images:
+        if self.images and attached:
+            listing = "\n".join(f"- {path.name}" for path in self.images)
+            parts.append(f"### Images (attached to this message, in this order)\n\n{listing}")
+        elif self.images:
             listing = "\n".join(f"- {path}" for path in self.images)
             parts.append(f"### Images (open these files to see them)\n\n{listing}")
         return "\n\n".join(parts) or "None"
@@ -44,12 +49,12 @@ class _Skipped(Exception):
 
 def read_resources(project: Project, config: Config, agent: str) -> ResourceBundle:
     """Every usable file in `resources/`, and a notice for each one that is not."""
-    vision = config.agent(agent).vision
+    spec = config.agent(agent)
     bundle = ResourceBundle()
     for path in resource_files(project.resources_dir):
         name = path.relative_to(project.resources_dir).as_posix()
         try:
-            read = _read_one(path, name, vision, config.resources.max_file_bytes)
+            read = _read_one(path, name, spec, config.resources.max_file_bytes)
         except _Skipped as skipped:
             log_event(project.dir, "resource_skipped", level="warning", file=name, why=str(skipped))
             bundle.notices.append(str(skipped))
@@ -81,8 +86,9 @@ def resource_files(folder: Path) -> list[Path]:
     return sorted(found.values())
 
 
-def _read_one(path: Path, name: str, vision: bool, max_bytes: int) -> ResourceDocument | Path:
-    """A document with its text, or the path of an image for a vision agent."""
+def _read_one(path: Path, name: str, spec: AgentSpec, max_bytes: int) -> ResourceDocument | Path:
+    """A document with its text, or the path of an image for a vision agent (an image by its
+    bytes, and one an HTTP agent can be sent)."""
     try:
         size = path.stat().st_size
     except OSError as exc:
@@ -91,11 +97,20 @@ def _read_one(path: Path, name: str, vision: bool, max_bytes: int) -> ResourceDo
         raise _Skipped(f"File '{name}' exceeds size limit and was skipped.")
     suffix = path.suffix.lower()
     if suffix in IMAGE_SUFFIXES:
-        if not vision:
+        if not spec.vision:
             raise _Skipped(
                 f"File '{name}' is an image and the agent cannot read images (no vision), "
                 "so it was skipped."
             )
+        try:
+            if isinstance(spec, OpenAIAgentSpec):
+                load_image(path, name, spec)
+            elif image_type(path.read_bytes()[:16]) is None:
+                raise ImageRefused(f"File '{name}' is not a PNG, JPEG, GIF or WebP image")
+        except ImageRefused as refused:
+            raise _Skipped(f"{refused} and was skipped.") from None
+        except OSError as exc:
+            raise _unreadable(name, str(exc.strerror or exc)) from None
         return path
     text = _pdf_text(path, name) if suffix == ".pdf" else _utf8_text(path, name)
     return ResourceDocument(name=name, text=text)

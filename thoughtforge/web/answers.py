@@ -8,7 +8,9 @@ the run it needs is started on the deployment (`launch.start_run`) instead of in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -21,10 +23,15 @@ from thoughtforge.phases.chat import when_read
 from thoughtforge.server.api import AnsweredMeanwhile, PrefectApi, PrefectApiError, find_api
 from thoughtforge.server.replies import Delivery, hand_over, kept_note, reply_to_chat
 from thoughtforge.web.actions import ACTIONS, CHAT_ACTIONS, Composer, composer_for
-from thoughtforge.web.launch import start_run
+from thoughtforge.web.launch import Started, start_run
 
 BUSY_SECONDS = 20.0
 """How long an action waits for a run that is about to ask (re-entering after the last answer)."""
+
+
+Starter = Callable[[Config, Path, Project, dict[str, Any] | None], Started]
+"""How a run is started when the answer needs one: the page starts the deployment's
+(`launch.start_run`); the MCP server, with no deployment to run on, starts the CLI's."""
 
 
 class Answer(BaseModel):
@@ -61,21 +68,29 @@ def run_busy(config: Config, project: Project) -> bool:
         return False
 
 
-def take_answer(config: Config, config_file: Path, project: Project, answer: Answer) -> Outcome:
+def take_answer(
+    config: Config,
+    config_file: Path,
+    project: Project,
+    answer: Answer,
+    start: Starter = start_run,
+) -> Outcome:
     composer = current_composer(config, project)
     if not composer.allows(answer.action):
         raise ActionRefused(f"'{answer.action}' is not possible now. {composer.note}")
     if ACTIONS[answer.action].needs_message and not answer.message.strip():
         raise ActionRefused("Write a message first: this action sends it.")
     if answer.action == "start":
-        started = start_run(config, config_file, project)
+        started = start(config, config_file, project, None)
         return Outcome(delivery="started" if started.run_id else "not_started", note=started.note)
     if answer.action in CHAT_ACTIONS:
-        return _chat(config, config_file, project, answer)
-    return _decide(config, config_file, project, answer)
+        return _chat(config, config_file, project, answer, start)
+    return _decide(config, config_file, project, answer, start)
 
 
-def _chat(config: Config, config_file: Path, project: Project, answer: Answer) -> Outcome:
+def _chat(
+    config: Config, config_file: Path, project: Project, answer: Answer, start: Starter
+) -> Outcome:
     delivery = reply_to_chat(
         config, project, answer.action, answer.message, busy_seconds=BUSY_SECONDS
     )
@@ -88,11 +103,13 @@ def _chat(config: Config, config_file: Path, project: Project, answer: Answer) -
     if delivery is Delivery.NOT_TAKEN:
         phase = project.status().phase
         return Outcome(delivery=delivery, note=f"Kept, but the project is {phase}.")
-    started = start_run(config, config_file, project, then={"message": "", "action": answer.action})
+    started = start(config, config_file, project, {"message": "", "action": answer.action})
     return Outcome(delivery="started" if started.run_id else delivery, note=started.note)
 
 
-def _decide(config: Config, config_file: Path, project: Project, answer: Answer) -> Outcome:
+def _decide(
+    config: Config, config_file: Path, project: Project, answer: Answer, start: Starter
+) -> Outcome:
     message = answer.message.strip()
     run_input = {"action": answer.action}
     if answer.action == "provide_input":
@@ -113,5 +130,5 @@ def _decide(config: Config, config_file: Path, project: Project, answer: Answer)
         status = halt_actions.apply(project, answer.action)  # type: ignore[arg-type]
     if status.phase in (Phase.DONE, Phase.HALTED):
         return Outcome(delivery="applied", note=f"Done: the project is {status.phase}.")
-    started = start_run(config, config_file, project)
+    started = start(config, config_file, project, None)
     return Outcome(delivery="applied", note=f"The project goes on ({status.phase}). {started.note}")

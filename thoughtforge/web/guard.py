@@ -33,6 +33,7 @@ SECURITY_HEADERS = {
     "referrer-policy": "no-referrer",
     "x-frame-options": "DENY",
 }
+CROSS_SITE = (403, "Refused: the request came from another site.\n")
 NON_LOOPBACK_WARNING = (
     "Server bound to network interface. No authentication is configured — any network client "
     "can access ThoughtForge."
@@ -77,18 +78,30 @@ class RequestGuard:
         await self.app(scope, receive, _secured(send))
 
     def _refusal(self, method: str, headers: Headers) -> tuple[int, str] | None:
-        host = headers.get("host", "")
-        if not self._host_allowed(host):
-            return 421, f"Refused: this server does not answer for the host {host[:100]!r}.\n"
+        if (misdirected := self._misdirected(headers)) is not None:
+            return misdirected
         if method in SAFE_METHODS:
             return None
-        origin = headers.get("origin")
-        if origin is not None and origin != f"http://{host}":
-            return 403, "Refused: the request came from another site.\n"
+        if (foreign := self._cross_site(headers)) is not None:
+            return foreign
         if headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
-            return 403, "Refused: the request came from another site.\n"
+            return CROSS_SITE
         if not secrets.compare_digest(headers.get(TOKEN_HEADER, ""), self.token):
             return 403, "Refused: the page's token is missing or stale; reload the page.\n"
+        return None
+
+    def _misdirected(self, headers: Headers) -> tuple[int, str] | None:
+        """A request for a host name this server does not answer for (DNS rebinding)."""
+        host = headers.get("host", "")
+        if self._host_allowed(host):
+            return None
+        return 421, f"Refused: this server does not answer for the host {host[:100]!r}.\n"
+
+    def _cross_site(self, headers: Headers) -> tuple[int, str] | None:
+        """A request a page of another site made (its browser says so in `Origin`)."""
+        origin = headers.get("origin")
+        if origin is not None and origin != f"http://{headers.get('host', '')}":
+            return CROSS_SITE
         return None
 
     def _host_allowed(self, host: str) -> bool:

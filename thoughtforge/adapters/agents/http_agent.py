@@ -65,7 +65,7 @@ class HttpAnswer(BaseModel):
 def ask_endpoint(
     name: str,
     spec: OpenAIAgentSpec,
-    prompt: str,
+    prompt: str | list[dict[str, Any]],
     *,
     schema: dict[str, Any] | None,
     step: str,
@@ -142,14 +142,14 @@ def sections_grammar(headings: tuple[str, ...]) -> str:
 
 def _request_body(
     spec: OpenAIAgentSpec,
-    prompt: str,
+    prompt: str | list[dict[str, Any]],
     schema: dict[str, Any] | None,
     step: str,
     temperature: float,
 ) -> dict[str, Any]:
     body: dict[str, Any] = {
         "model": spec.model,
-        "messages": [{"role": "user", "content": prompt}],
+        "messages": [{"role": "user", "content": prompt}],  # text, or text and images
         "stream": True,
         "temperature": temperature,
     }

@@ -24,9 +24,23 @@ from pydantic import BaseModel
 
 from thoughtforge.adapters.agents.graceful_stop import agent_call
 from thoughtforge.adapters.agents.http_agent import CUT_OFF, ask_endpoint
+from thoughtforge.adapters.agents.image_parts import (
+    ImageRefused,
+    image_tokens,
+    load_image,
+    refusal_of_images,
+    sends_images,
+    user_content,
+)
 from thoughtforge.adapters.agents.output import AgentOutputError, normalise
 from thoughtforge.adapters.agents.process import ProcessResult, run_command
-from thoughtforge.config import AgentsConfig, CommandAgentSpec, Config, OpenAIAgentSpec
+from thoughtforge.config import (
+    AgentsConfig,
+    AgentSpec,
+    CommandAgentSpec,
+    Config,
+    OpenAIAgentSpec,
+)
 from thoughtforge.core import log_event, track_process, untrack_process, utc_now
 from thoughtforge.core.agent_activity import AgentActivity, begin_call, end_call, stream_output
 from thoughtforge.errors import AgentFailure, AnswerCutOff, PromptTooLarge
@@ -53,6 +67,9 @@ class AgentCall(BaseModel):
     """The `##` sections a Markdown step's answer must have (sent as a grammar where it helps)."""
     reask: int = 0
     """How many answers to this question were already refused (an HTTP agent varies more)."""
+    images: tuple[Path, ...] = ()
+    """Images that go with the prompt: as content parts to an HTTP agent that can see
+    (`image_parts`); a command agent finds their paths in the prompt instead."""
 
     def environment(self) -> dict[str, str]:
         env = {
@@ -100,7 +117,8 @@ def invoke_agent(
     the failed attempt left.
     """
     spec = config.agent(agent)
-    tokens = estimate_tokens(prompt)
+    images = _images_for(spec, call)
+    tokens = estimate_tokens(prompt) + sum(image_tokens(data, mime) for data, mime in images)
     if tokens > spec.prompt_budget_tokens:
         raise PromptTooLarge(agent, call.step, tokens, spec.context_window_tokens, spec.max_tokens)
     failures: list[str] = []
@@ -119,7 +137,7 @@ def invoke_agent(
             try:
                 if isinstance(spec, OpenAIAgentSpec):
                     answer, failure = _ask_endpoint(
-                        agent, spec, prompt, call, config.agents, attempt
+                        agent, spec, user_content(prompt, images), call, config.agents, attempt
                     )
                 else:
                     answer, failure = _run_command(spec, prompt, call, config.agents)
@@ -147,10 +165,24 @@ def invoke_agent(
     raise AgentFailure(agent, call.step, failures)
 
 
+def _images_for(spec: AgentSpec, call: AgentCall) -> list[tuple[bytes, str]]:
+    """The call's images as an HTTP agent that can see is sent them; none for another agent."""
+    if not (call.images and sends_images(spec)):
+        return []
+    assert isinstance(spec, OpenAIAgentSpec)
+    images = []
+    for path in call.images:
+        try:
+            images.append(load_image(path, path.name, spec))
+        except ImageRefused as refused:  # checked when read; changed since
+            log_event(call.project_dir, "image_skipped", level="warning", why=str(refused))
+    return images
+
+
 def _ask_endpoint(
     name: str,
     spec: OpenAIAgentSpec,
-    prompt: str,
+    prompt: str | list[dict[str, Any]],
     call: AgentCall,
     limits: AgentsConfig,
     attempt: int,
@@ -168,7 +200,10 @@ def _ask_endpoint(
         max_bytes=limits.max_reply_bytes,
         on_output=lambda chunk: stream_output(call.project_dir, chunk),
     )
-    return (answer.text, None) if answer.failure is None else ("", answer.failure)
+    if answer.failure is None:
+        return answer.text, None
+    refused = isinstance(prompt, list) and refusal_of_images(answer.failure, name)
+    return "", refused or answer.failure
 
 
 def _run_command(

@@ -1,0 +1,81 @@
+"""What an agent tool waits for from `thoughtforge mcp`, and what images cost an HTTP agent.
+
+- `stdio_start`: spawning `thoughtforge mcp` over stdio until its tools are listed (what an agent
+  tool pays each time it starts the server).
+- `list_projects`: one `list_projects` call over stdio with 20 projects.
+- `image_part`: a 1 MB PNG read, checked by its bytes and made an image content part.
+
+Run: pytest bench/bench_mcp.py --benchmark-only -p no:cacheprovider -o addopts=''
+"""
+
+from __future__ import annotations
+
+import struct
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+import yaml
+from mcp import Client, StdioServerParameters
+from pytest_benchmark.fixture import BenchmarkFixture
+
+from tests.conftest import BRAIN_DUMP, REPO_ROOT, config_data
+from thoughtforge.adapters.agents.image_parts import image_part, load_image
+from thoughtforge.config import OpenAIAgentSpec, load_config
+from thoughtforge.core import create_project
+
+
+@pytest.fixture
+def config_file(tmp_path: Path) -> Path:
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config_data(tmp_path, concurrency={"max_parallel_runs": 50})))
+    return path
+
+
+def _server(config_file: Path) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "thoughtforge", "--config", str(config_file), "mcp"],
+        env={"PYTHONPATH": str(REPO_ROOT), "HOME": str(config_file.parent)},
+    )
+
+
+def test_stdio_start(benchmark: BenchmarkFixture, config_file: Path) -> None:
+    async def start() -> int:
+        async with Client(_server(config_file)) as client:
+            return len((await client.list_tools()).tools)
+
+    tools = benchmark.pedantic(lambda: anyio.run(start), rounds=3, iterations=1)
+    assert tools >= 10
+
+
+def test_list_projects(benchmark: BenchmarkFixture, config_file: Path) -> None:
+    config = load_config(config_file)
+    for _ in range(20):
+        create_project(config, brain_dump=BRAIN_DUMP)
+
+    async def listing() -> None:
+        async with Client(_server(config_file)) as client:
+            for _ in range(3):
+                await client.call_tool("list_projects", {})  # warm
+            times = []
+            for _ in range(20):
+                started = anyio.current_time()
+                result = await client.call_tool("list_projects", {})
+                times.append(anyio.current_time() - started)
+                assert not result.is_error
+            benchmark.extra_info["call_seconds_median"] = sorted(times)[10]
+
+    benchmark.pedantic(lambda: anyio.run(listing), rounds=1, iterations=1)
+
+
+def test_image_part(benchmark: BenchmarkFixture, tmp_path: Path) -> None:
+    head = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + struct.pack(">II", 1600, 1200)
+    path = tmp_path / "sketch.png"
+    path.write_bytes(head + b"\x00" * 1_000_000)
+    spec = OpenAIAgentSpec.model_validate(
+        {"type": "openai", "base_url": "http://127.0.0.1:1/v1", "model": "m", "vision": True}
+    )
+    part = benchmark(lambda: image_part(*load_image(path, path.name, spec)))
+    assert part["image_url"]["url"].startswith("data:image/png;base64,")

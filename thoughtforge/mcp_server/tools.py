@@ -1,0 +1,306 @@
+"""What an agent tool can do with ThoughtForge's projects: each tool is a plain function over the
+same functions the page and the CLI call (`web.launch`, `web.answers`, `web.inbox`,
+`phases.chat`, `phases.polish.record`), so a tool can do nothing the page would refuse.
+
+A refusal is a `ThoughtForgeError` with the words the page and the CLI use; the MCP server hands
+it to the agent as a tool error. A chat turn or a decision returns the AI's reply when it comes
+within `wait_seconds` (what `--wait` prints in the CLI). Revise and rollback do not exist yet.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from thoughtforge.config import Config, LiveConfig
+from thoughtforge.core import (
+    CONSTRAINTS_FILE,
+    POLISH_LOG_FILE,
+    SPEC_FILE,
+    ChatMessage,
+    Project,
+    brain_dump_text,
+    current_wait,
+    open_project,
+    read_own_text,
+    read_thread,
+    refuse_links,
+)
+from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.mcp_server.runs import start_project_run, started_run_alive
+from thoughtforge.models import Phase
+from thoughtforge.phases.chat import PHASE_LABELS, await_reply
+from thoughtforge.phases.plugin_loader import plugin_for
+from thoughtforge.phases.polish.record import read_polish_record
+from thoughtforge.web.answers import Answer, Outcome, current_composer, run_busy, take_answer
+from thoughtforge.web.inbox import inbox
+from thoughtforge.web.launch import DroppedFile, NewProject, Started, create_from_page
+
+MAX_TEXT_CHARS = 200_000
+"""The longest text a tool takes (a brain dump is capped lower by `brain_dump.max_chars`)."""
+MAX_WAIT_SECONDS = 600.0
+POLL_SECONDS = 0.25
+START_SECONDS = 60.0
+"""How long a run started for an answer is given to ask for it (a cold start takes seconds)."""
+MAX_DOCUMENT_CHARS = 500_000
+DOCUMENTS = {"spec": SPEC_FILE, "constraints": CONSTRAINTS_FILE, "polish-log": POLISH_LOG_FILE}
+RESOURCE_URI = "thoughtforge://projects/{project_id}/{document}"
+Decision = Literal["resume", "override", "terminate"]
+
+
+class Message(BaseModel):
+    role: str
+    phase: str
+    time: str
+    content: str
+
+    @classmethod
+    def of(cls, message: ChatMessage) -> Message:
+        return cls(
+            role=message.role,
+            phase=PHASE_LABELS[message.phase],
+            time=f"{message.timestamp:%Y-%m-%d %H:%M} UTC",
+            content=message.content,
+        )
+
+
+class Turn(BaseModel):
+    """What became of an answer, the AI's reply if it came, and what the project waits for now."""
+
+    delivery: str
+    note: str
+    replies: list[Message] = []
+    reply_complete: bool = False
+    """False when `wait_seconds` ran out first (the reply may still come: read_thread)."""
+    now: str
+
+
+class Tools:
+    """The tools, bound to one config file (followed as it changes, as the workbench does)."""
+
+    def __init__(self, config_file: Path, config: Config) -> None:
+        self.config_file = config_file
+        self.live_config = LiveConfig(config_file, config)
+
+    @property
+    def config(self) -> Config:
+        return self.live_config.current()
+
+    def project(self, project_id: str) -> Project:
+        return open_project(self.config, project_id)
+
+    # --- projects ------------------------------------------------------------------------------
+
+    def create_project(
+        self,
+        brain_dump: str = "",
+        brain_dump_file: str = "",
+        agent: str | None = None,
+        deliverable_type: str = "",
+        resources: list[str] | None = None,
+    ) -> dict[str, Any]:
+        if bool(brain_dump.strip()) == bool(brain_dump_file):
+            raise ThoughtForgeError("give the brain dump as text or as a file, one of the two")
+        text = brain_dump_text(brain_dump, brain_dump_file)
+        if not text.strip():
+            raise ThoughtForgeError("the brain dump is empty: say what you want made")
+        files = [self._resource(Path(path)) for path in resources or []]
+        request = NewProject(
+            brain_dump=text, agent=agent, deliverable_type=deliverable_type, files=files
+        )
+        project = create_from_page(self.config, request)
+        started = start_project_run(self.config, self.config_file, project)
+        return {"project_id": project.id, "folder": str(project.dir), "note": started.note}
+
+    def list_projects(self) -> dict[str, Any]:
+        box = inbox(self.config)
+        return {
+            "projects": [
+                {
+                    **entry.model_dump(mode="json", exclude_none=True),
+                    "resources": [
+                        RESOURCE_URI.format(project_id=entry.project_id, document=name)
+                        for name in ("deliverable", *DOCUMENTS)
+                    ],
+                }
+                for entry in box.entries
+            ],
+            "active": f"{box.active}/{box.limit}",
+            "full": box.full,
+        }
+
+    def project_status(self, project_id: str) -> dict[str, Any]:
+        project = self.project(project_id)
+        status = project.status()
+        composer = current_composer(self.config, project)
+        return {
+            "project_id": project.id,
+            "name": status.project_name or project.id,
+            "phase": status.phase.value,
+            "halt_reason": status.halt_reason,
+            "deliverable_type": status.deliverable_type,
+            "agent": status.agent,
+            "actions_now": [action.name for action in composer.actions],
+            "note": composer.note,
+        }
+
+    def read_thread(self, project_id: str, last: int = 20) -> list[Message]:
+        messages = read_thread(self.project(project_id).dir)
+        return [Message.of(message) for message in messages[-last:]]
+
+    # --- the person's answers --------------------------------------------------------------------
+
+    def answer(self, project_id: str, action: str, message: str, wait_seconds: float) -> Turn:
+        """Take `action` as the page takes it; then the AI's reply, within `wait_seconds`.
+
+        When no run waits for it, the page starts one and hands the answer over once it asks;
+        here the run is started, its question awaited, and the answer given to it then, so the
+        reply is known to follow that question."""
+        project = self.project(project_id)
+        self._until_possible(project, action, wait_seconds)
+        since, answered = len(read_thread(project.dir)), current_wait(project.dir)
+        pending: list[dict[str, Any]] = []
+        outcome = self._take(project, action, message, pending)
+        key = answered.key if answered else None
+        if outcome.delivery == "started" and pending:
+            asked = self._next_wait_key(project, key, max(wait_seconds, START_SECONDS))
+            if asked is None:
+                return Turn(
+                    delivery="started",
+                    note=f"{outcome.note} It did not ask for '{action}' in time: send it again.",
+                    now=current_composer(self.config, project).note,
+                )
+            since, key = len(read_thread(project.dir)), asked
+            outcome = self._take(project, action, message, [])
+        turn = Turn(delivery=outcome.delivery, note=outcome.note, now="")
+        replied = outcome.delivery in ("handed_over", "applied")
+        if wait_seconds > 0 and replied:
+            turn.reply_complete = await_reply(
+                project,
+                since,
+                key,
+                wait_seconds,
+                lambda reply: turn.replies.append(Message.of(reply)),
+            )
+        turn.now = current_composer(self.config, project).note
+        return turn
+
+    def _take(
+        self, project: Project, action: str, message: str, pending: list[dict[str, Any]]
+    ) -> Outcome:
+        """The page's `take_answer`, starting a run (on the deployment, else the CLI's) without
+        handing it the answer: `pending` gets what was to be handed over."""
+
+        def start(config: Config, config_file: Path, project: Project, then: Any) -> Started:
+            if then is not None:
+                pending.append(then)
+            return start_project_run(config, config_file, project)
+
+        answer = Answer(action=action, message=message)
+        return take_answer(self.config, self.config_file, project, answer, start=start)
+
+    def decide(
+        self,
+        project_id: str,
+        decision: Decision,
+        confirm_terminate: bool,
+        message: str,
+        wait_seconds: float,
+    ) -> Turn:
+        if decision == "terminate" and not confirm_terminate:
+            raise ThoughtForgeError(
+                f"terminate stops {project_id} for good and cannot be undone: call again with "
+                "confirm_terminate set to true to do it"
+            )
+        return self.answer(project_id, decision, message, wait_seconds)
+
+    # --- what the project made ------------------------------------------------------------------
+
+    def read_document(self, project_id: str, document: str) -> str:
+        """A project's deliverable, spec, constraints or polish log, never through a link."""
+        project = self.project(project_id)
+        if document == "deliverable":
+            return self._deliverable(project)
+        if document not in DOCUMENTS:
+            raise ThoughtForgeError(
+                f"no document '{document}': deliverable, {', '.join(DOCUMENTS)}"
+            )
+        path = project.dir / DOCUMENTS[document]
+        if not path.exists():
+            raise ThoughtForgeError(
+                f"{project.id} has no {document} yet ({project.status().phase})"
+            )
+        return _capped(read_own_text(path))
+
+    def read_polish_record(self, project_id: str) -> dict[str, Any]:
+        record = read_polish_record(self.project(project_id).dir)
+        return {
+            "trajectory": [entry.model_dump(mode="json") for entry in record.trajectory],
+            "iterations": [
+                {"title": entry.title, "verdict": entry.verdict, **entry.parts}
+                for entry in record.log
+            ],
+            "problems": record.problems,
+        }
+
+    # --- helpers ---------------------------------------------------------------------------------
+
+    def _deliverable(self, project: Project) -> str:
+        status = project.status()
+        plugin = plugin_for(self.config, status.deliverable_type)
+        path = plugin.deliverable_path(project.dir)
+        if plugin.builds_files:
+            return (
+                f"{project.id} builds code: its deliverable is the project's files in {path} "
+                f"(phase {status.phase})."
+            )
+        if not path.exists():
+            raise ThoughtForgeError(f"{project.id} has no deliverable yet ({status.phase})")
+        return _capped(read_own_text(path))
+
+    def _resource(self, path: Path) -> DroppedFile:
+        """A file given as a resource: a regular file (no link) within the size cap."""
+        limit = self.config.resources.max_file_bytes
+        refuse_links(path)
+        if not path.is_file():
+            raise ThoughtForgeError(f"resource {path} is not a readable file")
+        if path.stat().st_size > limit:
+            raise ThoughtForgeError(
+                f"resource {path} is over resources.max_file_bytes ({limit:,} bytes)"
+            )
+        return DroppedFile(name=path.name, data=path.read_bytes())
+
+    def _until_possible(self, project: Project, action: str, seconds: float) -> None:
+        """A run that works (or was just started) is given `seconds` to ask for `action`, as the
+        CLI gives a busy run time; then the page's refusal stands."""
+        deadline = time.monotonic() + seconds
+        while action not in ("send", "start") and time.monotonic() < deadline:
+            if current_composer(self.config, project).allows(action):
+                return
+            if current_wait(project.dir) is not None:
+                return  # a run asks, and not for this: it is refused at once
+            if not (run_busy(self.config, project) or started_run_alive(self.config_file, project)):
+                return
+            time.sleep(POLL_SECONDS)
+
+    def _next_wait_key(self, project: Project, answered: str | None, seconds: float) -> str | None:
+        """The key of the question a newly started run asks (any wait but `answered`, which a
+        run that died left), or None when it asks nothing within `seconds`."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            waiting = current_wait(project.dir)
+            if waiting is not None and waiting.key != answered:
+                return waiting.key
+            if project.status().phase in (Phase.DONE, Phase.HALTED):
+                return None
+            time.sleep(POLL_SECONDS)
+        return None
+
+
+def _capped(text: str) -> str:
+    if len(text) <= MAX_DOCUMENT_CHARS:
+        return text
+    return text[:MAX_DOCUMENT_CHARS] + f"\n\n[cut at {MAX_DOCUMENT_CHARS:,} characters]"
