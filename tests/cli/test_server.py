@@ -45,6 +45,7 @@ def test_up_on_a_port_held_by_another_program_fails_naming_its_log(
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(data))
     result = _tf(tmp_path, "up")
     assert result.returncode == 1
+    assert f"Prefect server at http://127.0.0.1:{busy_port}/api…" in result.stdout  # said first
     message = result.stderr.replace("\n", "")
     assert f"did not start on http://127.0.0.1:{busy_port}/api" in message, result.stderr
     log = tmp_path / ".thoughtforge" / "server.log"

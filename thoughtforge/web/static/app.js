@@ -151,6 +151,7 @@ async function act(button) {
     const result = await post("/projects/" + project + "/reply", payload);
     if (text && message.value === text) message.value = "";
     say(result.note);
+    toNewest();  // what you sent is where you look next, as in any chat
   } catch (error) {
     say(error.message, "error");
   } finally {
