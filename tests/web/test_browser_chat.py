@@ -40,7 +40,7 @@ pytestmark = pytest.mark.slow
 SHOTS = REPO / "test-artifacts" / "web"
 SIZES = {"wide": {"width": 1300, "height": 900}, "phone": {"width": 390, "height": 844}}
 BRAIN_DUMP = (REPO / "examples" / "wedding-plan.md").read_text()
-SLOW_SECONDS = 6
+SLOW_SECONDS = 3
 
 
 @pytest.fixture(scope="module")

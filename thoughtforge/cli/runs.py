@@ -83,11 +83,15 @@ def _refuse_a_second_run(ctx: typer.Context, project_id: str) -> None:
     has no process), so it is asked for: a second run beside it would put two runs on one
     project. Then this run claims the project until it holds the lock (`core.run_start`)."""
     from thoughtforge.core import open_project
-    from thoughtforge.core.run_start import claim_start
+    from thoughtforge.core.run_start import claim_start, clear_start
 
     project = open_project(config_of(ctx), project_id)
-    _refuse_beside_a_suspended_run(ctx, project_id)
     claim_start(project, "start")
+    try:  # under the claim, so a run the page starts meanwhile is seen
+        _refuse_beside_a_suspended_run(ctx, project_id)
+    except ThoughtForgeError:
+        clear_start(project)
+        raise
 
 
 def _drop_claim(ctx: typer.Context, project_id: str) -> None:

@@ -22,6 +22,7 @@ from thoughtforge.models import (
     Phase,
 )
 from thoughtforge.phases.chat import when_answered
+from thoughtforge.web.words import halt_words
 
 
 class Action(BaseModel):
@@ -125,7 +126,8 @@ def composer_for(
     if status.phase is Phase.HALTED:
         return Composer(
             actions=_named(_halt_decisions(status)),
-            note=f"Halted ({status.halt_reason}): no run is waiting; a decision starts one.",
+            note=f"Halted ({halt_words(status.halt_reason)}): no run is waiting; a decision "
+            "starts one.",
         )
     if run_busy:
         return Composer(

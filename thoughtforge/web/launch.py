@@ -21,7 +21,13 @@ from thoughtforge.core.run_start import RunAlreadyStarting, claim_start, clear_s
 from thoughtforge.errors import ProjectLimitError, ThoughtForgeError
 from thoughtforge.phases.chat import notice
 from thoughtforge.phases.plugin_loader import load_plugins
-from thoughtforge.server.api import PrefectApi, PrefectApiError, find_api, project_tag
+from thoughtforge.server.api import (
+    PrefectApi,
+    PrefectApiError,
+    WaitingRun,
+    find_api,
+    project_tag,
+)
 from thoughtforge.web.inbox import inbox
 from thoughtforge.web.uploads import safe_resource_name
 
@@ -90,8 +96,8 @@ def start_run(
     api = PrefectApi(url)
     parameters = {"project_id": project.id, "config_path": str(config_file)}
     claim_start(project, "start")
-    try:
-        busy = api.busy_run(project)
+    try:  # under the claim: a run another request made may have asked already and rested
+        busy = api.busy_run(project) or _name(api.live_waiting_run(project))
         if busy is not None:
             clear_start(project)
             raise RunAlreadyStarting(f"run {busy} of {project.id} is already on its way")
@@ -108,6 +114,10 @@ def start_run(
             target=_hand_over_when_asked, args=(api, project, then), daemon=True
         ).start()
     return Started(run_id=run.id, note=f"Started run {run.name}.")
+
+
+def _name(run: WaitingRun | None) -> str | None:
+    return run.name if run is not None else None
 
 
 def _hand_over_when_asked(api: PrefectApi, project: Project, run_input: dict[str, Any]) -> None:
