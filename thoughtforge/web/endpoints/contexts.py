@@ -8,11 +8,19 @@ from typing import Any
 from starlette.requests import Request
 
 from thoughtforge.adapters.agents import AgentState, agent_state
-from thoughtforge.board.cards import COLUMNS, board_cards, by_column
+from thoughtforge.board.cards import COLUMNS, Card, board_cards, by_column
 from thoughtforge.board.text import START_HINT
 from thoughtforge.config import Config
-from thoughtforge.core import ChatMessage, Project, Status, current_wait, read_chat, utc_now
-from thoughtforge.errors import StateFileError
+from thoughtforge.core import (
+    ChatMessage,
+    Project,
+    Status,
+    current_wait,
+    open_project,
+    read_chat,
+    utc_now,
+)
+from thoughtforge.errors import StateFileError, ThoughtForgeError
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.web import live
 from thoughtforge.web.answers import current_composer
@@ -76,7 +84,8 @@ def panel_of(config: Config, project: Project) -> Any:
 
 
 def board_context(request: Request) -> dict[str, Any]:
-    cards = board_cards(workbench_of(request).config)
+    config = workbench_of(request).config
+    cards = [_titled(config, card) for card in board_cards(config)]
     terminated = [card for card in cards if card.badge == "TERMINATED"]
     return {
         "columns": by_column([card for card in cards if card not in terminated]),
@@ -85,6 +94,19 @@ def board_context(request: Request) -> dict[str, Any]:
         "any_cards": bool(cards),
         "start_hint": START_HINT,
     }
+
+
+def _titled(config: Config, card: Card) -> Card:
+    """A card of a project Phase 1 has not named yet is titled by its brain dump's first
+    words, as the inbox and its page are."""
+    if card.name != card.project_id or card.badge == "UNREADABLE":
+        return card
+    try:
+        project = open_project(config, card.project_id)
+        title = working_title(project.status(), read_chat(project.dir), card.name)
+    except ThoughtForgeError:
+        return card
+    return card.model_copy(update={"name": title})
 
 
 def render_sidebar(request: Request) -> str:
