@@ -24,12 +24,14 @@ from tests.phases.conftest import distillation
 from tests.server.conftest import BIN, REPO, Stack, running, wait_for
 from thoughtforge.config import load_config
 from thoughtforge.core import (
+    ChatMessage,
     Project,
     create_project,
     current_wait,
     read_status,
     read_thread,
     transition,
+    write_chat,
 )
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import halt_actions
@@ -303,6 +305,7 @@ def test_the_board_and_the_menu_fit_and_every_page_is_accessible(
     for path in ("/", "/projects/new", "/settings/prompts", "/settings/prompts/plan-review"):
         page.goto(f"{stack.web}{path}")
         _accessible(page)
+    _long_thread_pages_back_with_the_right_count(stack, page, size)
     if size == "phone":
         assert page.locator("#sidebar").is_hidden()
         page.locator("#menu-toggle").click()
@@ -312,3 +315,31 @@ def test_the_board_and_the_menu_fit_and_every_page_is_accessible(
         _shot(page, "48-menu-open", size)
         page.keyboard.press("Escape")
         assert page.locator("#sidebar").is_hidden()
+
+
+def _long_thread_pages_back_with_the_right_count(stack: Stack, page: Any, size: str) -> None:
+    """Before, after loading 200 older messages the button still offered all of them; and an
+    AI message's text is copied with its Copy button."""
+    project = _project(stack)
+    said = [
+        ChatMessage(
+            role="ai" if n % 2 else "human", content=f"Message {n}.", phase=Phase.BRAIN_DUMP
+        )
+        for n in range(450)
+    ]
+    write_chat(project.dir, said)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.goto(f"{stack.web}/projects/{project.id}")
+    _newest_in_view(page)
+    earlier = page.locator("#earlier")
+    assert earlier.inner_text() == "Show 250 earlier messages"
+    earlier.click()
+    page.locator("#earlier", has_text="Show 50 earlier messages").wait_for()
+    earlier.click()
+    earlier.wait_for(state="detached")
+    assert page.locator("#messages .message").count() == 450
+    last_ai = page.locator(".message.ai").last
+    last_ai.locator("button.copy").click()
+    last_ai.locator("button.copy", has_text="Copied").wait_for()
+    assert page.evaluate("() => navigator.clipboard.readText()").strip() == "Message 449."
+    _shot(page, "49-long-thread", size)
