@@ -33,6 +33,8 @@ from thoughtforge.web.launch import start_run
 
 BUSY_SECONDS = 20.0
 """How long an action waits for a run that is about to ask (re-entering after the last answer)."""
+ENDED_STATES = frozenset({"COMPLETED", "FAILED", "CRASHED", "CANCELLED", "CANCELLING"})
+"""A claimed run in one of these states will never take the project's lock."""
 
 
 class Answer(BaseModel):
@@ -78,9 +80,6 @@ def run_on_its_way(config: Config, project: Project) -> Starting | None:
         clear_start(project)
         return None
     return claim
-
-
-ENDED_STATES = frozenset({"COMPLETED", "FAILED", "CRASHED", "CANCELLED", "CANCELLING"})
 
 
 def run_busy(config: Config, project: Project) -> bool:
