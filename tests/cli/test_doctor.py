@@ -248,3 +248,26 @@ def test_probe_calls_each_agent_and_says_whether_structured_output_is_accepted(
     assert row(result, "probe claude") == (
         "probe claude ok not called: its command 'claude' is not on PATH"
     )
+
+
+def test_every_agent_is_listed_with_its_state_as_new_project_offers_it(
+    tmp_path: Path, run: Run
+) -> None:
+    """Before, New Project offered agents that were not installed (a project that halts at once)."""
+    data = yaml.safe_load((REPO_ROOT / "config.yaml.example").read_text())
+    data["projects"]["directory"] = str(tmp_path / "projects")
+    with FakeOpenAI() as fake:
+        data["agents"]["available"] = {
+            "demo": {"command": sys.executable, "flags": ["-c", "print('ok')"]},
+            "absent": {"command": "no-such-agent-cli"},
+            "served": {"type": "openai", "base_url": f"{fake.url}/v1", "model": "tiny"},
+            "down": {"type": "openai", "base_url": f"{refused_url()}/v1", "model": "tiny"},
+        }
+        data["agents"]["default"] = "demo"
+        (tmp_path / "config.yaml").write_text(yaml.safe_dump(data))
+        result = run("doctor")
+        assert not [r for r in fake.requests if r.method == "POST"], "no agent is called"
+    agents = row(result, "agents")
+    assert "absent not found (its command 'no-such-agent-cli' is not on PATH)" in agents
+    assert "demo installed" in agents
+    assert "served reachable" in agents and "down not reachable" in agents

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -59,6 +60,8 @@ def warn_if_missing(config: Config, agent: str | None, emit: Callable[[str], obj
 AgentStateName = Literal["installed", "reachable", "not reachable", "not found"]
 REACH_TIMEOUT_SECONDS = 0.5
 """An HTTP agent's server is asked this long whether it is there (a page waits on it)."""
+REACH_MEMORY_SECONDS = 30.0
+_reached: dict[str, tuple[float, bool]] = {}
 
 
 class AgentState(BaseModel):
@@ -93,11 +96,17 @@ def agent_state(config: Config, agent: str) -> AgentState:
 
 def _answers(url: str) -> bool:
     """Whether anything answers HTTP at `url` (any status: a 401 or 404 is a server that is
-    there)."""
+    there); remembered for `REACH_MEMORY_SECONDS`, since a page asks each time it redraws."""
+    now = time.monotonic()
+    remembered = _reached.get(url)
+    if remembered is not None and now - remembered[0] < REACH_MEMORY_SECONDS:
+        return remembered[1]
     try:
         with urllib.request.urlopen(url, timeout=REACH_TIMEOUT_SECONDS):
-            return True
+            answered = True
     except urllib.error.HTTPError:
-        return True
+        answered = True
     except (OSError, ValueError):
-        return False
+        answered = False
+    _reached[url] = (now, answered)
+    return answered
