@@ -4,16 +4,18 @@ wakes a suspended run) until it takes the project's run lock or fails.
 Between the request and the lock a run has no process on the project yet (the worker is still
 starting it), so neither the lock nor the wait says anything, and a second request would make a
 second run that fails on the lock. `.starting.json` fills that gap: it is created exclusively
-(`O_EXCL`), so of two requests at once one claims it and the other is refused before any run is
-made; the run that takes the lock removes it. A claim that is never taken up (the worker died,
-the run failed before its lock) stops counting after `STALE_SECONDS`, or as soon as whoever
-can see the run's state says it ended (`clear_start`).
+(written whole beside it, then hard-linked into place), so of two requests at once one claims it
+and the other is refused before any run is made; the run that takes the lock removes it. A claim
+never taken up (the worker died, the run failed before its lock) stops counting after
+`STALE_SECONDS`, or as soon as whoever can see the run's state says it ended (`clear_start`).
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from datetime import datetime
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ValidationError
@@ -53,17 +55,27 @@ def claim_start(project: Project, why: Why) -> Starting:
         raise RunAlreadyStarting(f"project {project.id} is already being run")
     claim = Starting(why=why, since=utc_now())
     for _ in range(2):
-        try:
-            fd = os.open(project.dir / STARTING_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:
-            standing = starting(project)
-            if standing is not None:
-                raise RunAlreadyStarting(_already(project, standing)) from None
-            continue  # a stale claim, removed by `starting`
-        with os.fdopen(fd, "w") as handle:
-            handle.write(claim.model_dump_json())
-        return claim
+        if _create_whole(project.dir / STARTING_FILE, claim.model_dump_json()):
+            return claim
+        standing = starting(project)
+        if standing is not None:
+            raise RunAlreadyStarting(_already(project, standing))
+        # else a stale claim, removed by `starting`: try once more
     raise RunAlreadyStarting(f"another request is starting a run of {project.id}")
+
+
+def _create_whole(path: Path, text: str) -> bool:
+    """Create `path` holding `text`, unless it exists; never seen half-written (the text is
+    written beside it first, then hard-linked into place, which fails if the name exists)."""
+    draft = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}")
+    draft.write_text(text)
+    try:
+        os.link(draft, path)
+    except FileExistsError:
+        return False
+    finally:
+        draft.unlink(missing_ok=True)
+    return True
 
 
 def refuse_beside_another(project: Project, flow_run_id: str | None) -> None:
