@@ -9,6 +9,7 @@ Exception hierarchy:
   + StateFileError        - status / polish_state / chat_history JSON unreadable or invalid
   + ProjectError          - a project that does not exist or cannot be created
     - ProjectLimitError   - concurrency.max_parallel_runs reached
+    - core.run_start.RunAlreadyStarting - a run asked for while one is on its way or working
   + TransitionError       - a phase change the pipeline does not allow
   + PromptError           - a prompt file missing or a placeholder without a value
   + RepositoryTampered    - a project's `.git/` holds hooks or config an agent wrote

@@ -299,3 +299,26 @@ def test_a_plugin_that_exits_at_import_is_named_and_the_command_fails(
     assert f"plugin folder {folder} is refused: builder.py cannot be imported: it calls " in said
     assert "sys.exit(0) when imported" in said
     assert not (tmp_path / "projects").exists() or not any((tmp_path / "projects").iterdir())
+
+
+def test_every_agent_is_listed_with_its_state_as_new_project_offers_it(
+    tmp_path: Path, run: Run
+) -> None:
+    """Before, New Project offered agents that were not installed (a project that halts at once)."""
+    data = yaml.safe_load((REPO_ROOT / "config.yaml.example").read_text())
+    data["projects"]["directory"] = str(tmp_path / "projects")
+    with FakeOpenAI() as fake:
+        data["agents"]["available"] = {
+            "demo": {"command": sys.executable, "flags": ["-c", "print('ok')"]},
+            "absent": {"command": "no-such-agent-cli"},
+            "served": {"type": "openai", "base_url": f"{fake.url}/v1", "model": "tiny"},
+            "down": {"type": "openai", "base_url": f"{refused_url()}/v1", "model": "tiny"},
+        }
+        data["agents"]["default"] = "demo"
+        (tmp_path / "config.yaml").write_text(yaml.safe_dump(data))
+        result = run("doctor")
+        assert not [r for r in fake.requests if r.method == "POST"], "no agent is called"
+    agents = row(result, "agents")
+    assert "absent not found (its command 'no-such-agent-cli' is not on PATH)" in agents
+    assert "demo installed" in agents
+    assert "served reachable" in agents and "down not reachable" in agents

@@ -31,6 +31,7 @@ from thoughtforge.core import (
     read_chat,
     read_status,
 )
+from thoughtforge.core.run_start import claim_start
 from thoughtforge.core.waiting import WAITING_FILE
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.server.api import project_tag
@@ -381,12 +382,29 @@ def test_a_failing_run_prints_one_line_and_no_prefect_traceback(
     """Before, Prefect's traceback came first; `--debug` still shows it."""
     config = cli_config()
     project = polishing_project(load_config(config))
-    with hold_run_lock(project):
-        quiet = run_cli(cli_env, config, "continue", project.id)
-        loud = run_cli(cli_env, config, "--debug", "continue", project.id)
+    (project.dir / "status.json").write_text("{")
+    quiet = run_cli(cli_env, config, "continue", project.id)
+    loud = run_cli(cli_env, config, "--debug", "continue", project.id)
     assert quiet.returncode == 1
-    assert "is already being run" in quiet.stderr and "Traceback" not in quiet.stdout + quiet.stderr
+    assert "status.json" in quiet.stderr and "Traceback" not in quiet.stdout + quiet.stderr
     assert "Traceback" in loud.stdout + loud.stderr
+
+
+def test_a_second_run_is_refused_before_any_run_is_made(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> None:
+    """Before, the second run was made on the server and failed on the project's lock."""
+    config = cli_config()
+    project = polishing_project(load_config(config))
+    with hold_run_lock(project):
+        refused = run_cli(cli_env, config, "continue", project.id)
+    assert refused.returncode == 1
+    assert "is already being run" in refused.stderr, refused.stderr
+    assert "Traceback" not in refused.stdout + refused.stderr
+    assert "Flow run" not in refused.stdout + refused.stderr  # no run was made
+    claim_start(project, "start")
+    refused = run_cli(cli_env, config, "continue", project.id)
+    assert refused.returncode == 1 and "already starting" in refused.stderr, refused.stderr
 
 
 def test_eight_concurrent_says_keep_every_message(

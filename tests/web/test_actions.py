@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from thoughtforge.core import Status, Waiting
+from thoughtforge.core.run_start import Starting
 from thoughtforge.flows import human_input
 from thoughtforge.models import POLISH_HALT_ADVICE, HaltReason, Phase
 from thoughtforge.web.actions import WAIT_ACTIONS, WAITS_FOR, composer_for
@@ -118,3 +119,32 @@ def test_every_halt_reason_of_the_polish_loop_has_advice() -> None:
         HaltReason.REVIEW_MALFORMED,
     }
     assert polish_halts <= POLISH_HALT_ADVICE.keys()
+
+
+def test_a_run_on_its_way_offers_no_second_start_and_says_so() -> None:
+    """Before, "No run is working on this project: Start the run" showed while it started."""
+    claim = Starting(why="start", since=datetime.now(UTC), run_name="healthy-gecko")
+    composer = composer_for(_status(Phase.BRAIN_DUMP), None, run_busy=False, starting=claim)
+    assert [a.name for a in composer.actions] == ["send"]
+    assert composer.starting and "Starting a run (healthy-gecko)" in composer.note
+
+
+def test_an_answer_waking_a_suspended_run_says_so_instead_of_the_old_wait() -> None:
+    """Before, "Waiting for corrections or Confirm" stayed for the seconds the run took."""
+    claim = Starting(why="wake", since=datetime.now(UTC))
+    wait = _wait("ReviewTurn", Phase.HUMAN_REVIEW)
+    composer = composer_for(_status(Phase.HUMAN_REVIEW), wait, run_busy=True, starting=claim)
+    assert composer.note.startswith("Waking the run") and composer.starting
+
+
+def test_every_halt_whose_decision_goes_on_can_switch_the_agent() -> None:
+    """Generic over halt reasons: any reason, the ones added later too."""
+    for reason in HaltReason:
+        if reason is HaltReason.HUMAN_TERMINATED:
+            continue
+        status = _status(Phase.HALTED).model_copy(
+            update={"halt_reason": reason, "halted_from": Phase.POLISHING}
+        )
+        composer = composer_for(status, None, run_busy=False)
+        assert composer.switches_agent, reason
+    assert not composer_for(_status(Phase.SPEC_BUILDING), None, run_busy=True).switches_agent

@@ -79,11 +79,12 @@ def test_a_full_house_shows_the_spec_message_and_new_project_is_refused(
     bench = serve_bench(write_config(concurrency={"max_parallel_runs": 1}))
     _project(bench)
     message = (
-        "Maximum parallel projects reached (1/1). "
-        "Finish or terminate an existing project (`thoughtforge terminate ID`) to start a new "
-        "one; a halted project counts until it is terminated."
+        "Maximum parallel projects reached (1/1). To start a new one, finish a project or open a "
+        "halted one and press Terminate (a halted project holds its slot until then)."
     )
-    assert f"1/1 active — {message}" in bench.get("/").text
+    page = bench.get("/").text
+    assert f"1/1 active — {message}" in page
+    assert "thoughtforge terminate" not in page  # the page's own action, not a CLI command
     refused = bench.post("/projects", {"brain_dump": BRAIN_DUMP})
     assert refused.status_code == 409 and refused.json()["error"] == message
 

@@ -257,7 +257,7 @@ def test_a_polish_halt_is_resolved_with_override(stack: Stack, page: Any) -> Non
     _asked(page, project.dir, "PolishHaltDecision")
     override = _button(page, "override")
     assert page.locator('#actions [data-action="terminate"].danger').count() == 1
-    assert "guard_hallucination" in page.inner_text("#project-header")
+    assert "guard hallucination" in page.inner_text("#project-header")
     _shot(page, "10-polish-halt")
     override.click()
     page.locator("#project-header .phase", has_text="done").wait_for(timeout=120_000)

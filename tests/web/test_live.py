@@ -104,7 +104,8 @@ def test_a_phase_change_redraws_the_header_and_the_actions(bench: Bench, project
         until=lambda got: any("June Wedding" in s["header"] for s in _named(got, "state")),
         on_hello=move,
     )
-    assert "human_review" in _named(events, "state")[-1]["header"]
+    header = _named(events, "state")[-1]["header"]
+    assert "Phase 1 · Reviewing the distillation" in header and ">human_review" not in header
 
 
 def test_the_ai_at_work_and_its_answer_so_far_are_shown(bench: Bench, project: Project) -> None:
@@ -126,8 +127,10 @@ def test_the_ai_at_work_and_its_answer_so_far_are_shown(bench: Bench, project: P
             until=lambda got: any("working" in s["work"] for s in _named(got, "state")),
         )
     work = next(s["work"] for s in _named(events, "state") if "working" in s["work"])
-    assert "The AI is working: brain-dump-intake, " in work
-    assert "## Objective\n\nA &lt;i&gt;wedding&lt;/i&gt;" in work
+    assert "The AI is working: Distilling your brain dump, " in work
+    assert "brain-dump-intake" not in work  # the step's readable name, not its id
+    assert "<h2>Objective</h2>" in work  # rendered as Markdown, as the answer will be
+    assert "A &lt;i&gt;wedding&lt;/i&gt;" in work and "<i>" not in work  # inert
     actions = _named(events, "state")[-1]["actions"]
     assert 'data-action="send"' in actions and 'data-action="start"' not in actions
 

@@ -20,7 +20,11 @@ HOSTILE = (
 )
 CHAT = [
     ChatMessage(
-        role="human", content="We marry on **June 14th**.", phase=Phase.BRAIN_DUMP, timestamp=AT
+        role="human",
+        content="We marry on **June 14th**.",
+        phase=Phase.BRAIN_DUMP,
+        timestamp=AT,
+        read_by="distillation 1",
     ),
     ChatMessage(
         role="ai",
@@ -52,6 +56,13 @@ def test_the_thread_matches_its_golden_page() -> None:
     if os.environ.get("UPDATE_GOLDEN"):
         GOLDEN.write_text(html)
     assert html == GOLDEN.read_text()
+
+
+def test_a_read_message_says_where_and_each_ai_message_can_be_copied() -> None:
+    html = _render()
+    assert html.count('<span class="read">read at distillation 1</span>') == 1
+    assert html.count('<span class="read" hidden></span>') == 1  # the realign: not read yet
+    assert html.count('class="copy"') == 2  # the two AI messages, not the person's or notices
 
 
 def test_each_message_has_its_role_phase_and_time_and_realign_is_marked() -> None:

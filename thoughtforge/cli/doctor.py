@@ -50,6 +50,7 @@ def run_checks(path: Path, *, send_test: bool = False, probe: bool = False) -> l
     checks.append(_board(path, config))
     checks.extend(_channels(config, send_test))
     checks.extend(_connectors(config))
+    checks.append(_agents(config))
     if probe:
         checks.extend(_call_agent(config, name) for name in config.agents.available)
     return checks
@@ -69,6 +70,17 @@ def _call_agent(config: Config, agent: str) -> Check:
         return Check(name=name, outcome="warn", detail=result.detail)
     outcome: Literal["ok", "warn"] = "warn" if result.structured is False else "ok"
     return Check(name=name, outcome=outcome, detail=result.detail)
+
+
+def _agents(config: Config) -> Check:
+    """Every configured agent's state, as New Project and the halt forms offer them."""
+    from thoughtforge.adapters.agents import agent_state
+
+    states = [agent_state(config, name) for name in sorted(config.agents.available)]
+    detail = "; ".join(
+        f"{s.name} {s.state}" + (f" ({s.detail})" if s.state == "not found" else "") for s in states
+    )
+    return Check(name="agents", outcome="ok", detail=detail)
 
 
 def _agent(config: Config) -> dict[str, str]:

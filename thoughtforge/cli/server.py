@@ -11,6 +11,7 @@ from pathlib import Path
 import typer
 
 from thoughtforge.cli.app import app, config_of, err, out
+from thoughtforge.cli.up_progress import stage
 from thoughtforge.config import Config, config_path, state_dir
 from thoughtforge.errors import ThoughtForgeError
 
@@ -97,19 +98,26 @@ def _start_everything(
     _halt_orphans(ctx)
     web = local_server.start_web(env, directory, config_file)
     warm_start = local_server.start_warm_starter(env, directory)
-    fresh = local_server.start_server(config, directory)
-    out.print(f"Prefect server {'started' if fresh else 'already running'} at {url}")
+    with stage(f"Prefect server at {url}") as step:
+        fresh = local_server.start_server(config, directory)
+        step.done(f"Prefect server {'started' if fresh else 'already running'} at {url}")
     api = PrefectApi(url)
-    create_work_pool(api)
-    worker = local_server.start_worker(env, directory, warm_start)
-    out.print(f"Worker {'started' if worker else 'already running'} on pool '{WORK_POOL}'")
-    set_limits(api, config)
-    command = launcher_command(warm_start)
-    deployments = deployments_file(config_file)
-    deployed = deploy_changed(api, deployments, config_file.parent, {"command": command})
-    out.print(f"Deployed: {', '.join(deployed)}" if deployed else "Deployments up to date")
-    local_server.wait_for_web(web, directory, page_address(config))
-    _wait_for_warm_starter(directory, warm_start)
+    with stage(f"Worker on pool '{WORK_POOL}'") as step:
+        create_work_pool(api)
+        worker = local_server.start_worker(env, directory, warm_start)
+        step.done(f"Worker {'started' if worker else 'already running'} on pool '{WORK_POOL}'")
+    with stage("Deployments") as step:
+        set_limits(api, config)
+        command = launcher_command(warm_start)
+        deployments = deployments_file(config_file)
+        deployed = deploy_changed(api, deployments, config_file.parent, {"command": command})
+        step.done(f"Deployed: {', '.join(deployed)}" if deployed else "Deployments up to date")
+    with stage(f"Workbench at {page_address(config)}") as step:
+        local_server.wait_for_web(web, directory, page_address(config))
+        step.done("Workbench answering" if web else "Workbench already running")
+    with stage("Warm starter (runs start without a cold Python)") as step:
+        ready = _wait_for_warm_starter(directory, warm_start)
+        step.done("Warm starter taking runs" if ready else "Warm starter not ready: cold starts")
 
 
 def _choose_ports(config: Config, port: int | None, web_port: int | None) -> None:
@@ -250,14 +258,16 @@ def _warn_at_start(config: Config) -> None:
         err.print(f"warning: {NON_LOOPBACK_WARNING}")
 
 
-def _wait_for_warm_starter(records: Path, name: str) -> None:
+def _wait_for_warm_starter(records: Path, name: str) -> bool:
     from thoughtforge.server import local_server
 
-    if not local_server.wait_for_warm_starter(records, name):
-        err.print(
-            "warning: the warm starter is not taking runs, so each run starts cold (about 3 s "
-            f"more); see {records / 'warm-start.log'}"
-        )
+    if local_server.wait_for_warm_starter(records, name):
+        return True
+    err.print(
+        "warning: the warm starter is not taking runs, so each run starts cold (about 3 s "
+        f"more); see {records / 'warm-start.log'}"
+    )
+    return False
 
 
 def _halt_orphans(ctx: typer.Context) -> None:

@@ -17,6 +17,7 @@ from typing import IO
 from thoughtforge.core.atomic_write import unwritable
 from thoughtforge.core.processes import end_leftover_processes
 from thoughtforge.core.project import Project
+from thoughtforge.core.run_start import clear_start
 from thoughtforge.core.space_reserve import keep_reserve
 from thoughtforge.errors import ProjectError
 
@@ -46,6 +47,7 @@ def hold_run_lock(project: Project) -> Iterator[None]:
         handle.write(f"pid {os.getpid()}")
         handle.flush()
         _held_here.add(str(path))
+        clear_start(project)  # the run asked for has arrived
         end_leftover_processes(project.dir)
         keep_reserve(project.dir)
         try:

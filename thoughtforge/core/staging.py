@@ -22,6 +22,7 @@ from thoughtforge.core.links import refuse_links
 from thoughtforge.core.processes import PROCESSES_FILE
 from thoughtforge.core.project_log import LOG_FILE, log_event
 from thoughtforge.core.run_lock import LOCK_FILE
+from thoughtforge.core.run_start import STARTING_FILE
 from thoughtforge.core.space_reserve import RESERVE_FILE
 from thoughtforge.core.state import (
     CHAT_ARCHIVE_FILE,
@@ -51,6 +52,7 @@ PRIVATE_FILES = (
     ACTIVITY_FILE,
     STREAM_FILE,
     RESERVE_FILE,
+    STARTING_FILE,
     ".scripted-agent/",
     f"resources/{UPLOAD_PART_PREFIX}",
 )

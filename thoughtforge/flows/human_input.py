@@ -32,6 +32,7 @@ from thoughtforge.core import (
 from thoughtforge.flows.holding import HOLD_POLL_SECONDS, collect, hold
 from thoughtforge.flows.limits import slot_given_back
 from thoughtforge.flows.temporary_server import api_url_of_this_process, run_page
+from thoughtforge.models import PHASE_ONE, Phase
 
 HUMAN_WAIT_SECONDS = 30 * 24 * 3600
 _MESSAGE = Field("", description="Your message: an answer, a correction, more of the brain dump.")
@@ -135,6 +136,9 @@ class HumanStep(Generic[InputT]):
     form: type[InputT]
     move_on: str
     instead: str = ""
+    answers_late: frozenset[Phase] = frozenset()
+    """The phases whose messages sent while the AI worked this step's `send` answers at once,
+    without waiting (`turns.take_turn`)."""
 
 
 @dataclass(frozen=True)
@@ -154,12 +158,14 @@ REVIEW = HumanStep(
     ReviewTurn,
     "To move on: send corrections, or choose **confirm** to lock the intent and write the spec.",
     instead="**confirm**",
+    answers_late=PHASE_ONE,
 )
 SPEC = HumanStep(
     SpecTurn,
     "To move on: answer or correct in the message, or choose **confirm** to lock the spec "
     "(**accept_unresolved** locks it with the open items marked unresolved).",
     instead="**confirm**",
+    answers_late=frozenset({Phase.SPEC_BUILDING}),
 )
 HALT = HumanStep(
     HaltDecision,

@@ -15,6 +15,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+from prefect import runtime
 from prefect.flows import flow
 
 from thoughtforge.config import Config, load_config
@@ -28,6 +29,7 @@ from thoughtforge.core import (
     open_project,
     with_hints,
 )
+from thoughtforge.core.run_start import refuse_beside_another
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.flows.build import run_build
 from thoughtforge.flows.console import make_run_output_inert
@@ -108,6 +110,7 @@ def pipeline_flow(
             agent,
             deliverable_type,
         )
+        refuse_beside_another(project, runtime.flow_run.id)
         tag_this_run(project)
         held.enter_context(hold_run_lock(project))
         held.enter_context(run_slot(config, project))

@@ -6,16 +6,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from textwrap import shorten
 from typing import TypeVar
 
 from thoughtforge.core import (
     STATUS_FILE,
+    ChatMessage,
     Project,
     check_state_files,
     clear_wait,
+    current_wait,
     log_event,
     notify,
     read_chat,
+    read_thread,
     transition,
 )
 from thoughtforge.errors import (
@@ -28,6 +32,7 @@ from thoughtforge.errors import (
 from thoughtforge.flows.human_input import ChatTurn, HumanStep, wait_for_human
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import add_human_message, latest_ai_message, notice
+from thoughtforge.phases.chat import notice_once, sent_while_working
 from thoughtforge.phases.reasking import UNUSABLE_HELP
 
 TurnT = TypeVar("TurnT", bound=ChatTurn)
@@ -39,7 +44,15 @@ def take_turn(project: Project, step: HumanStep[TurnT], opening: str = "") -> Tu
 
     `opening` is shown when the AI has said nothing yet. A message stored since the wait began
     (by `thoughtforge say`, or by this turn before a crash) is not stored again.
+
+    A message the person sent while the AI worked (the step then in flight never read it) is
+    answered at once, as a `send`, instead of waiting: the next distillation or proposal reads
+    it. One this step cannot use (said in Phase 1 while the intent was being confirmed) is named
+    in the chat, with how to have it taken into account.
     """
+    late = _sent_while_working(project, step)
+    if late:
+        return step.form(action="send")
     answer = wait_for_human(project, step, latest_ai_message(project) or opening)
     turn = answer.value
     said_since = [
@@ -53,6 +66,23 @@ def take_turn(project: Project, step: HumanStep[TurnT], opening: str = "") -> Tu
         notice(project, f"Nothing to send: write a message, or choose {step.instead}.")
         return None
     return turn
+
+
+def _sent_while_working(project: Project, step: HumanStep[TurnT]) -> list[ChatMessage]:
+    """The late messages `step` answers; none while a wait is recorded (a re-entered run comes
+    back for the answer to that wait, which may be a decision, not a message)."""
+    if not step.answers_late or current_wait(project.dir) is not None:
+        return []
+    late = sent_while_working(read_thread(project.dir))
+    for message in late:
+        if message.phase not in step.answers_late:
+            quoted = shorten(message.content, 80, placeholder="…")
+            notice_once(
+                project,
+                f"Your message “{quoted}” arrived as the step before this one was ending, so no "
+                f"step read it. Send it again here to have it taken into account.",
+            )
+    return [m for m in late if m.phase in step.answers_late]
 
 
 @contextmanager

@@ -22,7 +22,7 @@ from thoughtforge.core import (
     read_thread,
 )
 from thoughtforge.errors import ThoughtForgeError, TransitionError
-from thoughtforge.models import HaltReason, Phase
+from thoughtforge.models import CONVERSATION_PHASES, HaltReason, Phase
 
 PHASE_LABELS: dict[Phase, str] = {
     Phase.BRAIN_DUMP: "Phase 1 · brain dump",
@@ -87,6 +87,29 @@ def unread_words(history: list[ChatMessage]) -> list[ChatMessage]:
     ]
 
 
+def sent_while_working(thread: list[ChatMessage]) -> list[ChatMessage]:
+    """The person's messages of Phases 1–2 that arrived while the AI worked, so the step then in
+    flight did not read them: unread, after a message some step did read. (Every distillation
+    and spec proposal marks what it read; a thread from before they did has no read message in
+    these phases, and is left as it was.)"""
+    found: list[ChatMessage] = []
+    read_before = False
+    for message in thread:
+        if message.role != "human" or message.phase not in CONVERSATION_PHASES:
+            continue
+        if message.read_by is not None:
+            read_before = True
+        elif read_before:
+            found.append(message)
+    return found
+
+
+def unread_in(history: list[ChatMessage], phases: frozenset[Phase]) -> list[ChatMessage]:
+    """The person's messages of `phases` no step has marked read: what a step about to ask its
+    agent reads (and then marks, naming itself)."""
+    return [m for m in history if m.role == "human" and m.read_by is None and m.phase in phases]
+
+
 def guidance_text(messages: list[ChatMessage]) -> str:
     """The person's words, oldest first, as a prompt's "Guidance from the person" holds them."""
     return "\n\n".join(m.content for m in messages) or NO_GUIDANCE
@@ -136,3 +159,11 @@ def _hand_on(project: Project, seen: int, on_message: Callable[[ChatMessage], No
         if message.role in ("ai", "system"):
             on_message(message)
     return len(messages)
+
+
+def when_answered(status: Status) -> str:
+    """When a message sent while the AI works is taken up: in Phases 1–2 the run answers it as
+    soon as the step in flight ends (`flows.turns.take_turn`); in Phases 3–4, as `when_read`."""
+    if status.phase in GUIDED_PHASES:
+        return when_read(status)
+    return "the AI takes it into account as soon as its current step ends"

@@ -29,12 +29,13 @@ from thoughtforge.core import (
     Status,
     append_chat,
     log_event,
+    mark_read,
     read_chat,
     transition,
 )
 from thoughtforge.errors import TransitionError, UnusableAnswer
 from thoughtforge.models import PHASE_ONE, Phase
-from thoughtforge.phases.chat import add_human_message, notice, notice_once
+from thoughtforge.phases.chat import add_human_message, notice, notice_once, unread_in
 from thoughtforge.phases.intent import INTENT_SECTIONS, type_choices
 from thoughtforge.phases.plugin_loader import load_plugins
 from thoughtforge.phases.reasking import ask_until_usable, asking, reask
@@ -72,7 +73,8 @@ class DistillationMalformed(UnusableAnswer):
 def distill(project: Project, config: Config) -> IntakeReply:
     """Distil everything said so far (and the resources) and present it for review."""
     status = _require_phase_one(project)
-    turns = _working_turns(read_chat(project.dir))
+    history = read_chat(project.dir)
+    turns = _working_turns(history)
     said = len(_human_text(turns))
     if said < config.brain_dump.min_chars:
         return _ask_for_more(project, config, status.phase, said)
@@ -83,6 +85,8 @@ def distill(project: Project, config: Config) -> IntakeReply:
         notice_once(project, text, Phase.DISTILLING)
     prompt = _intake_prompt(project, config, status.agent, turns, resources)
     distillation = _ask_for_distillation(project, config, status.agent, prompt, resources.images)
+    number = 1 + sum(1 for m in history if m.role == "ai" and m.phase is Phase.DISTILLING)
+    mark_read(project.dir, unread_in(history, PHASE_ONE), f"distillation {number}")
     append_chat(project.dir, ChatMessage(role="ai", content=distillation, phase=Phase.DISTILLING))
     transition(project, Phase.HUMAN_REVIEW)
     return IntakeReply(kind="distillation", message=distillation)

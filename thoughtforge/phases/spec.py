@@ -35,6 +35,7 @@ from thoughtforge.core import (
     clear_chat,
     commit_own,
     log_event,
+    mark_read,
     read_chat,
     read_own_text,
     transition,
@@ -42,6 +43,7 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import AgentFailure, ThoughtForgeError, TransitionError, UnusableAnswer
 from thoughtforge.models import Phase
+from thoughtforge.phases.chat import unread_in
 from thoughtforge.phases.plugin_contract import DiscoveryHook
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.reasking import ask_until_usable, asking, reask
@@ -72,6 +74,7 @@ from thoughtforge.prompting import (
 
 RETRY_NOTICE = "AI did not generate acceptance criteria. Retrying."
 _STEP = "spec-building"
+SPEC_PHASE = frozenset({Phase.SPEC_BUILDING})
 _NO_DISCOVERY = "The dependencies have no qualification scorecards."
 _MAX_WHY = 500
 _AGAIN = (
@@ -93,6 +96,7 @@ def propose(project: Project, config: Config) -> SpecProposal:
     """The complete proposal, asked for once more if it comes without acceptance criteria."""
     status = _require_spec_building(project)
     intent = _read_intent(project)
+    history = read_chat(project.dir)
     prompt = _spec_prompt(project, config, status, intent)
     call = AgentCall(
         step=_STEP,
@@ -133,6 +137,8 @@ def propose(project: Project, config: Config) -> SpecProposal:
     discovery = _discover(project, config, status, answer)
     if discovery is not None:
         answer = f"{answer}\n\n## {DISCOVERY_SECTION}\n\n{discovery}"
+    number = 1 + sum(1 for m in history if m.role == "ai" and m.phase is Phase.SPEC_BUILDING)
+    mark_read(project.dir, unread_in(history, SPEC_PHASE), f"spec proposal {number}")
     _say(project, "ai", answer)
     return parse_proposal(answer, intent)
 

@@ -147,13 +147,17 @@ class PrefectApi:
         state = (runs[0].get("state") or {}).get("name") or "unknown"
         return RunSummary(id=runs[0]["id"], name=runs[0]["name"], state_name=state)
 
-    def run_deployment(self, deployment: str, parameters: dict[str, Any]) -> RunSummary:
-        """Start a run of `flow/deployment`, as `prefect deployment run` does; a missing
-        deployment is a `PrefectApiError` with status 404."""
+    def run_deployment(
+        self, deployment: str, parameters: dict[str, Any], tags: list[str] | None = None
+    ) -> RunSummary:
+        """Start a run of `flow/deployment`, as `prefect deployment run` does, with `tags` beside
+        the deployment's (a project's tag from the first moment, so `busy_run` sees it while
+        it is still scheduled); a missing deployment is a `PrefectApiError` with status 404."""
         found = self.call("GET", f"/deployments/name/{deployment}")
-        run = self.call(
-            "POST", f"/deployments/{found['id']}/create_flow_run", {"parameters": parameters}
-        )
+        body: dict[str, Any] = {"parameters": parameters}
+        if tags:
+            body["tags"] = sorted({*found.get("tags", []), *tags})
+        run = self.call("POST", f"/deployments/{found['id']}/create_flow_run", body)
         return RunSummary(id=run["id"], name=run["name"], state_name="Scheduled")
 
     def busy_run(self, project: Project) -> str | None:

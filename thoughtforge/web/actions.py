@@ -13,6 +13,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from thoughtforge.core import Status, Waiting
+from thoughtforge.core.run_start import Starting
 from thoughtforge.models import (
     AUTONOMOUS_PHASES,
     INPUT_HALTS,
@@ -21,7 +22,8 @@ from thoughtforge.models import (
     HaltReason,
     Phase,
 )
-from thoughtforge.phases.chat import when_read
+from thoughtforge.phases.chat import when_answered
+from thoughtforge.web.words import halt_words
 
 
 class Action(BaseModel):
@@ -31,20 +33,22 @@ class Action(BaseModel):
     """Refused without text (Send, Provide input)."""
     danger: bool = False
     """Shown apart, in red, and confirmed before it is sent."""
+    shortcut: str | None = None
+    """The key that presses it from the message box (Enter is Send's, and Provide input's)."""
 
 
 ACTIONS: dict[str, Action] = {
     action.name: action
     for action in (
         Action(name="send", label="Send", needs_message=True),
-        Action(name="distill", label="Distill"),
+        Action(name="distill", label="Distill", shortcut="Ctrl+Enter"),
         Action(name="realign", label="Realign"),
-        Action(name="confirm", label="Confirm"),
+        Action(name="confirm", label="Confirm", shortcut="Ctrl+Enter"),
         Action(name="accept_unresolved", label="Confirm, open items unresolved"),
-        Action(name="resume", label="Resume"),
+        Action(name="resume", label="Resume", shortcut="Ctrl+Enter"),
         Action(name="override", label="Override"),
         Action(name="provide_input", label="Provide input", needs_message=True),
-        Action(name="start", label="Start the run"),
+        Action(name="start", label="Start the run", shortcut="Ctrl+Enter"),
         Action(name="terminate", label="Terminate", danger=True),
     )
 }
@@ -71,6 +75,9 @@ WAITS_FOR: dict[str, str] = {
 }
 """What the person is asked for, in the inbox's words."""
 
+AGENT_SWITCH_ACTIONS = frozenset({"resume", "override", "provide_input"})
+"""Decisions after which the next agent call may be another agent's (a halt, a stuck build)."""
+
 CHAT_ACTIONS = frozenset({"send", "distill", "realign", "confirm", "accept_unresolved"})
 """Actions of Phases 1–2, answered through the chat (the rest decide a halt)."""
 
@@ -81,17 +88,37 @@ class Composer(BaseModel):
     actions: list[Action]
     note: str
 
+    starting: bool = False
+    """A run is on its way (asked for, or woken by an answer): the page says so and waits."""
+
     def allows(self, name: str) -> bool:
         return any(action.name == name for action in self.actions)
 
+    @property
+    def switches_agent(self) -> bool:
+        """Whether the decision offered here may come with another agent (halt and stuck
+        forms): any halt whose decisions go on with an agent call, whatever its reason."""
+        return any(action.name in AGENT_SWITCH_ACTIONS for action in self.actions)
 
-def composer_for(status: Status, waiting: Waiting | None, run_busy: bool) -> Composer:
+
+def composer_for(
+    status: Status, waiting: Waiting | None, run_busy: bool, starting: Starting | None = None
+) -> Composer:
     """The actions valid now; `run_busy` is whether a run works on the project or is about to
-    (scheduled, starting, re-entering after an answer)."""
+    (scheduled, starting, re-entering after an answer); `starting`, the claim of a run asked for
+    that has not taken the project's lock yet (`core.run_start`)."""
     if status.phase is Phase.DONE:
         return Composer(actions=[], note="Done: the deliverable is final.")
     if status.halt_reason is HaltReason.HUMAN_TERMINATED:
         return Composer(actions=[], note="Terminated: this project will not go on.")
+    if starting is not None and (starting.why == "wake" or waiting is None):
+        run = f" ({starting.run_name})" if starting.run_name else ""
+        note = (
+            f"Waking the run{run}: it rested after asking, and starts again to take your answer."
+            if starting.why == "wake"
+            else f"Starting a run{run}: it asks you as soon as it is up."
+        )
+        return Composer(actions=_named(("send",)), note=note, starting=True)
     advice = POLISH_HALT_ADVICE.get(status.halt_reason) if status.halt_reason else None
     to_act = f" ({advice})" if advice and status.phase is Phase.HALTED else ""
     if waiting is not None and waiting.kind in WAIT_ACTIONS:
@@ -102,14 +129,14 @@ def composer_for(status: Status, waiting: Waiting | None, run_busy: bool) -> Com
     if status.phase is Phase.HALTED:
         return Composer(
             actions=_named(_halt_decisions(status)),
-            note=(
-                f"Halted ({status.halt_reason}{to_act}): no run is waiting; a decision starts one."
-            ),
+            note=f"Halted ({halt_words(status.halt_reason)}{to_act}): no run is waiting; a "
+            "decision starts one.",
         )
     if run_busy:
         return Composer(
             actions=_named(("send",)),
-            note=f"The AI is working: a message is kept; {when_read(status)}.",
+            note=f"The AI is working: a message is kept; {when_answered(status)}.",
+            starting=starting is not None,
         )
     stopped = " (its last run stopped mid-phase)" if status.phase in AUTONOMOUS_PHASES else ""
     return Composer(

@@ -16,17 +16,27 @@ from pydantic import BaseModel
 
 from thoughtforge.config import Config
 from thoughtforge.core import Project, current_wait, is_running
+from thoughtforge.core.run_start import RunAlreadyStarting, Starting, claim_start, clear_start
+from thoughtforge.core.run_start import starting as standing_claim
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.models import Phase
 from thoughtforge.phases import add_human_message, halt_actions
-from thoughtforge.phases.chat import when_read
+from thoughtforge.phases.chat import when_answered, when_read
 from thoughtforge.server.api import AnsweredMeanwhile, PrefectApi, PrefectApiError, find_api
 from thoughtforge.server.replies import Delivery, hand_over, kept_note, reply_to_chat
-from thoughtforge.web.actions import ACTIONS, CHAT_ACTIONS, Composer, composer_for
+from thoughtforge.web.actions import (
+    ACTIONS,
+    AGENT_SWITCH_ACTIONS,
+    CHAT_ACTIONS,
+    Composer,
+    composer_for,
+)
 from thoughtforge.web.launch import Started, start_run
 
 BUSY_SECONDS = 20.0
 """How long an action waits for a run that is about to ask (re-entering after the last answer)."""
+ENDED_STATES = frozenset({"COMPLETED", "FAILED", "CRASHED", "CANCELLED", "CANCELLING"})
+"""A claimed run in one of these states will never take the project's lock."""
 
 
 Starter = Callable[[Config, Path, Project, dict[str, Any] | None], Started]
@@ -37,6 +47,8 @@ Starter = Callable[[Config, Path, Project, dict[str, Any] | None], Started]
 class Answer(BaseModel):
     action: str
     message: str = ""
+    agent: str | None = None
+    """With a halt's or a stuck build's decision: the agent to go on with (`switch_agent`)."""
 
 
 class Outcome(BaseModel):
@@ -52,7 +64,29 @@ class ActionRefused(ThoughtForgeError):
 
 def current_composer(config: Config, project: Project) -> Composer:
     """The composer for the project as its files and its runs are now."""
-    return composer_for(project.status(), current_wait(project.dir), run_busy(config, project))
+    claim = run_on_its_way(config, project)
+    return composer_for(
+        project.status(), current_wait(project.dir), run_busy(config, project), claim
+    )
+
+
+def run_on_its_way(config: Config, project: Project) -> Starting | None:
+    """The standing claim of a run asked for (`core.run_start`), unless Prefect says that run
+    already ended (it failed before taking the lock): then the claim is dropped."""
+    claim = standing_claim(project)
+    if claim is None or claim.flow_run_id is None:
+        return claim
+    url = find_api(config)
+    if url is None:
+        return claim
+    try:
+        state = PrefectApi(url).state_of(claim.flow_run_id)
+    except PrefectApiError:
+        return claim
+    if state in ENDED_STATES and standing_claim(project) == claim:
+        clear_start(project)
+        return None
+    return claim
 
 
 def run_busy(config: Config, project: Project) -> bool:
@@ -85,19 +119,52 @@ def take_answer(
         return Outcome(delivery="started" if started.run_id else "not_started", note=started.note)
     if answer.action in CHAT_ACTIONS:
         return _chat(config, config_file, project, answer, start)
+    if answer.agent and answer.agent != project.status().agent:
+        if answer.action not in AGENT_SWITCH_ACTIONS:
+            raise ActionRefused(f"'{answer.action}' calls no agent: there is none to switch.")
+        halt_actions.switch_agent(project, config, answer.agent)  # as `thoughtforge agent` does
     return _decide(config, config_file, project, answer, start)
+
+
+def _claim_wake(project: Project) -> bool:
+    """Before an answer goes to a run that suspended (no process left): it restarts to take the
+    answer, which takes a while, so the page says it is waking until the run holds its lock."""
+    waiting = current_wait(project.dir)
+    if waiting is None or not waiting.away or is_running(project):
+        return False
+    try:
+        claim_start(project, "wake")
+    except RunAlreadyStarting:
+        return False
+    return True
+
+
+def _sent(project: Project, handed_over: bool, waking: bool) -> Outcome | None:
+    """The outcome of a hand-over; None when it was not taken (a wake claimed for it is
+    dropped)."""
+    if not handed_over:
+        if waking:
+            clear_start(project)
+        return None
+    return Outcome(
+        delivery=Delivery.HANDED_OVER, note="Sent: waking the run…" if waking else "Sent."
+    )
 
 
 def _chat(
     config: Config, config_file: Path, project: Project, answer: Answer, start: Starter
 ) -> Outcome:
+    waking = _claim_wake(project)
     delivery = reply_to_chat(
         config, project, answer.action, answer.message, busy_seconds=BUSY_SECONDS
     )
-    if delivery is Delivery.HANDED_OVER:
-        return Outcome(delivery=delivery, note="Sent.")
+    sent = _sent(project, delivery is Delivery.HANDED_OVER, waking)
+    if sent is not None:
+        return sent
     if delivery is Delivery.QUEUED:
-        return Outcome(delivery=delivery, note=f"Kept: {when_read(project.status())}.")
+        working = is_running(project) or standing_claim(project) is not None
+        when = when_answered if working else when_read
+        return Outcome(delivery=delivery, note=f"Kept: {when(project.status())}.")
     if delivery is Delivery.KEPT:
         return Outcome(delivery=delivery, note=kept_note(project, answer.message))
     if delivery is Delivery.NOT_TAKEN:
@@ -116,14 +183,18 @@ def _decide(
         run_input["message"] = answer.message
     elif message:
         add_human_message(project, answer.message)  # said beside a decision: kept all the same
+    waking = _claim_wake(project)
     try:
         handed = hand_over(
             config, project, run_input, saved=bool(message), busy_seconds=BUSY_SECONDS
         )
     except AnsweredMeanwhile:
+        if waking:
+            clear_start(project)
         return Outcome(delivery=Delivery.KEPT, note=kept_note(project, answer.message))
-    if handed:
-        return Outcome(delivery=Delivery.HANDED_OVER, note="Sent.")
+    sent = _sent(project, handed, waking)
+    if sent is not None:
+        return sent
     if answer.action == "provide_input":
         status = halt_actions.provide_input(project, answer.message)
     else:

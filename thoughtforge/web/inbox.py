@@ -8,15 +8,22 @@ is listed with its problem, never left out.
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 
 from pydantic import BaseModel
 
 from thoughtforge.config import Config
-from thoughtforge.core import current_wait, list_projects
-from thoughtforge.core.creation import capacity_message
+from thoughtforge.core import Status, current_wait, list_projects, read_chat
+from thoughtforge.errors import StateFileError
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.phases.chat import PHASE_LABELS
 from thoughtforge.web.actions import WAITS_FOR
+from thoughtforge.web.words import halt_words, phase_words, working_title
+
+FULL_HOUSE = (
+    "Maximum parallel projects reached ({active}/{limit}). To start a new one, finish a project "
+    "or open a halted one and press Terminate (a halted project holds its slot until then)."
+)
+"""The spec's message, with this page's own way to free a slot."""
 
 
 class InboxEntry(BaseModel):
@@ -42,11 +49,22 @@ class Inbox(BaseModel):
     @property
     def full(self) -> str | None:
         """The spec's message when no new project can start, else None."""
-        return capacity_message(self.active, self.limit) if self.active >= self.limit else None
+        if self.active < self.limit:
+            return None
+        return FULL_HOUSE.format(active=self.active, limit=self.limit)
 
     @property
     def waiting(self) -> list[InboxEntry]:
         return [entry for entry in self.entries if entry.waits_for]
+
+    @property
+    def current(self) -> list[InboxEntry]:
+        return [entry for entry in self.entries if not entry.terminated]
+
+    @property
+    def terminated(self) -> list[InboxEntry]:
+        """Kept apart: they will not go on."""
+        return [entry for entry in self.entries if entry.terminated]
 
 
 def inbox(config: Config) -> Inbox:
@@ -70,14 +88,14 @@ def inbox(config: Config) -> Inbox:
         entries.append(
             InboxEntry(
                 project_id=project.id,
-                name=status.project_name or project.id,
+                name=_title(project.dir, status, project.id),
                 phase=status.phase.value,
-                phase_label=PHASE_LABELS[status.phase],
+                phase_label=phase_words(status),
                 deliverable_type=status.deliverable_type,
                 agent=status.agent,
                 waits_for=WAITS_FOR.get(waiting.kind) if waiting and not terminated else None,
                 waiting_since=waiting.since if waiting else None,
-                halted=status.halt_reason if status.phase is Phase.HALTED else None,
+                halted=halt_words(status.halt_reason) if status.phase is Phase.HALTED else None,
                 terminated=terminated,
                 updated_at=status.updated_at,
             )
@@ -85,6 +103,17 @@ def inbox(config: Config) -> Inbox:
     entries.sort(key=_order)
     active = sum(1 for listing in listings if listing.is_active)
     return Inbox(entries=entries, active=active, limit=config.concurrency.max_parallel_runs)
+
+
+def _title(project_dir: Path, status: Status, fallback: str) -> str:
+    """Its name; until Phase 1 names it, its brain dump's first words (the chat is still
+    Phase 1's then, and small)."""
+    if status.project_name:
+        return status.project_name
+    try:
+        return working_title(status, read_chat(project_dir), fallback)
+    except StateFileError:
+        return fallback
 
 
 def _order(entry: InboxEntry) -> tuple[int, float]:

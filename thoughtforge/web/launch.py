@@ -17,10 +17,18 @@ from pydantic import Base64Bytes, BaseModel, Field
 
 from thoughtforge.config import Config
 from thoughtforge.core import Project, create_project, log_event, with_hints
-from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.core.run_start import RunAlreadyStarting, claim_start, clear_start, record_run
+from thoughtforge.errors import ProjectLimitError, ThoughtForgeError
 from thoughtforge.phases.chat import notice
 from thoughtforge.phases.plugin_loader import load_plugins
-from thoughtforge.server.api import PrefectApi, PrefectApiError, find_api
+from thoughtforge.server.api import (
+    PrefectApi,
+    PrefectApiError,
+    WaitingRun,
+    find_api,
+    project_tag,
+)
+from thoughtforge.web.inbox import inbox
 from thoughtforge.web.uploads import safe_resource_name
 
 DEPLOYMENT = "thoughtforge-pipeline/local"
@@ -67,31 +75,49 @@ def create_from_page(config: Config, request: NewProject) -> Project:
             path = place / safe_resource_name(dropped.name)
             path.write_bytes(dropped.data)
             paths.append(path)
-        return create_project(config, brain_dump=text, resources=paths, agent=request.agent)
+        try:
+            return create_project(config, brain_dump=text, resources=paths, agent=request.agent)
+        except ProjectLimitError as exc:  # the page's own way to free a slot, not the CLI's
+            raise ProjectLimitError(inbox(config).full or str(exc)) from None
 
 
 def start_run(
     config: Config, config_file: Path, project: Project, then: dict[str, Any] | None = None
 ) -> Started:
     """Ask the server for a run of the project; `then` is an input to hand it once it waits
-    (an answer that arrived while no run was there)."""
+    (an answer that arrived while no run was there).
+
+    Refused (`RunAlreadyStarting`) before any run is made when one works on the project, is
+    scheduled or starting on the server, or was asked for and has not taken the lock yet: the
+    claim (`core.run_start`) makes two presses at once one run."""
     url = find_api(config)
     if url is None:
         return Started(run_id=None, note=NO_SERVER.format(id=project.id))
     api = PrefectApi(url)
     parameters = {"project_id": project.id, "config_path": str(config_file)}
-    try:
-        run = api.run_deployment(DEPLOYMENT, parameters)
+    claim_start(project, "start")
+    try:  # under the claim: a run another request made may have asked already and rested
+        busy = api.busy_run(project) or _name(api.live_waiting_run(project))
+        if busy is not None:
+            clear_start(project)
+            raise RunAlreadyStarting(f"run {busy} of {project.id} is already on its way")
+        run = api.run_deployment(DEPLOYMENT, parameters, tags=[project_tag(project.id)])
     except PrefectApiError as exc:
+        clear_start(project)
         missing = exc.status == 404
         why = f"the deployment {DEPLOYMENT} is missing" if missing else str(exc)
         return Started(run_id=None, note=f"Could not start a run ({why}): run `thoughtforge up`.")
+    record_run(project, run.id, run.name)
     log_event(project.dir, "run_started_from_page", flow_run=run.name)
     if then is not None:
         threading.Thread(
             target=_hand_over_when_asked, args=(api, project, then), daemon=True
         ).start()
     return Started(run_id=run.id, note=f"Started run {run.name}.")
+
+
+def _name(run: WaitingRun | None) -> str | None:
+    return run.name if run is not None else None
 
 
 def _hand_over_when_asked(api: PrefectApi, project: Project, run_input: dict[str, Any]) -> None:

@@ -11,6 +11,8 @@ import json
 from datetime import datetime
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from thoughtforge.config import Config
 from thoughtforge.core import (
     CHAT_ARCHIVE_FILE,
@@ -25,6 +27,8 @@ from thoughtforge.core import (
 from thoughtforge.core.agent_activity import ACTIVITY_FILE, call_in_flight, streamed_text
 from thoughtforge.core.project import VALID_ID
 from thoughtforge.core.waiting import WAITING_FILE
+from thoughtforge.web.thread import render_markdown
+from thoughtforge.web.words import step_words
 
 Stamp = tuple[tuple[int, int] | None, ...]
 PANEL_FILES = (STATUS_FILE, POLISH_STATE_FILE, POLISH_LOG_FILE, CODE_BUILD_FILE)
@@ -51,15 +55,28 @@ def inbox_stamp(config: Config) -> tuple[tuple[str, Stamp], ...]:
     return tuple((name, stamp(root / name, (STATUS_FILE, WAITING_FILE))) for name in names)
 
 
-def work_line(project: Project, now: datetime) -> tuple[str, str] | None:
-    """ "The AI is working: <step>, 12 s" and the answer so far, while a live run calls an agent."""
+class WorkLine(BaseModel):
+    """What the page shows while a live run calls an agent: "The AI is working: Distilling your
+    brain dump, 12 s", and the answer so far, as rendered (inert) Markdown."""
+
+    line: str
+    step: str
+    answer_html: str
+
+
+def work_line(project: Project, now: datetime) -> WorkLine | None:
     activity = call_in_flight(project.dir)
     if activity is None or not is_running(project):
         return None
     seconds = max(0, int((now - activity.started_at).total_seconds()))
     attempt = f" (attempt {activity.attempt})" if activity.attempt > 1 else ""
-    line = f"The AI is working: {activity.step}{attempt}, {seconds} s"
-    return line, streamed_text(project.dir)[-STREAM_TAIL_CHARS:]
+    step = step_words(activity.step)
+    streamed = streamed_text(project.dir)[-STREAM_TAIL_CHARS:]
+    return WorkLine(
+        line=f"The AI is working: {step}{attempt}, {seconds} s",
+        step=step,
+        answer_html=render_markdown(streamed) if streamed.strip() else "",
+    )
 
 
 def sse(event: str, data: object, event_id: int | None = None) -> str:

@@ -35,6 +35,8 @@ class MessageView(BaseModel):
     timestamp: datetime
     html: str
     realign: bool
+    read_by: str | None = None
+    """Where the person's message was read ("distillation 3", "polish iteration 2")."""
 
 
 def render_markdown(text: str) -> str:
@@ -52,6 +54,7 @@ def message_view(index: int, message: ChatMessage) -> MessageView:
         timestamp=message.timestamp,
         html=render_markdown(message.content),
         realign=message.role == "human" and is_realign_command(message.content),
+        read_by=message.read_by,
     )
 
 
@@ -59,6 +62,12 @@ def views(chat: list[ChatMessage], start: int, end: int | None = None) -> list[M
     """The messages from `start` (inclusive) to `end` (exclusive), as views."""
     end = len(chat) if end is None else min(end, len(chat))
     return [message_view(i, chat[i]) for i in range(max(start, 0), end)]
+
+
+def read_marks(chat: list[ChatMessage]) -> dict[int, str]:
+    """Where each of the person's messages read so far was read, by index (a mark appears on
+    a message already shown, so the page is sent these whenever the chat changes)."""
+    return {i: m.read_by for i, m in enumerate(chat) if m.role == "human" and m.read_by}
 
 
 def newest_page_start(length: int) -> int:

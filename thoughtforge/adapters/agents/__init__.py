@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from thoughtforge.adapters.agents.check import (
+        AgentState,
+        agent_state,
         describe_agent,
         missing_agent_warning,
         warn_if_missing,
@@ -35,6 +37,8 @@ _HOMES = {
     "find_command": "invoke",
     "invoke_agent": "invoke",
     "use_call_slots": "invoke",
+    "AgentState": "check",
+    "agent_state": "check",
     "missing_agent_warning": "check",
     "why_unavailable": "check",
     "describe_agent": "check",
@@ -42,6 +46,8 @@ _HOMES = {
 }
 __all__ = [
     "AgentCall",
+    "AgentState",
+    "agent_state",
     "describe_agent",
     "find_command",
     "invoke_agent",

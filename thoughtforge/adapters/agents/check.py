@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import os
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable
+from typing import Literal
+
+from pydantic import BaseModel
 
 from thoughtforge.adapters.agents.invoke import find_command
 from thoughtforge.config import Config, OpenAIAgentSpec
@@ -49,3 +55,58 @@ def warn_if_missing(config: Config, agent: str | None, emit: Callable[[str], obj
     warning = missing_agent_warning(config, agent)
     if warning:
         emit(f"warning: {warning}")
+
+
+AgentStateName = Literal["installed", "reachable", "not reachable", "not found"]
+REACH_TIMEOUT_SECONDS = 0.5
+"""An HTTP agent's server is asked this long whether it is there (a page waits on it)."""
+REACH_MEMORY_SECONDS = 30.0
+_reached: dict[str, tuple[float, bool]] = {}
+
+
+class AgentState(BaseModel):
+    """Whether an agent can be chosen here, as `doctor` judges it without calling the agent: a
+    command found on PATH is `installed`; an HTTP agent whose server answers is `reachable`, one
+    whose server does not answer `not reachable` (it may be started later); a missing command or
+    key is `not found`, with why."""
+
+    name: str
+    state: AgentStateName
+    detail: str
+
+    @property
+    def usable(self) -> bool:
+        return self.state != "not found"
+
+
+def agent_state(config: Config, agent: str) -> AgentState:
+    why = why_unavailable(config, agent)
+    if why is not None:
+        return AgentState(name=agent, state="not found", detail=why)
+    spec = config.agent(agent)
+    if not isinstance(spec, OpenAIAgentSpec):
+        return AgentState(name=agent, state="installed", detail=describe_agent(config, agent))
+    answers = _answers(str(spec.base_url))
+    return AgentState(
+        name=agent,
+        state="reachable" if answers else "not reachable",
+        detail=describe_agent(config, agent),
+    )
+
+
+def _answers(url: str) -> bool:
+    """Whether anything answers HTTP at `url` (any status: a 401 or 404 is a server that is
+    there); remembered for `REACH_MEMORY_SECONDS`, since a page asks each time it redraws."""
+    now = time.monotonic()
+    remembered = _reached.get(url)
+    if remembered is not None and now - remembered[0] < REACH_MEMORY_SECONDS:
+        return remembered[1]
+    try:
+        with urllib.request.urlopen(url, timeout=REACH_TIMEOUT_SECONDS):
+            answered = True
+    except urllib.error.HTTPError:
+        answered = True
+    except (OSError, ValueError):
+        answered = False
+    _reached[url] = (now, answered)
+    return answered

@@ -7,15 +7,26 @@ from typing import Any
 
 from starlette.requests import Request
 
-from thoughtforge.board.cards import COLUMNS, board_cards, by_column
+from thoughtforge.adapters.agents import AgentState, agent_state
+from thoughtforge.board.cards import COLUMNS, Card, board_cards, by_column
 from thoughtforge.board.text import START_HINT
 from thoughtforge.config import Config
-from thoughtforge.core import Project, current_wait, utc_now
+from thoughtforge.core import (
+    ChatMessage,
+    Project,
+    Status,
+    current_wait,
+    open_project,
+    read_chat,
+    utc_now,
+)
+from thoughtforge.errors import StateFileError, ThoughtForgeError
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.web import live
 from thoughtforge.web.answers import current_composer
 from thoughtforge.web.inbox import inbox
 from thoughtforge.web.progress import panel_for
+from thoughtforge.web.words import phase_words, working_title
 from thoughtforge.web.workbench import render, workbench_of
 
 
@@ -23,13 +34,33 @@ def project_state(request: Request, project: Project) -> dict[str, Any]:
     """What the header, the composer and the work line show."""
     config = workbench_of(request).config
     status = project.status()
+    composer = current_composer(config, project)
     return {
         "status": status,
+        "title": working_title(status, _phase_one_chat(project, status), project.id),
+        "phase_words": phase_words(status),
         "waiting": current_wait(project.dir),
-        "composer": current_composer(config, project),
+        "composer": composer,
+        "agents": agent_choices(config) if composer.switches_agent else [],
         "work": live.work_line(project, utc_now()),
         "run_page": _run_page(config, project),
     }
+
+
+def agent_choices(config: Config) -> list[AgentState]:
+    """Every configured agent with its state (`doctor`'s), the usable ones first."""
+    states = [agent_state(config, name) for name in sorted(config.agents.available)]
+    return sorted(states, key=lambda s: not s.usable)
+
+
+def _phase_one_chat(project: Project, status: Status) -> list[ChatMessage]:
+    """What a working title is made from: only read while the project has no name."""
+    if status.project_name:
+        return []
+    try:
+        return read_chat(project.dir)
+    except StateFileError:
+        return []
 
 
 def _run_page(config: Config, project: Project) -> str | None:
@@ -53,13 +84,29 @@ def panel_of(config: Config, project: Project) -> Any:
 
 
 def board_context(request: Request) -> dict[str, Any]:
-    cards = board_cards(workbench_of(request).config)
+    config = workbench_of(request).config
+    cards = [_titled(config, card) for card in board_cards(config)]
+    terminated = [card for card in cards if card.badge == "TERMINATED"]
     return {
-        "columns": by_column(cards),
+        "columns": by_column([card for card in cards if card not in terminated]),
+        "terminated": terminated,
         "titles": COLUMNS,
         "any_cards": bool(cards),
         "start_hint": START_HINT,
     }
+
+
+def _titled(config: Config, card: Card) -> Card:
+    """A card of a project Phase 1 has not named yet is titled by its brain dump's first
+    words, as the inbox and its page are."""
+    if card.name != card.project_id or card.badge == "UNREADABLE":
+        return card
+    try:
+        project = open_project(config, card.project_id)
+        title = working_title(project.status(), read_chat(project.dir), card.name)
+    except ThoughtForgeError:
+        return card
+    return card.model_copy(update={"name": title})
 
 
 def render_sidebar(request: Request) -> str:

@@ -19,7 +19,7 @@ from thoughtforge.web.endpoints.contexts import (
     project_state,
     render_sidebar,
 )
-from thoughtforge.web.thread import views
+from thoughtforge.web.thread import read_marks, views
 from thoughtforge.web.workbench import natural_number, render, requested_project, workbench_of
 
 TICK_SECONDS = 0.25
@@ -28,8 +28,9 @@ INBOX_EVERY_SECONDS = 2.0
 
 
 async def events(request: Request) -> Response:
-    """Server-Sent Events: `hello` (the token), then `message`, `state`, `panel`, `inbox` (and
-    `board`, for the board page) whenever what they show changes. A page that reconnects passes
+    """Server-Sent Events: `hello` (the token), then `message`, `reads` (where the person's
+    messages were read), `state`, `panel`, `inbox` (and `board`, for the board page) whenever
+    what they show changes. A page that reconnects passes
     how many messages it has (`after`) and gets only the rest."""
     project_id = request.query_params.get("project")
     project = await requested_project(request, project_id) if project_id else None
@@ -79,6 +80,10 @@ async def _project_events(
             html = render(request, "message.html", {"m": view})
             seen["after"] = view.index + 1
             yield live.sse("message", {"index": view.index, "html": html}, event_id=view.index + 1)
+        marks = read_marks(chat)
+        if marks and seen.get("reads") != marks:
+            seen["reads"] = marks
+            yield live.sse("reads", {str(i): f"read at {by}" for i, by in marks.items()})
     panel_stamp = await run_in_threadpool(live.stamp, project.dir, live.PANEL_FILES)
     if seen.get("panel") != panel_stamp:
         seen["panel"] = panel_stamp

@@ -10,7 +10,12 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from thoughtforge.board.cards import board_cards
 from thoughtforge.core import read_thread
 from thoughtforge.phases.plugin_loader import load_plugins
-from thoughtforge.web.endpoints.contexts import board_context, panel_of, project_state
+from thoughtforge.web.endpoints.contexts import (
+    agent_choices,
+    board_context,
+    panel_of,
+    project_state,
+)
 from thoughtforge.web.thread import PAGE_SIZE, newest_page_start, views
 from thoughtforge.web.workbench import natural_number, page, render, requested_project, workbench_of
 
@@ -26,24 +31,26 @@ async def health(request: Request) -> Response:
 
 async def new_project_page(request: Request) -> Response:
     config = workbench_of(request).config
-    agents = sorted(config.agents.available)
+    agents = await run_in_threadpool(agent_choices, config)
+    usable = [a.name for a in agents if a.usable]
+    default = config.agents.default if config.agents.default in usable else next(iter(usable), "")
     plugins = await run_in_threadpool(load_plugins, config)  # a plugin's import may be slow
     types = {name: plugin.label for name, plugin in plugins.items()}
     context = {"title": "New project", "agents": agents, "types": types}
-    return page(request, "new.html", {**context, "default": config.agents.default})
+    return page(request, "new.html", {**context, "default": default})
 
 
 async def thread_page(request: Request) -> Response:
     project = await requested_project(request)
     chat = await run_in_threadpool(read_thread, project.dir)
     start = newest_page_start(len(chat))
+    state = await run_in_threadpool(project_state, request, project)
     context = {
-        "title": project.id,
+        **state,
         "project": project,
         "messages": views(chat, start),
         "earlier": start,
         "count": len(chat),
-        **await run_in_threadpool(project_state, request, project),
         "panel": await run_in_threadpool(panel_of, workbench_of(request).config, project),
     }
     return page(request, "thread.html", context)

@@ -35,6 +35,36 @@ async function post(url, payload, headers) {
   return data;
 }
 
+// --- staying with the newest message ----------------------------------------------------------
+// One rule: the page follows the newest message while the person is at it; once they scroll up
+// it stays where they are and a "New messages ↓" marker says more came.
+
+const STICK_PIXELS = 48;
+
+function hiddenBelow() {
+  // How far the end of the thread is below the composer's top (negative: above it).
+  const end = $("work"), composer = $("composer");
+  if (!end || !composer) return 0;
+  return end.getBoundingClientRect().bottom - composer.getBoundingClientRect().top;
+}
+
+function atNewest() { return hiddenBelow() <= STICK_PIXELS; }
+
+function toNewest() {
+  const below = hiddenBelow();
+  if (below > -8) window.scrollBy(0, below + 8);
+  const marker = $("new-messages");
+  if (marker) marker.hidden = true;
+}
+
+function keepingNewest(change) {
+  // Apply `change` to the thread; follow it if the person was at the newest message.
+  const stuck = atNewest();
+  change();
+  if (stuck) toNewest();
+  return stuck;
+}
+
 // --- live updates ---------------------------------------------------------------------------
 
 let source = null;
@@ -54,16 +84,35 @@ function connect() {
     const data = JSON.parse(event.data);
     const messages = $("messages");
     if (!messages || messages.querySelector('[data-index="' + data.index + '"]')) return;
-    const nearBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 200;
-    messages.insertAdjacentHTML("beforeend", data.html);
+    const followed = keepingNewest(() => messages.insertAdjacentHTML("beforeend", data.html));
     count = Math.max(count, data.index + 1);
-    if (nearBottom) $("work").scrollIntoView({block: "end"});
+    if (!followed) $("new-messages").hidden = false;
+  });
+  source.addEventListener("reads", (event) => {
+    // Where each of the person's messages was read ("read at distillation 3").
+    const marks = JSON.parse(event.data);
+    keepingNewest(() => {
+      for (const [index, text] of Object.entries(marks)) {
+        const mark = document.querySelector('.message[data-index="' + index + '"] .read');
+        if (mark) { mark.textContent = text; mark.hidden = false; }
+      }
+    });
   });
   source.addEventListener("state", (event) => {
     const data = JSON.parse(event.data);
+    const focused = document.activeElement;
+    const focusedAction = focused && focused.closest && focused.closest("#actions") ? focused.dataset.action : null;
+    const agent = $("switch-agent") ? $("switch-agent").value : null;
     $("project-header").innerHTML = data.header;
-    $("actions").innerHTML = data.actions;
-    $("work").innerHTML = data.work;
+    keepingNewest(() => {
+      $("actions").innerHTML = data.actions;
+      $("work").innerHTML = data.work;
+    });
+    if (agent && $("switch-agent")) $("switch-agent").value = agent;
+    if (focusedAction) {
+      const again = document.querySelector('#actions [data-action="' + focusedAction + '"]');
+      if (again) again.focus(); else $("message").focus();
+    }
     refreshButtons();
   });
   source.addEventListener("panel", (event) => { $("panel").innerHTML = JSON.parse(event.data).html; });
@@ -95,10 +144,14 @@ async function act(button) {
   if (button.hasAttribute("data-needs-message") && !text.trim()) { say("Write a message first.", "error"); return; }
   for (const b of document.querySelectorAll("#actions button")) b.disabled = true;
   say("Sending…");
+  const payload = {action: action, message: text};
+  const agent = $("switch-agent");
+  if (agent && !button.hasAttribute("data-danger")) payload.agent = agent.value;
   try {
-    const result = await post("/projects/" + project + "/reply", {action: action, message: text});
+    const result = await post("/projects/" + project + "/reply", payload);
     if (text && message.value === text) message.value = "";
     say(result.note);
+    toNewest();  // what you sent is where you look next, as in any chat
   } catch (error) {
     say(error.message, "error");
   } finally {
@@ -109,6 +162,11 @@ async function act(button) {
 
 function defaultButton() {
   return document.querySelector('#actions [data-action="send"], #actions [data-action="provide_input"]');
+}
+
+function shortcutButton() {
+  // Ctrl+Enter (or Cmd+Enter): the step's main action, as its button shows (Distill, Confirm…).
+  return document.querySelector("#actions [data-shortcut]");
 }
 
 async function upload(files) {
@@ -129,6 +187,11 @@ function setUpThread() {
   message.addEventListener("keydown", (event) => {
     if (event.key !== "Enter" || event.shiftKey || event.isComposing) return;
     event.preventDefault();
+    if (event.ctrlKey || event.metaKey) {
+      const main = shortcutButton();
+      if (main && !main.disabled) act(main);
+      return;
+    }
     const button = defaultButton();
     if (button && message.value.trim()) act(button);
   });
@@ -138,6 +201,22 @@ function setUpThread() {
   });
   $("composer").addEventListener("submit", (event) => event.preventDefault());
   $("attach").addEventListener("change", (event) => upload(event.target.files));
+  $("attach-button").addEventListener("click", () => $("attach").click());
+  $("new-messages").addEventListener("click", () => { toNewest(); message.focus(); });
+  window.addEventListener("scroll", () => { if (atNewest()) $("new-messages").hidden = true; }, {passive: true});
+  window.addEventListener("resize", () => { if (atNewest()) toNewest(); });
+  $("messages").addEventListener("click", async (event) => {
+    const button = event.target.closest("button.copy");
+    if (!button) return;
+    const text = button.closest(".message").querySelector(".body").innerText;
+    try {
+      await navigator.clipboard.writeText(text);
+      button.textContent = "Copied";
+    } catch (_) {
+      button.textContent = "Copy failed";
+    }
+    setTimeout(() => { button.textContent = "Copy"; }, 1500);
+  });
   for (const zone of [$("thread"), $("composer")]) {
     zone.addEventListener("dragover", (event) => { event.preventDefault(); zone.classList.add("dropping"); });
     zone.addEventListener("dragleave", () => zone.classList.remove("dropping"));
@@ -151,11 +230,21 @@ function setUpThread() {
   if (earlier) earlier.addEventListener("click", async () => {
     const response = await fetch("/projects/" + project + "/messages?before=" + earlier.dataset.before);
     const data = await response.json();
+    const height = document.documentElement.scrollHeight;
     $("messages").insertAdjacentHTML("afterbegin", data.html);
-    if (data.earlier > 0) earlier.dataset.before = String(data.earlier); else earlier.remove();
+    window.scrollBy(0, document.documentElement.scrollHeight - height);  // stay on what was read
+    if (data.earlier > 0) {
+      earlier.dataset.before = String(data.earlier);
+      earlier.textContent = "Show " + data.earlier + " earlier message" + (data.earlier === 1 ? "" : "s");
+    } else {
+      $("messages").firstElementChild && $("messages").firstElementChild.setAttribute("tabindex", "-1");
+      earlier.remove();
+    }
   });
   refreshButtons();
-  $("work").scrollIntoView({block: "end"});
+  toNewest();
+  window.addEventListener("load", toNewest);
+  message.focus({preventScroll: true});
 }
 
 // --- new project and the prompt editor --------------------------------------------------------
@@ -170,12 +259,21 @@ function readBase64(file) {
 }
 
 function setUpNewProject() {
+  $("new-project").addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      $("new-project").requestSubmit();
+    }
+  });
   $("brain-dump-file").addEventListener("change", async (event) => {
     const file = event.target.files[0];
     if (file) $("brain-dump").value = await file.text();
   });
   $("new-project").addEventListener("submit", async (event) => {
     event.preventDefault();
+    const submit = $("new-project").querySelector("button[type=submit]");
+    if (submit.disabled) return;  // pressed twice: one project, one run
+    submit.disabled = true;
     const files = [];
     for (const file of $("resources").files) files.push({name: file.name, data: await readBase64(file)});
     say("Creating the project…");
@@ -189,6 +287,7 @@ function setUpNewProject() {
       window.location.href = result.url;
     } catch (error) {
       say(error.message, "error");
+      submit.disabled = false;
     }
   });
 }
@@ -207,6 +306,25 @@ function setUpPromptEditor() {
   });
 }
 
+function setUpMenu() {
+  // On a narrow screen the sidebar is a menu this button opens and closes.
+  const toggle = $("menu-toggle");
+  toggle.addEventListener("click", () => {
+    const open = !body.classList.contains("menu-open");
+    body.classList.toggle("menu-open", open);
+    toggle.setAttribute("aria-expanded", String(open));
+    if (open) $("sidebar").querySelector("a").focus();
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && body.classList.contains("menu-open")) {
+      body.classList.remove("menu-open");
+      toggle.setAttribute("aria-expanded", "false");
+      toggle.focus();
+    }
+  });
+}
+
+setUpMenu();
 const setUp = {thread: setUpThread, new: setUpNewProject, prompt: setUpPromptEditor};
 if (setUp[body.dataset.page]) setUp[body.dataset.page]();
 connect();

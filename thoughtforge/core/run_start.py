@@ -1,0 +1,121 @@
+"""A run on its way: from the moment someone asks for one (New Project, Start, an answer that
+wakes a suspended run) until it takes the project's run lock or fails.
+
+Between the request and the lock a run has no process on the project yet (the worker is still
+starting it), so neither the lock nor the wait says anything, and a second request would make a
+second run that fails on the lock. `.starting.json` fills that gap: it is created exclusively
+(written whole beside it, then hard-linked into place), so of two requests at once one claims it
+and the other is refused before any run is made; the run that takes the lock removes it. A claim
+never taken up (the worker died, the run failed before its lock) stops counting after
+`STALE_SECONDS`, or as soon as whoever can see the run's state says it ended (`clear_start`).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ValidationError
+
+from thoughtforge.core.atomic_write import write_text_atomic
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import utc_now
+from thoughtforge.errors import ProjectError
+
+STARTING_FILE = ".starting.json"
+STALE_SECONDS = 300.0
+"""A claim older than this, whose run never took the lock, is forgotten."""
+
+Why = Literal["start", "wake"]
+
+
+class Starting(BaseModel):
+    """A run asked for and not yet holding the lock: `start`, a new run; `wake`, a suspended run
+    handed an answer, restarting in a new process."""
+
+    why: Why
+    since: datetime
+    flow_run_id: str | None = None
+    run_name: str | None = None
+
+
+class RunAlreadyStarting(ProjectError):
+    """A run was asked for while another is starting or holds the project's lock."""
+
+
+def claim_start(project: Project, why: Why) -> Starting:
+    """Claim the project for a run about to be asked for; refused (`RunAlreadyStarting`) when a
+    run holds the lock or another claim stands."""
+    from thoughtforge.core.run_lock import is_running  # it imports this module
+
+    if is_running(project):
+        raise RunAlreadyStarting(f"project {project.id} is already being run")
+    claim = Starting(why=why, since=utc_now())
+    for _ in range(2):
+        if _create_whole(project.dir / STARTING_FILE, claim.model_dump_json()):
+            return claim
+        standing = starting(project)
+        if standing is not None:
+            raise RunAlreadyStarting(_already(project, standing))
+        # else a stale claim, removed by `starting`: try once more
+    raise RunAlreadyStarting(f"another request is starting a run of {project.id}")
+
+
+def _create_whole(path: Path, text: str) -> bool:
+    """Create `path` holding `text`, unless it exists; never seen half-written (the text is
+    written beside it first, then hard-linked into place, which fails if the name exists)."""
+    draft = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}")
+    draft.write_text(text)
+    try:
+        os.link(draft, path)
+    except FileExistsError:
+        return False
+    finally:
+        draft.unlink(missing_ok=True)
+    return True
+
+
+def refuse_beside_another(project: Project, flow_run_id: str | None) -> None:
+    """For a run arriving on the project (say, one `prefect deployment run` made while the page's
+    run was starting): refused when the claim is another run's, before it takes anything."""
+    claim = starting(project)
+    if claim is not None and claim.flow_run_id and flow_run_id and claim.flow_run_id != flow_run_id:
+        raise RunAlreadyStarting(_already(project, claim))
+
+
+def record_run(project: Project, flow_run_id: str, run_name: str) -> None:
+    """The claim's run, once the server made it."""
+    claim = starting(project)
+    if claim is not None:
+        updated = claim.model_copy(update={"flow_run_id": flow_run_id, "run_name": run_name})
+        write_text_atomic(project.dir / STARTING_FILE, updated.model_dump_json())
+
+
+def starting(project: Project) -> Starting | None:
+    """The standing claim, or None; a stale or unreadable one is removed."""
+    path = project.dir / STARTING_FILE
+    try:
+        claim = Starting.model_validate_json(path.read_bytes())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValidationError):
+        clear_start(project)
+        return None
+    if (utc_now() - claim.since).total_seconds() > STALE_SECONDS:
+        clear_start(project)
+        return None
+    return claim
+
+
+def clear_start(project: Project) -> None:
+    """The run took the lock, or it will never come."""
+    (project.dir / STARTING_FILE).unlink(missing_ok=True)
+
+
+def _already(project: Project, claim: Starting) -> str:
+    run = f" ({claim.run_name})" if claim.run_name else ""
+    verb = "waking up" if claim.why == "wake" else "starting"
+    return f"a run of {project.id} is already {verb}{run}: wait for it to ask you"
