@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from datetime import timedelta
 
@@ -17,6 +18,7 @@ from thoughtforge.core.run_start import (
     refuse_beside_another,
     starting,
 )
+from thoughtforge.errors import ProjectFileError
 
 
 def test_two_requests_at_once_make_one_claim(config: Config) -> None:
@@ -77,3 +79,15 @@ def test_a_claim_never_taken_up_is_forgotten(config: Config) -> None:
     claim_start(project, "wake")
     (project.dir / STARTING_FILE).write_text("{not json")
     assert starting(project) is None and not (project.dir / STARTING_FILE).exists()
+
+
+def test_a_claim_that_cannot_be_written_is_one_clear_line_not_a_traceback(config: Config) -> None:
+    """Before, `continue` on a read-only projects folder ended in a raw OSError traceback. The
+    claim's draft name is taken by a folder here: the write fails as a full or read-only disk's
+    would (root ignores permission bits)."""
+    project = create_project(config, brain_dump="x")
+    draft = project.dir / f"{STARTING_FILE}.{os.getpid()}.{threading.get_ident()}"
+    draft.mkdir()
+    with pytest.raises(ProjectFileError, match=r"\.starting\.json: cannot be written"):
+        claim_start(project, "start")
+    assert starting(project) is None

@@ -20,7 +20,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
-from thoughtforge.core.atomic_write import write_text_atomic
+from thoughtforge.core.atomic_write import unwritable, write_text_atomic
 from thoughtforge.core.project import Project
 from thoughtforge.core.state import utc_now
 from thoughtforge.errors import ProjectError
@@ -68,13 +68,16 @@ def _create_whole(path: Path, text: str) -> bool:
     """Create `path` holding `text`, unless it exists; never seen half-written (the text is
     written beside it first, then hard-linked into place, which fails if the name exists)."""
     draft = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}")
-    draft.write_text(text)
     try:
-        os.link(draft, path)
-    except FileExistsError:
-        return False
-    finally:
-        draft.unlink(missing_ok=True)
+        draft.write_text(text)
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            return False
+        finally:
+            draft.unlink(missing_ok=True)
+    except OSError as exc:  # a full disk, a read-only folder: one clear line, not a traceback
+        raise unwritable(path, exc) from None
     return True
 
 
