@@ -36,6 +36,8 @@ class InboxEntry(BaseModel):
     waits_for: str | None = None
     waiting_since: datetime | None = None
     halted: str | None = None
+    """The halt in a person's words; `halt_reason` is its value, for programs (the MCP tools)."""
+    halt_reason: str | None = None
     terminated: bool = False
     updated_at: datetime | None = None
     problem: str | None = None
@@ -96,6 +98,7 @@ def inbox(config: Config) -> Inbox:
                 waits_for=WAITS_FOR.get(waiting.kind) if waiting and not terminated else None,
                 waiting_since=waiting.since if waiting else None,
                 halted=halt_words(status.halt_reason) if status.phase is Phase.HALTED else None,
+                halt_reason=status.halt_reason if status.phase is Phase.HALTED else None,
                 terminated=terminated,
                 updated_at=status.updated_at,
             )
