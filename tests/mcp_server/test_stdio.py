@@ -118,7 +118,8 @@ def test_a_halt_a_run_waits_on_is_decided_through_a_tool_and_the_run_ends(
                         break
                     await anyio.sleep(0.25)
                 status = payload(await client.call_tool("project_status", arguments))
-                assert status["note"] == "Waiting for a decision on the halted polish loop."
+                assert status["note"].startswith("Waiting for a decision on the halted polish loop")
+                assert "raise polish.max_iterations" in status["note"]  # what the person can do
                 decided = payload(
                     await client.call_tool(
                         "decide", {**arguments, "decision": "override", "wait_seconds": 60}
