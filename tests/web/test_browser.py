@@ -118,7 +118,7 @@ def _asked(page: Any, project: Path, kind: str, seconds: float = 180) -> None:
         return waiting is not None and waiting.kind == kind
 
     wait_for(waits, f"the {kind} wait", seconds)
-    note = f"Waiting for {WAITS_FOR[kind]}."
+    note = f"Waiting for {WAITS_FOR[kind]}"  # a halt's note goes on with what to do about it
     page.locator("#actions .composer-note", has_text=note).wait_for(timeout=30_000)
 
 
