@@ -307,13 +307,7 @@ def test_resume_after_a_phase_one_halt_still_waits_for_the_human(
     prefect_api_url: str,
 ) -> None:
     """Before, resume ran the pipeline with auto-confirm: every later human gate was skipped."""
-    config = cli_config()
-    flaky = [{"text": "", "exit": 3, "stderr": "down"}] * 2 + [{"text": DISTILLATION}]
-    script = _script(tmp_path / "s.yaml", **{"brain-dump-intake": flaky})
-    (tmp_path / "bd.md").write_text(BRAIN_DUMP)
-    env = {**cli_env, "THOUGHTFORGE_SCRIPT": str(script)}
-    assert run_cli(env, config, "run", str(tmp_path / "bd.md"), "--auto-confirm").returncode == 3
-    project = _only_project(tmp_path)
+    env, config, project = _halted_in_phase_one(tmp_path, cli_env, cli_config)
     worker = start_cli(env, config, "resume", project.name)
     try:
         _wait_for(
@@ -340,13 +334,7 @@ def test_resume_with_auto_confirm_goes_on_through_the_human_steps_whatever_the_h
     """Before, a project halted in Phase 1 or 2 (`file_system_error` in human_review, after a full
     disk) was resumed to its human step and left there: "It waits for you", whatever
     `--auto-confirm` said."""
-    config = cli_config()
-    flaky = [{"text": "", "exit": 3, "stderr": "down"}] * 2 + [{"text": DISTILLATION}]
-    script = _script(tmp_path / "s.yaml", **{"brain-dump-intake": flaky})
-    (tmp_path / "bd.md").write_text(BRAIN_DUMP)
-    env = {**cli_env, "THOUGHTFORGE_SCRIPT": str(script)}
-    assert run_cli(env, config, "run", str(tmp_path / "bd.md"), "--auto-confirm").returncode == 3
-    project = _only_project(tmp_path)
+    env, config, project = _halted_in_phase_one(tmp_path, cli_env, cli_config)
     status = read_status(project)
     halted = status.model_copy(
         update={"halt_reason": HaltReason.FILE_SYSTEM_ERROR, "halted_from": Phase.HUMAN_REVIEW}
@@ -629,3 +617,17 @@ def _servers_of(tmp_path: Path) -> list[int]:
         if started and ours:
             found.append(int(proc.name))
     return found
+
+
+def _halted_in_phase_one(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
+) -> tuple[dict[str, str], Path, Path]:
+    """A batch run whose distiller fails twice: the project halts in Phase 1 (the script then
+    distils, for the resume)."""
+    config = cli_config()
+    flaky = [{"text": "", "exit": 3, "stderr": "down"}] * 2 + [{"text": DISTILLATION}]
+    script = _script(tmp_path / "s.yaml", **{"brain-dump-intake": flaky})
+    (tmp_path / "bd.md").write_text(BRAIN_DUMP)
+    env = {**cli_env, "THOUGHTFORGE_SCRIPT": str(script)}
+    assert run_cli(env, config, "run", str(tmp_path / "bd.md"), "--auto-confirm").returncode == 3
+    return env, config, _only_project(tmp_path)
