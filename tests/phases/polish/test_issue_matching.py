@@ -22,6 +22,9 @@ from thoughtforge.phases.polish.issue_wording import same_words, words
 
 # Few letters, so that random texts often land either side of 0.8 from each other.
 ALPHABET = "ab c"
+# Letters in both cases and characters past ASCII, which the character bound folds into shared
+# buckets: folding must only ever let more pairs through to be measured.
+WIDE_ALPHABET = "aAb é✓c\t"
 SHARE = re.compile(r"\((at least |at most |)(\d+) of (\d+) matched, ([^)]*)\)")
 
 
@@ -64,13 +67,13 @@ def issues(descriptions: list[str]) -> list[Issue]:
     return [Issue(severity=Severity.CRITICAL, description=d) for d in descriptions]
 
 
-def random_text(rng: random.Random) -> str:
+def random_text(rng: random.Random, alphabet: str = ALPHABET) -> str:
     """Mostly short texts, some past 64 characters, where rapidfuzz switches algorithm."""
     length = rng.choice([rng.randint(1, 20), rng.randint(20, 45), rng.randint(60, 140)])
-    return "".join(rng.choices(ALPHABET, k=length))
+    return "".join(rng.choices(alphabet, k=length))
 
 
-def reworded(text: str, rng: random.Random) -> str:
+def reworded(text: str, rng: random.Random, alphabet: str = ALPHABET) -> str:
     """`text` with random insertions, deletions and substitutions, up to a third of its length,
     anywhere in it."""
     chars = list(text)
@@ -78,17 +81,17 @@ def reworded(text: str, rng: random.Random) -> str:
         at = rng.randrange(len(chars) + 1)
         edit = rng.choice("ids") if at < len(chars) else "i"
         if edit == "i":
-            chars.insert(at, rng.choice(ALPHABET))
+            chars.insert(at, rng.choice(alphabet))
         elif edit == "d" and len(chars) > 1:
             del chars[at]
         else:
-            chars[at] = rng.choice(ALPHABET)
+            chars[at] = rng.choice(alphabet)
     return "".join(chars)
 
 
-def review_pair(rng: random.Random) -> tuple[list[str], list[str]]:
+def review_pair(rng: random.Random, alphabet: str = ALPHABET) -> tuple[list[str], list[str]]:
     """A previous review and a current one that repeats, rewords or replaces its issues."""
-    previous = [random_text(rng) for _ in range(rng.randint(0, 40))]
+    previous = [random_text(rng, alphabet) for _ in range(rng.randint(0, 40))]
     previous += rng.sample(previous, k=len(previous) // 5)
     current = []
     for _ in range(rng.randint(0, 40)):
@@ -96,9 +99,9 @@ def review_pair(rng: random.Random) -> tuple[list[str], list[str]]:
         if previous and kind < 0.2:
             current.append(rng.choice(previous))
         elif previous and kind < 0.8:
-            current.append(reworded(rng.choice(previous), rng))
+            current.append(reworded(rng.choice(previous), rng, alphabet))
         else:
-            current.append(random_text(rng))
+            current.append(random_text(rng, alphabet))
     return current, previous
 
 
@@ -106,6 +109,17 @@ def review_pair(rng: random.Random) -> tuple[list[str], list[str]]:
 def test_each_issue_matches_exactly_when_the_reference_finds_a_similar_one(seed: int) -> None:
     rng = random.Random(seed)
     current, previous = review_pair(rng)
+    for text in current:
+        matched = reference_matched([text], previous)
+        verdict, detail = stagnation_detail([text], previous)
+        assert verdict == ("continue" if matched else "done"), (text, previous)
+        assert f"({matched} of 1 matched" in detail
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_folding_cases_and_wide_characters_never_hides_a_similar_issue(seed: int) -> None:
+    rng = random.Random(seed)
+    current, previous = review_pair(rng, WIDE_ALPHABET)
     for text in current:
         matched = reference_matched([text], previous)
         verdict, detail = stagnation_detail([text], previous)

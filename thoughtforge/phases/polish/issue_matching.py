@@ -5,7 +5,8 @@ fewer than 70 % of the current issues resemble a previous one. An issue resemble
 their descriptions are similar as DESIGN.md says (normalized Levenshtein ≥ 0.8), or when they
 name the same things in other words (`issue_wording`: reviewers reword, reorder and swap
 synonyms from one round to the next, and a reworded finding still persists). Matching is the
-guards' only costly part, so it measures as few pairs as the 70 % rule needs.
+guards' only costly part, so it measures as few pairs as the 70 % rule needs, and measures a
+pair only when the characters the two descriptions are made of leave the distance within reach.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import bisect
 from dataclasses import dataclass
 from functools import cached_property
 
-from rapidfuzz import process
+import numpy as np
+from numpy.typing import NDArray
 from rapidfuzz.distance import Levenshtein
 
 from thoughtforge.models import Issue
@@ -59,9 +61,9 @@ def tally_matches(current: list[Issue], previous: list[Issue]) -> Tally:
     """Match the current issues cheapest first, until the 70 % rule is decided.
 
     A first pass takes what is cheap to find: a description seen before, or one similar to its
-    likely original. The rest are looked up by their words, then compared with every previous
-    description that could reach 0.8, fewest of those first, so that when issues matching
-    nothing decide, the cheapest of them do.
+    likely original. The rest are looked up by their words, then measured against the previous
+    descriptions their characters leave within reach, a chunk of similar lengths at a time so
+    that the bound is worked out for the whole chunk in one step.
     """
     known = _Previous(previous)
     tally = Tally(len(current))
@@ -73,14 +75,20 @@ def tally_matches(current: list[Issue], previous: list[Issue]) -> Tally:
             tally.matched += 1
         else:
             unsure.append(issue.description)
-    for text in sorted(unsure, key=known.reach):
-        if tally.decided:
-            break
-        if known.same_words(text) or known.resembles(text):
-            tally.matched += 1
-        else:
-            tally.unmatched += 1
+    unsure.sort(key=len)
+    for start in range(0, len(unsure), _CHUNK):
+        chunk = unsure[start : start + _CHUNK]
+        for text, reachable in zip(chunk, known.characters.within_reach(chunk), strict=True):
+            if tally.decided:
+                return tally
+            if known.same_words(text) or known.resembles(text, reachable):
+                tally.matched += 1
+            else:
+                tally.unmatched += 1
     return tally
+
+
+_CHUNK = 48
 
 
 class _Previous:
@@ -115,34 +123,21 @@ class _Previous:
             text[::-1], self.backwards
         )
 
-    def reach(self, text: str) -> int:
-        """How many descriptions `resembles` would measure."""
-        low, high = self._window(len(text))
-        return high - low
+    @cached_property
+    def characters(self) -> _CharacterCounts:
+        """Built when first asked, like `words`."""
+        return _CharacterCounts(self.by_length)
 
-    def resembles(self, text: str) -> bool:
-        """Whether any previous description is similar, measured in rapidfuzz's C loop.
-
-        rapidfuzz gives up on a pair as soon as it is further apart than the longest candidate
-        allows, and each pair it keeps is checked against its own length.
-        """
-        size, longest = len(text), 5 * len(text) // 4
-        low, high = self._window(size)
-        return any(
-            5 * distance <= max(size, self.lengths[low + index])
-            for _, distance, index in process.extract_iter(
-                text,
-                self.by_length[low:high],
-                scorer=Levenshtein.distance,
-                score_cutoff=longest // 5,
-            )
-        )
-
-    def _window(self, size: int) -> tuple[int, int]:
-        """The descriptions from 4/5 to 5/4 of `size` long: the distance is at least the length
-        difference, so no other one can reach 0.8."""
-        low = bisect.bisect_left(self.lengths, -(-4 * size // 5))
-        return low, bisect.bisect_right(self.lengths, 5 * size // 4, low)
+    def resembles(self, text: str, reachable: list[int]) -> bool:
+        """Whether any of the reachable previous descriptions is similar; rapidfuzz gives up on
+        each as soon as it is further apart than 0.8 allows."""
+        size = len(text)
+        for index in reachable:
+            other = self.by_length[index]
+            longer = max(size, len(other))
+            if 5 * Levenshtein.distance(text, other, score_cutoff=longer // 5) <= longer:
+                return True
+        return False
 
 
 def _similar_neighbour(text: str, alphabetical: list[str]) -> bool:
@@ -155,6 +150,63 @@ def _similar(text: str, other: str) -> bool:
     return 5 * Levenshtein.distance(text, other, score_cutoff=longer // 5) <= longer
 
 
+class _CharacterCounts:
+    """How many of each character every description holds, in buckets, for a bound on distance.
+
+    An edit adds, removes or swaps one character, so the edit distance is at least the larger of
+    the characters one text has that the other lacks and the reverse, counted with multiplicity:
+    half of (the counts' L1 difference + the length difference). Folding characters into buckets
+    only lowers that bound, so a pair it rules out can never be similar, and a row of the count
+    matrix is compared with the whole window in one step.
+    """
+
+    BUCKETS = 32
+
+    def __init__(self, texts: list[str]) -> None:
+        self.counts = _counts(texts)
+        self.lengths = np.array([len(text) for text in texts], dtype=np.int32)
+
+    def within_reach(self, texts: list[str]) -> list[list[int]]:
+        """For each text (shortest first), the rows whose bound allows a similarity of 0.8.
+
+        Only rows from 4/5 of the shortest to 5/4 of the longest text's length are compared:
+        the distance is at least the length difference.
+        """
+        sizes = np.array([len(text) for text in texts], dtype=np.int32)[:, None]
+        low = int(np.searchsorted(self.lengths, -(-4 * int(sizes[0, 0]) // 5)))
+        high = int(np.searchsorted(self.lengths, 5 * int(sizes[-1, 0]) // 4, side="right"))
+        lengths = self.lengths[low:high][None, :]
+        apart = np.abs(self.counts[low:high][None, :, :] - _counts(texts)[:, None, :]).sum(
+            axis=2, dtype=np.int32
+        ) + np.abs(lengths - sizes)
+        within = 5 * apart <= 2 * np.maximum(lengths, sizes)
+        return [(np.flatnonzero(row) + low).tolist() for row in within]
+
+
+def _counts(texts: list[str]) -> NDArray[np.int16]:
+    """One row of bucket counts per text; a count held at the int16 ceiling only lowers
+    the bound."""
+    points = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
+    codes = _BUCKET_OF[np.minimum(points, 127)]
+    rows = np.repeat(np.arange(len(texts)), [len(text) for text in texts])
+    size = _CharacterCounts.BUCKETS
+    flat = np.bincount(rows * size + codes, minlength=len(texts) * size)
+    return np.minimum(flat, np.iinfo(np.int16).max).reshape(len(texts), size).astype(np.int16)
+
+
+def _bucket_table() -> NDArray[np.intp]:
+    """Letters (either case) and the space a bucket each; other characters share the rest."""
+    size = _CharacterCounts.BUCKETS
+    table = np.arange(128) % (size - 27) + 27
+    for letter in range(26):
+        table[ord("a") + letter] = table[ord("A") + letter] = letter
+    table[ord(" ")] = 26
+    return table.astype(np.intp)
+
+
+_BUCKET_OF = _bucket_table()
+
+
 class _WordIndex:
     """The previous descriptions' words, one bit per description in each word's mask.
 
@@ -165,11 +217,11 @@ class _WordIndex:
 
     def __init__(self, texts: list[str]) -> None:
         self.sets = [words(text) for text in texts]
-        postings: dict[str, list[int]] = {}
+        self.masks: dict[str, int] = {}
         for n, found in enumerate(self.sets):
+            bit = 1 << n
             for word in found:
-                postings.setdefault(word, []).append(n)
-        self.masks = {word: _mask(found, len(texts)) for word, found in postings.items()}
+                self.masks[word] = self.masks.get(word, 0) | bit
         self.smallest = min((len(found) for found in self.sets if found), default=0)
         self.every = (1 << len(self.sets)) - 1
 
@@ -187,14 +239,6 @@ class _WordIndex:
                 return True
             candidates ^= low
         return False
-
-
-def _mask(bits: list[int], size: int) -> int:
-    """An int with these bits set, built in one go (or-ing them one by one copies it each time)."""
-    packed = bytearray((size + 7) // 8)
-    for bit in bits:
-        packed[bit >> 3] |= 1 << (bit & 7)
-    return int.from_bytes(packed, "little")
 
 
 def _at_least(masks: list[int], need: int, every: int) -> int:
