@@ -238,3 +238,20 @@ def test_the_same_finding_reworded_persists_and_different_findings_rotate() -> N
     ]
     assert stagnation_detail(reworded, previous)[0] == "continue"
     assert stagnation_detail(others, previous)[0] == "done"
+
+
+@pytest.mark.parametrize(
+    ("text", "other"),
+    [
+        ("e" * 130, "e" * 127 + "x" * 3),  # counts past int8
+        ("E" * 90 + "✓" * 10, "e" * 90 + "✓" * 10),  # cases and a wide character share buckets
+    ],
+)
+def test_long_runs_and_folded_characters_are_still_measured(text: str, other: str) -> None:
+    """Unlike descriptions sit next to `text` in alphabetical order, forwards and backwards, so
+    the cheap first pass misses `other` and the character bound decides whether it is measured."""
+    previous = [other, text[:5] + "a" * 200, text[:-3] + "f" * 100]
+    matched = reference_matched([text], previous)
+    verdict, detail = stagnation_detail([text], previous)
+    assert verdict == ("continue" if matched else "done")
+    assert f"({matched} of 1 matched" in detail

@@ -183,15 +183,15 @@ class _CharacterCounts:
         return [(np.flatnonzero(row) + low).tolist() for row in within]
 
 
-def _counts(texts: list[str]) -> NDArray[np.int16]:
-    """One row of bucket counts per text; a count held at the int16 ceiling only lowers
+def _counts(texts: list[str]) -> NDArray[np.int8]:
+    """One row of bucket counts per text; a count held at the int8 ceiling only lowers
     the bound."""
     points = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
     codes = _BUCKET_OF[np.minimum(points, 127)]
     rows = np.repeat(np.arange(len(texts)), [len(text) for text in texts])
     size = _CharacterCounts.BUCKETS
     flat = np.bincount(rows * size + codes, minlength=len(texts) * size)
-    return np.minimum(flat, np.iinfo(np.int16).max).reshape(len(texts), size).astype(np.int16)
+    return np.minimum(flat, np.iinfo(np.int8).max).reshape(len(texts), size).astype(np.int8)
 
 
 def _bucket_table() -> NDArray[np.intp]:
