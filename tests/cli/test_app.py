@@ -16,6 +16,8 @@ import yaml
 
 from tests.conftest import BRAIN_DUMP, REPO_ROOT
 from thoughtforge.cli import app
+from thoughtforge.config import load_config
+from thoughtforge.core import create_project
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -58,10 +60,18 @@ def test_init_new_status_from_an_empty_directory(run: Run, tmp_path: Path) -> No
     assert detail.returncode == 0 and "halt_reason" in detail.stdout
 
 
+def _new_projects(tmp_path: Path, count: int = 1) -> list[Path]:
+    """`count` projects in the config `init` wrote, made in this process as `new` makes them
+    (`new` itself is tried above): the tests below are about what other commands do with them."""
+    config = load_config(tmp_path / "config.yaml")
+    for _ in range(count):
+        create_project(config, brain_dump=BRAIN_DUMP)
+    return sorted((tmp_path / "projects").iterdir())
+
+
 def test_truncated_status_json_exits_nonzero_naming_the_file(run: Run, tmp_path: Path) -> None:
     run("init")
-    run("new", "-b", "-", stdin=BRAIN_DUMP)
-    [project] = (tmp_path / "projects").iterdir()
+    [project] = _new_projects(tmp_path)
     status = project / "status.json"
     truncated = status.read_bytes()[:40]
     status.write_bytes(truncated)
@@ -77,9 +87,7 @@ def test_one_corrupt_project_is_listed_as_unreadable_among_the_others(
     run: Run, tmp_path: Path
 ) -> None:
     run("init")
-    for _ in range(3):
-        run("new", "-b", "-", stdin=BRAIN_DUMP)
-    first, broken, last = sorted((tmp_path / "projects").iterdir())
+    first, broken, last = _new_projects(tmp_path, 3)
     (broken / "status.json").write_text('{"phase": "buil')
     result = run("status")
     assert result.returncode == 1
@@ -218,8 +226,7 @@ def test_a_bad_secret_value_in_config_is_never_echoed(run: Run, tmp_path: Path) 
 
 def test_status_lists_files_an_agent_left_uncommitted(run: Run, tmp_path: Path) -> None:
     run("init")
-    run("new", "-b", "-", stdin=BRAIN_DUMP)
-    [project] = (tmp_path / "projects").iterdir()
+    [project] = _new_projects(tmp_path)
     (project / "evil.py").write_text("print('x')\n")
     detail = run("status", project.name)
     assert detail.returncode == 0
@@ -237,8 +244,7 @@ def test_an_agent_chosen_name_is_printed_as_text(
     """Before, `[/x]` in a name made `status` crash for every project (MarkupError), and the
     escape sequences were printed raw by `board`, `status` and `status ID`."""
     run("init")
-    run("new", "-b", "-", stdin=BRAIN_DUMP)
-    [project] = (tmp_path / "projects").iterdir()
+    [project] = _new_projects(tmp_path)
     status = json.loads((project / "status.json").read_text())
     (project / "status.json").write_text(json.dumps({**status, "project_name": HOSTILE_NAME}))
     (project / "evil\x1b[2J.md").write_text("an agent's file")
@@ -252,8 +258,7 @@ def test_an_agent_chosen_name_is_printed_as_text(
 def test_say_refuses_an_empty_message_and_a_finished_project(run: Run, tmp_path: Path) -> None:
     """Before, `say ""` stored an empty message and `say` to a done project answered "queued"."""
     run("init")
-    run("new", "-b", "-", stdin=BRAIN_DUMP)
-    [project] = (tmp_path / "projects").iterdir()
+    [project] = _new_projects(tmp_path)
     empty = run("say", project.name, "  ")
     assert empty.returncode == 1 and "empty" in empty.stderr
     status = project / "status.json"

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from tests.capture_server import CaptureServer, refused_url
-from tests.conftest import REPO_ROOT
+from tests.conftest import AGENTS_DIR, REPO_ROOT
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.vibe_kanban import VibeKanban
 from thoughtforge.adapters.announce import board_for
@@ -57,6 +57,18 @@ def row(result: subprocess.CompletedProcess[str], name: str) -> str:
     rows = [line for line in result.stdout.splitlines() if line.strip().startswith(name)]
     assert len(rows) == 1, result.stdout + result.stderr
     return " ".join(rows[0].split())
+
+
+def _without_test_agents(data: dict[str, Any]) -> dict[str, Any]:
+    """The config without the test agents `config_data` adds: `--probe` would call each of them,
+    the sleeper until its deadline, for rows these tests do not read."""
+    available = data["agents"]["available"]
+    data["agents"]["available"] = {
+        name: agent
+        for name, agent in available.items()
+        if not str(agent.get("command", "")).startswith(str(AGENTS_DIR))
+    }
+    return data
 
 
 def _notifications(*channels: dict[str, Any]) -> dict[str, Any]:
@@ -223,7 +235,7 @@ def test_probe_calls_each_agent_and_says_whether_structured_output_is_accepted(
     run: Run, write_config: Callable[..., Path]
 ) -> None:
     path = write_config()
-    data = yaml.safe_load(path.read_text())
+    data = _without_test_agents(yaml.safe_load(path.read_text()))
     with FakeOpenAI(refuse_json_schema=True) as fake:
         fake.script(Reply('{"ready": true}'))
         for name, form in (("openai-form", "json_schema"), ("llama-form", "json_object")):
@@ -257,7 +269,7 @@ def test_probe_obeys_the_call_deadline_whatever_the_server_does(
     """Before, `doctor --probe` against a server sending only `: PROCESSING` comment lines was
     still running after 40 s with call_timeout_seconds 6."""
     path = write_config()
-    data = yaml.safe_load(path.read_text())
+    data = _without_test_agents(yaml.safe_load(path.read_text()))
     data["agents"]["call_timeout_seconds"] = 2
     with FakeOpenAI() as fake:
         fake.script(Reply(hostile="comments"))

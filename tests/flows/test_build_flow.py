@@ -91,6 +91,7 @@ def test_a_build_runs_through_the_polish_loop_to_done(
     assert "7/7 sections" in str(artifacts[f"{project.id}-build"].data)
 
 
+@pytest.mark.slow
 def test_kill_9_mid_build_then_a_rerun_finishes_without_re_asking_earlier_sections(
     tmp_path: Path,
     cli_env: dict[str, str],
@@ -122,6 +123,7 @@ def test_kill_9_mid_build_then_a_rerun_finishes_without_re_asking_earlier_sectio
     assert plan["approach.plan"] == rerun["approach.plan"]
 
 
+@pytest.mark.slow
 def test_a_stuck_build_waits_and_the_human_input_finishes_it(
     tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path], prefect_api_url: str
 ) -> None:

@@ -187,6 +187,7 @@ def test_cli_turns_drive_phases_one_and_two_of_a_paused_run(
     assert "June" in (project / "docs" / "spec.md").read_text()
 
 
+@pytest.mark.slow
 def test_killed_mid_build_then_recover_halts_and_resume_finishes(
     tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
 ) -> None:
@@ -445,6 +446,7 @@ def test_a_reply_to_a_paused_run_whose_process_died_is_not_sent_into_the_void(
     assert read_chat(_only_project(tmp_path))[-1].content == "More detail."
 
 
+@pytest.mark.slow
 def test_a_new_run_never_reuses_the_wait_of_a_stopped_one(
     tmp_path: Path,
     cli_env: dict[str, str],
@@ -500,6 +502,7 @@ def test_a_new_run_never_reuses_the_wait_of_a_stopped_one(
     assert dead not in output
 
 
+@pytest.mark.slow
 def test_sigterm_mid_distillation_records_it_then_stops_instead_of_waiting(
     tmp_path: Path,
     cli_env: dict[str, str],
@@ -527,6 +530,7 @@ def test_sigterm_mid_distillation_records_it_then_stops_instead_of_waiting(
     assert not (project / WAITING_FILE).exists(), "no wait is left for a run that is gone"
 
 
+@pytest.mark.slow
 def test_a_run_stopped_at_a_question_without_up_records_its_end_and_stops_its_server(
     tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
 ) -> None:
@@ -543,6 +547,7 @@ def test_a_run_stopped_at_a_question_without_up_records_its_end_and_stops_its_se
     assert not list((tmp_path / ".thoughtforge").glob("temporary-server-*.log"))
 
 
+@pytest.mark.slow
 def test_a_run_stopped_while_its_temporary_server_starts_leaves_no_server(
     tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
 ) -> None:
@@ -555,6 +560,7 @@ def test_a_run_stopped_while_its_temporary_server_starts_leaves_no_server(
     assert not any(alive(pid) for pid in servers)
 
 
+@pytest.mark.slow
 def test_a_run_killed_with_9_while_its_temporary_server_starts_leaves_no_server(
     tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
 ) -> None:

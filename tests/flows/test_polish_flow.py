@@ -114,7 +114,12 @@ OUTCOMES = {
 }
 
 
-@pytest.mark.parametrize("name", OUTCOMES)
+# Each outcome's verdict is the loop's (tests/phases/polish/test_loop.py); through the CLI, one
+# in the default suite, the others with the slow suite.
+@pytest.mark.parametrize(
+    "name",
+    [n if n == "fragment_fixer" else pytest.param(n, marks=pytest.mark.slow) for n in OUTCOMES],
+)
 def test_each_outcome_through_the_cli(
     name: str, tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
 ) -> None:
@@ -134,6 +139,7 @@ def test_each_outcome_through_the_cli(
         assert (project.docs_dir / "plan.md").read_text() == plan_before
 
 
+@pytest.mark.slow
 def test_say_while_polishing_guides_the_next_iteration_once_and_says_so(
     tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
 ) -> None:
@@ -171,6 +177,7 @@ def test_say_while_polishing_guides_the_next_iteration_once_and_says_so(
     assert "read at polish iteration 2" in shown.stdout
 
 
+@pytest.mark.slow
 def test_kill_9_mid_fix_then_rerun_resumes_without_repeating_anything(
     tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
 ) -> None:
@@ -227,7 +234,7 @@ def test_wait_pauses_on_halt_and_cli_resume_continues_the_same_run(
     assert [e.iteration for e in read_polish_state(project.dir).trajectory] == [1, 2, 3]
 
 
-@pytest.mark.parametrize("action", ["resume", "terminate"])
+@pytest.mark.parametrize("action", [pytest.param("resume", marks=pytest.mark.slow), "terminate"])
 def test_recovery_verbs_without_a_paused_run_act_on_the_files(
     tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path], action: str
 ) -> None:
@@ -247,6 +254,7 @@ def test_recovery_verbs_without_a_paused_run_act_on_the_files(
         assert status.halt_reason is HaltReason.HUMAN_TERMINATED
 
 
+@pytest.mark.slow
 def test_sigterm_mid_polish_stops_cleanly_and_continue_ends_as_an_uninterrupted_run(
     tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
 ) -> None:
@@ -335,6 +343,7 @@ def test_sigterm_lets_the_fix_in_flight_finish_records_its_iteration_then_stops(
     assert not (project.dir / ".processes.json").exists()
 
 
+@pytest.mark.slow
 def test_a_second_sigterm_stops_at_once_and_the_iteration_is_abandoned(
     tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
 ) -> None:

@@ -33,6 +33,7 @@ def test_a_server_that_cannot_start_is_named_with_its_log(
     assert temporary_server.temporary_server_pid() is None
 
 
+@pytest.mark.slow
 def test_it_serves_this_machine_only_and_ends_with_the_process_that_started_it(
     tmp_path: Path, write_config: Callable[..., Path]
 ) -> None:
