@@ -9,7 +9,7 @@ from __future__ import annotations
 import fcntl
 import json
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, TypeVar
@@ -68,6 +68,10 @@ class TrajectoryEntry(_StateModel):
     """With `fix: restored`: the iteration whose fix made that version (0: as polishing began)."""
     version: str | None = None
     """The content hash of the deliverable this iteration's review read."""
+    usd: float | None = Field(None, ge=0)
+    """What this iteration's agent calls cost (`usage.json`); None where no price was known."""
+    tokens: int | None = Field(None, ge=0)
+    """Its agent calls' tokens, in and out; None in files written before the field existed."""
 
 
 class SecondReview(_StateModel):
@@ -224,6 +228,11 @@ def _read_archive(project_dir: Path) -> ChatHistory:
     return _read(project_dir / CHAT_ARCHIVE_FILE, _CHAT_ADAPTER)
 
 
+def state_lock(project_dir: Path) -> AbstractContextManager[None]:
+    """The lock the writers of a project's shared state files take turns on."""
+    return _locked(project_dir / STATE_LOCK_FILE)
+
+
 @contextmanager
 def _locked(path: Path) -> Iterator[None]:
     refuse_links(path)
@@ -257,6 +266,9 @@ def check_state_files(project_dir: Path) -> None:
     _finish_archiving(project_dir)
     if (project_dir / POLISH_STATE_FILE).exists():
         read_polish_state(project_dir)
+    from thoughtforge.core.spend import read_usage  # the ledger stands on this module
+
+    read_usage(project_dir)
 
 
 def _read(path: Path, adapter: TypeAdapter[M]) -> M:
