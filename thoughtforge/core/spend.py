@@ -10,16 +10,24 @@ be rebuilt.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from thoughtforge.config.agents import TokenPrices
 from thoughtforge.core.atomic_write import write_text_atomic
+from thoughtforge.core.project_log import LOG_FILE, log_event
 from thoughtforge.core.state import read_state_file, state_lock, utc_now
+from thoughtforge.errors import StateFileError
 
 USAGE_FILE = "usage.json"
+CALL_EVENT = "agent_usage"
+"""The project log's line for one call (`adapters.agents.spending`)."""
+BUDGET_EVENT = "budget_set"
 
 
 class _LedgerModel(BaseModel):
@@ -99,13 +107,53 @@ def add_call(project_dir: Path, phase: str, iteration: int | None, spend: Spend)
 
 
 def set_budget(project_dir: Path, budget: Budget | None) -> UsageLedger:
-    """Give the project its own budget (None: back to the config's)."""
+    """Give the project its own budget (None: back to the config's); logged, so a rebuilt
+    ledger has it too."""
     with state_lock(project_dir):
         ledger = read_usage(project_dir).model_copy(
             update={"budget": budget, "updated_at": utc_now()}
         )
         _write(project_dir, ledger)
+    log_event(project_dir, BUDGET_EVENT, budget=None if budget is None else budget.model_dump())
     return ledger
+
+
+def rebuild_from_log(project_dir: Path) -> UsageLedger:
+    """A ledger made again from the project log's `agent_usage` and `budget_set` lines, written
+    over an unreadable `usage.json` (whose bytes are kept beside it as `usage.json.corrupt`)."""
+    ledger = UsageLedger()
+    for event in _log_lines(project_dir):
+        if event.get("event") == BUDGET_EVENT:
+            raw = event.get("budget")
+            ledger.budget = None if raw is None else Budget.model_validate(raw)
+        elif event.get("event") == CALL_EVENT:
+            spend = _spend_of(event)
+            phase = str(event.get("phase", "unknown"))
+            iteration = event.get("iteration") if phase == "polishing" else None
+            ledger.phases[phase] = ledger.phases.get(phase, Spend()).plus(spend)
+            if isinstance(iteration, int):
+                ledger.iterations[iteration] = ledger.iterations.get(iteration, Spend()).plus(
+                    spend
+                )
+            ledger.total = ledger.total.plus(spend)
+    with state_lock(project_dir):
+        path = project_dir / USAGE_FILE
+        if path.exists():
+            try:
+                read_usage(project_dir)
+            except StateFileError:
+                path.replace(path.with_name(USAGE_FILE + ".corrupt"))
+        _write(project_dir, ledger)
+    return ledger
+
+
+def iteration_spend(project_dir: Path, iteration: int) -> Spend | None:
+    """What polish iteration `iteration`'s calls used; None when the ledger cannot be read (the
+    next budget check names the file)."""
+    try:
+        return read_usage(project_dir).iterations.get(iteration, Spend())
+    except StateFileError:
+        return None
 
 
 def price(prices: TokenPrices | None, tokens_in: int, tokens_out: int) -> float | None:
@@ -113,6 +161,31 @@ def price(prices: TokenPrices | None, tokens_in: int, tokens_out: int) -> float 
     if prices is None:
         return None
     return (tokens_in * prices.input + tokens_out * prices.output) / 1_000_000
+
+
+def _log_lines(project_dir: Path) -> Iterator[dict[str, Any]]:
+    path = project_dir / LOG_FILE
+    if not path.exists():
+        return
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue  # a line cut by a crash
+        if isinstance(event, dict):
+            yield event
+
+
+def _spend_of(event: dict[str, Any]) -> Spend:
+    usd = event.get("usd")
+    return Spend(
+        calls=1,
+        tokens_in=max(int(event.get("tokens_in") or 0), 0),
+        tokens_out=max(int(event.get("tokens_out") or 0), 0),
+        usd=max(float(usd), 0.0) if isinstance(usd, int | float) else 0.0,
+        estimated_calls=int(event.get("tokens") == "estimated"),
+        unpriced_calls=int(usd is None),
+    )
 
 
 def _write(project_dir: Path, ledger: UsageLedger) -> None:

@@ -100,7 +100,8 @@ class PolishState(_StateModel):
     found: what a second review is given when a later review of it comes back clean."""
     second_review: SecondReview | None = None
     plateau: bool = False
-    """Done at a plateau above the thresholds (stagnation): `last_issues` are still open."""
+    """Done above the thresholds (at a stagnation plateau, or on value): `last_issues` are still
+    open."""
 
 
 class ChatMessage(_StateModel):

@@ -14,7 +14,7 @@ from thoughtforge.adapters.agents.usage import CallUsage
 from thoughtforge.config import Config
 from thoughtforge.core import STATUS_FILE, log_event
 from thoughtforge.core.budget import budget_of, next_call_cost, over_budget
-from thoughtforge.core.spend import Spend, add_call, price, read_usage
+from thoughtforge.core.spend import CALL_EVENT, Spend, add_call, price, read_usage
 from thoughtforge.errors import BudgetExhausted, PhaseHalt, StateFileError
 from thoughtforge.models import HaltReason, Phase
 
@@ -33,8 +33,8 @@ def check_budget(config: Config, agent: str, project_dir: Path, prompt_tokens: i
     except StateFileError as exc:
         raise PhaseHalt(
             HaltReason.FILE_SYSTEM_ERROR,
-            f"{exc}. The spend so far is unknown, so no agent is called: restore the file (it is "
-            "in the project's git history; each call is also in the project log), then resume.",
+            f"{exc}. The spend so far is unknown, so no agent is called: rebuild it from the "
+            f"project log (thoughtforge budget {project_dir.name} --rebuild), then resume.",
         ) from None
     budget = budget_of(config, ledger)
     if not budget.limited:
@@ -78,7 +78,7 @@ def record_call(
         )
     if iteration is not None:
         fields["iteration"] = iteration
-    log_event(project_dir, "agent_usage", **fields)
+    log_event(project_dir, CALL_EVENT, **fields)
     spend = Spend(
         calls=1,
         tokens_in=usage.tokens_in,

@@ -41,6 +41,7 @@ from thoughtforge.core import (
     read_polish_state,
     show_on_board,
 )
+from thoughtforge.core.spend import iteration_spend
 from thoughtforge.errors import PhaseHalt, StateFileError
 from thoughtforge.models import POLISH_HALT_ADVICE, Counts, HaltReason, Phase
 from thoughtforge.phases import chat
@@ -118,7 +119,8 @@ class PolishLoop:
         fix = self.steps.previous_fix(review, recovered) or self.step_runner(
             f"fix #{n}", lambda: self.steps.fix(state, review, constraints, guidance)
         )
-        verdict = assess(state, review, fix, self.engine.config.polish)
+        spend = iteration_spend(self.dir, n)
+        verdict = assess(state, review, fix, self.engine.config.polish, spend)
         entry_text = polish_log.iteration_entry(
             n,
             verdict.entry.timestamp,
