@@ -113,10 +113,14 @@ INPUT_HALTS = frozenset({HaltReason.STUCK, HaltReason.BUILD_INCOMPLETE})
 OVERRIDE_BUILD_HALTS = frozenset({HaltReason.PLAN_INCOMPLETE})
 # Halts that wait for the person's decision or words, not for a cause to be fixed: they are
 # notified as `human_needed`, as is every halt of Phases 1–2 (the person is in that loop).
-DECISION_HALTS = INPUT_HALTS | OVERRIDE_BUILD_HALTS | {
-    HaltReason.SPEC_INCOMPLETE,
-    HaltReason.BUDGET_EXHAUSTED,
-}
+DECISION_HALTS = (
+    INPUT_HALTS
+    | OVERRIDE_BUILD_HALTS
+    | {
+        HaltReason.SPEC_INCOMPLETE,
+        HaltReason.BUDGET_EXHAUSTED,
+    }
+)
 
 
 def build_halt_options(reason: HaltReason) -> str:

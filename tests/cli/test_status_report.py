@@ -40,7 +40,9 @@ ROWS = [
         "11-20 08:00",
         styles={2: "yellow"},
     ),
-    _row("20261118-garden-77aa", "婚礼 计划 🎉", "done", "plan", "gemini", "$0.0042", "11-18 07:00"),
+    _row(
+        "20261118-garden-77aa", "婚礼 计划 🎉", "done", "plan", "gemini", "$0.0042", "11-18 07:00"
+    ),
     _row("20261117-cafe-0000", "Cafe\u0301  ", "brain_dump", "", "demo", "", "11-17 06:00"),
 ]
 """Plain and styled cells, empty ones, wide characters, a combining accent, trailing spaces."""

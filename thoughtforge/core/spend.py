@@ -132,9 +132,7 @@ def rebuild_from_log(project_dir: Path) -> UsageLedger:
             iteration = event.get("iteration") if phase == "polishing" else None
             ledger.phases[phase] = ledger.phases.get(phase, Spend()).plus(spend)
             if isinstance(iteration, int):
-                ledger.iterations[iteration] = ledger.iterations.get(iteration, Spend()).plus(
-                    spend
-                )
+                ledger.iterations[iteration] = ledger.iterations.get(iteration, Spend()).plus(spend)
             ledger.total = ledger.total.plus(spend)
     with state_lock(project_dir):
         path = project_dir / USAGE_FILE

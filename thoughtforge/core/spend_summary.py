@@ -46,7 +46,9 @@ class SpendSummary(BaseModel):
     def breakdown(self) -> list[tuple[str, str]]:
         """(where, what it cost) per phase, then per polish iteration."""
         rows = [(phase, describe(spend)) for phase, spend in self.phases.items()]
-        rows += [(f"iteration {n}", describe(spend)) for n, spend in sorted(self.iterations.items())]
+        rows += [
+            (f"iteration {n}", describe(spend)) for n, spend in sorted(self.iterations.items())
+        ]
         return rows
 
 

@@ -41,7 +41,9 @@ def _local(config: Config, url: str, **settings: object) -> None:
 
 
 def _call(project: Project, iteration: int | None = 2) -> AgentCall:
-    return AgentCall(step="plan-review", project_dir=project.dir, phase="polishing", iteration=iteration)
+    return AgentCall(
+        step="plan-review", project_dir=project.dir, phase="polishing", iteration=iteration
+    )
 
 
 def _usage_events(project: Project) -> list[dict[str, object]]:
@@ -131,9 +133,7 @@ def test_an_agent_that_reports_nothing_is_estimated_and_says_so(
         (None, "no usage object"),
     ],
 )
-def test_nonsense_usage_is_estimated_instead_naming_what_was_wrong(
-    usage: object, why: str
-) -> None:
+def test_nonsense_usage_is_estimated_instead_naming_what_was_wrong(usage: object, why: str) -> None:
     read = from_openai(usage)
     assert read.source == "estimated" and why in read.note
 
@@ -151,7 +151,9 @@ def test_nonsense_from_a_real_server_is_estimated_and_the_answer_kept(
 
 def test_claude_json_without_usage_is_estimated() -> None:
     assert from_claude({"result": "x"}).source == "estimated"
-    assert from_claude({"result": "x", "usage": {"input_tokens": 1, "output_tokens": 2}}).usd is None
+    assert (
+        from_claude({"result": "x", "usage": {"input_tokens": 1, "output_tokens": 2}}).usd is None
+    )
 
 
 def test_a_call_outside_a_project_is_not_recorded(config: Config, tmp_path: Path) -> None:
