@@ -1,6 +1,6 @@
 """The `thoughtforge` command line: a Typer `app` with one module per command group —
-`projects` (create, run, inspect), `replies` (the human's verbs), `server`, `budget` (spend and its limit), and `board` (the
-projects as a Kanban board, in the terminal or on a local web page).
+`projects` (create, run, inspect), `replies` (the human's verbs), `server`, `budget` (spend and
+its limit), and `board` (the projects as a Kanban board, in the terminal or on a local web page).
 
 It asks `phases` and `core` to act and runs `flows`; it never changes a phase itself. Commands
 import what they need when they run, so `thoughtforge --help` loads neither Prefect nor a phase.

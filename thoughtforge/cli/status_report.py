@@ -24,9 +24,9 @@ from thoughtforge.core import (
     open_project,
     read_polish_state,
 )
+from thoughtforge.core.spend_summary import spend_of
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import Phase
-from thoughtforge.core.spend_summary import spend_of
 from thoughtforge.terminal_text import inert, inert_text
 
 _COLUMNS = ("id", "name", "phase", "type", "agent", "spent", "updated")
