@@ -13,7 +13,7 @@ from tests.fake_openai import FakeOpenAI, Reply
 from thoughtforge.adapters.agents import AgentCall, http_agent, invoke_agent
 from thoughtforge.cli import app
 from thoughtforge.config import Config, OpenAIAgentSpec
-from thoughtforge.core import Project, create_project, read_events
+from thoughtforge.core import Project, create_project, read_events, read_thread
 from thoughtforge.core.budget import over_budget
 from thoughtforge.core.spend import USAGE_FILE, Budget, Spend, read_usage
 from thoughtforge.core.spend_summary import change_budget, rebuild, spend_of
@@ -148,3 +148,21 @@ def test_the_budget_command_sets_shows_and_refuses(config: Config, project: Proj
     assert refused.exit_code == 1 and "a budget must be more than 0" in str(refused.exception)
     assert read_usage(project.dir).budget == Budget(max_usd=5.0)
     assert [e for e in read_events(project.dir) if e["event"] == "budget_set"]
+
+
+def test_passing_80_percent_of_the_budget_is_told_in_the_chat_once(
+    config: Config, project: Project
+) -> None:
+    change_budget(config, project, 1.0, None)
+    for _ in range(3):
+        _ask(config, project)  # $0.60: not yet
+    assert not _notices(project)
+    _ask(config, project)  # $0.80
+    _ask(config, project)  # $1.00: exactly the budget, allowed
+    [notice] = _notices(project)
+    assert "80% of the budget is spent ($0.80 of $1.00" in notice
+    assert f"thoughtforge budget {project.id} --usd N" in notice
+
+
+def _notices(project: Project) -> list[str]:
+    return [m.content for m in read_thread(project.dir) if "of the budget is spent" in m.content]

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from prefect import get_client
 
 from tests.flows.conftest import run_cli
 from tests.polish_setup import calls, polishing_project, review, write_script
 from thoughtforge.config import load_config
-from thoughtforge.core import read_events, read_polish_state, read_status
+from thoughtforge.core import read_events, read_polish_state, read_status, read_thread
 from thoughtforge.core.spend import read_usage
 from thoughtforge.models import HaltReason, Phase
 
@@ -77,3 +78,11 @@ def test_a_budget_that_runs_out_mid_polish_halts_then_raised_and_resumed_finishe
     listing = run_cli(cli_env, config_path, "status")
     assert f"${ledger.total.usd:,.2f} / $100.00" in listing.stdout, listing.stdout
     assert json.loads((project.dir / "usage.json").read_text())["budget"]["max_usd"] == 100.0
+
+    finish = [m.content for m in read_thread(project.dir) if "Polish loop finished" in m.content]
+    assert finish and f"Spent ${ledger.total.usd:,.2f} of $100.00" in finish[-1]
+    with get_client(sync_client=True) as client:
+        artifacts = {a.key: a for a in client.read_latest_artifacts()}
+    breakdown = str(artifacts[f"{project.id}-spend"].data)
+    assert "| iteration 1 | $" in breakdown and "| polishing | $" in breakdown, breakdown
+    assert "| cost |" in str(artifacts[f"{project.id}-convergence"].data)

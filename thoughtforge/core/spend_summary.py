@@ -52,6 +52,17 @@ class SpendSummary(BaseModel):
         return rows
 
 
+def spend_markdown(summary: SpendSummary, project_id: str) -> str:
+    """The breakdown as a Markdown table: the run's artifact in the Prefect UI."""
+    if summary.error is not None:
+        return f"## Spend of {project_id}\n\n{summary.line}\n"
+    rows = "".join(f"| {where} | {what} |\n" for where, what in summary.breakdown())
+    return (
+        f"## Spend of {project_id}\n\n**Total:** {summary.line}\n\n"
+        f"| where | spent |\n| --- | --- |\n{rows}"
+    )
+
+
 def spend_of(config: Config, project: Project) -> SpendSummary:
     """The project's spend and the budget that applies; a corrupt ledger is named, not guessed."""
     try:

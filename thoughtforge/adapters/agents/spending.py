@@ -12,12 +12,22 @@ from pathlib import Path
 
 from thoughtforge.adapters.agents.usage import CallUsage
 from thoughtforge.config import Config
-from thoughtforge.core import STATUS_FILE, log_event
-from thoughtforge.core.budget import budget_of, next_call_cost, over_budget
-from thoughtforge.core.spend import CALL_EVENT, Spend, add_call, price, read_usage
+from thoughtforge.core import STATUS_FILE, ChatMessage, append_chat, log_event
+from thoughtforge.core.budget import budget_of, describe, next_call_cost, over_budget
+from thoughtforge.core.spend import (
+    CALL_EVENT,
+    Spend,
+    UsageLedger,
+    add_call,
+    price,
+    read_usage,
+)
 from thoughtforge.errors import BudgetExhausted, PhaseHalt, StateFileError
 from thoughtforge.models import HaltReason, Phase
 
+WARN_AT = 0.8
+"""The share of the budget whose passing the chat is told of."""
+_PHASES = frozenset(phase.value for phase in Phase)
 _RAISE_HINT = (
     " Raise it (thoughtforge budget {project} --usd N, or in the workbench) and resume, or "
     "terminate."
@@ -89,10 +99,40 @@ def record_call(
     )
     counted_iteration = iteration if phase == Phase.POLISHING.value else None
     try:
-        add_call(project_dir, phase, counted_iteration, spend)
+        ledger = add_call(project_dir, phase, counted_iteration, spend)
     except (StateFileError, OSError) as exc:
         log_event(project_dir, "usage_not_recorded", level="warning", error=str(exc))
+        return
+    _warn_near_the_end(config, project_dir, phase, spend, ledger)
+
+
+def _warn_near_the_end(
+    config: Config, project_dir: Path, phase: str, call: Spend, ledger: UsageLedger
+) -> None:
+    """The call that takes the project past `WARN_AT` of its budget is told in the chat, once."""
+    budget = budget_of(config, ledger)
+    total = ledger.total
+    crossed = []
+    if budget.max_usd is not None:
+        crossed.append(_crosses(total.usd - call.usd, total.usd, budget.max_usd))
+    if budget.max_tokens is not None:
+        crossed.append(_crosses(total.tokens - call.tokens, total.tokens, budget.max_tokens))
+    if not any(crossed) or phase not in _PHASES:
+        return
+    text = (
+        f"{WARN_AT:.0%} of the budget is spent ({describe(ledger.total, budget)}). A call that "
+        f"could pass it will not be made: raise it with thoughtforge budget {project_dir.name} "
+        "--usd N (or in the workbench) to go on without a stop."
+    )
+    try:
+        append_chat(project_dir, ChatMessage(role="system", content=text, phase=Phase(phase)))
+    except (StateFileError, OSError) as exc:
+        log_event(project_dir, "not_in_chat", level="warning", text=text, error=str(exc))
 
 
 def _in_a_project(project_dir: Path) -> bool:
     return (project_dir / STATUS_FILE).is_file()
+
+
+def _crosses(before: float, after: float, limit: float) -> bool:
+    return before < WARN_AT * limit <= after
