@@ -28,10 +28,7 @@ from thoughtforge.models import HaltReason, Phase
 WARN_AT = 0.8
 """The share of the budget whose passing the chat is told of."""
 _PHASES = frozenset(phase.value for phase in Phase)
-_RAISE_HINT = (
-    " Raise it (thoughtforge budget {project} --usd N, or in the workbench) and resume, or "
-    "terminate."
-)
+_RAISE_HINT = " To go on: thoughtforge budget {project} --usd N, then resume."
 
 
 def check_budget(config: Config, agent: str, project_dir: Path, prompt_tokens: int) -> None:
