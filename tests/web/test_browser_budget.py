@@ -15,6 +15,7 @@ import yaml
 
 from tests.polish_setup import ECHO_FIX, polishing_project, review
 from tests.server.conftest import BIN, REPO, Stack, running, wait_for
+from tests.web import test_browser
 from tests.web.test_browser import _asked, _button, _prepared, _shot
 from thoughtforge.config import load_config
 from thoughtforge.core import read_status
@@ -22,6 +23,7 @@ from thoughtforge.core.spend import Budget, read_usage, set_budget
 from thoughtforge.models import HaltReason, Phase
 
 pytestmark = pytest.mark.slow
+page = test_browser.page  # the same browser tab, its errors checked
 
 
 @pytest.fixture(scope="module")
@@ -45,16 +47,6 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     stack.config.write_text(yaml.safe_dump(data))
     with running(stack):
         yield stack
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    page = browser.new_page(viewport={"width": 1300, "height": 950})
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield page
-    page.close()
-    assert errors == [], errors
 
 
 def test_new_project_takes_a_budget_and_the_config_default_is_shown(

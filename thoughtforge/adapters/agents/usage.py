@@ -136,18 +136,19 @@ def _checked(
 
 
 def _count(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
-        raise ValueError(f"a token count that is not a number ({value!r})")
-    if value < 0 or value > MAX_CALL_TOKENS:
-        raise ValueError(f"an impossible token count ({value!r})")
-    return int(value)
+    return int(_figure(value, "a token count", MAX_CALL_TOKENS, ""))
 
 
 def _money(value: Any) -> float:
+    return _figure(value, "a cost", MAX_CALL_USD, " USD")
+
+
+def _figure(value: Any, what: str, most: float, unit: str) -> float:
+    """A reported number that can be true: not negative, not past `most`, not NaN."""
     if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
-        raise ValueError(f"a cost that is not a number ({value!r})")
-    if value < 0 or value > MAX_CALL_USD:
-        raise ValueError(f"an impossible cost ({value!r} USD)")
+        raise ValueError(f"{what} that is not a number ({value!r})")
+    if value < 0 or value > most:
+        raise ValueError(f"an impossible {what.removeprefix('a ')} ({value!r}{unit})")
     return float(value)
 
 
