@@ -267,9 +267,6 @@ def check_state_files(project_dir: Path) -> None:
     _finish_archiving(project_dir)
     if (project_dir / POLISH_STATE_FILE).exists():
         read_polish_state(project_dir)
-    from thoughtforge.core.spend import read_usage  # the ledger stands on this module
-
-    read_usage(project_dir)
 
 
 def _read(path: Path, adapter: TypeAdapter[M]) -> M:

@@ -25,7 +25,7 @@ from thoughtforge.core import (
 from thoughtforge.errors import (
     AgentFailure,
     AnswerCutOff,
-    BudgetExhausted,
+    PhaseHalt,
     RepositoryTampered,
     StateFileError,
     UnusableAnswer,
@@ -93,8 +93,8 @@ def halt_on_failure(project: Project) -> Iterator[None]:
     an agent reconfigured halts the project, each with its own reason and what helps."""
     try:
         yield
-    except BudgetExhausted as exc:
-        _halt(project, HaltReason.BUDGET_EXHAUSTED, str(exc))
+    except PhaseHalt as exc:  # before an agent call: a budget it could pass, an unreadable ledger
+        _halt(project, exc.halt_reason, str(exc))
     except AnswerCutOff as exc:
         _halt(project, HaltReason.ANSWER_UNUSABLE, f"{exc}. {UNUSABLE_HELP}")
     except AgentFailure as exc:
