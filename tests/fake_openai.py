@@ -37,6 +37,9 @@ class Reply:
     """False: one JSON body even when a stream was asked for (servers that do not stream)."""
     hostile: str | None = None
     """A server misbehaving, for as long as the client stays (`HOSTILE`)."""
+    usage: dict[str, Any] | None = None
+    """The `usage` object: in the JSON body, or streamed as OpenAI streams it (a last event with
+    no choices) when the request asks `stream_options: {"include_usage": true}`."""
 
 
 HOSTILE = {
@@ -99,7 +102,7 @@ def _handler_for(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             elif reply.status != 200:
                 self._json(reply.status, {"error": {"message": reply.error}}, reply.headers)
             elif body.get("stream") and reply.streamed:
-                self._stream(reply)
+                self._stream(reply, (body.get("stream_options") or {}).get("include_usage"))
             else:
                 self._json(200, _completion(reply))
 
@@ -187,7 +190,7 @@ def _handler_for(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
             self.wfile.flush()
 
-        def _stream(self, reply: Reply) -> None:
+        def _stream(self, reply: Reply, include_usage: bool = False) -> None:
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Connection", "close")
@@ -202,6 +205,8 @@ def _handler_for(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             if reply.completion_tokens is not None:
                 last["usage"] = {"completion_tokens": reply.completion_tokens}
             events.append(last)
+            if include_usage and reply.usage is not None:
+                events.append({"choices": [], "usage": reply.usage})
             for event in events:
                 self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
                 self.wfile.flush()
@@ -214,6 +219,7 @@ def _handler_for(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
 
 def _completion(reply: Reply) -> dict[str, Any]:
     usage = {"completion_tokens": reply.completion_tokens} if reply.completion_tokens else {}
+    usage.update(reply.usage or {})
     return {
         "object": "chat.completion",
         "choices": [

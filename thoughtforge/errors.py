@@ -15,6 +15,8 @@ Exception hierarchy:
   + RepositoryTampered    - a project's `.git/` holds hooks or config an agent wrote
   + ProjectFileError      - a project file that cannot be used: a link, a full disk, read-only
   + PhaseHalt             - a phase engine stops the project with a `halt_reason`
+    - BudgetExhausted     - the next agent call could take the project past its budget
+                            (halts `budget_exhausted`, before the call)
   + AgentFailure          - an agent failed twice (the flows halt with `agent_failure`)
     - PromptTooLarge      - a prompt that does not fit the agent's window, refused before any call
     - AnswerCutOff        - every attempt's answer was cut off at max_tokens (halts
@@ -124,6 +126,17 @@ class PhaseHalt(ThoughtForgeError):
     def __init__(self, reason: HaltReason, message: str) -> None:
         self.halt_reason = reason
         super().__init__(message)
+
+
+class BudgetExhausted(PhaseHalt):
+    """Raised before an agent call that could take the project past its budget: the call is not
+    made. Every phase halts with `budget_exhausted`; the message says spent / budget and how to
+    raise it."""
+
+    def __init__(self, message: str) -> None:
+        from thoughtforge.models import HaltReason
+
+        super().__init__(HaltReason.BUDGET_EXHAUSTED, message)
 
 
 class UnusableAnswer(ThoughtForgeError):

@@ -50,6 +50,8 @@ class HaltReason(StrEnum):
     GUARD_FIX_UNCHANGED = "guard_fix_unchanged"
     GUARD_FIX_CIRCULAR = "guard_fix_circular"
     GUARD_ISSUES_PERSIST = "guard_issues_persist"
+    GUARD_LOW_VALUE = "guard_low_value"
+    BUDGET_EXHAUSTED = "budget_exhausted"
 
 
 POLISH_HALT_ADVICE: dict[HaltReason, str] = {
@@ -85,6 +87,15 @@ POLISH_HALT_ADVICE: dict[HaltReason, str] = {
         "the reviewer may be manufacturing issues on a nearly finished deliverable: override if "
         "the deliverable is good"
     ),
+    HaltReason.GUARD_LOW_VALUE: (
+        "the last iterations resolved too little for what they cost: override to accept the "
+        "deliverable, or resume to pay for more iterations"
+    ),
+    HaltReason.BUDGET_EXHAUSTED: (
+        "the project's budget would not cover the next agent call: raise it (thoughtforge "
+        "budget ID --usd N, or the workbench) and resume, or terminate (in the polish loop, "
+        "override accepts the deliverable as it is)"
+    ),
     HaltReason.GUARD_MAX_ITERATIONS: (
         "the iteration ceiling was reached: override to accept, or raise polish.max_iterations "
         "and resume"
@@ -102,7 +113,14 @@ INPUT_HALTS = frozenset({HaltReason.STUCK, HaltReason.BUILD_INCOMPLETE})
 OVERRIDE_BUILD_HALTS = frozenset({HaltReason.PLAN_INCOMPLETE})
 # Halts that wait for the person's decision or words, not for a cause to be fixed: they are
 # notified as `human_needed`, as is every halt of Phases 1–2 (the person is in that loop).
-DECISION_HALTS = INPUT_HALTS | OVERRIDE_BUILD_HALTS | {HaltReason.SPEC_INCOMPLETE}
+DECISION_HALTS = (
+    INPUT_HALTS
+    | OVERRIDE_BUILD_HALTS
+    | {
+        HaltReason.SPEC_INCOMPLETE,
+        HaltReason.BUDGET_EXHAUSTED,
+    }
+)
 
 
 def build_halt_options(reason: HaltReason) -> str:

@@ -21,30 +21,39 @@ def _row(*cells: str, styles: dict[int, str] | None = None) -> tuple[tuple[str, 
 
 ROWS = [
     _row(
-        "20261123-wedding-plan-ab12", "Wedding Plan", "polishing", "plan", "claude", "11-23 09:00"
+        "20261123-wedding-plan-ab12",
+        "Wedding Plan",
+        "polishing",
+        "plan",
+        "claude",
+        "$1.20 / $5.00",
+        "11-23 09:00",
     ),
-    _row("20261122-broken-1234", "", "unreadable", "", "", "", styles={2: "red"}),
+    _row("20261122-broken-1234", "", "unreadable", "", "", "", "", styles={2: "red"}),
     _row(
         "20261120-todo-cli-0f3e",
         "Todo CLI",
         "halted (agent_failure) in building",
         "code",
         "codex",
+        "",
         "11-20 08:00",
         styles={2: "yellow"},
     ),
-    _row("20261118-garden-77aa", "婚礼 计划 🎉", "done", "plan", "gemini", "11-18 07:00"),
-    _row("20261117-cafe-0000", "Cafe\u0301  ", "brain_dump", "", "demo", "11-17 06:00"),
+    _row(
+        "20261118-garden-77aa", "婚礼 计划 🎉", "done", "plan", "gemini", "$0.0042", "11-18 07:00"
+    ),
+    _row("20261117-cafe-0000", "Cafe\u0301  ", "brain_dump", "", "demo", "", "11-17 06:00"),
 ]
 """Plain and styled cells, empty ones, wide characters, a combining accent, trailing spaces."""
 
 UNRULY = [
-    [*ROWS, _row(f"20261116-unruly-{n:04d}", name, "distilling", "", "demo", "11-16 05:00")]
+    [*ROWS, _row(f"20261116-unruly-{n:04d}", name, "distilling", "", "demo", "", "11-16 05:00")]
     for n, name in enumerate(("Line\nbreak", "Tab\there", "Line\u2028separator"))
 ]
 """Listings with a name no one line holds: the `Table` draws these."""
 
-ZERO_WIDTH = [_row("20261113-accent-0000", "e\u0301\u0301\u0301\u3000", "done", "", "demo", "")]
+ZERO_WIDTH = [_row("20261113-accent-0000", "e\u0301\u0301\u0301\u3000", "done", "", "demo", "", "")]
 """A name of more characters than cells, ending in a wide space that wrapping trims off."""
 
 
@@ -93,8 +102,8 @@ def test_at_80_columns_no_cell_is_cut(width: int) -> None:
     assert "…" not in printed
     flat = " ".join(printed.split())
     for row in ROWS:
-        project_id, name, phase, kind, agent, updated = (text.strip() for text, _ in row)
-        for whole in (project_id, kind, agent, updated):
+        project_id, name, phase, kind, agent, spent, updated = (text.strip() for text, _ in row)
+        for whole in (project_id, kind, agent, spent, updated):
             assert whole in flat, whole
         for wrapped in (name, phase):
             assert all(word in flat for word in wrapped.split()), wrapped

@@ -29,6 +29,7 @@ from thoughtforge.core import (
     utc_now,
     write_status,
 )
+from thoughtforge.core.spend import Budget, read_usage
 from thoughtforge.models import DeliverableType, HaltReason, Phase
 from thoughtforge.phases import plugin_loader
 from thoughtforge.prompting.library import DEFAULT_DIRECTORY, PromptLibrary
@@ -322,3 +323,39 @@ def test_terminate_at_a_chat_step_ends_the_project(bench: Bench) -> None:
     assert status.halt_reason is HaltReason.HUMAN_TERMINATED
     page = bench.get(f"/projects/{project.id}").text
     assert "Terminated: this project will not go on." in page and "data-action" not in page
+
+
+def test_new_project_keeps_a_budget_and_refuses_one_of_zero_or_less(bench: Bench) -> None:
+    for bad in (0, -3, "lots"):
+        refused = bench.post("/projects", {"brain_dump": BRAIN_DUMP, "budget_usd": bad})
+        assert refused.status_code == 400 and "budget_usd" in refused.json()["error"]
+    assert list(bench.config.projects.directory.glob("2*")) == []
+    answer = bench.post("/projects", {"brain_dump": BRAIN_DUMP, "budget_usd": 2.5})
+    assert answer.status_code == 200, answer.text
+    project = open_project(bench.config, answer.json()["project_id"])
+    assert read_usage(project.dir).budget == Budget(max_usd=2.5)
+    page = bench.get(f"/projects/{project.id}").text
+    assert 'class="spend"' in page and "spent $0.00 / $2.50" in page
+
+
+def test_a_budget_halts_decision_carries_the_new_budget_and_only_that_halts(bench: Bench) -> None:
+    project = _project(bench)
+    for phase in (Phase.DISTILLING, Phase.HUMAN_REVIEW, Phase.SPEC_BUILDING, Phase.BUILDING):
+        transition(project, phase, deliverable_type=DeliverableType.PLAN)
+    transition(project, Phase.POLISHING)
+    transition(project, Phase.HALTED, halt_reason=HaltReason.GUARD_HALLUCINATION)
+    other = bench.post(f"/projects/{project.id}/reply", {"action": "resume", "budget_usd": 9})
+    assert other.status_code == 409 and "budget_exhausted halt only" in other.json()["error"]
+    transition(project, Phase.HALTED, halt_reason=HaltReason.HUMAN_TERMINATED)
+    project = _project(bench)
+    for phase in (Phase.DISTILLING, Phase.HUMAN_REVIEW, Phase.SPEC_BUILDING, Phase.BUILDING):
+        transition(project, phase, deliverable_type=DeliverableType.PLAN)
+    transition(project, Phase.POLISHING)
+    transition(project, Phase.HALTED, halt_reason=HaltReason.BUDGET_EXHAUSTED)
+    page = bench.get(f"/projects/{project.id}").text
+    assert 'id="raise-budget"' in page
+    zero = bench.post(f"/projects/{project.id}/reply", {"action": "override", "budget_usd": 0})
+    assert zero.status_code == 400 and read_status(project.dir).phase is Phase.HALTED
+    answer = bench.post(f"/projects/{project.id}/reply", {"action": "override", "budget_usd": 9})
+    assert answer.status_code == 200, answer.text
+    assert read_usage(project.dir).budget == Budget(max_usd=9.0)

@@ -14,7 +14,9 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from thoughtforge.config import Config
+from thoughtforge.core.budget import usd
 from thoughtforge.core.project import ProjectListing, list_projects
+from thoughtforge.core.spend import read_usage
 from thoughtforge.core.state import POLISH_STATE_FILE, Status, read_polish_state
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import POLISH_HALT_ADVICE, Counts, DeliverableType, HaltReason, Phase
@@ -54,6 +56,9 @@ class Card(BaseModel):
     counts: Counts | None = None
     problem: str | None = None
     """Why a state file could not be read, when one could not."""
+    spent: str | None = None
+    """What the project's agent calls cost (`$1.23`, with its own budget `$1.23 / $5.00`);
+    None before its first call."""
 
     @property
     def title(self) -> str:
@@ -74,7 +79,7 @@ def card_of(project_id: str, project_dir: Path, status: Status) -> Card:
         agent=status.agent,
         updated_at=status.updated_at,
     )
-    return _with_polish_metrics(card, project_dir)
+    return _with_spend(_with_polish_metrics(card, project_dir), project_dir)
 
 
 def board_cards(config: Config) -> list[Card]:
@@ -119,6 +124,8 @@ def describe(card: Card) -> str:
     if card.counts is not None:
         c = card.counts
         lines.append(f"**Last counts:** {c.critical} critical, {c.medium} medium, {c.minor} minor")
+    if card.spent:
+        lines.append(f"**Spent:** {card.spent}")
     if card.problem:
         lines.append(f"**Problem:** {card.problem}")
     lines.append(f"**Project id:** {card.project_id}")
@@ -145,6 +152,20 @@ def _with_polish_metrics(card: Card, project_dir: Path) -> Card:
             "counts": state.counts if state.iteration else None,
         }
     )
+
+
+def _with_spend(card: Card, project_dir: Path) -> Card:
+    try:
+        ledger = read_usage(project_dir)
+    except StateFileError:
+        return card.model_copy(update={"spent": "unknown (usage.json unreadable)"})
+    if not ledger.total.calls:
+        return card
+    spent = usd(ledger.total.usd) if ledger.total.usd or not ledger.total.unpriced_calls else ""
+    spent = spent or f"{ledger.total.tokens:,} tokens"
+    if ledger.budget is not None and ledger.budget.max_usd is not None:
+        spent += f" / {usd(ledger.budget.max_usd)}"
+    return card.model_copy(update={"spent": spent})
 
 
 def _card_of_listing(listing: ProjectListing) -> Card:

@@ -69,6 +69,8 @@ def _card_lines(card: Card) -> list[list[_Piece]]:
     if card.counts is not None:
         c = card.counts
         lines.append([(f"{c.critical} crit · {c.medium} med · {c.minor} min", "")])
+    if card.spent:
+        lines.append([(f"spent {inert(card.spent)}", "")])
     if card.problem:
         lines.append([(inert(card.problem), "red")])
     return lines

@@ -16,6 +16,7 @@ from rich.text import Text
 from thoughtforge.config import Config
 from thoughtforge.core import (
     POLISH_STATE_FILE,
+    Project,
     Status,
     changes,
     current_wait,
@@ -23,11 +24,12 @@ from thoughtforge.core import (
     open_project,
     read_polish_state,
 )
+from thoughtforge.core.spend_summary import spend_of
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import Phase
 from thoughtforge.terminal_text import inert, inert_text
 
-_COLUMNS = ("id", "name", "phase", "type", "agent", "updated")
+_COLUMNS = ("id", "name", "phase", "type", "agent", "spent", "updated")
 UNNAMED = "(named when the intent is confirmed)"
 """The name cell of a project in Phase 1: the agent names it from the brain dump at the end."""
 _WRAPPED_MIN = 12
@@ -44,7 +46,7 @@ def project_table(config: Config) -> tuple[ProjectTable, list[str]]:
     for listing in list_projects(config):
         project_id = (inert(listing.project.id), "")
         if listing.status is None:
-            rows.append((project_id, ("", ""), ("unreadable", "red"), *[("", "")] * 3))
+            rows.append((project_id, ("", ""), ("unreadable", "red"), *[("", "")] * 4))
             problems.append(listing.error or "")
             continue
         s = listing.status
@@ -55,6 +57,7 @@ def project_table(config: Config) -> tuple[ProjectTable, list[str]]:
                 _phase_cell(s),
                 (inert(s.deliverable_type or ""), ""),
                 (inert(s.agent), ""),
+                _spent_cell(config, listing.project),
                 (f"{s.updated_at:%m-%d %H:%M}", ""),
             )
         )
@@ -95,13 +98,13 @@ class ProjectTable:
         return _Either(table, self.compact(), least + 3 * len(_COLUMNS) + 1)
 
     def compact(self) -> Table:
-        """Two columns, for a console too narrow for six (80 columns): the id over the type,
-        agent and time, the name over the phase, nothing cut."""
+        """Two columns, for a console too narrow for seven (80 columns): the id over the type,
+        agent, spend and time, the name over the phase, nothing cut."""
         table = Table()
-        table.add_column("id\ntype · agent · updated", no_wrap=True)
+        table.add_column("id\ntype · agent · spent · updated", no_wrap=True)
         table.add_column("name\nphase")
-        for id_, name, phase, kind, agent, updated in self.rows:
-            about = " · ".join(text for text, _ in (kind, agent, updated) if text)
+        for id_, name, phase, kind, agent, spent, updated in self.rows:
+            about = " · ".join(text for text, _ in (kind, agent, spent, updated) if text)
             table.add_row(
                 Text.assemble((id_[0], id_[1]), "\n", about),
                 Text.assemble((name[0], name[1]), "\n", (phase[0], phase[1])),
@@ -209,6 +212,7 @@ def project_detail(config: Config, project_id: str) -> Group:
                 style="cyan",
             )
         )
+    parts.append(_spend_detail(config, project))
     if (project.dir / POLISH_STATE_FILE).exists():
         parts.append(_polish_summary(project.dir))
     foreign = changes(project.dir).foreign
@@ -218,6 +222,32 @@ def project_detail(config: Config, project_id: str) -> Group:
             inert_text(f"not written by ThoughtForge, not committed: {listing}", style="yellow")
         )
     return Group(*parts)
+
+
+def _spent_cell(config: Config, project: Project) -> _Cell:
+    """What the project spent (and of what budget); empty before its first agent call."""
+    summary = spend_of(config, project)
+    if summary.error is not None:
+        return "unknown", "red"
+    if not summary.total.calls and summary.budget.max_usd is None:
+        return "", ""
+    return summary.short, ""
+
+
+def _spend_detail(config: Config, project: Project) -> Text:
+    """`spent: $1.23 of $5.00 · …`, then one line per phase and polish iteration."""
+    summary = spend_of(config, project)
+    if summary.error is not None:
+        return inert_text(f"spent: {summary.line}", style="red")
+    whose = " (the project's own budget)" if summary.own_budget else ""
+    lines = [f"spent: {summary.line}{whose}"]
+    lines += [f"  {where}: {what}" for where, what in summary.breakdown()]
+    if summary.total.unpriced_calls:
+        lines.append(
+            "  calls without a price are counted in tokens only: set "
+            "agents.available.<agent>.price_per_million_tokens to count their money"
+        )
+    return inert_text("\n".join(lines))
 
 
 def _phase_cell(status: Status) -> _Cell:

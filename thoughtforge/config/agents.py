@@ -11,6 +11,14 @@ from thoughtforge.config.section import Section, type_or
 from thoughtforge.config.urls import HttpUrl
 
 
+class TokenPrices(Section):
+    """What an agent's provider charges, in US dollars per million tokens: how a call's money is
+    reckoned when the agent reports tokens but no cost (`core.spend`)."""
+
+    input: float = Field(ge=0, le=10_000)
+    output: float = Field(ge=0, le=10_000)
+
+
 class _AgentBase(Section):
     """What every kind of agent has: the window the prompt and the answer share, and the room kept
     in it for the answer (`max_tokens`), so a prompt is cut before it leaves no room to answer."""
@@ -18,6 +26,7 @@ class _AgentBase(Section):
     context_window_tokens: int = Field(100_000, gt=0)
     max_tokens: int | None = Field(None, gt=0)
     vision: bool = False
+    price_per_million_tokens: TokenPrices | None = None
 
     @property
     def prompt_budget_tokens(self) -> int:

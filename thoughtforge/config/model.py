@@ -10,6 +10,7 @@ from thoughtforge.config.section import Section
 from thoughtforge.config.services import ServerConfig, VibeKanbanConfig, WebConfig
 from thoughtforge.config.small_sections import (
     BrainDumpConfig,
+    BudgetConfig,
     ConcurrencyConfig,
     DirectoryConfig,
     HumanConfig,
@@ -25,6 +26,7 @@ from thoughtforge.errors import ConfigError
 class Config(Section):
     projects: ProjectsConfig = ProjectsConfig()
     polish: PolishConfig = PolishConfig()
+    budget: BudgetConfig = BudgetConfig()
     concurrency: ConcurrencyConfig = ConcurrencyConfig()
     agents: AgentsConfig
     notifications: NotificationsConfig = NotificationsConfig()

@@ -22,6 +22,18 @@ class PolishConfig(Section):
     stagnation_limit: int = Field(3, ge=2)
     retry_malformed_output: int = Field(2, ge=0)
     reviewer_agent: str | None = None
+    min_issues_resolved_per_usd: float | None = Field(None, gt=0)
+    """The value guard (off when unset): once the last `value_window` iterations resolved fewer
+    severity-weighted issues per dollar than this, another iteration is not worth its price."""
+    value_window: int = Field(3, ge=1, le=50)
+
+
+class BudgetConfig(Section):
+    """What a project may spend on agent calls, by default (`thoughtforge budget ID` sets one
+    project's own). Unset: no limit."""
+
+    max_usd: float | None = Field(None, gt=0)
+    max_tokens: int | None = Field(None, gt=0)
 
 
 class ConcurrencyConfig(Section):

@@ -24,6 +24,7 @@ from thoughtforge.core.project_log import LOG_FILE, log_event
 from thoughtforge.core.run_lock import LOCK_FILE
 from thoughtforge.core.run_start import STARTING_FILE
 from thoughtforge.core.space_reserve import RESERVE_FILE
+from thoughtforge.core.spend import USAGE_FILE
 from thoughtforge.core.state import (
     CHAT_ARCHIVE_FILE,
     CHAT_HISTORY_FILE,
@@ -53,6 +54,7 @@ PRIVATE_FILES = (
     STREAM_FILE,
     RESERVE_FILE,
     STARTING_FILE,
+    USAGE_FILE,  # money spent stays spent: no reset or rollback of the deliverable undoes it
     ".scripted-agent/",
     f"resources/{UPLOAD_PART_PREFIX}",
 )

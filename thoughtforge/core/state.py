@@ -9,7 +9,7 @@ from __future__ import annotations
 import fcntl
 import json
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, TypeVar
@@ -68,6 +68,10 @@ class TrajectoryEntry(_StateModel):
     """With `fix: restored`: the iteration whose fix made that version (0: as polishing began)."""
     version: str | None = None
     """The content hash of the deliverable this iteration's review read."""
+    usd: float | None = Field(None, ge=0)
+    """What this iteration's agent calls cost (`usage.json`); None where no price was known."""
+    tokens: int | None = Field(None, ge=0)
+    """Its agent calls' tokens, in and out; None in files written before the field existed."""
 
 
 class SecondReview(_StateModel):
@@ -96,7 +100,8 @@ class PolishState(_StateModel):
     found: what a second review is given when a later review of it comes back clean."""
     second_review: SecondReview | None = None
     plateau: bool = False
-    """Done at a plateau above the thresholds (stagnation): `last_issues` are still open."""
+    """Done above the thresholds (at a stagnation plateau, or on value): `last_issues` are still
+    open."""
 
 
 class ChatMessage(_StateModel):
@@ -222,6 +227,11 @@ def _read_archive(project_dir: Path) -> ChatHistory:
     if not (project_dir / CHAT_ARCHIVE_FILE).exists():
         return []
     return _read(project_dir / CHAT_ARCHIVE_FILE, _CHAT_ADAPTER)
+
+
+def state_lock(project_dir: Path) -> AbstractContextManager[None]:
+    """The lock the writers of a project's shared state files take turns on."""
+    return _locked(project_dir / STATE_LOCK_FILE)
 
 
 @contextmanager

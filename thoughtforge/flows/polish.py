@@ -24,6 +24,7 @@ from thoughtforge.core import (
     load_project,
     read_polish_state,
 )
+from thoughtforge.core.spend_summary import spend_markdown, spend_of
 from thoughtforge.errors import StateFileError
 from thoughtforge.flows.console import make_run_output_inert
 from thoughtforge.flows.events import announce
@@ -79,7 +80,7 @@ def polish_flow(
 def polish_until_settled(project: Project, config: Config, wait_for_human: bool) -> PolishOutcome:
     """The loop, then (with `wait_for_human`) the human's decision on a halt, until settled."""
     while True:
-        progress = _Progress(project)
+        progress = _Progress(project, config)
         loop = PolishLoop(project, config, on_iteration=progress.iteration_done)
         outcome = loop.run()
         print(outcome.reason)
@@ -112,8 +113,9 @@ class _Progress:
     """Logs every iteration; publishes the artifacts when asked, or when the last publication is
     `PUBLISH_EVERY_SECONDS` old."""
 
-    def __init__(self, project: Project) -> None:
+    def __init__(self, project: Project, config: Config) -> None:
         self.project = project
+        self.config = config
         self.published_at = time.monotonic()
 
     def iteration_done(self, state: PolishState, report: GuardReport) -> None:
@@ -135,6 +137,11 @@ class _Progress:
             key=f"{key}-trajectory",
             table=[entry.model_dump(mode="json") for entry in state.trajectory],
             description=f"Polish trajectory of {key}",
+        )
+        create_markdown_artifact(
+            key=f"{key}-spend",
+            markdown=spend_markdown(spend_of(self.config, self.project), key),
+            description=f"What {key}'s agent calls cost, per phase and polish iteration",
         )
         create_markdown_artifact(
             key=f"{key}-convergence",

@@ -25,6 +25,7 @@ from thoughtforge.core import (
 from thoughtforge.errors import (
     AgentFailure,
     AnswerCutOff,
+    PhaseHalt,
     RepositoryTampered,
     StateFileError,
     UnusableAnswer,
@@ -87,11 +88,13 @@ def _sent_while_working(project: Project, step: HumanStep[TurnT]) -> list[ChatMe
 
 @contextmanager
 def halt_on_failure(project: Project) -> Iterator[None]:
-    """An agent that failed twice, an answer unusable twice, a document that cannot be written
-    (a full disk, a link where it belongs) or a git repository an agent reconfigured halts the
-    project, each with its own reason and what helps."""
+    """A budget the next call could pass, an agent that failed twice, an answer unusable twice,
+    a document that cannot be written (a full disk, a link where it belongs) or a git repository
+    an agent reconfigured halts the project, each with its own reason and what helps."""
     try:
         yield
+    except PhaseHalt as exc:  # before an agent call: a budget it could pass, an unreadable ledger
+        _halt(project, exc.halt_reason, str(exc))
     except AnswerCutOff as exc:
         _halt(project, HaltReason.ANSWER_UNUSABLE, f"{exc}. {UNUSABLE_HELP}")
     except AgentFailure as exc:

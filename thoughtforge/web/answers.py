@@ -12,14 +12,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from thoughtforge.config import Config
 from thoughtforge.core import Project, current_wait, is_running
 from thoughtforge.core.run_start import RunAlreadyStarting, Starting, claim_start, clear_start
 from thoughtforge.core.run_start import starting as standing_claim
+from thoughtforge.core.spend_summary import change_budget, spend_of
 from thoughtforge.errors import ThoughtForgeError
-from thoughtforge.models import Phase
+from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import add_human_message, halt_actions
 from thoughtforge.phases.chat import when_answered, when_read
 from thoughtforge.server.api import AnsweredMeanwhile, PrefectApi, PrefectApiError, find_api
@@ -49,6 +50,8 @@ class Answer(BaseModel):
     message: str = ""
     agent: str | None = None
     """With a halt's or a stuck build's decision: the agent to go on with (`switch_agent`)."""
+    budget_usd: float | None = Field(None, gt=0, le=1_000_000)
+    """With a decision on a `budget_exhausted` halt: the project's new budget in dollars."""
 
 
 class Outcome(BaseModel):
@@ -123,7 +126,20 @@ def take_answer(
         if answer.action not in AGENT_SWITCH_ACTIONS:
             raise ActionRefused(f"'{answer.action}' calls no agent: there is none to switch.")
         halt_actions.switch_agent(project, config, answer.agent)  # as `thoughtforge agent` does
+    if answer.budget_usd is not None:
+        _raise_budget(config, project, answer)
     return _decide(config, config_file, project, answer, start)
+
+
+def _raise_budget(config: Config, project: Project, answer: Answer) -> None:
+    """A budget_exhausted halt's form carries the new budget: set before the decision, as
+    `thoughtforge budget ID --usd N` does; the token limit stays as it was."""
+    if project.status().halt_reason is not HaltReason.BUDGET_EXHAUSTED:
+        raise ActionRefused("the budget is raised on a budget_exhausted halt only")
+    if answer.action == "terminate":
+        return
+    kept_tokens = spend_of(config, project).budget.max_tokens
+    change_budget(config, project, answer.budget_usd, kept_tokens)
 
 
 def _claim_wake(project: Project) -> bool:

@@ -18,6 +18,7 @@ from pydantic import Base64Bytes, BaseModel, Field
 from thoughtforge.config import Config
 from thoughtforge.core import Project, create_project, log_event, with_hints
 from thoughtforge.core.run_start import RunAlreadyStarting, claim_start, clear_start, record_run
+from thoughtforge.core.spend_summary import change_budget
 from thoughtforge.errors import ProjectLimitError, ThoughtForgeError
 from thoughtforge.phases.chat import notice
 from thoughtforge.phases.plugin_loader import load_plugins
@@ -53,6 +54,8 @@ class NewProject(BaseModel):
     deliverable_type: str = Field("", pattern=r"^([a-z][a-z0-9_]{0,39})?$")
     """A hint for the distillation: one of the deliverable types (plugins), or none."""
     files: list[DroppedFile] = []
+    budget_usd: float | None = Field(None, gt=0, le=1_000_000)
+    """The project's own budget; none: the config's."""
 
 
 class Started(BaseModel):
@@ -76,9 +79,12 @@ def create_from_page(config: Config, request: NewProject) -> Project:
             path.write_bytes(dropped.data)
             paths.append(path)
         try:
-            return create_project(config, brain_dump=text, resources=paths, agent=request.agent)
+            project = create_project(config, brain_dump=text, resources=paths, agent=request.agent)
         except ProjectLimitError as exc:  # the page's own way to free a slot, not the CLI's
             raise ProjectLimitError(inbox(config).full or str(exc)) from None
+    if request.budget_usd is not None:
+        change_budget(config, project, request.budget_usd, None)
+    return project
 
 
 def start_run(

@@ -19,6 +19,7 @@ from thoughtforge.core import (
     Status,
     read_events,
 )
+from thoughtforge.core.budget import usd
 from thoughtforge.core.links import read_own_text
 from thoughtforge.models import Severity
 from thoughtforge.phases.plugin_contract import Plugin
@@ -58,11 +59,21 @@ class Chart(BaseModel):
     last_iteration: int
 
 
+class IterationCost(BaseModel):
+    """One polish iteration's counts beside what its agent calls cost."""
+
+    iteration: int
+    issues: str
+    cost: str
+    """`$0.71`, or `—` when none of its calls had a price."""
+
+
 class Panel(BaseModel):
     """Everything below the thread for a project past Phase 2."""
 
     build: list[ProgressItem] = []
     chart: Chart | None = None
+    costs: list[IterationCost] = []
     guards: list[str] = []
     verdict: str = ""
     deliverable_html: str = ""
@@ -166,6 +177,14 @@ def _add_polish(project: Project, panel: Panel) -> None:
     if record.state is None:
         return
     panel.chart = chart_of([entry.model_dump() for entry in record.trajectory])
+    panel.costs = [
+        IterationCost(
+            iteration=entry.iteration,
+            issues=f"{entry.critical} critical, {entry.medium} medium, {entry.minor} minor",
+            cost="—" if entry.usd is None else usd(entry.usd),
+        )
+        for entry in record.trajectory
+    ]
     panel.polish_log_html = render_markdown(record.log_text) if record.log_text else ""
     last = record.last_iteration
     if last is not None:

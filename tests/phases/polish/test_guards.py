@@ -23,6 +23,8 @@ GUARD_ORDER = [
     "fix_circular",
     "hallucination",
     "fabrication",
+    "value",
+    "low_value",
     "stagnation",
     "persistence",
     "max_iterations",
@@ -559,3 +561,41 @@ def test_a_plateau_of_persisting_issues_halts_at_twice_the_stagnation_limit() ->
     report = run(criticals(4, 4, 4, 4, 4, 4), same, same)
     assert report.halt_reason is HaltReason.GUARD_ISSUES_PERSIST
     assert "stayed open for 6 iterations (total stuck at 4" in report.reason
+
+
+# --- value guard ---------------------------------------------------------------------------------
+
+
+def priced(counts: list[tuple[int, int, int]], usd: float | None) -> list[TrajectoryEntry]:
+    """`entries` with each iteration costing `usd` (None: no price known)."""
+    return [entry.model_copy(update={"usd": usd}) for entry in entries(*counts)]
+
+
+VALUE = PolishConfig(min_issues_resolved_per_usd=2.0, value_window=3)
+
+
+def test_the_value_guard_is_off_by_default_and_weighs_only_priced_iterations() -> None:
+    flat = [(3, 0, 0), (3, 0, 1), (3, 1, 0), (3, 0, 0)]
+    assert named(run(priced(flat, 1.0)), "low_value").detail.startswith("off")
+    unpriced = run(priced(flat, None), config=VALUE)
+    assert unpriced.verdict == "continue"
+    assert "no price" in named(unpriced, "low_value").detail
+
+
+def test_iterations_that_resolve_too_little_per_dollar_halt_saying_what_another_buys() -> None:
+    # 15 → 14 weighted issues over three iterations at $1 each: 0.3 per dollar, below 2.
+    report = run(priced([(3, 0, 0), (3, 0, 1), (3, 0, 0), (2, 1, 2)], 1.0), config=VALUE)
+    assert report.halt_reason is HaltReason.GUARD_LOW_VALUE
+    assert "resolved 1 severity-weighted issue(s) for $3.00 (0.3 per dollar" in report.reason
+    assert "another iteration, about $1.00, would likely resolve 0.3" in report.reason
+    # The same progress bought cheaply is worth it: 1 issue for $0.30 is 3.3 per dollar.
+    assert run(priced([(3, 0, 0), (3, 0, 1), (3, 0, 0), (2, 1, 2)], 0.1), VALUE).verdict == (
+        "continue"
+    )
+
+
+def test_low_value_near_the_thresholds_ends_the_loop_as_done_with_the_issues_left() -> None:
+    # 0 critical, 5 medium, 2 minor: over medium 3 but within twice the thresholds.
+    report = run(priced([(0, 6, 3), (0, 6, 2), (0, 5, 3), (0, 5, 2)], 1.0), config=VALUE)
+    assert report.verdict == "done" and report.guard == "value"
+    assert "polish stopped on value" in report.reason and "7 issue(s) still open" in report.reason

@@ -9,7 +9,9 @@ from thoughtforge.phases.polish.trajectory_chart import trajectory_chart
 GOLDEN = Path(__file__).parents[2] / "golden" / "trajectory_chart.md"
 
 
-def _entry(n: int, critical: int, medium: int, minor: int) -> TrajectoryEntry:
+def _entry(
+    n: int, critical: int, medium: int, minor: int, usd: float | None = None
+) -> TrajectoryEntry:
     return TrajectoryEntry(
         iteration=n,
         critical=critical,
@@ -18,11 +20,15 @@ def _entry(n: int, critical: int, medium: int, minor: int) -> TrajectoryEntry:
         total=critical + medium + minor,
         fix_applied=critical + medium + minor > 0,
         timestamp=datetime(2026, 11, 23, tzinfo=UTC),
+        usd=usd,
     )
 
 
 def test_the_chart_matches_its_golden_file() -> None:
-    chart = trajectory_chart([_entry(1, 2, 5, 3), _entry(2, 0, 3, 2), _entry(3, 0, 0, 0)])
+    """Each iteration's cost beside its counts; `—` where no price was known."""
+    chart = trajectory_chart(
+        [_entry(1, 2, 5, 3, 0.4213), _entry(2, 0, 3, 2, 0.0031), _entry(3, 0, 0, 0)]
+    )
     assert chart == GOLDEN.read_text()
 
 

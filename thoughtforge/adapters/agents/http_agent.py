@@ -33,6 +33,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel
 
+from thoughtforge.adapters.agents.usage import from_openai, report
 from thoughtforge.adapters.deadline import Deadline
 from thoughtforge.config import OpenAIAgentSpec
 
@@ -151,6 +152,7 @@ def _request_body(
         "model": spec.model,
         "messages": [{"role": "user", "content": prompt}],  # text, or text and images
         "stream": True,
+        "stream_options": {"include_usage": True},  # the last event then carries `usage`
         "temperature": temperature,
     }
     if spec.max_tokens is not None:
@@ -339,6 +341,7 @@ def _streamed(exchange: _Exchange, on_output: Callable[[bytes], None]) -> HttpAn
     size = 0
     finish: str | None = None
     tokens: int | None = None
+    usage: Any = None
     done = False
     for event in _events(exchange):
         if event is None:
@@ -346,7 +349,7 @@ def _streamed(exchange: _Exchange, on_output: Callable[[bytes], None]) -> HttpAn
             break
         if "error" in event:
             return HttpAnswer(failure=f"the server stopped with an error: {_message(event)}")
-        choice = (event.get("choices") or [{}])[0]
+        choice = (event.get("choices") or [{}])[0]  # the usage event has no choices
         piece = (choice.get("delta") or {}).get("content") or ""
         if piece:
             data = piece.encode("utf-8")
@@ -360,7 +363,9 @@ def _streamed(exchange: _Exchange, on_output: Callable[[bytes], None]) -> HttpAn
             parts.append(piece)
             on_output(data)
         finish = choice.get("finish_reason") or finish
+        usage = event.get("usage") or usage
         tokens = (event.get("usage") or {}).get("completion_tokens", tokens)
+    report(from_openai(usage))
     text = "".join(parts).strip()
     if finish is None and not done:
         return HttpAnswer(
@@ -396,6 +401,7 @@ def _whole_answer(
         kind = response.headers.get("content-type") or "no content type"
         excerpt = body[:_EXCERPT].decode("utf-8", "replace")
         return HttpAnswer(failure=f"not a chat completion ({kind}): {excerpt!r}")
+    report(from_openai(payload.get("usage")))
     data = text.encode("utf-8")
     if len(data) > exchange.max_bytes:
         return HttpAnswer(

@@ -34,6 +34,8 @@ from thoughtforge.adapters.agents.image_parts import (
 )
 from thoughtforge.adapters.agents.output import AgentOutputError, normalise
 from thoughtforge.adapters.agents.process import ProcessResult, run_command
+from thoughtforge.adapters.agents.spending import check_budget, record_call
+from thoughtforge.adapters.agents.usage import measuring, of_call
 from thoughtforge.config import (
     AgentsConfig,
     AgentSpec,
@@ -123,8 +125,10 @@ def invoke_agent(
         raise PromptTooLarge(agent, call.step, tokens, spec.context_window_tokens, spec.max_tokens)
     failures: list[str] = []
     for attempt in range(1, attempts + 1):
+        check_budget(config, agent, call.project_dir, tokens)  # each attempt is paid for
         # A run told to stop starts no call (nor a retry); the call in flight may finish.
-        with agent_call(), _call_slot(agent):  # waiting for a slot is not the agent's time
+        # Waiting for a slot is not the agent's time; what the answer reports it used is metered.
+        with agent_call(), _call_slot(agent), measuring() as usage:
             started_at, started = utc_now(), time.monotonic()
             activity = AgentActivity(
                 agent=agent,
@@ -144,6 +148,8 @@ def invoke_agent(
             finally:
                 end_call(call.project_dir)
             seconds = time.monotonic() - started
+        used = of_call(usage, prompt, answer)
+        record_call(config, agent, call.project_dir, call.phase, call.iteration, used)
         log_event(
             call.project_dir,
             "agent_call",

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from thoughtforge.adapters.agents.usage import from_claude, report
+
 
 class AgentOutputError(ValueError):
     """The output is not in the form the agent's `output` setting promises."""
@@ -15,13 +17,16 @@ def _plain_text(stdout: str) -> str:
 
 
 def _claude_json(stdout: str) -> str:
-    """`claude -p --output-format json` prints one object whose `result` is the answer."""
+    """`claude -p --output-format json` prints one object whose `result` is the answer, and
+    what the call used and cost (reported to the call's usage meter)."""
     try:
         payload = json.loads(stdout)
     except json.JSONDecodeError as exc:
         raise AgentOutputError(
             f"expected Claude Code JSON, got unparsable output ({exc})"
         ) from None
+    if isinstance(payload, dict):
+        report(from_claude(payload))  # an error was paid for too
     if not isinstance(payload, dict) or not isinstance(payload.get("result"), str):
         raise AgentOutputError("Claude Code JSON has no string 'result' field")
     if payload.get("is_error"):

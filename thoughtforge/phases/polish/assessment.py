@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from thoughtforge.config import PolishConfig
 from thoughtforge.core import PolishState, SecondReview, TrajectoryEntry, utc_now
+from thoughtforge.core.spend import Spend
 from thoughtforge.models import Counts, Issue, Severity
 from thoughtforge.phases.polish.guards import GuardReport, evaluate
 from thoughtforge.phases.polish.iteration import FixResult, StoredReview
@@ -22,9 +23,14 @@ class Assessment(BaseModel):
 
 
 def assess(
-    previous: PolishState, review: StoredReview, fix: FixResult, config: PolishConfig
+    previous: PolishState,
+    review: StoredReview,
+    fix: FixResult,
+    config: PolishConfig,
+    spend: Spend | None = None,
 ) -> Assessment:
-    """The trajectory entry, guard report and new state after iteration `review.iteration`."""
+    """The trajectory entry, guard report and new state after iteration `review.iteration`;
+    `spend` is what the iteration's agent calls used (`usage.json`)."""
     n = review.iteration
     counts = Counts.of(review.issues)
     entry = TrajectoryEntry(
@@ -36,6 +42,8 @@ def assess(
         fix=fix.outcome,
         restored=fix.restored,
         version=review.version,
+        usd=_priced(spend),
+        tokens=None if spend is None else spend.tokens,
     )
     trajectory = [*previous.trajectory, entry]
     tests_passed = None if review.tests is None else review.tests.failed == 0
@@ -62,7 +70,7 @@ def assess(
         versions=versions,
         concerns=concerns,
         second_review=_second_review(report, review, concerns),
-        plateau=report.verdict == "done" and report.guard == "stagnation",
+        plateau=report.verdict == "done" and report.guard in ("stagnation", "value"),
     )
     return Assessment(state=state, report=report, entry=entry)
 
@@ -77,3 +85,10 @@ def _second_review(
         found_at=report.second_review_of,
         issues=concerns.get(review.version, []),
     )
+
+
+def _priced(spend: Spend | None) -> float | None:
+    """The iteration's cost, unless none of its calls had a price."""
+    if spend is None or (spend.calls and spend.unpriced_calls == spend.calls):
+        return None
+    return round(spend.usd, 6)

@@ -27,10 +27,13 @@ from pydantic import BaseModel
 
 from thoughtforge.config import PolishConfig
 from thoughtforge.core import FixOutcome, TrajectoryEntry
+from thoughtforge.core.budget import usd
 from thoughtforge.models import Counts, HaltReason, Issue, Severity
 
 Verdict = Literal["continue", "done", "halt"]
 
+SEVERITY_WEIGHTS = {Severity.CRITICAL: 5, Severity.MEDIUM: 2, Severity.MINOR: 1}
+"""How much resolving an issue is worth to the value guard, by severity."""
 _FABRICATION_WINDOW = 3
 _CIRCULAR_WINDOW = 4
 """Two fixes among the last four that restore an earlier version: the fixer goes in circles."""
@@ -395,6 +398,67 @@ def _persistence(it: _Iteration) -> tuple[bool, str]:
     )
 
 
+def weighted(entry: TrajectoryEntry) -> int:
+    """An iteration's issues, each counted by its severity's weight."""
+    return sum(weight * getattr(entry, s.value) for s, weight in SEVERITY_WEIGHTS.items())
+
+
+def _low_value(it: _Iteration) -> str | None:
+    """What the last `value_window` iterations bought per dollar, when it is below
+    `min_issues_resolved_per_usd` (the value guard; off unless set); None otherwise."""
+    floor, k = it.config.min_issues_resolved_per_usd, it.config.value_window
+    if floor is None or len(it.entries) <= k:
+        return None
+    costs = [entry.usd for entry in it.entries[-k:]]
+    if any(cost is None for cost in costs):
+        return None  # an iteration without a price cannot be weighed
+    spent = sum(cost for cost in costs if cost is not None)
+    if spent <= 0:
+        return None
+    resolved = weighted(it.entries[-k - 1]) - weighted(it.last)
+    rate = resolved / spent
+    if rate >= floor:
+        return None
+    each = spent / k
+    likely = max(rate, 0.0) * each
+    return (
+        f"The last {k} iterations resolved {resolved} severity-weighted issue(s) for "
+        f"{usd(spent)} ({rate:.1f} per dollar; polish.min_issues_resolved_per_usd is "
+        f"{_number(floor)}): another iteration, about {usd(each)}, would likely resolve "
+        f"{likely:.1f} (critical 5, medium 2, minor 1)."
+    )
+
+
+def _value_done(it: _Iteration) -> tuple[bool, str]:
+    """Low value near the thresholds (within twice them): done, the issues left listed."""
+    low = _low_value(it)
+    if low is None:
+        return False, _value_state(it)
+    if _over_limits(_counts(it.last), it.config, factor=2):
+        return False, "low value, but not within twice the thresholds"
+    return True, (
+        f"polish stopped on value: {low} Within twice the thresholds "
+        f"({describe(_counts(it.last))}): {it.last.total} issue(s) still open."
+    )
+
+
+def _value_halt(it: _Iteration) -> tuple[bool, str]:
+    """Low value far from the thresholds: the person decides whether more is worth paying."""
+    low = _low_value(it)
+    if low is None:
+        return False, _value_state(it)
+    return True, f"{low} Still {describe(_counts(it.last))}: more polishing is yours to decide."
+
+
+def _value_state(it: _Iteration) -> str:
+    if it.config.min_issues_resolved_per_usd is None:
+        return "off (polish.min_issues_resolved_per_usd unset)"
+    window = it.entries[-it.config.value_window :]
+    if any(entry.usd is None for entry in window):
+        return "cannot weigh: an iteration of the window has no price"
+    return "worth its cost"
+
+
 def _max_iterations(it: _Iteration) -> tuple[bool, str]:
     ceiling = it.config.max_iterations
     if it.last.iteration < ceiling:
@@ -440,6 +504,8 @@ _GUARDS: tuple[tuple[str, Verdict, HaltReason | None, _Guard], ...] = (
     ("fix_circular", "halt", HaltReason.GUARD_FIX_CIRCULAR, _fix_circular),
     ("hallucination", "halt", HaltReason.GUARD_HALLUCINATION, _hallucination),
     ("fabrication", "halt", HaltReason.GUARD_FABRICATION, _fabrication),
+    ("value", "done", None, _value_done),
+    ("low_value", "halt", HaltReason.GUARD_LOW_VALUE, _value_halt),
     ("stagnation", "done", None, _stagnation),
     ("persistence", "halt", HaltReason.GUARD_ISSUES_PERSIST, _persistence),
     ("max_iterations", "halt", HaltReason.GUARD_MAX_ITERATIONS, _max_iterations),

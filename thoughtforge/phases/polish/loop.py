@@ -41,6 +41,8 @@ from thoughtforge.core import (
     read_polish_state,
     show_on_board,
 )
+from thoughtforge.core.spend import iteration_spend
+from thoughtforge.core.spend_summary import spend_of
 from thoughtforge.errors import PhaseHalt, StateFileError
 from thoughtforge.models import POLISH_HALT_ADVICE, Counts, HaltReason, Phase
 from thoughtforge.phases import chat
@@ -118,7 +120,8 @@ class PolishLoop:
         fix = self.steps.previous_fix(review, recovered) or self.step_runner(
             f"fix #{n}", lambda: self.steps.fix(state, review, constraints, guidance)
         )
-        verdict = assess(state, review, fix, self.engine.config.polish)
+        spend = iteration_spend(self.dir, n)
+        verdict = assess(state, review, fix, self.engine.config.polish, spend)
         entry_text = polish_log.iteration_entry(
             n,
             verdict.entry.timestamp,
@@ -156,15 +159,16 @@ class PolishLoop:
     def _finish(self, state: PolishState, report: GuardReport) -> PolishOutcome:
         deliverable = self.steps.deliverable
         still_open = polish_log.open_issues(state.last_issues) if state.plateau else ""
+        spent = f" Spent {spend_of(self.engine.config, self.engine.project).line}."
         message = (
             f"Polish loop finished after {state.iteration} iterations: {report.reason} "
-            f"Deliverable: {deliverable}{still_open}"
+            f"Deliverable: {deliverable}{still_open}{spent}"
         )
         self.engine.say(message)
         name = self.engine.project_name
         self.engine.advance(
             Phase.DONE,
-            f"Project '{name}' — {report.reason} Ready for final review.{still_open}",
+            f"Project '{name}' — {report.reason} Ready for final review.{spent}{still_open}",
         )
         return PolishOutcome(
             verdict="done",

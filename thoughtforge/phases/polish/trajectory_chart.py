@@ -1,9 +1,10 @@
-"""The convergence trajectory as a Markdown chart: one bar per iteration, so the Prefect UI
-shows at a glance whether the loop is getting anywhere."""
+"""The convergence trajectory as a Markdown chart: one bar per iteration, with what it cost, so
+the Prefect UI shows at a glance whether the loop is getting anywhere, and at what price."""
 
 from __future__ import annotations
 
 from thoughtforge.core import TrajectoryEntry
+from thoughtforge.core.budget import usd
 
 BAR_WIDTH = 40
 
@@ -15,8 +16,8 @@ def trajectory_chart(trajectory: list[TrajectoryEntry]) -> str:
     scale = max(max(e.total for e in trajectory), 1)
     rows = [_row(entry, scale) for entry in trajectory]
     return (
-        "| # | critical | medium | minor | total | fix | chart |\n"
-        "| ---: | ---: | ---: | ---: | ---: | --- | --- |\n" + "\n".join(rows) + "\n\n"
+        "| # | critical | medium | minor | total | fix | cost | chart |\n"
+        "| ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |\n" + "\n".join(rows) + "\n\n"
         "`█` critical · `▓` medium · `░` minor\n"
     )
 
@@ -27,7 +28,8 @@ def _row(entry: TrajectoryEntry, scale: int) -> str:
 
     chart = bar(entry.critical, "█") + bar(entry.medium, "▓") + bar(entry.minor, "░")
     fix = "yes" if entry.fix_applied else "no"
+    cost = "—" if entry.usd is None else usd(entry.usd)
     return (
         f"| {entry.iteration} | {entry.critical} | {entry.medium} | {entry.minor} | "
-        f"{entry.total} | {fix} | `{chart or '·'}` |"
+        f"{entry.total} | {fix} | {cost} | `{chart or '·'}` |"
     )

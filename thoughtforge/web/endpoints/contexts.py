@@ -20,6 +20,7 @@ from thoughtforge.core import (
     read_chat,
     utc_now,
 )
+from thoughtforge.core.spend_summary import spend_of
 from thoughtforge.errors import StateFileError, ThoughtForgeError
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.web import live
@@ -44,6 +45,7 @@ def project_state(request: Request, project: Project) -> dict[str, Any]:
         "agents": agent_choices(config) if composer.switches_agent else [],
         "work": live.work_line(project, utc_now()),
         "run_page": _run_page(config, project),
+        "spend": spend_of(config, project),
     }
 
 

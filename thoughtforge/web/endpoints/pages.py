@@ -36,7 +36,14 @@ async def new_project_page(request: Request) -> Response:
     default = config.agents.default if config.agents.default in usable else next(iter(usable), "")
     plugins = await run_in_threadpool(load_plugins, config)  # a plugin's import may be slow
     types = {name: plugin.label for name, plugin in plugins.items()}
-    context = {"title": "New project", "agents": agents, "types": types}
+    limit = config.budget.max_usd
+    default_budget = f"${limit:,.2f} (the config's budget)" if limit else "no limit"
+    context = {
+        "title": "New project",
+        "agents": agents,
+        "types": types,
+        "default_budget": default_budget,
+    }
     return page(request, "new.html", {**context, "default": default})
 
 

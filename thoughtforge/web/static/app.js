@@ -103,12 +103,14 @@ function connect() {
     const focused = document.activeElement;
     const focusedAction = focused && focused.closest && focused.closest("#actions") ? focused.dataset.action : null;
     const agent = $("switch-agent") ? $("switch-agent").value : null;
+    const budget = $("raise-budget") ? $("raise-budget").value : null;
     $("project-header").innerHTML = data.header;
     keepingNewest(() => {
       $("actions").innerHTML = data.actions;
       $("work").innerHTML = data.work;
     });
     if (agent && $("switch-agent")) $("switch-agent").value = agent;
+    if (budget && $("raise-budget")) $("raise-budget").value = budget;
     if (focusedAction) {
       const again = document.querySelector('#actions [data-action="' + focusedAction + '"]');
       if (again) again.focus(); else $("message").focus();
@@ -147,6 +149,8 @@ async function act(button) {
   const payload = {action: action, message: text};
   const agent = $("switch-agent");
   if (agent && !button.hasAttribute("data-danger")) payload.agent = agent.value;
+  const budget = $("raise-budget");
+  if (budget && budget.value && !button.hasAttribute("data-danger")) payload.budget_usd = Number(budget.value);
   try {
     const result = await post("/projects/" + project + "/reply", payload);
     if (text && message.value === text) message.value = "";
@@ -282,6 +286,7 @@ function setUpNewProject() {
         brain_dump: $("brain-dump").value,
         agent: $("agent").value,
         deliverable_type: $("deliverable-type").value,
+        budget_usd: $("budget-usd").value ? Number($("budget-usd").value) : null,
         files: files,
       });
       window.location.href = result.url;
