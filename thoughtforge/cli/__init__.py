@@ -6,9 +6,20 @@ It asks `phases` and `core` to act and runs `flows`; it never changes a phase it
 import what they need when they run, so `thoughtforge --help` loads neither Prefect nor a phase.
 """
 
-from thoughtforge.cli import board, chat, mcp, projects, replies, server, web
+from thoughtforge.cli import after_done, board, chat, mcp, projects, replies, server, web
 from thoughtforge.cli.app import app, main, reflow_help
 
 reflow_help()
 
-__all__ = ["app", "board", "chat", "main", "mcp", "projects", "replies", "server", "web"]
+__all__ = [
+    "after_done",
+    "app",
+    "board",
+    "chat",
+    "main",
+    "mcp",
+    "projects",
+    "replies",
+    "server",
+    "web",
+]
