@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from thoughtforge.config import Config
 from thoughtforge.core.project import ProjectListing, list_projects
+from thoughtforge.core.revisions import current_revision, revision_words
 from thoughtforge.core.state import POLISH_STATE_FILE, Status, read_polish_state
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import POLISH_HALT_ADVICE, Counts, DeliverableType, HaltReason, Phase
@@ -54,10 +55,13 @@ class Card(BaseModel):
     counts: Counts | None = None
     problem: str | None = None
     """Why a state file could not be read, when one could not."""
+    revision: int = 1
 
     @property
     def title(self) -> str:
         title = f"{self.name} · {COLUMNS[self.column]}"
+        if self.revision > 1:
+            title = f"{title} · {revision_words(self.revision)}"
         return f"{title} · {self.badge}" if self.badge else title
 
 
@@ -73,6 +77,7 @@ def card_of(project_id: str, project_dir: Path, status: Status) -> Card:
         deliverable_type=status.deliverable_type,
         agent=status.agent,
         updated_at=status.updated_at,
+        revision=_revision(project_dir),
     )
     return _with_polish_metrics(card, project_dir)
 
@@ -108,6 +113,8 @@ def describe(card: Card) -> str:
         f"**Deliverable:** {card.deliverable_type or 'not decided yet'}",
         f"**Agent:** {card.agent or 'unknown'}",
     ]
+    if card.revision > 1:
+        lines.append(f"**Revision:** {card.revision}")
     if card.halt_reason:
         advice = POLISH_HALT_ADVICE.get(card.halt_reason)
         lines.append(f"**Halt reason:** {card.halt_reason}" + (f" — {advice}" if advice else ""))
@@ -123,6 +130,13 @@ def describe(card: Card) -> str:
         lines.append(f"**Problem:** {card.problem}")
     lines.append(f"**Project id:** {card.project_id}")
     return "\n\n".join(lines)
+
+
+def _revision(project_dir: Path) -> int:
+    try:
+        return current_revision(project_dir)
+    except StateFileError:
+        return 1
 
 
 def _badge(status: Status) -> Badge | None:

@@ -20,6 +20,7 @@ from thoughtforge.core import (
     read_chat,
     utc_now,
 )
+from thoughtforge.core.revisions import current_revision, staleness_note
 from thoughtforge.errors import StateFileError, ThoughtForgeError
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.web import live
@@ -44,6 +45,8 @@ def project_state(request: Request, project: Project) -> dict[str, Any]:
         "agents": agent_choices(config) if composer.switches_agent else [],
         "work": live.work_line(project, utc_now()),
         "run_page": _run_page(config, project),
+        "revision": current_revision(project.dir),
+        "stale": staleness_note(project.dir),
     }
 
 
