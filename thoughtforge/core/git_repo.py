@@ -232,11 +232,11 @@ def file_at(path: Path, commit: str, relpath: str) -> str | None:
 
 @_one_line_errors
 def restore_tree(path: Path, commit: str, keep: Sequence[str]) -> None:
-    """Index and work tree as `commit` has them (tracked files it lacks are removed), except the
-    `keep` paths, which stay as they are. History is not touched: the caller commits."""
+    """The work tree as `commit` has it (tracked files it lacks are removed), except the `keep`
+    paths, which stay as they are. The index and history are not touched: the caller commits."""
     clear_stale_lock(path)
     excluded = [f":(exclude){relpath}" for relpath in keep]
-    _repo(path).git.restore(f"--source={commit}", "--staged", "--worktree", "--", ".", *excluded)
+    _repo(path).git.restore(f"--source={commit}", "--worktree", "--", ".", *excluded)
 
 
 def clear_stale_lock(path: Path) -> None:
