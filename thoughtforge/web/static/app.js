@@ -334,13 +334,13 @@ connect();
 
 document.querySelectorAll("[data-restore]").forEach(function (button) {
   button.addEventListener("click", async function () {
-    const name = button.dataset.restore;
+    const name = button.dataset.restore, where = button.dataset.project;
     if (!window.confirm("Restore " + name + "? The files go back to that version with a new commit; the history is kept.")) return;
     button.disabled = true;
     try {
-      const data = await post("/projects/" + project + "/rollback", {to: name});
+      const data = await post("/projects/" + where + "/rollback", {to: name});
       say(data.note, "ok");
-      window.setTimeout(function () { window.location.href = "/projects/" + project; }, 800);
+      window.setTimeout(function () { window.location.href = "/projects/" + where; }, 800);
     } catch (error) {
       say(error.message, "error");
       button.disabled = false;
