@@ -8,7 +8,14 @@ plan kept. A kill loses at most the section being asked for.
 from __future__ import annotations
 
 from thoughtforge.config import Config
-from thoughtforge.core import PLAN_FILE, SPEC_FILE, Project, TransitionHooks, log_event
+from thoughtforge.core import (
+    CONSTRAINTS_FILE,
+    PLAN_FILE,
+    SPEC_FILE,
+    Project,
+    TransitionHooks,
+    log_event,
+)
 from thoughtforge.core.revisions import Revision, open_revision, record_built_from, update_revision
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import HaltReason, Phase
@@ -80,7 +87,14 @@ class PlanReviser:
             )
 
     def _choose(self, headings: list[str]) -> list[str]:
-        spec_diff = readable_diff(self.revision.spec_before, self.engine.read(SPEC_FILE), SPEC_FILE)
+        spec_diff = "\n\n".join(
+            diff
+            for name, before in (
+                (SPEC_FILE, self.revision.spec_before),
+                (CONSTRAINTS_FILE, self.revision.constraints_before),
+            )
+            if (diff := readable_diff(before, self.engine.read(name), name))
+        )
         prompt = self.engine.prompts.render(
             SECTIONS_STEP,
             change=self.revision.change,
