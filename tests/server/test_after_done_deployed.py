@@ -7,11 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.flows.test_after_done import CHANGE, _sections, revision_script
-from tests.server.conftest import REPO, Stack, running, wait_for
+from tests.server.conftest import BIN, REPO, Stack, running, wait_for
 from thoughtforge.core import Project, read_status
-from thoughtforge.core.revisions import current_revision
+from thoughtforge.core.history import project_history
 from thoughtforge.models import Phase
 from thoughtforge.server.api import PrefectApi
 
@@ -20,7 +21,14 @@ pytestmark = pytest.mark.slow
 
 def test_a_revision_runs_on_the_deployment(tmp_path: Path) -> None:
     stack = Stack(tmp_path)
-    stack.env["THOUGHTFORGE_SCRIPT"] = str(revision_script(tmp_path / "script.yaml"))
+    script = revision_script(tmp_path / "script.yaml")
+    data = yaml.safe_load(stack.config.read_text())  # the worker's runs read the agent from it
+    data["agents"]["available"]["reviser"] = {
+        "command": str(BIN / "thoughtforge-scripted-agent"),
+        "flags": ["--script", str(script)],
+    }
+    data["agents"]["default"] = "reviser"
+    stack.config.write_text(yaml.safe_dump(data))
     with running(stack):
         brain_dump = REPO / "examples" / "wedding-plan.md"
         started = stack.prefect(
@@ -48,9 +56,10 @@ def test_a_revision_runs_on_the_deployment(tmp_path: Path) -> None:
         )  # fmt: skip
         assert revised.returncode == 0, revised.stdout + revised.stderr
         wait_for(
-            lambda: current_revision(project) == 2 and read_status(project).phase is Phase.DONE,
-            "revision 2 done",
+            lambda: "r2-phase4" in [item.name for item in project_history(project)],
+            "revision 2 done (its Done commit)",
         )
+        assert read_status(project).phase is Phase.DONE
         before, after = _sections(first), _sections((project / "docs" / "plan.md").read_text())
         assert [h for h in before if before[h] != after[h]] == ["Resources & Budget"]
         latest = PrefectApi(stack.api).latest_run(project.name)
