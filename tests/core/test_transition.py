@@ -170,9 +170,14 @@ def test_listeners_hear_every_transition_and_a_broken_one_is_only_logged(
     assert len(failures) == 1 and "event bus down" in failures[0]["error"]
 
 
-def test_a_done_project_can_go_back_to_polishing_and_nowhere_else(project: Project) -> None:
+@pytest.mark.parametrize("back_to", [Phase.POLISHING, Phase.SPEC_BUILDING, Phase.BUILDING])
+def test_a_done_project_goes_back_only_to_repolish_revise_or_a_rolled_back_phase(
+    project: Project, back_to: Phase
+) -> None:
+    """Re-polish and rollback to Phase 3's end → polishing; revise → spec_building; rollback to
+    Phase 2's end → building. Never back into Phase 1."""
     status = read_status(project.dir).model_copy(update={"phase": Phase.DONE})
     write_status(project.dir, status)
-    with pytest.raises(TransitionError, match="cannot move from 'done' to 'building'"):
-        transition(project, Phase.BUILDING)
-    assert transition(project, Phase.POLISHING).phase is Phase.POLISHING
+    with pytest.raises(TransitionError, match="cannot move from 'done' to 'distilling'"):
+        transition(project, Phase.DISTILLING)
+    assert transition(project, back_to).phase is back_to

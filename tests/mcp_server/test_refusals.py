@@ -61,7 +61,7 @@ def test_bad_calls_are_refused_in_clear_words_and_a_halt_is_decided_through_a_to
             assert entry["halt_reason"] == "guard_max_iterations"
             assert entry["halted"] == "guard max iterations"  # the page's words
             status = payload(await client.call_tool("project_status", {"project_id": project.id}))
-            assert status["actions_now"] == ["resume", "override", "terminate"]
+            assert status["actions_now"] == ["resume", "override", "revise", "terminate"]
             decided = payload(
                 await client.call_tool("decide", {"project_id": project.id, "decision": "override"})
             )

@@ -59,9 +59,13 @@ def test_a_recorded_wait_decides(kind: str, phase: Phase, expected: list[str]) -
 @pytest.mark.parametrize(
     ("reason", "origin", "expected"),
     [
-        (HaltReason.GUARD_HALLUCINATION, Phase.POLISHING, ["resume", "override", "terminate"]),
-        (HaltReason.STUCK, Phase.BUILDING, ["provide_input", "terminate"]),
-        (HaltReason.PLAN_INCOMPLETE, Phase.BUILDING, ["override", "terminate"]),
+        (
+            HaltReason.GUARD_HALLUCINATION,
+            Phase.POLISHING,
+            ["resume", "override", "revise", "terminate"],
+        ),
+        (HaltReason.STUCK, Phase.BUILDING, ["provide_input", "revise", "terminate"]),
+        (HaltReason.PLAN_INCOMPLETE, Phase.BUILDING, ["override", "revise", "terminate"]),
         (HaltReason.AGENT_FAILURE, Phase.DISTILLING, ["resume", "terminate"]),
     ],
 )
@@ -81,8 +85,8 @@ def test_a_working_run_takes_messages_only_and_an_idle_project_can_be_started() 
     assert "stopped mid-phase" in crashed.note and crashed.allows("start")
 
 
-def test_a_finished_or_terminated_project_takes_nothing() -> None:
-    assert _names(_status(Phase.DONE)) == []
+def test_a_finished_project_takes_a_change_request_and_a_terminated_one_nothing() -> None:
+    assert _names(_status(Phase.DONE)) == ["revise"]
     terminated = _status(
         Phase.HALTED, halt_reason=HaltReason.HUMAN_TERMINATED, halted_from=Phase.BUILDING
     )

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from thoughtforge.config import Config
 from thoughtforge.core.budget import usd
 from thoughtforge.core.project import ProjectListing, list_projects
+from thoughtforge.core.revisions import current_revision, revision_words
 from thoughtforge.core.spend import read_usage
 from thoughtforge.core.state import POLISH_STATE_FILE, Status, read_polish_state
 from thoughtforge.errors import StateFileError
@@ -59,10 +60,13 @@ class Card(BaseModel):
     spent: str | None = None
     """What the project's agent calls cost (`$1.23`, with its own budget `$1.23 / $5.00`);
     None before its first call."""
+    revision: int = 1
 
     @property
     def title(self) -> str:
         title = f"{self.name} · {COLUMNS[self.column]}"
+        if self.revision > 1:
+            title = f"{title} · {revision_words(self.revision)}"
         return f"{title} · {self.badge}" if self.badge else title
 
 
@@ -78,6 +82,7 @@ def card_of(project_id: str, project_dir: Path, status: Status) -> Card:
         deliverable_type=status.deliverable_type,
         agent=status.agent,
         updated_at=status.updated_at,
+        revision=_revision(project_dir),
     )
     return _with_spend(_with_polish_metrics(card, project_dir), project_dir)
 
@@ -113,6 +118,8 @@ def describe(card: Card) -> str:
         f"**Deliverable:** {card.deliverable_type or 'not decided yet'}",
         f"**Agent:** {card.agent or 'unknown'}",
     ]
+    if card.revision > 1:
+        lines.append(f"**Revision:** {card.revision}")
     if card.halt_reason:
         advice = POLISH_HALT_ADVICE.get(card.halt_reason)
         lines.append(f"**Halt reason:** {card.halt_reason}" + (f" — {advice}" if advice else ""))
@@ -130,6 +137,13 @@ def describe(card: Card) -> str:
         lines.append(f"**Problem:** {card.problem}")
     lines.append(f"**Project id:** {card.project_id}")
     return "\n\n".join(lines)
+
+
+def _revision(project_dir: Path) -> int:
+    try:
+        return current_revision(project_dir)
+    except StateFileError:
+        return 1
 
 
 def _badge(status: Status) -> Badge | None:

@@ -1,14 +1,27 @@
 """The `thoughtforge` command line: a Typer `app` with one module per command group —
 `projects` (create, run, inspect), `replies` (the human's verbs), `server`, `budget` (spend and
-its limit), and `board` (the projects as a Kanban board, in the terminal or on a local web page).
+its limit), `after_done` (revise, history, rollback) and `board` (the projects as a Kanban
+board, in the terminal or on a local web page).
 
 It asks `phases` and `core` to act and runs `flows`; it never changes a phase itself. Commands
 import what they need when they run, so `thoughtforge --help` loads neither Prefect nor a phase.
 """
 
-from thoughtforge.cli import board, budget, chat, mcp, projects, replies, server, web
+from thoughtforge.cli import after_done, board, budget, chat, mcp, projects, replies, server, web
 from thoughtforge.cli.app import app, main, reflow_help
 
 reflow_help()
 
-__all__ = ["app", "board", "budget", "chat", "main", "mcp", "projects", "replies", "server", "web"]
+__all__ = [
+    "after_done",
+    "app",
+    "board",
+    "budget",
+    "chat",
+    "main",
+    "mcp",
+    "projects",
+    "replies",
+    "server",
+    "web",
+]

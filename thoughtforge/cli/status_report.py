@@ -24,6 +24,7 @@ from thoughtforge.core import (
     open_project,
     read_polish_state,
 )
+from thoughtforge.core.revisions import current_revision, staleness_note
 from thoughtforge.core.spend_summary import spend_of
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import Phase
@@ -201,7 +202,13 @@ def project_detail(config: Config, project_id: str) -> Group:
     facts.add_row("directory", inert_text(str(project.dir)))
     for field, value in status.model_dump(mode="json").items():
         facts.add_row(field, inert_text("" if value is None else str(value)))
+    revision = current_revision(project.dir)
+    if revision > 1:
+        facts.add_row("revision", str(revision))
     parts: list[Table | Text] = [facts]
+    stale = staleness_note(project.dir)
+    if stale is not None:
+        parts.append(inert_text(stale, style="yellow"))
     waiting = current_wait(project.dir)
     if waiting is not None:
         where = waiting.page or "its run (the Prefect server it used is not recorded)"

@@ -191,6 +191,54 @@ def ever_committed(path: Path, relpath: str) -> bool:
     return bool(_repo(path).git.log("-1", "--format=%H", "--", relpath).strip())
 
 
+@_one_line_errors
+def log_lines(path: Path, format_: str) -> list[str]:
+    """One line per commit of HEAD, oldest first, in git's `--format`; none before a commit."""
+    repo = _repo(path)
+    if not repo.head.is_valid():
+        return []
+    return [line for line in repo.git.log("--reverse", f"--format={format_}").splitlines() if line]
+
+
+@_one_line_errors
+def tags_with_prefix(path: Path, prefix: str) -> dict[str, str]:
+    """Tag name → the commit it points at, for the tags starting with `prefix`."""
+    listing = _repo(path).git.tag(
+        "--list", f"{prefix}*", "--format=%(refname:short) %(objectname) %(*objectname)"
+    )
+    found = {}
+    for line in listing.splitlines():
+        name, *commits = line.split()
+        found[name] = commits[-1]
+    return found
+
+
+@_one_line_errors
+def diff_text(path: Path, revisions: Sequence[str], relpaths: Sequence[str]) -> str:
+    """`git diff` between commits (or a commit and the work tree) for `relpaths`."""
+    return str(_repo(path).git.diff(*revisions, "--", *relpaths))
+
+
+@_one_line_errors
+def file_at(path: Path, commit: str, relpath: str) -> str | None:
+    """The file as `commit` has it; None when that commit has no such file."""
+    import git
+
+    try:
+        return str(_repo(path).git.show(f"{commit}:{relpath}"))
+    except git.GitCommandError:
+        return None
+
+
+@_one_line_errors
+def restore_tree(path: Path, commit: str, keep: Sequence[str]) -> None:
+    """The work tree as `commit` has it (tracked files it lacks are removed), except the `keep`
+    paths, which stay as they are. The index and history are not touched: the caller commits."""
+    clear_stale_lock(path)
+    excluded = [f":(exclude){relpath}" for relpath in keep]
+    _repo(path).git.restore(f"--source={commit}", "--worktree", "--", ".", *excluded)
+
+
 def clear_stale_lock(path: Path) -> None:
     """A git killed mid-commit leaves `index.lock`, which blocks every later commit.
 

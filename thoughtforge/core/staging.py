@@ -21,6 +21,7 @@ from thoughtforge.core.hooks import BOARD_CARD_FILE
 from thoughtforge.core.links import refuse_links
 from thoughtforge.core.processes import PROCESSES_FILE
 from thoughtforge.core.project_log import LOG_FILE, log_event
+from thoughtforge.core.revisions import BUILT_FROM_FILE, REVISIONS_FILE
 from thoughtforge.core.run_lock import LOCK_FILE
 from thoughtforge.core.run_start import STARTING_FILE
 from thoughtforge.core.space_reserve import RESERVE_FILE
@@ -63,6 +64,7 @@ OWN_FILES = frozenset(
     {
         *(STATUS_FILE, CHAT_HISTORY_FILE, POLISH_STATE_FILE, CODE_BUILD_FILE, POLISH_LOG_FILE),
         *(REVIEW_FILE, CHAT_ARCHIVE_FILE, ".gitignore"),
+        *(REVISIONS_FILE, BUILT_FROM_FILE),
     }
 )
 BUILD_OUTPUT = ("__pycache__/", ".pytest_cache/", "node_modules/", "target/", ".venv/")

@@ -34,7 +34,9 @@ _NEXT: dict[Phase, frozenset[Phase]] = {
     Phase.SPEC_BUILDING: frozenset({Phase.BUILDING}),
     Phase.BUILDING: frozenset({Phase.POLISHING}),
     Phase.POLISHING: frozenset({Phase.DONE}),
-    Phase.DONE: frozenset({Phase.POLISHING}),  # re-polish, when the deliverable was edited
+    # re-polish, when the deliverable was edited; a change request (revise) back to Phase 2; a
+    # rollback to a phase end or a polish iteration
+    Phase.DONE: frozenset({Phase.POLISHING, Phase.SPEC_BUILDING, Phase.BUILDING}),
     Phase.HALTED: frozenset(p for p in Phase if p is not Phase.HALTED),
 }
 

@@ -57,6 +57,7 @@ from thoughtforge.flows.turns import state_files_readable
 from thoughtforge.models import INPUT_HALTS, OVERRIDE_BUILD_HALTS, HaltReason, Phase
 from thoughtforge.phases import halt_actions, latest_ai_message, notice
 from thoughtforge.phases.plugin_loader import load_plugins
+from thoughtforge.phases.revision import start_revision
 
 PhaseStep = Callable[[Project, Config, bool], object]
 
@@ -89,9 +90,11 @@ def pipeline_flow(
     deliverable_type: str = "",
     auto_confirm: bool = False,
     config_path: str = "",
+    change_request: str = "",
 ) -> str:
     """Take a project (or a new one, from `brain_dump` text or `brain_dump_file`) as far as it can
-    go; returns its phase."""
+    go; returns its phase. With `change_request`, a done or halted `project_id` is revised first
+    (back to Phase 2 with the change as the person's first message)."""
     config = load_config(Path(config_path) if config_path else None)
     load_plugins(config)  # a broken plugin folder is refused before anything is created or run
     make_run_output_inert()
@@ -119,6 +122,8 @@ def pipeline_flow(
         track_temporary_server(project)
         if not state_files_readable(project):
             return project.status().phase.value
+        if change_request:
+            start_revision(project, config, change_request, run_id=str(runtime.flow_run.id))
         return _ended(_dispatch(project, config, auto_confirm))
 
 

@@ -9,6 +9,7 @@ from prefect import runtime
 from prefect.client.orchestration import get_client
 
 from thoughtforge.core import Project
+from thoughtforge.core.revisions import current_revision, run_label
 from thoughtforge.core.state import Status
 from thoughtforge.server.api import PROJECT_TAG_PREFIX, project_tag
 
@@ -23,18 +24,18 @@ def tag_this_run(project: Project) -> None:
         return
     current, tag = set(runtime.flow_run.tags), project_tag(project.id)
     tags = None if tag in current else sorted(current | {tag})
-    _update(run_id, run_name(project.id, project.status()), tags)
+    _update(run_id, run_name(project.id, project.status(), current_revision(project.dir)), tags)
 
 
 def name_this_run(project: Project, status: Status) -> None:
     """Rename the current flow run when the project's name or phase moved on."""
     run_id = runtime.flow_run.id
     if run_id is not None:
-        _update(run_id, run_name(project.id, status), None)
+        _update(run_id, run_name(project.id, status, current_revision(project.dir)), None)
 
 
-def run_name(project_id: str, status: Status) -> str:
-    return f"{status.project_name} · {status.phase}" if status.project_name else project_id
+def run_name(project_id: str, status: Status, revision: int = 1) -> str:
+    return run_label(project_id, status.project_name, status.phase.value, revision)
 
 
 def _update(run_id: str, name: str, tags: list[str] | None) -> None:

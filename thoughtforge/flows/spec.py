@@ -8,6 +8,7 @@ from thoughtforge.core import Project, transition
 from thoughtforge.flows.human_input import SPEC, SpecTurn
 from thoughtforge.flows.turns import halt_on_failure, take_turn
 from thoughtforge.models import HaltReason, Phase
+from thoughtforge.phases.revision import awaits_revised_proposal
 
 DECIDE_FOR_ME = (
     "Batch run: nobody will answer questions. Decide every remaining item yourself, state each "
@@ -30,7 +31,7 @@ def run_spec(project: Project, config: Config, auto_confirm: bool) -> None:
 
 
 def _converse(project: Project, config: Config, auto_confirm: bool) -> None:
-    if phases.latest_proposal(project) is None:
+    if phases.latest_proposal(project) is None or awaits_revised_proposal(project):
         phases.propose(project, config)
     asked_to_decide = False
     while project.status().phase is Phase.SPEC_BUILDING:

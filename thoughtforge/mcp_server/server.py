@@ -183,6 +183,31 @@ def build_server(config_file: Path, config: Config) -> Any:
         return tools.answer(project_id, "start", "", 0)
 
     @tool()
+    def revise(project_id: ProjectId, change: Text, wait_seconds: WaitSeconds = 120) -> Turn:
+        """Ask for a change to a done (or halted) project: back to Phase 2 with its current spec
+        and this change request; the agent proposes the revised spec (confirm it as usual),
+        then only what the change touches is rebuilt and polished (revision 2, 3, ...)."""
+        return tools.answer(project_id, "revise", change, wait_seconds)
+
+    @tool()
+    def history(project_id: ProjectId) -> list[dict[str, Any]]:
+        """The project's phase ends, polish iterations and commits, oldest first, with what each
+        was; a `name` (or commit id) is what `rollback` takes."""
+        return tools.history(project_id)
+
+    @tool()
+    def rollback(
+        project_id: ProjectId,
+        to: Annotated[
+            str, Field(max_length=200, description="A name from `history`, or a commit id.")
+        ],
+    ) -> dict[str, str]:
+        """Restore the project's files to a phase end, polish iteration or commit with a new
+        commit (history is kept) and set its phase and polish state to match; refused while a
+        run works on the project."""
+        return tools.rollback(project_id, to)
+
+    @tool()
     def read_document(
         project_id: ProjectId,
         document: Annotated[

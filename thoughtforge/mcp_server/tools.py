@@ -4,7 +4,9 @@ same functions the page and the CLI call (`web.launch`, `web.answers`, `web.inbo
 
 A refusal is a `ThoughtForgeError` with the words the page and the CLI use; the MCP server hands
 it to the agent as a tool error. A chat turn or a decision returns the AI's reply when it comes
-within `wait_seconds` (what `--wait` prints in the CLI). Revise and rollback do not exist yet.
+within `wait_seconds` (what `--wait` prints in the CLI). Revise goes through the page's
+`take_answer` (`phases.revision`); history and rollback call `core.history` and
+`phases.rollback`, as `thoughtforge history`/`rollback` and the page's History do.
 """
 
 from __future__ import annotations
@@ -29,12 +31,14 @@ from thoughtforge.core import (
     read_thread,
     refuse_links,
 )
+from thoughtforge.core.history import project_history
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.mcp_server.runs import start_project_run, started_run_alive
 from thoughtforge.models import Phase
 from thoughtforge.phases.chat import PHASE_LABELS, await_reply
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.polish.record import read_polish_record
+from thoughtforge.phases.rollback import rollback
 from thoughtforge.web.answers import Answer, Outcome, current_composer, run_busy, take_answer
 from thoughtforge.web.inbox import inbox
 from thoughtforge.web.launch import DroppedFile, NewProject, Started, create_from_page
@@ -216,6 +220,30 @@ class Tools:
                 "confirm_terminate set to true to do it"
             )
         return self.answer(project_id, decision, message, wait_seconds)
+
+    # --- after done: history and rollback ------------------------------------------------------
+
+    def history(self, project_id: str) -> list[dict[str, Any]]:
+        """Every commit, oldest first; `name` is what `rollback` takes (or the commit id)."""
+        project = self.project(project_id)
+        return [
+            {
+                "name": item.name,
+                "commit": item.short,
+                "revision": item.revision,
+                "time": f"{item.when:%Y-%m-%d %H:%M} UTC",
+                "what": item.what,
+            }
+            for item in project_history(project.dir)
+        ]
+
+    def rollback(self, project_id: str, to: str) -> dict[str, str]:
+        outcome = rollback(self.project(project_id), to)
+        return {
+            "restored": outcome.label,
+            "phase": outcome.phase.value,
+            "note": f"Restored {outcome.label}: the project is in {outcome.phase}.",
+        }
 
     # --- what the project made ------------------------------------------------------------------
 

@@ -43,6 +43,7 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import AgentFailure, ThoughtForgeError, TransitionError, UnusableAnswer
 from thoughtforge.models import Phase
+from thoughtforge.phases import revision
 from thoughtforge.phases.chat import unread_in
 from thoughtforge.phases.plugin_contract import DiscoveryHook
 from thoughtforge.phases.plugin_loader import plugin_for
@@ -140,7 +141,14 @@ def propose(project: Project, config: Config) -> SpecProposal:
     number = 1 + sum(1 for m in history if m.role == "ai" and m.phase is Phase.SPEC_BUILDING)
     mark_read(project.dir, unread_in(history, SPEC_PHASE), f"spec proposal {number}")
     _say(project, "ai", answer)
-    return parse_proposal(answer, intent)
+    proposal = parse_proposal(answer, intent)
+    name = status.project_name or project.id
+    revision.show_changes(
+        project,
+        spec_document(name, proposal, discovery),
+        constraints_document(config, name, status, SectionedText.parse(intent), proposal),
+    )
+    return proposal
 
 
 def latest_proposal(project: Project) -> SpecProposal | None:
@@ -180,14 +188,17 @@ def confirm_spec(
     if _discovery_hook(config, status) is not None:
         shown = proposal.section(DISCOVERY_SECTION)
         discovery = shown or _discover(project, config, status, proposal.text)
-    write_text_atomic(project.dir / SPEC_FILE, spec_document(name, proposal, discovery))
+    spec = spec_document(name, proposal, discovery)
+    constraints = constraints_document(config, name, status, intent, proposal)
+    write_text_atomic(project.dir / SPEC_FILE, revision.keep_superseded(project, SPEC_FILE, spec))
     write_text_atomic(
         project.dir / CONSTRAINTS_FILE,
-        constraints_document(config, name, status, intent, proposal),
+        revision.keep_superseded(project, CONSTRAINTS_FILE, constraints),
     )
     commit_own(project.dir, "Lock spec.md and constraints.md")
     transition(project, Phase.BUILDING)
     clear_chat(project.dir)
+    revision.prepare_build(project, config)
     return ConfirmOutcome(accepted=True, remaining=[])
 
 

@@ -49,6 +49,7 @@ ACTIONS: dict[str, Action] = {
         Action(name="override", label="Override"),
         Action(name="provide_input", label="Provide input", needs_message=True),
         Action(name="start", label="Start the run", shortcut="Ctrl+Enter"),
+        Action(name="revise", label="Revise", needs_message=True),
         Action(name="terminate", label="Terminate", danger=True),
     )
 }
@@ -108,7 +109,11 @@ def composer_for(
     (scheduled, starting, re-entering after an answer); `starting`, the claim of a run asked for
     that has not taken the project's lock yet (`core.run_start`)."""
     if status.phase is Phase.DONE:
-        return Composer(actions=[], note="Done: the deliverable is final.")
+        return Composer(
+            actions=_named(("revise",)),
+            note="Done: the deliverable is final. To change it, write what should change and "
+            "press Revise (a new revision rebuilds only what the change touches).",
+        )
     if status.halt_reason is HaltReason.HUMAN_TERMINATED:
         return Composer(actions=[], note="Terminated: this project will not go on.")
     if starting is not None and (starting.why == "wake" or waiting is None):
@@ -146,14 +151,16 @@ def composer_for(
 
 
 def _halt_decisions(status: Status) -> tuple[str, ...]:
-    """As the run would ask them (`flows.pipeline`, `flows.build`)."""
+    """As the run would ask them (`flows.pipeline`, `flows.build`); a halt after the spec was
+    locked may also take a change request (Revise)."""
+    revisable = ("revise",) if status.halted_from in (Phase.BUILDING, Phase.POLISHING) else ()
     if status.halt_reason in INPUT_HALTS:
-        return ("provide_input", "terminate")
+        return ("provide_input", *revisable, "terminate")
     if status.halt_reason in OVERRIDE_BUILD_HALTS:
-        return ("override", "terminate")
+        return ("override", *revisable, "terminate")
     if status.halted_from is Phase.POLISHING:
-        return ("resume", "override", "terminate")
-    return ("resume", "terminate")
+        return ("resume", "override", *revisable, "terminate")
+    return ("resume", *revisable, "terminate")
 
 
 def _named(names: tuple[str, ...]) -> list[Action]:

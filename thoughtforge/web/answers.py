@@ -23,6 +23,7 @@ from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import add_human_message, halt_actions
 from thoughtforge.phases.chat import when_answered, when_read
+from thoughtforge.phases.revision import refuse_while_a_run_works, start_revision
 from thoughtforge.server.api import AnsweredMeanwhile, PrefectApi, PrefectApiError, find_api
 from thoughtforge.server.replies import Delivery, hand_over, kept_note, reply_to_chat
 from thoughtforge.web.actions import (
@@ -120,6 +121,8 @@ def take_answer(
     if answer.action == "start":
         started = start(config, config_file, project, None)
         return Outcome(delivery="started" if started.run_id else "not_started", note=started.note)
+    if answer.action == "revise":
+        return _revise(config, config_file, project, answer, start)
     if answer.action in CHAT_ACTIONS:
         return _chat(config, config_file, project, answer, start)
     if answer.agent and answer.agent != project.status().agent:
@@ -140,6 +143,19 @@ def _raise_budget(config: Config, project: Project, answer: Answer) -> None:
         return
     kept_tokens = spend_of(config, project).budget.max_tokens
     change_budget(config, project, answer.budget_usd, kept_tokens)
+
+
+def _revise(
+    config: Config, config_file: Path, project: Project, answer: Answer, start: Starter
+) -> Outcome:
+    """A change request, as `thoughtforge revise` makes it; then a run takes it to Phase 2."""
+    refuse_while_a_run_works(project, "revise")
+    revision = start_revision(project, config, answer.message)
+    started = start(config, config_file, project, None)
+    return Outcome(
+        delivery="started" if started.run_id else "applied",
+        note=f"Revision {revision.number} started: back to Phase 2. {started.note}",
+    )
 
 
 def _claim_wake(project: Project) -> bool:

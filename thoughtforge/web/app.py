@@ -24,6 +24,7 @@ from thoughtforge.board.cards import sparkline
 from thoughtforge.config import Config, LiveConfig
 from thoughtforge.errors import ThoughtForgeError, schema_problems
 from thoughtforge.web.endpoints.events import events
+from thoughtforge.web.endpoints.history import diff_page, history_page, restore
 from thoughtforge.web.endpoints.pages import (
     board_page,
     cards_json,
@@ -83,6 +84,9 @@ ROUTES = [
     Route("/projects/{project_id}/messages", earlier_messages),
     Route("/projects/{project_id}/reply", reply, methods=["POST"]),
     Route("/projects/{project_id}/files", drop_file, methods=["POST"]),
+    Route("/projects/{project_id}/history", history_page),
+    Route("/projects/{project_id}/history/{item}", diff_page),
+    Route("/projects/{project_id}/rollback", restore, methods=["POST"]),
     Route("/events", events),
     Route("/board", board_page),
     Route("/cards.json", cards_json),

@@ -28,6 +28,7 @@ from collections.abc import Callable
 
 from thoughtforge.config import Config
 from thoughtforge.core import Project, log_event
+from thoughtforge.core.revisions import record_built_from
 from thoughtforge.errors import PhaseHalt
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.engine import (
@@ -36,6 +37,7 @@ from thoughtforge.phases.engine import (
     BuildOutcome,
     StepRunner,
 )
+from thoughtforge.phases.revision import finish_build
 from thoughtforge.plugins.code.build_state import CodeBuildState
 from thoughtforge.plugins.code.building.construction import ConstructionStage
 from thoughtforge.plugins.code.building.fix_cycle import FixCycleStage
@@ -79,6 +81,8 @@ class CodeBuilder(PlanGateStage, ConstructionStage, FixCycleStage):
                 f"{OUTPUT_INCOMPLETE} (the project has {len(sources)} source file(s) besides "
                 f"its tests; phase3_completeness.code_min_source_files is {minimum})",
             )
+        finish_build(self.engine.project)
+        record_built_from(self.dir)
         self.engine.commit("Phase 3 complete: code built, all tests pass")
         self.engine.advance(Phase.POLISHING)
         return BuildOutcome(

@@ -24,6 +24,7 @@ from thoughtforge.core import (
     TransitionHooks,
     log_event,
 )
+from thoughtforge.core.revisions import record_built_from
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.engine import (
@@ -35,12 +36,14 @@ from thoughtforge.phases.engine import (
     run_direct,
 )
 from thoughtforge.phases.reasking import UNUSABLE_HELP
+from thoughtforge.phases.revision import finish_build
 from thoughtforge.plugins.plan.builder_response import (
     check_slots,
     parse_builder_response,
     response_schema,
 )
 from thoughtforge.plugins.plan.draft import Draft, SectionProgress, load_draft, progress_markdown
+from thoughtforge.plugins.plan.revision import PlanReviser, revision_builder
 from thoughtforge.plugins.plan.section_prompt import BUILD_STEP, section_prompt
 from thoughtforge.plugins.plan.slot_content import unfilled_reason
 from thoughtforge.plugins.plan.template import PlanTemplate, PlanTemplateError, Section, Slot
@@ -201,6 +204,8 @@ class PlanBuilder:
             raise PhaseHalt(
                 HaltReason.FILE_SYSTEM_ERROR, f"{CONSTRAINTS_UNREADABLE} ({exc})"
             ) from None
+        finish_build(self.engine.project)
+        record_built_from(self.engine.project.dir)
         self.engine.commit("Phase 3 complete: plan built")
         self.engine.advance(Phase.POLISHING)
         return BuildOutcome(verdict="built", halt_reason=None, reason=MILESTONE, deliverable=path)
@@ -215,8 +220,12 @@ def build(
     *,
     runner: StepRunner,
     on_progress: Callable[[str], None],
-) -> PlanBuilder:
-    """The plugin contract's builder (`phases.plugin_contract`): progress told as Markdown."""
+) -> PlanBuilder | PlanReviser:
+    """The plugin contract's builder (`phases.plugin_contract`): progress told as Markdown. In a
+    revision, the reviser that re-fills only the sections the change touches."""
+    reviser = revision_builder(project, config, runner=runner)
+    if reviser is not None:
+        return reviser
     return PlanBuilder(
         project, config, runner=runner, on_progress=lambda p: on_progress(progress_markdown(p))
     )

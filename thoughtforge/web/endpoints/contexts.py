@@ -20,6 +20,7 @@ from thoughtforge.core import (
     read_chat,
     utc_now,
 )
+from thoughtforge.core.revisions import current_revision, staleness_note
 from thoughtforge.core.spend_summary import spend_of
 from thoughtforge.errors import StateFileError, ThoughtForgeError
 from thoughtforge.phases.plugin_loader import plugin_for
@@ -46,6 +47,8 @@ def project_state(request: Request, project: Project) -> dict[str, Any]:
         "work": live.work_line(project, utc_now()),
         "run_page": _run_page(config, project),
         "spend": spend_of(config, project),
+        "revision": current_revision(project.dir),
+        "stale": staleness_note(project.dir),
     }
 
 

@@ -333,3 +333,22 @@ setUpMenu();
 const setUp = {thread: setUpThread, new: setUpNewProject, prompt: setUpPromptEditor};
 if (setUp[body.dataset.page]) setUp[body.dataset.page]();
 connect();
+
+// --- history: Restore this version ------------------------------------------------------------
+// The server restores (a new commit) and says where the project is; the page goes to its thread.
+
+document.querySelectorAll("[data-restore]").forEach(function (button) {
+  button.addEventListener("click", async function () {
+    const name = button.dataset.restore, where = button.dataset.project;
+    if (!window.confirm("Restore " + name + "? The files go back to that version with a new commit; the history is kept.")) return;
+    button.disabled = true;
+    try {
+      const data = await post("/projects/" + where + "/rollback", {to: name});
+      say(data.note, "ok");
+      window.setTimeout(function () { window.location.href = "/projects/" + where; }, 800);
+    } catch (error) {
+      say(error.message, "error");
+      button.disabled = false;
+    }
+  });
+});

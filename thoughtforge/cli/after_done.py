@@ -1,0 +1,123 @@
+"""Life after done: `revise` (a change request), `history` and `rollback`. Each calls the same
+core function the page and MCP call (`phases.revision`, `core.history`, `phases.rollback`)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from thoughtforge.cli.app import AutoConfirm, ProjectArgument, app, config_of, out, read_brain_dump
+from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.terminal_text import inert_markup
+
+
+@app.command()
+def revise(
+    ctx: typer.Context,
+    project_id: ProjectArgument,
+    change: Annotated[
+        str | None, typer.Argument(help="What should change, in your words.", show_default=False)
+    ] = None,
+    file: Annotated[
+        str | None,
+        typer.Option("--file", "-f", help="Read the change request from a file (- for stdin)."),
+    ] = None,
+    auto_confirm: AutoConfirm = False,
+) -> None:
+    """Ask for a change to a done (or halted) project: it goes back to Phase 2 with its current
+    spec and your change; the agent proposes the revised spec, you correct and confirm as before,
+    then only what the change touches is rebuilt and polished again (revision 2, 3, …). Runs the
+    pipeline here; answer with say/confirm, in the page or the Prefect UI."""
+    from thoughtforge.cli.runs import run_pipeline
+    from thoughtforge.core import open_project
+    from thoughtforge.phases.revision import refuse_while_a_run_works, start_revision
+
+    if (change is None) == (file is None):
+        raise ThoughtForgeError("give the change request as text or with --file (one of them)")
+    text = change if change is not None else read_brain_dump(file or "-")
+    config = config_of(ctx)
+    project = open_project(config, project_id)
+    refuse_while_a_run_works(project, "revise")
+    revision = start_revision(project, config, text)
+    out.print(
+        f"Revision {revision.number} of [bold]{project_id}[/] started: back to Phase 2 with your "
+        "change request."
+    )
+    run_pipeline(ctx, project_id, auto_confirm)
+
+
+@app.command()
+def history(
+    ctx: typer.Context,
+    project_id: ProjectArgument,
+    diff: Annotated[
+        str | None,
+        typer.Option(
+            "--diff",
+            help="Show what ITEM changed (its deliverable and docs before → after).",
+            metavar="ITEM",
+            show_default=False,
+        ),
+    ] = None,
+    named_only: Annotated[
+        bool, typer.Option("--named", help="Only phase ends and polish iterations.")
+    ] = False,
+) -> None:
+    """A project's history: phase ends, polish iterations and every commit, oldest first, with
+    what each was. A name (or a commit id) is what `rollback --to` takes."""
+    from thoughtforge.core import open_project
+    from thoughtforge.core.history import find_item, item_diff, project_history
+
+    project = open_project(config_of(ctx), project_id)
+    items = project_history(project.dir)
+    if diff is not None:
+        text = item_diff(project.dir, items, find_item(items, diff))
+        out.print(inert_markup(text) if text else f"{diff} changed no file.", highlight=False)
+        return
+    table = Table("name", "commit", "rev", "when (UTC)", "what")
+    for item in items:
+        if named_only and item.name is None:
+            continue
+        table.add_row(
+            item.name or "",
+            item.short,
+            str(item.revision),
+            item.when.strftime("%Y-%m-%d %H:%M"),
+            inert_markup(item.what),
+        )
+    out.print(table)
+
+
+@app.command()
+def rollback(
+    ctx: typer.Context,
+    project_id: ProjectArgument,
+    to: Annotated[
+        str,
+        typer.Option(
+            "--to", help="A name from `thoughtforge history` (phase3, polish-2, …) or a commit id."
+        ),
+    ],
+) -> None:
+    """Put the project's files back as they were at a phase end, a polish iteration or a commit,
+    with a new commit (history is kept), and set its phase and polish state to match. Refused
+    while a run works on the project."""
+    from thoughtforge.core import open_project
+    from thoughtforge.phases.rollback import rollback as roll_back
+
+    project = open_project(config_of(ctx), project_id)
+    outcome = roll_back(project, to)
+    out.print(
+        f"Rolled back {project_id} to {outcome.label}; it is in {outcome.phase}. "
+        f"{_next(project_id, outcome.phase.value)}"
+    )
+
+
+def _next(project_id: str, phase: str) -> str:
+    if phase == "polishing":
+        return f"Continue polishing: `thoughtforge polish {project_id}`."
+    if phase == "done":
+        return ""
+    return f"Continue: `thoughtforge continue {project_id}`."

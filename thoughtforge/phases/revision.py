@@ -1,0 +1,244 @@
+"""Change requests: a `done` (or halted) project goes back to Phase 2 with its current spec as the
+starting point and the change as the person's first message, then Phase 3 rebuilds only what the
+change touches and Phase 4 polishes again. The CLI, the page, MCP and the pipeline's deployment
+parameter all start one through `start_revision`.
+
+Order matters for "nothing typed is lost": the change is written to `revisions.json` and committed
+before anything else moves; the revision's start is tagged `thoughtforge-revision-N`.
+"""
+
+from __future__ import annotations
+
+from thoughtforge.config import Config
+from thoughtforge.core import (
+    CODE_BUILD_FILE,
+    CONSTRAINTS_FILE,
+    SPEC_FILE,
+    ChatMessage,
+    PolishState,
+    Project,
+    append_chat,
+    clear_chat,
+    commit_own,
+    current_wait,
+    git_repo,
+    is_running,
+    log_event,
+    read_chat,
+    read_state_file,
+    transition,
+    write_polish_state,
+    write_state_file,
+)
+from thoughtforge.core.revisions import (
+    REVISION_TAG_PREFIX,
+    Revision,
+    open_revision,
+    read_revisions,
+    run_label,
+    update_revision,
+    write_revisions,
+)
+from thoughtforge.core.run_start import starting
+from thoughtforge.errors import ProjectError, StateFileError
+from thoughtforge.models import HaltReason, Phase
+from thoughtforge.phases.revision_text import (
+    SUPERSEDED,
+    readable_diff,
+    split_sections,
+    with_superseded,
+)
+
+STARTING_POINT = "Current spec (revision {before}), the starting point for revision {number}:"
+_REVISABLE = frozenset({Phase.DONE, Phase.HALTED})
+
+
+class RevisionRefused(ProjectError):
+    """A change request (or a rollback) the project cannot take now; the words say why and what
+    to do instead."""
+
+
+def refuse_while_a_run_works(project: Project, what: str) -> None:
+    """Refused, naming the run, while a run holds the project, is on its way, or waits for an
+    answer (a suspended run would wake up to a project that moved under it)."""
+    status = project.status()
+    revision = read_revisions(project.dir).current
+    name = run_label(project.id, status.project_name, status.phase.value, revision)
+    claim = starting(project)
+    if is_running(project) or claim is not None:
+        run = claim.run_name if claim is not None and claim.run_name else name
+        raise RevisionRefused(
+            f"cannot {what} {project.id}: flow run '{run}' is working on it. Wait for it to "
+            f"finish or halt (`thoughtforge status {project.id}`), then try again."
+        )
+    wait = current_wait(project.dir)
+    if wait is not None:
+        where = wait.page or f"flow run '{name}'"
+        raise RevisionRefused(
+            f"cannot {what} {project.id}: a run waits for your answer at {where}. Answer or "
+            f"terminate it first (`thoughtforge {wait.verbs} {project.id}`)."
+        )
+
+
+def start_revision(
+    project: Project, config: Config, change: str, *, run_id: str | None = None
+) -> Revision:
+    """Record `change` as revision N+1 and take the project back to Phase 2. Refused for a
+    terminated project, one not done or halted, or one without a spec yet. A run passing its
+    own `run_id` gets the revision it already started back (a re-entered deployment run)."""
+    latest = read_revisions(project.dir).latest
+    if run_id and latest is not None and latest.run_id == run_id:
+        return latest
+    text = change.strip()
+    if not text:
+        raise RevisionRefused("a change request needs words: say what should change")
+    status = project.status()
+    if status.halt_reason is HaltReason.HUMAN_TERMINATED:
+        raise RevisionRefused(
+            f"{project.id} was terminated, which is final. Start a new project from its spec: "
+            f"`thoughtforge run {project.dir / SPEC_FILE}`."
+        )
+    if status.phase not in _REVISABLE:
+        raise RevisionRefused(
+            f"{project.id} is in {status.phase}: a change request is for a done or halted "
+            "project. Say it in the chat instead (`thoughtforge say`)."
+        )
+    spec = _text(project, SPEC_FILE)
+    if not spec:
+        raise RevisionRefused(
+            f"{project.id} has no spec yet: nothing was built to revise. Resume it instead."
+        )
+    revisions = read_revisions(project.dir)
+    number = revisions.current + 1
+    revision = Revision(
+        number=number,
+        change=text,
+        run_id=run_id,
+        spec_before=spec,
+        constraints_before=_text(project, CONSTRAINTS_FILE),
+    )
+    revisions.revisions.append(revision)
+    write_revisions(project.dir, revisions)
+    commit_own(project.dir, f"Revision {number} begins: {_first_line(text)}")
+    git_repo.tag(project.dir, f"{REVISION_TAG_PREFIX}{number}")
+    write_polish_state(project.dir, PolishState())
+    name = status.project_name or project.id
+    transition(
+        project,
+        Phase.SPEC_BUILDING,
+        summary=f"Project '{name}' — revision {number}: change request received, back to "
+        "Phase 2 to revise the spec.",
+    )
+    clear_chat(project.dir)
+    _say(project, "system", f"— Revision {number} begins — change request: {_first_line(text)}")
+    starting_point = STARTING_POINT.format(before=number - 1, number=number)
+    _say(project, "ai", f"{starting_point}\n\n{_proposal_of(spec)}")
+    _say(project, "human", text)
+    log_event(project.dir, "revision_started", revision=number, change=text)
+    return revision
+
+
+def awaits_revised_proposal(project: Project) -> bool:
+    """Phase 2 of a revision before the agent proposed: the latest spec message in the chat is
+    still the starting point."""
+    for message in reversed(read_chat(project.dir)):
+        if message.role == "ai" and message.phase is Phase.SPEC_BUILDING:
+            return message.content.startswith(STARTING_POINT.split("{", 1)[0])
+    return False
+
+
+def show_changes(project: Project, spec: str, constraints: str) -> None:
+    """In a revision, tell the chat what the proposal changes in `spec.md` and `constraints.md`
+    (a readable diff each)."""
+    revision = open_revision(project.dir)
+    if revision is None:
+        return
+    diffs = [
+        readable_diff(_without_superseded(before), after, name)
+        for name, before, after in (
+            (SPEC_FILE, revision.spec_before, spec),
+            (CONSTRAINTS_FILE, revision.constraints_before, constraints),
+        )
+    ]
+    shown = "\n\n".join(diff for diff in diffs if diff)
+    _say(
+        project,
+        "system",
+        f"What this proposal changes:\n\n{shown}"
+        if shown
+        else "This proposal changes nothing in the spec or the constraints yet.",
+    )
+
+
+def keep_superseded(project: Project, name: str, document: str) -> str:
+    """In a revision, `document` (the new spec or constraints) with what it replaced kept in a
+    Superseded section; otherwise `document` as it is."""
+    revision = open_revision(project.dir)
+    if revision is None:
+        return document
+    before = revision.spec_before if name == SPEC_FILE else revision.constraints_before
+    return with_superseded(before, document, revision.number)
+
+
+def prepare_build(project: Project, config: Config) -> None:
+    """After a revision's spec is confirmed: in code mode the builder plans new steps on top of
+    the existing code (its gate verdict kept), told the change; plan mode's builder reads the
+    revision itself (`plugins.plan.revision`)."""
+    revision = open_revision(project.dir)
+    if revision is None or project.status().deliverable_type != "code":
+        return
+    from thoughtforge.plugins.code.build_state import CodeBuildState
+
+    try:
+        before = read_state_file(project.dir, CODE_BUILD_FILE, CodeBuildState)
+    except StateFileError:
+        before = CodeBuildState()
+    write_state_file(project.dir, CODE_BUILD_FILE, CodeBuildState(gate=before.gate))
+    append_chat(
+        project.dir,
+        ChatMessage(
+            role="human",
+            phase=Phase.BUILDING,
+            content=(
+                f"Revision {revision.number}: build this change on top of the existing code, "
+                f"keeping what it does not touch: {revision.change}"
+            ),
+        ),
+    )
+
+
+def finish_build(project: Project) -> None:
+    """The revision's Phase 3 is done (called before the build's last commit)."""
+    revision = open_revision(project.dir)
+    if revision is not None:
+        update_revision(project.dir, revision.model_copy(update={"built": True}))
+
+
+def _proposal_of(spec: str) -> str:
+    """The spec's sections as a proposal: without its title and its Superseded section."""
+    return "".join(
+        part.text for part in split_sections(spec) if part.heading and part.heading != SUPERSEDED
+    ).strip()
+
+
+def _without_superseded(spec: str) -> str:
+    return "".join(p.text for p in split_sections(spec) if p.heading != SUPERSEDED).rstrip() + "\n"
+
+
+def _say(project: Project, role: str, text: str) -> None:
+    append_chat(
+        project.dir,
+        ChatMessage(role=role, content=text, phase=Phase.SPEC_BUILDING),  # type: ignore[arg-type]
+    )
+
+
+def _text(project: Project, name: str) -> str:
+    try:
+        return (project.dir / name).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def _first_line(text: str, limit: int = 72) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"

@@ -1,0 +1,190 @@
+"""Phase 3 of a revision, in plan mode: re-fill only the plan sections the change touches.
+
+The agent names the touched sections once (kept in `revisions.json`, so a re-run does not ask
+again); each is then rewritten and written into `docs/plan.md` at once, every other byte of the
+plan kept. A kill loses at most the section being asked for.
+"""
+
+from __future__ import annotations
+
+from thoughtforge.config import Config
+from thoughtforge.core import (
+    CONSTRAINTS_FILE,
+    PLAN_FILE,
+    SPEC_FILE,
+    Project,
+    TransitionHooks,
+    log_event,
+)
+from thoughtforge.core.revisions import Revision, open_revision, record_built_from, update_revision
+from thoughtforge.errors import PhaseHalt, UnusableAnswer
+from thoughtforge.models import HaltReason, Phase
+from thoughtforge.phases.engine import (
+    HALTING_FAILURES,
+    BuildOutcome,
+    PhaseEngine,
+    StepRunner,
+    run_direct,
+)
+from thoughtforge.phases.reasking import UNUSABLE_HELP, reask
+from thoughtforge.phases.revision import finish_build
+from thoughtforge.phases.revision_text import (
+    SUPERSEDED,
+    SectionChoice,
+    chosen_sections,
+    readable_diff,
+    replace_sections,
+    section_body,
+    split_sections,
+)
+
+ATTEMPTS = 2
+SECTIONS_STEP = "plan-revise-sections"
+REVISE_STEP = "plan-revise"
+MILESTONE = "Phase 3 complete. The change is built into the plan. Polish loop starting."
+
+
+class PlanReviser:
+    """One run of a revision's Phase 3 over a plan project in `building`."""
+
+    def __init__(
+        self,
+        project: Project,
+        config: Config,
+        revision: Revision,
+        *,
+        runner: StepRunner = run_direct,
+        hooks: TransitionHooks | None = None,
+    ) -> None:
+        self.engine = PhaseEngine(project, config, Phase.BUILDING, hooks)
+        self.runner = runner
+        self.revision = revision
+
+    def run(self) -> BuildOutcome:
+        try:
+            self.engine.start(self.engine.agent)
+            headings = _headings(self.engine.read(PLAN_FILE))
+            if self.revision.sections is None:
+                chosen = self.runner(
+                    "choose the sections to revise", lambda: self._choose(headings)
+                )
+                self._save(sections=chosen)
+                self.engine.say(
+                    f"Revision {self.revision.number}: rebuilding {len(chosen)} of "
+                    f"{len(headings)} plan sections ({', '.join(chosen)}); the others are kept "
+                    "as they are."
+                )
+            for heading in self.revision.sections or []:
+                if heading in self.revision.rebuilt:
+                    continue
+                self.runner(f"revise section: {heading}", lambda h=heading: self._rewrite(h))
+                self._save(rebuilt=[*self.revision.rebuilt, heading])
+            return self._finish()
+        except HALTING_FAILURES as failure:
+            halt = self.engine.as_halt(failure)
+            return self.engine.halt_build(
+                halt, "plan revision", self.engine.project.dir / PLAN_FILE
+            )
+
+    def _choose(self, headings: list[str]) -> list[str]:
+        spec_diff = "\n\n".join(
+            diff
+            for name, before in (
+                (SPEC_FILE, self.revision.spec_before),
+                (CONSTRAINTS_FILE, self.revision.constraints_before),
+            )
+            if (diff := readable_diff(before, self.engine.read(name), name))
+        )
+        prompt = self.engine.prompts.render(
+            SECTIONS_STEP,
+            change=self.revision.change,
+            spec_diff=spec_diff or "(no line of the spec changed)",
+            sections="\n".join(f"- {h}" for h in headings),
+        )
+        try:
+            return self.engine.ask_until_usable(
+                self.engine.agent,
+                self.engine.call(SECTIONS_STEP, schema=SectionChoice.model_json_schema()),
+                lambda refusal: prompt if refusal is None else reask(prompt, refusal),
+                lambda answer: chosen_sections(answer, headings),
+                attempts=ATTEMPTS,
+            )
+        except UnusableAnswer as exc:
+            raise PhaseHalt(
+                HaltReason.ANSWER_UNUSABLE,
+                f"The agent's choice of sections to revise was unusable twice: {exc}. "
+                f"{UNUSABLE_HELP}",
+            ) from None
+
+    def _rewrite(self, heading: str) -> None:
+        plan = self.engine.read(PLAN_FILE)
+        part = next((p for p in split_sections(plan) if p.heading == heading), None)
+        if part is None:  # the person removed it meanwhile: nothing to rewrite
+            log_event(self.engine.project.dir, "revised_section_missing", section=heading)
+            return
+        prompt = self.engine.prompts.render(
+            REVISE_STEP,
+            change=self.revision.change,
+            spec=self.engine.read(SPEC_FILE),
+            heading=heading,
+            section=section_body(part).strip(),
+            guidance=self.engine.human_guidance(f"revise section: {heading}"),
+        )
+
+        def use(answer: str) -> str:
+            body = _without_heading(answer, heading)
+            if not body.strip():
+                raise UnusableAnswer("it was empty", answer)
+            return body
+
+        try:
+            body = self.engine.ask_until_usable(
+                self.engine.agent,
+                self.engine.call(REVISE_STEP),
+                lambda refusal: prompt if refusal is None else reask(prompt, refusal),
+                use,
+                attempts=ATTEMPTS,
+            )
+        except UnusableAnswer as exc:
+            raise PhaseHalt(
+                HaltReason.ANSWER_UNUSABLE,
+                f"The agent's revised section '{heading}' was unusable twice: {exc}. "
+                f"{UNUSABLE_HELP}",
+            ) from None
+        self.engine.write(PLAN_FILE, replace_sections(plan, {heading: body}))
+
+    def _finish(self) -> BuildOutcome:
+        finish_build(self.engine.project)
+        record_built_from(self.engine.project.dir)
+        rebuilt = ", ".join(self.revision.rebuilt) or "no section"
+        self.engine.commit(f"Phase 3 complete: revision {self.revision.number} rebuilt {rebuilt}")
+        self.engine.advance(Phase.POLISHING)
+        path = self.engine.project.dir / PLAN_FILE
+        return BuildOutcome(verdict="built", halt_reason=None, reason=MILESTONE, deliverable=path)
+
+    def _save(self, **changes: object) -> None:
+        self.revision = self.revision.model_copy(update=changes)
+        update_revision(self.engine.project.dir, self.revision)
+
+
+def revision_builder(project: Project, config: Config, *, runner: StepRunner) -> PlanReviser | None:
+    """The reviser, when the project is in a revision whose build is open and has a plan."""
+    revision = open_revision(project.dir)
+    if revision is None or not (project.dir / PLAN_FILE).is_file():
+        return None
+    return PlanReviser(project, config, revision, runner=runner)
+
+
+def _headings(plan: str) -> list[str]:
+    return [p.heading for p in split_sections(plan) if p.heading and p.heading != SUPERSEDED]
+
+
+def _without_heading(answer: str, heading: str) -> str:
+    """The agent may repeat the section's heading (or fence the body): both are dropped."""
+    text = answer.strip()
+    if text.startswith("```") and text.endswith("```"):
+        text = text.split("\n", 1)[1].rsplit("```", 1)[0].strip() if "\n" in text else ""
+    parts = split_sections(text)
+    if parts and parts[0].heading == heading:
+        return section_body(parts[0]) + "".join(p.text for p in parts[1:])
+    return text

@@ -1,0 +1,60 @@
+"""A project's history in the page: its phase ends and polish iterations, each with "Restore this
+version" (the same `phases.rollback.rollback` the CLI calls) and a diff view of the deliverable
+before → after, and of what a restore would change."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from thoughtforge.core.history import (
+    UnknownHistoryItem,
+    find_item,
+    item_diff,
+    project_history,
+    restore_diff,
+)
+from thoughtforge.phases.rollback import rollback
+from thoughtforge.web.workbench import page, requested_project
+
+
+class RestoreRequest(BaseModel):
+    to: str = Field(min_length=1, max_length=200)
+
+
+async def history_page(request: Request) -> Response:
+    project = await requested_project(request)
+    items = await run_in_threadpool(project_history, project.dir)
+    named = [item for item in reversed(items) if item.name]
+    context = {"title": f"History of {project.id}", "project": project, "items": named}
+    return page(request, "history.html", context)
+
+
+async def diff_page(request: Request) -> Response:
+    project = await requested_project(request)
+    items = await run_in_threadpool(project_history, project.dir)
+    try:
+        item = find_item(items, request.path_params["item"])
+    except UnknownHistoryItem as exc:
+        raise HTTPException(404, str(exc)) from None
+    changed = await run_in_threadpool(item_diff, project.dir, items, item)
+    restoring = await run_in_threadpool(restore_diff, project.dir, item)
+    context = {
+        "title": f"{item.name or item.short}: {item.what}",
+        "project": project,
+        "item": item,
+        "changed": changed,
+        "restoring": restoring,
+    }
+    return page(request, "history_diff.html", context)
+
+
+async def restore(request: Request) -> Response:
+    project = await requested_project(request)
+    wanted = RestoreRequest.model_validate(await request.json())
+    outcome = await run_in_threadpool(rollback, project, wanted.to)
+    note = f"Restored {outcome.label}: the project is in {outcome.phase}."
+    return JSONResponse({"phase": outcome.phase.value, "note": note})
