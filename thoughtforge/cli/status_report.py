@@ -221,9 +221,10 @@ def project_detail(config: Config, project_id: str) -> Group:
 
 
 def _phase_cell(status: Status) -> _Cell:
+    archived = ", archived" if status.archived_at is not None else ""
     if status.phase is Phase.HALTED:
-        return f"halted ({status.halt_reason}) in {status.halted_from}", "yellow"
-    return status.phase.value, ""
+        return f"halted ({status.halt_reason}) in {status.halted_from}{archived}", "yellow"
+    return f"{status.phase.value}{archived}", "dim" if archived else ""
 
 
 def _polish_summary(project_dir: Path) -> Text:

@@ -4,7 +4,8 @@ same functions the page and the CLI call (`web.launch`, `web.answers`, `web.inbo
 
 A refusal is a `ThoughtForgeError` with the words the page and the CLI use; the MCP server hands
 it to the agent as a tool error. A chat turn or a decision returns the AI's reply when it comes
-within `wait_seconds` (what `--wait` prints in the CLI). Revise and rollback do not exist yet.
+within `wait_seconds` (what `--wait` prints in the CLI). Archive is `server.archiving`'s, as
+for the CLI and the page. Revise and rollback do not exist yet.
 """
 
 from __future__ import annotations
@@ -29,12 +30,14 @@ from thoughtforge.core import (
     read_thread,
     refuse_links,
 )
+from thoughtforge.core.archive import unarchive
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.mcp_server.runs import start_project_run, started_run_alive
 from thoughtforge.models import Phase
 from thoughtforge.phases.chat import PHASE_LABELS, await_reply
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.polish.record import read_polish_record
+from thoughtforge.server.archiving import archive_project
 from thoughtforge.web.answers import Answer, Outcome, current_composer, run_busy, take_answer
 from thoughtforge.web.inbox import inbox
 from thoughtforge.web.launch import DroppedFile, NewProject, Started, create_from_page
@@ -115,7 +118,7 @@ class Tools:
         started = start_project_run(self.config, self.config_file, project)
         return {"project_id": project.id, "folder": str(project.dir), "note": started.note}
 
-    def list_projects(self) -> dict[str, Any]:
+    def list_projects(self, include_archived: bool = False) -> dict[str, Any]:
         box = inbox(self.config)
         return {
             "projects": [
@@ -126,11 +129,19 @@ class Tools:
                         for name in ("deliverable", *DOCUMENTS)
                     ],
                 }
-                for entry in box.entries
+                for entry in (box.entries if include_archived else box.listed)
             ],
             "active": f"{box.active}/{box.limit}",
             "full": box.full,
         }
+
+    def archive(self, project_id: str) -> dict[str, Any]:
+        status = archive_project(self.config, self.project(project_id))
+        return {"project_id": project_id, "phase": status.phase.value, "archived": True}
+
+    def unarchive(self, project_id: str) -> dict[str, Any]:
+        status = unarchive(self.project(project_id))
+        return {"project_id": project_id, "phase": status.phase.value, "archived": False}
 
     def project_status(self, project_id: str) -> dict[str, Any]:
         project = self.project(project_id)
@@ -143,6 +154,7 @@ class Tools:
             "halt_reason": status.halt_reason,
             "deliverable_type": status.deliverable_type,
             "agent": status.agent,
+            "archived": status.archived_at is not None,
             "actions_now": [action.name for action in composer.actions],
             "note": composer.note,
         }
