@@ -230,7 +230,7 @@ async function saveEdit(box, text, version, confirm, feedback) {
     say(result.note);
     toNewest();
   } catch (error) {
-    feedback.textContent = error.message + " Your text is kept here.";
+    feedback.textContent = error.message.replace(/[.\s]*$/, ".") + " Your text is kept here.";
     feedback.className = "draft-feedback error";
   } finally {
     for (const b of box.querySelectorAll("button")) b.disabled = false;
