@@ -10,18 +10,16 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import BRAIN_DUMP, REPO_ROOT
-from tests.phases.conftest import distillation
+from tests.phases.conftest import distillation, under_review
 from thoughtforge.config import Config
 from thoughtforge.core import (
-    ChatMessage,
     Project,
-    append_chat,
     create_project,
     read_chat,
     read_status,
-    transition,
     write_status,
 )
+from thoughtforge.core.archive import archive
 from thoughtforge.models import Phase
 
 
@@ -42,11 +40,7 @@ def _run(tmp_path: Path, *args: str, editor: str = "") -> subprocess.CompletedPr
 @pytest.fixture
 def reviewed(config: Config) -> Project:
     """A distillation waiting for Confirm, and no run (the config is ./config.yaml)."""
-    project = create_project(config, brain_dump=BRAIN_DUMP)
-    transition(project, Phase.DISTILLING)
-    append_chat(project.dir, ChatMessage(role="ai", content=distillation(), phase=Phase.DISTILLING))
-    transition(project, Phase.HUMAN_REVIEW)
-    return project
+    return under_review(config)
 
 
 def _editor(tmp_path: Path, command: str) -> str:
@@ -96,3 +90,13 @@ def test_archive_and_unarchive_a_finished_project(tmp_path: Path, config: Config
     assert refused.returncode == 1 and "in progress (brain_dump)" in refused.stderr
     assert _run(tmp_path, "unarchive", done.id).returncode == 0
     assert read_status(done.dir).archived_at is None
+
+
+def test_status_marks_an_archived_project(config: Config) -> None:
+    from thoughtforge.cli.status_report import project_table
+
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+    write_status(project.dir, read_status(project.dir).model_copy(update={"phase": Phase.DONE}))
+    archive(project)
+    table, _ = project_table(config)
+    assert ("done, archived", "dim") in table.rows[0]

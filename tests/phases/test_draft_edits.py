@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import BRAIN_DUMP
-from tests.phases.conftest import distillation
+from tests.phases.conftest import distillation, under_review
 from tests.phases.test_spec import INTENT, proposal, say_ai, spec_building_project
 from thoughtforge.config import Config
 from thoughtforge.core import (
@@ -35,12 +35,7 @@ EDITED_OBJECTIVE = "Plan a small countryside wedding for 80 guests in May."
 
 @pytest.fixture
 def reviewed(config: Config) -> Project:
-    """A project whose distillation waits for the person's review (Phase 1's Confirm)."""
-    project = create_project(config, brain_dump=BRAIN_DUMP)
-    transition(project, Phase.DISTILLING)
-    append_chat(project.dir, ChatMessage(role="ai", content=distillation(), phase=Phase.DISTILLING))
-    transition(project, Phase.HUMAN_REVIEW)
-    return project
+    return under_review(config)
 
 
 def _edit(project: Project, text: str, *, confirming: bool = False) -> None:

@@ -40,11 +40,12 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
 
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
+    """A desktop-size page; any script error on it fails the test."""
     context = browser.new_context(viewport={"width": 1300, "height": 900})
-    page = context.new_page()
+    tab = context.new_page()
     errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield page
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    yield tab
     context.close()
     assert errors == [], errors
 

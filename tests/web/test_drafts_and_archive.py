@@ -3,16 +3,12 @@ what the page's Edit box and Archive button send, and what they are answered."""
 
 from __future__ import annotations
 
-from tests.phases.conftest import distillation
+from tests.phases.conftest import distillation, under_review
 from tests.web.conftest import Bench
 from thoughtforge.core import (
-    ChatMessage,
-    Project,
-    append_chat,
     create_project,
     read_chat,
     read_status,
-    transition,
     write_status,
 )
 from thoughtforge.models import Phase
@@ -20,16 +16,8 @@ from thoughtforge.models import Phase
 BRAIN_DUMP = "We want a small wedding in June for sixty people, budget fifteen thousand."
 
 
-def _reviewed(bench: Bench) -> Project:
-    project = create_project(bench.config, brain_dump=BRAIN_DUMP)
-    transition(project, Phase.DISTILLING)
-    append_chat(project.dir, ChatMessage(role="ai", content=distillation(), phase=Phase.DISTILLING))
-    transition(project, Phase.HUMAN_REVIEW)
-    return project
-
-
 def test_the_page_edits_the_draft_refusing_a_bad_edit_with_its_reason(bench: Bench) -> None:
-    project = _reviewed(bench)
+    project = under_review(bench.config, BRAIN_DUMP)
     draft = bench.get(f"/projects/{project.id}/draft").json()
     assert draft["kind"] == "distillation" and draft["index"] == 1
     assert bench.get(f"/projects/{project.id}").text.count('class="edit-draft"') == 1
