@@ -166,12 +166,18 @@ async function act(button) {
 // Edit shows on the newest draft while Confirm (or Start) is offered; the box keeps its text
 // whatever the server answers, until it is saved.
 
+const DRAFT_PHASES = {human_review: ["distilling", "human_review"], spec_building: ["spec_building"]};
+
 function refreshEdit() {
+  // Only the current phase's newest draft: earlier phases' drafts stay in the thread, locked.
   const drafts = document.querySelectorAll("#messages .message.draft");
+  const phase = document.querySelector("#project-header .phase[data-phase]");
+  const mine = DRAFT_PHASES[phase ? phase.dataset.phase : ""] || [];
   const open = !!document.querySelector('#actions [data-action="confirm"], #actions [data-action="start"]');
   drafts.forEach((article, i) => {
     const button = article.querySelector("button.edit-draft");
-    if (button) button.hidden = !(open && i === drafts.length - 1);
+    const current = i === drafts.length - 1 && mine.includes(article.dataset.phase);
+    if (button) button.hidden = !(open && current);
   });
 }
 
