@@ -10,6 +10,7 @@ Exception hierarchy:
   + ProjectError          - a project that does not exist or cannot be created
     - ProjectLimitError   - concurrency.max_parallel_runs reached
     - core.run_start.RunAlreadyStarting - a run asked for while one is on its way or working
+    - core.archive.ArchiveRefused - archiving a project in progress or one a run works on
   + TransitionError       - a phase change the pipeline does not allow
   + PromptError           - a prompt file missing or a placeholder without a value
   + RepositoryTampered    - a project's `.git/` holds hooks or config an agent wrote
@@ -34,6 +35,8 @@ Exception hierarchy:
     - server.api.PrefectApiError       - a Prefect REST call that failed
     - ConnectorError                   - a Notion or Google Drive pull that failed, by `kind`
   + phases.spec.SpecIncomplete         - a spec proposal without acceptance criteria, twice
+  + phases.draft_edits.DraftRefused    - the person's edit of a draft that fails its checks
+                                         (kept in the page's box, or in rejected/ by the CLI)
   + phases.safety.SafetyViolation      - an operation the deliverable type forbids
   + plugins.plan.template.PlanTemplateError, template_selection.NoPlanTemplatesError
                                         - a plan template that cannot be used

@@ -43,7 +43,7 @@ def test_status_round_trips_with_exactly_the_designed_fields(tmp_path: Path) -> 
     on_disk = json.loads((tmp_path / "status.json").read_text())
     assert set(on_disk) == {
         "project_name", "phase", "deliverable_type", "agent",
-        "created_at", "updated_at", "halt_reason", "halted_from",
+        "created_at", "updated_at", "halt_reason", "halted_from", "archived_at",
     }  # fmt: skip
     assert read_status(tmp_path) == status
 

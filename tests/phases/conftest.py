@@ -9,7 +9,10 @@ from typing import Any
 import pytest
 import yaml
 
-from thoughtforge.core import Project
+from tests.conftest import BRAIN_DUMP
+from thoughtforge.config import Config
+from thoughtforge.core import ChatMessage, Project, append_chat, create_project, transition
+from thoughtforge.models import Phase
 
 Script = Callable[..., Path]
 
@@ -51,3 +54,12 @@ def script(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Script:
 def prompts(project: Project) -> list[str]:
     folder = project.dir / ".scripted-agent" / "prompts"
     return [p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.md"))]
+
+
+def under_review(config: Config, brain_dump: str = BRAIN_DUMP) -> Project:
+    """A project whose distillation waits for the person's review (Phase 1's Confirm)."""
+    project = create_project(config, brain_dump=brain_dump)
+    transition(project, Phase.DISTILLING)
+    append_chat(project.dir, ChatMessage(role="ai", content=distillation(), phase=Phase.DISTILLING))
+    transition(project, Phase.HUMAN_REVIEW)
+    return project

@@ -81,7 +81,7 @@ def test_a_full_house_shows_the_spec_message_and_new_project_is_refused(
     _project(bench)
     message = (
         "Maximum parallel projects reached (1/1). To start a new one, finish a project or open a "
-        "halted one and press Terminate (a halted project holds its slot until then)."
+        "halted one and press Terminate or Archive (a halted project holds its slot until then)."
     )
     page = bench.get("/").text
     assert f"1/1 active — {message}" in page

@@ -88,8 +88,13 @@ def card_of(project_id: str, project_dir: Path, status: Status) -> Card:
 
 
 def board_cards(config: Config) -> list[Card]:
-    """Every project's card, unreadable projects included (badged, in the first column)."""
-    return [_card_of_listing(listing) for listing in list_projects(config)]
+    """Every project's card, unreadable projects included (badged, in the first column); not
+    the archived ones (`core.archive`): they are out of the way until unarchived."""
+    return [
+        _card_of_listing(listing)
+        for listing in list_projects(config)
+        if listing.status is None or listing.status.archived_at is None
+    ]
 
 
 def by_column(cards: list[Card]) -> dict[Phase, list[Card]]:

@@ -69,6 +69,8 @@ def print_message(message: ChatMessage) -> None:
     head.append(f"  {PHASE_LABELS[message.phase]} · {message.timestamp:%b %d %H:%M} UTC", "dim")
     if message.read_by:
         head.append(f" · read at {message.read_by}", "dim")
+    if message.edited:
+        head.append(" · draft edited by you", "dim")
     out.print(head)
     out.print(inert_text(message.content), soft_wrap=True)
     out.print()

@@ -1,5 +1,5 @@
 """Commands that create, run and inspect projects: init, new, run, continue, polish, status,
-pull, doctor."""
+pull, doctor, archive, unarchive."""
 
 from __future__ import annotations
 
@@ -222,3 +222,28 @@ def pull(
         err.print(inert_markup(line))
     if not report.written:
         raise ThoughtForgeError("nothing was pulled")
+
+
+@app.command()
+def archive(ctx: typer.Context, project_id: ProjectArgument) -> None:
+    """Move a finished, terminated or halted project out of the way: it leaves the workbench's
+    inbox (its Archived filter shows it) and the active-project count, and keeps its folder and
+    history. A halted project is parked, its halt kept: unarchive it to decide (or resume,
+    override, terminate it: any phase change brings a project back). A project in progress, or
+    one a run is working on (named), is refused."""
+    from thoughtforge.core import open_project
+    from thoughtforge.server.archiving import archive_project
+
+    config = config_of(ctx)
+    status = archive_project(config, open_project(config, project_id))
+    out.print(f"{project_id}: archived ({status.phase}); `thoughtforge unarchive {project_id}`.")
+
+
+@app.command()
+def unarchive(ctx: typer.Context, project_id: ProjectArgument) -> None:
+    """Bring an archived project back to the inbox (a halted one counts as active again)."""
+    from thoughtforge.core import open_project
+    from thoughtforge.core.archive import unarchive as unarchive_project
+
+    status = unarchive_project(open_project(config_of(ctx), project_id))
+    out.print(f"{project_id}: back in the inbox ({status.phase}).")

@@ -7,6 +7,7 @@ can go on by itself, runs it here.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -51,6 +52,24 @@ def realign(ctx: typer.Context, project_id: ProjectArgument, wait: WaitOption = 
     _chat(ctx, project_id, "realign", wait=wait)
 
 
+EditOption = Annotated[
+    bool,
+    typer.Option(
+        "--edit",
+        help="First edit the draft (the distillation, or the spec proposal) in $VISUAL or "
+        "$EDITOR; your edit is checked as the AI's draft is.",
+    ),
+]
+FromOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--from",
+        help="First replace the draft with this file's text (checked as the AI's draft is).",
+        show_default=False,
+    ),
+]
+
+
 @app.command()
 def confirm(
     ctx: typer.Context,
@@ -62,10 +81,30 @@ def confirm(
             help="Phase 2: lock the spec with its open items written in as unresolved.",
         ),
     ] = False,
+    edit: EditOption = False,
+    from_file: FromOption = None,
     wait: WaitOption = False,
 ) -> None:
-    """Confirm the distilled intent (Phase 1) or the spec proposal (Phase 2)."""
-    _chat(ctx, project_id, "accept_unresolved" if accept_unresolved else "confirm", wait=wait)
+    """Confirm the distilled intent (Phase 1) or the spec proposal (Phase 2); with --edit or
+    --from, confirm your edit of it. An edit that fails the draft's checks (empty, a section
+    lost, in Phase 2 an open item left) is refused and kept in the project's rejected/ folder."""
+    action = "accept_unresolved" if accept_unresolved else "confirm"
+    if (edit or from_file) and not _edit_draft(ctx, project_id, from_file, confirming=action):
+        return
+    _chat(ctx, project_id, action, wait=wait)
+
+
+@app.command(name="edit")
+def edit_draft(
+    ctx: typer.Context,
+    project_id: ProjectArgument,
+    from_file: FromOption = None,
+) -> None:
+    """Edit the draft waiting for your Confirm (the distillation, or the spec proposal) in
+    $VISUAL or $EDITOR, or replace it with --from FILE, and save it without confirming: it is
+    the draft Confirm locks, and the AI's next turn reads it. `confirm --edit` saves and
+    confirms."""
+    _edit_draft(ctx, project_id, from_file, confirming=None)
 
 
 @app.command()
@@ -154,6 +193,67 @@ def _chat(
             f"no run of {project_id} is waiting for input; start one with "
             f"`thoughtforge continue {project_id}`"
         )
+
+
+def _edit_draft(
+    ctx: typer.Context, project_id: str, from_file: Path | None, *, confirming: str | None
+) -> bool:
+    """Save the person's edit of the draft (checked for `confirming`, the Confirm to follow);
+    False when there was nothing to save (the text unchanged). A refused edit typed in the
+    editor is kept in `rejected/` before the refusal is raised."""
+    from thoughtforge.core import open_project
+    from thoughtforge.phases.draft_edits import (
+        DraftRefused,
+        current_draft,
+        keep_refused_edit,
+        save_edit,
+    )
+
+    project = open_project(config_of(ctx), project_id)
+    draft = current_draft(project)
+    text = _read_edit(from_file) if from_file else _edit_in_editor(draft.text)
+    if text.strip() == draft.text.strip():
+        done = "saved or confirmed" if confirming else "saved"
+        out.print(
+            f"The {draft.kind} is unchanged: nothing was {done} "
+            f"(`thoughtforge confirm {project_id}` confirms it as it is)."
+        )
+        return False
+    try:
+        save_edit(project, text, draft.version, confirming=confirming == "confirm")
+    except DraftRefused as exc:
+        if from_file is not None:
+            raise ThoughtForgeError(f"{exc}. Nothing was saved; {from_file} is kept.") from None
+        kept = project.dir / keep_refused_edit(project, text)
+        verb = "confirm" if confirming else "edit"
+        raise ThoughtForgeError(
+            f"{exc}. Your text is kept in {kept}: fix it, then "
+            f"`thoughtforge {verb} {project_id} --from {kept}`."
+        ) from None
+    out.print(f"Saved your edit as the {draft.kind}.")
+    return True
+
+
+def _read_edit(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ThoughtForgeError(f"cannot read {path}: {exc}") from None
+
+
+def _edit_in_editor(text: str) -> str:
+    """The text as the person leaves it in $VISUAL or $EDITOR."""
+    import os
+
+    import click
+
+    if not (os.environ.get("VISUAL") or os.environ.get("EDITOR")):
+        raise ThoughtForgeError("set $EDITOR (or $VISUAL) to edit the draft, or give --from FILE")
+    try:
+        edited = click.edit(text, extension=".md", require_save=False)
+    except click.ClickException as exc:
+        raise ThoughtForgeError(f"the editor failed: {exc.format_message()}") from None
+    return text if edited is None else edited
 
 
 def _hand_over(

@@ -258,9 +258,10 @@ def _spend_detail(config: Config, project: Project) -> Text:
 
 
 def _phase_cell(status: Status) -> _Cell:
+    archived = ", archived" if status.archived_at is not None else ""
     if status.phase is Phase.HALTED:
-        return f"halted ({status.halt_reason}) in {status.halted_from}", "yellow"
-    return status.phase.value, ""
+        return f"halted ({status.halt_reason}) in {status.halted_from}{archived}", "yellow"
+    return f"{status.phase.value}{archived}", "dim" if archived else ""
 
 
 def _polish_summary(project_dir: Path) -> Text:

@@ -146,11 +146,12 @@ def _check_capacity(config: Config) -> None:
 
 def capacity_message(active: int, limit: int) -> str:
     """The spec's words when `concurrency.max_parallel_runs` projects are active, except how to
-    free a slot: a halted project holds its slot until it is terminated."""
+    free a slot: a halted project holds its slot until it is terminated or archived."""
     return (
         f"Maximum parallel projects reached ({active}/{limit}). "
         "Finish or terminate an existing project (`thoughtforge terminate ID`) to start a new "
-        "one; a halted project counts until it is terminated."
+        "one; a halted project counts until it is terminated or archived "
+        "(`thoughtforge archive ID`)."
     )
 
 

@@ -52,10 +52,11 @@ class ProjectListing(BaseModel):
 
     @property
     def is_active(self) -> bool:
-        """Active projects count against `concurrency.max_parallel_runs`; unreadable ones do too."""
+        """Active projects count against `concurrency.max_parallel_runs`; unreadable ones do too,
+        archived ones do not."""
         if self.status is None:
             return True
-        if self.status.phase is Phase.DONE:
+        if self.status.phase is Phase.DONE or self.status.archived_at is not None:
             return False
         return self.status.halt_reason is not HaltReason.HUMAN_TERMINATED
 

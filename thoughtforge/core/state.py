@@ -47,6 +47,9 @@ class Status(_StateModel):
     updated_at: datetime
     halt_reason: HaltReason | None = None
     halted_from: Phase | None = None
+    archived_at: datetime | None = None
+    """Set while the project is archived (`core.archive`): out of the inbox and the active
+    count. Any phase change clears it (`transition`): a project that moves again is back."""
 
 
 FixOutcome = Literal["none", "changed", "unchanged", "restored", "refused"]
@@ -112,6 +115,9 @@ class ChatMessage(_StateModel):
     read_by: str | None = None
     """Where an autonomous phase put the person's message before its agent (e.g. `polish
     iteration 3`); absent until then, and in files written before the field existed."""
+    edited: bool | None = None
+    """True on a draft (a distillation, a spec proposal) the person edited directly
+    (`phases.draft_edits`): it stands as the AI's latest draft; absent on every other message."""
 
 
 ChatHistory = list[ChatMessage]

@@ -1,8 +1,8 @@
 """`transition()`: the only way a project's phase changes.
 
-It writes `status.json`, logs the change, then tells the notifier, the board and the listeners
-(`hooks`: the ones given, else the ones installed for this process). They are best-effort: their
-failures become logged warnings, never halts.
+It writes `status.json` (a project that moves leaves the archive), logs the change, then tells the
+notifier, the board and the listeners (`hooks`: the ones given, else the ones installed for this
+process). They are best-effort: their failures become logged warnings, never halts.
 """
 
 from __future__ import annotations
@@ -127,6 +127,7 @@ def _next_status(
             else (before.phase if halted else None),
             "project_name": project_name or before.project_name,
             "deliverable_type": deliverable_type or before.deliverable_type,
+            "archived_at": None,
         }
     )
 

@@ -112,9 +112,26 @@ def build_server(config_file: Path, config: Config) -> Any:
         return tools.create_project(brain_dump, brain_dump_file, agent, deliverable_type, resources)
 
     @tool()
-    def list_projects() -> dict[str, Any]:
-        """Every project, those waiting for the person first with what they wait for."""
-        return tools.list_projects()
+    def list_projects(
+        include_archived: Annotated[
+            bool, Field(description="Also list the archived projects (marked archived).")
+        ] = False,
+    ) -> dict[str, Any]:
+        """Every project but the archived ones, those waiting for the person first with what
+        they wait for."""
+        return tools.list_projects(include_archived)
+
+    @tool()
+    def archive_project(project_id: ProjectId) -> dict[str, Any]:
+        """Archive a finished, terminated or halted project (a halted one is parked, its halt
+        kept): out of the project list and the active count, its folder and history kept.
+        Refused for a project in progress or one a run is working on."""
+        return tools.archive(project_id)
+
+    @tool()
+    def unarchive_project(project_id: ProjectId) -> dict[str, Any]:
+        """Bring an archived project back to the project list."""
+        return tools.unarchive(project_id)
 
     @tool()
     def project_status(project_id: ProjectId) -> dict[str, Any]:

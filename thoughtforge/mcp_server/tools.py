@@ -6,7 +6,8 @@ A refusal is a `ThoughtForgeError` with the words the page and the CLI use; the 
 it to the agent as a tool error. A chat turn or a decision returns the AI's reply when it comes
 within `wait_seconds` (what `--wait` prints in the CLI). Revise goes through the page's
 `take_answer` (`phases.revision`); history and rollback call `core.history` and
-`phases.rollback`, as `thoughtforge history`/`rollback` and the page's History do.
+`phases.rollback`, as `thoughtforge history`/`rollback` and the page's History do. Archive
+is `server.archiving`'s, as for the CLI and the page.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from thoughtforge.core import (
     read_thread,
     refuse_links,
 )
+from thoughtforge.core.archive import unarchive
 from thoughtforge.core.history import project_history
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.mcp_server.runs import start_project_run, started_run_alive
@@ -39,6 +41,7 @@ from thoughtforge.phases.chat import PHASE_LABELS, await_reply
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.polish.record import read_polish_record
 from thoughtforge.phases.rollback import rollback
+from thoughtforge.server.archiving import archive_project
 from thoughtforge.web.answers import Answer, Outcome, current_composer, run_busy, take_answer
 from thoughtforge.web.inbox import inbox
 from thoughtforge.web.launch import DroppedFile, NewProject, Started, create_from_page
@@ -119,7 +122,7 @@ class Tools:
         started = start_project_run(self.config, self.config_file, project)
         return {"project_id": project.id, "folder": str(project.dir), "note": started.note}
 
-    def list_projects(self) -> dict[str, Any]:
+    def list_projects(self, include_archived: bool = False) -> dict[str, Any]:
         box = inbox(self.config)
         return {
             "projects": [
@@ -130,11 +133,19 @@ class Tools:
                         for name in ("deliverable", *DOCUMENTS)
                     ],
                 }
-                for entry in box.entries
+                for entry in (box.entries if include_archived else box.listed)
             ],
             "active": f"{box.active}/{box.limit}",
             "full": box.full,
         }
+
+    def archive(self, project_id: str) -> dict[str, Any]:
+        status = archive_project(self.config, self.project(project_id))
+        return {"project_id": project_id, "phase": status.phase.value, "archived": True}
+
+    def unarchive(self, project_id: str) -> dict[str, Any]:
+        status = unarchive(self.project(project_id))
+        return {"project_id": project_id, "phase": status.phase.value, "archived": False}
 
     def project_status(self, project_id: str) -> dict[str, Any]:
         project = self.project(project_id)
@@ -147,6 +158,7 @@ class Tools:
             "halt_reason": status.halt_reason,
             "deliverable_type": status.deliverable_type,
             "agent": status.agent,
+            "archived": status.archived_at is not None,
             "actions_now": [action.name for action in composer.actions],
             "note": composer.note,
         }

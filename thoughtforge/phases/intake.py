@@ -209,11 +209,7 @@ def _ask_for_distillation(
     )
 
     def use(answer: str) -> str:
-        answer = with_known_headings(strip_outer_fence(answer), INTENT_SECTIONS)
-        document = SectionedText.parse(answer)
-        missing = document.missing(INTENT_SECTIONS)
-        if missing:
-            raise UnusableAnswer(f"it has no {_headings(missing)} section")
+        answer, document = usable_distillation(answer)
         return _cap_open_questions(project, answer, document)
 
     def keep(attempt: int, why: UnusableAnswer) -> None:
@@ -233,6 +229,17 @@ def _ask_for_distillation(
         )
     except UnusableAnswer as exc:
         raise DistillationMalformed(str(exc), exc.answer) from None
+
+
+def usable_distillation(answer: str) -> tuple[str, SectionedText]:
+    """The check every distillation passes, the agent's and one the person edited: the six
+    sections, each under its heading (a fence around the whole is dropped, headings normalised)."""
+    answer = with_known_headings(strip_outer_fence(answer), INTENT_SECTIONS)
+    document = SectionedText.parse(answer)
+    missing = document.missing(INTENT_SECTIONS)
+    if missing:
+        raise UnusableAnswer(f"it has no {_headings(missing)} section")
+    return answer, document
 
 
 def _headings(names: tuple[str, ...] | list[str]) -> str:

@@ -106,12 +106,6 @@ def propose(project: Project, config: Config) -> SpecProposal:
         sections=ALL_SECTIONS,
     )
 
-    def use(answer: str) -> str:
-        answer = with_known_headings(strip_outer_fence(answer), ALL_SECTIONS)
-        if not has_criteria_section(answer):
-            raise UnusableAnswer("it had no `## Acceptance Criteria` section", answer)
-        return answer
-
     def retry_notice(attempt: int, why: UnusableAnswer) -> None:
         keep_rejected(project, Phase.SPEC_BUILDING, _STEP, attempt, why)
         if attempt == 1:
@@ -125,7 +119,7 @@ def propose(project: Project, config: Config) -> SpecProposal:
                 rejected_so_far(project, _STEP),
             ),
             lambda refused: prompt if refused is None else reask(prompt, refused, _AGAIN),
-            use,
+            usable_proposal,
             attempts=2,
             on_unusable=retry_notice,
         )
@@ -138,7 +132,9 @@ def propose(project: Project, config: Config) -> SpecProposal:
     discovery = _discover(project, config, status, answer)
     if discovery is not None:
         answer = f"{answer}\n\n## {DISCOVERY_SECTION}\n\n{discovery}"
-    number = 1 + sum(1 for m in history if m.role == "ai" and m.phase is Phase.SPEC_BUILDING)
+    number = 1 + sum(
+        1 for m in history if m.role == "ai" and m.phase is Phase.SPEC_BUILDING and not m.edited
+    )
     mark_read(project.dir, unread_in(history, SPEC_PHASE), f"spec proposal {number}")
     _say(project, "ai", answer)
     proposal = parse_proposal(answer, intent)
@@ -149,6 +145,15 @@ def propose(project: Project, config: Config) -> SpecProposal:
         constraints_document(config, name, status, SectionedText.parse(intent), proposal),
     )
     return proposal
+
+
+def usable_proposal(answer: str) -> str:
+    """The check every proposal passes, the agent's and one the person edited: an
+    `## Acceptance Criteria` section (a fence around the whole is dropped, headings normalised)."""
+    answer = with_known_headings(strip_outer_fence(answer), ALL_SECTIONS)
+    if not has_criteria_section(answer):
+        raise UnusableAnswer("it had no `## Acceptance Criteria` section", answer)
+    return answer
 
 
 def latest_proposal(project: Project) -> SpecProposal | None:

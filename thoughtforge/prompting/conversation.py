@@ -14,7 +14,10 @@ class Conversation(BaseModel):
 
 
 def turn_text(message: ChatMessage) -> str:
-    """One chat turn as the prompts show it."""
+    """One chat turn as the prompts show it; a draft the person edited says so, so the AI keeps
+    their changes."""
+    if message.edited:
+        return f"AI (this draft as the human edited it):\n{message.content}"
     return f"{'Human' if message.role == 'human' else 'AI'}:\n{message.content}"
 
 

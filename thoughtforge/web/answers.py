@@ -23,6 +23,7 @@ from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import add_human_message, halt_actions
 from thoughtforge.phases.chat import when_answered, when_read
+from thoughtforge.phases.draft_edits import save_edit
 from thoughtforge.phases.revision import refuse_while_a_run_works, start_revision
 from thoughtforge.server.api import AnsweredMeanwhile, PrefectApi, PrefectApiError, find_api
 from thoughtforge.server.replies import Delivery, hand_over, kept_note, reply_to_chat
@@ -60,6 +61,15 @@ class Outcome(BaseModel):
 
     delivery: str
     note: str
+
+
+class DraftEdit(BaseModel):
+    """The person's edit of the AI's draft: the text, the version of the draft it was made
+    from, and whether Confirm follows ("Save and confirm") or not ("Save")."""
+
+    text: str
+    version: str
+    confirm: bool = False
 
 
 class ActionRefused(ThoughtForgeError):
@@ -156,6 +166,27 @@ def _revise(
         delivery="started" if started.run_id else "applied",
         note=f"Revision {revision.number} started: back to Phase 2. {started.note}",
     )
+
+
+def take_edit(
+    config: Config,
+    config_file: Path,
+    project: Project,
+    edit: DraftEdit,
+    start: Starter = start_run,
+) -> Outcome:
+    """Save the edited draft (`phases.draft_edits`); with `confirm`, then Confirm it exactly as
+    the Confirm button does, so a waiting run (a resting one woken), a run to start, and another
+    answer arriving first are all met as they are there. Refused while the AI works on the
+    draft (it is about to write a newer one): the page keeps the text in its box."""
+    composer = current_composer(config, project)
+    if not (composer.allows("confirm") or composer.allows("start")):
+        raise ActionRefused(f"The draft cannot be edited now. {composer.note}")
+    save_edit(project, edit.text, edit.version, confirming=edit.confirm)
+    if not edit.confirm:
+        return Outcome(delivery="saved", note="Saved: your edit is the draft now.")
+    outcome = _chat(config, config_file, project, Answer(action="confirm"), start)
+    return outcome.model_copy(update={"note": f"Saved your edit. {outcome.note}"})
 
 
 def _claim_wake(project: Project) -> bool:

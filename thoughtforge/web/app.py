@@ -34,7 +34,15 @@ from thoughtforge.web.endpoints.pages import (
     new_project_page,
     thread_page,
 )
-from thoughtforge.web.endpoints.project_actions import create_project, drop_file, reply
+from thoughtforge.web.endpoints.project_actions import (
+    archive,
+    create_project,
+    draft,
+    drop_file,
+    edit_draft,
+    reply,
+    unarchive,
+)
 from thoughtforge.web.endpoints.prompts import prompt_page, prompts_page, reset_prompt, save_prompt
 from thoughtforge.web.guard import RequestGuard, new_token
 from thoughtforge.web.workbench import Workbench, page
@@ -87,6 +95,10 @@ ROUTES = [
     Route("/projects/{project_id}/history", history_page),
     Route("/projects/{project_id}/history/{item}", diff_page),
     Route("/projects/{project_id}/rollback", restore, methods=["POST"]),
+    Route("/projects/{project_id}/draft", draft),
+    Route("/projects/{project_id}/draft", edit_draft, methods=["POST"]),
+    Route("/projects/{project_id}/archive", archive, methods=["POST"]),
+    Route("/projects/{project_id}/unarchive", unarchive, methods=["POST"]),
     Route("/events", events),
     Route("/board", board_page),
     Route("/cards.json", cards_json),

@@ -21,7 +21,8 @@ from thoughtforge.web.words import halt_words, phase_words, working_title
 
 FULL_HOUSE = (
     "Maximum parallel projects reached ({active}/{limit}). To start a new one, finish a project "
-    "or open a halted one and press Terminate (a halted project holds its slot until then)."
+    "or open a halted one and press Terminate or Archive (a halted project holds its slot until "
+    "then)."
 )
 """The spec's message, with this page's own way to free a slot."""
 
@@ -39,6 +40,8 @@ class InboxEntry(BaseModel):
     """The halt in a person's words; `halt_reason` is its value, for programs (the MCP tools)."""
     halt_reason: str | None = None
     terminated: bool = False
+    archived: bool = False
+    """Out of the inbox's lists and the active count (`core.archive`), shown by its filter."""
     updated_at: datetime | None = None
     problem: str | None = None
 
@@ -57,16 +60,26 @@ class Inbox(BaseModel):
 
     @property
     def waiting(self) -> list[InboxEntry]:
-        return [entry for entry in self.entries if entry.waits_for]
+        return [entry for entry in self.entries if entry.waits_for and not entry.archived]
 
     @property
     def current(self) -> list[InboxEntry]:
-        return [entry for entry in self.entries if not entry.terminated]
+        return [entry for entry in self.entries if not (entry.terminated or entry.archived)]
 
     @property
     def terminated(self) -> list[InboxEntry]:
         """Kept apart: they will not go on."""
-        return [entry for entry in self.entries if entry.terminated]
+        return [entry for entry in self.entries if entry.terminated and not entry.archived]
+
+    @property
+    def archived(self) -> list[InboxEntry]:
+        """Out of the way, shown only when asked for (the inbox's Archived filter)."""
+        return [entry for entry in self.entries if entry.archived]
+
+    @property
+    def listed(self) -> list[InboxEntry]:
+        """Every project but the archived ones: what a list of projects shows unless asked."""
+        return [entry for entry in self.entries if not entry.archived]
 
 
 def inbox(config: Config) -> Inbox:
@@ -100,6 +113,7 @@ def inbox(config: Config) -> Inbox:
                 halted=halt_words(status.halt_reason) if status.phase is Phase.HALTED else None,
                 halt_reason=status.halt_reason if status.phase is Phase.HALTED else None,
                 terminated=terminated,
+                archived=status.archived_at is not None,
                 updated_at=status.updated_at,
             )
         )

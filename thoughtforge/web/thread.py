@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from thoughtforge.core import ChatMessage
 from thoughtforge.phases.chat import PHASE_LABELS
+from thoughtforge.phases.draft_edits import is_draft
 from thoughtforge.phases.intake import is_realign_command
 
 PAGE_SIZE = 200
@@ -37,6 +38,10 @@ class MessageView(BaseModel):
     realign: bool
     read_by: str | None = None
     """Where the person's message was read ("distillation 3", "polish iteration 2")."""
+    edited: bool = False
+    """A draft of the AI's the person edited directly (`phases.draft_edits`)."""
+    draft: bool = False
+    """A distillation or spec proposal: the page offers Edit on it while Confirm is possible."""
 
 
 def render_markdown(text: str) -> str:
@@ -55,6 +60,8 @@ def message_view(index: int, message: ChatMessage) -> MessageView:
         html=render_markdown(message.content),
         realign=message.role == "human" and is_realign_command(message.content),
         read_by=message.read_by,
+        edited=bool(message.edited),
+        draft=is_draft(message),
     )
 
 

@@ -8,8 +8,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from thoughtforge.core.archive import unarchive as unarchive_project
 from thoughtforge.errors import ThoughtForgeError
-from thoughtforge.web.answers import Answer, take_answer
+from thoughtforge.phases.draft_edits import DraftRefused, current_draft
+from thoughtforge.server.archiving import archive_project
+from thoughtforge.web.answers import Answer, DraftEdit, take_answer, take_edit
 from thoughtforge.web.launch import NewProject, create_from_page, start_run
 from thoughtforge.web.uploads import PartialUpload, UploadRefused, too_large
 from thoughtforge.web.workbench import natural_number, requested_project, workbench_of
@@ -34,6 +37,37 @@ async def reply(request: Request) -> Response:
     answer = Answer.model_validate(await request.json())
     outcome = await run_in_threadpool(take_answer, bench.config, bench.config_file, project, answer)
     return JSONResponse(outcome.model_dump())
+
+
+async def draft(request: Request) -> Response:
+    """The draft Confirm would lock now, to edit in the page's box."""
+    project = await requested_project(request)
+    try:
+        found = await run_in_threadpool(current_draft, project)
+    except DraftRefused as exc:  # asked by the page's script: an answer it reads, not a page
+        return JSONResponse({"error": str(exc)}, status_code=409)
+    return JSONResponse(found.model_dump(mode="json"))
+
+
+async def edit_draft(request: Request) -> Response:
+    bench = workbench_of(request)
+    project = await requested_project(request)
+    edit = DraftEdit.model_validate(await request.json())
+    outcome = await run_in_threadpool(take_edit, bench.config, bench.config_file, project, edit)
+    return JSONResponse(outcome.model_dump())
+
+
+async def archive(request: Request) -> Response:
+    config = workbench_of(request).config
+    project = await requested_project(request)
+    await run_in_threadpool(archive_project, config, project)
+    return JSONResponse({"note": "Archived: it is out of the inbox (see Archived) and the count."})
+
+
+async def unarchive(request: Request) -> Response:
+    project = await requested_project(request)
+    await run_in_threadpool(unarchive_project, project)
+    return JSONResponse({"note": "Back in the inbox."})
 
 
 async def drop_file(request: Request) -> Response:

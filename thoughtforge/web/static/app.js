@@ -86,6 +86,7 @@ function connect() {
     if (!messages || messages.querySelector('[data-index="' + data.index + '"]')) return;
     const followed = keepingNewest(() => messages.insertAdjacentHTML("beforeend", data.html));
     count = Math.max(count, data.index + 1);
+    refreshEdit();
     if (!followed) $("new-messages").hidden = false;
   });
   source.addEventListener("reads", (event) => {
@@ -111,6 +112,7 @@ function connect() {
     });
     if (agent && $("switch-agent")) $("switch-agent").value = agent;
     if (budget && $("raise-budget")) $("raise-budget").value = budget;
+    refreshEdit();
     if (focusedAction) {
       const again = document.querySelector('#actions [data-action="' + focusedAction + '"]');
       if (again) again.focus(); else $("message").focus();
@@ -164,6 +166,87 @@ async function act(button) {
   }
 }
 
+// --- editing the AI's draft ------------------------------------------------------------------
+// Edit shows on the newest draft while Confirm (or Start) is offered; the box keeps its text
+// whatever the server answers, until it is saved.
+
+const DRAFT_PHASES = {human_review: ["distilling", "human_review"], spec_building: ["spec_building"]};
+
+function refreshEdit() {
+  // Only the current phase's newest draft: earlier phases' drafts stay in the thread, locked.
+  const drafts = document.querySelectorAll("#messages .message.draft");
+  const phase = document.querySelector("#project-header .phase[data-phase]");
+  const mine = DRAFT_PHASES[phase ? phase.dataset.phase : ""] || [];
+  const open = !!document.querySelector('#actions [data-action="confirm"], #actions [data-action="start"]');
+  drafts.forEach((article, i) => {
+    const button = article.querySelector("button.edit-draft");
+    const current = i === drafts.length - 1 && mine.includes(article.dataset.phase);
+    if (button) button.hidden = !(open && current);
+  });
+}
+
+async function openEditor() {
+  const existing = document.querySelector(".draft-editor textarea");
+  if (existing) { existing.focus(); return; }
+  let draft;
+  try {
+    const response = await fetch("/projects/" + project + "/draft");
+    draft = await response.json();
+    if (!response.ok) throw new Error(draft.error || ("HTTP " + response.status));
+  } catch (error) {
+    say(error.message, "error");
+    return;
+  }
+  const article = document.querySelector('.message[data-index="' + draft.index + '"]');
+  const box = document.createElement("div");
+  box.className = "draft-editor";
+  const label = document.createElement("label");
+  label.textContent = "Edit the " + draft.kind + " (Markdown; keep its sections)";
+  const text = document.createElement("textarea");
+  text.id = "draft-text";
+  text.rows = 18;
+  text.value = draft.text;
+  label.append(text);
+  const row = document.createElement("div");
+  row.className = "draft-buttons";
+  const feedback = document.createElement("p");
+  feedback.className = "draft-feedback";
+  feedback.setAttribute("role", "status");
+  const buttons = [["Save and confirm", true, "primary"], ["Save", false, ""]].map(([name, confirm, kind]) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = name;
+    button.className = "action " + kind;
+    button.addEventListener("click", () => saveEdit(box, text, draft.version, confirm, feedback));
+    return button;
+  });
+  const cancel = document.createElement("button");
+  cancel.type = "button";
+  cancel.textContent = "Cancel";
+  cancel.addEventListener("click", () => box.remove());
+  row.append(...buttons, cancel);
+  box.append(label, row, feedback);
+  (article || $("messages").lastElementChild).after(box);
+  text.focus();
+}
+
+async function saveEdit(box, text, version, confirm, feedback) {
+  for (const b of box.querySelectorAll("button")) b.disabled = true;
+  feedback.textContent = "Saving…";
+  feedback.className = "draft-feedback";
+  try {
+    const result = await post("/projects/" + project + "/draft", {text: text.value, version: version, confirm: confirm});
+    box.remove();
+    say(result.note);
+    toNewest();
+  } catch (error) {
+    feedback.textContent = error.message.replace(/[.\s]*$/, ".") + " Your text is kept here.";
+    feedback.className = "draft-feedback error";
+  } finally {
+    for (const b of box.querySelectorAll("button")) b.disabled = false;
+  }
+}
+
 function defaultButton() {
   return document.querySelector('#actions [data-action="send"], #actions [data-action="provide_input"]');
 }
@@ -209,6 +292,22 @@ function setUpThread() {
   $("new-messages").addEventListener("click", () => { toNewest(); message.focus(); });
   window.addEventListener("scroll", () => { if (atNewest()) $("new-messages").hidden = true; }, {passive: true});
   window.addEventListener("resize", () => { if (atNewest()) toNewest(); });
+  $("messages").addEventListener("click", (event) => {
+    if (event.target.closest("button.edit-draft")) openEditor();
+  });
+  $("project-header").addEventListener("click", async (event) => {
+    const button = event.target.closest("button[data-archive]");
+    if (!button) return;
+    button.disabled = true;
+    try {
+      const result = await post("/projects/" + project + "/" + button.dataset.archive, {});
+      say(result.note);
+      window.location.reload();
+    } catch (error) {
+      say(error.message, "error");
+      button.disabled = false;
+    }
+  });
   $("messages").addEventListener("click", async (event) => {
     const button = event.target.closest("button.copy");
     if (!button) return;
@@ -246,6 +345,7 @@ function setUpThread() {
     }
   });
   refreshButtons();
+  refreshEdit();
   toNewest();
   window.addEventListener("load", toNewest);
   message.focus({preventScroll: true});
