@@ -25,9 +25,13 @@ Exception hierarchy:
     - phases.intake.DistillationMalformed - two distillations without the six sections
     - phases.polish.review.MalformedReview - no review JSON that fits the schema
     - plugins.plan.builder_response.BuilderResponseError - no builder answer that fits its schema
+    - plugins.plan.builder._SlotsRejected - a plan section's answer that left slots unusable
   + server.api.AnsweredMeanwhile       - another answer reached the waiting run first (the
                                          sender is told its words were kept)
   + web.uploads.UploadRefused          - a dropped file not saved: too large, no plain folder
+  + web.prompt_editing.PromptEditError - a prompt save or reset that changed nothing
+  + web.answers.ActionRefused          - not an action of the current wait, or one that needs a
+                                         message sent without one
   + ServiceError          - a board, channel or connector call that failed (never halts a phase)
     - server.api.PrefectApiError       - a Prefect REST call that failed
     - ConnectorError                   - a Notion or Google Drive pull that failed, by `kind`

@@ -115,7 +115,7 @@ _CHAT_ADAPTER: TypeAdapter[ChatHistory] = TypeAdapter(ChatHistory)
 _STATUS_ADAPTER: TypeAdapter[Status] = TypeAdapter(Status)
 _POLISH_ADAPTER: TypeAdapter[PolishState] = TypeAdapter(PolishState)
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound=BaseModel | list[ChatMessage])
 
 
 def read_status(project_dir: Path) -> Status:

@@ -205,11 +205,11 @@ def _answer(project: Project, form: type[InputT], waiting: Waiting) -> InputT:
     if not runtime.deployment.id:
         return _in_this_process(
             project,
-            lambda: pause_flow_run(
+            lambda: pause_flow_run(  # type: ignore[call-overload]  # a float poll_interval works
                 form,
                 key=waiting.key,
                 timeout=HUMAN_WAIT_SECONDS,
-                poll_interval=HOLD_POLL_SECONDS,  # type: ignore[arg-type]
+                poll_interval=HOLD_POLL_SECONDS,
             ),
         )
     if not waiting.away and not stop_pending():

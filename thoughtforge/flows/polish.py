@@ -73,6 +73,7 @@ def polish_flow(
         outcome = polish_until_settled(project, config, wait_for_human)
     if outcome.verdict == "done":
         return outcome
+    # a returned State is the run's final state (Prefect's way); its data is the outcome
     return halted_state(f"{outcome.halt_reason}: {outcome.reason}", outcome)  # type: ignore[return-value]
 
 
@@ -104,7 +105,7 @@ def polish_in_process(project_id: str, config_path: Path, wait_for_human: bool) 
     )
 
 
-def _ask(project: Project, reason: str) -> str:
+def _ask(project: Project, reason: str) -> halt_actions.Action:
     return wait_for_human(project, POLISH_HALT, halt_prompt(reason)).value.action
 
 

@@ -32,6 +32,7 @@ def share_one_tls_context() -> None:
         return
     for client in (PrefectClient, SyncPrefectClient):
         if not getattr(client.__init__, _SHARING, False):
+            # wrapping Prefect's constructor is the point
             client.__init__ = _sharing(client.__init__)  # type: ignore[method-assign]
 
 

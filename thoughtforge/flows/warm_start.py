@@ -270,6 +270,7 @@ class _Starter:
         for target, descriptor in enumerate(fds):
             os.dup2(descriptor, target)
             os.close(descriptor)
+        # the request is the JSON a run's command sent: its env maps str to str
         _run_engine(dict(request["env"]), str(request["cwd"]))  # type: ignore[call-overload]
 
     def _launcher_spoke(self, connection: socket.socket) -> None:

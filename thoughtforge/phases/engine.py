@@ -160,7 +160,7 @@ class PhaseEngine:
             on_unusable=self.keeper(call.step),
         )
 
-    def keeper(self, step: str) -> Callable[[int, UnusableAnswer], None]:
+    def keeper(self, step: str) -> Callable[[int, UnusableAnswer], object]:
         """What to do with each refused answer of `step`: keep it (`rejected_answers`)."""
         return lambda attempt, why: keep_rejected(self.project, self.phase, step, attempt, why)
 

@@ -88,7 +88,7 @@ class DiscoveryHook(Protocol):
         proposal: str,
         ask: Callable[[str], str],
         library: PromptLibrary,
-        on_unusable: Callable[[int, UnusableAnswer], None],
+        on_unusable: Callable[[int, UnusableAnswer], object],
     ) -> str: ...
 
 
