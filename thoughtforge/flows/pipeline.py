@@ -100,7 +100,7 @@ def pipeline_flow(
     with ExitStack() as held:
         if not project_id:  # a new project is made in a run slot: a burst waits for one
             held.enter_context(run_slot(config, None))
-        project = _the_project(
+        project = _project_to_run(
             config,
             project_id,
             brain_dump,
@@ -119,10 +119,10 @@ def pipeline_flow(
         track_temporary_server(project)
         if not state_files_readable(project):
             return project.status().phase.value
-        return _ended(_dispatch(project, config, auto_confirm))
+        return _run_result(_dispatch(project, config, auto_confirm))
 
 
-def _ended(status: Status) -> Any:
+def _run_result(status: Status) -> Any:
     """The phase; for a halt, in a state that says so: an expected halt is a normal end."""
     if status.phase is Phase.HALTED:
         return halted_state(f"{status.halt_reason} in {status.halted_from}", status.phase.value)
@@ -141,7 +141,7 @@ def pipeline_in_process(project_id: str, config_path: Path, auto_confirm: bool) 
     )
 
 
-def _the_project(
+def _project_to_run(
     config: Config,
     project_id: str,
     brain_dump: str,
