@@ -1,9 +1,9 @@
 """One HTTP request with a timeout, for the adapters that talk to a service (board, channels).
 
-The standard library is enough for a POST or a small JSON call, and keeps the CLI's start-up
-light: importing httpx (the HTTP agent's client) costs a command about 70 ms more than
-`urllib.request`, and `say`/`status` must answer within half a second (and httpx's timeouts,
-too, bound each read, not the call).
+The standard library is enough for a POST or a small JSON call, and keeps the CLI's start-up light:
+importing httpx (the HTTP agent's client) costs a command more than `urllib.request`
+(bench/bench_import_costs.py), and `say`/`status` must answer within half a second (and httpx's
+timeouts, too, bound each read, not the call).
 
 Every failure, from a refused connection to an HTTP 500, is one `ServiceError` that names
 the method and the URL; request headers (which may hold a token) never appear in it.

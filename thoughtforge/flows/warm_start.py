@@ -55,7 +55,8 @@ _PRELOAD = (
     "rapidfuzz",  # imported by the first check that matches text, not by the flows
     "json_repair",
 )
-"""What every run needs soon, loaded once. Not pybars (its grammar takes 0.4 s and 9.7 MiB): a run
+"""What every run needs soon, loaded once. Not pybars (its grammar is slow to build and large; see
+bench/bench_import_costs.py): a run
 that builds a plan pays that once; preloaded, it would be resident in every run, even one that
 only waits for the person."""
 

@@ -15,7 +15,7 @@ milliseconds. A PostgreSQL database is not touched.
 
 A server started for one command (`temporary_server`) is told that command's pid in
 `PARENT_ENV`, and stops when that process ends, however it ends: killed with -9, the command
-cannot stop it, and it held about 200 MB until the project's next run.
+cannot stop it, and it held its memory until the project's next run.
 
 Run: `python -m thoughtforge.server.prefect_server [prefect server start options]`.
 """
