@@ -25,6 +25,7 @@ from thoughtforge.core.run_lock import LOCK_FILE
 from thoughtforge.core.run_start import STARTING_FILE
 from thoughtforge.core.space_reserve import RESERVE_FILE
 from thoughtforge.core.state import (
+    BUILD_PROGRESS_FILE,
     CHAT_ARCHIVE_FILE,
     CHAT_HISTORY_FILE,
     CODE_BUILD_FILE,
@@ -60,7 +61,7 @@ PRIVATE_FILES = (
 OWN_FILES = frozenset(
     {
         *(STATUS_FILE, CHAT_HISTORY_FILE, POLISH_STATE_FILE, CODE_BUILD_FILE, POLISH_LOG_FILE),
-        *(REVIEW_FILE, CHAT_ARCHIVE_FILE, ".gitignore"),
+        *(REVIEW_FILE, CHAT_ARCHIVE_FILE, BUILD_PROGRESS_FILE, ".gitignore"),
     }
 )
 BUILD_OUTPUT = ("__pycache__/", ".pytest_cache/", "node_modules/", "target/", ".venv/")
