@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import thoughtforge
@@ -48,6 +49,7 @@ def _layer_of(module: str) -> int:
     return next(n for n, layer in enumerate(LAYERS) if part in layer)
 
 
+@cache
 def _modules() -> dict[str, Path]:
     found = {}
     for path in PACKAGE.rglob("*.py"):
@@ -82,6 +84,7 @@ def _imports(module: str, path: Path, known: dict[str, Path]) -> Iterator[str]:
                 yield name
 
 
+@cache
 def _graph() -> dict[str, set[str]]:
     known = _modules()
     return {module: set(_imports(module, path, known)) for module, path in known.items()}
