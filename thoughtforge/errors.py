@@ -11,6 +11,8 @@ Exception hierarchy:
     - ProjectLimitError   - concurrency.max_parallel_runs reached
     - core.run_start.RunAlreadyStarting - a run asked for while one is on its way or working
     - core.archive.ArchiveRefused - archiving a project in progress or one a run works on
+    - phases.revision.RevisionRefused - a revise or rollback while a run works on the project,
+                                        or a revise of a terminated project
   + TransitionError       - a phase change the pipeline does not allow
   + PromptError           - a prompt file missing or a placeholder without a value
   + RepositoryTampered    - a project's `.git/` holds hooks or config an agent wrote
@@ -28,13 +30,19 @@ Exception hierarchy:
     - phases.intake.DistillationMalformed - two distillations without the six sections
     - phases.polish.review.MalformedReview - no review JSON that fits the schema
     - plugins.plan.builder_response.BuilderResponseError - no builder answer that fits its schema
+    - plugins.plan.builder._SlotsRejected - a plan section's answer that left slots unusable
   + server.api.AnsweredMeanwhile       - another answer reached the waiting run first (the
                                          sender is told its words were kept)
   + web.uploads.UploadRefused          - a dropped file not saved: too large, no plain folder
+  + web.prompt_editing.PromptEditError - a prompt save or reset that changed nothing
+  + web.answers.ActionRefused          - not an action of the current wait, or one that needs a
+                                         message sent without one
   + ServiceError          - a board, channel or connector call that failed (never halts a phase)
     - server.api.PrefectApiError       - a Prefect REST call that failed
     - ConnectorError                   - a Notion or Google Drive pull that failed, by `kind`
   + phases.spec.SpecIncomplete         - a spec proposal without acceptance criteria, twice
+  + core.history.UnknownHistoryItem    - a rollback or diff to an item the history does not
+                                         hold (the valid ones are listed)
   + phases.draft_edits.DraftRefused    - the person's edit of a draft that fails its checks
                                          (kept in the page's box, or in rejected/ by the CLI)
   + phases.safety.SafetyViolation      - an operation the deliverable type forbids
@@ -46,10 +54,11 @@ The ones defined next to the code that raises them are listed here so the tree r
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 if TYPE_CHECKING:
     from thoughtforge.models import HaltReason
@@ -150,10 +159,47 @@ class UnusableAnswer(ThoughtForgeError):
         super().__init__(reason)
 
 
+class FailureKind(StrEnum):
+    """How one attempt of an agent call failed: what code decides on (the words are for people)."""
+
+    UNAVAILABLE = "unavailable"
+    """The agent could not be asked: no such command, it could not start, its key is not set."""
+    UNREACHABLE = "unreachable"
+    """An HTTP agent's server could not be reached, through every retry."""
+    TIMED_OUT = "timed_out"
+    TOO_LARGE = "too_large"
+    """The answer went past `agents.max_reply_bytes`; the agent was stopped."""
+    EXITED = "exited"
+    """A command that ended with a non-zero exit code."""
+    EMPTY = "empty"
+    UNREADABLE = "unreadable"
+    """Output not in the form the agent's entry declares (not a chat completion, say)."""
+    INTERRUPTED = "interrupted"
+    """An answer the server broke off: an error mid-stream, a stream closed mid-answer."""
+    REFUSED = "refused"
+    """The server refused the request (an HTTP error, a redirect, images or structured output)."""
+    CUT_OFF = "cut_off"
+    """The answer ended at the answer's token limit."""
+    PROMPT_TOO_LARGE = "prompt_too_large"
+    """Refused before any call: the prompt does not fit the agent's window."""
+
+
+class AttemptFailure(BaseModel):
+    """One failed attempt: its kind, and the words a person reads (the halt message quotes them)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: FailureKind
+    reason: str
+
+    def __str__(self) -> str:
+        return self.reason
+
+
 class AgentFailure(ThoughtForgeError):
     """Both attempts of one agent call failed; `attempts` says how each one failed."""
 
-    def __init__(self, agent: str, step: str, attempts: list[str]) -> None:
+    def __init__(self, agent: str, step: str, attempts: list[AttemptFailure]) -> None:
         self.agent = agent
         self.step = step
         self.attempts = attempts
@@ -172,9 +218,12 @@ class PromptTooLarge(AgentFailure):
             agent,
             step,
             [
-                f"the prompt (about {tokens} tokens) does not fit its context window "
-                f"({window} tokens{room}); use an agent with a larger window "
-                f"(agents.available.{agent}.context_window_tokens) or shorten the material"
+                AttemptFailure(
+                    kind=FailureKind.PROMPT_TOO_LARGE,
+                    reason=f"the prompt (about {tokens} tokens) does not fit its context window "
+                    f"({window} tokens{room}); use an agent with a larger window "
+                    f"(agents.available.{agent}.context_window_tokens) or shorten the material",
+                )
             ],
         )
 

@@ -70,7 +70,7 @@ class RawServer:
 def test_a_2xx_reply_gives_its_status_and_body(server: CaptureServer) -> None:
     server.answer(201, {"id": 7})
     reply = request("POST", server.url + "/api/tasks", json_body={"title": "x"}, timeout=10)
-    assert reply.status == 201 and reply.json() == {"id": 7}
+    assert reply.status == 201 and reply.parsed() == {"id": 7}
     [sent] = server.requests
     assert sent.json() == {"title": "x"}
     assert sent.headers["Content-Type"] == "application/json"
@@ -144,12 +144,12 @@ def test_a_header_value_it_cannot_send_is_refused_without_echoing_it(
 def test_reply_json_of_a_body_that_is_not_json_is_a_service_error() -> None:
     reply = Reply(status=200, body=b"<html>captive portal</html>")
     with pytest.raises(ServiceError, match="not JSON") as raised:
-        reply.json()
+        reply.parsed()
     assert raised.value.status == 200
 
 
 def test_reply_json_of_an_empty_body_is_none() -> None:
-    assert Reply(status=204, body=b"").json() is None
+    assert Reply(status=204, body=b"").parsed() is None
 
 
 def _pending_connections(listener: socket.socket) -> int:

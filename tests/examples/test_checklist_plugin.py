@@ -14,6 +14,7 @@ import yaml
 from tests.polish_setup import calls
 from thoughtforge.config import load_config
 from thoughtforge.core import create_project, read_status
+from thoughtforge.core.build_progress import ProgressItem, read_build_progress
 from thoughtforge.flows.pipeline import pipeline_in_process
 from thoughtforge.models import Phase
 
@@ -120,6 +121,11 @@ def test_a_type_from_the_plugins_directory_runs_through_all_four_phases(
     assert (status.phase, status.deliverable_type) == (Phase.DONE, "checklist")
     assert (project.dir / "docs" / "checklist.md").read_text() == FIXED
     assert not (project.dir / "docs" / "plan.md").exists()
+    progress = read_build_progress(project.dir)  # what the page shows, as the plugin reported it
+    assert progress is not None
+    assert progress.items == [
+        ProgressItem(label="write the checklist", done=True, detail="3 items")
+    ]
     assert "## Deliverable Type\n\nChecklist\n" in (project.dir / "docs/constraints.md").read_text()
     assert calls(project) == {
         "brain-dump-intake": 1,

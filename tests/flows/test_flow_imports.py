@@ -1,9 +1,10 @@
 """What a flow process loads: a run re-entered after every answer imports the pipeline, so nothing
-of Prefect's server (FastAPI, SQLAlchemy, 1.6 s) nor pybars's grammar (0.45 s) may come with it.
+of Prefect's server (FastAPI, SQLAlchemy) nor pybars's grammar may come with it (their cost:
+bench/bench_import_costs.py).
 
 The flows import Prefect's parts from their own modules (`prefect.flows`, `prefect.tasks`, ...):
-`from prefect import flow` loads `prefect.main`, which sets up logging at import (about 50 ms of
-a 1 s import, and more at exit); Prefect's engine loads it when a run starts, so a module that
+`from prefect import flow` loads `prefect.main`, which sets up logging at import (and more work
+at exit); Prefect's engine loads it when a run starts, so a module that
 only defines flows need not."""
 
 from __future__ import annotations

@@ -14,7 +14,13 @@ from thoughtforge.core import (
     read_status,
     transition,
 )
-from thoughtforge.errors import AgentFailure, AnswerCutOff, StateFileError
+from thoughtforge.errors import (
+    AgentFailure,
+    AnswerCutOff,
+    AttemptFailure,
+    FailureKind,
+    StateFileError,
+)
 from thoughtforge.flows.console import make_run_output_inert
 from thoughtforge.flows.human_input import IntakeTurn, ReviewTurn, SpecTurn
 from thoughtforge.flows.intake import _apply as run_intake_turn
@@ -22,18 +28,24 @@ from thoughtforge.flows.turns import halt_on_failure, latest_ai_message, state_f
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.intake import DistillationMalformed
 
+TIMED_OUT = AttemptFailure(kind=FailureKind.TIMED_OUT, reason="timed out")
+
 
 @pytest.mark.parametrize(
     ("error", "reason"),
     [
         (
-            AgentFailure("demo", "spec-building", ["timed out", "timed out"]),
+            AgentFailure("demo", "spec-building", [TIMED_OUT, TIMED_OUT]),
             HaltReason.AGENT_FAILURE,
         ),
         (PermissionError(13, "Permission denied", "docs/spec.md"), HaltReason.FILE_SYSTEM_ERROR),
         (DistillationMalformed("it has no ## Objective section"), HaltReason.ANSWER_UNUSABLE),
         (
-            AnswerCutOff("smol", "brain-dump-intake", ["answer cut off at 9 tokens"]),
+            AnswerCutOff(
+                "smol",
+                "brain-dump-intake",
+                [AttemptFailure(kind=FailureKind.CUT_OFF, reason="answer cut off at 9 tokens")],
+            ),
             HaltReason.ANSWER_UNUSABLE,
         ),
     ],

@@ -34,10 +34,10 @@ from thoughtforge.core import (
 )
 from thoughtforge.core.processes import live_processes
 from thoughtforge.flows.run_tags import run_name
-from thoughtforge.flows.warm_start import listening, socket_name
 from thoughtforge.models import Phase
 from thoughtforge.phases.polish.loop import PolishLoop
 from thoughtforge.server.api import PrefectApi
+from thoughtforge.server.warm_start_address import listening, socket_name
 
 pytestmark = pytest.mark.slow
 

@@ -13,11 +13,11 @@ from thoughtforge.core import (
     PolishState,
     Project,
     TrajectoryEntry,
-    log_event,
     read_status,
     write_polish_state,
     write_status,
 )
+from thoughtforge.core.build_progress import BuildProgress, ProgressItem, recorded
 from thoughtforge.models import Counts, DeliverableType, Issue
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.polish import polish_log
@@ -51,14 +51,16 @@ def test_the_chart_has_a_point_per_iteration_and_severity_scaled_to_the_highest(
 
 def test_the_panel_shows_sections_chart_guards_and_the_deliverable(config: Config) -> None:
     project = polishing_project(config)
-    log_event(
-        project.dir,
-        "build_progress",
-        sections=[
-            {"heading": "Budget", "filled": 3, "slots": 3},
-            {"heading": "Risks", "filled": 1, "slots": 2},
-        ],
+    told: list[BuildProgress] = []
+    recorded(project.dir, told.append)(
+        BuildProgress(
+            items=[
+                ProgressItem(label="Budget", done=True, detail="3/3 slots"),
+                ProgressItem(label="Risks", done=False, detail="1/2 slots"),
+            ]
+        )
     )
+    assert len(told) == 1
     write_polish_state(
         project.dir,
         PolishState(
@@ -98,6 +100,13 @@ def test_the_panel_shows_sections_chart_guards_and_the_deliverable(config: Confi
     assert panel.verdict == "done (termination) — under every threshold"
     assert "<h2>Section 1</h2>" in panel.deliverable_html
     assert "<b>lacks" not in panel.polish_log_html
+
+
+def test_an_unreadable_build_progress_is_a_problem_on_the_panel(config: Config) -> None:
+    project = polishing_project(config)
+    (project.dir / "build_progress.json").write_text("{not json")
+    panel = _panel(config, project)
+    assert panel.build == [] and "build_progress.json" in panel.problems[0]
 
 
 def test_an_unreadable_polish_state_is_a_problem_on_the_panel(config: Config) -> None:

@@ -1,9 +1,9 @@
 """One HTTP request with a timeout, for the adapters that talk to a service (board, channels).
 
-The standard library is enough for a POST or a small JSON call, and keeps the CLI's start-up
-light: importing httpx (the HTTP agent's client) costs a command about 70 ms more than
-`urllib.request`, and `say`/`status` must answer within half a second (and httpx's timeouts,
-too, bound each read, not the call).
+The standard library is enough for a POST or a small JSON call, and keeps the CLI's start-up light:
+importing httpx (the HTTP agent's client) costs a command more than `urllib.request`
+(bench/bench_import_costs.py), and `say`/`status` must answer within half a second (and httpx's
+timeouts, too, bound each read, not the call).
 
 Every failure, from a refused connection to an HTTP 500, is one `ServiceError` that names
 the method and the URL; request headers (which may hold a token) never appear in it.
@@ -48,7 +48,7 @@ class Reply(BaseModel):
     status: int
     body: bytes
 
-    def json(self) -> Any:
+    def parsed(self) -> Any:
         try:
             return json.loads(self.body or b"null")
         except ValueError as exc:
@@ -132,7 +132,7 @@ class _WatchedHTTPSHandler(urllib.request.HTTPSHandler):
         return self.do_open(
             functools.partial(_WatchedHTTPS, deadline=self._deadline),
             req,
-            context=self._context,  # type: ignore[attr-defined]
+            context=self._context,  # type: ignore[attr-defined]  # HTTPSHandler's; typeshed omits it
         )
 
 
@@ -168,5 +168,6 @@ def _reason(exc: BaseException) -> str:
     if isinstance(exc, TimeoutError):
         return "timed out"
     if isinstance(exc, http.client.BadStatusLine) and not isinstance(exc, ConnectionError):
-        return f"the answer is not HTTP (it began {exc.line.strip()[:40]!r})"
+        line = exc.line  # type: ignore[attr-defined]  # typeshed omits what __init__ sets
+        return f"the answer is not HTTP (it began {line.strip()[:40]!r})"
     return str(getattr(exc, "strerror", None) or getattr(exc, "reason", None) or exc)

@@ -193,11 +193,11 @@ class _Stack:
     """A column's cards, a rule between each two: what a `Group` of their `Text`s and `Rule`s
     draws, several times faster.
 
-    Rich wraps each `Text` anew, about 150 µs a card. A card's line that fits the column needs
-    no wrapping: it is its pieces, padded to the width, segment for segment as the `Text`
-    renders. The rule is the same each time, so it is drawn once. A line too long (or with a
-    line break or tab in a name) is left to rich. A band drawn by its `Table` renders the stack
-    as a cell.
+    Rich wraps each `Text` anew, for every card (bench/bench_status.py times the board). A card's
+    line that fits the column needs no wrapping: it is its pieces, padded to the width, segment for
+    segment as the `Text` renders. The rule is the same each time, so it is drawn once. A line too
+    long (or with a line break or tab in a name) is left to rich. A band drawn by its `Table`
+    renders the stack as a cell.
     """
 
     def __init__(self, cards: list[Card]) -> None:

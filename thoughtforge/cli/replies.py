@@ -19,6 +19,7 @@ from thoughtforge.errors import ThoughtForgeError
 
 if TYPE_CHECKING:
     from thoughtforge.core import Project
+    from thoughtforge.phases.halt_actions import Action
 
 BUSY_WAIT_SECONDS = 300.0
 """How long an action waits for a busy run to ask again (a distillation can take minutes)."""
@@ -280,7 +281,9 @@ def _busy() -> None:
     err.print("The run is busy (working, or re-entering after your last answer); waiting …")
 
 
-def _decide(ctx: typer.Context, project_id: str, action: str, auto_confirm: bool = False) -> None:
+def _decide(
+    ctx: typer.Context, project_id: str, action: Action, auto_confirm: bool = False
+) -> None:
     from thoughtforge.core import open_project
     from thoughtforge.models import AUTONOMOUS_PHASES, Phase
     from thoughtforge.phases import halt_actions
@@ -289,7 +292,7 @@ def _decide(ctx: typer.Context, project_id: str, action: str, auto_confirm: bool
     if _hand_over(ctx, project, {"action": action}, saved=False):
         out.print(f"Sent '{action}' to the waiting run of {project_id}.")
         return
-    status = halt_actions.apply(project, action)  # type: ignore[arg-type]
+    status = halt_actions.apply(project, action)
     out.print(f"{project_id}: {action} → {status.phase}")
     if status.phase in (Phase.DONE, Phase.HALTED):
         return

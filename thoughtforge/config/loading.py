@@ -53,7 +53,7 @@ def _resolve_paths(config: Config, base: Path) -> Config:
     def resolve(p: Path | None) -> Path | None:
         return None if p is None else (base / p.expanduser()).resolve()
 
-    config.projects.directory = resolve(config.projects.directory)
+    config.projects.directory = (base / config.projects.directory.expanduser()).resolve()
     config.prompts.directory = resolve(config.prompts.directory)
     config.plugins.directory = resolve(config.plugins.directory)
     drive = config.connectors.google_drive

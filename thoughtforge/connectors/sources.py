@@ -41,5 +41,9 @@ def wanted_sources(project: Project, config: Config) -> list[str]:
     said = [m.content for m in read_chat(project.dir) if m.role == "human"]
     links = unique([*default_sources(config), *(url for text in said for url in urls_in(text))])
     done = set(pulled_sources(project.resources_dir))
-    done |= {e.get("source") for e in read_events(project.dir) if e["event"] == "connector_pulled"}
+    done |= {
+        str(e["source"])
+        for e in read_events(project.dir)
+        if e["event"] == "connector_pulled" and e.get("source")
+    }
     return [url for url in links if url not in done]

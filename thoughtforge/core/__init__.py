@@ -39,7 +39,6 @@ from thoughtforge.core.project import (
     Project,
     ProjectListing,
     list_projects,
-    load_project,
     open_project,
 )
 from thoughtforge.core.project_log import LOG_FILE, log_event, read_events
@@ -140,7 +139,6 @@ __all__ = [
     "installed_hooks",
     "is_running",
     "list_projects",
-    "load_project",
     "log_event",
     "mark_polished",
     "mark_read",

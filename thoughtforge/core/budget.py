@@ -43,10 +43,10 @@ def over_budget(
 ) -> str | None:
     """Why a call costing up to `next_tokens` / `next_usd` may not be made; None if it fits."""
     if budget.max_tokens is not None and spent.tokens + next_tokens > budget.max_tokens:
-        left = max(budget.max_tokens - spent.tokens, 0)
+        tokens_left = max(budget.max_tokens - spent.tokens, 0)
         return (
             f"Budget exhausted: spent {spent.tokens:,} of {budget.max_tokens:,} tokens; the next "
-            f"call could take up to {next_tokens:,} and only {left:,} are left."
+            f"call could take up to {next_tokens:,} and only {tokens_left:,} are left."
         )
     if budget.max_usd is None:
         return None

@@ -17,7 +17,7 @@ import os
 import re
 import secrets
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -51,7 +51,7 @@ def create_project(
     config: Config,
     *,
     brain_dump: str | None = None,
-    resources: list[Path] = (),  # type: ignore[assignment]
+    resources: Sequence[Path] = (),
     agent: str | None = None,
     within_run_slot: bool = False,
 ) -> Project:
@@ -106,7 +106,7 @@ def _check_brain_dump(config: Config, text: str) -> None:
         )
 
 
-def _check_resources(resources: list[Path]) -> None:
+def _check_resources(resources: Sequence[Path]) -> None:
     for path in resources:
         if not path.is_file():
             raise ProjectError(f"resource {path} is not a readable file")

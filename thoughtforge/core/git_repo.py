@@ -1,8 +1,8 @@
 """One git repository per project, driven through GitPython.
 
-GitPython is imported on first use (it takes about 80 ms), so commands and agent processes that
-never touch a repository do not pay for it. A commit first clears an `index.lock` that a killed
-git left behind, but only when no git process is working in the repository.
+GitPython is imported on first use (bench/bench_import_costs.py measures it), so commands and agent
+processes that never touch a repository do not pay for it. A commit first clears an `index.lock`
+that a killed git left behind, but only when no git process is working in the repository.
 
 An agent that can write files can write into `.git/`, and git runs what `.git/` names: hooks, a
 file-system monitor, filter drivers, a signing program. So every git call here runs with hooks and

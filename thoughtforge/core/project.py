@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from thoughtforge.config import Config, load_config
+from thoughtforge.config import Config
 from thoughtforge.core.state import Status, read_status
 from thoughtforge.errors import ProjectError, StateFileError
 from thoughtforge.models import HaltReason, Phase
@@ -99,10 +99,3 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return entry.is_dir()
     except OSError:
         return False
-
-
-def load_project(project_id: str, config_path: str | None) -> tuple[Config, Project]:
-    """What every phase flow starts with: its parameters are plain strings, so a deployment can
-    pass them."""
-    config = load_config(Path(config_path) if config_path else None)
-    return config, open_project(config, project_id)

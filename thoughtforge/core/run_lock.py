@@ -17,11 +17,12 @@ from typing import IO
 from thoughtforge.core.atomic_write import unwritable
 from thoughtforge.core.processes import end_leftover_processes
 from thoughtforge.core.project import Project
-from thoughtforge.core.run_start import clear_start
 from thoughtforge.core.space_reserve import keep_reserve
 from thoughtforge.errors import ProjectError
 
 LOCK_FILE = ".run.lock"
+STARTING_FILE = ".starting.json"
+"""A run on its way claims the project here (`run_start`); taking the lock ends the claim."""
 PROBE_GRACE_SECONDS = 1.0
 _RETRY_SECONDS = 0.02
 _held_here: set[str] = set()
@@ -82,3 +83,8 @@ def is_running(project: Project) -> bool:
             return True
         fcntl.flock(handle, fcntl.LOCK_UN)
         return False
+
+
+def clear_start(project: Project) -> None:
+    """The run took the lock, or it will never come."""
+    (project.dir / STARTING_FILE).unlink(missing_ok=True)

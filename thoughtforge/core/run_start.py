@@ -22,10 +22,10 @@ from pydantic import BaseModel, ValidationError
 
 from thoughtforge.core.atomic_write import unwritable, write_text_atomic
 from thoughtforge.core.project import Project
+from thoughtforge.core.run_lock import STARTING_FILE, clear_start, is_running
 from thoughtforge.core.state import utc_now
 from thoughtforge.errors import ProjectError
 
-STARTING_FILE = ".starting.json"
 STALE_SECONDS = 300.0
 """A claim older than this, whose run never took the lock, is forgotten."""
 
@@ -49,8 +49,6 @@ class RunAlreadyStarting(ProjectError):
 def claim_start(project: Project, why: Why) -> Starting:
     """Claim the project for a run about to be asked for; refused (`RunAlreadyStarting`) when a
     run holds the lock or another claim stands."""
-    from thoughtforge.core.run_lock import is_running  # it imports this module
-
     if is_running(project):
         raise RunAlreadyStarting(f"project {project.id} is already being run")
     claim = Starting(why=why, since=utc_now())
@@ -111,11 +109,6 @@ def starting(project: Project) -> Starting | None:
         clear_start(project)
         return None
     return claim
-
-
-def clear_start(project: Project) -> None:
-    """The run took the lock, or it will never come."""
-    (project.dir / STARTING_FILE).unlink(missing_ok=True)
 
 
 def _already(project: Project, claim: Starting) -> str:

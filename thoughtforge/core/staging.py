@@ -27,6 +27,7 @@ from thoughtforge.core.run_start import STARTING_FILE
 from thoughtforge.core.space_reserve import RESERVE_FILE
 from thoughtforge.core.spend import USAGE_FILE
 from thoughtforge.core.state import (
+    BUILD_PROGRESS_FILE,
     CHAT_ARCHIVE_FILE,
     CHAT_HISTORY_FILE,
     CODE_BUILD_FILE,
@@ -63,7 +64,7 @@ PRIVATE_FILES = (
 OWN_FILES = frozenset(
     {
         *(STATUS_FILE, CHAT_HISTORY_FILE, POLISH_STATE_FILE, CODE_BUILD_FILE, POLISH_LOG_FILE),
-        *(REVIEW_FILE, CHAT_ARCHIVE_FILE, ".gitignore"),
+        *(REVIEW_FILE, CHAT_ARCHIVE_FILE, BUILD_PROGRESS_FILE, ".gitignore"),
         *(REVISIONS_FILE, BUILT_FROM_FILE),
     }
 )

@@ -26,6 +26,7 @@ POLISH_STATE_FILE = "polish_state.json"
 CHAT_HISTORY_FILE = "chat_history.json"
 CHAT_ARCHIVE_FILE = "chat_archive.json"
 CODE_BUILD_FILE = "code_build.json"
+BUILD_PROGRESS_FILE = "build_progress.json"
 STATE_LOCK_FILE = ".state.lock"
 
 
@@ -126,7 +127,7 @@ _CHAT_ADAPTER: TypeAdapter[ChatHistory] = TypeAdapter(ChatHistory)
 _STATUS_ADAPTER: TypeAdapter[Status] = TypeAdapter(Status)
 _POLISH_ADAPTER: TypeAdapter[PolishState] = TypeAdapter(PolishState)
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound=BaseModel | list[ChatMessage])
 
 
 def read_status(project_dir: Path) -> Status:

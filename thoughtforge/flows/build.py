@@ -1,20 +1,20 @@
 """Phase 3 inside a run: each plan section, code build step, test run and fix cycle is a named
-task, a plan's progress is an artifact, a stuck builder waits for the human's input, and the
-pipeline takes the built deliverable on to the polish loop."""
+task, the build's progress (as its plugin reports it) is recorded for the page and is an
+artifact, a stuck builder waits for the human's input, and the pipeline takes the built
+deliverable on to the polish loop."""
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 from prefect.artifacts import create_markdown_artifact
 
 from thoughtforge.config import Config
 from thoughtforge.core import Project, Status, clear_wait
+from thoughtforge.core.build_progress import recorded
 from thoughtforge.flows.human_input import STUCK, StuckDecision, wait_for_human
 from thoughtforge.flows.task_runner import as_task
 from thoughtforge.models import INPUT_HALTS, Phase
 from thoughtforge.phases import halt_actions, latest_ai_message, notice
-from thoughtforge.phases.plugin_contract import Builder
+from thoughtforge.phases.plugin_contract import Builder, BuildProgress, ProgressListener
 from thoughtforge.phases.plugin_loader import plugin_for
 
 
@@ -37,9 +37,11 @@ def run_build(project: Project, config: Config, auto_confirm: bool) -> None:
 
 
 def _builder(project: Project, config: Config, status: Status) -> Builder:
-    """The deliverable type's plugin builds; each step is a task, its progress an artifact."""
+    """The deliverable type's plugin builds; each step is a task, its progress recorded and an
+    artifact."""
     plugin = plugin_for(config, status.deliverable_type)
-    return plugin.build(project, config, runner=as_task, on_progress=_publisher(project))
+    on_progress = recorded(project.dir, _publisher(project))
+    return plugin.build(project, config, runner=as_task, on_progress=on_progress)
 
 
 def _awaits_input(status: Status) -> bool:
@@ -68,11 +70,11 @@ def _stuck_prompt(project: Project) -> str:
     )
 
 
-def _publisher(project: Project) -> Callable[[str], None]:
-    def publish(markdown: str) -> None:
+def _publisher(project: Project) -> ProgressListener:
+    def publish(progress: BuildProgress) -> None:
         create_markdown_artifact(
             key=f"{project.id}-build",
-            markdown=markdown,
+            markdown=progress.as_markdown(),
             description=f"Phase 3 progress of {project.id}",
         )
 

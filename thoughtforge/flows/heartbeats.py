@@ -1,8 +1,8 @@
 """Flow runs started in this process beat no heartbeat.
 
 Prefect gives every flow run a heartbeat thread and joins it when the run ends. The thread sleeps
-in steps of one second, so every run, and every subflow run, ended up to a second late: 0.9 s of
-the 1.07 s a trivial run cost (PrefectHQ/prefect#19641). The engine reads
+in steps of one second, so every run, and every subflow run, ended up to a second late: most of
+what a trivial run cost (PrefectHQ/prefect#19641). The engine reads
 `PREFECT_FLOWS_HEARTBEAT_FREQUENCY` in its caller's settings as the run starts, so a run started
 inside `without_heartbeats()` has none. (Only the settings in force can say `None`: the
 environment variable's minimum is 30.)
@@ -30,8 +30,8 @@ from thoughtforge.flows.prefect_internals import HEARTBEAT, usable
 def without_heartbeats() -> Iterator[None]:
     """Flow runs started inside the block, here or as subflows, beat no heartbeat.
 
-    The settings are copied, not validated again as `temporary_settings` would (20 ms or more,
-    a tenth of what a run costs): `None` needs no validation.
+    The settings are copied, not validated again as `temporary_settings` would (a noticeable
+    part of what a run costs): `None` needs no validation.
     """
     if not usable(HEARTBEAT):
         yield

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from prefect.client.orchestration import get_client
 from prefect.context import FlowRunContext
@@ -34,7 +34,7 @@ from prefect.flow_runs import suspend_flow_run
 from prefect.input import RunInput
 from prefect.input.actions import read_flow_run_input
 from prefect.input.run_input import keyset_from_paused_state
-from prefect.states import Paused, Running
+from prefect.states import Paused, Running, State
 from prefect.utilities.engine import propose_state_sync
 
 from thoughtforge.flows.prefect_internals import LEAVE_PAUSE, usable
@@ -64,9 +64,9 @@ def hold(form: type[InputT], key: str, wait_seconds: int) -> InputT | None:
     if context is None or context.flow_run is None:
         raise RuntimeError("only a flow run can wait for the person")
     run_id = context.flow_run.id
-    paused = Paused(timeout_seconds=wait_seconds, reschedule=False, pause_key=key)
+    paused: State[Any] = Paused(timeout_seconds=wait_seconds, reschedule=False, pause_key=key)
     keyset = keyset_from_paused_state(paused)
-    paused.state_details.run_input_keyset = keyset
+    paused.state_details.run_input_keyset = {str(key): value for key, value in keyset.items()}
     with get_client(sync_client=True) as client:
         state = propose_state_sync(client=client, state=paused, flow_run_id=run_id)
         if not state.is_paused():
@@ -78,7 +78,7 @@ def hold(form: type[InputT], key: str, wait_seconds: int) -> InputT | None:
                 time.sleep(HOLD_POLL_SECONDS)
                 current = client.read_flow_run(run_id).state
                 if current is not None and current.is_running():
-                    return form.load(keyset)
+                    return form.load(keyset)  # type: ignore[return-value]  # sync: not a coroutine
         except (TerminationSignal, KeyboardInterrupt):
             _stopping()
             current = client.read_flow_run(run_id).state
@@ -86,7 +86,8 @@ def hold(form: type[InputT], key: str, wait_seconds: int) -> InputT | None:
                 raise  # cancelled (the state says Cancelling), or answered: not ours to keep
         propose_state_sync(client=client, state=Running(), flow_run_id=run_id)
     if read_flow_run_input(keyset["response"], flow_run_id=run_id) is not None:
-        return form.load(keyset)  # answered in the instant between the last look and now
+        # answered in the instant between the last look and now
+        return form.load(keyset)  # type: ignore[return-value]  # sync: not a coroutine
     return None
 
 

@@ -189,7 +189,7 @@ def wait_for_human(project: Project, step: HumanStep[InputT], description: str) 
     """Block (or suspend) until the human answers; the caller clears the wait once it has taken
     the answer (`core.clear_wait`), so the next question gets a new key."""
     recorded = current_wait(project.dir)
-    waiting = _the_wait(project, step.form.__name__, recorded)
+    waiting = _wait_for(project, step.form.__name__, recorded)
     form = step.form.with_initial_data(description=f"{description}\n\n---\n\n{step.move_on}")
     if waiting is not recorded:  # a re-entry meets its own wait again: said when it began
         print(f"Waiting for you: {_where_to_answer(project, waiting)}")
@@ -205,11 +205,11 @@ def _answer(project: Project, form: type[InputT], waiting: Waiting) -> InputT:
     if not runtime.deployment.id:
         return _in_this_process(
             project,
-            lambda: pause_flow_run(
+            lambda: pause_flow_run(  # type: ignore[call-overload]  # a float poll_interval works
                 form,
                 key=waiting.key,
                 timeout=HUMAN_WAIT_SECONDS,
-                poll_interval=HOLD_POLL_SECONDS,  # type: ignore[arg-type]
+                poll_interval=HOLD_POLL_SECONDS,
             ),
         )
     if not waiting.away and not stop_pending():
@@ -231,7 +231,7 @@ def _in_this_process(project: Project, wait: Callable[[], T]) -> T:
         raise
 
 
-def _the_wait(project: Project, kind: str, recorded: Waiting | None) -> Waiting:
+def _wait_for(project: Project, kind: str, recorded: Waiting | None) -> Waiting:
     """The recorded wait when this run re-enters the same question, else a new one.
 
     A recorded wait belongs to the run that recorded it: another run's (one killed while it

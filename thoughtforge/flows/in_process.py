@@ -1,7 +1,8 @@
 """A flow run in the CLI's own process, made first and then run, as a worker runs a deployment's.
 
 Calling a flow makes its run from parameters Prefect serialises with FastAPI's `jsonable_encoder`:
-importing FastAPI for it made the CLI's process 6.3 MiB larger and 70 ms slower. ThoughtForge's
+importing FastAPI for it made the CLI's process larger and slower (bench/bench_import_costs.py
+measures by how much). ThoughtForge's
 flows take plain values (strings, booleans), which the run's record takes as they are. The run
 beats no heartbeat (`without_heartbeats`).
 """

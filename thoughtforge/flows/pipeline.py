@@ -11,30 +11,25 @@ deployment run can be started from a shell (see the README and `prefect.yaml`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import ExitStack
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from prefect import runtime
 from prefect.flows import flow
 
-from thoughtforge.config import Config, load_config
+from thoughtforge.config import Config
 from thoughtforge.core import (
     Project,
     Status,
     brain_dump_text,
     clear_wait,
     create_project,
-    hold_run_lock,
     open_project,
     with_hints,
 )
-from thoughtforge.core.run_start import refuse_beside_another
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.flows.build import run_build
-from thoughtforge.flows.console import make_run_output_inert
-from thoughtforge.flows.events import announce
-from thoughtforge.flows.holding import holding_for
 from thoughtforge.flows.human_input import (
     HALT,
     PLAN_GATE,
@@ -45,23 +40,18 @@ from thoughtforge.flows.human_input import (
 )
 from thoughtforge.flows.in_process import run_here
 from thoughtforge.flows.intake import run_intake
-from thoughtforge.flows.limits import holds_run_slot, run_slot
+from thoughtforge.flows.limits import holds_run_slot
 from thoughtforge.flows.polish import polish_until_settled
-from thoughtforge.flows.run_tags import name_this_run, project_of_this_run, tag_this_run
-from thoughtforge.flows.shutdown import stopping_gracefully
+from thoughtforge.flows.run_start import opening, working_on
+from thoughtforge.flows.run_tags import name_this_run, project_of_this_run
 from thoughtforge.flows.spec import run_spec
 from thoughtforge.flows.task_runner import halted_state
-from thoughtforge.flows.temporary_server import track_temporary_server
-from thoughtforge.flows.tls_context import share_one_tls_context
 from thoughtforge.flows.turns import state_files_readable
 from thoughtforge.models import INPUT_HALTS, OVERRIDE_BUILD_HALTS, HaltReason, Phase
 from thoughtforge.phases import halt_actions, latest_ai_message, notice
-from thoughtforge.phases.plugin_loader import load_plugins
 from thoughtforge.phases.revision import start_revision
 
 PhaseStep = Callable[[Project, Config, bool], object]
-
-share_one_tls_context()  # before this run's clients are made
 
 
 def _polish(project: Project, config: Config, auto_confirm: bool) -> object:
@@ -95,17 +85,14 @@ def pipeline_flow(
     """Take a project (or a new one, from `brain_dump` text or `brain_dump_file`) as far as it can
     go; returns its phase. With `change_request`, a done or halted `project_id` is revised first
     (back to Phase 2 with the change as the person's first message)."""
-    config = load_config(Path(config_path) if config_path else None)
-    load_plugins(config)  # a broken plugin folder is refused before anything is created or run
-    make_run_output_inert()
-    announce(config, config_path)
+    config = opening(config_path)
     project_id = project_id or project_of_this_run() or ""
-    with ExitStack() as held:
-        if not project_id:  # a new project is made in a run slot: a burst waits for one
-            held.enter_context(run_slot(config, None))
-        project = _the_project(
+    wanted: Project | Callable[[], Project] = (
+        open_project(config, project_id)
+        if project_id
+        else partial(
+            _new_project,
             config,
-            project_id,
             brain_dump,
             brain_dump_file,
             resources,
@@ -113,21 +100,16 @@ def pipeline_flow(
             agent,
             deliverable_type,
         )
-        refuse_beside_another(project, runtime.flow_run.id)
-        tag_this_run(project)
-        held.enter_context(hold_run_lock(project))
-        held.enter_context(run_slot(config, project))
-        held.enter_context(holding_for(config.human.hold_seconds))
-        held.enter_context(stopping_gracefully(config))
-        track_temporary_server(project)
+    )
+    with working_on(config, wanted) as project:
         if not state_files_readable(project):
             return project.status().phase.value
         if change_request:
             start_revision(project, config, change_request, run_id=str(runtime.flow_run.id))
-        return _ended(_dispatch(project, config, auto_confirm))
+        return _run_result(_dispatch(project, config, auto_confirm))
 
 
-def _ended(status: Status) -> Any:
+def _run_result(status: Status) -> Any:
     """The phase; for a halt, in a state that says so: an expected halt is a normal end."""
     if status.phase is Phase.HALTED:
         return halted_state(f"{status.halt_reason} in {status.halted_from}", status.phase.value)
@@ -146,9 +128,8 @@ def pipeline_in_process(project_id: str, config_path: Path, auto_confirm: bool) 
     )
 
 
-def _the_project(
+def _new_project(
     config: Config,
-    project_id: str,
     brain_dump: str,
     brain_dump_file: str,
     resources: list[str] | None,
@@ -156,11 +137,8 @@ def _the_project(
     agent: str,
     deliverable_type: str,
 ) -> Project:
-    """The named project (or the one this run created on an earlier pass), or a new one: bounded
-    by the run slot this run holds, when run slots are in force (`up`), else refused beyond
-    `concurrency.max_parallel_runs` active projects."""
-    if project_id:
-        return open_project(config, project_id)
+    """A new project: bounded by the run slot this run holds, when run slots are in force (`up`),
+    else refused beyond `concurrency.max_parallel_runs` active projects."""
     text = with_hints(
         brain_dump_text(brain_dump, brain_dump_file), connector_urls, deliverable_type
     )

@@ -20,31 +20,21 @@ from thoughtforge.core import (
     PolishState,
     Project,
     clear_wait,
-    hold_run_lock,
-    load_project,
+    open_project,
     read_polish_state,
 )
 from thoughtforge.core.spend_summary import spend_markdown, spend_of
 from thoughtforge.errors import StateFileError
-from thoughtforge.flows.console import make_run_output_inert
-from thoughtforge.flows.events import announce
-from thoughtforge.flows.holding import holding_for
 from thoughtforge.flows.human_input import POLISH_HALT, halt_prompt, wait_for_human
 from thoughtforge.flows.in_process import run_here
-from thoughtforge.flows.limits import run_slot
-from thoughtforge.flows.run_tags import tag_this_run
-from thoughtforge.flows.shutdown import stopping_gracefully
+from thoughtforge.flows.run_start import opening, working_on
 from thoughtforge.flows.task_runner import halted_state
-from thoughtforge.flows.temporary_server import track_temporary_server
-from thoughtforge.flows.tls_context import share_one_tls_context
 from thoughtforge.phases import halt_actions
 from thoughtforge.phases.polish.guards import GuardReport, describe
 from thoughtforge.phases.polish.loop import PolishLoop, PolishOutcome
 from thoughtforge.phases.polish.trajectory_chart import trajectory_chart
 
 PUBLISH_EVERY_SECONDS = 10.0
-
-share_one_tls_context()  # before this run's clients are made
 
 
 @flow(
@@ -60,20 +50,12 @@ def polish_flow(
     With `wait_for_human`, a halt waits until a resume / override / terminate input arrives (from
     the Prefect UI or `thoughtforge resume|override|terminate`).
     """
-    config, project = load_project(project_id, config_path)
-    make_run_output_inert()
-    announce(config, config_path)
-    tag_this_run(project)
-    with (
-        hold_run_lock(project),
-        run_slot(config, project),
-        holding_for(config.human.hold_seconds),
-        stopping_gracefully(config),
-    ):
-        track_temporary_server(project)
+    config = opening(config_path)
+    with working_on(config, open_project(config, project_id)) as project:
         outcome = polish_until_settled(project, config, wait_for_human)
     if outcome.verdict == "done":
         return outcome
+    # a returned State is the run's final state (Prefect's way); its data is the outcome
     return halted_state(f"{outcome.halt_reason}: {outcome.reason}", outcome)  # type: ignore[return-value]
 
 
@@ -105,7 +87,7 @@ def polish_in_process(project_id: str, config_path: Path, wait_for_human: bool) 
     )
 
 
-def _ask(project: Project, reason: str) -> str:
+def _ask(project: Project, reason: str) -> halt_actions.Action:
     return wait_for_human(project, POLISH_HALT, halt_prompt(reason)).value.action
 
 

@@ -84,7 +84,7 @@ def _defined_with(module: str, qualname: str, *parameters: str) -> None:
         )
         if found is None:
             raise Changed(f"{module} has no {qualname}")
-        scope = found.body  # type: ignore[attr-defined]
+        scope = found.body
     if not isinstance(found, ast.FunctionDef | ast.AsyncFunctionDef):
         raise Changed(f"{module}.{qualname} is not a function")
     arguments = found.args

@@ -4,31 +4,21 @@ unchanged ones are not touched. The run's log and an artifact list what was chec
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from prefect.artifacts import create_table_artifact
 from prefect.flows import flow
 
-from thoughtforge.config import Config, load_config
-from thoughtforge.core import hold_run_lock, open_project
+from thoughtforge.config import Config
+from thoughtforge.core import open_project
 from thoughtforge.errors import ProjectError
-from thoughtforge.flows.console import make_run_output_inert
-from thoughtforge.flows.events import announce
-from thoughtforge.flows.limits import run_slot
 from thoughtforge.flows.polish import polish_until_settled
-from thoughtforge.flows.shutdown import stopping_gracefully
-from thoughtforge.flows.tls_context import share_one_tls_context
+from thoughtforge.flows.run_start import opening, working_on
 from thoughtforge.phases.polish.repolish import RepolishCheck, check_done_projects, start_repolish
-
-share_one_tls_context()  # before this run's clients are made
 
 
 @flow(name="thoughtforge-repolish", log_prints=True, persist_result=False)
 def repolish_flow(config_path: str = "") -> list[dict[str, str]]:
     """Check every done project; re-polish the changed ones. Returns one row per project."""
-    config = load_config(Path(config_path) if config_path else None)
-    make_run_output_inert()
-    announce(config, config_path)
+    config = opening(config_path)
     rows = [_handle(config, found) for found in check_done_projects(config)]
     create_table_artifact(
         key="thoughtforge-repolish",
@@ -45,7 +35,7 @@ def _handle(config: Config, found: RepolishCheck) -> dict[str, str]:
         return row
     project = open_project(config, found.project_id)
     try:
-        with hold_run_lock(project), run_slot(config, project), stopping_gracefully(config):
+        with working_on(config, project, tag_run=False):
             start_repolish(project, found)
             outcome = polish_until_settled(project, config, wait_for_human=False)
     except ProjectError as exc:  # a run of this project is live: the next schedule retries it

@@ -5,6 +5,8 @@ the end of Phase 1, then `<name> · <phase>`), in place of Prefect's random one.
 
 from __future__ import annotations
 
+from uuid import UUID
+
 from prefect import runtime
 from prefect.client.orchestration import get_client
 
@@ -42,7 +44,7 @@ def _update(run_id: str, name: str, tags: list[str] | None) -> None:
     if tags is None and _named.get(run_id, runtime.flow_run.name) == name:
         return
     with get_client(sync_client=True) as client:
-        client.update_flow_run(run_id, name=name, tags=tags)
+        client.update_flow_run(UUID(run_id), name=name, tags=tags)
     _named[run_id] = name
 
 

@@ -1,9 +1,9 @@
 """The `StepRunner` Phase 3 hands to its builder: each step (a plan section, a build step, a test
-run, a fix cycle) becomes a named Prefect task run. Polish iterations are not task runs: at about
-13 ms each, they made a quick polish loop 1.4 times as slow (see `phases.polish.loop`).
+run, a fix cycle) becomes a named Prefect task run. Polish iterations are not task runs: they
+made a quick polish loop markedly slower (see `phases.polish.loop`).
 
-One task serves every step, named per run (`task_run_name`): making a task per step cost a
-millisecond each. Results stay in memory: the project's files, not Prefect, are the record of
+One task serves every step, named per run (`task_run_name`): making a task per step costs time
+for each. Results stay in memory: the project's files, not Prefect, are the record of
 each step. Prefect's "Finished in state Completed()" line per step is dropped (a failure is still
 logged): the phase logs its own line per step, and each line costs the run a console render and
 an upload.

@@ -1,8 +1,8 @@
 """The Prefect server this process talks to: the configured one, or a temporary one the command
 started (`server.temporary_server`).
 
-A command killed with -9 cannot stop its temporary server, which keeps running (and holding about
-200 MB). So the run records it with the project's agents; whoever next takes the project's run
+A command killed with -9 cannot stop its temporary server, which keeps running (and holding its
+memory). So the run records it with the project's agents; whoever next takes the project's run
 lock ends it, if it is still the same process. A clean exit forgets it just before the server is
 stopped (`atexit` runs the later registration first). The API's address is written into a wait
 record, so a reply from another terminal can reach the run.

@@ -1,12 +1,13 @@
 """Every Prefect API client in this process shares one TLS context.
 
 Prefect builds a new `ssl.SSLContext` for each API client it makes, loading certifi's ~150 root
-certificates into it (0.7 MiB each; PrefectHQ/prefect#19106 lets a caller pass one, but Prefect's
-own services never do). A flow run keeps about ten clients alive while it waits, one per
-background thread (logs, events, the run slot's lease, the suspension observer…): 8 MiB of a
-run's 106. The contexts are identical, made from the same two settings, and a configured context
-may be shared by connections in any thread, so each client is given the one made for the settings
-in force. A client given its own `verify` keeps it.
+certificates into it (PrefectHQ/prefect#19106 lets a caller pass one, but Prefect's own services
+never do). A flow run keeps about ten clients alive while it waits, one per background thread (logs,
+events, the run slot's lease, the suspension observer…), so their contexts are a good part of a
+waiting run's memory (bench/bench_import_costs.py measures one). The contexts are identical, made
+from the same two settings, and a configured context may be shared by connections in any thread, so
+each client is given the one made for the settings in force. A client given its own `verify` keeps
+it.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ def share_one_tls_context() -> None:
         return
     for client in (PrefectClient, SyncPrefectClient):
         if not getattr(client.__init__, _SHARING, False):
+            # wrapping Prefect's constructor is the point
             client.__init__ = _sharing(client.__init__)  # type: ignore[method-assign]
 
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import hashlib
 import json
 import os
 import runpy
@@ -43,6 +42,8 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from thoughtforge.server.warm_start_address import WARM_START_ENV
+
 STOP_GRACE_SECONDS = 10.0
 _MAX_MESSAGE = 1 << 20
 _PRELOAD = (
@@ -55,31 +56,10 @@ _PRELOAD = (
     "rapidfuzz",  # imported by the first check that matches text, not by the flows
     "json_repair",
 )
-"""What every run needs soon, loaded once. Not pybars (its grammar takes 0.4 s and 9.7 MiB): a run
+"""What every run needs soon, loaded once. Not pybars (its grammar is slow to build and large; see
+bench/bench_import_costs.py): a run
 that builds a plan pays that once; preloaded, it would be resident in every run, even one that
 only waits for the person."""
-
-
-WARM_START_ENV = "THOUGHTFORGE_WARM_START"
-"""The starter a worker's launchers connect to, set in the worker's environment."""
-
-
-def socket_name(key: str) -> str:
-    """The starter's address for one set-up (`key`: its state folder), without a file to leave."""
-    return f"thoughtforge-warm-start-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
-
-
-def listening(name: str, pid: int) -> bool:
-    """Whether the starter `pid` has imported the flows and takes runs: it binds `name` only
-    then. Read from the kernel's socket table, so no launcher's connection is spent on asking,
-    and the socket must be that process's own (anyone can bind a name)."""
-    try:
-        table = Path("/proc/net/unix").read_text().splitlines()
-        held = {str(fd.readlink()) for fd in Path(f"/proc/{pid}/fd").iterdir()}
-    except OSError:
-        return False
-    bound = {f"socket:[{line.split()[6]}]" for line in table if line.endswith(f" @{name}")}
-    return not bound.isdisjoint(held)
 
 
 def launcher_command(name: str) -> str:
@@ -270,6 +250,7 @@ class _Starter:
         for target, descriptor in enumerate(fds):
             os.dup2(descriptor, target)
             os.close(descriptor)
+        # the request is the JSON a run's command sent: its env maps str to str
         _run_engine(dict(request["env"]), str(request["cwd"]))  # type: ignore[call-overload]
 
     def _launcher_spoke(self, connection: socket.socket) -> None:

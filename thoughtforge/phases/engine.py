@@ -18,9 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal, TypeVar
-
-from pydantic import BaseModel
+from typing import Any, TypeVar
 
 from thoughtforge.adapters.agents import AgentCall, invoke_agent
 from thoughtforge.config import Config
@@ -49,6 +47,7 @@ from thoughtforge.errors import (
 )
 from thoughtforge.models import HaltReason, Phase, build_halt_options
 from thoughtforge.phases import chat
+from thoughtforge.phases.plugin_contract import BuildOutcome
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.reasking import UNUSABLE_HELP, ask_until_usable, asking
 from thoughtforge.phases.rejected_answers import keep_rejected, rejected_so_far
@@ -65,15 +64,6 @@ HALTING_FAILURES = (PhaseHalt, ProjectFileError, RepositoryTampered)
 def run_direct(name: str, step: Callable[[], T]) -> T:
     """The runner without Prefect: just call the step."""
     return step()
-
-
-class BuildOutcome(BaseModel):
-    """How a Phase 3 run ended: built (now polishing) or halted."""
-
-    verdict: Literal["built", "halt"]
-    halt_reason: HaltReason | None
-    reason: str
-    deliverable: Path
 
 
 class PhaseEngine:
@@ -160,7 +150,7 @@ class PhaseEngine:
             on_unusable=self.keeper(call.step),
         )
 
-    def keeper(self, step: str) -> Callable[[int, UnusableAnswer], None]:
+    def keeper(self, step: str) -> Callable[[int, UnusableAnswer], object]:
         """What to do with each refused answer of `step`: keep it (`rejected_answers`)."""
         return lambda attempt, why: keep_rejected(self.project, self.phase, step, attempt, why)
 

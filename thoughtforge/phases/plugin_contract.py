@@ -4,7 +4,8 @@ A folder (`thoughtforge/plugins/<type>/`, or `<plugins.directory>/<type>/`) name
 
 * `plugin.yaml` - `PluginManifest`: how Phase 1 recognises the type and where its deliverable is;
 * `builder.py` - Phase 3: `build(project, config, *, runner, on_progress)` returns a `Builder`
-  (each builds on the shared `phases.engine.PhaseEngine`);
+  (each builds on the shared `phases.engine.PhaseEngine`), which tells `on_progress` (a
+  `ProgressListener`) a `BuildProgress` after each step: the page shows it as reported;
 * `reviewer.py` - Phase 4: `Review`, the review schema (a `phases.polish.review.Review`: issues of
   the shared severities, which the guards count), and optionally `PolishSteps` (the review and
   fix steps; without one, the shared document steps of `phases.polish.iteration`);
@@ -23,25 +24,33 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from thoughtforge.config import Config
+from thoughtforge.core.build_progress import BuildProgress
+from thoughtforge.core.build_progress import ProgressItem as ProgressItem  # for the plugins
 from thoughtforge.errors import UnusableAnswer
-from thoughtforge.models import DeliverableType
+from thoughtforge.models import DeliverableType, HaltReason
 from thoughtforge.phases.polish.review import Review
 from thoughtforge.phases.safety import SafetyRules
 from thoughtforge.prompting import PromptLibrary
 
-if TYPE_CHECKING:
-    from thoughtforge.phases.engine import BuildOutcome
-
 WHOLE_PROJECT = "."
 """A manifest's `deliverable` when the deliverable is the project's files (code), not a document."""
 
-ProgressListener = Callable[[str], None]
-"""Told the build's progress as Markdown (a heading and a table) after each step."""
+ProgressListener = Callable[[BuildProgress], None]
+"""Told the build's progress after each step; the phase records it for the page."""
+
+
+class BuildOutcome(BaseModel):
+    """How a Phase 3 run ended: built (now polishing) or halted."""
+
+    verdict: Literal["built", "halt"]
+    halt_reason: HaltReason | None
+    reason: str
+    deliverable: Path
 
 
 class PluginManifest(BaseModel):
@@ -88,7 +97,7 @@ class DiscoveryHook(Protocol):
         proposal: str,
         ask: Callable[[str], str],
         library: PromptLibrary,
-        on_unusable: Callable[[int, UnusableAnswer], None],
+        on_unusable: Callable[[int, UnusableAnswer], object],
     ) -> str: ...
 
 

@@ -37,13 +37,13 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-import thoughtforge.plugins
 from thoughtforge.config import Config
 from thoughtforge.errors import PluginError
 from thoughtforge.models import DEFAULT_DELIVERABLE_TYPE, DeliverableType
 from thoughtforge.phases.plugin_contract import Plugin, PluginManifest
 
-BUILT_IN = Path(thoughtforge.plugins.__file__).parent
+BUILT_IN = Path(__file__).parents[1] / "plugins"
+"""The built-in types' folders (found by path: the phases import no plugin by name)."""
 MANIFEST = "plugin.yaml"
 CONTRACT = "thoughtforge/phases/plugin_contract.py"
 REQUIRED = ("builder", "reviewer", "safety")

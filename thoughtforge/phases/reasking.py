@@ -45,7 +45,7 @@ def ask_until_usable(
     use: Callable[[str], T],
     *,
     attempts: int,
-    on_unusable: Callable[[int, UnusableAnswer], None] = lambda attempt, why: None,
+    on_unusable: Callable[[int, UnusableAnswer], object] = lambda attempt, why: None,
 ) -> T:
     """What `use` makes of the first usable answer; the last `UnusableAnswer` after `attempts`.
 

@@ -117,7 +117,7 @@ def _read_one(path: Path, name: str, spec: AgentSpec, max_bytes: int) -> Resourc
 
 
 def _pdf_text(path: Path, name: str) -> str:
-    from pypdf import PdfReader  # 90 ms to import: only when a PDF is read
+    from pypdf import PdfReader  # slow to import (bench/bench_import_costs.py): only for a PDF
 
     try:
         pages = [page.extract_text() or "" for page in PdfReader(path).pages]

@@ -228,7 +228,7 @@ def _without_superseded(spec: str) -> str:
 def _say(project: Project, role: str, text: str) -> None:
     append_chat(
         project.dir,
-        ChatMessage(role=role, content=text, phase=Phase.SPEC_BUILDING),  # type: ignore[arg-type]
+        ChatMessage(role=role, content=text, phase=Phase.SPEC_BUILDING),
     )
 
 

@@ -63,7 +63,7 @@ DOCS_DIR = "docs"
 STATE_FILES = frozenset(
     {
         *("status.json", "polish_state.json", "chat_history.json", "code_build.json"),
-        *("polish_log.md", "review.json"),
+        *("polish_log.md", "review.json", "build_progress.json"),
     }
 )
 

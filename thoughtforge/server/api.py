@@ -2,7 +2,8 @@
 resume it with the human's input.
 
 Three endpoints of Prefect's documented REST API, called directly with the standard library so
-`say`/`confirm` stay fast (importing Prefect's client alone takes over a second, httpx 0.1 s).
+`say`/`confirm` stay fast (importing Prefect's client, or httpx, would cost each command more than
+the call itself; bench/bench_import_costs.py measures both).
 """
 
 from __future__ import annotations

@@ -26,9 +26,9 @@ from thoughtforge.config import Config
 from thoughtforge.core import end_leftover_processes, track_process
 from thoughtforge.core.processes import descendants, live_processes
 from thoughtforge.errors import ThoughtForgeError
-from thoughtforge.flows.warm_start import WARM_START_ENV, listening, socket_name
 from thoughtforge.server.api import PrefectApi, PrefectApiError, configured_url, is_healthy
 from thoughtforge.server.database import server_database_env, without_password
+from thoughtforge.server.warm_start_address import WARM_START_ENV, listening, socket_name
 from thoughtforge.server.work_pool import WORK_POOL
 
 SERVER_START_SECONDS = 180.0

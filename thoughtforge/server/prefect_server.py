@@ -15,7 +15,7 @@ milliseconds. A PostgreSQL database is not touched.
 
 A server started for one command (`temporary_server`) is told that command's pid in
 `PARENT_ENV`, and stops when that process ends, however it ends: killed with -9, the command
-cannot stop it, and it held about 200 MB until the project's next run.
+cannot stop it, and it held its memory until the project's next run.
 
 Run: `python -m thoughtforge.server.prefect_server [prefect server start options]`.
 """
@@ -26,7 +26,7 @@ import ctypes
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
@@ -35,7 +35,7 @@ from thoughtforge.server.temporary_server import PARENT_ENV
 
 _PR_SET_PDEATHSIG = 1
 
-Begin = Callable[..., AbstractAsyncContextManager[AsyncIterator[Any]]]
+Begin = Callable[..., AbstractAsyncContextManager[Any]]
 
 
 def immediate(begin_transaction: Begin) -> Begin:
@@ -43,7 +43,7 @@ def immediate(begin_transaction: Begin) -> Begin:
 
     def begin_immediately(
         self: Any, session: Any, with_for_update: bool = False
-    ) -> AbstractAsyncContextManager[AsyncIterator[Any]]:
+    ) -> AbstractAsyncContextManager[Any]:
         return begin_transaction(self, session, with_for_update=True)
 
     return begin_immediately
@@ -52,7 +52,8 @@ def immediate(begin_transaction: Begin) -> Begin:
 def _take_the_write_lock_when_transactions_begin() -> None:
     from prefect.server.database.configurations import AioSqliteConfiguration
 
-    AioSqliteConfiguration.begin_transaction = immediate(  # type: ignore[method-assign]
+    # patching Prefect's method is the point (and `Begin` is its type, loosened)
+    AioSqliteConfiguration.begin_transaction = immediate(  # type: ignore[method-assign,assignment]
         AioSqliteConfiguration.begin_transaction
     )
 
@@ -74,7 +75,8 @@ def main(argv: list[str]) -> None:
     if usable(SQLITE_IMMEDIATE):
         _take_the_write_lock_when_transactions_begin()
     sys.argv = ["prefect", "server", "start", *argv]
-    sys.exit(app())
+    app()
+    sys.exit()
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ RETRY_DELAY_SECONDS = [2.0, 10.0]
 def fetch_as_task(connector: Connector, url: str) -> Fetched:
     """`connector.fetch(url)` as a task; the last `ConnectorError` once the retries are spent."""
     pull = task(
-        connector.fetch,
         name=f"pull {connector.name}",
         task_run_name=f"pull {connector.name}: {url}"[:120],
         retries=RETRIES,
@@ -27,7 +26,7 @@ def fetch_as_task(connector: Connector, url: str) -> Fetched:
         retry_condition_fn=_transient,
         cache_policy=NO_CACHE,
         persist_result=False,
-    )
+    )(connector.fetch)
     return pull(url)
 
 

@@ -261,7 +261,7 @@ def _decide(
     if answer.action == "provide_input":
         status = halt_actions.provide_input(project, answer.message)
     else:
-        status = halt_actions.apply(project, answer.action)  # type: ignore[arg-type]
+        status = halt_actions.apply(project, answer.action)  # type: ignore[arg-type]  # allowed above
     if status.phase in (Phase.DONE, Phase.HALTED):
         return Outcome(delivery="applied", note=f"Done: the project is {status.phase}.")
     started = start(config, config_file, project, None)

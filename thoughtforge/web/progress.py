@@ -1,30 +1,25 @@
 """Phases 3–4 as the page shows them: build progress, the polish trajectory as a chart, the last
 iteration's guard verdicts, and the deliverable.
 
-Read from the files the phases write (`thoughtforge.log`'s `build_progress` events for a plan,
-`code_build.json` for code, `polish_state.json`, `polish_log.md`); a file that cannot be read
+Read from the files the phases write (`build_progress.json`, as the deliverable type's plugin
+reported it, whatever the type; `polish_state.json`, `polish_log.md`); a file that cannot be read
 shows as a problem in the panel, never as an error page.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
-from thoughtforge.core import (
-    CODE_BUILD_FILE,
-    Project,
-    Status,
-    read_events,
-)
+from thoughtforge.core import Project, Status
 from thoughtforge.core.budget import usd
+from thoughtforge.core.build_progress import ProgressItem, read_build_progress
 from thoughtforge.core.links import read_own_text
+from thoughtforge.errors import StateFileError
 from thoughtforge.models import Severity
 from thoughtforge.phases.plugin_contract import Plugin
 from thoughtforge.phases.polish.record import read_polish_record
-from thoughtforge.plugins.code.build_state import CodeBuildState
 from thoughtforge.web.thread import render_markdown
 
 CHART_WIDTH = 560
@@ -32,12 +27,6 @@ CHART_HEIGHT = 180
 _PAD = 28
 _COLOURS = {Severity.CRITICAL: "#b91c1c", Severity.MEDIUM: "#d97706", Severity.MINOR: "#2563eb"}
 _DELIVERABLE_PREVIEW_CHARS = 200_000
-
-
-class ProgressItem(BaseModel):
-    label: str
-    done: bool
-    detail: str = ""
 
 
 class Series(BaseModel):
@@ -89,15 +78,12 @@ class Panel(BaseModel):
 
 def panel_for(project: Project, status: Status, plugin: Plugin) -> Panel:
     """`plugin` is the project's type: a document deliverable is previewed wherever its plugin
-    keeps it; code (the project's files) shows its steps instead."""
+    keeps it (a deliverable that is the project's files is not a document)."""
     panel = Panel()
-    if plugin.builds_files:
-        panel.build = _code_steps(project, panel.problems)
-    else:
-        panel.build = _plan_sections(project)
+    panel.build = _build_progress(project, panel.problems)
     _add_polish(project, panel)
     document = plugin.deliverable_path(project.dir)
-    if not plugin.builds_files and document.exists():
+    if document.is_file():
         text = _read(document, panel.problems)
         panel.deliverable_html = render_markdown(text[:_DELIVERABLE_PREVIEW_CHARS])
     return panel
@@ -138,37 +124,13 @@ def chart_of(rows: list[dict[str, int]]) -> Chart | None:
     return Chart(series=series, top=top, last_iteration=rows[-1]["iteration"])
 
 
-def _plan_sections(project: Project) -> list[ProgressItem]:
-    latest = next(
-        (e for e in reversed(read_events(project.dir)) if e.get("event") == "build_progress"), None
-    )
-    return [
-        ProgressItem(
-            label=str(s.get("heading", "")),
-            done=s.get("filled") == s.get("slots"),
-            detail=f"{s.get('filled')}/{s.get('slots')} slots",
-        )
-        for s in (latest or {}).get("sections", [])
-    ]
-
-
-def _code_steps(project: Project, problems: list[str]) -> list[ProgressItem]:
-    path = project.dir / CODE_BUILD_FILE
-    if not path.exists():
-        return []
+def _build_progress(project: Project, problems: list[str]) -> list[ProgressItem]:
     try:
-        state = CodeBuildState.model_validate(json.loads(read_own_text(path)))
-    except (OSError, ValueError, ValidationError) as exc:
-        problems.append(f"{CODE_BUILD_FILE}: {str(exc)[:200]}")
+        progress = read_build_progress(project.dir)
+    except StateFileError as exc:
+        problems.append(str(exc)[:300])
         return []
-    items = [
-        ProgressItem(label=step.title, done=step.done, detail=f"step {n}")
-        for n, step in enumerate(state.steps or [], start=1)
-    ]
-    items.append(
-        ProgressItem(label="built", done=state.built, detail=f"{state.cycles} test-fix cycle(s)")
-    )
-    return items
+    return progress.items if progress else []
 
 
 def _add_polish(project: Project, panel: Panel) -> None:

@@ -35,7 +35,7 @@ class Workbench:
 
 
 def workbench_of(request: Request) -> Workbench:
-    return request.app.state.workbench  # type: ignore[no-any-return]
+    return request.app.state.workbench
 
 
 async def requested_project(request: Request, project_id: str | None = None) -> Project:

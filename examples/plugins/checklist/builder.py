@@ -8,13 +8,13 @@ engine's (`thoughtforge.phases.engine`); this module only says what to ask and w
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from thoughtforge.config import Config
 from thoughtforge.core import CONSTRAINTS_FILE, SPEC_FILE, Project
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.engine import HALTING_FAILURES, BuildOutcome, PhaseEngine, StepRunner
+from thoughtforge.phases.plugin_contract import BuildProgress, ProgressItem, ProgressListener
 from thoughtforge.phases.reasking import UNUSABLE_HELP, reask
 
 DOCUMENT = "docs/checklist.md"
@@ -24,23 +24,28 @@ _ITEM = re.compile(r"^\s*- \[ \] \S", re.MULTILINE)
 
 
 def build(
-    project: Project, config: Config, *, runner: StepRunner, on_progress: Callable[[str], None]
+    project: Project, config: Config, *, runner: StepRunner, on_progress: ProgressListener
 ) -> ChecklistBuilder:
-    """The plugin contract's builder: one step, so no progress to report."""
-    return ChecklistBuilder(project, config, runner)
+    """The plugin contract's builder: one step, reported before and after."""
+    return ChecklistBuilder(project, config, runner, on_progress)
 
 
 class ChecklistBuilder:
-    def __init__(self, project: Project, config: Config, runner: StepRunner) -> None:
+    def __init__(
+        self, project: Project, config: Config, runner: StepRunner, on_progress: ProgressListener
+    ) -> None:
         self.engine = PhaseEngine(project, config, Phase.BUILDING, hooks=None)
         self.runner = runner
+        self.on_progress = on_progress
 
     def run(self) -> BuildOutcome:
         path = self.engine.project.dir / DOCUMENT
         try:
             self.engine.start(self.engine.agent)
+            self.on_progress(_progress(done=False, detail="asking the agent"))
             checklist = self.runner("write the checklist", self._ask)
             self.engine.write(DOCUMENT, checklist)
+            self.on_progress(_progress(done=True, detail=f"{len(_ITEM.findall(checklist))} items"))
             self.engine.commit("Phase 3 complete: checklist built")
             self.engine.advance(Phase.POLISHING)
         except HALTING_FAILURES as failure:
@@ -68,6 +73,12 @@ class ChecklistBuilder:
                 HaltReason.ANSWER_UNUSABLE,
                 f"The checklist was unusable twice: {exc}. {UNUSABLE_HELP}",
             ) from None
+
+
+def _progress(*, done: bool, detail: str) -> BuildProgress:
+    return BuildProgress(
+        items=[ProgressItem(label="write the checklist", done=done, detail=detail)]
+    )
 
 
 _AGAIN = "Answer again with the whole checklist in Markdown, one `- [ ] ` line per item."

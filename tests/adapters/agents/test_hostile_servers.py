@@ -15,6 +15,7 @@ from tests.fake_openai import HOSTILE, FakeOpenAI, Reply
 from thoughtforge.adapters.agents import http_agent
 from thoughtforge.adapters.agents.http_agent import HttpAnswer
 from thoughtforge.config import OpenAIAgentSpec
+from thoughtforge.errors import FailureKind
 
 DEADLINE = 1.5
 GRACE = 3.0
@@ -41,6 +42,18 @@ EXPECTED = {
     "html": r"an HTML page \('Sign in - Proxy'\), not a chat completion: "
     r"agents\.available\.local\.base_url \(http://127\.0\.0\.1:\d+/v1\) may not be",
     "cut_stream": r"closed the stream mid-answer, after 14 bytes of text",
+}
+KINDS = {
+    "comments": FailureKind.TIMED_OUT,
+    "trickle": FailureKind.TIMED_OUT,
+    "silent_after_headers": FailureKind.TIMED_OUT,
+    "silent": FailureKind.TIMED_OUT,
+    "huge_announced": FailureKind.TOO_LARGE,
+    "huge_unannounced": FailureKind.TOO_LARGE,
+    "endless_line": FailureKind.TOO_LARGE,
+    "redirect": FailureKind.REFUSED,
+    "html": FailureKind.UNREADABLE,
+    "cut_stream": FailureKind.INTERRUPTED,
 }
 
 
@@ -81,7 +94,7 @@ def _ask(url: str) -> tuple[HttpAnswer | None, float]:
 
 
 def test_every_hostile_server_the_fake_plays_is_covered() -> None:
-    assert set(EXPECTED) == set(HOSTILE)
+    assert set(EXPECTED) == set(KINDS) == set(HOSTILE)
 
 
 @pytest.mark.parametrize("behaviour", sorted(HOSTILE))
@@ -96,7 +109,7 @@ def test_no_server_behaviour_stretches_the_call_or_its_answer_past_the_limits(
     answer, seconds = _ask(server.url)
     assert answer is not None, f"{behaviour}: still running {seconds:.1f} s after its deadline"
     assert seconds < DEADLINE + GRACE
-    assert answer.failure is not None and re.search(EXPECTED[behaviour], answer.failure), (
-        answer.failure
-    )
+    assert answer.failure is not None
+    assert re.search(EXPECTED[behaviour], answer.failure.reason), answer.failure
+    assert answer.failure.kind is KINDS[behaviour]
     assert answer.text == ""

@@ -25,7 +25,7 @@ from thoughtforge.core.agent_activity import (
     streamed_text,
 )
 from thoughtforge.core.processes import PROCESSES_FILE
-from thoughtforge.errors import AgentFailure
+from thoughtforge.errors import AgentFailure, FailureKind
 
 HOSTILE = (
     "Budget: $(rm -rf ~) and `whoami` and $HOME; 'quotes' \"double\" \\ back\n\x00nul ünïcödé 🎉\n"
@@ -64,7 +64,8 @@ def test_timeout_kills_the_whole_process_group_and_retries_once(
     with pytest.raises(AgentFailure) as caught:
         invoke_agent(config, "sleeper", "wait forever", _call(tmp_path))
     assert len(caught.value.attempts) == 2
-    assert all("timed out" in why for why in caught.value.attempts)
+    assert all("timed out" in why.reason for why in caught.value.attempts)
+    assert {why.kind for why in caught.value.attempts} == {FailureKind.TIMED_OUT}
     pids = [
         int(p)
         for line in (record_dir / "pids").read_text().split("\n")
@@ -91,7 +92,7 @@ def test_a_helper_in_its_own_session_holding_stdout_cannot_stretch_the_timeout(
         for pid in helpers:
             os.kill(pid, 9)
     assert len(helpers) == 2
-    assert all("timed out" in why for why in caught.value.attempts)
+    assert all(why.kind is FailureKind.TIMED_OUT for why in caught.value.attempts)
     assert elapsed < 60, f"two 1 s attempts took {elapsed:.0f} s: the pipes were waited on"
 
 
@@ -110,7 +111,7 @@ def test_an_answer_over_the_size_cap_is_refused_and_the_agent_stopped(
     config.agents.max_reply_bytes = 100_000
     with pytest.raises(AgentFailure, match="max_reply_bytes") as caught:
         invoke_agent(config, "flood", "x", _call(tmp_path))
-    assert len(caught.value.attempts) == 2
+    assert [why.kind for why in caught.value.attempts] == [FailureKind.TOO_LARGE] * 2
 
 
 def test_a_killed_run_leaves_its_agent_recorded_and_the_next_run_ends_it(

@@ -139,7 +139,9 @@ def test_each_section_is_a_named_step_and_progress_is_reported(
         project,
         config,
         runner=runner,
-        on_progress=lambda progress: reports.append([p.filled for p in progress]),
+        on_progress=lambda progress: reports.append(
+            [int(i.detail.split("/")[0]) for i in progress.items]
+        ),
     )
     assert names == [step_label(n) for n in range(1, 8)]
     assert names[3] == "build section 4/7: Timeline & Milestones"

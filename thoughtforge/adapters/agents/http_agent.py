@@ -36,6 +36,7 @@ from pydantic import BaseModel
 from thoughtforge.adapters.agents.usage import from_openai, report
 from thoughtforge.adapters.deadline import Deadline
 from thoughtforge.config import OpenAIAgentSpec
+from thoughtforge.errors import AttemptFailure, FailureKind
 
 RETRIED_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_RETRIES = 3
@@ -50,15 +51,15 @@ _ERROR_BYTES = 64 * 1024
 """An error body is read this far: its message is at the start."""
 ENVELOPE_BYTES = 64 * 1024
 """A completion's JSON besides its text: ids, the role, usage."""
-CUT_OFF = "answer cut off"
 _STRUCTURE_WORDS = ("response_format", "json_schema", "schema", "grammar")
+_EMPTY = AttemptFailure(kind=FailureKind.EMPTY, reason="empty answer")
 
 
 class HttpAnswer(BaseModel):
     """The answer, or why there is none; `seconds` counts only the successful exchange."""
 
     text: str = ""
-    failure: str | None = None
+    failure: AttemptFailure | None = None
     finish_reason: str | None = None
     completion_tokens: int | None = None
 
@@ -76,33 +77,42 @@ def ask_endpoint(
     max_bytes: int,
     on_output: Callable[[bytes], None],
 ) -> HttpAnswer:
-    """One chat completion; every failure is returned as text naming what to change."""
+    """One chat completion; every failure is returned with its kind, its words naming what to
+    change."""
     key = os.environ.get(spec.api_key_env, "") if spec.api_key_env else ""
     if spec.api_key_env and not key:
-        return HttpAnswer(failure=f"environment variable {spec.api_key_env} is not set")
+        return _failed(
+            FailureKind.UNAVAILABLE, f"environment variable {spec.api_key_env} is not set"
+        )
     body = _request_body(spec, prompt, schema, step, temperature)
     if sections and spec.section_grammar:
         body["grammar"] = sections_grammar(sections)
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     answer = _with_retries(name, spec, body, headers, timeout, max_bytes, on_output)
     if answer.failure is not None:
-        failure = answer.failure.replace(key, "***") if key else answer.failure
-        if schema is not None and _about_structure(failure):
-            failure = (
-                f"the server refused structured output ({failure}); set "
+        kind, reason = answer.failure.kind, answer.failure.reason
+        reason = reason.replace(key, "***") if key else reason
+        if schema is not None and _about_structure(reason):
+            kind, reason = (
+                FailureKind.REFUSED,
+                f"the server refused structured output ({reason}); set "
                 f"agents.available.{name}.structured_output to "
-                f"{_other_form(spec.structured_output)}"
+                f"{_other_form(spec.structured_output)}",
             )
-        return answer.model_copy(update={"failure": failure})
+        return answer.model_copy(update={"failure": AttemptFailure(kind=kind, reason=reason)})
     if answer.finish_reason == "length":
         tokens = answer.completion_tokens or spec.max_tokens
-        return answer.model_copy(
-            update={
-                "failure": f"{CUT_OFF} at {tokens} tokens (agents.available.{name}.max_tokens "
-                f"is {spec.max_tokens}; context_window_tokens {spec.context_window_tokens})"
-            }
+        cut_off = AttemptFailure(
+            kind=FailureKind.CUT_OFF,
+            reason=f"answer cut off at {tokens} tokens (agents.available.{name}.max_tokens "
+            f"is {spec.max_tokens}; context_window_tokens {spec.context_window_tokens})",
         )
+        return answer.model_copy(update={"failure": cut_off})
     return answer
+
+
+def _failed(kind: FailureKind, reason: str) -> HttpAnswer:
+    return HttpAnswer(failure=AttemptFailure(kind=kind, reason=reason))
 
 
 def response_format(spec: OpenAIAgentSpec, schema: dict[str, Any], step: str) -> dict[str, Any]:
@@ -173,11 +183,13 @@ def _with_retries(
 ) -> HttpAnswer:
     url = f"{spec.base_url}/chat/completions"
     deadline = time.monotonic() + timeout
-    last = ""
+    last, last_kind = "", FailureKind.UNREACHABLE
     for retry in range(MAX_RETRIES + 1):
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            return HttpAnswer(failure=_late(timeout, last or "the retries took all of it"))
+            return _failed(
+                FailureKind.TIMED_OUT, _late(timeout, last or "the retries took all of it")
+            )
         exchange = _Exchange(name=name, spec=spec, deadline=deadline, max_bytes=max_bytes)
         client_timeout = httpx.Timeout(remaining, connect=min(CONNECT_TIMEOUT_SECONDS, remaining))
         with Deadline(remaining) as watchdog:
@@ -195,26 +207,30 @@ def _with_retries(
                     exchange.answered(response)
                     if response.status_code not in RETRIED_STATUSES:
                         return _answer_of(response, exchange, on_output)
-                    last = _status_text(response, exchange)
+                    last, last_kind = _status_text(response, exchange), FailureKind.REFUSED
                     if _about_structure(last) and "response_format" in body:
-                        return HttpAnswer(failure=last)
+                        return _failed(FailureKind.REFUSED, last)
                     wait = _backoff(retry, response.headers.get("retry-after"))
             except _Refused as refused:
-                return HttpAnswer(failure=str(refused))
+                return _failed(refused.kind, str(refused))
             except (_Late, httpx.TimeoutException):
-                return HttpAnswer(failure=_late(timeout, exchange.what_happened()))
+                return _failed(FailureKind.TIMED_OUT, _late(timeout, exchange.what_happened()))
             except httpx.TransportError as exc:
                 if watchdog.passed:
-                    return HttpAnswer(failure=_late(timeout, exchange.what_happened()))
-                last = f"cannot reach {spec.base_url}: {exc}"
+                    return _failed(FailureKind.TIMED_OUT, _late(timeout, exchange.what_happened()))
+                last, last_kind = f"cannot reach {spec.base_url}: {exc}", FailureKind.UNREACHABLE
                 wait = _backoff(retry, None)
         if retry < MAX_RETRIES:
             time.sleep(max(0.0, min(wait, deadline - time.monotonic())))
-    return HttpAnswer(failure=f"{last} (after {MAX_RETRIES} retries)")
+    return _failed(last_kind, f"{last} (after {MAX_RETRIES} retries)")
 
 
 class _Refused(Exception):
     """The server's answer cannot be used; the message says what it did and what to change."""
+
+    def __init__(self, kind: FailureKind, reason: str) -> None:
+        self.kind = kind
+        super().__init__(reason)
 
 
 class _Late(Exception):
@@ -281,8 +297,9 @@ class _Exchange:
         one by one instead), stopped at the deadline."""
         if limit is not None and self.announced is not None and self.announced > limit:
             raise _Refused(
+                FailureKind.TOO_LARGE,
                 f"the server announced a {self.announced:,}-byte answer, over what "
-                f"agents.max_reply_bytes ({self.max_bytes:,}) allows; none of it was read"
+                f"agents.max_reply_bytes ({self.max_bytes:,}) allows; none of it was read",
             )
         for chunk in self.body:
             self.received += len(chunk)
@@ -290,8 +307,9 @@ class _Exchange:
                 raise _Late
             if limit is not None and self.received > limit:
                 raise _Refused(
+                    FailureKind.TOO_LARGE,
                     f"answer longer than agents.max_reply_bytes ({self.max_bytes:,} bytes): "
-                    f"cut at {limit:,} bytes of what the server sent"
+                    f"cut at {limit:,} bytes of what the server sent",
                 )
             yield chunk
         if self.watchdog is not None and self.watchdog.passed:
@@ -307,12 +325,13 @@ def _answer_of(
         location = response.headers.get("location")
         where = str(response.url.join(location)) if location else "no address (no Location)"
         raise _Refused(
+            FailureKind.REFUSED,
             f"the server redirected the request (HTTP {status}) to {where}; redirects are not "
             f"followed (the API key would go with them): set agents.available.{exchange.name}"
-            ".base_url to the address the API answers at"
+            ".base_url to the address the API answers at",
         )
     if status >= 400:
-        return HttpAnswer(failure=_status_text(response, exchange))
+        return _failed(FailureKind.REFUSED, _status_text(response, exchange))
     exchange.body = response.iter_bytes()
     if response.headers.get("content-type", "").startswith("text/event-stream"):
         return _streamed(exchange, on_output)
@@ -348,7 +367,9 @@ def _streamed(exchange: _Exchange, on_output: Callable[[bytes], None]) -> HttpAn
             done = True
             break
         if "error" in event:
-            return HttpAnswer(failure=f"the server stopped with an error: {_message(event)}")
+            return _failed(
+                FailureKind.INTERRUPTED, f"the server stopped with an error: {_message(event)}"
+            )
         choice = (event.get("choices") or [{}])[0]  # the usage event has no choices
         piece = (choice.get("delta") or {}).get("content") or ""
         if piece:
@@ -356,9 +377,10 @@ def _streamed(exchange: _Exchange, on_output: Callable[[bytes], None]) -> HttpAn
             size += len(data)
             exchange.text_bytes = size
             if size > exchange.max_bytes:
-                return HttpAnswer(
-                    failure=f"answer longer than agents.max_reply_bytes "
-                    f"({exchange.max_bytes:,} bytes): cut there"
+                return _failed(
+                    FailureKind.TOO_LARGE,
+                    f"answer longer than agents.max_reply_bytes "
+                    f"({exchange.max_bytes:,} bytes): cut there",
                 )
             parts.append(piece)
             on_output(data)
@@ -368,13 +390,14 @@ def _streamed(exchange: _Exchange, on_output: Callable[[bytes], None]) -> HttpAn
     report(from_openai(usage))
     text = "".join(parts).strip()
     if finish is None and not done:
-        return HttpAnswer(
-            failure=f"the server closed the stream mid-answer, after {size:,} bytes of text "
-            "(no finish_reason, no [DONE])"
+        return _failed(
+            FailureKind.INTERRUPTED,
+            f"the server closed the stream mid-answer, after {size:,} bytes of text "
+            "(no finish_reason, no [DONE])",
         )
     return HttpAnswer(
         text=text,
-        failure=None if text else "empty answer",
+        failure=None if text else _EMPTY,
         finish_reason=finish,
         completion_tokens=tokens,
     )
@@ -389,9 +412,10 @@ def _whole_answer(
     """The answer of a server that does not stream: one completion as JSON."""
     if _is_html(response, body):
         raise _Refused(
+            FailureKind.UNREADABLE,
             f"the server answered with an HTML page{_title(body)}, not a chat completion: "
             f"agents.available.{exchange.name}.base_url ({exchange.spec.base_url}) may not be "
-            "the API's address (an OpenAI-compatible API's usually ends in /v1)"
+            "the API's address (an OpenAI-compatible API's usually ends in /v1)",
         )
     try:
         payload = json.loads(body)
@@ -400,18 +424,19 @@ def _whole_answer(
     except (ValueError, KeyError, IndexError, TypeError, AttributeError):
         kind = response.headers.get("content-type") or "no content type"
         excerpt = body[:_EXCERPT].decode("utf-8", "replace")
-        return HttpAnswer(failure=f"not a chat completion ({kind}): {excerpt!r}")
+        return _failed(FailureKind.UNREADABLE, f"not a chat completion ({kind}): {excerpt!r}")
     report(from_openai(payload.get("usage")))
     data = text.encode("utf-8")
     if len(data) > exchange.max_bytes:
-        return HttpAnswer(
-            failure=f"answer longer than agents.max_reply_bytes ({exchange.max_bytes:,} bytes): "
-            f"{len(data):,} bytes"
+        return _failed(
+            FailureKind.TOO_LARGE,
+            f"answer longer than agents.max_reply_bytes ({exchange.max_bytes:,} bytes): "
+            f"{len(data):,} bytes",
         )
     on_output(data)
     return HttpAnswer(
         text=text,
-        failure=None if text else "empty answer",
+        failure=None if text else _EMPTY,
         finish_reason=choice.get("finish_reason"),
         completion_tokens=(payload.get("usage") or {}).get("completion_tokens"),
     )
@@ -452,8 +477,9 @@ def _lines(exchange: _Exchange, longest: int) -> Iterator[bytes]:
         size += len(last)
         if size > longest:
             raise _Refused(
+                FailureKind.TOO_LARGE,
                 f"a line of the answer's stream is over {longest:,} bytes "
-                f"(agents.max_reply_bytes is {exchange.max_bytes:,}): cut there"
+                f"(agents.max_reply_bytes is {exchange.max_bytes:,}): cut there",
             )
     if pending:
         yield b"".join(pending).rstrip(b"\r")

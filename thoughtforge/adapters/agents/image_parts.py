@@ -93,9 +93,9 @@ def attached_tokens(spec: AgentSpec, paths: list[Path]) -> int:
 def image_tokens(data: bytes, mime: str) -> int:
     width, height = image_size(data, mime) or UNKNOWN_SIZE
     scale = min(1.0, 2048 / max(width, height))
-    width, height = width * scale, height * scale
-    scale = min(1.0, 768 / min(width, height))
-    tiles = math.ceil(width * scale / 512) * math.ceil(height * scale / 512)
+    fitted_width, fitted_height = width * scale, height * scale
+    scale = min(1.0, 768 / min(fitted_width, fitted_height))
+    tiles = math.ceil(fitted_width * scale / 512) * math.ceil(fitted_height * scale / 512)
     return IMAGE_TOKENS_BASE + IMAGE_TOKENS_PER_TILE * tiles
 
 

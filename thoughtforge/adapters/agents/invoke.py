@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from thoughtforge.adapters.agents.graceful_stop import agent_call
-from thoughtforge.adapters.agents.http_agent import CUT_OFF, ask_endpoint
+from thoughtforge.adapters.agents.http_agent import ask_endpoint
 from thoughtforge.adapters.agents.image_parts import (
     ImageRefused,
     image_tokens,
@@ -45,7 +45,13 @@ from thoughtforge.config import (
 )
 from thoughtforge.core import log_event, track_process, untrack_process, utc_now
 from thoughtforge.core.agent_activity import AgentActivity, begin_call, end_call, stream_output
-from thoughtforge.errors import AgentFailure, AnswerCutOff, PromptTooLarge
+from thoughtforge.errors import (
+    AgentFailure,
+    AnswerCutOff,
+    AttemptFailure,
+    FailureKind,
+    PromptTooLarge,
+)
 from thoughtforge.prompting.context_window import estimate_tokens
 
 ATTEMPTS = 2
@@ -54,6 +60,17 @@ TEMPERATURE_STEP = 0.3
 prompt gets the same answer, and a re-ask must be able to get another one."""
 MAX_TEMPERATURE = 1.2
 _STDERR_EXCERPT = 300
+
+
+class Attempt(BaseModel):
+    """One attempt of a call: the answer, or how it failed."""
+
+    answer: str = ""
+    failure: AttemptFailure | None = None
+
+
+def _failed(kind: FailureKind, reason: str) -> Attempt:
+    return Attempt(failure=AttemptFailure(kind=kind, reason=reason))
 
 
 class AgentCall(BaseModel):
@@ -123,7 +140,7 @@ def invoke_agent(
     tokens = estimate_tokens(prompt) + sum(image_tokens(data, mime) for data, mime in images)
     if tokens > spec.prompt_budget_tokens:
         raise PromptTooLarge(agent, call.step, tokens, spec.context_window_tokens, spec.max_tokens)
-    failures: list[str] = []
+    failures: list[AttemptFailure] = []
     for attempt in range(1, attempts + 1):
         check_budget(config, agent, call.project_dir, tokens)  # each attempt is paid for
         # A run told to stop starts no call (nor a retry); the call in flight may finish.
@@ -140,20 +157,20 @@ def invoke_agent(
             begin_call(call.project_dir, activity)
             try:
                 if isinstance(spec, OpenAIAgentSpec):
-                    answer, failure = _ask_endpoint(
+                    result = _ask_endpoint(
                         agent, spec, user_content(prompt, images), call, config.agents, attempt
                     )
                 else:
-                    answer, failure = _run_command(spec, prompt, call, config.agents)
+                    result = _run_command(spec, prompt, call, config.agents)
             finally:
                 end_call(call.project_dir)
             seconds = time.monotonic() - started
-        used = of_call(usage, prompt, answer)
+        used = of_call(usage, prompt, result.answer)
         record_call(config, agent, call.project_dir, call.phase, call.iteration, used)
         log_event(
             call.project_dir,
             "agent_call",
-            level="info" if failure is None else "warning",
+            level="info" if result.failure is None else "warning",
             agent=agent,
             step=call.step,
             attempt=attempt,
@@ -161,12 +178,12 @@ def invoke_agent(
             started_at=started_at.isoformat(),
             seconds=round(seconds, 3),
             prompt_chars=len(prompt),
-            failure=failure,
+            failure=None if result.failure is None else result.failure.reason,
         )
-        if failure is None:
-            return answer
-        failures.append(failure)
-    if all(failure.startswith(CUT_OFF) for failure in failures):
+        if result.failure is None:
+            return result.answer
+        failures.append(result.failure)
+    if all(failure.kind is FailureKind.CUT_OFF for failure in failures):
         raise AnswerCutOff(agent, call.step, failures)
     raise AgentFailure(agent, call.step, failures)
 
@@ -192,7 +209,7 @@ def _ask_endpoint(
     call: AgentCall,
     limits: AgentsConfig,
     attempt: int,
-) -> tuple[str, str | None]:
+) -> Attempt:
     raised = spec.temperature + TEMPERATURE_STEP * (call.reask + attempt - 1)
     answer = ask_endpoint(
         name,
@@ -207,17 +224,17 @@ def _ask_endpoint(
         on_output=lambda chunk: stream_output(call.project_dir, chunk),
     )
     if answer.failure is None:
-        return answer.text, None
-    refused = isinstance(prompt, list) and refusal_of_images(answer.failure, name)
-    return "", refused or answer.failure
+        return Attempt(answer=answer.text)
+    refused = isinstance(prompt, list) and refusal_of_images(answer.failure.reason, name)
+    return _failed(FailureKind.REFUSED, refused) if refused else Attempt(failure=answer.failure)
 
 
 def _run_command(
     spec: CommandAgentSpec, prompt: str, call: AgentCall, limits: AgentsConfig
-) -> tuple[str, str | None]:
+) -> Attempt:
     executable = find_command(spec)
     if executable is None:
-        return "", f"command '{spec.command}' not found on PATH"
+        return _failed(FailureKind.UNAVAILABLE, f"command '{spec.command}' not found on PATH")
     env = {**os.environ, **call.environment()}
     started: list[int] = []
 
@@ -237,32 +254,41 @@ def _run_command(
             on_output=lambda chunk: stream_output(call.project_dir, chunk),
         )
     except OSError as exc:
-        return "", f"could not start '{spec.command}': {exc.strerror or exc}"
+        reason = f"could not start '{spec.command}': {exc.strerror or exc}"
+        return _failed(FailureKind.UNAVAILABLE, reason)
     finally:
         for pid in started:
             untrack_process(call.project_dir, pid)
-    failure = _failure_of(result, limits)
-    if failure is not None:
-        return "", failure
+    failed = _failure_of(result, limits)
+    if failed is not None:
+        return failed
     try:
         answer = normalise(spec.output, result.stdout)
     except AgentOutputError as exc:
-        return "", str(exc)
-    return (answer, None) if answer else ("", "empty output" + _stderr_excerpt(result))
+        return _failed(FailureKind.UNREADABLE, str(exc))
+    if not answer:
+        return _failed(FailureKind.EMPTY, "empty output" + _stderr_excerpt(result))
+    return Attempt(answer=answer)
 
 
-def _failure_of(result: ProcessResult, limits: AgentsConfig) -> str | None:
+def _failure_of(result: ProcessResult, limits: AgentsConfig) -> Attempt | None:
     if result.timed_out:
-        return f"timed out after {limits.call_timeout_seconds:g}s (process group killed)"
+        return _failed(
+            FailureKind.TIMED_OUT,
+            f"timed out after {limits.call_timeout_seconds:g}s (process group killed)",
+        )
     if result.too_large:
-        return (
+        return _failed(
+            FailureKind.TOO_LARGE,
             f"answer longer than agents.max_reply_bytes ({limits.max_reply_bytes:,} bytes); "
-            "the agent was stopped"
+            "the agent was stopped",
         )
     if result.returncode != 0:
-        return f"exit code {result.returncode}" + _stderr_excerpt(result)
+        return _failed(
+            FailureKind.EXITED, f"exit code {result.returncode}" + _stderr_excerpt(result)
+        )
     if not result.stdout.strip():
-        return "empty output" + _stderr_excerpt(result)
+        return _failed(FailureKind.EMPTY, "empty output" + _stderr_excerpt(result))
     return None
 
 

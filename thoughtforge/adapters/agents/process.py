@@ -124,7 +124,7 @@ class _Pipes:
                 if exited_at is not None and now - exited_at > EXIT_GRACE_SECONDS:
                     return False
                 for key, _ in self.selector.select(min(_POLL_SECONDS, deadline - now)):
-                    self._step(key.fileobj)  # type: ignore[arg-type]
+                    self._step(key.fileobj)  # type: ignore[arg-type]  # registered as IO[bytes]
                 if self.too_large:
                     return False
             return False
@@ -186,5 +186,5 @@ def _wait(proc: subprocess.Popen[bytes]) -> int | None:
         return None
 
 
-def _text(data: bytes) -> str:
+def _text(data: bytes | bytearray) -> str:
     return data.decode("utf-8", errors="replace")

@@ -9,6 +9,7 @@ the call is logged, and the next budget check halts the run naming the file), ne
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from thoughtforge.adapters.agents.usage import CallUsage
 from thoughtforge.config import Config
@@ -68,7 +69,7 @@ def record_call(
     prices = config.agent(agent).price_per_million_tokens
     cost = usage.usd if usage.usd is not None else price(prices, usage.tokens_in, usage.tokens_out)
     money = "reported" if usage.usd is not None else ("priced" if cost is not None else "unknown")
-    fields: dict[str, object] = {
+    fields: dict[str, Any] = {
         "agent": agent,
         "phase": phase,
         "tokens_in": usage.tokens_in,

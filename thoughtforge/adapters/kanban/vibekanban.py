@@ -166,7 +166,7 @@ class _Api:
 
     def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
         reply = http.request(method, self.url + path, json_body=body, timeout=self._timeout)
-        answer = reply.json()
+        answer = reply.parsed()
         if not isinstance(answer, dict) or not answer.get("success"):
             message = answer.get("message") if isinstance(answer, dict) else None
             raise ServiceError(

@@ -75,7 +75,7 @@ def check_ntfy(channel: NtfyChannel, timeout: float) -> str | None:
 def _says_healthy(reply: Reply) -> bool:
     """ntfy answers `{"healthy": true}`; a proxy or captive portal answers something else."""
     try:
-        answer = reply.json()
+        answer = reply.parsed()
     except ServiceError:
         return False
     return isinstance(answer, dict) and answer.get("healthy") is True

@@ -92,7 +92,7 @@ class DriveClient:
             raise Failure("auth", f"{path} ({kind}) lacks {', '.join(missing)}")
         self._secrets = secret_values(info)
         self._token_uri = str(info.get("token_uri") or "Google's token endpoint")
-        credentials = credentials_from(kind, info)
+        credentials = credentials_from(str(kind), info)
         if credentials is None:
             what = "private key" if kind == "service_account" else "token"
             raise Failure("auth", f"the {what} in {path} cannot be read")

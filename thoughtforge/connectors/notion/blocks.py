@@ -55,7 +55,8 @@ def _list_family(kind: str) -> str | None:
 
 
 def _block(block: dict[str, Any], kind: str, number: int, unconverted: Counter[str]) -> str | None:
-    data = block.get(kind) if isinstance(block.get(kind), dict) else {}
+    found = block.get(kind)
+    data: dict[str, Any] = found if isinstance(found, dict) else {}
     children: list[dict[str, Any]] = block.get("children") or []
     if kind == "table":
         return _table(data, children)

@@ -122,10 +122,11 @@ class Content:
             query: dict[str, Any] = {"page_size": PAGE_SIZE}
             if cursor:
                 query["start_cursor"] = cursor
-            answer = self._session.call(
-                f"GET blocks/{block_id}/children",
-                lambda c, query=query: c.blocks.children.list(block_id=block_id, **query),
-            )
+
+            def list_page(c: Any, query: dict[str, Any] = query) -> Any:
+                return c.blocks.children.list(block_id=block_id, **query)
+
+            answer = self._session.call(f"GET blocks/{block_id}/children", list_page)
             for block in answer.get("results") or []:
                 if not isinstance(block, dict):
                     continue

@@ -94,12 +94,12 @@ def evaluate(
     last fix did, in the log's words (quoted when the fixer's guards halt)."""
     if not trajectory:
         raise ValueError("the trajectory must end with the iteration just completed")
-    it = _Iteration(trajectory, current_issues, previous_issues, config, tests_passed, fix_note)
-    warnings = [warning] if (warning := _regression_warning(it)) else []
-    unconfirmed = _unconfirmed_clean_review(it)
+    seen = _Iteration(trajectory, current_issues, previous_issues, config, tests_passed, fix_note)
+    warnings = [warning] if (warning := _regression_warning(seen)) else []
+    unconfirmed = _unconfirmed_clean_review(seen)
     results: list[GuardResult] = []
     for name, verdict, halt_reason, guard in _GUARDS:
-        triggered, detail = guard(it)
+        triggered, detail = guard(seen)
         results.append(GuardResult(name=name, triggered=triggered, detail=detail))
         if triggered:
             return GuardReport(
@@ -112,10 +112,12 @@ def evaluate(
             )
     return GuardReport(
         verdict="continue",
-        reason=f"iteration {it.last.iteration}: {describe(_counts(it.last))}; no guard triggered",
+        reason=(
+            f"iteration {seen.last.iteration}: {describe(_counts(seen.last))}; no guard triggered"
+        ),
         warnings=warnings,
         results=results,
-        second_review_of=unconfirmed.iteration if unconfirmed and not _over(it) else None,
+        second_review_of=unconfirmed.iteration if unconfirmed and not _over(seen) else None,
     )
 
 
@@ -124,24 +126,24 @@ def describe(counts: Counts) -> str:
     return f"{counts.critical} critical, {counts.medium} medium, {counts.minor} minor"
 
 
-def _fix_regression(it: _Iteration) -> tuple[bool, str]:
-    totals = it.totals
-    if not _fix_raised(it.entries):
+def _fix_regression(seen: _Iteration) -> tuple[bool, str]:
+    totals = seen.totals
+    if not _fix_raised(seen.entries):
         return False, f"no fix raised the total (last totals: {_arrow(totals[-3:])})"
-    if not _fix_raised(it.entries[:-1]):
+    if not _fix_raised(seen.entries[:-1]):
         return False, f"single rise {totals[-2]}→{totals[-1]}: warning only"
     return True, (
         "Fix step is introducing more issues than it resolves. Review needed. "
         f"Total rose {_arrow(totals[-3:])} after the fixes of iterations "
-        f"{it.entries[-3].iteration} and {it.entries[-2].iteration}."
+        f"{seen.entries[-3].iteration} and {seen.entries[-2].iteration}."
     )
 
 
-def _regression_warning(it: _Iteration) -> str | None:
+def _regression_warning(seen: _Iteration) -> str | None:
     """A single rise is worth a line in the log; the second one in a row halts instead."""
-    if not _fix_raised(it.entries) or _fix_raised(it.entries[:-1]):
+    if not _fix_raised(seen.entries) or _fix_raised(seen.entries[:-1]):
         return None
-    before, after = it.entries[-2], it.last
+    before, after = seen.entries[-2], seen.last
     return (
         f"fix of iteration {before.iteration} raised the total from {before.total} to "
         f"{after.total}; another rise in a row halts the loop"
@@ -156,82 +158,86 @@ def _fix_raised(entries: list[TrajectoryEntry]) -> bool:
     return before.fix_applied and after.total > before.total
 
 
-def _termination(it: _Iteration) -> tuple[bool, str]:
-    counts = _counts(it.last)
-    misses = _over(it)
-    disputed = _disputed_clean_review(it)
+def _termination(seen: _Iteration) -> tuple[bool, str]:
+    counts = _counts(seen.last)
+    misses = _over(seen)
+    disputed = _disputed_clean_review(seen)
     if misses:
         return False, disputed + "not converged: " + ", ".join(misses)
-    unconfirmed = _unconfirmed_clean_review(it)
+    unconfirmed = _unconfirmed_clean_review(seen)
     if unconfirmed is not None:
         return False, (
             f"converged counts ({describe(counts)}), but iteration {unconfirmed.iteration}'s "
             f"review found {describe(_counts(unconfirmed))} in this same version: a second "
-            f"review, given those issues, must agree (iteration {it.last.iteration + 1})"
+            f"review, given those issues, must agree (iteration {seen.last.iteration + 1})"
         )
-    tests = "" if it.tests_passed is None else " All tests pass."
-    return True, f"polish loop converged. {describe(counts)}.{tests}{_confirmation(it)}"
+    tests = "" if seen.tests_passed is None else " All tests pass."
+    return True, f"polish loop converged. {describe(counts)}.{tests}{_confirmation(seen)}"
 
 
-def _over(it: _Iteration) -> list[str]:
-    misses = _over_limits(_counts(it.last), it.config, factor=1)
-    if it.tests_passed is False:
+def _over(seen: _Iteration) -> list[str]:
+    misses = _over_limits(_counts(seen.last), seen.config, factor=1)
+    if seen.tests_passed is False:
         misses.append("tests failing")
     return misses
 
 
-def _last_concern(it: _Iteration) -> TrajectoryEntry | None:
+def _last_concern(seen: _Iteration) -> TrajectoryEntry | None:
     """The latest earlier review that found critical or medium issues in the version the last
     review read (None when the version is unknown: a state written before versions were kept)."""
-    version = it.last.version
+    version = seen.last.version
     if version is None:
         return None
     return next(
-        (e for e in reversed(it.entries[:-1]) if e.version == version and (e.critical or e.medium)),
+        (
+            e
+            for e in reversed(seen.entries[:-1])
+            if e.version == version and (e.critical or e.medium)
+        ),
         None,
     )
 
 
-def _clean_reviews_since(it: _Iteration, concern: TrajectoryEntry) -> list[TrajectoryEntry]:
+def _clean_reviews_since(seen: _Iteration, concern: TrajectoryEntry) -> list[TrajectoryEntry]:
     """Reviews of the same version after `concern` whose counts are within the thresholds."""
     return [
         e
-        for e in it.entries
+        for e in seen.entries
         if e.iteration > concern.iteration
         and e.version == concern.version
-        and not _over_limits(_counts(e), it.config, factor=1)
+        and not _over_limits(_counts(e), seen.config, factor=1)
     ]
 
 
-def _unconfirmed_clean_review(it: _Iteration) -> TrajectoryEntry | None:
+def _unconfirmed_clean_review(seen: _Iteration) -> TrajectoryEntry | None:
     """The earlier review a clean verdict on the same version contradicts, unless a second clean
     review of that version already agrees."""
-    concern = _last_concern(it)
-    if concern is None or len(_clean_reviews_since(it, concern)) >= 2:
+    concern = _last_concern(seen)
+    if concern is None or len(_clean_reviews_since(seen, concern)) >= 2:
         return None
     return concern
 
 
-def _confirmation(it: _Iteration) -> str:
-    concern = _last_concern(it)
+def _confirmation(seen: _Iteration) -> str:
+    concern = _last_concern(seen)
     if concern is None:
         return ""
-    first, *_ = _clean_reviews_since(it, concern)
+    first, *_ = _clean_reviews_since(seen, concern)
     return (
-        f" The second review (iteration {it.last.iteration}) agrees with iteration "
+        f" The second review (iteration {seen.last.iteration}) agrees with iteration "
         f"{first.iteration}'s: none of the issues iteration {concern.iteration} found in this "
         "version stands."
     )
 
 
-def _disputed_clean_review(it: _Iteration) -> str:
+def _disputed_clean_review(seen: _Iteration) -> str:
     """The second review disagreed with the clean one it was asked to confirm."""
-    if len(it.entries) < 2:
+    if len(seen.entries) < 2:
         return ""
-    before = it.entries[-2]
-    if before.version is None or before.version != it.last.version:
+    before = seen.entries[-2]
+    if before.version is None or before.version != seen.last.version:
         return ""
-    earlier = _Iteration(it.entries[:-1], [], [], it.config, None, "")
+    earlier = _Iteration(seen.entries[:-1], [], [], seen.config, None, "")
     if _over(earlier) or _unconfirmed_clean_review(earlier) is None:
         return ""
     return (
@@ -248,26 +254,26 @@ def _fix_of(entry: TrajectoryEntry) -> FixOutcome:
     return "changed" if entry.fix_applied else "none"
 
 
-def _attempts(it: _Iteration) -> list[TrajectoryEntry]:
+def _attempts(seen: _Iteration) -> list[TrajectoryEntry]:
     """The iterations whose fix was asked for, up to the last one if it was."""
-    if _fix_of(it.last) == "none":
+    if _fix_of(seen.last) == "none":
         return []
-    return [e for e in it.entries if _fix_of(e) != "none"]
+    return [e for e in seen.entries if _fix_of(e) != "none"]
 
 
-def _fix_output_invalid(it: _Iteration) -> tuple[bool, str]:
-    last_two = _attempts(it)[-2:]
+def _fix_output_invalid(seen: _Iteration) -> tuple[bool, str]:
+    last_two = _attempts(seen)[-2:]
     if len(last_two) < 2 or any(_fix_of(e) != "refused" for e in last_two):
         return False, "no two refused fixes in a row"
     first, second = last_two
     return True, (
         f"Fix output rejected twice in a row (iterations {first.iteration} and "
-        f"{second.iteration}; {it.fix_note}). The deliverable was kept as it was."
+        f"{second.iteration}; {seen.fix_note}). The deliverable was kept as it was."
     )
 
 
-def _fix_unchanged(it: _Iteration) -> tuple[bool, str]:
-    last_two = _attempts(it)[-2:]
+def _fix_unchanged(seen: _Iteration) -> tuple[bool, str]:
+    last_two = _attempts(seen)[-2:]
     idle = [e for e in last_two if _fix_of(e) in ("unchanged", "refused")]
     if len(last_two) < 2 or len(idle) < 2:
         return False, "the last fixes changed the deliverable"
@@ -275,17 +281,17 @@ def _fix_unchanged(it: _Iteration) -> tuple[bool, str]:
     return True, (
         f"No fix changed the deliverable in iterations {idle[0].iteration} and "
         f"{idle[1].iteration} ({said}) while the reviewer still reports "
-        f"{describe(_counts(it.last))}: the same document would get the same review."
+        f"{describe(_counts(seen.last))}: the same document would get the same review."
     )
 
 
 _IDLE = {"unchanged": "returned it unchanged", "refused": "refused"}
 
 
-def _fix_circular(it: _Iteration) -> tuple[bool, str]:
-    window = _attempts(it)[-_CIRCULAR_WINDOW:]
+def _fix_circular(seen: _Iteration) -> tuple[bool, str]:
+    window = _attempts(seen)[-_CIRCULAR_WINDOW:]
     restored = [e for e in window if _fix_of(e) == "restored"]
-    if len(restored) < 2 or _fix_of(it.last) != "restored":
+    if len(restored) < 2 or _fix_of(seen.last) != "restored":
         return False, f"{len(restored)} of the last {len(window)} fixes restored an earlier version"
     said = ", ".join(f"fix #{e.iteration} restored {version_name(e.restored)}" for e in restored)
     return True, (
@@ -301,8 +307,8 @@ def version_name(iteration: int | None) -> str:
     return f"the version fix #{iteration} made"
 
 
-def _hallucination(it: _Iteration) -> tuple[bool, str]:
-    totals = it.totals
+def _hallucination(seen: _Iteration) -> tuple[bool, str]:
+    totals = seen.totals
     if len(totals) < 2:
         return False, "first iteration: no previous total"
     run = _decreasing_run(totals[:-1])
@@ -313,7 +319,7 @@ def _hallucination(it: _Iteration) -> tuple[bool, str]:
         return False, f"total {previous}→{current} after {decreases} consecutive decrease(s)"
     return True, (
         f"fix-regress cycle detected. Errors trending down ({_arrow(run)}) then spiked to "
-        f"{current} at iteration {it.last.iteration}."
+        f"{current} at iteration {seen.last.iteration}."
     )
 
 
@@ -325,19 +331,19 @@ def _decreasing_run(totals: list[int]) -> list[int]:
     return totals[start:]
 
 
-def _fabrication(it: _Iteration) -> tuple[bool, str]:
-    window = it.entries[-1 - _FABRICATION_WINDOW : -1]
+def _fabrication(seen: _Iteration) -> tuple[bool, str]:
+    window = seen.entries[-1 - _FABRICATION_WINDOW : -1]
     if not window:
         return False, "first iteration: no trailing average"
-    spikes = [spike for severity in Severity if (spike := _spike(it.last, window, severity))]
+    spikes = [spike for severity in Severity if (spike := _spike(seen.last, window, severity))]
     if not spikes:
         return False, f"no severity spiked against the last {len(window)} iteration(s)"
     spiked = "; ".join(spikes)
-    near = _last_near_convergence(it)
+    near = _last_near_convergence(seen)
     if near is None:
         return False, f"{spiked}, but no earlier iteration was within twice the thresholds"
     return True, (
-        f"fabrication suspected at iteration {it.last.iteration}. Errors were near-converged "
+        f"fabrication suspected at iteration {seen.last.iteration}. Errors were near-converged "
         f"({describe(_counts(near))}) at iteration {near.iteration} then spiked: {spiked}. "
         "The reviewer may be manufacturing issues because nothing real remains."
     )
@@ -352,48 +358,48 @@ def _spike(entry: TrajectoryEntry, window: list[TrajectoryEntry], severity: Seve
     return None
 
 
-def _last_near_convergence(it: _Iteration) -> TrajectoryEntry | None:
+def _last_near_convergence(seen: _Iteration) -> TrajectoryEntry | None:
     """The latest earlier iteration within twice every threshold (the spec hard-codes the 2×)."""
-    for entry in reversed(it.entries[:-1]):
-        if not _over_limits(_counts(entry), it.config, factor=2):
+    for entry in reversed(seen.entries[:-1]):
+        if not _over_limits(_counts(entry), seen.config, factor=2):
             return entry
     return None
 
 
-def _stagnation(it: _Iteration) -> tuple[bool, str]:
-    limit, totals = it.config.stagnation_limit, it.totals
+def _stagnation(seen: _Iteration) -> tuple[bool, str]:
+    limit, totals = seen.config.stagnation_limit, seen.totals
     recent = totals[-limit:]
     if len(recent) < limit or len(set(recent)) > 1:
         return False, f"no plateau: last totals {_arrow(recent)}, need {limit} equal"
     from thoughtforge.phases.polish.issue_matching import tally_matches  # rapidfuzz: on a plateau
 
-    tally = tally_matches(it.current_issues, it.previous_issues)
+    tally = tally_matches(seen.current_issues, seen.previous_issues)
     if tally.persists:
         return False, f"total stuck at {totals[-1]} but the same issues persist ({tally.share})"
-    above = ", ".join(_over(it))
+    above = ", ".join(_over(seen))
     return True, (
-        f"polish sufficient: total stuck at {totals[-1]} ({describe(_counts(it.last))}) for "
+        f"polish sufficient: total stuck at {totals[-1]} ({describe(_counts(seen.last))}) for "
         f"{limit} iterations while issues rotate ({tally.share}). Converged at a plateau above "
-        f"the thresholds ({above}): {it.last.total} issue(s) still open."
+        f"the thresholds ({above}): {seen.last.total} issue(s) still open."
     )
 
 
-def _persistence(it: _Iteration) -> tuple[bool, str]:
+def _persistence(seen: _Iteration) -> tuple[bool, str]:
     """A plateau twice as long as stagnation's whose issues persist: the fixer changes the
     deliverable but does not resolve them, and more iterations would only repeat that."""
-    span = 2 * it.config.stagnation_limit
-    recent = it.totals[-span:]
+    span = 2 * seen.config.stagnation_limit
+    recent = seen.totals[-span:]
     if len(recent) < span or len(set(recent)) > 1:
         return False, f"no plateau of {span} iterations"
     from thoughtforge.phases.polish.issue_matching import tally_matches
 
-    tally = tally_matches(it.current_issues, it.previous_issues)
+    tally = tally_matches(seen.current_issues, seen.previous_issues)
     if not tally.persists:
         return False, f"the issues rotate ({tally.share})"
-    first = it.entries[-span].iteration
+    first = seen.entries[-span].iteration
     return True, (
         f"The same issues have stayed open for {span} iterations (total stuck at "
-        f"{recent[-1]}, {describe(_counts(it.last))}, since iteration {first}; {tally.share}) "
+        f"{recent[-1]}, {describe(_counts(seen.last))}, since iteration {first}; {tally.share}) "
         "although the fixes changed the deliverable: the fixer is not resolving them."
     )
 
@@ -403,19 +409,19 @@ def weighted(entry: TrajectoryEntry) -> int:
     return sum(weight * getattr(entry, s.value) for s, weight in SEVERITY_WEIGHTS.items())
 
 
-def _low_value(it: _Iteration) -> str | None:
-    """What the last `value_window` iterations bought per dollar, when it is below
+def _low_value(seen: _Iteration) -> str | None:
+    """What the last `value_window` iterations bought per dollar, when seen is below
     `min_issues_resolved_per_usd` (the value guard; off unless set); None otherwise."""
-    floor, k = it.config.min_issues_resolved_per_usd, it.config.value_window
-    if floor is None or len(it.entries) <= k:
+    floor, k = seen.config.min_issues_resolved_per_usd, seen.config.value_window
+    if floor is None or len(seen.entries) <= k:
         return None
-    costs = [entry.usd for entry in it.entries[-k:]]
+    costs = [entry.usd for entry in seen.entries[-k:]]
     if any(cost is None for cost in costs):
         return None  # an iteration without a price cannot be weighed
     spent = sum(cost for cost in costs if cost is not None)
     if spent <= 0:
         return None
-    resolved = weighted(it.entries[-k - 1]) - weighted(it.last)
+    resolved = weighted(seen.entries[-k - 1]) - weighted(seen.last)
     rate = resolved / spent
     if rate >= floor:
         return None
@@ -429,42 +435,42 @@ def _low_value(it: _Iteration) -> str | None:
     )
 
 
-def _value_done(it: _Iteration) -> tuple[bool, str]:
+def _value_done(seen: _Iteration) -> tuple[bool, str]:
     """Low value near the thresholds (within twice them): done, the issues left listed."""
-    low = _low_value(it)
+    low = _low_value(seen)
     if low is None:
-        return False, _value_state(it)
-    if _over_limits(_counts(it.last), it.config, factor=2):
+        return False, _value_state(seen)
+    if _over_limits(_counts(seen.last), seen.config, factor=2):
         return False, "low value, but not within twice the thresholds"
     return True, (
         f"polish stopped on value: {low} Within twice the thresholds "
-        f"({describe(_counts(it.last))}): {it.last.total} issue(s) still open."
+        f"({describe(_counts(seen.last))}): {seen.last.total} issue(s) still open."
     )
 
 
-def _value_halt(it: _Iteration) -> tuple[bool, str]:
+def _value_halt(seen: _Iteration) -> tuple[bool, str]:
     """Low value far from the thresholds: the person decides whether more is worth paying."""
-    low = _low_value(it)
+    low = _low_value(seen)
     if low is None:
-        return False, _value_state(it)
-    return True, f"{low} Still {describe(_counts(it.last))}: more polishing is yours to decide."
+        return False, _value_state(seen)
+    return True, f"{low} Still {describe(_counts(seen.last))}: more polishing is yours to decide."
 
 
-def _value_state(it: _Iteration) -> str:
-    if it.config.min_issues_resolved_per_usd is None:
+def _value_state(seen: _Iteration) -> str:
+    if seen.config.min_issues_resolved_per_usd is None:
         return "off (polish.min_issues_resolved_per_usd unset)"
-    window = it.entries[-it.config.value_window :]
+    window = seen.entries[-seen.config.value_window :]
     if any(entry.usd is None for entry in window):
         return "cannot weigh: an iteration of the window has no price"
     return "worth its cost"
 
 
-def _max_iterations(it: _Iteration) -> tuple[bool, str]:
-    ceiling = it.config.max_iterations
-    if it.last.iteration < ceiling:
-        return False, f"iteration {it.last.iteration} of {ceiling}"
-    average = sum(it.totals) / len(it.totals)
-    lowest = min(it.entries, key=lambda entry: entry.total)  # the first at the lowest
+def _max_iterations(seen: _Iteration) -> tuple[bool, str]:
+    ceiling = seen.config.max_iterations
+    if seen.last.iteration < ceiling:
+        return False, f"iteration {seen.last.iteration} of {ceiling}"
+    average = sum(seen.totals) / len(seen.totals)
+    lowest = min(seen.entries, key=lambda entry: entry.total)  # the first at the lowest
     return True, (
         f"Max {ceiling} iterations reached. Avg flaws/iter: {_number(average)}. "
         f"Lowest: {lowest.total} at iter {lowest.iteration}."

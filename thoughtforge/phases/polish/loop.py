@@ -1,8 +1,9 @@
 """Phase 4, the polish loop: review → commit → fix → commit, until a convergence guard says stop.
 
 Plain Python, so it runs (and is benchmarked) with or without Prefect. An iteration is not a
-Prefect task run: a task run costs about 13 ms (its state events, and the server recording them on
-the same cores), which would make a 200-iteration polish 1.4 times as slow as the loop itself. The
+Prefect task run: a task run has a cost of its own (its state events, and the server recording them
+on the same cores) that would make a long polish markedly slower than the loop itself
+(bench/bench_polish_overhead.py measures it). The
 flow logs a line per iteration and publishes the trajectory instead (`on_iteration`), and the
 files record each step anyway. (`step_runner` wraps the review and the fix inside an iteration:
 plain calls, unless a test stops the loop between them.)

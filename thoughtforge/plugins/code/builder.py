@@ -24,8 +24,6 @@ The stages are parts of `CodeBuilder` in `building/` (`gate`, `construction`, `f
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from thoughtforge.config import Config
 from thoughtforge.core import Project, log_event
 from thoughtforge.core.revisions import record_built_from
@@ -37,6 +35,7 @@ from thoughtforge.phases.engine import (
     BuildOutcome,
     StepRunner,
 )
+from thoughtforge.phases.plugin_contract import ProgressListener
 from thoughtforge.phases.revision import finish_build
 from thoughtforge.plugins.code.build_state import CodeBuildState
 from thoughtforge.plugins.code.building.construction import ConstructionStage
@@ -104,7 +103,8 @@ class CodeBuilder(PlanGateStage, ConstructionStage, FixCycleStage):
 
 
 def build(
-    project: Project, config: Config, *, runner: StepRunner, on_progress: Callable[[str], None]
+    project: Project, config: Config, *, runner: StepRunner, on_progress: ProgressListener
 ) -> CodeBuilder:
-    """The plugin contract's builder (`phases.plugin_contract`); progress: `code_build.json`."""
-    return CodeBuilder(project, config, runner=runner)
+    """The plugin contract's builder (`phases.plugin_contract`): progress by step, reported each
+    time `code_build.json` is saved."""
+    return CodeBuilder(project, config, runner=runner, on_progress=on_progress)

@@ -52,7 +52,7 @@ def discover(
     proposal: str,
     ask: Callable[[str], str],
     library: PromptLibrary,
-    on_unusable: Callable[[int, UnusableAnswer], None] = lambda attempt, why: None,
+    on_unusable: Callable[[int, UnusableAnswer], object] = lambda attempt, why: None,
 ) -> str:
     """The `## Open Source Discovery` section body for the spec `proposal`.
 

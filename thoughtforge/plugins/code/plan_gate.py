@@ -104,7 +104,7 @@ def check_plan(
     ask: Callable[[str], str],
     library: PromptLibrary,
     attempts: int,
-    on_unusable: Callable[[int, UnusableAnswer], None] = lambda attempt, why: None,
+    on_unusable: Callable[[int, UnusableAnswer], object] = lambda attempt, why: None,
 ) -> CompletenessVerdict:
     """Ask the agent until it gives a usable verdict; the last `UnusableAnswer` after `attempts`."""
     return ask_until_usable(

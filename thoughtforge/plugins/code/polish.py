@@ -84,8 +84,8 @@ class PolishSteps(PlanPolishSteps):
         if not changed or version == review.version:
             return FixResult(outcome="unchanged", summary="unchanged: the fixer changed no file")
         more = f" and {len(changed) - 5} more" if len(changed) > 5 else ""
-        files = f"{', '.join(changed[:5])}{more}"
-        return self.changed(state, version, f"changed {files}", files)
+        named = f"{', '.join(changed[:5])}{more}"
+        return self.changed(state, version, f"changed {named}", named)
 
     def fingerprint(self) -> str:
         """The content hash of the code: every file git would keep but ThoughtForge's own."""

@@ -62,7 +62,7 @@ class TestRun(Tally):
     exit_code: int | None
     output_tail: str = ""
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # mypy cannot read it; pydantic's docs say so
     @property
     def crashed(self) -> bool:
         """The runner itself failed: the counts, if any, are not a verdict on the tests."""

@@ -12,7 +12,6 @@ Asking, re-asking, safety checks, commits and halts are the shared `PhaseEngine`
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -35,6 +34,7 @@ from thoughtforge.phases.engine import (
     StepRunner,
     run_direct,
 )
+from thoughtforge.phases.plugin_contract import BuildProgress, ProgressItem, ProgressListener
 from thoughtforge.phases.reasking import UNUSABLE_HELP
 from thoughtforge.phases.revision import finish_build
 from thoughtforge.plugins.plan.builder_response import (
@@ -59,9 +59,6 @@ CONSTRAINTS_UNREADABLE = (
     "constraints.md missing or unreadable. Cannot start polish loop. Review project `/docs/` "
     "directory."
 )
-
-
-ProgressListener = Callable[[list[SectionProgress]], None]
 
 
 class _SlotsRejected(UnusableAnswer):
@@ -108,7 +105,7 @@ class PlanBuilder:
                     "build_progress",
                     sections=[p.model_dump() for p in progress],
                 )
-                self.on_progress(progress)
+                self.on_progress(_reported(progress))
             return self._finish(draft.template)
         except HALTING_FAILURES as failure:
             return self._halt(self.engine.as_halt(failure))
@@ -219,15 +216,25 @@ def build(
     config: Config,
     *,
     runner: StepRunner,
-    on_progress: Callable[[str], None],
+    on_progress: ProgressListener,
 ) -> PlanBuilder | PlanReviser:
-    """The plugin contract's builder (`phases.plugin_contract`): progress told as Markdown. In a
+    """The plugin contract's builder (`phases.plugin_contract`): progress by section. In a
     revision, the reviser that re-fills only the sections the change touches."""
     reviser = revision_builder(project, config, runner=runner)
     if reviser is not None:
         return reviser
-    return PlanBuilder(
-        project, config, runner=runner, on_progress=lambda p: on_progress(progress_markdown(p))
+    return PlanBuilder(project, config, runner=runner, on_progress=on_progress)
+
+
+def _reported(progress: list[SectionProgress]) -> BuildProgress:
+    return BuildProgress(
+        items=[
+            ProgressItem(
+                label=p.heading, done=p.filled == p.slots, detail=f"{p.filled}/{p.slots} slots"
+            )
+            for p in progress
+        ],
+        markdown=progress_markdown(progress),
     )
 
 

@@ -7,6 +7,8 @@ plan kept. A kill loses at most the section being asked for.
 
 from __future__ import annotations
 
+from functools import partial
+
 from thoughtforge.config import Config
 from thoughtforge.core import (
     CONSTRAINTS_FILE,
@@ -77,7 +79,7 @@ class PlanReviser:
             for heading in self.revision.sections or []:
                 if heading in self.revision.rebuilt:
                     continue
-                self.runner(f"revise section: {heading}", lambda h=heading: self._rewrite(h))
+                self.runner(f"revise section: {heading}", partial(self._rewrite, heading))
                 self._save(rebuilt=[*self.revision.rebuilt, heading])
             return self._finish()
         except HALTING_FAILURES as failure:

@@ -170,7 +170,8 @@ class PlanTemplate:
 
 
 def _pybars() -> ModuleType:
-    """pybars compiles its grammar when imported (0.45 s): loaded by the first template that is
+    """pybars compiles its grammar when imported (bench/bench_import_costs.py measures it): loaded
+    by the first template that is
     read, not by every flow process that imports the plan plugin."""
     import pybars
 

@@ -25,7 +25,7 @@ from thoughtforge.adapters.agents import AgentCall
 from thoughtforge.adapters.kanban.attempts import VibeKanbanCoder
 from thoughtforge.config import Config, VibeKanbanConfig
 from thoughtforge.core import Project, create_project, read_events
-from thoughtforge.errors import AgentFailure
+from thoughtforge.errors import AgentFailure, FailureKind
 
 PROMPT = "Build the greeter: src/hello.py prints hello."
 RESULT_LINE = json.dumps({"type": "result", "is_error": False, "result": "Wrote src/hello.py."})
@@ -226,7 +226,7 @@ def test_an_executor_that_cannot_start_is_an_agent_failure(
         r"Vibe Kanban refused POST /api/task-attempts: ContainerError: Broken pipe .*"
         r"\(the executor exited before it read the prompt: is its command installed\?\)"
     )
-    for why in failure.value.attempts:
+    for why in (a.reason for a in failure.value.attempts):
         assert failed.fullmatch(why) or refused.fullmatch(why), why
     assert git(project, "rev-parse", "HEAD") == before  # nothing merged
 
@@ -244,7 +244,7 @@ def test_an_executor_that_quits_before_reading_the_prompt_fails_to_start(
     with pytest.raises(AgentFailure) as failure:
         coder(config, vibe_kanban, profile).run("x" * 200_000, step(project))
 
-    for why in failure.value.attempts:
+    for why in (a.reason for a in failure.value.attempts):
         assert why.startswith("Vibe Kanban refused POST /api/task-attempts: ContainerError: ")
         assert why.endswith(
             "(the executor exited before it read the prompt: is its command installed?)"
@@ -288,7 +288,7 @@ def test_an_attempt_past_the_timeout_is_stopped_and_fails(
     with pytest.raises(AgentFailure) as failure:
         coder(config, vibe_kanban, profile).run(PROMPT, step(project))
 
-    for why in failure.value.attempts:
+    for why in (a.reason for a in failure.value.attempts):
         assert why.startswith("task attempt ")
         assert why.endswith("did not finish within 1s (stopped)")
     [task] = vk_tasks(vibe_kanban, project)
@@ -316,7 +316,7 @@ def test_a_merge_conflict_is_an_agent_failure(
     with pytest.raises(AgentFailure) as failure:
         coder(config, vibe_kanban, profile).run(PROMPT, step(project))
 
-    for why in failure.value.attempts:
+    for why in (a.reason for a in failure.value.attempts):
         assert "was not merged" in why
         assert "Merge conflicts" in why
     assert (project.dir / "greeting.txt").read_text().startswith("human version")
@@ -332,7 +332,7 @@ def test_an_unknown_profile_is_refused_before_any_attempt(
     with pytest.raises(AgentFailure) as failure:
         coder(config, vibe_kanban, "CLAUDE_CODE:NO_SUCH_VARIANT").run(PROMPT, step(project))
 
-    why = failure.value.attempts[0]
+    why = failure.value.attempts[0].reason
     assert "Vibe Kanban has no executor profile 'CLAUDE_CODE:NO_SUCH_VARIANT'" in why
     assert "CLAUDE_CODE:PLAN" in why and "CODEX" in why
     assert vk_tasks(vibe_kanban, project) == []
@@ -346,9 +346,10 @@ def test_a_server_that_is_down_is_an_agent_failure(config: Config, project: Proj
         coder_down.run(PROMPT, step(project))
 
     assert failure.value.agent == "vibe-kanban:CLAUDE_CODE"
-    assert "/api/profiles" in failure.value.attempts[0]
-    assert "refused" in failure.value.attempts[0].lower()
-    assert "did not answer" in failure.value.attempts[1]
+    assert "/api/profiles" in failure.value.attempts[0].reason
+    assert "refused" in failure.value.attempts[0].reason.lower()
+    assert "did not answer" in failure.value.attempts[1].reason
+    assert {a.kind for a in failure.value.attempts} == {FailureKind.UNREACHABLE}
 
 
 def test_the_settings_default_to_direct_calls_and_check_the_profile() -> None:

@@ -37,7 +37,7 @@ class AttemptsApi:
             raise ServiceError(
                 f"Vibe Kanban refused {method} {path}: {message}", status=exc.status
             ) from None
-        answer = reply.json()
+        answer = reply.parsed()
         if not isinstance(answer, dict) or not answer.get("success"):
             message = answer.get("message") if isinstance(answer, dict) else None
             raise ServiceError(

@@ -16,7 +16,7 @@ from thoughtforge.adapters.kanban.attempts.process_logs import agent_answer, pro
 from thoughtforge.adapters.kanban.vibekanban import server_url
 from thoughtforge.config import Config
 from thoughtforge.core import commit_own, log_event, utc_now
-from thoughtforge.errors import AgentFailure, ServiceError
+from thoughtforge.errors import AgentFailure, AttemptFailure, FailureKind, ServiceError
 
 POLL_SECONDS = 0.5
 _EXCERPT = 300
@@ -38,7 +38,11 @@ class AttemptResult(BaseModel):
 
 
 class _Failed(Exception):
-    """One try failed; the message says how."""
+    """One try failed; the message says how, `kind` what kind of failure it was."""
+
+    def __init__(self, kind: FailureKind, reason: str) -> None:
+        self.kind = kind
+        super().__init__(reason)
 
 
 class VibeKanbanCoder:
@@ -59,19 +63,21 @@ class VibeKanbanCoder:
 
     def run_attempt(self, prompt: str, call: AgentCall) -> AttemptResult:
         settings = self._config.vibekanban
-        failures: list[str] = []
+        failures: list[AttemptFailure] = []
         task_id: str | None = None
         for attempt in range(1, ATTEMPTS + 1):
             started_at, started = utc_now(), time.monotonic()
             result: AttemptResult | None = None
-            failure: str | None = None
+            failure: AttemptFailure | None = None
             try:
                 api = AttemptsApi(server_url(settings), settings.timeout_seconds)
                 if task_id is None:
                     task_id = self._new_task(api, prompt, call)
                 result = self._try(api, task_id, call)
-            except (_Failed, ServiceError) as exc:
-                failure = str(exc)
+            except _Failed as exc:
+                failure = AttemptFailure(kind=exc.kind, reason=str(exc))
+            except ServiceError as exc:
+                failure = AttemptFailure(kind=FailureKind.UNREACHABLE, reason=str(exc))
             log_event(
                 call.project_dir,
                 "agent_call",
@@ -82,11 +88,13 @@ class VibeKanbanCoder:
                 started_at=started_at.isoformat(),
                 seconds=round(time.monotonic() - started, 3),
                 prompt_chars=len(prompt),
-                failure=failure,
+                failure=None if failure is None else failure.reason,
             )
             if result is not None:
                 return result
-            failures.append(failure or "no reason given")
+            failures.append(
+                failure or AttemptFailure(kind=FailureKind.UNAVAILABLE, reason="no reason given")
+            )
         raise AgentFailure(self.agent, call.step, failures)
 
     # --- one step: its task, then one attempt per try -----------------------------------------
@@ -128,7 +136,8 @@ class VibeKanbanCoder:
                 raise
             # Vibe Kanban writes the prompt to the executor's stdin as it starts it.
             raise _Failed(
-                f"{exc} (the executor exited before it read the prompt: is its command installed?)"
+                FailureKind.UNAVAILABLE,
+                f"{exc} (the executor exited before it read the prompt: is its command installed?)",
             ) from None
         short = attempt_id[:8]
         log_event(
@@ -143,13 +152,14 @@ class VibeKanbanCoder:
         processes = self._wait(api, attempt_id, task_id, call)
         failed = [p for p in processes if p.get("status") in _FAILED]
         if failed:
-            raise _Failed(self._failure(api, short, failed[-1]))
+            raise _Failed(FailureKind.EXITED, self._failure(api, short, failed[-1]))
         branch = api.call("GET", f"/api/task-attempts/{attempt_id}").get("branch")
         branch_status = api.call("GET", f"/api/task-attempts/{attempt_id}/branch-status")
         if branch_status.get("has_uncommitted_changes"):
             raise _Failed(
+                FailureKind.REFUSED,
                 f"task attempt {short} left uncommitted changes on its branch {branch}: "
-                "Vibe Kanban could not commit them"
+                "Vibe Kanban could not commit them",
             )
         merged: str | None = None
         if branch_status.get("commits_ahead"):
@@ -161,7 +171,8 @@ class VibeKanbanCoder:
                 api.call("POST", f"/api/task-attempts/{attempt_id}/merge", {}, slow=True)
             except ServiceError as exc:
                 raise _Failed(
-                    f"task attempt {short}: its branch {branch} was not merged: {exc}"
+                    FailureKind.REFUSED,
+                    f"task attempt {short}: its branch {branch} was not merged: {exc}",
                 ) from None
             merged = _commit_of(project_dir, base)
         coding = [p for p in processes if p.get("run_reason") == "codingagent"]
@@ -228,7 +239,8 @@ class VibeKanbanCoder:
                 except ServiceError as exc:
                     stopped = f"stopping it failed: {exc}"
                 raise _Failed(
-                    f"task attempt {attempt_id[:8]} did not finish within {timeout:g}s ({stopped})"
+                    FailureKind.TIMED_OUT,
+                    f"task attempt {attempt_id[:8]} did not finish within {timeout:g}s ({stopped})",
                 )
             time.sleep(min(POLL_SECONDS, remaining))
 
@@ -250,7 +262,9 @@ class VibeKanbanCoder:
         try:
             executors = json.loads(content).get("executors") or {}
         except (ValueError, AttributeError):
-            raise _Failed("Vibe Kanban's /api/profiles is not the profiles JSON") from None
+            raise _Failed(
+                FailureKind.UNREADABLE, "Vibe Kanban's /api/profiles is not the profiles JSON"
+            ) from None
         offered = sorted(
             executor if variant == "DEFAULT" else f"{executor}:{variant}"
             for executor, variants in executors.items()
@@ -259,8 +273,9 @@ class VibeKanbanCoder:
         wanted = self._executor if self._variant in (None, "DEFAULT") else self.profile
         if wanted not in offered:
             raise _Failed(
+                FailureKind.UNAVAILABLE,
                 f"Vibe Kanban has no executor profile '{self.profile}' "
-                f"(vibekanban.executor_profile); it offers: {', '.join(offered) or 'none'}"
+                f"(vibekanban.executor_profile); it offers: {', '.join(offered) or 'none'}",
             )
 
     def _project_id(self, api: AttemptsApi, project_dir: Path) -> str:
@@ -281,7 +296,10 @@ def _branch(project_dir: Path) -> str:
 
     with git.Repo(project_dir) as repo:
         if repo.head.is_detached:
-            raise _Failed(f"{project_dir} is on no branch (detached HEAD): nothing to merge into")
+            raise _Failed(
+                FailureKind.REFUSED,
+                f"{project_dir} is on no branch (detached HEAD): nothing to merge into",
+            )
         return repo.active_branch.name
 
 

@@ -16,6 +16,7 @@ from thoughtforge.core import (
 from thoughtforge.errors import PhaseHalt, StateFileError
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.engine import PhaseEngine, StepRunner, run_direct
+from thoughtforge.phases.plugin_contract import BuildProgress, ProgressItem, ProgressListener
 from thoughtforge.plugins.code.build_state import CodeBuildState
 from thoughtforge.plugins.code.coder import coder_for
 from thoughtforge.plugins.code.suite import Suite
@@ -43,10 +44,12 @@ class BuilderBase:
         config: Config,
         *,
         runner: StepRunner = run_direct,
+        on_progress: ProgressListener | None = None,
         hooks: TransitionHooks | None = None,
     ) -> None:
         self.engine = PhaseEngine(project, config, Phase.BUILDING, hooks)
         self.runner = runner
+        self.on_progress = on_progress or (lambda progress: None)
         self.settings = config.code
         self.suite = Suite(self.engine, config.code)
         self.code = coder_for(config, self.engine.agent)
@@ -66,3 +69,16 @@ class BuilderBase:
         except OSError as exc:
             why = f"cannot write {CODE_BUILD_FILE}: {exc}"
             raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, why) from None
+        self.on_progress(progress_of(state))
+
+
+def progress_of(state: CodeBuildState) -> BuildProgress:
+    """Each step (once the steps are known), then whether the build passed its tests."""
+    items = [
+        ProgressItem(label=step.title, done=step.done, detail=f"step {n}")
+        for n, step in enumerate(state.steps or [], start=1)
+    ]
+    items.append(
+        ProgressItem(label="built", done=state.built, detail=f"{state.cycles} test-fix cycle(s)")
+    )
+    return BuildProgress(items=items)

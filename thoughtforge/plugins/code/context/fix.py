@@ -121,13 +121,13 @@ def _classify(
         _add(found.ignored, location)
         return
     word = candidates[0]
-    path = _inside(root, word)
-    if path is None or path == "." or not deliverable(path):
+    inside = _inside(root, word)
+    if inside is None or inside == "." or not deliverable(inside):
         _add(found.refused, word)
-    elif (root / path).exists() or (root / path).is_symlink():
-        _add(found.refused, path)  # a directory, a file git ignores, a link to nowhere
+    elif (root / inside).exists() or (root / inside).is_symlink():
+        _add(found.refused, inside)  # a directory, a file git ignores, a link to nowhere
     else:
-        _add(found.missing, path)
+        _add(found.missing, inside)
 
 
 def _strip_position(word: str) -> str:
