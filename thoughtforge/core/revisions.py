@@ -42,6 +42,8 @@ class Revision(BaseModel):
     sections: list[str] | None = None
     """Plan mode: the plan sections the change touches, once chosen."""
     rebuilt: list[str] = []
+    build_begun: bool = False
+    """Code mode: the builder's state was started again for the change's new steps."""
     built: bool = False
 
 

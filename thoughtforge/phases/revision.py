@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from thoughtforge.config import Config
 from thoughtforge.core import (
-    CODE_BUILD_FILE,
     CONSTRAINTS_FILE,
     SPEC_FILE,
     ChatMessage,
@@ -25,10 +24,8 @@ from thoughtforge.core import (
     is_running,
     log_event,
     read_chat,
-    read_state_file,
     transition,
     write_polish_state,
-    write_state_file,
 )
 from thoughtforge.core.revisions import (
     REVISION_TAG_PREFIX,
@@ -40,7 +37,7 @@ from thoughtforge.core.revisions import (
     write_revisions,
 )
 from thoughtforge.core.run_start import starting
-from thoughtforge.errors import ProjectError, StateFileError
+from thoughtforge.errors import ProjectError
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.revision_text import (
     SUPERSEDED,
@@ -178,33 +175,6 @@ def keep_superseded(project: Project, name: str, document: str) -> str:
         return document
     before = revision.spec_before if name == SPEC_FILE else revision.constraints_before
     return with_superseded(before, document, revision.number)
-
-
-def prepare_build(project: Project, config: Config) -> None:
-    """After a revision's spec is confirmed: in code mode the builder plans new steps on top of
-    the existing code (its gate verdict kept), told the change; plan mode's builder reads the
-    revision itself (`plugins.plan.revision`)."""
-    revision = open_revision(project.dir)
-    if revision is None or project.status().deliverable_type != "code":
-        return
-    from thoughtforge.plugins.code.build_state import CodeBuildState
-
-    try:
-        before = read_state_file(project.dir, CODE_BUILD_FILE, CodeBuildState)
-    except StateFileError:
-        before = CodeBuildState()
-    write_state_file(project.dir, CODE_BUILD_FILE, CodeBuildState(gate=before.gate))
-    append_chat(
-        project.dir,
-        ChatMessage(
-            role="human",
-            phase=Phase.BUILDING,
-            content=(
-                f"Revision {revision.number}: build this change on top of the existing code, "
-                f"keeping what it does not touch: {revision.change}"
-            ),
-        ),
-    )
 
 
 def finish_build(project: Project) -> None:

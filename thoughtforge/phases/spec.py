@@ -203,7 +203,6 @@ def confirm_spec(
     commit_own(project.dir, "Lock spec.md and constraints.md")
     transition(project, Phase.BUILDING)
     clear_chat(project.dir)
-    revision.prepare_build(project, config)
     return ConfirmOutcome(accepted=True, remaining=[])
 
 

@@ -42,6 +42,7 @@ from thoughtforge.plugins.code.building.construction import ConstructionStage
 from thoughtforge.plugins.code.building.fix_cycle import FixCycleStage
 from thoughtforge.plugins.code.building.gate import PlanGateStage
 from thoughtforge.plugins.code.building.source_files import source_files
+from thoughtforge.plugins.code.revision import begin_revision_build
 
 MILESTONE = "Phase 3 complete. Deliverable built. Polish loop starting."
 
@@ -106,5 +107,6 @@ def build(
     project: Project, config: Config, *, runner: StepRunner, on_progress: ProgressListener
 ) -> CodeBuilder:
     """The plugin contract's builder (`phases.plugin_contract`): progress by step, reported each
-    time `code_build.json` is saved."""
+    time `code_build.json` is saved. In a revision, the new steps start on top of the code."""
+    begin_revision_build(project)
     return CodeBuilder(project, config, runner=runner, on_progress=on_progress)
