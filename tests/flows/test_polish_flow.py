@@ -283,8 +283,9 @@ def test_sigterm_mid_polish_stops_cleanly_and_continue_ends_as_an_uninterrupted_
 
     resumed = run_cli(cli_env, config, "continue", project.id, THOUGHTFORGE_SCRIPT=str(fast))
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    # The same trajectory, but for what it cost: the stopped run paid for the fix it stopped.
     assert read_polish_state(project.dir).trajectory == [
-        e.model_copy(update={"timestamp": mine.timestamp})
+        e.model_copy(update={"timestamp": mine.timestamp, "tokens": mine.tokens, "usd": mine.usd})
         for e, mine in zip(
             read_polish_state(control.dir).trajectory,
             read_polish_state(project.dir).trajectory,
