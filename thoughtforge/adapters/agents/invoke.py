@@ -11,6 +11,7 @@ call (`PromptTooLarge`): sending it would only have the model cut or ramble.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import sys
@@ -45,6 +46,7 @@ from thoughtforge.config import (
 )
 from thoughtforge.core import log_event, track_process, untrack_process, utc_now
 from thoughtforge.core.agent_activity import AgentActivity, begin_call, end_call, stream_output
+from thoughtforge.core.atomic_write import unwritable
 from thoughtforge.errors import (
     AgentFailure,
     AnswerCutOff,
@@ -60,6 +62,10 @@ TEMPERATURE_STEP = 0.3
 prompt gets the same answer, and a re-ask must be able to get another one."""
 MAX_TEMPERATURE = 1.2
 _STDERR_EXCERPT = 300
+
+
+_DISK_ERRORS = frozenset({errno.ENOSPC, errno.EROFS, errno.EDQUOT})
+"""A call that cannot start for these is the disk's failure (halts `file_system_error`)."""
 
 
 class Attempt(BaseModel):
@@ -254,6 +260,8 @@ def _run_command(
             on_output=lambda chunk: stream_output(call.project_dir, chunk),
         )
     except OSError as exc:
+        if exc.errno in _DISK_ERRORS:  # the project's disk, not the agent: no retry helps
+            raise unwritable(call.project_dir, exc) from None
         reason = f"could not start '{spec.command}': {exc.strerror or exc}"
         return _failed(FailureKind.UNAVAILABLE, reason)
     finally:
