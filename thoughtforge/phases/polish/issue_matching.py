@@ -156,14 +156,15 @@ class _CharacterCounts:
     An edit adds, removes or swaps one character, so the edit distance is at least the larger of
     the characters one text has that the other lacks and the reverse, counted with multiplicity:
     half of (the counts' L1 difference + the length difference). Folding characters into buckets
-    only lowers that bound, so a pair it rules out can never be similar, and a row of the count
-    matrix is compared with the whole window in one step.
+    and holding a count at a ceiling only lower that bound, so a pair it rules out can never be
+    similar. The counts are kept a bucket per row, so a chunk of texts is compared with the whole
+    window one bucket at a time.
     """
 
     BUCKETS = 32
 
     def __init__(self, texts: list[str]) -> None:
-        self.counts = _counts(texts)
+        self.by_bucket = np.ascontiguousarray(_counts(texts).T)
         self.lengths = np.array([len(text) for text in texts], dtype=np.int32)
 
     def within_reach(self, texts: list[str]) -> list[list[int]]:
@@ -175,23 +176,26 @@ class _CharacterCounts:
         sizes = np.array([len(text) for text in texts], dtype=np.int32)[:, None]
         low = int(np.searchsorted(self.lengths, -(-4 * int(sizes[0, 0]) // 5)))
         high = int(np.searchsorted(self.lengths, 5 * int(sizes[-1, 0]) // 4, side="right"))
-        lengths = self.lengths[low:high][None, :]
-        apart = np.abs(self.counts[low:high][None, :, :] - _counts(texts)[:, None, :]).sum(
-            axis=2, dtype=np.int32
-        ) + np.abs(lengths - sizes)
+        lengths = self.lengths[None, low:high]
+        counts = _counts(texts)
+        apart = np.abs(lengths - sizes)
+        step = np.empty(apart.shape, dtype=np.int16)
+        for bucket in range(self.BUCKETS):
+            np.subtract(self.by_bucket[bucket, None, low:high], counts[:, bucket, None], out=step)
+            apart += np.abs(step, out=step)
         within = 5 * apart <= 2 * np.maximum(lengths, sizes)
         return [(np.flatnonzero(row) + low).tolist() for row in within]
 
 
-def _counts(texts: list[str]) -> NDArray[np.int8]:
-    """One row of bucket counts per text; a count held at the int8 ceiling only lowers
-    the bound."""
+def _counts(texts: list[str]) -> NDArray[np.int16]:
+    """One row of bucket counts per text; a count held at 255 only lowers the bound, and keeps
+    each difference within int16."""
     points = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
     codes = _BUCKET_OF[np.minimum(points, 127)]
     rows = np.repeat(np.arange(len(texts)), [len(text) for text in texts])
     size = _CharacterCounts.BUCKETS
     flat = np.bincount(rows * size + codes, minlength=len(texts) * size)
-    return np.minimum(flat, np.iinfo(np.int8).max).reshape(len(texts), size).astype(np.int8)
+    return np.minimum(flat, 255).reshape(len(texts), size).astype(np.int16)
 
 
 def _bucket_table() -> NDArray[np.intp]:
