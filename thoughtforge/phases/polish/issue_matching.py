@@ -17,6 +17,7 @@ from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
+from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from thoughtforge.models import Issue
@@ -67,21 +68,22 @@ def tally_matches(current: list[Issue], previous: list[Issue]) -> Tally:
     """
     known = _Previous(previous)
     tally = Tally(len(current))
+    texts = [issue.description for issue in current]
     unsure: list[str] = []
-    for issue in current:
+    for text, likely in zip(texts, known.likely(texts), strict=True):
         if tally.decided:
             break
-        if known.likely(issue.description):
+        if likely:
             tally.matched += 1
         else:
-            unsure.append(issue.description)
+            unsure.append(text)
     unsure.sort(key=len)
     for start in range(0, len(unsure), _CHUNK):
         chunk = unsure[start : start + _CHUNK]
-        for text, reachable in zip(chunk, known.characters.within_reach(chunk), strict=True):
+        for text, similar in zip(chunk, known.resembling(chunk), strict=True):
             if tally.decided:
                 return tally
-            if known.same_words(text) or known.resembles(text, reachable):
+            if similar or known.same_words(text):
                 tally.matched += 1
             else:
                 tally.unmatched += 1
@@ -113,41 +115,57 @@ class _Previous:
     def same_words(self, text: str) -> bool:
         return self.words.any_same(words(text))
 
-    def likely(self, text: str) -> bool:
-        """Seen before, or similar to the description sharing its longest beginning or ending.
+    def likely(self, texts: list[str]) -> list[bool]:
+        """For each text: seen before, or similar to the description sharing its longest
+        beginning or ending.
 
         A finding reworded slightly keeps one or the other, and the description that shares
         the most of it is a neighbour in alphabetical order, of the texts or of them reversed.
         """
-        return _similar_neighbour(text, self.forwards) or _similar_neighbour(
-            text[::-1], self.backwards
-        )
+        found = np.zeros(len(texts), dtype=bool)
+        if not self.by_length:
+            return found.tolist()
+        reversed_texts = [text[::-1] for text in texts]
+        for alphabetical, keys in ((self.forwards, texts), (self.backwards, reversed_texts)):
+            places = [bisect.bisect_left(alphabetical, key) for key in keys]
+            last = len(alphabetical) - 1
+            for before in (1, 0):
+                neighbours = [alphabetical[min(max(at - before, 0), last)] for at in places]
+                found |= _similar_pairs(keys, neighbours)
+        return found.tolist()
 
     @cached_property
     def characters(self) -> _CharacterCounts:
         """Built when first asked, like `words`."""
         return _CharacterCounts(self.by_length)
 
-    def resembles(self, text: str, reachable: list[int]) -> bool:
-        """Whether any of the reachable previous descriptions is similar; rapidfuzz gives up on
-        each as soon as it is further apart than 0.8 allows."""
-        size = len(text)
-        for index in reachable:
-            other = self.by_length[index]
-            longer = max(size, len(other))
-            if 5 * Levenshtein.distance(text, other, score_cutoff=longer // 5) <= longer:
-                return True
-        return False
+    def resembling(self, texts: list[str]) -> list[bool]:
+        """For each text (shortest first), whether a previous description is similar: only the
+        pairs the character bound leaves within reach are measured, all in one call."""
+        reach = self.characters.within_reach(texts)
+        pairs = _similar_pairs(
+            [text for text, rows in zip(texts, reach, strict=True) for _ in rows],
+            [self.by_length[row] for rows in reach for row in rows],
+        )
+        ends = np.cumsum([len(rows) for rows in reach])
+        return [
+            bool(pairs[end - len(rows) : end].any()) for rows, end in zip(reach, ends, strict=True)
+        ]
 
 
-def _similar_neighbour(text: str, alphabetical: list[str]) -> bool:
-    at = bisect.bisect_left(alphabetical, text)
-    return any(_similar(text, other) for other in alphabetical[max(at - 1, 0) : at + 1])
-
-
-def _similar(text: str, other: str) -> bool:
-    longer = max(len(text), len(other))
-    return 5 * Levenshtein.distance(text, other, score_cutoff=longer // 5) <= longer
+def _similar_pairs(texts: list[str], others: list[str]) -> NDArray[np.bool_]:
+    """Whether each text is similar to the other beside it, in rapidfuzz's C loop, which gives
+    up on a pair as soon as it is further apart than the loosest pair allows; a pair it gave up
+    on is further apart than its own limit too."""
+    if not texts:
+        return np.zeros(0, dtype=bool)
+    longer = np.maximum(
+        np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)),
+        np.fromiter(map(len, others), dtype=np.int64, count=len(others)),
+    )
+    cutoff = int(longer.max()) // 5
+    distances = process.cpdist(texts, others, scorer=Levenshtein.distance, score_cutoff=cutoff)
+    return np.asarray(5 * distances.astype(np.int64) <= longer)
 
 
 class _CharacterCounts:
