@@ -31,17 +31,6 @@ LAYERS: list[set[str]] = [
 root, the modules of `thoughtforge/` itself (`__init__`) sit below everything."""
 
 
-NOT_YET_DOWNWARD = {
-    "thoughtforge.server.deployments -> thoughtforge.flows.deployment_parts",
-    "thoughtforge.server.work_pool -> thoughtforge.flows.deployment_parts",
-    "thoughtforge.server.prefect_server -> thoughtforge.flows.prefect_internals",
-}
-"""The upward imports still to remove (issue 39's note says how): `server/` keeps Prefect out of
-its imports, so the flows' Prefect-built parts it deploys are still fetched from `flows/` (lazily)
-rather than handed to it by the CLI. The test fails when one more appears, or one of these goes
-(then remove it here)."""
-
-
 def _layer_of(module: str) -> int:
     part = module.split(".")[1] if "." in module else ""
     if part == "":
@@ -102,7 +91,7 @@ def test_no_module_imports_a_layer_above_its_own() -> None:
         for target in targets
         if _layer_of(target) > _layer_of(module)
     )
-    assert set(upward) == NOT_YET_DOWNWARD
+    assert upward == []
 
 
 def test_no_modules_import_each_other_in_a_cycle() -> None:

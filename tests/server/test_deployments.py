@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.flows.deployment_parts import FlowParts, process_job_template
 from thoughtforge.server.api import PrefectApi
 from thoughtforge.server.deployments import (
     PACKAGED,
@@ -39,7 +40,7 @@ def _prefect_yaml(folder: Path, description: str = "A project from a brain dump.
 @pytest.fixture
 def api(prefect_api_url: str) -> PrefectApi:
     api = PrefectApi(prefect_api_url)
-    create_work_pool(api, POOL)
+    create_work_pool(api, process_job_template, POOL)
     return api
 
 
@@ -52,12 +53,12 @@ def test_the_first_up_deploys_every_flow_and_the_next_only_what_changed(
     tmp_path: Path, api: PrefectApi
 ) -> None:
     prefect_yaml = _prefect_yaml(tmp_path)
-    assert deploy_changed(api, prefect_yaml, tmp_path) == [
+    assert deploy_changed(api, prefect_yaml, tmp_path, FlowParts) == [
         "thoughtforge-pipeline/local",
         "thoughtforge-polish/local",
         "thoughtforge-repolish/nightly",
     ]
-    assert deploy_changed(api, prefect_yaml, tmp_path) == []
+    assert deploy_changed(api, prefect_yaml, tmp_path, FlowParts) == []
 
     pipeline = _deployments(api)["thoughtforge.flows.pipeline.pipeline_flow|local"]
     assert pipeline["job_variables"]["working_dir"] == str(tmp_path)  # type: ignore[index]
@@ -76,7 +77,7 @@ def test_the_first_up_deploys_every_flow_and_the_next_only_what_changed(
     assert schedule["schedule"]["cron"] == "0 3 * * *"
 
     elsewhere = _prefect_yaml(tmp_path / "again", "Another description.")
-    assert deploy_changed(api, elsewhere, tmp_path / "again") == [
+    assert deploy_changed(api, elsewhere, tmp_path / "again", FlowParts) == [
         "thoughtforge-pipeline/local",
         "thoughtforge-polish/local",
         "thoughtforge-repolish/nightly",
@@ -87,15 +88,15 @@ def test_a_deployment_changed_on_the_server_or_in_the_file_is_deployed_again(
     tmp_path: Path, api: PrefectApi
 ) -> None:
     prefect_yaml = _prefect_yaml(tmp_path)
-    deploy_changed(api, prefect_yaml, tmp_path)
+    deploy_changed(api, prefect_yaml, tmp_path, FlowParts)
     polish = _deployments(api)["thoughtforge.flows.polish.polish_flow|local"]
     api.call("PATCH", f"/deployments/{polish['id']}", {"version": "by-hand"})
-    assert deploy_changed(api, prefect_yaml, tmp_path) == ["thoughtforge-polish/local"]
+    assert deploy_changed(api, prefect_yaml, tmp_path, FlowParts) == ["thoughtforge-polish/local"]
 
     data = yaml.safe_load(prefect_yaml.read_text())
     data["deployments"][0]["description"] = "Edited."
     prefect_yaml.write_text(yaml.safe_dump(data))
-    assert deploy_changed(api, prefect_yaml, tmp_path) == ["thoughtforge-pipeline/local"]
+    assert deploy_changed(api, prefect_yaml, tmp_path, FlowParts) == ["thoughtforge-pipeline/local"]
     pipeline = _deployments(api)["thoughtforge.flows.pipeline.pipeline_flow|local"]
     assert pipeline["description"] == "Edited."
 

@@ -85,6 +85,7 @@ def _start_everything(
     ctx: typer.Context, config: Config, config_file: Path, directory: Path
 ) -> None:
     """`up`'s stages, in order; each one either finds its part running or starts it."""
+    from thoughtforge.flows.deployment_parts import FlowParts, process_job_template
     from thoughtforge.flows.warm_start import launcher_command
     from thoughtforge.server import local_server
     from thoughtforge.server.api import PrefectApi, configured_url
@@ -103,14 +104,16 @@ def _start_everything(
         step.done(f"Prefect server {'started' if fresh else 'already running'} at {url}")
     api = PrefectApi(url)
     with stage(f"Worker on pool '{WORK_POOL}'") as step:
-        create_work_pool(api)
+        create_work_pool(api, process_job_template)
         worker = local_server.start_worker(env, directory, warm_start)
         step.done(f"Worker {'started' if worker else 'already running'} on pool '{WORK_POOL}'")
     with stage("Deployments") as step:
         set_limits(api, config)
         command = launcher_command(warm_start)
         deployments = deployments_file(config_file)
-        deployed = deploy_changed(api, deployments, config_file.parent, {"command": command})
+        deployed = deploy_changed(
+            api, deployments, config_file.parent, FlowParts, {"command": command}
+        )
         step.done(f"Deployed: {', '.join(deployed)}" if deployed else "Deployments up to date")
     with stage(f"Workbench at {page_address(config)}") as step:
         local_server.wait_for_web(web, directory, page_address(config))

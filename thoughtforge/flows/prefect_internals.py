@@ -235,7 +235,7 @@ INTERNALS: tuple[Internal, ...] = (
     Internal(
         SQLITE_IMMEDIATE,
         "prefect.server.database.configurations.AioSqliteConfiguration.begin_transaction",
-        "server/prefect_server.py",
+        "flows/prefect_server.py",
         "SQLite transactions take the write lock when they begin, so a busy moment waits "
         "instead of answering 503",
         "a write meeting another one fails and is retried about 2 s later (the UI's Resume form "

@@ -22,9 +22,10 @@ import importlib.util
 import json
 import re
 import shutil
+from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import yaml
 from pydantic import BaseModel, ValidationError, field_validator
@@ -32,8 +33,17 @@ from pydantic import BaseModel, ValidationError, field_validator
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.server.api import PrefectApi
 
-if TYPE_CHECKING:
-    from thoughtforge.flows.deployment_parts import FlowParts
+
+class FlowShape(Protocol):
+    """What a deployment needs of its flow: `flows.deployment_parts.FlowParts`, handed in by the
+    CLI so that this module imports no Prefect."""
+
+    name: str
+    parameter_schema: dict[str, Any]
+
+
+FlowReader = Callable[[str], FlowShape]
+"""Reads the flow an entrypoint names (`flows.deployment_parts.FlowParts`)."""
 
 FILE_NAME = "prefect.yaml"
 PACKAGED = Path(__file__).with_name(FILE_NAME)
@@ -98,11 +108,15 @@ def missing_flows(prefect_yaml: Path) -> list[str]:
 
 
 def deploy_changed(
-    api: PrefectApi, prefect_yaml: Path, folder: Path, job_variables: dict[str, str] | None = None
+    api: PrefectApi,
+    prefect_yaml: Path,
+    folder: Path,
+    read_flow: FlowReader,
+    job_variables: dict[str, str] | None = None,
 ) -> list[str]:
     """Create or update the deployments whose fingerprint the server does not have; their names.
     Their runs start in `folder` (the config's); `job_variables` are added to every deployment's
-    own (the worker's command for its runs)."""
+    own (the worker's command for its runs); `read_flow` reads each entrypoint's flow."""
     entries = [
         entry.model_copy(update={"job_variables": {**entry.job_variables, **(job_variables or {})}})
         for entry in read_entries(prefect_yaml)
@@ -111,7 +125,7 @@ def deploy_changed(
     found = api.call("POST", "/deployments/filter", {"work_pools": {"name": {"any_": pools}}})
     deployed = {(item["entrypoint"], item["name"]): item.get("version") for item in found}
     return [
-        _deploy(api, entry, folder)
+        _deploy(api, entry, folder, read_flow)
         for entry in entries
         if deployed.get((entry.entrypoint, entry.name)) != fingerprint(entry, folder)
     ]
@@ -141,11 +155,9 @@ def fingerprint(entry: DeploymentEntry, folder: Path) -> str:
     return f"tf-{digest.hexdigest()[:16]}"
 
 
-def _deploy(api: PrefectApi, entry: DeploymentEntry, folder: Path) -> str:
-    from thoughtforge.flows.deployment_parts import FlowParts
-
+def _deploy(api: PrefectApi, entry: DeploymentEntry, folder: Path, read_flow: FlowReader) -> str:
     try:
-        flow = FlowParts(entry.entrypoint)
+        flow = read_flow(entry.entrypoint)
     except (ImportError, AttributeError, TypeError) as exc:
         raise ThoughtForgeError(f"{entry.entrypoint} cannot be deployed: {exc}") from None
     flow_id = api.call("POST", "/flows/", {"name": flow.name})["id"]
@@ -154,7 +166,7 @@ def _deploy(api: PrefectApi, entry: DeploymentEntry, folder: Path) -> str:
 
 
 def _deployment_body(
-    entry: DeploymentEntry, folder: Path, flow_id: str, flow: FlowParts
+    entry: DeploymentEntry, folder: Path, flow_id: str, flow: FlowShape
 ) -> dict[str, Any]:
     """What `prefect deploy` sends for such an entry, with parameters checked against the flow's
     signature, and runs started in `folder` (`_where_runs_start`)."""

@@ -130,12 +130,12 @@ def prefect_env(api_url: str, config_file: Path) -> dict[str, str]:
 
 
 def server_command(config: Config) -> tuple[list[str], dict[str, str]]:
-    """`prefect server start` (`server.prefect_server`: SQLite transactions that wait, not fail)
+    """`prefect server start` (`flows.prefect_server`: SQLite transactions that wait, not fail)
     on `server.host`/`server.port` and `server.database_url`, and its environment."""
     args = [
         sys.executable,
         "-m",
-        "thoughtforge.server.prefect_server",
+        "thoughtforge.flows.prefect_server",
         "--host",
         config.server.host,
         "--port",

@@ -4,7 +4,7 @@ Left to itself, Prefect starts one (`SubprocessASGIServer`) in the command's pro
 Ctrl-C stopped it together with the run: the run could not record how it ended, and the command
 then spent about a minute retrying to send its last logs before it gave the prompt back (66 s
 measured). That server's UI is off, so the run page the command prints did not exist, and its
-SQLite transactions fail "database is locked" instead of waiting (`server.prefect_server`).
+SQLite transactions fail "database is locked" instead of waiting (`flows.prefect_server`).
 
 This one is `up`'s server (`local_server.server_command`) on a free local port, in its own
 session: a Ctrl-C reaches the run only, which records its end on the server, and this process

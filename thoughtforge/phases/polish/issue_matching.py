@@ -17,6 +17,7 @@ from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
+from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from thoughtforge.models import Issue
@@ -67,21 +68,22 @@ def tally_matches(current: list[Issue], previous: list[Issue]) -> Tally:
     """
     known = _Previous(previous)
     tally = Tally(len(current))
+    texts = [issue.description for issue in current]
     unsure: list[str] = []
-    for issue in current:
+    for text, likely in zip(texts, known.likely(texts), strict=True):
         if tally.decided:
             break
-        if known.likely(issue.description):
+        if likely:
             tally.matched += 1
         else:
-            unsure.append(issue.description)
+            unsure.append(text)
     unsure.sort(key=len)
     for start in range(0, len(unsure), _CHUNK):
         chunk = unsure[start : start + _CHUNK]
-        for text, reachable in zip(chunk, known.characters.within_reach(chunk), strict=True):
+        for text, similar in zip(chunk, known.resembling(chunk), strict=True):
             if tally.decided:
                 return tally
-            if known.same_words(text) or known.resembles(text, reachable):
+            if similar or known.same_words(text):
                 tally.matched += 1
             else:
                 tally.unmatched += 1
@@ -113,41 +115,57 @@ class _Previous:
     def same_words(self, text: str) -> bool:
         return self.words.any_same(words(text))
 
-    def likely(self, text: str) -> bool:
-        """Seen before, or similar to the description sharing its longest beginning or ending.
+    def likely(self, texts: list[str]) -> list[bool]:
+        """For each text: seen before, or similar to the description sharing its longest
+        beginning or ending.
 
         A finding reworded slightly keeps one or the other, and the description that shares
         the most of it is a neighbour in alphabetical order, of the texts or of them reversed.
         """
-        return _similar_neighbour(text, self.forwards) or _similar_neighbour(
-            text[::-1], self.backwards
-        )
+        found = np.zeros(len(texts), dtype=bool)
+        if not self.by_length:
+            return found.tolist()
+        reversed_texts = [text[::-1] for text in texts]
+        for alphabetical, keys in ((self.forwards, texts), (self.backwards, reversed_texts)):
+            places = [bisect.bisect_left(alphabetical, key) for key in keys]
+            last = len(alphabetical) - 1
+            for before in (1, 0):
+                neighbours = [alphabetical[min(max(at - before, 0), last)] for at in places]
+                found |= _similar_pairs(keys, neighbours)
+        return found.tolist()
 
     @cached_property
     def characters(self) -> _CharacterCounts:
         """Built when first asked, like `words`."""
         return _CharacterCounts(self.by_length)
 
-    def resembles(self, text: str, reachable: list[int]) -> bool:
-        """Whether any of the reachable previous descriptions is similar; rapidfuzz gives up on
-        each as soon as it is further apart than 0.8 allows."""
-        size = len(text)
-        for index in reachable:
-            other = self.by_length[index]
-            longer = max(size, len(other))
-            if 5 * Levenshtein.distance(text, other, score_cutoff=longer // 5) <= longer:
-                return True
-        return False
+    def resembling(self, texts: list[str]) -> list[bool]:
+        """For each text (shortest first), whether a previous description is similar: only the
+        pairs the character bound leaves within reach are measured, all in one call."""
+        reach = self.characters.within_reach(texts)
+        pairs = _similar_pairs(
+            [text for text, rows in zip(texts, reach, strict=True) for _ in rows],
+            [self.by_length[row] for rows in reach for row in rows],
+        )
+        ends = np.cumsum([len(rows) for rows in reach])
+        return [
+            bool(pairs[end - len(rows) : end].any()) for rows, end in zip(reach, ends, strict=True)
+        ]
 
 
-def _similar_neighbour(text: str, alphabetical: list[str]) -> bool:
-    at = bisect.bisect_left(alphabetical, text)
-    return any(_similar(text, other) for other in alphabetical[max(at - 1, 0) : at + 1])
-
-
-def _similar(text: str, other: str) -> bool:
-    longer = max(len(text), len(other))
-    return 5 * Levenshtein.distance(text, other, score_cutoff=longer // 5) <= longer
+def _similar_pairs(texts: list[str], others: list[str]) -> NDArray[np.bool_]:
+    """Whether each text is similar to the other beside it, in rapidfuzz's C loop, which gives
+    up on a pair as soon as it is further apart than the loosest pair allows; a pair it gave up
+    on is further apart than its own limit too."""
+    if not texts:
+        return np.zeros(0, dtype=bool)
+    longer = np.maximum(
+        np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)),
+        np.fromiter(map(len, others), dtype=np.int64, count=len(others)),
+    )
+    cutoff = int(longer.max()) // 5
+    distances = process.cpdist(texts, others, scorer=Levenshtein.distance, score_cutoff=cutoff)
+    return np.asarray(5 * distances.astype(np.int64) <= longer)
 
 
 class _CharacterCounts:
@@ -156,14 +174,15 @@ class _CharacterCounts:
     An edit adds, removes or swaps one character, so the edit distance is at least the larger of
     the characters one text has that the other lacks and the reverse, counted with multiplicity:
     half of (the counts' L1 difference + the length difference). Folding characters into buckets
-    only lowers that bound, so a pair it rules out can never be similar, and a row of the count
-    matrix is compared with the whole window in one step.
+    and holding a count at a ceiling only lower that bound, so a pair it rules out can never be
+    similar. The counts are kept a bucket per row, so a chunk of texts is compared with the whole
+    window one bucket at a time.
     """
 
     BUCKETS = 32
 
     def __init__(self, texts: list[str]) -> None:
-        self.counts = _counts(texts)
+        self.by_bucket = np.ascontiguousarray(_counts(texts).T)
         self.lengths = np.array([len(text) for text in texts], dtype=np.int32)
 
     def within_reach(self, texts: list[str]) -> list[list[int]]:
@@ -175,23 +194,26 @@ class _CharacterCounts:
         sizes = np.array([len(text) for text in texts], dtype=np.int32)[:, None]
         low = int(np.searchsorted(self.lengths, -(-4 * int(sizes[0, 0]) // 5)))
         high = int(np.searchsorted(self.lengths, 5 * int(sizes[-1, 0]) // 4, side="right"))
-        lengths = self.lengths[low:high][None, :]
-        apart = np.abs(self.counts[low:high][None, :, :] - _counts(texts)[:, None, :]).sum(
-            axis=2, dtype=np.int32
-        ) + np.abs(lengths - sizes)
+        lengths = self.lengths[None, low:high]
+        counts = _counts(texts)
+        apart = np.abs(lengths - sizes)
+        step = np.empty(apart.shape, dtype=np.int16)
+        for bucket in range(self.BUCKETS):
+            np.subtract(self.by_bucket[bucket, None, low:high], counts[:, bucket, None], out=step)
+            apart += np.abs(step, out=step)
         within = 5 * apart <= 2 * np.maximum(lengths, sizes)
         return [(np.flatnonzero(row) + low).tolist() for row in within]
 
 
-def _counts(texts: list[str]) -> NDArray[np.int8]:
-    """One row of bucket counts per text; a count held at the int8 ceiling only lowers
-    the bound."""
+def _counts(texts: list[str]) -> NDArray[np.int16]:
+    """One row of bucket counts per text; a count held at 255 only lowers the bound, and keeps
+    each difference within int16."""
     points = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
     codes = _BUCKET_OF[np.minimum(points, 127)]
     rows = np.repeat(np.arange(len(texts)), [len(text) for text in texts])
     size = _CharacterCounts.BUCKETS
     flat = np.bincount(rows * size + codes, minlength=len(texts) * size)
-    return np.minimum(flat, np.iinfo(np.int8).max).reshape(len(texts), size).astype(np.int8)
+    return np.minimum(flat, 255).reshape(len(texts), size).astype(np.int16)
 
 
 def _bucket_table() -> NDArray[np.intp]:

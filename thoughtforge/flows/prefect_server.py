@@ -17,7 +17,7 @@ A server started for one command (`temporary_server`) is told that command's pid
 `PARENT_ENV`, and stops when that process ends, however it ends: killed with -9, the command
 cannot stop it, and it held its memory until the project's next run.
 
-Run: `python -m thoughtforge.server.prefect_server [prefect server start options]`.
+Run: `python -m thoughtforge.flows.prefect_server [prefect server start options]`.
 """
 
 from __future__ import annotations
