@@ -13,7 +13,8 @@ import pytest
 
 from tests.vibe_kanban import free_port
 from tests.web.conftest import TOKEN, Bench
-from thoughtforge.core import create_project, read_chat
+from thoughtforge.core import create_project, read_chat, read_status
+from thoughtforge.web.app import ROUTES
 from thoughtforge.web.guard import NON_LOOPBACK_WARNING
 
 TF = [sys.executable, "-m", "thoughtforge"]
@@ -54,6 +55,24 @@ def test_a_cross_site_or_tokenless_post_is_refused_and_changes_nothing(
     answer = bench.post(f"{project_url}/reply", {"action": "send", "message": "evil"}, **headers)
     assert answer.status_code == 403 and why in answer.text
     assert _said(bench, project_url) == before
+
+
+def test_every_write_the_page_offers_refuses_another_site_and_changes_nothing(
+    bench: Bench, project_url: str
+) -> None:
+    """Every POST route, this round's archive, draft, rollback and budget included."""
+    project_id = project_url.rsplit("/", 1)[1]
+    project_dir = bench.config.projects.directory / project_id
+    before = (_said(bench, project_url), read_status(project_dir))
+    posts = [route.path for route in ROUTES if "POST" in (getattr(route, "methods", None) or ())]
+    assert {"/projects/{project_id}/archive", "/projects/{project_id}/rollback"} <= set(posts)
+    for path in posts:
+        url = path.replace("{project_id}", project_id).replace("{name}", "x")
+        answer = bench.post(
+            url, {"action": "send", "message": "evil"}, Origin="http://evil.example"
+        )
+        assert answer.status_code == 403, (path, answer.status_code)
+    assert (_said(bench, project_url), read_status(project_dir)) == before
 
 
 @pytest.mark.parametrize("host", ["attacker.example", "attacker.example:{port}", "127.0.0.1:1"])
