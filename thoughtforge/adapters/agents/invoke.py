@@ -33,9 +33,16 @@ from thoughtforge.adapters.agents.image_parts import (
     sends_images,
     user_content,
 )
-from thoughtforge.adapters.agents.output import AgentOutputError, normalise
+from thoughtforge.adapters.agents.output import (
+    AgentOutputError,
+    CliApiError,
+    CliRefusal,
+    normalise,
+)
 from thoughtforge.adapters.agents.process import ProcessResult, run_command
+from thoughtforge.adapters.agents.profiles import CliProfile, profile_of
 from thoughtforge.adapters.agents.spending import check_budget, record_call
+from thoughtforge.adapters.agents.switches import tool_granting_flags
 from thoughtforge.adapters.agents.usage import measuring, of_call
 from thoughtforge.config import (
     AgentsConfig,
@@ -49,6 +56,7 @@ from thoughtforge.core.agent_activity import AgentActivity, begin_call, end_call
 from thoughtforge.core.atomic_write import unwritable
 from thoughtforge.errors import (
     AgentFailure,
+    AgentRefused,
     AnswerCutOff,
     AttemptFailure,
     FailureKind,
@@ -69,10 +77,12 @@ _DISK_ERRORS = frozenset({errno.ENOSPC, errno.EROFS, errno.EDQUOT})
 
 
 class Attempt(BaseModel):
-    """One attempt of a call: the answer, or how it failed."""
+    """One attempt of a call: the answer, or how it failed (`refusal`: its tools were refused,
+    which no retry changes)."""
 
     answer: str = ""
     failure: AttemptFailure | None = None
+    refusal: str = ""
 
 
 def _failed(kind: FailureKind, reason: str) -> Attempt:
@@ -95,6 +105,13 @@ class AgentCall(BaseModel):
     images: tuple[Path, ...] = ()
     """Images that go with the prompt: as content parts to an HTTP agent that can see
     (`image_parts`); a command agent finds their paths in the prompt instead."""
+    test_command: tuple[str, ...] | None = None
+    """Set on a step that edits the project's files and runs its tests (code build and fix):
+    an agent CLI's profile then grants exactly that. Every other step is text only."""
+
+    @property
+    def writes(self) -> bool:
+        return self.test_command is not None
 
     def environment(self) -> dict[str, str]:
         env = {
@@ -111,6 +128,36 @@ def find_command(spec: CommandAgentSpec) -> str | None:
     """PATH first, then beside this Python, so a venv's own scripts work without activating it."""
     return shutil.which(spec.command) or shutil.which(
         spec.command, path=str(Path(sys.executable).parent)
+    )
+
+
+def overhead_tokens(spec: AgentSpec) -> int:
+    """What the agent adds to every prompt of its own (a CLI's system prompt and tools)."""
+    profile = _profile(spec)
+    return 0 if profile is None else profile.overhead_tokens
+
+
+def _profile(spec: AgentSpec) -> CliProfile | None:
+    return profile_of(spec.profile) if isinstance(spec, CommandAgentSpec) else None
+
+
+def _refuse_tools_on_a_text_step(agent: str, spec: AgentSpec, call: AgentCall) -> None:
+    """A text step never runs with tools: an entry whose own flags grant them is refused before
+    the first call, whatever the phase (a plan project's intake included)."""
+    if call.writes or not isinstance(spec, CommandAgentSpec):
+        return
+    granted = tool_granting_flags(spec.flags)
+    if not granted:
+        return
+    fix = (
+        "its profile already grants edits to code build and fix steps only"
+        if spec.profile
+        else f"set agents.available.{agent}.profile to claude, codex or gemini, and ThoughtForge "
+        "grants edits to code build and fix steps only"
+    )
+    raise AgentRefused(
+        f"agent '{agent}' is asked for text at step '{call.step}', but its flags grant tools "
+        f"({', '.join(granted)}). Remove them from agents.available.{agent}.flags: {fix}."
     )
 
 
@@ -142,8 +189,13 @@ def invoke_agent(
     the failed attempt left.
     """
     spec = config.agent(agent)
+    _refuse_tools_on_a_text_step(agent, spec, call)
     images = _images_for(spec, call)
-    tokens = estimate_tokens(prompt) + sum(image_tokens(data, mime) for data, mime in images)
+    tokens = (
+        estimate_tokens(prompt)
+        + sum(image_tokens(data, mime) for data, mime in images)
+        + overhead_tokens(spec)
+    )
     if tokens > spec.prompt_budget_tokens:
         raise PromptTooLarge(agent, call.step, tokens, spec.context_window_tokens, spec.max_tokens)
     failures: list[AttemptFailure] = []
@@ -173,6 +225,16 @@ def invoke_agent(
             seconds = time.monotonic() - started
         used = of_call(usage, prompt, result.answer)
         record_call(config, agent, call.project_dir, call.phase, call.iteration, used)
+        if result.refusal:
+            log_event(
+                call.project_dir,
+                "agent_refused",
+                level="warning",
+                agent=agent,
+                step=call.step,
+                why=result.refusal,
+            )
+            raise AgentRefused(f"agent '{agent}' at step '{call.step}': {result.refusal}")
         log_event(
             call.project_dir,
             "agent_call",
@@ -248,9 +310,11 @@ def _run_command(
         started.append(pid)
         track_process(call.project_dir, pid)
 
+    profile = _profile(spec)
+    flags = [*profile.flags(call.test_command), *spec.flags] if profile else spec.flags
     try:
         result = run_command(
-            [executable, *spec.flags],
+            [executable, *flags],
             prompt,
             env,
             limits.call_timeout_seconds,
@@ -267,23 +331,54 @@ def _run_command(
     finally:
         for pid in started:
             untrack_process(call.project_dir, pid)
-    failed = _failure_of(result, limits)
+    output = profile.output if profile else spec.output
+    stopped = _stopped(result, limits, profile)
+    if stopped is not None:
+        return stopped
+    try:
+        answer = normalise(output, result.stdout, result.stderr, call.writes)
+    except CliRefusal as exc:
+        return Attempt(refusal=f"{exc}. {_refusal_fix(spec, call)}")
+    except CliApiError as exc:
+        return _failed(FailureKind.EXITED, str(exc))
+    except AgentOutputError as exc:
+        failed = _failure_of(result)  # a CLI that failed before printing its JSON
+        return failed if failed is not None else _failed(FailureKind.UNREADABLE, str(exc))
+    failed = _failure_of(result)
     if failed is not None:
         return failed
-    try:
-        answer = normalise(spec.output, result.stdout)
-    except AgentOutputError as exc:
-        return _failed(FailureKind.UNREADABLE, str(exc))
     if not answer:
         return _failed(FailureKind.EMPTY, "empty output" + _stderr_excerpt(result))
     return Attempt(answer=answer)
 
 
-def _failure_of(result: ProcessResult, limits: AgentsConfig) -> Attempt | None:
+def _refusal_fix(spec: CommandAgentSpec, call: AgentCall) -> str:
+    """What to do about a CLI refused the tools of a step that writes."""
+    if spec.profile is None:
+        return (
+            "The entry has no profile, so nothing granted it edits: set its profile to "
+            "claude, codex or gemini, then resume"
+        )
+    command = " ".join(call.test_command or ())
+    return (
+        f"This step may edit files in the project folder and run `{command}`, nothing else; "
+        "give guidance that keeps the agent to that (or fix the test command), then resume"
+    )
+
+
+def _stopped(
+    result: ProcessResult, limits: AgentsConfig, profile: CliProfile | None
+) -> Attempt | None:
+    """A call ThoughtForge stopped: out of time, or an answer too long."""
     if result.timed_out:
+        hint = (
+            f"; a CLI that is not logged in (a 401) may retry until then: {profile.login_hint}"
+            if profile is not None
+            else ""
+        )
         return _failed(
             FailureKind.TIMED_OUT,
-            f"timed out after {limits.call_timeout_seconds:g}s (process group killed)",
+            f"timed out after {limits.call_timeout_seconds:g}s (process group killed){hint}",
         )
     if result.too_large:
         return _failed(
@@ -291,6 +386,10 @@ def _failure_of(result: ProcessResult, limits: AgentsConfig) -> Attempt | None:
             f"answer longer than agents.max_reply_bytes ({limits.max_reply_bytes:,} bytes); "
             "the agent was stopped",
         )
+    return None
+
+
+def _failure_of(result: ProcessResult) -> Attempt | None:
     if result.returncode != 0:
         return _failed(
             FailureKind.EXITED, f"exit code {result.returncode}" + _stderr_excerpt(result)

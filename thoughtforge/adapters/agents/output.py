@@ -1,42 +1,187 @@
-"""Turn each agent CLI's stdout into the plain text of its answer."""
+"""Turn each agent CLI's output into the plain text of its answer, what the call used, and why it
+failed when it did.
+
+Claude Code (`--output-format json`) prints one object: the answer in `result`, `is_error` with the
+API's own words, `permission_denials` for every tool it was refused, usage and cost. Codex
+(`exec --json`) prints one event a line: `agent_message` items, `turn.completed` usage,
+`turn.failed` errors; the sandbox's refusals go to stderr. Gemini CLI (`-o json`) prints one
+object with `response` and `stats.models.*.tokens`, or an `error` object (on stderr). A refusal
+matters only on a step that was granted writes (`writes`): the agent then could not do the work
+its answer may claim it did.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
+from typing import Any
 
-from thoughtforge.adapters.agents.usage import from_claude, report
+from thoughtforge.adapters.agents.usage import from_claude, from_codex, from_gemini, report
 
 
 class AgentOutputError(ValueError):
     """The output is not in the form the agent's `output` setting promises."""
 
 
-def _plain_text(stdout: str) -> str:
+class CliApiError(AgentOutputError):
+    """The CLI reached its model API and the API refused the request (its words kept)."""
+
+
+class CliRefusal(AgentOutputError):
+    """The CLI refused tools the step needs: a permission, sandbox or policy denial."""
+
+
+ReadOutput = Callable[[str, str, bool], str]
+"""Given stdout, stderr and whether the step may write: the answer."""
+
+
+def _plain_text(stdout: str, stderr: str, writes: bool) -> str:
     return stdout.strip()
 
 
-def _claude_json(stdout: str) -> str:
+def _json_object(text: str, what: str) -> dict[str, Any]:
+    try:
+        payload = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise AgentOutputError(f"expected {what} JSON, got unparsable output ({exc})") from None
+    if not isinstance(payload, dict):
+        raise AgentOutputError(f"expected a {what} JSON object")
+    return payload
+
+
+def _claude_json(stdout: str, stderr: str, writes: bool) -> str:
     """`claude -p --output-format json` prints one object whose `result` is the answer, and
     what the call used and cost (reported to the call's usage meter)."""
-    try:
-        payload = json.loads(stdout)
-    except json.JSONDecodeError as exc:
-        raise AgentOutputError(
-            f"expected Claude Code JSON, got unparsable output ({exc})"
-        ) from None
-    if isinstance(payload, dict):
-        report(from_claude(payload))  # an error was paid for too
-    if not isinstance(payload, dict) or not isinstance(payload.get("result"), str):
+    payload = _json_object(stdout, "Claude Code")
+    report(from_claude(payload))  # an error was paid for too
+    if not isinstance(payload.get("result"), str):
         raise AgentOutputError("Claude Code JSON has no string 'result' field")
     if payload.get("is_error"):
-        raise AgentOutputError(f"Claude Code reported an error: {payload['result'][:200]}")
+        raise CliApiError(f"Claude Code reported an error: {_one_line(payload['result'])}")
+    denials = payload.get("permission_denials")
+    if writes and isinstance(denials, list) and denials:
+        raise CliRefusal(f"Claude Code was refused {_denied(denials)}")
     return payload["result"].strip()
 
 
-NORMALISERS: dict[str, Callable[[str], str]] = {"text": _plain_text, "claude_json": _claude_json}
+def _denied(denials: list[Any]) -> str:
+    named = []
+    for denial in denials[:4]:
+        if not isinstance(denial, dict):
+            continue
+        tool = str(denial.get("tool_name") or "a tool")
+        given = denial.get("tool_input")
+        given = given if isinstance(given, dict) else {}
+        target = given.get("command") or given.get("file_path") or given.get("path") or ""
+        named.append(f"{tool} {_one_line(str(target))[:80]}".strip())
+    more = f" and {len(denials) - len(named)} more" if len(denials) > len(named) else ""
+    return ", ".join(named) + more
 
 
-def normalise(output_format: str, stdout: str) -> str:
-    """The answer inside `stdout`, by the agent's `output` setting from config."""
-    return NORMALISERS[output_format](stdout)
+def _codex_jsonl(stdout: str, stderr: str, writes: bool) -> str:
+    """`codex exec --json`: the last agent message is the answer; every turn's usage counts."""
+    events = [_event(line) for line in stdout.splitlines() if line.strip().startswith("{")]
+    usages = [e["usage"] for e in events if e.get("type") == "turn.completed" and "usage" in e]
+    if usages:
+        report(from_codex(usages))
+    failed = [e for e in events if e.get("type") == "turn.failed"]
+    if failed:
+        error = failed[-1].get("error")
+        message = error.get("message") if isinstance(error, dict) else error
+        raise CliApiError(f"Codex reported an error: {_api_words(message)}")
+    refused = _CODEX_REFUSAL.findall(stderr)
+    if writes and refused:
+        raise CliRefusal(f"Codex was refused: {_one_line(refused[-1])}")
+    messages = [
+        e["item"].get("text")
+        for e in events
+        if e.get("type") == "item.completed"
+        and isinstance(e.get("item"), dict)
+        and e["item"].get("type") == "agent_message"
+    ]
+    if not events:
+        raise AgentOutputError("expected Codex JSON events (exec --json), got none")
+    answer = next((m for m in reversed(messages) if isinstance(m, str)), "")
+    return answer.strip()
+
+
+_CODEX_REFUSAL = re.compile(
+    r"((?:patch|command) rejected:[^\n]*|[^\n]*blocked by (?:the )?[\w-]+ sandbox[^\n]*)"
+)
+
+
+def _event(line: str) -> dict[str, Any]:
+    try:
+        event = json.loads(line)
+    except json.JSONDecodeError:
+        return {}
+    return event if isinstance(event, dict) else {}
+
+
+def _gemini_json(stdout: str, stderr: str, writes: bool) -> str:
+    """`gemini -o json`: `response` is the answer; an API error comes as an `error` object,
+    which Gemini CLI prints to stderr."""
+    payload = _json_object(stdout, "Gemini CLI") if stdout.strip() else _last_object(stderr)
+    stats = payload.get("stats")
+    if isinstance(stats, dict):
+        report(from_gemini(stats.get("models")))
+    error = payload.get("error")
+    if error is not None:
+        message = error.get("message") if isinstance(error, dict) else error
+        raise CliApiError(f"Gemini CLI reported an error: {_api_words(message)}")
+    refused = _GEMINI_REFUSAL.findall(stderr)
+    if writes and refused:
+        raise CliRefusal(f"Gemini CLI was refused: {_one_line(refused[-1])}")
+    if not isinstance(payload.get("response"), str):
+        raise AgentOutputError("Gemini CLI JSON has no string 'response' field")
+    return payload["response"].strip()
+
+
+_GEMINI_REFUSAL = re.compile(
+    r'(Tool "?[\w-]+"? not found[^\n]*|[^\n]*(?:denied by policy|policy denied|'
+    r"rejected by policy|requires user confirmation)[^\n]*)",
+    re.IGNORECASE,
+)
+
+
+def _last_object(text: str) -> dict[str, Any]:
+    """The JSON object that ends `text` (after a stack trace or warnings), if any."""
+    start = text.rfind("\n{")
+    candidate = text[start + 1 :] if start >= 0 else text
+    try:
+        payload = json.loads(candidate)
+    except json.JSONDecodeError:
+        raise AgentOutputError("Gemini CLI printed no JSON") from None
+    return payload if isinstance(payload, dict) else {}
+
+
+def _api_words(message: Any) -> str:
+    """An API's own error message, out of the JSON body a CLI may quote whole."""
+    text = str(message or "no message")
+    try:
+        body = json.loads(text)
+    except json.JSONDecodeError:
+        return _one_line(text)
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict) and error.get("message"):
+        status = error.get("code") or error.get("status") or ""
+        return _one_line(f"{status} {error['message']}".strip())
+    return _one_line(text)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:300]
+
+
+READERS: dict[str, ReadOutput] = {
+    "text": _plain_text,
+    "claude_json": _claude_json,
+    "codex_jsonl": _codex_jsonl,
+    "gemini_json": _gemini_json,
+}
+
+
+def normalise(output_format: str, stdout: str, stderr: str = "", writes: bool = False) -> str:
+    """The answer inside the CLI's output, by its output form (`AgentOutputError` if none)."""
+    return READERS[output_format](stdout, stderr, writes)
