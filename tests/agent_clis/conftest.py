@@ -1,0 +1,100 @@
+"""The real agent CLIs (installed by `.ci/install-agent-clis`), each in a home of its own that
+points it at the fake model API, with telemetry and update checks off."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.agent_clis.fake_model_api import FakeModelAPI
+from tests.conftest import REPO_ROOT, config_data
+
+CLIS = ("claude", "codex", "gemini")
+CACHE = Path(os.environ.get("THOUGHTFORGE_CACHE") or Path.home() / ".cache" / "thoughtforge")
+CLI_BIN = CACHE / "agent-clis" / "node_modules" / ".bin"
+FAKE_KEY = "sk-fake-key-for-the-fake-api"
+
+
+def missing_clis() -> str | None:
+    absent = [cli for cli in CLIS if not (CLI_BIN / cli).exists()]
+    if absent:
+        return (
+            f"the agent CLIs ({', '.join(absent)}) are not installed in {CLI_BIN}: "
+            f"run {REPO_ROOT / '.ci' / 'install-agent-clis'}"
+        )
+    return None
+
+
+@pytest.fixture
+def fake_api() -> Iterator[FakeModelAPI]:
+    why = missing_clis()
+    if why:
+        pytest.skip(why)
+    with FakeModelAPI() as api:
+        yield api
+
+
+def cli_env(home: Path, cli: str, api: FakeModelAPI, prefect_api_url: str) -> dict[str, str]:
+    """The environment a person who uses `cli` has, pointed at the fake model API."""
+    home.mkdir(parents=True, exist_ok=True)
+    env = {
+        "PATH": f"{Path(sys.executable).parent}:{CLI_BIN}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(home),
+        "PREFECT_HOME": str(home / ".prefect"),
+        "PREFECT_API_URL": prefect_api_url,
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "COLUMNS": "200",
+        "PYTHONPATH": str(REPO_ROOT),
+    }
+    if cli == "claude":
+        env.update(
+            ANTHROPIC_BASE_URL=api.url,
+            ANTHROPIC_API_KEY=FAKE_KEY,
+            DISABLE_TELEMETRY="1",
+            DISABLE_AUTOUPDATER="1",
+            DISABLE_ERROR_REPORTING="1",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        )
+    elif cli == "codex":
+        codex_home = home / ".codex"
+        codex_home.mkdir(exist_ok=True)
+        # A provider of its own: the fake speaks HTTP, not the WebSocket Codex tries first.
+        (codex_home / "config.toml").write_text(
+            "model_provider = \"fake\"\ncheck_for_update_on_startup = false\n\n"
+            "[analytics]\nenabled = false\n\n"
+            "[model_providers.fake]\nname = \"fake\"\n"
+            f"base_url = \"{api.url}/v1\"\nenv_key = \"CODEX_API_KEY\"\n"
+            "wire_api = \"responses\"\nsupports_websockets = false\n"
+        )
+        env.update(CODEX_HOME=str(codex_home), CODEX_API_KEY=FAKE_KEY)
+    else:
+        settings = {
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+            "privacy": {"usageStatisticsEnabled": False},
+            "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+        }
+        (home / ".gemini").mkdir(exist_ok=True)
+        (home / ".gemini" / "settings.json").write_text(json.dumps(settings))
+        env.update(GOOGLE_GEMINI_BASE_URL=api.url, GEMINI_API_KEY=FAKE_KEY)
+    return env
+
+
+@pytest.fixture
+def example_config(tmp_path: Path) -> Callable[..., Path]:
+    """The packaged example's config, its agent entries unchanged, with `agent` the default."""
+
+    def write(agent: str, **sections: object) -> Path:
+        data = config_data(tmp_path, **sections)
+        data["agents"]["default"] = agent
+        data["agents"]["call_timeout_seconds"] = 120
+        path = tmp_path / "config.yaml"
+        path.write_text(yaml.safe_dump(data))
+        return path
+
+    return write
