@@ -66,11 +66,11 @@ def cli_env(home: Path, cli: str, api: FakeModelAPI, prefect_api_url: str) -> di
         codex_home.mkdir(exist_ok=True)
         # A provider of its own: the fake speaks HTTP, not the WebSocket Codex tries first.
         (codex_home / "config.toml").write_text(
-            "model_provider = \"fake\"\ncheck_for_update_on_startup = false\n\n"
+            'model_provider = "fake"\ncheck_for_update_on_startup = false\n\n'
             "[analytics]\nenabled = false\n\n"
-            "[model_providers.fake]\nname = \"fake\"\n"
-            f"base_url = \"{api.url}/v1\"\nenv_key = \"CODEX_API_KEY\"\n"
-            "wire_api = \"responses\"\nsupports_websockets = false\n"
+            '[model_providers.fake]\nname = "fake"\n'
+            f'base_url = "{api.url}/v1"\nenv_key = "CODEX_API_KEY"\n'
+            'wire_api = "responses"\nsupports_websockets = false\n'
         )
         env.update(CODEX_HOME=str(codex_home), CODEX_API_KEY=FAKE_KEY)
     else:

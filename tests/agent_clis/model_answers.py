@@ -18,7 +18,7 @@ from string import Template
 
 import yaml
 
-from thoughtforge.adapters.agents.demo_words import words_for
+from thoughtforge.adapters.agents.demo_words import human_turns, words_for
 from thoughtforge.adapters.agents.scripted import DEMO_SCRIPT
 
 HEADINGS = {
@@ -39,7 +39,8 @@ HEADINGS = {
 }
 PROBE = "Reply with one word: ready."
 CODING_STEPS = frozenset({"code-build", "code-test-fix", "code-fix"})
-CODE_WORDS = re.compile(r"\b(python|library|command-line|cli tool)\b", re.IGNORECASE)
+CODE_ASK = re.compile(r"python library", re.IGNORECASE)
+"""What a brain dump asking for software says (the tests' code brain dump does)."""
 _HEADING = re.compile(r"^# (.+?)\s*$", re.MULTILINE)
 
 CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
@@ -182,7 +183,7 @@ def _is_code(prompt: str, workdir: Path | None) -> bool:
             intent = ""
         if intent:
             return "Code —" in intent
-    return CODE_WORDS.search(prompt) is not None
+    return "Code — Python library" in prompt or CODE_ASK.search(human_turns(prompt)) is not None
 
 
 def _tests_in(prompt: str) -> dict[str, int]:

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 CODE_BRAIN_DUMP = (
-    "I need a small Python library, calc, that adds and multiplies integers: add(2, 3) gives 5 "
+    "I need a small Python library called calc that adds and multiplies integers: add(2, 3) gives 5 "
     "and mul(2, 3) gives 6. No dependencies please."
 )
 
@@ -70,9 +70,7 @@ def test_a_code_project_reaches_done_through_the_real_cli(
     example_config: Callable[..., Path],
     prefect_api_url: str,
 ) -> None:
-    project = _run(
-        tmp_path, cli, fake_api, example_config(cli), prefect_api_url, CODE_BRAIN_DUMP
-    )
+    project = _run(tmp_path, cli, fake_api, example_config(cli), prefect_api_url, CODE_BRAIN_DUMP)
     assert read_status(project).phase is Phase.DONE, _halt(project)
     assert (project / "calc.py").read_text() == CALC  # written by the CLI's own tool
     assert (project / "test_calc.py").read_text() == TEST_CALC
@@ -119,14 +117,12 @@ def test_an_api_400_halts_with_the_apis_own_words(
     example_config: Callable[..., Path],
     prefect_api_url: str,
 ) -> None:
-    fake_api.fail(400, "prompt is too long: 999999 tokens > 200000 maximum")
-    project = _run(
-        tmp_path, cli, fake_api, example_config(cli), prefect_api_url, CODE_BRAIN_DUMP
-    )
+    fake_api.fail(400, "the fake model refuses this request (code 4711)")
+    project = _run(tmp_path, cli, fake_api, example_config(cli), prefect_api_url, CODE_BRAIN_DUMP)
     status = read_status(project)
     assert (status.phase, status.halt_reason) == (Phase.HALTED, HaltReason.AGENT_FAILURE)
     reason = _halt(project)
-    assert "prompt is too long: 999999 tokens" in reason, reason
+    assert "the fake model refuses this request (code 4711)" in reason, reason
     assert "exit code" not in reason and "\x1b" not in reason
 
 

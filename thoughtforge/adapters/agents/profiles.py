@@ -15,7 +15,8 @@ Profiles are for the versions named in `TESTED_WITH`, whose switches the tests d
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -46,6 +47,10 @@ class CliProfile(BaseModel):
     against the fake model API in the tests (`tests/agent_clis`), which keeps it current."""
     login_hint: str
     """What to run (or set) when the CLI is not logged in."""
+    key_variables: tuple[str, ...]
+    """Environment variables any one of which logs the CLI in."""
+    login_files: tuple[str, ...]
+    """Files (under the home folder, or `$CODEX_HOME`) a login leaves."""
 
     def flags(self, test_command: Sequence[str] | None) -> list[str]:
         """Text-only switches, or with a test command the write-in-the-workspace ones."""
@@ -81,6 +86,8 @@ PROFILES: dict[str, CliProfile] = {
         write_flags=("-p", "--output-format", "json", "--permission-mode", "acceptEdits"),
         overhead_tokens=12_500,
         login_hint="run `claude` once and log in, or set ANTHROPIC_API_KEY",
+        key_variables=("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"),
+        login_files=("~/.claude/.credentials.json", "~/.claude.json"),
     ),
     "codex": CliProfile(
         name="codex",
@@ -91,6 +98,8 @@ PROFILES: dict[str, CliProfile] = {
         write_flags=("exec", "--json", "--sandbox", "workspace-write", "-"),
         overhead_tokens=16_000,
         login_hint="run `codex login`, or set CODEX_API_KEY",
+        key_variables=("CODEX_API_KEY", "OPENAI_API_KEY"),
+        login_files=("$CODEX_HOME/auth.json", "~/.codex/auth.json"),
     ),
     "gemini": CliProfile(
         name="gemini",
@@ -102,8 +111,38 @@ PROFILES: dict[str, CliProfile] = {
         write_flags=("--skip-trust", "-p", "", "-o", "json", "--approval-mode", "auto_edit"),
         overhead_tokens=11_500,
         login_hint="run `gemini` once and log in, or set GEMINI_API_KEY",
+        key_variables=(
+            "GEMINI_API_KEY",
+            "GOOGLE_API_KEY",
+            "GOOGLE_APPLICATION_CREDENTIALS",
+            "GOOGLE_GENAI_USE_VERTEXAI",
+        ),
+        login_files=("~/.gemini/oauth_creds.json",),
     ),
 }
+
+
+def missing_login(profile: CliProfile, env: Mapping[str, str]) -> str | None:
+    """Why the CLI is not logged in here (no key variable set, no login file), with the
+    command that fixes it; None when a login is found. A login found may still be refused
+    (an expired key): `doctor --probe` tells."""
+    if any(env.get(name) for name in profile.key_variables):
+        return None
+    for place in profile.login_files:
+        if place.startswith("$CODEX_HOME/"):
+            if not env.get("CODEX_HOME"):
+                continue
+            place = str(Path(env["CODEX_HOME"]) / place.removeprefix("$CODEX_HOME/"))
+        elif place.startswith("~/"):
+            if not env.get("HOME"):
+                continue
+            place = str(Path(env["HOME"]) / place.removeprefix("~/"))
+        if Path(place).is_file():
+            return None
+    return (
+        f"{profile.name} is not logged in (none of {', '.join(profile.key_variables)} is set "
+        f"and no login file): {profile.login_hint}"
+    )
 
 
 def profile_of(name: str | None) -> CliProfile | None:

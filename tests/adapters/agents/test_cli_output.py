@@ -1,0 +1,123 @@
+"""What the real CLIs printed (captured from claude 2.1.328, codex 0.171.0 and gemini 0.61.0
+against the fake model API) read into an answer, its usage, an API error or a refusal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from thoughtforge.adapters.agents.output import (
+    AgentOutputError,
+    CliApiError,
+    CliRefusal,
+    normalise,
+)
+from thoughtforge.adapters.agents.usage import CallUsage, measuring
+
+OUTPUTS = Path(__file__).parents[2] / "agents" / "cli_outputs"
+
+
+def _read(name: str) -> str:
+    return (OUTPUTS / name).read_text()
+
+
+def _reading(
+    form: str, stdout: str, stderr: str = "", writes: bool = False
+) -> tuple[str, CallUsage]:
+    with measuring() as reports:
+        answer = normalise(form, stdout, stderr, writes)
+    [usage] = reports
+    return answer, usage
+
+
+def test_claudes_denied_tools_refuse_a_step_that_writes_and_name_what_was_denied() -> None:
+    stdout = _read("claude-denied.stdout")
+    with measuring() as reports, pytest.raises(CliRefusal) as refused:
+        normalise("claude_json", stdout, "", writes=True)
+    assert str(refused.value) == "Claude Code was refused Bash python3 -m pytest -q"
+    assert reports[0].tokens_in == 51424  # the refused call was paid for and is counted
+    # On a text step a denied tool does not matter: the answer is the text.
+    answer, _ = _reading("claude_json", stdout)
+    assert answer.startswith("Built calc.py")
+
+
+def test_claudes_api_error_is_reported_in_its_own_words() -> None:
+    with pytest.raises(CliApiError, match="Prompt is too long · the request is ~999999 tokens"):
+        normalise("claude_json", _read("claude-400.stdout"))
+
+
+def test_claudes_usage_sums_every_model_it_used() -> None:
+    payload = {
+        "result": "ok",
+        "total_cost_usd": 0.5,
+        "usage": {"input_tokens": 10, "output_tokens": 1},
+        "modelUsage": {
+            "big": {"inputTokens": 100, "cacheReadInputTokens": 50, "outputTokens": 7},
+            "small": {"inputTokens": 20, "outputTokens": 3},
+        },
+    }
+    _, usage = _reading("claude_json", json.dumps(payload))
+    assert (usage.tokens_in, usage.tokens_out, usage.usd) == (170, 10, 0.5)
+
+
+def test_codex_events_give_the_last_message_and_every_turns_usage() -> None:
+    events = [
+        {"type": "thread.started"},
+        {"type": "item.completed", "item": {"type": "agent_message", "text": "first"}},
+        {"type": "turn.completed", "usage": {"input_tokens": 100, "output_tokens": 5}},
+        {"type": "item.completed", "item": {"type": "agent_message", "text": " the answer "}},
+        {"type": "turn.completed", "usage": {"input_tokens": 200, "output_tokens": 7}},
+    ]
+    stdout = "\n".join(json.dumps(e) for e in events)
+    answer, usage = _reading("codex_jsonl", stdout)
+    assert answer == "the answer"
+    assert (usage.tokens_in, usage.tokens_out, usage.usd, usage.source) == (
+        300,
+        12,
+        None,
+        "reported",
+    )
+
+
+def test_codexs_sandbox_refusal_on_stderr_refuses_a_step_that_writes() -> None:
+    stdout, stderr = _read("codex-readonly.stdout"), _read("codex-readonly.stderr")
+    with pytest.raises(CliRefusal, match="patch rejected: writing is blocked by read-only sandbox"):
+        normalise("codex_jsonl", stdout, stderr, writes=True)
+    answer, usage = _reading("codex_jsonl", stdout, stderr)
+    assert answer.startswith("Built calc.py") and usage.tokens_in == 63454
+
+
+def test_codexs_failed_turn_is_reported_with_the_apis_message() -> None:
+    with pytest.raises(CliApiError) as failed:
+        normalise("codex_jsonl", _read("codex-400.stdout"))
+    assert str(failed.value) == (
+        "Codex reported an error: prompt is too long: 999999 tokens > 200000 maximum"
+    )
+
+
+def test_gemini_json_gives_the_response_and_every_models_tokens() -> None:
+    answer, usage = _reading("gemini_json", _read("gemini-build.stdout"))
+    assert answer.startswith("Built calc.py")
+    assert (usage.tokens_in, usage.tokens_out) == (49073, 103)  # its router's calls too
+
+
+def test_geminis_error_object_on_stderr_is_reported_with_the_apis_message() -> None:
+    with pytest.raises(CliApiError) as failed:
+        normalise("gemini_json", "", _read("gemini-400.stderr"))
+    assert str(failed.value) == (
+        "Gemini CLI reported an error: 400 prompt is too long: 999999 tokens > 200000 maximum"
+    )
+
+
+def test_geminis_missing_tool_refuses_a_step_that_writes() -> None:
+    stderr = 'Error executing tool: Tool "write_file" not found in registry.\n'
+    with pytest.raises(CliRefusal, match='Tool "write_file" not found'):
+        normalise("gemini_json", _read("gemini-build.stdout"), stderr, writes=True)
+
+
+@pytest.mark.parametrize("form", ["claude_json", "codex_jsonl", "gemini_json"])
+def test_output_that_is_not_the_forms_is_unreadable(form: str) -> None:
+    with pytest.raises(AgentOutputError):
+        normalise(form, "plain words")
