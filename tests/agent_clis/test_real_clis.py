@@ -22,8 +22,8 @@ pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 CODE_BRAIN_DUMP = (
-    "I need a small Python library called calc that adds and multiplies integers: add(2, 3) gives 5 "
-    "and mul(2, 3) gives 6. No dependencies please."
+    "I need a small Python library called calc that adds and multiplies integers: add(2, 3) "
+    "gives 5 and mul(2, 3) gives 6. No dependencies please."
 )
 
 
