@@ -26,7 +26,7 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
-from tests.agent_clis.model_answers import Run, Turn, Write, next_turn, step_of
+from tests.agent_clis.model_answers import Action, Run, Turn, Write, next_turn, step_of
 from tests.local_http import LocalHttpServer
 
 CHUNK_CHARS = 40
@@ -50,6 +50,8 @@ class FakeModelAPI(LocalHttpServer):
     def __init__(self) -> None:
         self.exchanges: list[Exchange] = []
         self.failure: tuple[int, str] | None = None
+        self.wander: tuple[Action, ...] = ()
+        """Tool calls each coding step tries first (`model_answers.next_turn`)."""
         self._lock = threading.Lock()
         super().__init__(_handler_for(self))
 
@@ -184,7 +186,7 @@ class _Protocol:
         self.stream(turn, tokens_in, tokens_out)
 
     def turn(self, prompt: str, results: int, workdir: Path | None) -> Turn:
-        return next_turn(prompt, results, workdir)
+        return next_turn(prompt, results, workdir, self.api.wander)
 
     @staticmethod
     def describe(turn: Turn) -> Any:

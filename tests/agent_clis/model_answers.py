@@ -140,11 +140,14 @@ def step_of(prompt: str) -> str | None:
     return None
 
 
-def next_turn(prompt: str, tool_results: int, workdir: Path | None) -> Turn:
-    """The turn after `tool_results` answered tool calls in this conversation."""
+def next_turn(
+    prompt: str, tool_results: int, workdir: Path | None, wander: tuple[Action, ...] = ()
+) -> Turn:
+    """The turn after `tool_results` answered tool calls in this conversation; a coding step
+    first makes the `wander` calls (what a model straying from its task would try)."""
     step = step_of(prompt)
     if step in CODING_STEPS:
-        actions: list[Action] = [Write(name, text) for name, text in FILES.items()]
+        actions: list[Action] = [*wander, *(Write(name, text) for name, text in FILES.items())]
         command = _TEST_COMMAND.search(prompt)
         if command is not None:
             actions.append(Run(next(group for group in command.groups() if group)))

@@ -12,7 +12,7 @@ import pytest
 
 from tests.agent_clis.conftest import CLIS, cli_env
 from tests.agent_clis.fake_model_api import FakeModelAPI
-from tests.agent_clis.model_answers import CALC, TEST_CALC
+from tests.agent_clis.model_answers import CALC, TEST_CALC, Write
 from tests.flows.conftest import run_cli
 from thoughtforge.core import read_chat, read_status
 from thoughtforge.core.spend import read_usage
@@ -141,3 +141,29 @@ def test_a_401_that_claude_retries_is_bounded_by_the_call_deadline(
     assert (status.phase, status.halt_reason) == (Phase.HALTED, HaltReason.AGENT_FAILURE)
     reason = _halt(project)
     assert "timed out after 8s" in reason and "ANTHROPIC_API_KEY" in reason, reason
+
+
+@pytest.mark.parametrize("cli", CLIS)
+def test_a_denied_write_halts_naming_what_was_refused(
+    cli: str,
+    tmp_path: Path,
+    fake_api: FakeModelAPI,
+    example_config: Callable[..., Path],
+    prefect_api_url: str,
+) -> None:
+    outside = Path(f"/etc/thoughtforge-denied-{tmp_path.name}.txt")
+    fake_api.wander = (Write(str(outside), "not the project's\n"),)
+    try:
+        project = _run(
+            tmp_path, cli, fake_api, example_config(cli), prefect_api_url, CODE_BRAIN_DUMP
+        )
+        assert not outside.exists()
+    finally:
+        outside.unlink(missing_ok=True)
+    status = read_status(project)
+    assert (status.phase, status.halt_reason) == (Phase.HALTED, HaltReason.AGENT_FAILURE)
+    reason = _halt(project)
+    assert "refused" in reason and str(outside) in reason, reason
+    assert "may edit files in the project folder and run" in reason, reason
+    assert "stuck" not in reason.lower() and "exit code" not in reason
+    assert fake_api.steps().count("code-build") <= 4  # one call, not retried

@@ -32,12 +32,12 @@ def _reading(
     return answer, usage
 
 
-def test_claudes_denied_tools_refuse_a_step_that_writes_and_name_what_was_denied() -> None:
-    stdout = _read("claude-denied.stdout")
+def test_claudes_denied_edits_refuse_a_step_that_writes_and_name_what_was_denied() -> None:
+    stdout = _read("claude-wander.stdout")
     with measuring() as reports, pytest.raises(CliRefusal) as refused:
         normalise("claude_json", stdout, "", writes=True)
-    assert str(refused.value) == "Claude Code was refused Bash python3 -m pytest -q"
-    assert reports[0].tokens_in == 51424  # the refused call was paid for and is counted
+    assert str(refused.value) == "Claude Code was refused Write /etc/tf-denied.txt"
+    assert reports[0].tokens_in == 64516  # the refused call was paid for and is counted
     # On a text step a denied tool does not matter: the answer is the text.
     answer, _ = _reading("claude_json", stdout)
     assert answer.startswith("Built calc.py")
@@ -121,3 +121,29 @@ def test_geminis_missing_tool_refuses_a_step_that_writes() -> None:
 def test_output_that_is_not_the_forms_is_unreadable(form: str) -> None:
     with pytest.raises(AgentOutputError):
         normalise(form, "plain words")
+
+
+@pytest.mark.parametrize(
+    ("form", "stdout", "stderr", "words"),
+    [
+        ("claude_json", "claude-wander.stdout", None, "Claude Code was refused Write /etc/"),
+        (
+            "codex_jsonl",
+            "codex-readonly.stdout",
+            "codex-wander.stderr",
+            "patch rejected: writing outside of the project",
+        ),
+        ("gemini_json", "gemini-build.stdout", "gemini-wander.stderr", "Path not in workspace"),
+    ],
+)
+def test_a_write_outside_the_project_refuses_the_step(
+    form: str, stdout: str, stderr: str | None, words: str
+) -> None:
+    with pytest.raises(CliRefusal, match=words):
+        normalise(form, _read(stdout), _read(stderr) if stderr else "", writes=True)
+
+
+def test_a_denied_look_around_command_does_not_refuse_claudes_step() -> None:
+    """Only denied edits mean the work was not done; a denied `ls` is the agent looking."""
+    payload = json.loads(_read("claude-denied.stdout"))  # Bash denied, the files written
+    assert normalise("claude_json", json.dumps(payload), "", writes=True).startswith("Built")

@@ -60,9 +60,18 @@ def _claude_json(stdout: str, stderr: str, writes: bool) -> str:
     if payload.get("is_error"):
         raise CliApiError(f"Claude Code reported an error: {_one_line(payload['result'])}")
     denials = payload.get("permission_denials")
-    if writes and isinstance(denials, list) and denials:
+    if writes and isinstance(denials, list) and any(_edits(d) for d in denials):
         raise CliRefusal(f"Claude Code was refused {_denied(denials)}")
     return payload["result"].strip()
+
+
+_CLAUDE_EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
+
+
+def _edits(denial: Any) -> bool:
+    """A denied file edit: the step's work was not done. (A denied shell command other than
+    the test command is the agent looking around; it is not what the step needed.)"""
+    return isinstance(denial, dict) and denial.get("tool_name") in _CLAUDE_EDIT_TOOLS
 
 
 def _denied(denials: list[Any]) -> str:
@@ -139,10 +148,12 @@ def _gemini_json(stdout: str, stderr: str, writes: bool) -> str:
 
 
 _GEMINI_REFUSAL = re.compile(
-    r'(Tool "?[\w-]+"? not found[^\n]*|[^\n]*(?:denied by policy|policy denied|'
-    r"rejected by policy|requires user confirmation)[^\n]*)",
+    r'(Tool "?(?:write_file|replace)"? not found[^\n]*|'
+    r"Error executing tool (?:write_file|replace): [^\n]*(?:not in workspace|denied|policy)[^\n]*)",
     re.IGNORECASE,
 )
+"""Gemini CLI's refusals of its edit tools: not offered (a headless mode without them), a path
+outside the workspace, a policy denial."""
 
 
 def _last_object(text: str) -> dict[str, Any]:
