@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from tests.agent_clis.fake_model_api import FakeModelAPI
-from tests.conftest import REPO_ROOT, config_data
+from tests.conftest import REPO_ROOT
 
 CLIS = ("claude", "codex", "gemini")
 CACHE = Path(os.environ.get("THOUGHTFORGE_CACHE") or Path.home() / ".cache" / "thoughtforge")
@@ -90,7 +90,11 @@ def example_config(tmp_path: Path) -> Callable[..., Path]:
     """The packaged example's config, its agent entries unchanged, with `agent` the default."""
 
     def write(agent: str, **sections: object) -> Path:
-        data = config_data(tmp_path, **sections)
+        data = yaml.safe_load((REPO_ROOT / "config.yaml.example").read_text())
+        data["projects"]["directory"] = str(tmp_path / "projects")
+        data["server"]["port"] = 9  # no Prefect server of a developer's is found
+        for name, values in sections.items():
+            data.setdefault(name, {}).update(values)
         data["agents"]["default"] = agent
         data["agents"]["call_timeout_seconds"] = 120
         path = tmp_path / "config.yaml"

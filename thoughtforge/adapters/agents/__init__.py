@@ -44,6 +44,7 @@ _HOMES = {
     "agent_state": "check",
     "missing_agent_warning": "check",
     "why_unavailable": "check",
+    "why_not_logged_in": "check",
     "describe_agent": "check",
     "warn_if_missing": "check",
 }

@@ -357,12 +357,12 @@ def _refusal_fix(spec: CommandAgentSpec, call: AgentCall) -> str:
     if spec.profile is None:
         return (
             "The entry has no profile, so nothing granted it edits: set its profile to "
-            "claude, codex or gemini, then resume"
+            "claude, codex or gemini, then resume."
         )
     command = " ".join(call.test_command or ())
     return (
         f"This step may edit files in the project folder and run `{command}`, nothing else; "
-        "give guidance that keeps the agent to that (or fix the test command), then resume"
+        "give guidance that keeps the agent to that (or fix the test command), then resume."
     )
 
 

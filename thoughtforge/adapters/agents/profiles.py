@@ -84,7 +84,7 @@ PROFILES: dict[str, CliProfile] = {
         ),
         # acceptEdits: file edits inside the working directory only; shell only as test_grant.
         write_flags=("-p", "--output-format", "json", "--permission-mode", "acceptEdits"),
-        overhead_tokens=12_500,
+        overhead_tokens=12_000,
         login_hint="run `claude` once and log in, or set ANTHROPIC_API_KEY",
         key_variables=("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"),
         login_files=("~/.claude/.credentials.json", "~/.claude.json"),
@@ -109,7 +109,7 @@ PROFILES: dict[str, CliProfile] = {
         text_flags=("--skip-trust", "-p", "", "-o", "json", "--approval-mode", "default"),
         # auto_edit: its edit tools only; the shell only for the test command (test_grant).
         write_flags=("--skip-trust", "-p", "", "-o", "json", "--approval-mode", "auto_edit"),
-        overhead_tokens=11_500,
+        overhead_tokens=11_200,
         login_hint="run `gemini` once and log in, or set GEMINI_API_KEY",
         key_variables=(
             "GEMINI_API_KEY",
