@@ -147,7 +147,7 @@ def _summed(
     try:
         cost = None if usd is None else _money(usd)
     except ValueError as exc:
-        return _unusable(str(exc))
+        return _suspicious(exc)
     return CallUsage(
         tokens_in=min(sum(p.tokens_in for p in parts), MAX_CALL_TOKENS),
         tokens_out=min(sum(p.tokens_out for p in parts), MAX_CALL_TOKENS),
@@ -182,7 +182,7 @@ def _checked(
         count_out = sum(_count(v) for v in found_out) if sum_out else _count(found_out[0])
         cost = None if usd is None else _money(usd)
     except ValueError as exc:
-        return _unusable(str(exc))
+        return _suspicious(exc)
     return CallUsage(tokens_in=count_in, tokens_out=count_out, usd=cost, source="reported")
 
 
@@ -201,6 +201,20 @@ def _figure(value: Any, what: str, most: float, unit: str) -> float:
     if value < 0 or value > most:
         raise ValueError(f"an impossible {what.removeprefix('a ')} ({value!r}{unit})")
     return float(value)
+
+
+def completion_tokens(usage: Any) -> int | None:
+    """An OpenAI-style usage's `completion_tokens` if it can be true, else None: a server's
+    absurd figure never fails the call it came with."""
+    try:
+        return _count(_field(usage, "completion_tokens"))
+    except ValueError:
+        return None
+
+
+def _suspicious(exc: ValueError) -> CallUsage:
+    """A report with an impossible figure: the call is still counted, estimated, and marked."""
+    return _unusable(f"suspicious figures: {exc}")
 
 
 def _unusable(why: str) -> CallUsage:
