@@ -63,6 +63,7 @@ from thoughtforge.errors import (
     PromptTooLarge,
 )
 from thoughtforge.prompting.context_window import estimate_tokens
+from thoughtforge.terminal_text import without_escapes
 
 ATTEMPTS = 2
 TEMPERATURE_STEP = 0.3
@@ -225,20 +226,10 @@ def invoke_agent(
             seconds = time.monotonic() - started
         used = of_call(usage, prompt, result.answer)
         record_call(config, agent, call.project_dir, call.phase, call.iteration, used)
-        if result.refusal:
-            log_event(
-                call.project_dir,
-                "agent_refused",
-                level="warning",
-                agent=agent,
-                step=call.step,
-                why=result.refusal,
-            )
-            raise AgentRefused(f"agent '{agent}' at step '{call.step}': {result.refusal}")
         log_event(
             call.project_dir,
             "agent_call",
-            level="info" if result.failure is None else "warning",
+            level="info" if result.failure is None and not result.refusal else "warning",
             agent=agent,
             step=call.step,
             attempt=attempt,
@@ -246,8 +237,10 @@ def invoke_agent(
             started_at=started_at.isoformat(),
             seconds=round(seconds, 3),
             prompt_chars=len(prompt),
-            failure=None if result.failure is None else result.failure.reason,
+            failure=result.refusal or (None if result.failure is None else result.failure.reason),
         )
+        if result.refusal:
+            raise AgentRefused(f"agent '{agent}' at step '{call.step}': {result.refusal}")
         if result.failure is None:
             return result.answer
         failures.append(result.failure)
@@ -338,7 +331,7 @@ def _run_command(
     try:
         answer = normalise(output, result.stdout, result.stderr, call.writes)
     except CliRefusal as exc:
-        return Attempt(refusal=f"{exc}. {_refusal_fix(spec, call)}")
+        return Attempt(refusal=without_escapes(f"{exc}. {_refusal_fix(spec, call)}"))
     except CliApiError as exc:
         return _failed(FailureKind.EXITED, str(exc))
     except AgentOutputError as exc:
