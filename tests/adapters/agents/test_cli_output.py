@@ -15,6 +15,7 @@ from thoughtforge.adapters.agents.output import (
     normalise,
 )
 from thoughtforge.adapters.agents.usage import CallUsage, measuring
+from thoughtforge.errors import AgentFailure, AttemptFailure, FailureKind
 
 OUTPUTS = Path(__file__).parents[2] / "agents" / "cli_outputs"
 
@@ -147,3 +148,11 @@ def test_a_denied_look_around_command_does_not_refuse_claudes_step() -> None:
     """Only denied edits mean the work was not done; a denied `ls` is the agent looking."""
     payload = json.loads(_read("claude-denied.stdout"))  # Bash denied, the files written
     assert normalise("claude_json", json.dumps(payload), "", writes=True).startswith("Built")
+
+
+def test_a_clis_colours_never_reach_a_halt_message() -> None:
+    """Gemini CLI's trust refusal, as it prints it (red), read into an attempt's failure."""
+    printed = "\x1b[31mGemini CLI is not running in a trusted directory.\x1b[0m\x1b]0;title\x07"
+    failure = AttemptFailure(kind=FailureKind.EXITED, reason=f"exit code 55: {printed}")
+    assert failure.reason == "exit code 55: Gemini CLI is not running in a trusted directory."
+    assert "\x1b" not in str(AgentFailure("gemini", "plan-review", [failure]))
