@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ import yaml
 
 from tests.agent_clis.fake_model_api import FakeModelAPI
 from tests.conftest import REPO_ROOT
+from tests.flows.conftest import run_cli
 
 CLIS = ("claude", "codex", "gemini")
 CACHE = Path(os.environ.get("THOUGHTFORGE_CACHE") or Path.home() / ".cache" / "thoughtforge")
@@ -29,15 +32,6 @@ def missing_clis() -> str | None:
             f"run {REPO_ROOT / '.ci' / 'install-agent-clis'}"
         )
     return None
-
-
-@pytest.fixture
-def fake_api() -> Iterator[FakeModelAPI]:
-    why = missing_clis()
-    if why:
-        pytest.skip(why)
-    with FakeModelAPI() as api:
-        yield api
 
 
 def cli_env(home: Path, cli: str, api: FakeModelAPI, prefect_api_url: str) -> dict[str, str]:
@@ -85,20 +79,38 @@ def cli_env(home: Path, cli: str, api: FakeModelAPI, prefect_api_url: str) -> di
     return env
 
 
-@pytest.fixture
-def example_config(tmp_path: Path) -> Callable[..., Path]:
-    """The packaged example's config, its agent entries unchanged, with `agent` the default."""
+@dataclass
+class Bench:
+    """One test's fake model API, folder and Prefect server: runs `thoughtforge` with a CLI."""
 
-    def write(agent: str, **sections: object) -> Path:
+    api: FakeModelAPI
+    tmp_path: Path
+    prefect_api_url: str
+
+    def config(self, agent: str, timeout: float = 120, **sections: object) -> Path:
+        """The packaged example's config, its agent entries unchanged, `agent` the default."""
         data = yaml.safe_load((REPO_ROOT / "config.yaml.example").read_text())
-        data["projects"]["directory"] = str(tmp_path / "projects")
+        data["projects"]["directory"] = str(self.tmp_path / "projects")
         data["server"]["port"] = 9  # no Prefect server of a developer's is found
         for name, values in sections.items():
             data.setdefault(name, {}).update(values)
         data["agents"]["default"] = agent
-        data["agents"]["call_timeout_seconds"] = 120
-        path = tmp_path / "config.yaml"
+        data["agents"]["call_timeout_seconds"] = timeout
+        path = self.tmp_path / "config.yaml"
         path.write_text(yaml.safe_dump(data))
         return path
 
-    return write
+    def thoughtforge(
+        self, cli: str, *args: str, config: Path | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        env = cli_env(self.tmp_path / "home", cli, self.api, self.prefect_api_url)
+        return run_cli(env, config or self.config(cli), *args)
+
+
+@pytest.fixture
+def bench(tmp_path: Path, prefect_api_url: str) -> Iterator[Bench]:
+    why = missing_clis()
+    if why:
+        pytest.skip(why)
+    with FakeModelAPI() as api:
+        yield Bench(api, tmp_path, prefect_api_url)

@@ -373,44 +373,27 @@ class Responses(_Protocol):
         )
 
     def _call(self, action: Write | Run, call_id: str) -> dict[str, Any]:
-        names = self._tool_names()
+        """The tool call, top-level when offered so, else JavaScript in the `exec` tool."""
+        in_code_mode = "exec" in self._tool_names()
+        top_level = _top_level(self.body)
         if isinstance(action, Write):
-            patch = _patch(action)
-            if "exec" in names and "apply_patch" not in _top_level(self.body):
-                source = (
-                    f"const r = await tools.apply_patch({json.dumps(patch)});\n"
-                    "text(JSON.stringify(r));"
-                )
-                return {
-                    "type": "custom_tool_call",
-                    "call_id": call_id,
-                    "name": "exec",
-                    "input": source,
-                    "id": call_id,
-                }
-            return {
-                "type": "custom_tool_call",
-                "call_id": call_id,
-                "name": "apply_patch",
-                "input": patch,
-                "id": call_id,
-            }
-        if "exec" in names and "exec_command" not in _top_level(self.body):
-            args = json.dumps({"cmd": action.command, "yield_time_ms": 30000})
-            source = f"const r = await tools.exec_command({args});\ntext(JSON.stringify(r));"
-            return {
-                "type": "custom_tool_call",
-                "call_id": call_id,
-                "name": "exec",
-                "input": source,
-                "id": call_id,
-            }
-        arguments = json.dumps({"cmd": action.command})
+            tool, given = "apply_patch", _patch(action)
+        else:
+            tool, given = (
+                "exec_command",
+                json.dumps({"cmd": action.command, "yield_time_ms": 30000}),
+            )
+        if in_code_mode and tool not in top_level:
+            argument = json.dumps(given) if tool == "apply_patch" else given
+            source = f"const r = await tools.{tool}({argument});\ntext(JSON.stringify(r));"
+            return _custom(call_id, "exec", source)
+        if tool == "apply_patch":
+            return _custom(call_id, tool, given)
         return {
             "type": "function_call",
             "call_id": call_id,
-            "name": "exec_command",
-            "arguments": arguments,
+            "name": tool,
+            "arguments": given,
             "id": call_id,
         }
 
@@ -418,6 +401,17 @@ class Responses(_Protocol):
         self.handler._json(
             {"error": {"message": message, "type": "invalid_request_error", "code": None}}, status
         )
+
+
+def _custom(call_id: str, name: str, given: str) -> dict[str, Any]:
+    """A freeform tool call (Codex's `apply_patch` and `exec` take raw text)."""
+    return {
+        "type": "custom_tool_call",
+        "call_id": call_id,
+        "name": name,
+        "input": given,
+        "id": call_id,
+    }
 
 
 def _top_level(body: dict[str, Any]) -> set[str]:

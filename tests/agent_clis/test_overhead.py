@@ -5,14 +5,9 @@ the budget's estimate: this keeps `CliProfile.overhead_tokens` current."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-
 import pytest
 
-from tests.agent_clis.conftest import CLIS, cli_env
-from tests.agent_clis.fake_model_api import FakeModelAPI
-from tests.flows.conftest import run_cli
+from tests.agent_clis.conftest import CLIS, Bench
 from thoughtforge.adapters.agents.probe import PROMPT
 from thoughtforge.adapters.agents.profiles import PROFILES
 from thoughtforge.prompting.context_window import estimate_tokens
@@ -24,19 +19,12 @@ TOLERANCE = 0.15
 
 
 @pytest.mark.parametrize("cli", CLIS)
-def test_the_probe_answers_and_the_clis_overhead_is_its_profiles(
-    cli: str,
-    tmp_path: Path,
-    fake_api: FakeModelAPI,
-    example_config: Callable[..., Path],
-    prefect_api_url: str,
-) -> None:
-    env = cli_env(tmp_path / "home", cli, fake_api, prefect_api_url)
-    result = run_cli(env, example_config(cli), "doctor", "--probe")
+def test_the_probe_answers_and_the_clis_overhead_is_its_profiles(cli: str, bench: Bench) -> None:
+    result = bench.thoughtforge(cli, "doctor", "--probe")
     [line] = [line for line in result.stdout.splitlines() if f"probe {cli}" in line]
     assert "answered" in line and "ready" in line, result.stdout
     others = [line for line in result.stdout.splitlines() if "probe " in line and cli not in line]
     assert any("not logged in" in line for line in others), result.stdout
-    measured = fake_api.billed()[0] - estimate_tokens(PROMPT)
+    measured = bench.api.billed()[0] - estimate_tokens(PROMPT)
     print(f"\n{cli}: {measured} tokens of its own per call")
     assert measured == pytest.approx(PROFILES[cli].overhead_tokens, rel=TOLERANCE)
