@@ -95,11 +95,23 @@ def test_an_api_400_halts_with_the_apis_own_words(cli: str, bench: Bench) -> Non
     assert "the fake model refuses this request (code 4711)" in reason, reason
 
 
-def test_a_401_that_claude_retries_is_bounded_by_the_call_deadline(bench: Bench) -> None:
+def test_a_401_that_claude_would_retry_for_minutes_halts_at_its_first_retry(
+    bench: Bench,
+) -> None:
     bench.api.fail(401, "invalid x-api-key")
-    project = _run(bench, "claude", CODE_BRAIN_DUMP, bench.config("claude", timeout=8))
+    project = _run(bench, "claude", CODE_BRAIN_DUMP)
     reason = _halted_agent_failure(project)
-    assert "timed out after 8s" in reason and "ANTHROPIC_API_KEY" in reason, reason
+    assert "refused its login (401 authentication_failed)" in reason, reason
+    assert "set ANTHROPIC_API_KEY" in reason, reason
+    assert len(bench.api.exchanges) <= 3  # stopped at the first retry, not after ten
+
+
+@pytest.mark.parametrize("cli", ["codex", "gemini"])
+def test_a_401_ends_in_one_clear_line(cli: str, bench: Bench) -> None:
+    bench.api.fail(401, "invalid api key (code 4712)")
+    project = _run(bench, cli, CODE_BRAIN_DUMP, bench.config(cli, timeout=30))
+    reason = _halted_agent_failure(project)
+    assert "code 4712" in reason or "timed out after 30s" in reason, reason
 
 
 @pytest.mark.parametrize("cli", CLIS)

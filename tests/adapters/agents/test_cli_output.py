@@ -13,7 +13,9 @@ from thoughtforge.adapters.agents.output import (
     CliApiError,
     CliRefusal,
     normalise,
+    watch_claude_stream,
 )
+from thoughtforge.adapters.agents.process import StopReading
 from thoughtforge.adapters.agents.usage import CallUsage, measuring
 from thoughtforge.errors import AgentFailure, AttemptFailure, FailureKind
 
@@ -156,3 +158,25 @@ def test_a_clis_colours_never_reach_a_halt_message() -> None:
     failure = AttemptFailure(kind=FailureKind.EXITED, reason=f"exit code 55: {printed}")
     assert failure.reason == "exit code 55: Gemini CLI is not running in a trusted directory."
     assert "\x1b" not in str(AgentFailure("gemini", "plan-review", [failure]))
+
+
+def test_claudes_retry_of_a_refused_login_stops_the_call_at_once() -> None:
+    """Claude Code retries a 401 for minutes; its stream says so at the first retry."""
+    watch = watch_claude_stream()
+    stream = _read("claude-401.stream").encode()
+    watch(b'{"type": "system", "subtype": "init"}\n' + stream[:10])  # a line in two pieces
+    with pytest.raises(StopReading) as stopped:
+        watch(stream[10:])
+    assert str(stopped.value) == "Claude Code's API refused its login (401 authentication_failed)"
+
+
+def test_claudes_stream_answers_with_its_result_event() -> None:
+    result = json.loads(_read("claude-wander.stdout"))
+    stream = "\n".join(
+        json.dumps(event)
+        for event in ({"type": "system", "subtype": "init"}, {"type": "assistant"}, result)
+    )
+    answer, usage = _reading("claude_stream", stream)
+    assert answer.startswith("Built calc.py") and usage.tokens_in == 64516
+    with pytest.raises(CliRefusal, match=r"refused Write /etc/tf-denied\.txt"):
+        normalise("claude_stream", stream, "", writes=True)

@@ -38,6 +38,7 @@ from thoughtforge.adapters.agents.output import (
     CliApiError,
     CliRefusal,
     normalise,
+    watch_claude_stream,
 )
 from thoughtforge.adapters.agents.process import ProcessResult, run_command
 from thoughtforge.adapters.agents.profiles import CliProfile, profile_of
@@ -314,7 +315,7 @@ def _run_command(
             limits.max_reply_bytes,
             on_start=track,
             cwd=call.project_dir,
-            on_output=lambda chunk: stream_output(call.project_dir, chunk),
+            on_output=_watched(call, profile),
         )
     except OSError as exc:
         if exc.errno in _DISK_ERRORS:  # the project's disk, not the agent: no retry helps
@@ -324,6 +325,8 @@ def _run_command(
     finally:
         for pid in started:
             untrack_process(call.project_dir, pid)
+    if result.stopped and profile is not None:  # a refused login: no retry helps
+        return Attempt(refusal=f"{result.stopped}: {profile.login_hint}, then resume.")
     output = profile.output if profile else spec.output
     stopped = _stopped(result, limits, profile)
     if stopped is not None:
@@ -343,6 +346,21 @@ def _run_command(
     if not answer:
         return _failed(FailureKind.EMPTY, "empty output" + _stderr_excerpt(result))
     return Attempt(answer=answer)
+
+
+def _watched(call: AgentCall, profile: CliProfile | None) -> Callable[[bytes], None]:
+    """What the agent writes, streamed to the workbench (and read as it comes, for a CLI whose
+    events can show a refused login)."""
+    watch = (
+        watch_claude_stream() if profile is not None and profile.output == "claude_stream" else None
+    )
+
+    def on_output(chunk: bytes) -> None:
+        stream_output(call.project_dir, chunk)
+        if watch is not None:
+            watch(chunk)
+
+    return on_output
 
 
 def _refusal_fix(spec: CommandAgentSpec, call: AgentCall) -> str:

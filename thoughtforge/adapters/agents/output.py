@@ -1,7 +1,8 @@
 """Turn each agent CLI's output into the plain text of its answer, what the call used, and why it
 failed when it did.
 
-Claude Code (`--output-format json`) prints one object: the answer in `result`, `is_error` with the
+Claude Code (`--output-format json`, or the same object as the last of `stream-json`'s events)
+prints one object: the answer in `result`, `is_error` with the
 API's own words, `permission_denials` for every tool it was refused, usage and cost. Codex
 (`exec --json`) prints one event a line: `agent_message` items, `turn.completed` usage,
 `turn.failed` errors; the sandbox's refusals go to stderr. Gemini CLI (`-o json`) prints one
@@ -17,6 +18,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from thoughtforge.adapters.agents.process import StopReading
 from thoughtforge.adapters.agents.usage import from_claude, from_codex, from_gemini, report
 
 
@@ -53,7 +55,40 @@ def _json_object(text: str, what: str) -> dict[str, Any]:
 def _claude_json(stdout: str, stderr: str, writes: bool) -> str:
     """`claude -p --output-format json` prints one object whose `result` is the answer, and
     what the call used and cost (reported to the call's usage meter)."""
-    payload = _json_object(stdout, "Claude Code")
+    return _claude_result(_json_object(stdout, "Claude Code"), writes)
+
+
+def _claude_stream(stdout: str, stderr: str, writes: bool) -> str:
+    """`claude -p --output-format stream-json --verbose` prints one event a line as the call
+    goes (its retries too: `watch_claude_stream`); the last, `result`, is `--output-format
+    json`'s object."""
+    results = [e for e in map(_event, stdout.splitlines()) if e.get("type") == "result"]
+    if not results:
+        raise AgentOutputError("expected Claude Code stream-json events, got no result")
+    return _claude_result(results[-1], writes)
+
+
+def watch_claude_stream() -> Callable[[bytes], None]:
+    """Reads Claude Code's events as they stream and stops the call at the first retry of a
+    refused login (401/403): Claude Code would retry it for minutes."""
+    pending = bytearray()
+
+    def watch(chunk: bytes) -> None:
+        pending.extend(chunk)
+        *lines, rest = bytes(pending).split(b"\n")
+        pending[:] = rest
+        for line in lines:
+            event = _event(line.decode("utf-8", errors="replace"))
+            if event.get("subtype") == "api_retry" and event.get("error_status") in (401, 403):
+                raise StopReading(
+                    f"Claude Code's API refused its login ({event['error_status']} "
+                    f"{_one_line(str(event.get('error') or ''))})".replace(" )", ")")
+                )
+
+    return watch
+
+
+def _claude_result(payload: dict[str, Any], writes: bool) -> str:
     report(from_claude(payload))  # an error was paid for too
     if not isinstance(payload.get("result"), str):
         raise AgentOutputError("Claude Code JSON has no string 'result' field")
@@ -188,6 +223,7 @@ def _one_line(text: str) -> str:
 READERS: dict[str, ReadOutput] = {
     "text": _plain_text,
     "claude_json": _claude_json,
+    "claude_stream": _claude_stream,
     "codex_jsonl": _codex_jsonl,
     "gemini_json": _gemini_json,
 }

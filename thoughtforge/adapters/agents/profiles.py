@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict
 
 from thoughtforge.config.agents import CliProfileName
 
-OutputForm = Literal["text", "claude_json", "codex_jsonl", "gemini_json"]
+OutputForm = Literal["text", "claude_json", "claude_stream", "codex_jsonl", "gemini_json"]
 
 TESTED_WITH = {"claude": "2.1.328", "codex": "0.171.0", "gemini": "0.61.0"}
 """The CLI versions whose switches and output these profiles were measured against."""
@@ -71,19 +71,28 @@ class CliProfile(BaseModel):
 PROFILES: dict[str, CliProfile] = {
     "claude": CliProfile(
         name="claude",
-        output="claude_json",
-        # -p reads the prompt on stdin; the edit and shell tools are removed for text steps.
+        output="claude_stream",
+        # -p reads the prompt on stdin; stream-json shows its retries as they happen (a refused
+        # login stops the call); the edit and shell tools are removed for text steps.
         text_flags=(
             "-p",
             "--output-format",
-            "json",
+            "stream-json",
+            "--verbose",
             "--permission-mode",
             "default",
             "--disallowedTools",
             CLAUDE_EDIT_TOOLS,
         ),
         # acceptEdits: file edits inside the working directory only; shell only as test_grant.
-        write_flags=("-p", "--output-format", "json", "--permission-mode", "acceptEdits"),
+        write_flags=(
+            "-p",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--permission-mode",
+            "acceptEdits",
+        ),
         overhead_tokens=12_000,
         login_hint="run `claude` once and log in, or set ANTHROPIC_API_KEY",
         key_variables=("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"),
