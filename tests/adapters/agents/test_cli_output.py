@@ -180,3 +180,9 @@ def test_claudes_stream_answers_with_its_result_event() -> None:
     assert answer.startswith("Built calc.py") and usage.tokens_in == 64516
     with pytest.raises(CliRefusal, match=r"refused Write /etc/tf-denied\.txt"):
         normalise("claude_stream", stream, "", writes=True)
+
+
+def test_claudes_json_is_read_by_the_stream_reader_too() -> None:
+    """The profile's code steps ask for `json` (a build's stream would be large)."""
+    answer, _ = _reading("claude_stream", _read("claude-wander.stdout"))
+    assert answer.startswith("Built calc.py")

@@ -61,7 +61,10 @@ def _claude_json(stdout: str, stderr: str, writes: bool) -> str:
 def _claude_stream(stdout: str, stderr: str, writes: bool) -> str:
     """`claude -p --output-format stream-json --verbose` prints one event a line as the call
     goes (its retries too: `watch_claude_stream`); the last, `result`, is `--output-format
-    json`'s object."""
+    json`'s object, which is read as well."""
+    whole = _event(stdout.strip())
+    if whole.get("type") == "result":  # `--output-format json` (the profile's code steps)
+        return _claude_result(whole, writes)
     results = [e for e in map(_event, stdout.splitlines()) if e.get("type") == "result"]
     if not results:
         raise AgentOutputError("expected Claude Code stream-json events, got no result")

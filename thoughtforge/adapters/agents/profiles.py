@@ -85,14 +85,9 @@ PROFILES: dict[str, CliProfile] = {
             CLAUDE_EDIT_TOOLS,
         ),
         # acceptEdits: file edits inside the working directory only; shell only as test_grant.
-        write_flags=(
-            "-p",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-            "--permission-mode",
-            "acceptEdits",
-        ),
+        # json, not stream-json: a build's stream repeats every file it reads and writes, and
+        # could pass agents.max_reply_bytes; a refused login shows at the first text step.
+        write_flags=("-p", "--output-format", "json", "--permission-mode", "acceptEdits"),
         overhead_tokens=12_000,
         login_hint="run `claude` once and log in, or set ANTHROPIC_API_KEY",
         key_variables=("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"),
