@@ -11,6 +11,7 @@ import pytest
 
 from tests.agent_clis.conftest import CLIS, Bench
 from tests.agent_clis.model_answers import CALC, TEST_CALC, Write
+from thoughtforge.adapters.agents.profiles import PROFILES
 from thoughtforge.core import read_chat, read_status
 from thoughtforge.core.project_log import read_events
 from thoughtforge.core.spend import read_usage
@@ -107,11 +108,14 @@ def test_a_401_that_claude_would_retry_for_minutes_halts_at_its_first_retry(
 
 
 @pytest.mark.parametrize("cli", ["codex", "gemini"])
-def test_a_401_ends_in_one_clear_line(cli: str, bench: Bench) -> None:
+def test_a_401_halts_at_once_with_the_apis_words_and_how_to_log_in(cli: str, bench: Bench) -> None:
     bench.api.fail(401, "invalid api key (code 4712)")
-    project = _run(bench, cli, CODE_BRAIN_DUMP, bench.config(cli, timeout=30))
+    project = _run(bench, cli, CODE_BRAIN_DUMP)
     reason = _halted_agent_failure(project)
-    assert "code 4712" in reason or "timed out after 30s" in reason, reason
+    assert "invalid api key (code 4712)" in reason, reason
+    assert PROFILES[cli].login_hint in reason, reason
+    calls = [e for e in read_events(project) if e.get("event") == "agent_call"]
+    assert len(calls) == 1  # no retry: a refused key stays refused
 
 
 @pytest.mark.parametrize("cli", CLIS)

@@ -186,3 +186,18 @@ def test_claudes_json_is_read_by_the_stream_reader_too() -> None:
     """The profile's code steps ask for `json` (a build's stream would be large)."""
     answer, _ = _reading("claude_stream", _read("claude-wander.stdout"))
     assert answer.startswith("Built calc.py")
+
+
+@pytest.mark.parametrize(
+    ("form", "stdout", "stderr"),
+    [("codex_jsonl", "codex-401.stdout", ""), ("gemini_json", "", "gemini-401.stderr")],
+)
+def test_a_refused_key_is_told_apart_from_other_api_errors(
+    form: str, stdout: str, stderr: str
+) -> None:
+    with pytest.raises(CliApiError) as failed:
+        normalise(form, _read(stdout) if stdout else "", _read(stderr) if stderr else "")
+    assert failed.value.login_refused and failed.value.status == 401
+    with pytest.raises(CliApiError) as other:
+        normalise("codex_jsonl", _read("codex-400.stdout"))
+    assert not other.value.login_refused

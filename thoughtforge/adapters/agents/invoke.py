@@ -336,6 +336,8 @@ def _run_command(
     except CliRefusal as exc:
         return Attempt(refusal=without_escapes(f"{exc}. {_refusal_fix(spec, call)}"))
     except CliApiError as exc:
+        if exc.login_refused and profile is not None:  # a key no retry makes good
+            return Attempt(refusal=f"{exc}. {profile.login_hint}, then resume.")
         return _failed(FailureKind.EXITED, str(exc))
     except AgentOutputError as exc:
         failed = _failure_of(result)  # a CLI that failed before printing its JSON

@@ -29,6 +29,14 @@ class AgentOutputError(ValueError):
 class CliApiError(AgentOutputError):
     """The CLI reached its model API and the API refused the request (its words kept)."""
 
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+    @property
+    def login_refused(self) -> bool:
+        return self.status in (401, 403)
+
 
 class CliRefusal(AgentOutputError):
     """The CLI refused tools the step needs: a permission, sandbox or policy denial."""
@@ -96,7 +104,10 @@ def _claude_result(payload: dict[str, Any], writes: bool) -> str:
     if not isinstance(payload.get("result"), str):
         raise AgentOutputError("Claude Code JSON has no string 'result' field")
     if payload.get("is_error"):
-        raise CliApiError(f"Claude Code reported an error: {_one_line(payload['result'])}")
+        raise CliApiError(
+            f"Claude Code reported an error: {_one_line(payload['result'])}",
+            _status(payload.get("api_error_status")),
+        )
     denials = payload.get("permission_denials")
     if writes and isinstance(denials, list) and any(_edits(d) for d in denials):
         raise CliRefusal(f"Claude Code was refused {_denied(denials)}")
@@ -135,8 +146,12 @@ def _codex_jsonl(stdout: str, stderr: str, writes: bool) -> str:
     failed = [e for e in events if e.get("type") == "turn.failed"]
     if failed:
         error = failed[-1].get("error")
-        message = error.get("message") if isinstance(error, dict) else error
-        raise CliApiError(f"Codex reported an error: {_api_words(message)}")
+        message = str(error.get("message") if isinstance(error, dict) else error)
+        status = re.search(r"unexpected status (\d{3})", message)
+        raise CliApiError(
+            f"Codex reported an error: {_api_words(message)}",
+            _status(status.group(1)) if status else None,
+        )
     refused = _CODEX_REFUSAL.findall(stderr)
     if writes and refused:
         raise CliRefusal(f"Codex was refused: {_one_line(refused[-1])}")
@@ -176,7 +191,10 @@ def _gemini_json(stdout: str, stderr: str, writes: bool) -> str:
     error = payload.get("error")
     if error is not None:
         message = error.get("message") if isinstance(error, dict) else error
-        raise CliApiError(f"Gemini CLI reported an error: {_api_words(message)}")
+        raise CliApiError(
+            f"Gemini CLI reported an error: {_api_words(message)}",
+            _status(error.get("code") if isinstance(error, dict) else None),
+        )
     refused = _GEMINI_REFUSAL.findall(stderr)
     if writes and refused:
         raise CliRefusal(f"Gemini CLI was refused: {_one_line(refused[-1])}")
@@ -203,6 +221,14 @@ def _last_object(text: str) -> dict[str, Any]:
     except json.JSONDecodeError:
         raise AgentOutputError("Gemini CLI printed no JSON") from None
     return payload if isinstance(payload, dict) else {}
+
+
+def _status(value: Any) -> int | None:
+    """An HTTP status a CLI names (a number, or its digits)."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def _api_words(message: Any) -> str:
