@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.agent_clis.conftest import CLIS, Bench
 from tests.agent_clis.model_answers import CALC, TEST_CALC, Write
@@ -137,3 +138,16 @@ def test_a_denied_write_halts_naming_what_was_refused(cli: str, bench: Bench) ->
         if e.get("event") == "agent_call" and e.get("step") == "code-build"
     ]
     assert len(builds) == 1  # halted at once, not retried
+
+
+def test_a_plan_projects_agent_with_write_flags_is_refused_before_its_first_call(
+    bench: Bench,
+) -> None:
+    config = bench.config("codex")
+    data = yaml.safe_load(config.read_text())
+    data["agents"]["available"]["codex"]["flags"] = ["--approve-for-me"]
+    config.write_text(yaml.safe_dump(data))
+    project = _run(bench, "codex", WEDDING, config)
+    reason = _halted_agent_failure(project)
+    assert "--approve-for-me" in reason and "brain-dump-intake" in reason, reason
+    assert bench.api.exchanges == []  # the model was never called
