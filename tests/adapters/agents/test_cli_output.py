@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from thoughtforge.adapters.agents.output import (
+    GEMINI_BUILD_FILES,
     AgentOutputError,
     CliApiError,
     CliRefusal,
@@ -201,3 +202,11 @@ def test_a_refused_key_is_told_apart_from_other_api_errors(
     with pytest.raises(CliApiError) as other:
         normalise("codex_jsonl", _read("codex-400.stdout"))
     assert not other.value.login_refused
+
+
+def test_geminis_refusal_of_build_files_says_what_helps() -> None:
+    """Headless Gemini CLI denies pyproject.toml & co. by a rule no grant lifts."""
+    stderr = _read("gemini-build-file.stderr")
+    with pytest.raises(CliRefusal, match="Modifying build configuration files") as refused:
+        normalise("gemini_json", _read("gemini-build.stdout"), stderr, writes=True)
+    assert refused.value.fix == GEMINI_BUILD_FILES

@@ -334,7 +334,8 @@ def _run_command(
     try:
         answer = normalise(output, result.stdout, result.stderr, call.writes)
     except CliRefusal as exc:
-        return Attempt(refusal=without_escapes(f"{exc}. {_refusal_fix(spec, call)}"))
+        fix = f"{exc.fix}." if exc.fix else _refusal_fix(spec, call)
+        return Attempt(refusal=without_escapes(f"{exc}. {fix}"))
     except CliApiError as exc:
         if exc.login_refused and profile is not None:  # a key no retry makes good
             return Attempt(refusal=f"{exc}. {profile.login_hint}, then resume.")

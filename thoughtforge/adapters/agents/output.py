@@ -39,7 +39,19 @@ class CliApiError(AgentOutputError):
 
 
 class CliRefusal(AgentOutputError):
-    """The CLI refused tools the step needs: a permission, sandbox or policy denial."""
+    """The CLI refused tools the step needs: a permission, sandbox or policy denial; `fix`
+    when the CLI's own rule says what helps."""
+
+    def __init__(self, message: str, fix: str = "") -> None:
+        super().__init__(message)
+        self.fix = fix
+
+
+GEMINI_BUILD_FILES = (
+    "Gemini CLI never writes build files (pyproject.toml, package.json, Makefile, Cargo.toml, "
+    "go.mod…) headless, whatever it is granted: add the file to the project folder yourself, "
+    "then resume, or build code projects with another agent"
+)
 
 
 ReadOutput = Callable[[str, str, bool], str]
@@ -197,7 +209,11 @@ def _gemini_json(stdout: str, stderr: str, writes: bool) -> str:
         )
     refused = _GEMINI_REFUSAL.findall(stderr)
     if writes and refused:
-        raise CliRefusal(f"Gemini CLI was refused: {_one_line(refused[-1])}")
+        build_file = "build configuration files" in refused[-1]
+        raise CliRefusal(
+            f"Gemini CLI was refused: {_one_line(refused[-1])}",
+            GEMINI_BUILD_FILES if build_file else "",
+        )
     if not isinstance(payload.get("response"), str):
         raise AgentOutputError("Gemini CLI JSON has no string 'response' field")
     return payload["response"].strip()
