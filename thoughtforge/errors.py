@@ -141,7 +141,7 @@ class PhaseHalt(ThoughtForgeError):
 
     def __init__(self, reason: HaltReason, message: str) -> None:
         self.halt_reason = reason
-        super().__init__(message)
+        super().__init__(without_escapes(message))  # a program's colours never reach a halt
 
 
 class AgentRefused(PhaseHalt):
