@@ -108,9 +108,11 @@ class Bench:
 
 
 @pytest.fixture
-def bench(tmp_path: Path, prefect_api_url: str) -> Iterator[Bench]:
+def bench(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Bench]:
+    """Skips, saying why, before any server starts when the CLIs are not installed."""
     why = missing_clis()
     if why:
         pytest.skip(why)
+    prefect_api_url = request.getfixturevalue("prefect_api_url")
     with FakeModelAPI() as api:
         yield Bench(api, tmp_path, prefect_api_url)
