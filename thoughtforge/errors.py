@@ -20,6 +20,8 @@ Exception hierarchy:
   + PhaseHalt             - a phase engine stops the project with a `halt_reason`
     - BudgetExhausted     - the next agent call could take the project past its budget
                             (halts `budget_exhausted`, before the call)
+    - AgentRefused        - an agent CLI was refused the tools its step needs, or a text step's
+                            agent has flags that grant tools (halts `agent_failure`, no retry)
   + AgentFailure          - an agent failed twice (the flows halt with `agent_failure`)
     - PromptTooLarge      - a prompt that does not fit the agent's window, refused before any call
     - AnswerCutOff        - every attempt's answer was cut off at max_tokens (halts
@@ -58,7 +60,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from thoughtforge.terminal_text import without_escapes
 
 if TYPE_CHECKING:
     from thoughtforge.models import HaltReason
@@ -137,7 +141,18 @@ class PhaseHalt(ThoughtForgeError):
 
     def __init__(self, reason: HaltReason, message: str) -> None:
         self.halt_reason = reason
-        super().__init__(message)
+        super().__init__(without_escapes(message))  # a program's colours never reach a halt
+
+
+class AgentRefused(PhaseHalt):
+    """An agent CLI could not do its step's work with what it was granted (a permission, sandbox
+    or policy denial), or its own flags would grant a text step tools. Retrying changes nothing,
+    so every phase halts with `agent_failure` at once, naming the cause and the fix."""
+
+    def __init__(self, message: str) -> None:
+        from thoughtforge.models import HaltReason
+
+        super().__init__(HaltReason.AGENT_FAILURE, message)
 
 
 class BudgetExhausted(PhaseHalt):
@@ -191,6 +206,12 @@ class AttemptFailure(BaseModel):
 
     kind: FailureKind
     reason: str
+
+    @field_validator("reason")
+    @classmethod
+    def _plain(cls, reason: str) -> str:
+        """A CLI's colours and cursor moves never reach a halt message."""
+        return without_escapes(reason)
 
     def __str__(self) -> str:
         return self.reason

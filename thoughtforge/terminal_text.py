@@ -38,3 +38,16 @@ def inert_markup(text: str) -> str:
 def _escape(match: re.Match[str]) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+_ESCAPE_SEQUENCE = re.compile(
+    r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])"
+)
+"""ANSI escape sequences: CSI (colours, cursor moves), OSC (titles, links, clipboard), and the
+two-character ones."""
+
+
+def without_escapes(text: str) -> str:
+    """`text` with its ANSI escape sequences removed and any other control made `inert`: how a
+    program's coloured message reads in a halt, a log or a page."""
+    return inert(_ESCAPE_SEQUENCE.sub("", text))

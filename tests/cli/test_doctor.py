@@ -334,3 +334,27 @@ def test_every_agent_is_listed_with_its_state_as_new_project_offers_it(
     assert "absent not found (its command 'no-such-agent-cli' is not on PATH)" in agents
     assert "demo installed" in agents
     assert "served reachable" in agents and "down not reachable" in agents
+
+
+def test_a_cli_that_is_not_logged_in_is_named_with_the_command_that_logs_it_in(
+    tmp_path: Path, run: Run
+) -> None:
+    """`codex` on PATH with no key and no auth.json: the default-agent row and `--probe` say
+    so (the probe makes no call), with `codex login`."""
+    data = yaml.safe_load((REPO_ROOT / "config.yaml.example").read_text())
+    data["projects"]["directory"] = str(tmp_path / "projects")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    codex = bin_dir / "codex"
+    codex.write_text(f"#!/bin/sh\ntouch {tmp_path / 'called'}\n")
+    codex.chmod(0o755)
+    data["agents"]["available"] = {
+        "codex": {**data["agents"]["available"]["codex"], "command": str(codex)}
+    }
+    data["agents"]["default"] = "codex"
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(data))
+    result = run("doctor", "--probe")
+    assert "codex is not logged in" in row(result, "agent ")
+    probe = row(result, "probe codex")
+    assert "not called" in probe and "run `codex login`, or set CODEX_API_KEY" in probe
+    assert not (tmp_path / "called").exists()

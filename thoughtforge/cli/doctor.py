@@ -15,7 +15,12 @@ from typing import Literal
 from pydantic import BaseModel
 
 from thoughtforge.adapters import notify
-from thoughtforge.adapters.agents import describe_agent, missing_agent_warning, why_unavailable
+from thoughtforge.adapters.agents import (
+    describe_agent,
+    missing_agent_warning,
+    why_not_logged_in,
+    why_unavailable,
+)
 from thoughtforge.config import Config, NotificationChannel, load_config
 from thoughtforge.errors import ServiceError, ThoughtForgeError
 from thoughtforge.prompting import PromptLibrary
@@ -62,7 +67,7 @@ def _call_agent(config: Config, agent: str) -> Check:
 
     name = f"probe {agent}"
     default = agent == config.agents.default
-    why = why_unavailable(config, agent)
+    why = why_unavailable(config, agent) or why_not_logged_in(config, agent)
     if why is not None:
         return Check(name=name, outcome="warn" if default else "ok", detail=f"not called: {why}")
     result = probe_agent(config, agent)
@@ -87,6 +92,9 @@ def _agent(config: Config) -> dict[str, str]:
     warning = missing_agent_warning(config)
     if warning:
         return {"outcome": "warn", "detail": warning}
+    login = why_not_logged_in(config, config.agents.default)
+    if login:
+        return {"outcome": "warn", "detail": login}
     return {"outcome": "ok", "detail": describe_agent(config, config.agents.default)}
 
 

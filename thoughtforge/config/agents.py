@@ -43,11 +43,20 @@ class _AgentBase(Section):
         return self
 
 
+CliProfileName = Literal["claude", "codex", "gemini"]
+"""The agent CLIs ThoughtForge knows how to drive (`adapters.agents.profiles`)."""
+
+
 class CommandAgentSpec(_AgentBase):
-    """How to run one agent CLI non-interactively. The prompt always goes in on stdin."""
+    """How to run one agent CLI non-interactively. The prompt always goes in on stdin.
+
+    With a `profile`, ThoughtForge picks the CLI's switches by the step (text only, or edits in
+    the project and its test command) and reads its structured output; `flags` are then the
+    person's own, added after the profile's. Without one, `flags` are the whole command line."""
 
     type: Literal["command"] = "command"
     command: str = Field(min_length=1)
+    profile: CliProfileName | None = None
     flags: list[str] = []
     output: Literal["text", "claude_json"] = "text"
 

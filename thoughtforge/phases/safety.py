@@ -10,13 +10,13 @@ e.g. `Operation(kind=OperationKind.RUN_TESTS)`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
 from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
+from thoughtforge.adapters.agents.switches import tool_granting_flags
 from thoughtforge.config import AgentSpec, CommandAgentSpec, Config
 from thoughtforge.core import write_text_atomic
 from thoughtforge.errors import ThoughtForgeError
@@ -67,26 +67,6 @@ STATE_FILES = frozenset(
     }
 )
 
-# Flags with which Claude Code, Codex or Gemini CLI may edit files or run commands unasked.
-_TOOL_SWITCHES = frozenset(
-    {
-        "--dangerously-skip-permissions",
-        "--allowedTools",
-        "--allowed-tools",
-        "--full-auto",
-        "--dangerously-bypass-approvals-and-sandbox",
-        "--yolo",
-        "-y",
-    }
-)
-_TEXT_ONLY_MODES = {
-    "--permission-mode": frozenset({"default", "plan"}),
-    "--approval-mode": frozenset({"default", "plan"}),
-}
-_SANDBOX_OPTIONS = frozenset({"--sandbox", "-s"})
-_CONFIG_OPTIONS = frozenset({"-c", "--config"})
-_WRITABLE_SANDBOXES = frozenset({"workspace-write", "danger-full-access"})
-
 
 def check_agent(config: Config, agent: str, rules: SafetyRules) -> None:
     """Refuse an agent whose configured flags would let it act, before it is ever called."""
@@ -118,19 +98,6 @@ def classify_agent_call(spec: AgentSpec) -> Operation:
     return Operation(kind=kind, agent_flags=tuple(flags))
 
 
-def tool_granting_flags(flags: Sequence[str]) -> list[str]:
-    """The flags (with their values) that give an agent tools or autonomy, for the refusal text."""
-    granted: list[str] = []
-    for index, flag in enumerate(flags):
-        name, equals, inline_value = flag.partition("=")
-        value = inline_value if equals else (flags[index + 1] if index + 1 < len(flags) else "")
-        if name in _TOOL_SWITCHES:
-            granted.append(flag)
-        elif _value_grants_tools(name, value):
-            granted.append(f"{name} {value}".strip())
-    return granted
-
-
 def refuse_path_outside_project(operation: Operation) -> None:
     """Every deliverable type keeps writes inside the project; each `validate` calls this."""
     if operation.escapes_project:
@@ -146,17 +113,3 @@ def _write_kind(path: PurePosixPath) -> OperationKind:
     if len(path.parts) == 1 and path.name in STATE_FILES:
         return OperationKind.WRITE_STATE
     return OperationKind.WRITE_SOURCE
-
-
-def _value_grants_tools(option: str, value: str) -> bool:
-    if option in _TEXT_ONLY_MODES:
-        return value not in _TEXT_ONLY_MODES[option]
-    if option in _SANDBOX_OPTIONS:
-        return value in _WRITABLE_SANDBOXES
-    return option in _CONFIG_OPTIONS and _sets_writable_sandbox(value)
-
-
-def _sets_writable_sandbox(override: str) -> bool:
-    """Codex also takes the sandbox as a config override: `-c sandbox_mode="workspace-write"`."""
-    key, _, value = override.partition("=")
-    return key.strip() == "sandbox_mode" and value.strip().strip("\"'") in _WRITABLE_SANDBOXES

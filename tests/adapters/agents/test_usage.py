@@ -161,3 +161,25 @@ def test_a_call_outside_a_project_is_not_recorded(config: Config, tmp_path: Path
     call = AgentCall(step="doctor-probe", project_dir=tmp_path, phase="doctor")
     invoke_agent(config, "plain", "hello", call)
     assert not (tmp_path / "usage.json").exists()
+
+
+@pytest.mark.parametrize("streamed", [True, False], ids=["streamed", "whole"])
+@pytest.mark.parametrize(
+    "usage",
+    [
+        {"prompt_tokens": 10**15, "completion_tokens": 10**15},
+        {"prompt_tokens": -3, "completion_tokens": -9},
+        {"prompt_tokens": 5, "completion_tokens": "many"},
+        {"prompt_tokens": 5, "completion_tokens": 1.5e300},
+    ],
+)
+def test_absurd_usage_never_fails_the_call_and_is_still_counted(
+    config: Config, project: Project, server: FakeOpenAI, usage: dict[str, object], streamed: bool
+) -> None:
+    _local(config, server.url)
+    server.script(Reply("kept", usage=usage, streamed=streamed))
+    assert invoke_agent(config, "local", "y" * 400, _call(project)) == "kept"
+    (event,) = _usage_events(project)
+    assert event["tokens"] == "estimated" and "suspicious" in str(event["note"])
+    total = read_usage(project.dir).total
+    assert (total.calls, total.tokens_in, total.estimated_calls) == (1, 100, 1)

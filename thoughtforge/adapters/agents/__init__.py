@@ -3,9 +3,11 @@ OpenAI-compatible HTTP endpoints.
 
 `invoke` runs one call from config (retry once, then `AgentFailure`), `graceful_stop` lets the
 call in flight finish when a run is told to stop, `process` owns the subprocess and its timeout,
-`http_agent` the chat-completions exchange, `output` normalises each CLI's stdout, `check` tells
-whether an agent can run here, and `scripted` is the demo/test agent (not an AI). Imports
-`config`, `errors`, `core` and the prompting's token estimate only.
+`http_agent` the chat-completions exchange, `profiles` how each known CLI is driven (its
+switches by the step, its output, its overhead), `switches` which switches grant tools, `output`
+reads each CLI's output, `check` tells whether an agent can run here, and `scripted` is the
+demo/test agent (not an AI). Imports `config`, `errors`, `core` and the prompting's token
+estimate only.
 
 The names below load on first use: `scripted` runs as its own process for every call of the demo
 agent, and importing this package must not make each of those pay for the agent layer.
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
         describe_agent,
         missing_agent_warning,
         warn_if_missing,
+        why_not_logged_in,
         why_unavailable,
     )
     from thoughtforge.adapters.agents.invoke import (
@@ -41,6 +44,7 @@ _HOMES = {
     "agent_state": "check",
     "missing_agent_warning": "check",
     "why_unavailable": "check",
+    "why_not_logged_in": "check",
     "describe_agent": "check",
     "warn_if_missing": "check",
 }
@@ -54,6 +58,7 @@ __all__ = [
     "missing_agent_warning",
     "use_call_slots",
     "warn_if_missing",
+    "why_not_logged_in",
     "why_unavailable",
 ]
 

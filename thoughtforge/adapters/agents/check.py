@@ -12,7 +12,8 @@ from typing import Literal
 from pydantic import BaseModel
 
 from thoughtforge.adapters.agents.invoke import find_command
-from thoughtforge.config import Config, OpenAIAgentSpec
+from thoughtforge.adapters.agents.profiles import missing_login, profile_of
+from thoughtforge.config import CommandAgentSpec, Config, OpenAIAgentSpec
 
 
 def why_unavailable(config: Config, agent: str) -> str | None:
@@ -26,6 +27,14 @@ def why_unavailable(config: Config, agent: str) -> str | None:
     if find_command(spec) is None:
         return f"its command '{spec.command}' is not on PATH"
     return None
+
+
+def why_not_logged_in(config: Config, agent: str) -> str | None:
+    """For an agent CLI with a profile: why it is not logged in here, and the command that
+    fixes it; None for any other agent or when a login is found."""
+    spec = config.agent(agent)
+    profile = profile_of(spec.profile) if isinstance(spec, CommandAgentSpec) else None
+    return None if profile is None else missing_login(profile, os.environ)
 
 
 def describe_agent(config: Config, agent: str) -> str:

@@ -33,7 +33,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel
 
-from thoughtforge.adapters.agents.usage import from_openai, report
+from thoughtforge.adapters.agents.usage import completion_tokens, from_openai, report
 from thoughtforge.adapters.deadline import Deadline
 from thoughtforge.config import OpenAIAgentSpec
 from thoughtforge.errors import AttemptFailure, FailureKind
@@ -386,7 +386,8 @@ def _streamed(exchange: _Exchange, on_output: Callable[[bytes], None]) -> HttpAn
             on_output(data)
         finish = choice.get("finish_reason") or finish
         usage = event.get("usage") or usage
-        tokens = (event.get("usage") or {}).get("completion_tokens", tokens)
+        reported = completion_tokens(event.get("usage"))
+        tokens = tokens if reported is None else reported
     report(from_openai(usage))
     text = "".join(parts).strip()
     if finish is None and not done:
@@ -438,7 +439,7 @@ def _whole_answer(
         text=text,
         failure=None if text else _EMPTY,
         finish_reason=choice.get("finish_reason"),
-        completion_tokens=(payload.get("usage") or {}).get("completion_tokens"),
+        completion_tokens=completion_tokens(payload.get("usage")),
     )
 
 

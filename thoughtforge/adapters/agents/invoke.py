@@ -33,9 +33,17 @@ from thoughtforge.adapters.agents.image_parts import (
     sends_images,
     user_content,
 )
-from thoughtforge.adapters.agents.output import AgentOutputError, normalise
+from thoughtforge.adapters.agents.output import (
+    AgentOutputError,
+    CliApiError,
+    CliRefusal,
+    normalise,
+    watch_claude_stream,
+)
 from thoughtforge.adapters.agents.process import ProcessResult, run_command
+from thoughtforge.adapters.agents.profiles import CliProfile, profile_of
 from thoughtforge.adapters.agents.spending import check_budget, record_call
+from thoughtforge.adapters.agents.switches import tool_granting_flags
 from thoughtforge.adapters.agents.usage import measuring, of_call
 from thoughtforge.config import (
     AgentsConfig,
@@ -49,12 +57,14 @@ from thoughtforge.core.agent_activity import AgentActivity, begin_call, end_call
 from thoughtforge.core.atomic_write import unwritable
 from thoughtforge.errors import (
     AgentFailure,
+    AgentRefused,
     AnswerCutOff,
     AttemptFailure,
     FailureKind,
     PromptTooLarge,
 )
 from thoughtforge.prompting.context_window import estimate_tokens
+from thoughtforge.terminal_text import without_escapes
 
 ATTEMPTS = 2
 TEMPERATURE_STEP = 0.3
@@ -69,10 +79,12 @@ _DISK_ERRORS = frozenset({errno.ENOSPC, errno.EROFS, errno.EDQUOT})
 
 
 class Attempt(BaseModel):
-    """One attempt of a call: the answer, or how it failed."""
+    """One attempt of a call: the answer, or how it failed (`refusal`: its tools were refused,
+    which no retry changes)."""
 
     answer: str = ""
     failure: AttemptFailure | None = None
+    refusal: str = ""
 
 
 def _failed(kind: FailureKind, reason: str) -> Attempt:
@@ -95,6 +107,13 @@ class AgentCall(BaseModel):
     images: tuple[Path, ...] = ()
     """Images that go with the prompt: as content parts to an HTTP agent that can see
     (`image_parts`); a command agent finds their paths in the prompt instead."""
+    test_command: tuple[str, ...] | None = None
+    """Set on a step that edits the project's files and runs its tests (code build and fix):
+    an agent CLI's profile then grants exactly that. Every other step is text only."""
+
+    @property
+    def writes(self) -> bool:
+        return self.test_command is not None
 
     def environment(self) -> dict[str, str]:
         env = {
@@ -111,6 +130,36 @@ def find_command(spec: CommandAgentSpec) -> str | None:
     """PATH first, then beside this Python, so a venv's own scripts work without activating it."""
     return shutil.which(spec.command) or shutil.which(
         spec.command, path=str(Path(sys.executable).parent)
+    )
+
+
+def overhead_tokens(spec: AgentSpec) -> int:
+    """What the agent adds to every prompt of its own (a CLI's system prompt and tools)."""
+    profile = _profile(spec)
+    return 0 if profile is None else profile.overhead_tokens
+
+
+def _profile(spec: AgentSpec) -> CliProfile | None:
+    return profile_of(spec.profile) if isinstance(spec, CommandAgentSpec) else None
+
+
+def _refuse_tools_on_a_text_step(agent: str, spec: AgentSpec, call: AgentCall) -> None:
+    """A text step never runs with tools: an entry whose own flags grant them is refused before
+    the first call, whatever the phase (a plan project's intake included)."""
+    if call.writes or not isinstance(spec, CommandAgentSpec):
+        return
+    granted = tool_granting_flags(spec.flags)
+    if not granted:
+        return
+    fix = (
+        "its profile already grants edits to code build and fix steps only"
+        if spec.profile
+        else f"set agents.available.{agent}.profile to claude, codex or gemini, and ThoughtForge "
+        "grants edits to code build and fix steps only"
+    )
+    raise AgentRefused(
+        f"agent '{agent}' is asked for text at step '{call.step}', but its flags grant tools "
+        f"({', '.join(granted)}). Remove them from agents.available.{agent}.flags: {fix}."
     )
 
 
@@ -142,8 +191,13 @@ def invoke_agent(
     the failed attempt left.
     """
     spec = config.agent(agent)
+    _refuse_tools_on_a_text_step(agent, spec, call)
     images = _images_for(spec, call)
-    tokens = estimate_tokens(prompt) + sum(image_tokens(data, mime) for data, mime in images)
+    tokens = (
+        estimate_tokens(prompt)
+        + sum(image_tokens(data, mime) for data, mime in images)
+        + overhead_tokens(spec)
+    )
     if tokens > spec.prompt_budget_tokens:
         raise PromptTooLarge(agent, call.step, tokens, spec.context_window_tokens, spec.max_tokens)
     failures: list[AttemptFailure] = []
@@ -176,7 +230,7 @@ def invoke_agent(
         log_event(
             call.project_dir,
             "agent_call",
-            level="info" if result.failure is None else "warning",
+            level="info" if result.failure is None and not result.refusal else "warning",
             agent=agent,
             step=call.step,
             attempt=attempt,
@@ -184,8 +238,10 @@ def invoke_agent(
             started_at=started_at.isoformat(),
             seconds=round(seconds, 3),
             prompt_chars=len(prompt),
-            failure=None if result.failure is None else result.failure.reason,
+            failure=result.refusal or (None if result.failure is None else result.failure.reason),
         )
+        if result.refusal:
+            raise AgentRefused(f"agent '{agent}' at step '{call.step}': {result.refusal}")
         if result.failure is None:
             return result.answer
         failures.append(result.failure)
@@ -248,16 +304,18 @@ def _run_command(
         started.append(pid)
         track_process(call.project_dir, pid)
 
+    profile = _profile(spec)
+    flags = [*profile.flags(call.test_command), *spec.flags] if profile else spec.flags
     try:
         result = run_command(
-            [executable, *spec.flags],
+            [executable, *flags],
             prompt,
             env,
             limits.call_timeout_seconds,
             limits.max_reply_bytes,
             on_start=track,
             cwd=call.project_dir,
-            on_output=lambda chunk: stream_output(call.project_dir, chunk),
+            on_output=_watched(call, profile),
         )
     except OSError as exc:
         if exc.errno in _DISK_ERRORS:  # the project's disk, not the agent: no retry helps
@@ -267,23 +325,74 @@ def _run_command(
     finally:
         for pid in started:
             untrack_process(call.project_dir, pid)
-    failed = _failure_of(result, limits)
+    if result.stopped and profile is not None:  # a refused login: no retry helps
+        return Attempt(refusal=f"{result.stopped}: {profile.login_hint}, then resume.")
+    output = profile.output if profile else spec.output
+    stopped = _stopped(result, limits, profile)
+    if stopped is not None:
+        return stopped
+    try:
+        answer = normalise(output, result.stdout, result.stderr, call.writes)
+    except CliRefusal as exc:
+        fix = f"{exc.fix}." if exc.fix else _refusal_fix(spec, call)
+        return Attempt(refusal=without_escapes(f"{exc}. {fix}"))
+    except CliApiError as exc:
+        if exc.login_refused and profile is not None:  # a key no retry makes good
+            return Attempt(refusal=f"{exc}. {profile.login_hint}, then resume.")
+        return _failed(FailureKind.EXITED, str(exc))
+    except AgentOutputError as exc:
+        failed = _failure_of(result)  # a CLI that failed before printing its JSON
+        return failed if failed is not None else _failed(FailureKind.UNREADABLE, str(exc))
+    failed = _failure_of(result)
     if failed is not None:
         return failed
-    try:
-        answer = normalise(spec.output, result.stdout)
-    except AgentOutputError as exc:
-        return _failed(FailureKind.UNREADABLE, str(exc))
     if not answer:
         return _failed(FailureKind.EMPTY, "empty output" + _stderr_excerpt(result))
     return Attempt(answer=answer)
 
 
-def _failure_of(result: ProcessResult, limits: AgentsConfig) -> Attempt | None:
+def _watched(call: AgentCall, profile: CliProfile | None) -> Callable[[bytes], None]:
+    """What the agent writes, streamed to the workbench (and read as it comes, for a CLI whose
+    events can show a refused login)."""
+    watch = (
+        watch_claude_stream() if profile is not None and profile.output == "claude_stream" else None
+    )
+
+    def on_output(chunk: bytes) -> None:
+        stream_output(call.project_dir, chunk)
+        if watch is not None:
+            watch(chunk)
+
+    return on_output
+
+
+def _refusal_fix(spec: CommandAgentSpec, call: AgentCall) -> str:
+    """What to do about a CLI refused the tools of a step that writes."""
+    if spec.profile is None:
+        return (
+            "The entry has no profile, so nothing granted it edits: set its profile to "
+            "claude, codex or gemini, then resume."
+        )
+    command = " ".join(call.test_command or ())
+    return (
+        f"This step may edit files in the project folder and run `{command}`, nothing else; "
+        "give guidance that keeps the agent to that (or fix the test command), then resume."
+    )
+
+
+def _stopped(
+    result: ProcessResult, limits: AgentsConfig, profile: CliProfile | None
+) -> Attempt | None:
+    """A call ThoughtForge stopped: out of time, or an answer too long."""
     if result.timed_out:
+        hint = (
+            f"; a CLI that is not logged in (a 401) may retry until then: {profile.login_hint}"
+            if profile is not None
+            else ""
+        )
         return _failed(
             FailureKind.TIMED_OUT,
-            f"timed out after {limits.call_timeout_seconds:g}s (process group killed)",
+            f"timed out after {limits.call_timeout_seconds:g}s (process group killed){hint}",
         )
     if result.too_large:
         return _failed(
@@ -291,6 +400,10 @@ def _failure_of(result: ProcessResult, limits: AgentsConfig) -> Attempt | None:
             f"answer longer than agents.max_reply_bytes ({limits.max_reply_bytes:,} bytes); "
             "the agent was stopped",
         )
+    return None
+
+
+def _failure_of(result: ProcessResult) -> Attempt | None:
     if result.returncode != 0:
         return _failed(
             FailureKind.EXITED, f"exit code {result.returncode}" + _stderr_excerpt(result)

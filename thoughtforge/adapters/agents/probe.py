@@ -3,7 +3,8 @@
 A configured agent is not a working one: a command can be on PATH and not logged in, a server can
 listen and have no model loaded, or refuse the structured-output form its entry names. The probe
 goes through `invoke_agent` (one attempt), so it meets exactly what a run would meet, in a
-throw-away folder instead of a project.
+throw-away git repository instead of a project (a project folder is one, and Codex refuses to
+run outside a repository it does not trust).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pydantic import BaseModel
 
 from thoughtforge.adapters.agents.invoke import AgentCall, invoke_agent
 from thoughtforge.config import Config, OpenAIAgentSpec
+from thoughtforge.core.git_repo import init_repo
 from thoughtforge.errors import AgentFailure, UnusableAnswer
 from thoughtforge.prompting.json_extraction import json_objects
 
@@ -39,6 +41,7 @@ class ProbeResult(BaseModel):
 def probe_agent(config: Config, agent: str) -> ProbeResult:
     """One plain call, and for an HTTP agent with structured output one schema-constrained call."""
     with tempfile.TemporaryDirectory(prefix="thoughtforge-probe-") as folder:
+        init_repo(Path(folder))
         call = AgentCall(step=STEP, project_dir=Path(folder), phase="doctor")
         started = time.monotonic()
         try:

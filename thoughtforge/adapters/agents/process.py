@@ -11,6 +11,7 @@ open forever:
 * an answer longer than `max_bytes` stops the reading and kills the group: it is refused whole;
 * stderr (diagnostics, not the answer) is never refused: only its last `max_bytes` are kept.
 
+`on_output` may end the call early by raising `StopReading` (the group is killed);
 `cwd` runs the command in a folder (a coding agent or a test suite in its project);
 `merge_stderr` reads both streams as one, in the order written (a test runner's output).
 """
@@ -33,12 +34,19 @@ _POLL_SECONDS = 0.05
 _CHUNK = 65536
 
 
+class StopReading(Exception):
+    """Raised by an `on_output` that has seen enough (an agent retrying a refused login): the
+    group is killed at once and `ProcessResult.stopped` says why."""
+
+
 class ProcessResult(BaseModel):
     returncode: int | None
     stdout: str
     stderr: str
     timed_out: bool
     too_large: bool = False
+    stopped: str = ""
+    """Why `on_output` stopped the command (`StopReading`); empty when it was not."""
 
 
 def run_command(
@@ -78,6 +86,7 @@ def run_command(
         stderr=_text(pipes.output.get(proc.stderr, b"")),
         timed_out=timed_out,
         too_large=pipes.too_large,
+        stopped=pipes.stopped,
     )
 
 
@@ -96,6 +105,7 @@ class _Pipes:
         self.data = memoryview(data)
         self.max_bytes = max_bytes
         self.too_large = False
+        self.stopped = ""
         streams = [stream for stream in (proc.stdout, proc.stderr) if stream is not None]
         self.output: dict[IO[bytes] | None, bytearray] = {stream: bytearray() for stream in streams}
         self.open_outputs: set[IO[bytes]] = set()
@@ -125,7 +135,7 @@ class _Pipes:
                     return False
                 for key, _ in self.selector.select(min(_POLL_SECONDS, deadline - now)):
                     self._step(key.fileobj)  # type: ignore[arg-type]  # registered as IO[bytes]
-                if self.too_large:
+                if self.too_large or self.stopped:
                     return False
             return False
         finally:
@@ -142,7 +152,10 @@ class _Pipes:
             return
         self.output[stream] += chunk
         if stream is self.proc.stdout:
-            self.on_output(chunk)
+            try:
+                self.on_output(chunk)
+            except StopReading as stop:
+                self.stopped = str(stop)
         if len(self.output[stream]) <= self.max_bytes:
             return
         if stream is self.proc.stdout:

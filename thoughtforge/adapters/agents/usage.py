@@ -90,12 +90,21 @@ def from_openai(usage: Any) -> CallUsage:
 
 
 def from_claude(payload: Any) -> CallUsage:
-    """Claude Code's `--output-format json`: `usage` (cache reads and writes are input too) and
-    `total_cost_usd`."""
-    usage = payload.get("usage") if isinstance(payload, dict) else None
-    cost = payload.get("total_cost_usd") if isinstance(payload, dict) else None
+    """Claude Code's `--output-format json`: `modelUsage` (every model the call used, its side
+    requests too) or else `usage` (cache reads and writes are input too), and `total_cost_usd`."""
+    if not isinstance(payload, dict):
+        return _unusable("no JSON object")
+    cost = payload.get("total_cost_usd")
+    models = payload.get("modelUsage")
+    if isinstance(models, dict) and models and all(isinstance(m, dict) for m in models.values()):
+        return _summed(
+            list(models.values()),
+            tokens_in=("inputTokens", "cacheReadInputTokens", "cacheCreationInputTokens"),
+            tokens_out=("outputTokens",),
+            usd=cost,
+        )
     return _checked(
-        usage,
+        payload.get("usage"),
         tokens_in=(
             "input_tokens",
             "cache_creation_input_tokens",
@@ -104,6 +113,47 @@ def from_claude(payload: Any) -> CallUsage:
         tokens_out=("output_tokens",),
         usd=cost,
         sum_in=True,
+    )
+
+
+def from_codex(usages: list[Any]) -> CallUsage:
+    """Codex's `exec --json`: each `turn.completed` event's `usage` (`input_tokens` counts the
+    cached ones too; reasoning is within `output_tokens`). Codex reports no cost."""
+    return _summed(usages, tokens_in=("input_tokens",), tokens_out=("output_tokens",), usd=None)
+
+
+def from_gemini(models: Any) -> CallUsage:
+    """Gemini CLI's `-o json`: `stats.models.<model>.tokens` for every model the call used (its
+    router too): `prompt` in; `candidates` and `thoughts` out. It reports no cost."""
+    if not isinstance(models, dict) or not models:
+        return _unusable("no stats.models")
+    tokens = [m.get("tokens") if isinstance(m, dict) else None for m in models.values()]
+    return _summed(tokens, tokens_in=("prompt",), tokens_out=("candidates", "thoughts"), usd=None)
+
+
+def _summed(
+    usages: list[Any], *, tokens_in: tuple[str, ...], tokens_out: tuple[str, ...], usd: Any
+) -> CallUsage:
+    """Several usage reports of one call (its turns, or its models) added up."""
+    if not usages:
+        return _unusable("no usage")
+    parts = [
+        _checked(u, tokens_in=tokens_in, tokens_out=tokens_out, usd=None, sum_in=True, sum_out=True)
+        for u in usages
+    ]
+    broken = next((part for part in parts if part.source == "estimated"), None)
+    if broken is not None:
+        return broken
+    try:
+        cost = None if usd is None else _money(usd)
+    except ValueError as exc:
+        return _suspicious(exc)
+    return CallUsage(
+        tokens_in=min(sum(p.tokens_in for p in parts), MAX_CALL_TOKENS),
+        tokens_out=min(sum(p.tokens_out for p in parts), MAX_CALL_TOKENS),
+        usd=cost,
+        source="reported",
+        note="; ".join(p.note for p in parts if p.note),
     )
 
 
@@ -118,6 +168,7 @@ def _checked(
     tokens_out: tuple[str, ...],
     usd: Any,
     sum_in: bool = False,
+    sum_out: bool = False,
 ) -> CallUsage:
     """The report's figures, or an estimate marker naming what was wrong with them."""
     if not isinstance(usage, dict):
@@ -128,10 +179,10 @@ def _checked(
         return _unusable(f"usage without token counts ({', '.join(sorted(usage))[:80]})")
     try:
         count_in = sum(_count(v) for v in found_in) if sum_in else _count(found_in[0])
-        count_out = _count(found_out[0])
+        count_out = sum(_count(v) for v in found_out) if sum_out else _count(found_out[0])
         cost = None if usd is None else _money(usd)
     except ValueError as exc:
-        return _unusable(str(exc))
+        return _suspicious(exc)
     return CallUsage(tokens_in=count_in, tokens_out=count_out, usd=cost, source="reported")
 
 
@@ -150,6 +201,20 @@ def _figure(value: Any, what: str, most: float, unit: str) -> float:
     if value < 0 or value > most:
         raise ValueError(f"an impossible {what.removeprefix('a ')} ({value!r}{unit})")
     return float(value)
+
+
+def completion_tokens(usage: Any) -> int | None:
+    """An OpenAI-style usage's `completion_tokens` if it can be true, else None: a server's
+    absurd figure never fails the call it came with."""
+    try:
+        return _count(_field(usage, "completion_tokens"))
+    except ValueError:
+        return None
+
+
+def _suspicious(exc: ValueError) -> CallUsage:
+    """A report with an impossible figure: the call is still counted, estimated, and marked."""
+    return _unusable(f"suspicious figures: {exc}")
 
 
 def _unusable(why: str) -> CallUsage:

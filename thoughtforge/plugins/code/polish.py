@@ -38,7 +38,7 @@ class PolishSteps(PlanPolishSteps):
     def __init__(self, engine: PhaseEngine, reviewer: str, fixer: str) -> None:
         super().__init__(engine, reviewer, fixer)
         self.suite = Suite(engine, engine.config.code)
-        self.code = coder_for(engine.config, fixer, attempts=ATTEMPTS)
+        self.code = coder_for(engine.config, fixer, self.suite.command, attempts=ATTEMPTS)
         self.last_run: TestRun | None = None
 
     def measure(self) -> TestResults:

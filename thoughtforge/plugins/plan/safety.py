@@ -6,12 +6,12 @@ whatever an agent's answer asks for.
 
 from __future__ import annotations
 
+from thoughtforge.adapters.agents.switches import tool_granting_flags
 from thoughtforge.phases.safety import (
     Operation,
     OperationKind,
     SafetyViolation,
     refuse_path_outside_project,
-    tool_granting_flags,
 )
 
 ALLOWED = frozenset(

@@ -52,7 +52,7 @@ class BuilderBase:
         self.on_progress = on_progress or (lambda progress: None)
         self.settings = config.code
         self.suite = Suite(self.engine, config.code)
-        self.code = coder_for(config, self.engine.agent)
+        self.code = coder_for(config, self.engine.agent, self.suite.command)
         self.dir = project.dir
 
     def _load(self) -> CodeBuildState:
