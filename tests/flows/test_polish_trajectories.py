@@ -168,6 +168,69 @@ def test_only_a_whole_document_is_accepted_and_a_fence_is_unwrapped(
         assert why in log(project)
 
 
+TRANSPOSED = EVERY_SECTION_FIXED.replace(
+    "| Objective | Plan | Assessment |\n| --- | --- | --- |\n"
+    "| Goal 3 | Book item 3 by May | Check 3 |",
+    "| Field | Value |\n| --- | --- |\n| Objective | Goal 3 |\n| Plan | Book item 3 by May |\n"
+    "| Assessment | Check 3 |",
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "why"),
+    [
+        (TRANSPOSED, "the table of '## Section 3' has the header 'Field | Value' where it had"),
+        (EVERY_SECTION_FIXED.replace("| Check 2 |", "|  |"), "'## Section 2' holds a cell with"),
+        (EVERY_SECTION_FIXED.replace("Check 4", "TBD"), "placeholder text 'TBD'"),
+        (EVERY_SECTION_FIXED[: EVERY_SECTION_FIXED.rindex("Check 5")] + "Ch", "cut off mid-row"),
+        (EVERY_SECTION_FIXED * 2, "the answer holds the document more than once"),
+        (
+            EVERY_SECTION_FIXED.replace(
+                "## Section 3", "Changes made: dates added.\n\n## Section 3"
+            ),
+            "a note to the reader inside the document ('Changes made: dates added.')",
+        ),
+    ],
+    ids=["transposed", "emptied-cell", "tbd", "cut-off", "plan-twice", "note-inside"],
+)
+def test_a_fix_phase_3_would_refuse_is_refused_and_the_plan_kept(
+    run: Run, answer: str, why: str
+) -> None:
+    """Before: each of these replaced docs/plan.md (the fix check counted headings and tables
+    only), and the run ended `done` on it."""
+    project, outcome = run(
+        {1: review(1, 0, 0, "a"), 2: review(1, 0, 0, "b"), "default": review()}, {"text": answer}
+    )
+    halted(project, outcome, HaltReason.FIX_OUTPUT_INVALID, 2)
+    assert (project.docs_dir / "plan.md").read_text() == PLAN
+    assert plan_commits(project) == 1, "no commit ever changed the plan"
+    assert subjects(project)[1].startswith("fix #1: refused: ")
+    assert why[:40] in subjects(project)[1]
+    assert why in log(project)
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        (f"Here is the revised plan:\n\n{EVERY_SECTION_FIXED}", "a preamble ('Here is the revised"),
+        (
+            f"{EVERY_SECTION_FIXED}\nChanges made:\n- Every item is booked by May.\n",
+            "a note after the document ('Changes made:')",
+        ),
+    ],
+    ids=["preamble", "changelog"],
+)
+def test_text_around_a_fixed_plan_is_stripped_and_the_log_says_so(
+    run: Run, answer: str, said: str
+) -> None:
+    """Before: 'Here is the revised plan:' or the 'Changes made:' list ended up in plan.md."""
+    project, outcome = run({1: review(1, 0, 0, "a"), "default": review()}, {"text": answer})
+    assert outcome.verdict == "done", outcome.reason
+    assert (project.docs_dir / "plan.md").read_text() == EVERY_SECTION_FIXED
+    assert f"stripped {said}" in subjects(project)[1]
+    assert f"stripped {said}" in log(project)
+
+
 # --- 2. fixes that change nothing or go back -----------------------------------------------------
 
 

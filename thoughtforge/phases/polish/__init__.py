@@ -1,7 +1,7 @@
 """Phase 4: the polish loop (`loop` drives, `iteration` reviews/fixes/commits, `assessment` asks
 the convergence `guards`, whose stagnation matches issues in `issue_matching` and
-`issue_wording`), the review schema and how answers are read (`review`), what a fix must be
-(`fix_acceptance`) and the human-readable `polish_log`.
+`issue_wording`), the review schema and how answers are read (`review`) and the human-readable
+`polish_log`. What a fix must be is the plugin's validator's to say (`phases.deliverable`).
 
 Imports the shared engine (`thoughtforge.phases.engine`), `prompting`, `core` and the vocabulary.
 """

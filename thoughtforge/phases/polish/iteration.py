@@ -10,7 +10,8 @@ safe (the loop's docstring tells the whole story):
 
 Every review records which version of the deliverable it read (a content hash, `fingerprint`),
 and every fix says what it did to it (`FixResult.outcome`): changed it, left it as it was,
-restored an earlier version, or was refused (`fix_acceptance`). The guards read those.
+restored an earlier version, or was refused (by the plugin's validator, `phases.deliverable`).
+The guards read those.
 """
 
 from __future__ import annotations
@@ -37,8 +38,9 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import Counts, HaltReason, Issue
+from thoughtforge.phases.deliverable.verdict import Candidate
 from thoughtforge.phases.engine import PhaseEngine
-from thoughtforge.phases.polish import fix_acceptance, polish_log
+from thoughtforge.phases.polish import polish_log
 from thoughtforge.phases.polish.guards import describe, version_name
 from thoughtforge.phases.polish.review import (
     TestResults,
@@ -157,8 +159,9 @@ class PolishSteps:
     def fix(
         self, state: PolishState, review: StoredReview, constraints: str, guidance: str
     ) -> FixResult:
-        """Ask the fixer for the whole document; anything else is refused (`fix_acceptance`)
-        and the document kept; the guards halt on repeated refusals or idle fixes."""
+        """Ask the fixer for the whole document; the plugin's validator decides whether it may
+        replace it (anything else is refused and the document kept; the guards halt on repeated
+        refusals or idle fixes)."""
         old = self.engine.read(self.document)
         issues = json.dumps([i.model_dump(mode="json") for i in review.issues], indent=2)
         prompt = self.engine.prompts.render(
@@ -169,21 +172,27 @@ class PolishSteps:
             **{self.plugin.name: old},
         )
         call = self.engine.call(self.fix_step, review.iteration)
-        new = fix_acceptance.unwrap(self.engine.ask(self.fixer, prompt, call))
-        why = fix_acceptance.refusal(old, new)
-        if why is not None:
-            return self.refuse(review.iteration, why, new)
-        new += "\n"
+        answer = self.engine.ask(self.fixer, prompt, call)
+        verdict = self.plugin.check_deliverable(
+            self.engine.project, Candidate(stage="fix", text=answer, previous=old)
+        )
+        if not verdict.accepted:
+            return self.refuse(review.iteration, verdict.reason, answer)
+        if verdict.stripped:
+            log_event(
+                self.dir, "outside_text_stripped", iteration=review.iteration, what=verdict.stripped
+            )
+        new = verdict.document + "\n"
         if version_of(new) == version_of(old):
             return FixResult(
                 outcome="unchanged",
-                summary=f"unchanged: the fixer returned {self.document} as it was",
+                summary=f"unchanged: the fixer returned {self.document} as it was"
+                + verdict.stripped_note,
             )
         self.engine.write(self.document, new)
         sizes = f"({len(old)} → {len(new)} chars)"
-        return self.changed(
-            state, version_of(new), f"{self.document} updated {sizes}", f"{self.document} {sizes}"
-        )
+        summary = f"{self.document} updated {sizes}{verdict.stripped_note}"
+        return self.changed(state, version_of(new), summary, f"{self.document} {sizes}")
 
     def refuse(self, n: int, why: str, answer: str) -> FixResult:
         """A fix that is not a whole deliverable: kept in `rejected/`, the deliverable unchanged."""
