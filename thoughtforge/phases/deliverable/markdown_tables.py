@@ -89,3 +89,30 @@ def headings(text: str) -> list[str]:
 
 def _is_rule(line: str) -> bool:
     return "-" in line and _RULE.fullmatch(line) is not None
+
+
+def changed_headings(old: str, new: str) -> list[str]:
+    """The headings of the sections whose text a change touched (added ones included; '' for
+    the text before the first heading), in the new document's order."""
+    before: dict[tuple[str, int], list[str]] = {}
+    for key, lines in _section_texts(old):
+        before[key] = lines
+    return [key[0] for key, lines in _section_texts(new) if before.get(key) != lines]
+
+
+def _section_texts(text: str) -> list[tuple[tuple[str, int], list[str]]]:
+    """Each section's non-blank lines, keyed by its heading and that heading's occurrence."""
+    found: list[tuple[tuple[str, int], list[str]]] = []
+    seen: dict[str, int] = {}
+    heading, lines = "", []
+    for line in [*text.splitlines(), "# \x00end"]:
+        name = heading_text(line)
+        if name is None:
+            if line.strip():
+                lines.append(line.rstrip())
+            continue
+        if heading or lines:
+            seen[heading] = seen.get(heading, 0) + 1
+            found.append(((heading, seen[heading]), lines))
+        heading, lines = name, []
+    return found

@@ -126,6 +126,7 @@ class PolishSteps(PlanPolishSteps):
             test_output=output,
             constraints=constraints,
             guidance=guidance,
+            open_findings=self.open_findings,
             code_mode=(
                 "the whole codebase"
                 if code.mode == "codebase"
