@@ -428,6 +428,8 @@ def test_a_plateau_above_the_thresholds_says_so_and_lists_the_open_issues(
     plugin = plugin_for(load_config(tmp_path / "config.yaml"), "plan")
     panel = panel_for(project, status, plugin)
     assert len(panel.still_open) == 7 and panel.still_open[0].startswith("critical (Section 1)")
+    assert [f.id for f in panel.findings if f.open] == [f"F{n}" for n in range(15, 22)]
+    assert panel.findings[0].state.startswith("addressed, found at iteration 3 (1 review(s))")
 
 
 # --- 6. messages and records ---------------------------------------------------------------------
@@ -570,7 +572,9 @@ def test_paraphrased_findings_with_a_count_wobbling_by_one_are_one_finding_each(
     assert "the same findings persist" in log(project)
 
 
-def test_a_good_run_reaches_done_and_names_the_finding_it_dismissed(run: Run) -> None:
+def test_a_good_run_reaches_done_and_names_the_finding_it_dismissed(
+    run: Run, tmp_path: Path
+) -> None:
     first = {
         "issues": [
             located("critical", "The budget exceeds the 15k limit.", 1),
@@ -589,7 +593,12 @@ def test_a_good_run_reaches_done_and_names_the_finding_it_dismissed(run: Run) ->
     assert "Dismissed by a review, not fixed:" in message
     ledger = read_ledger(project.dir)
     assert [(f.id, f.status) for f in ledger.findings] == [("F1", "resolved"), ("F2", "dismissed")]
-    assert read_status(project.dir).phase is Phase.DONE
+    status = read_status(project.dir)
+    assert status.phase is Phase.DONE
+    panel = panel_for(project, status, plugin_for(load_config(tmp_path / "config.yaml"), "plan"))
+    assert [(f.id, f.open, f.state) for f in panel.findings] == [
+        ("F2", False, "dismissed at iteration 2: Section 4 already has one.")
+    ]
 
 
 def test_a_finding_relabelled_minor_keeps_its_severity_and_blocks_done(run: Run) -> None:

@@ -13,7 +13,8 @@ that relabels a critical finding minor does not make it minor (it is recorded, i
 one that raises it raises it at once.
 
 Pure functions of the ledger, the review and the fix, so the ledger of iteration N follows from
-that of N−1 and the stored review; written with the polish state, crash-safe.
+that of N−1 and the stored review; written with the polish state, crash-safe. A new ledger shares
+the findings no step changed with the one it came from (each step copies what it changes).
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ Status = Literal["open", "addressed", "resolved", "dismissed"]
 _RANK = {Severity.CRITICAL: 0, Severity.MEDIUM: 1, Severity.MINOR: 2}
 _SERIOUS = (Severity.CRITICAL, Severity.MEDIUM)
 _RELABELS_KEPT = 5
+REOPEN_WINDOW = 1
+"""A finding closed this many iterations ago or less is open again when reported again; an older
+one reported again is a new finding (which bounds what each review is matched against)."""
 
 
 class Finding(BaseModel):
@@ -73,7 +77,7 @@ class Finding(BaseModel):
         return iteration - self.found_at + 1
 
     def as_issue(self) -> Issue:
-        return Issue(
+        return Issue.model_construct(
             severity=self.severity,
             description=self.description,
             location=self.location,
@@ -110,23 +114,21 @@ def after_review(
     ledger: Ledger, iteration: int, issues: list[Issue], dismissals: list[Dismissal]
 ) -> Ledger:
     """The ledger once review `iteration` (shown the active findings) is taken in."""
-    findings = [f.model_copy(deep=True) for f in ledger.findings]
+    recent = iteration - REOPEN_WINDOW
+    findings = [
+        f.model_copy() if f.active or _closed_at(f) >= recent else f for f in ledger.findings
+    ]
     active = [f for f in findings if f.active]
-    closed = [f for f in findings if not f.active]
-    matched = match_findings(issues, [f.as_issue() for f in active])
-    rest = [n for n, m in enumerate(matched) if m is None]
-    again = match_findings([issues[n] for n in rest], [f.as_issue() for f in closed])
+    closed = [f for f in findings if not f.active and _closed_at(f) >= recent]
+    known = [*active, *closed]
+    matched = match_findings(issues, [f.as_issue() for f in known])
     reported: set[str] = set()
-    for n, m in enumerate(matched):
-        if m is not None:
-            _report(active[m], issues[n], iteration)
-            reported.add(active[m].id)
-    for n, m in zip(rest, again, strict=True):
-        if m is not None:
-            _report(closed[m], issues[n], iteration, reopened=True)
-            reported.add(closed[m].id)
+    for issue, m in zip(issues, matched, strict=True):
+        if m is None:
+            findings.append(_new(len(findings) + 1, issue, iteration))
         else:
-            findings.append(_new(len(findings) + 1, issues[n], iteration))
+            _report(known[m], issue, iteration)
+            reported.add(known[m].id)
     said = {d.id.strip().upper(): d.reason.strip() for d in dismissals if d.reason.strip()}
     for finding in active:
         if finding.id in reported:
@@ -138,7 +140,7 @@ def after_review(
             finding.status, finding.resolved_at = "resolved", iteration
         elif finding.silent_since is None:
             finding.silent_since = iteration
-    return Ledger(findings=findings, reviewed=iteration)
+    return Ledger.model_construct(findings=findings, reviewed=iteration)
 
 
 def after_fix(ledger: Ledger, iteration: int, places: list[str] | None) -> Ledger:
@@ -155,7 +157,7 @@ def after_fix(ledger: Ledger, iteration: int, places: list[str] | None) -> Ledge
                 }
             )
         findings.append(finding)
-    return Ledger(findings=findings, reviewed=ledger.reviewed)
+    return Ledger.model_construct(findings=findings, reviewed=ledger.reviewed)
 
 
 def read_ledger(project_dir: Path) -> Ledger:
@@ -173,7 +175,7 @@ def write_ledger(project_dir: Path, ledger: Ledger) -> None:
     write_text_atomic(project_dir / LEDGER_FILE, ledger.model_dump_json(indent=2) + "\n")
 
 
-def _report(finding: Finding, issue: Issue, iteration: int, reopened: bool = False) -> None:
+def _report(finding: Finding, issue: Issue, iteration: int) -> None:
     if _RANK[issue.severity] < _RANK[finding.severity]:
         finding.severity = issue.severity
     elif issue.severity is not finding.severity:
@@ -184,13 +186,18 @@ def _report(finding: Finding, issue: Issue, iteration: int, reopened: bool = Fal
     finding.recommendation = issue.recommendation or finding.recommendation
     finding.last_reported = iteration
     finding.silent_since = None
-    if reopened or finding.status == "addressed":
+    if finding.status != "open":  # addressed, or closed and reported again
         finding.status = "open"
         finding.resolved_at = finding.dismissed_at = None
 
 
+def _closed_at(finding: Finding) -> int:
+    return finding.resolved_at or finding.dismissed_at or 0
+
+
 def _new(number: int, issue: Issue, iteration: int) -> Finding:
-    return Finding(
+    """Built from an issue already validated: a review may hold a thousand."""
+    return Finding.model_construct(
         id=f"F{number}",
         severity=issue.severity,
         description=issue.description,
@@ -198,4 +205,11 @@ def _new(number: int, issue: Issue, iteration: int) -> Finding:
         recommendation=issue.recommendation,
         found_at=iteration,
         last_reported=iteration,
+        status="open",
+        addressed_by=[],
+        resolved_at=None,
+        dismissed_at=None,
+        dismissal="",
+        silent_since=None,
+        relabelled=[],
     )

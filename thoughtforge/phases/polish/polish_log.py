@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -76,12 +77,13 @@ def finding_line(finding: Finding, iteration: int) -> str:
     )
 
 
-def finding_state(finding: Finding, iteration: int) -> str:
-    """Its life so far: age, what addressed it, how it closed."""
+def finding_state(
+    finding: Finding, iteration: int, quote: Callable[[str], str] = escape_untrusted
+) -> str:
+    """Its life so far: age, what addressed it, how it closed (the reviewer's words `quote`d,
+    for Markdown by default)."""
     if finding.status == "dismissed":
-        return (
-            f"dismissed at iteration {finding.dismissed_at}: {escape_untrusted(finding.dismissal)}"
-        )
+        return f"dismissed at iteration {finding.dismissed_at}: {quote(finding.dismissal)}"
     fixes = ", ".join(f"#{n}" for n in finding.addressed_by)
     addressed = f"; its place changed by fix {fixes}" if fixes else ""
     if finding.status == "resolved":
