@@ -160,6 +160,16 @@ def after_fix(ledger: Ledger, iteration: int, places: list[str] | None) -> Ledge
     return Ledger.model_construct(findings=findings, reviewed=ledger.reviewed)
 
 
+def after_resume(ledger: Ledger) -> Ledger:
+    """The ledger when the person resumes a halted loop: they may have edited the deliverable or
+    said what to do, so a silence the halt quoted counts afresh from the next review."""
+    findings = [
+        f.model_copy(update={"silent_since": None}) if f.silent_since is not None else f
+        for f in ledger.findings
+    ]
+    return Ledger.model_construct(findings=findings, reviewed=ledger.reviewed)
+
+
 def read_ledger(project_dir: Path) -> Ledger:
     """The ledger as recorded; none yet before the first iteration."""
     path = project_dir / LEDGER_FILE

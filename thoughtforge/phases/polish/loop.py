@@ -52,7 +52,7 @@ from thoughtforge.phases.polish import polish_log
 from thoughtforge.phases.polish.assessment import Assessment, assess
 from thoughtforge.phases.polish.guards import GuardReport
 from thoughtforge.phases.polish.iteration import PolishSteps, StoredReview
-from thoughtforge.phases.polish.ledger import Ledger, after_review, read_ledger
+from thoughtforge.phases.polish.ledger import Ledger, after_resume, after_review, read_ledger
 
 HALT_OPTIONS = "resume, override, terminate"
 
@@ -169,7 +169,9 @@ class PolishLoop:
             ledger = read_ledger(self.dir)
         except StateFileError as exc:
             raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, str(exc)) from None
-        return ledger if ledger.reviewed == state.iteration else Ledger()
+        if ledger.reviewed != state.iteration:
+            return Ledger()
+        return after_resume(ledger) if state.halt_reason is not None else ledger
 
     def _finish(self, state: PolishState, report: GuardReport) -> PolishOutcome:
         deliverable = self.steps.deliverable
