@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-_PATH = re.compile(r"[\w.-]+(?:/[\w.-]+)*\.\w+")
+_PATH = re.compile(r"([\w.-]+(?:/[\w.-]+)*\.\w+)(?::\d+(?:-\d+)?)?")
 _WORD = re.compile(r"[a-z0-9]+")
 _NOT_A_PLACE_WORDS = """
     section sections table tables row rows column columns cell cells and the of in on at a an
@@ -26,7 +26,7 @@ _NOT_A_PLACE = frozenset(_NOT_A_PLACE_WORDS.split())
 def place_words(location: str) -> frozenset[str]:
     """The words that name a place; empty for an unknown one."""
     text = location.lower()
-    paths = set(_PATH.findall(text))
+    paths = {found.group(1) for found in _PATH.finditer(text)}
     rest = _PATH.sub(" ", text)
     found = {word for word in _WORD.findall(rest) if word not in _NOT_A_PLACE}
     return frozenset(found | paths)
