@@ -37,3 +37,7 @@ def test_a_fix_changed_a_place_when_it_changed_its_section() -> None:
     assert not at_places("Section 3", []), "a refused or unchanged fix changed nothing"
     assert at_places("Section 3", None), "unknown places: any"
     assert at_places("", ["## Section 5"]), "a finding without a place: any change"
+
+
+def test_a_location_that_names_everywhere_is_addressed_by_any_change() -> None:
+    assert at_places("Overall / throughout the plan", ["## Section 5"])

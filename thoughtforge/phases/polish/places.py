@@ -16,10 +16,12 @@ _WORD = re.compile(r"[a-z0-9]+")
 _NOT_A_PLACE_WORDS = """
     section sections table tables row rows column columns cell cells and the of in on at a an
     part heading line lines whole document plan file throughout all everywhere see under
-    objective objectives assessment
+    objective objectives assessment overall general entire throughout global various multiple
+    several every everywhere whole n/a na none
 """
 _NOT_A_PLACE = frozenset(_NOT_A_PLACE_WORDS.split())
-"""Words that say what kind of place, not which one (an OPA column is in every section)."""
+"""Words that say what kind of place, not which one (an OPA column is in every section), or that
+the finding is everywhere: such a location is unknown, and any change addresses it."""
 
 
 @lru_cache(maxsize=8192)
