@@ -41,3 +41,9 @@ def test_a_fix_changed_a_place_when_it_changed_its_section() -> None:
 
 def test_a_location_that_names_everywhere_is_addressed_by_any_change() -> None:
     assert at_places("Overall / throughout the plan", ["## Section 5"])
+
+
+def test_a_location_that_names_no_place_of_the_deliverable_is_addressed_by_any_change() -> None:
+    headings = ["# Wedding plan", "## Section 1", "## Section 2"]
+    assert at_places("the vendors", ["## Section 2"], headings)
+    assert not at_places("Section 1", ["## Section 2"], headings)

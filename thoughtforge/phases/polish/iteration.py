@@ -37,7 +37,7 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import Counts, HaltReason, Issue
-from thoughtforge.phases.deliverable.markdown_tables import changed_headings
+from thoughtforge.phases.deliverable.markdown_tables import changed_headings, sections
 from thoughtforge.phases.deliverable.verdict import Candidate
 from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.phases.polish import polish_log
@@ -77,6 +77,8 @@ class FixResult(BaseModel):
     """The content hash of what the fix left, when it changed the deliverable."""
     places: list[str] | None = None
     """Where it changed the deliverable (a document's headings); None: unknown, so anywhere."""
+    every_place: list[str] | None = None
+    """Every place of the deliverable it left (a document's headings), when known."""
 
     @property
     def changed_places(self) -> list[str] | None:
@@ -208,7 +210,10 @@ class PolishSteps:
         sizes = f"({len(old)} → {len(new)} chars)"
         summary = f"{self.document} updated {sizes}{verdict.stripped_note}"
         result = self.changed(state, version_of(new), summary, f"{self.document} {sizes}")
-        return result.model_copy(update={"places": changed_headings(old, new)})
+        every = [s.heading for s in sections(new)]
+        return result.model_copy(
+            update={"places": changed_headings(old, new), "every_place": every}
+        )
 
     def refuse(self, n: int, why: str, answer: str) -> FixResult:
         """A fix that is not a whole deliverable: kept in `rejected/`, the deliverable unchanged."""

@@ -143,12 +143,15 @@ def after_review(
     return Ledger.model_construct(findings=findings, reviewed=iteration)
 
 
-def after_fix(ledger: Ledger, iteration: int, places: list[str] | None) -> Ledger:
+def after_fix(
+    ledger: Ledger, iteration: int, places: list[str] | None, every: list[str] | None = None
+) -> Ledger:
     """The ledger once fix `iteration` changed `places` (None: unknown, so every place; an
-    unchanged or refused fix changed none)."""
+    unchanged or refused fix changed none) of the deliverable's `every` places (a location that
+    names none of them, "the vendors", is addressed by any change)."""
     findings = []
     for finding in ledger.findings:
-        if finding.status == "open" and at_places(finding.location, places):
+        if finding.status == "open" and at_places(finding.location, places, every):
             finding = finding.model_copy(
                 update={
                     "status": "addressed",

@@ -40,11 +40,14 @@ def same_place(first: str, second: str) -> bool:
     return not a or not b or bool(a & b)
 
 
-def at_places(location: str, places: list[str] | None) -> bool:
-    """Whether a fix that changed `places` (None: unknown, so any) changed this location."""
+def at_places(location: str, places: list[str] | None, every: list[str] | None = None) -> bool:
+    """Whether a fix that changed `places` (None: unknown, so any) changed this location; with
+    `every` place of the deliverable, a location that names none of them is unknown too."""
     if places is None:
         return True
     if not places:
         return False
     words = place_words(location)
+    if every is not None and not any(words & place_words(place) for place in every):
+        return True
     return not words or any(words & place_words(place) for place in places)
