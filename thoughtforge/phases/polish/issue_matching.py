@@ -107,8 +107,9 @@ class _Previous:
         return found
 
     def resembling_texts(self, texts: list[str]) -> list[list[str]]:
-        """For each text (shortest first), the previous descriptions similar to it."""
-        reach = self.characters.within_reach(texts)
+        """For each text (shortest first), the previous descriptions similar to it: of those its
+        characters leave within reach, those its pairs of characters do, measured."""
+        reach = self.pairs_of_characters.within_reach(texts, self.characters.within_reach(texts))
         pairs = _similar_pairs(
             [text for text, rows in zip(texts, reach, strict=True) for _ in rows],
             [self.by_length[row] for rows in reach for row in rows],
@@ -124,6 +125,11 @@ class _Previous:
     def same_word_texts(self, text: str) -> list[str]:
         """The previous descriptions that name the same things in other words."""
         return [self.by_length[n] for n in self.words.all_same(words(text))]
+
+    @cached_property
+    def pairs_of_characters(self) -> _BigramCounts:
+        """Built when first asked, like `words`."""
+        return _BigramCounts(self.by_length)
 
     @cached_property
     def characters(self) -> _CharacterCounts:
@@ -181,6 +187,54 @@ class _CharacterCounts:
             apart += np.abs(step, out=step)
         within = 5 * apart <= 2 * np.maximum(lengths, sizes)
         return [(np.flatnonzero(row) + low).tolist() for row in within]
+
+
+class _BigramCounts:
+    """How many of each pair of adjacent characters every description holds, in buckets.
+
+    An edit changes at most two adjacent pairs and adds at most two, so the L1 difference of two
+    texts' pair counts is at most 4 × their distance; a similarity of 0.8 allows a distance of a
+    fifth of the longer text, so 5 · L1 ≤ 4 · longer. Buckets and a ceiling only lower the L1, so
+    a pair it rules out can never be similar. Asked only about the pairs the character counts
+    left within reach: it is the finer, costlier bound.
+    """
+
+    BUCKETS = 128
+
+    def __init__(self, texts: list[str]) -> None:
+        self.counts = _bigram_counts(texts)
+        self.lengths = np.array([len(text) for text in texts], dtype=np.int64)
+
+    def within_reach(self, texts: list[str], reach: list[list[int]]) -> list[list[int]]:
+        sizes = [len(rows) for rows in reach]
+        if not sum(sizes):
+            return reach
+        mine = _bigram_counts(texts)
+        which = np.repeat(np.arange(len(texts)), sizes)
+        rows = np.fromiter((row for found in reach for row in found), dtype=np.int64)
+        apart = np.abs(mine[which] - self.counts[rows]).sum(axis=1, dtype=np.int64)
+        longer = np.maximum(
+            np.array([len(t) for t in texts], dtype=np.int64)[which], self.lengths[rows]
+        )
+        keep = 5 * apart <= 4 * longer
+        kept: list[list[int]] = []
+        start = 0
+        for size in sizes:
+            kept.append(rows[start : start + size][keep[start : start + size]].tolist())
+            start += size
+        return kept
+
+
+def _bigram_counts(texts: list[str]) -> NDArray[np.int16]:
+    """One row of bucket counts of adjacent character pairs per text (none across texts)."""
+    size = _BigramCounts.BUCKETS
+    points = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+    lengths = np.array([len(text) for text in texts], dtype=np.int64)
+    rows = np.repeat(np.arange(len(texts)), lengths)
+    same_text = rows[:-1] == rows[1:]
+    codes = (points[:-1] * 31 + points[1:]) % size
+    flat = np.bincount(rows[:-1][same_text] * size + codes[same_text], minlength=len(texts) * size)
+    return np.minimum(flat, 255).reshape(len(texts), size).astype(np.int16)
 
 
 def _counts(texts: list[str]) -> NDArray[np.int16]:
