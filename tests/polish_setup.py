@@ -49,13 +49,17 @@ def polishing_project(config: Config, plan: str = PLAN, constraints: str = CONST
     return project
 
 
-def review(critical: int = 0, medium: int = 0, minor: int = 0, tag: str = "same") -> str:
-    """A review JSON with the given counts; issues with different tags do not match each other."""
+def review(
+    critical: int = 0, medium: int = 0, minor: int = 0, tag: str = "same", located: bool = False
+) -> str:
+    """A review JSON with the given counts; issues with different tags do not match each other.
+    `located` issues name a section ("Section 2"): only a fix that changes it addresses them;
+    the others are addressed by any change."""
     issues = [
         {
             "severity": severity,
             "description": " ".join([tag] * 6) + f" {severity} {k}",
-            "location": f"Section {k % 5 + 1}",
+            "location": f"Section {k % 5 + 1}" if located else "",
             "recommendation": "Make it concrete",
         }
         for severity, count in (("critical", critical), ("medium", medium), ("minor", minor))
@@ -78,3 +82,16 @@ def write_script(
 def calls(project: Project) -> dict[str, int]:
     path = project.dir / ".scripted-agent" / "calls.json"
     return json.loads(path.read_text()) if path.exists() else {}
+
+
+def every_section_fix(iterations: int = 12) -> dict[str, Any]:
+    """A fixer that rewrites a line in every section at every iteration, differently each time:
+    every finding's place changes."""
+    return {"by_iteration": {n: {"text": revised_everywhere(n)} for n in range(1, iterations + 1)}}
+
+
+def revised_everywhere(n: int) -> str:
+    text = PLAN
+    for k in range(1, 6):
+        text = text.replace(f"Steps for {k}", f"Steps for {k}, revision {n}")
+    return text

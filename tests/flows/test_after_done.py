@@ -32,6 +32,8 @@ NEW_BUDGET = (
     "Spend stays at or below 12k. |"
 )
 CHANGE = "The budget is 12k now, not 15k."
+UNRESOLVED_BUDGET = NEW_BUDGET.replace("Spend stays at or below 12k.", "TBD")
+"""The reviser's first answer: the validator refuses it as Phase 3 would, and it is asked again."""
 
 
 def revision_script(path: Path) -> Path:
@@ -43,7 +45,7 @@ def revision_script(path: Path) -> Path:
         {"text": original.replace(OLD_CRITERION, NEW_CRITERION)},
     ]
     steps["plan-revise-sections"] = {"text": '{"sections": ["Resources & Budget"]}'}
-    steps["plan-revise"] = {"text": NEW_BUDGET}
+    steps["plan-revise"] = [{"text": UNRESOLVED_BUDGET}, {"text": NEW_BUDGET}]
     path.write_text(yaml.safe_dump({"steps": steps}))
     return path
 
@@ -80,6 +82,11 @@ def test_a_change_request_rebuilds_one_section_then_rollback_restores_earlier_st
     changed = [heading for heading in before if before[heading] != after[heading]]
     assert changed == ["Resources & Budget"]
     assert "12k in total" in after["Resources & Budget"]
+    assert "TBD" not in plan.read_text()
+    asked = sorted((project / ".scripted-agent" / "prompts").glob("*-plan-revise.md"))
+    assert len(asked) == 2, "the refused section was asked for again"
+    reasked = asked[1].read_text()
+    assert "the revised plan would be refused" in reasked and "'TBD'" in reasked
 
     constraints = (project / "docs" / "constraints.md").read_text()
     assert NEW_CRITERION in constraints

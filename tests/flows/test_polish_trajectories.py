@@ -22,6 +22,7 @@ from tests.polish_setup import (
     PLAN,
     UNCHANGED_FIX,
     calls,
+    every_section_fix,
     polishing_project,
     review,
     write_script,
@@ -31,6 +32,7 @@ from thoughtforge.core import Project, read_chat, read_polish_state, read_status
 from thoughtforge.flows import polish
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.plugin_loader import plugin_for
+from thoughtforge.phases.polish.ledger import read_ledger
 from thoughtforge.phases.polish.loop import PolishOutcome
 from thoughtforge.web.progress import panel_for
 
@@ -155,9 +157,10 @@ def test_only_a_whole_document_is_accepted_and_a_fence_is_unwrapped(
 ) -> None:
     """Before: a fenced answer with a line of chatter was refused ('dropped or reordered
     headings'); a plan whose tables were replaced by prose was accepted."""
-    project, outcome = run(
-        {1: review(1, 0, 0, "a"), 2: review(1, 0, 0, "b"), "default": review()}, {"text": answer}
-    )
+    reviews = {1: review(1, 0, 0, "a"), "default": review()}
+    if not accepted:
+        reviews[2] = review(1, 0, 0, "b")
+    project, outcome = run(reviews, {"text": answer})
     if accepted:
         assert outcome.verdict == "done", outcome.reason
         assert (project.docs_dir / "plan.md").read_text() == EVERY_SECTION_FIXED
@@ -166,6 +169,69 @@ def test_only_a_whole_document_is_accepted_and_a_fence_is_unwrapped(
         halted(project, outcome, HaltReason.FIX_OUTPUT_INVALID, 2)
         assert (project.docs_dir / "plan.md").read_text() == PLAN
         assert why in log(project)
+
+
+TRANSPOSED = EVERY_SECTION_FIXED.replace(
+    "| Objective | Plan | Assessment |\n| --- | --- | --- |\n"
+    "| Goal 3 | Book item 3 by May | Check 3 |",
+    "| Field | Value |\n| --- | --- |\n| Objective | Goal 3 |\n| Plan | Book item 3 by May |\n"
+    "| Assessment | Check 3 |",
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "why"),
+    [
+        (TRANSPOSED, "the table of '## Section 3' has the header 'Field | Value' where it had"),
+        (EVERY_SECTION_FIXED.replace("| Check 2 |", "|  |"), "'## Section 2' holds a cell with"),
+        (EVERY_SECTION_FIXED.replace("Check 4", "TBD"), "placeholder text 'TBD'"),
+        (EVERY_SECTION_FIXED[: EVERY_SECTION_FIXED.rindex("Check 5")] + "Ch", "cut off mid-row"),
+        (EVERY_SECTION_FIXED * 2, "the answer holds the document more than once"),
+        (
+            EVERY_SECTION_FIXED.replace(
+                "## Section 3", "Changes made: dates added.\n\n## Section 3"
+            ),
+            "a note to the reader inside the document ('Changes made: dates added.')",
+        ),
+    ],
+    ids=["transposed", "emptied-cell", "tbd", "cut-off", "plan-twice", "note-inside"],
+)
+def test_a_fix_phase_3_would_refuse_is_refused_and_the_plan_kept(
+    run: Run, answer: str, why: str
+) -> None:
+    """Before: each of these replaced docs/plan.md (the fix check counted headings and tables
+    only), and the run ended `done` on it."""
+    project, outcome = run(
+        {1: review(1, 0, 0, "a"), 2: review(1, 0, 0, "b"), "default": review()}, {"text": answer}
+    )
+    halted(project, outcome, HaltReason.FIX_OUTPUT_INVALID, 2)
+    assert (project.docs_dir / "plan.md").read_text() == PLAN
+    assert plan_commits(project) == 1, "no commit ever changed the plan"
+    assert subjects(project)[1].startswith("fix #1: refused: ")
+    assert why[:40] in subjects(project)[1]
+    assert why in log(project)
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        (f"Here is the revised plan:\n\n{EVERY_SECTION_FIXED}", "a preamble ('Here is the revised"),
+        (
+            f"{EVERY_SECTION_FIXED}\nChanges made:\n- Every item is booked by May.\n",
+            "a note after the document ('Changes made:')",
+        ),
+    ],
+    ids=["preamble", "changelog"],
+)
+def test_text_around_a_fixed_plan_is_stripped_and_the_log_says_so(
+    run: Run, answer: str, said: str
+) -> None:
+    """Before: 'Here is the revised plan:' or the 'Changes made:' list ended up in plan.md."""
+    project, outcome = run({1: review(1, 0, 0, "a"), "default": review()}, {"text": answer})
+    assert outcome.verdict == "done", outcome.reason
+    assert (project.docs_dir / "plan.md").read_text() == EVERY_SECTION_FIXED
+    assert f"stripped {said}" in subjects(project)[1]
+    assert f"stripped {said}" in log(project)
 
 
 # --- 2. fixes that change nothing or go back -----------------------------------------------------
@@ -212,33 +278,36 @@ def test_a_fixer_that_undoes_its_own_fix_is_recognised_and_halts_as_circular(run
 # --- 3. a clean verdict must be earned -----------------------------------------------------------
 
 
-def test_a_clean_review_right_after_a_refused_fix_needs_a_second_review(run: Run) -> None:
+def test_an_empty_review_of_the_unchanged_plan_after_a_refused_fix_is_no_evidence(run: Run) -> None:
     """Before: review 1 found a critical issue, the fix was refused, review 2 of the identical
-    plan was empty, and the project went to `done` at iteration 2."""
+    plan was empty, and the project went to `done` once a second empty review 'agreed'. Now the
+    finding stays open: it goes to the fixer, whose second refusal halts."""
     project, outcome = run(
-        {1: review(1, 0, 0, "a"), "default": review()}, {"text": "# Wedding plan\n"}
+        {1: review(1, 0, 0, "a", located=True), "default": review()}, {"text": "# Wedding plan\n"}
     )
-    assert (outcome.verdict, outcome.iteration) == ("done", 3), outcome.reason
+    halted(project, outcome, HaltReason.FIX_OUTPUT_INVALID, 2)
     entries = log(project).split("## Iteration ")
-    assert "**Verdict:** continue" in entries[2]
-    assert (
-        "iteration 1's review found 1 critical, 0 medium, 0 minor in this same version"
-        in (entries[2])
-    )
-    assert "**Second review** of the version iteration 1 found" in entries[3]
-    assert "The second review (iteration 3) agrees with iteration 2's" in outcome.reason
-    third = prompts(project, "plan-review")[2]
-    assert "Second review:" in third and " ".join(["a"] * 6) + " critical 0" in third
+    assert "this review neither reported nor dismissed F1 (critical, Section 1)" in entries[2]
+    assert "F1 critical** (Section 1): a a a a a a critical 0 — open" in entries[2]
+    second_fix = prompts(project, "plan-fix")[1]
+    assert " ".join(["a"] * 6) + " critical 0" in second_fix, "the open finding went to the fixer"
+    second_review = prompts(project, "plan-review")[1]
+    assert '"id": "F1"' in second_review, "the reviewer was shown the open finding"
+    ledger = read_ledger(project.dir)
+    assert [(f.id, f.status, f.silent_since) for f in ledger.findings] == [("F1", "open", 2)]
 
 
-def test_a_second_review_that_finds_the_issue_again_keeps_the_loop_going(run: Run) -> None:
-    project, outcome = run(
-        {1: review(1, 0, 0, "a"), 2: review(), "default": review(1, 0, 0, "a")},
-        {"text": "# Wedding plan\n"},
-    )
-    halted(project, outcome, HaltReason.FIX_OUTPUT_INVALID, 3)
-    assert "the second review disagrees with iteration 2's clean review" in log(project)
-    assert read_status(project.dir).phase is not Phase.DONE
+def test_a_refused_fix_then_a_real_fix_is_confirmed_by_the_next_review_and_done(run: Run) -> None:
+    fix = {
+        "by_iteration": {1: {"text": "# Wedding plan\n"}, "default": {"text": EVERY_SECTION_FIXED}}
+    }
+    project, outcome = run({1: review(1, 0, 0, "a"), "default": review()}, fix)
+    assert (outcome.verdict, outcome.iteration) == ("done", 3), outcome.reason
+    assert "1 finding(s) resolved by a fix." in outcome.reason
+    ledger = read_ledger(project.dir)
+    [finding] = ledger.findings
+    assert (finding.status, finding.addressed_by, finding.resolved_at) == ("resolved", [2], 3)
+    assert "resolved at iteration 3; its place changed by fix #2" in log(project)
 
 
 # --- 4. reading reviews --------------------------------------------------------------------------
@@ -330,8 +399,12 @@ def test_the_same_issues_reworded_each_round_are_no_rotation_and_halt_as_persist
     reviews: dict[int | str, str] = {n: reworded_review(n % 2) for n in range(1, 13)}
     project, outcome = run(reviews, ECHO_FIX, max_iterations=12)
     halted(project, outcome, HaltReason.GUARD_ISSUES_PERSIST, 6)
-    assert "but the same issues persist (at least 3 of 4 matched, 70 % or more)" in log(project)
-    assert outcome.reason.startswith("The same issues have stayed open for 6 iterations")
+    assert "but the same findings persist (4 of 4 reported open since iteration 1)" in log(project)
+    assert outcome.reason.startswith("The same findings have stayed open for 6 iterations")
+    ledger = read_ledger(project.dir)
+    assert [(f.id, f.found_at, f.last_reported) for f in ledger.findings] == [
+        (f"F{n}", 1, 6) for n in range(1, 5)
+    ], "one identity per finding across the rewordings"
     assert "the same issues survive every fix" in read_chat(project.dir)[-1].content
 
 
@@ -341,10 +414,12 @@ def test_a_plateau_above_the_thresholds_says_so_and_lists_the_open_issues(
     """Before: the completion message, the notification and the workbench said only 'polish
     sufficient', not that 7 issues were still open."""
     tags = ["alpha", "bravo", "charlie"]
-    reviews: dict[int | str, str] = {n: review(1, 3, 3, tags[n - 1]) for n in (1, 2, 3)}
-    project, outcome = run(reviews, ECHO_FIX)
-    assert (outcome.verdict, outcome.iteration) == ("done", 3)
-    assert "Converged at a plateau above the thresholds (1 critical > 0): 7 issue(s)" in (
+    reviews: dict[int | str, str] = {
+        n: review(1, 3, 3, tags[n - 1], located=True) for n in (1, 2, 3)
+    }
+    project, outcome = run(reviews, every_section_fix())
+    assert (outcome.verdict, outcome.iteration) == ("done", 3), outcome.reason
+    assert "Converged at a plateau above the thresholds (1 critical > 0): 7 finding(s)" in (
         outcome.reason
     )
     message = read_chat(project.dir)[-1].content
@@ -353,6 +428,8 @@ def test_a_plateau_above_the_thresholds_says_so_and_lists_the_open_issues(
     plugin = plugin_for(load_config(tmp_path / "config.yaml"), "plan")
     panel = panel_for(project, status, plugin)
     assert len(panel.still_open) == 7 and panel.still_open[0].startswith("critical (Section 1)")
+    assert [f.id for f in panel.findings if f.open] == [f"F{n}" for n in range(15, 22)]
+    assert panel.findings[0].state.startswith("addressed, found at iteration 3 (1 review(s))")
 
 
 # --- 6. messages and records ---------------------------------------------------------------------
@@ -363,9 +440,181 @@ def test_max_iterations_names_the_first_iteration_at_the_lowest_count(run: Run) 
     reviews: dict[int | str, str] = {
         1: review(5, 4, 3, "a"),
         2: review(5, 3, 2, "b"),
-        3: review(5, 4, 2, "c"),
+        3: review(5, 5, 3, "c"),
         4: review(5, 3, 2, "d"),
     }
-    project, outcome = run(reviews, ECHO_FIX, max_iterations=4)
+    project, outcome = run(reviews, every_section_fix(), max_iterations=4)
     halted(project, outcome, HaltReason.GUARD_MAX_ITERATIONS, 4)
     assert "Lowest: 10 at iter 2." in outcome.reason
+
+
+# --- 7. the ledger of findings: done rests on evidence ------------------------------------------
+
+
+def located(severity: str, description: str, section: int) -> dict[str, str]:
+    return {"severity": severity, "description": description, "location": f"Section {section}"}
+
+
+def test_a_three_character_fix_then_an_empty_review_is_no_done(run: Run) -> None:
+    """Before: 2 critical + 3 medium, a fix that changed 3 characters, an empty review → `done`
+    (the second-review rule needed a byte-identical document)."""
+    three_characters = PLAN.replace("Check 5", "Check 5 !")
+    project, outcome = run(
+        {1: review(2, 3, 0, "a", located=True), "default": review()}, {"text": three_characters}
+    )
+    halted(project, outcome, HaltReason.GUARD_ISSUES_PERSIST, 3)
+    assert outcome.reason.startswith(
+        "The reviewer contradicts itself: iteration 1's review found F1 (critical, Section 1): "
+        "'a a a a a a critical 0'; the reviews of iterations 2 and 3, shown it, of a place no "
+        "fix changed since, neither report it nor dismiss it"
+    )
+    ledger = read_ledger(project.dir)
+    assert [f.status for f in ledger.findings] == ["open"] * 5
+    assert all(f.addressed_by == [] for f in ledger.findings), "the fix touched Section 5 only"
+    said = subjects(project)
+    assert said[1].startswith("fix #1: docs/plan.md updated")
+    assert said[2].startswith("fix #2: "), "the silent findings went to the fixer"
+    entries = log(project).split("## Iteration ")
+    assert "this review neither reported nor dismissed F1 (critical, Section 1)" in entries[2]
+
+
+def test_a_fresh_small_issue_each_round_with_alternating_totals_halts_before_the_ceiling(
+    run: Run,
+) -> None:
+    """Before: totals 3, 4, 3, 4 … never equal, so neither stagnation nor persistence looked,
+    and the run went to the ceiling."""
+    persistent = [located("critical", "The venue deposit has no due date.", 2)]
+    persistent.append(located("medium", "No one owns the guest list.", 3))
+
+    small = iter(FRESH_SMALL_ISSUES)
+
+    def round_of(n: int) -> str:
+        fresh = [located("minor", next(small), 5) for _ in range(1 if n % 2 else 2)]
+        return json.dumps({"issues": [*persistent, *fresh]})
+
+    reviews: dict[int | str, str] = {n: round_of(n) for n in range(1, 13)}
+    project, outcome = run(reviews, every_section_fix(), max_iterations=12)
+    halted(project, outcome, HaltReason.GUARD_ISSUES_PERSIST, 6)
+    assert [e.total for e in read_polish_state(project.dir).trajectory] == [3, 4, 3, 4, 3, 4]
+    assert "F1 (critical, Section 2), F2 (medium, Section 3)" in outcome.reason
+    assert "but the same findings persist" in log(project)
+    ledger = read_ledger(project.dir)
+    assert [(f.id, f.found_at, f.last_reported) for f in ledger.findings[:2]] == [
+        ("F1", 1, 6),
+        ("F2", 1, 6),
+    ]
+    assert sum(f.status == "resolved" for f in ledger.findings) == 7, "the fresh typos closed"
+
+
+FRESH_SMALL_ISSUES = [
+    "The closing sentence misspells 'reception'.",
+    "Dates mix two formats (12/05 and May 12).",
+    "The RSVP email address is not a link.",
+    "One heading uses title case, the others do not.",
+    "The summary repeats the word 'lovely' three times.",
+    "Currency is written as both EUR and €.",
+    "The florist's phone number lacks the country code.",
+    "A stray double space after 'ceremony'.",
+    "The dress code is bold in one place only.",
+    "Times use both 24-hour and am/pm.",
+    "The playlist link text says 'here'.",
+    "Table numbers are spelled out in one row.",
+    "The parking note ends without a full stop.",
+    "An abbreviation (DJ) is never spelled out.",
+    "The cake flavour is capitalised inconsistently.",
+    "Two bullet lists use different bullet styles.",
+    "The map caption is in the passive voice.",
+    "The thank-you note is missing an Oxford comma.",
+]
+PARAPHRASED = [
+    (
+        "The catering budget has no contingency for unexpected costs.",
+        "No reserve is set aside in the catering budget for unforeseen expenses.",
+    ),
+    (
+        "Guests are not told how to reach the venue.",
+        "Directions to the venue are not given to the guests.",
+    ),
+    (
+        "The photographer booking has no deadline.",
+        "No due date is set for booking the photographer.",
+    ),
+    (
+        "There is no fallback if it rains during the ceremony.",
+        "The ceremony has no wet-weather backup plan.",
+    ),
+    (
+        "The seating chart ignores the two guests in wheelchairs.",
+        "Wheelchair users are not accounted for in the seating chart.",
+    ),
+]
+
+
+def test_paraphrased_findings_with_a_count_wobbling_by_one_are_one_finding_each(
+    run: Run,
+) -> None:
+    """Before: the rewordings, with the count at 5, 4, 5, 4, were rotating issues to the
+    guards (recall on paraphrases was low, and totals had to be equal): the run went to the
+    ceiling, or ended `done` with the medium issues open."""
+
+    def round_of(n: int) -> str:
+        pairs = PARAPHRASED if n % 2 else PARAPHRASED[:4]
+        issues = [located("medium", pair[n % 2], k % 5 + 1) for k, pair in enumerate(pairs)]
+        return json.dumps({"issues": issues})
+
+    reviews: dict[int | str, str] = {n: round_of(n) for n in range(1, 13)}
+    project, outcome = run(reviews, every_section_fix(), max_iterations=12)
+    halted(project, outcome, HaltReason.GUARD_ISSUES_PERSIST, 6)
+    assert read_status(project.dir).phase is not Phase.DONE
+    ledger = read_ledger(project.dir)
+    kept = [f.id for f in ledger.findings if f.found_at == 1 and f.last_reported == 6]
+    assert len(kept) >= 3, f"most rewordings kept their identity: {kept}"  # recall: bench
+    assert "the same findings persist" in log(project)
+
+
+def test_a_good_run_reaches_done_and_names_the_finding_it_dismissed(
+    run: Run, tmp_path: Path
+) -> None:
+    first = {
+        "issues": [
+            located("critical", "The budget exceeds the 15k limit.", 1),
+            located("medium", "No rain plan for the ceremony.", 2),
+        ]
+    }
+    second = {"issues": [], "dismissed": [{"id": "F2", "reason": "Section 4 already has one."}]}
+    fix = {"by_iteration": {1: {"text": PLAN.replace("Steps for 1", "Cap spend at 14k")}}}
+    project, outcome = run({1: json.dumps(first), "default": json.dumps(second)}, fix)
+    assert (outcome.verdict, outcome.iteration) == ("done", 2), outcome.reason
+    assert "1 finding(s) resolved by a fix." in outcome.reason
+    assert "Dismissed, not fixed: F2 (medium) No rain plan for the ceremony. — Section 4" in (
+        outcome.reason
+    )
+    message = read_chat(project.dir)[-1].content
+    assert "Dismissed by a review, not fixed:" in message
+    ledger = read_ledger(project.dir)
+    assert [(f.id, f.status) for f in ledger.findings] == [("F1", "resolved"), ("F2", "dismissed")]
+    status = read_status(project.dir)
+    assert status.phase is Phase.DONE
+    panel = panel_for(project, status, plugin_for(load_config(tmp_path / "config.yaml"), "plan"))
+    assert [(f.id, f.open, f.state) for f in panel.findings] == [
+        ("F2", False, "dismissed at iteration 2: Section 4 already has one.")
+    ]
+
+
+def test_a_finding_relabelled_minor_keeps_its_severity_and_blocks_done(run: Run) -> None:
+    """Severity belongs to the finding: a reviewer that calls last round's critical minor does
+    not make the counts converge."""
+    critical = located("critical", "The budget exceeds the 15k limit.", 1)
+    relabelled = {**critical, "severity": "minor"}
+    reviews: dict[int | str, str] = {
+        1: json.dumps({"issues": [critical]}),
+        "default": json.dumps({"issues": [relabelled]}),
+    }
+    project, outcome = run(reviews, every_section_fix(), max_iterations=3)
+    halted(project, outcome, HaltReason.GUARD_MAX_ITERATIONS, 3)
+    assert "the findings still open, each at its own severity, are not: 1 critical > 0" in log(
+        project
+    )
+    [finding] = read_ledger(project.dir).findings
+    assert finding.severity == "critical"
+    assert finding.relabelled[-1] == "iteration 3 called it minor; kept critical"

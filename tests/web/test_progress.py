@@ -6,6 +6,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from starlette.templating import Jinja2Templates
+
 from tests.conftest import REPO_ROOT
 from tests.polish_setup import polishing_project
 from thoughtforge.config import Config, load_config
@@ -22,6 +24,8 @@ from thoughtforge.models import Counts, DeliverableType, Issue
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.polish import polish_log
 from thoughtforge.phases.polish.guards import GuardReport, GuardResult
+from thoughtforge.phases.polish.ledger import Ledger, after_review, write_ledger
+from thoughtforge.phases.polish.review import Dismissal
 from thoughtforge.web.progress import CHART_HEIGHT, Panel, chart_of, panel_for
 
 AT = datetime(2026, 11, 23, tzinfo=UTC)
@@ -146,3 +150,25 @@ def test_a_document_of_a_plugins_type_is_shown_from_where_its_plugin_keeps_it(
     panel = _panel(config, project)
     assert "Book a van" in panel.deliverable_html
     assert "Section 1" not in panel.deliverable_html  # not the plan beside it
+
+
+def test_the_panel_lists_the_ledgers_open_and_dismissed_findings_escaped(config: Config) -> None:
+    project = polishing_project(config)
+    found = [
+        Issue(severity="critical", description="Budget <b>lacks</b> a buffer", location="Budget"),
+        Issue(severity="medium", description="No rain plan.", location="Risks"),
+    ]
+    ledger = after_review(Ledger(), 1, found, [])
+    why = [Dismissal(id="F2", reason="Section 5 <i>has</i> one.")]
+    write_ledger(project.dir, after_review(ledger, 2, found[:1], why))
+    write_polish_state(project.dir, PolishState(iteration=2))
+
+    panel = _panel(config, project)
+
+    assert [(f.id, f.open) for f in panel.findings] == [("F1", True), ("F2", False)]
+    assert panel.findings[0].state == "open, found at iteration 1 (2 review(s))"
+    templates = Jinja2Templates(directory=REPO_ROOT / "thoughtforge" / "web" / "templates")
+    html = templates.get_template("_findings.html").render(panel=panel)
+    assert "<h2>Findings: 1 open</h2>" in html
+    assert "Budget &lt;b&gt;lacks&lt;/b&gt; a buffer" in html and "<b>" not in html
+    assert "dismissed at iteration 2: Section 5 &lt;i&gt;has&lt;/i&gt; one." in html

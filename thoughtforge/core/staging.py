@@ -38,6 +38,8 @@ from thoughtforge.core.state import (
 from thoughtforge.core.waiting import WAITING_FILE
 
 POLISH_LOG_FILE = "polish_log.md"
+POLISH_LEDGER_FILE = "polish_ledger.json"
+"""The polish loop's findings and their lives (`phases.polish.ledger`)."""
 POLISHED_TAG = "thoughtforge-polished"
 """Points at the commit a finished deliverable was last polished at (re-polish compares with it)."""
 REVIEW_FILE = "review.json"
@@ -65,7 +67,7 @@ OWN_FILES = frozenset(
     {
         *(STATUS_FILE, CHAT_HISTORY_FILE, POLISH_STATE_FILE, CODE_BUILD_FILE, POLISH_LOG_FILE),
         *(REVIEW_FILE, CHAT_ARCHIVE_FILE, BUILD_PROGRESS_FILE, ".gitignore"),
-        *(REVISIONS_FILE, BUILT_FROM_FILE),
+        *(REVISIONS_FILE, BUILT_FROM_FILE, POLISH_LEDGER_FILE),
     }
 )
 BUILD_OUTPUT = ("__pycache__/", ".pytest_cache/", "node_modules/", "target/", ".venv/")

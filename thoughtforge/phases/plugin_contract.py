@@ -13,6 +13,9 @@ A folder (`thoughtforge/plugins/<type>/`, or `<plugins.directory>/<type>/`) name
 * `prompts/` - its prompts (`spec-building-<type>.md`, the per-type part of the spec prompt;
   `<type>-review.md` and `<type>-fix.md` for a document type; its builder's), found after the
   operator's and the built-in ones; the built-in types keep theirs with the built-in prompts;
+* optionally `validation.py` (`DeliverableValidator`: `validate(project, candidate)` returns the
+  `DeliverableVerdict` on a would-be deliverable; Phase 3, every Phase-4 fix and every revision
+  ask it; without one, a document is checked by `phases.deliverable.document_check`);
 * optionally `discovery.py` (a Phase 2 hook, `DiscoveryHook`) and `test_runner.py` (used by the
   plugin's own builder and reviewer; loaded here so a broken one is refused at start).
 
@@ -29,10 +32,17 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from thoughtforge.config import Config
+from thoughtforge.core import Project
 from thoughtforge.core.build_progress import BuildProgress
 from thoughtforge.core.build_progress import ProgressItem as ProgressItem  # for the plugins
 from thoughtforge.errors import UnusableAnswer
 from thoughtforge.models import DeliverableType, HaltReason
+from thoughtforge.phases.deliverable.document_check import check_document
+from thoughtforge.phases.deliverable.verdict import (
+    Candidate,
+    DeliverableValidator,
+    DeliverableVerdict,
+)
 from thoughtforge.phases.polish.review import Review
 from thoughtforge.phases.safety import SafetyRules
 from thoughtforge.prompting import PromptLibrary
@@ -115,6 +125,7 @@ class Plugin(BaseModel):
     """The reviewer's `PolishSteps`; None for the shared document steps."""
     safety: SafetyRules
     discovery: DiscoveryHook | None = None
+    validation: DeliverableValidator | None = None
     test_runner: ModuleType | None = None
     prompts: Path | None = None
 
@@ -131,6 +142,13 @@ class Plugin(BaseModel):
     def builds_files(self) -> bool:
         """The agents' own files are the deliverable (code): they are committed, not refused."""
         return self.deliverable == WHOLE_PROJECT
+
+    def check_deliverable(self, project: Project, candidate: Candidate) -> DeliverableVerdict:
+        """Whether `candidate` may become the deliverable: the plugin's validator, or the shared
+        document check."""
+        if self.validation is None:
+            return check_document(candidate)
+        return self.validation.validate(project, candidate)
 
     def deliverable_path(self, project_dir: Path) -> Path:
         return project_dir if self.builds_files else project_dir / self.deliverable

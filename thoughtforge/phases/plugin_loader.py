@@ -47,13 +47,14 @@ BUILT_IN = Path(__file__).parents[1] / "plugins"
 MANIFEST = "plugin.yaml"
 CONTRACT = "thoughtforge/phases/plugin_contract.py"
 REQUIRED = ("builder", "reviewer", "safety")
-OPTIONAL = ("discovery", "test_runner")
+OPTIONAL = ("discovery", "validation", "test_runner")
 _PARTS = {
     "build": "builder.py `build`",
     "review": "reviewer.py `Review` (the review schema)",
     "polish_steps": "reviewer.py `PolishSteps`",
     "safety": "safety.py (the safety rules)",
     "discovery": "discovery.py",
+    "validation": "validation.py `validate(project, candidate)`",
     "test_runner": "test_runner.py",
 }
 

@@ -19,6 +19,8 @@ from thoughtforge.core.links import read_own_text
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import Severity
 from thoughtforge.phases.plugin_contract import Plugin
+from thoughtforge.phases.polish.ledger import Ledger
+from thoughtforge.phases.polish.polish_log import finding_state
 from thoughtforge.phases.polish.record import read_polish_record
 from thoughtforge.web.thread import render_markdown
 
@@ -57,6 +59,17 @@ class IterationCost(BaseModel):
     """`$0.71`, or `—` when none of its calls had a price."""
 
 
+class FindingRow(BaseModel):
+    """One finding of the ledger as the polish panel lists it (text, escaped by the template)."""
+
+    id: str
+    severity: str
+    location: str
+    description: str
+    state: str
+    open: bool
+
+
 class Panel(BaseModel):
     """Everything below the thread for a project past Phase 2."""
 
@@ -70,6 +83,8 @@ class Panel(BaseModel):
     problems: list[str] = []
     still_open: list[str] = []
     """Done at a plateau above the thresholds: the issues the last review left open."""
+    findings: list[FindingRow] = []
+    """The ledger's open findings, then those a review dismissed (`_findings.html`)."""
 
     @property
     def empty(self) -> bool:
@@ -151,8 +166,25 @@ def _add_polish(project: Project, panel: Panel) -> None:
     last = record.last_iteration
     if last is not None:
         panel.guards, panel.verdict = last.guards, last.verdict
+    if record.ledger is not None:
+        panel.findings = _finding_rows(record.ledger, record.state.iteration)
     if record.state.completed and record.state.plateau:
         panel.still_open = [
             f"{i.severity}{f' ({i.location})' if i.location else ''}: {i.description}"
             for i in record.state.last_issues
         ]
+
+
+def _finding_rows(ledger: Ledger, iteration: int) -> list[FindingRow]:
+    shown = [*ledger.active, *(f for f in ledger.findings if f.status == "dismissed")]
+    return [
+        FindingRow(
+            id=f.id,
+            severity=f.severity.value,
+            location=f.location,
+            description=f.description,
+            state=finding_state(f, iteration, quote=str),
+            open=f.active,
+        )
+        for f in shown
+    ]

@@ -1,23 +1,19 @@
-"""Stagnation's issue matching agrees with a brute-force reference on random reviews.
+"""The ledger's finding matcher agrees with a brute-force reference on random reviews.
 
-The guard measures as few pairs as it can and stops once the 70 % rule is decided; the reference
-measures every pair: rapidfuzz's normalized Levenshtein similarity of the descriptions at least
-0.8 (as DESIGN.md words the rule), or the same words in another order (`issue_wording`).
+The matcher measures as few pairs as it can; the reference measures every pair: rapidfuzz's
+normalized Levenshtein similarity of the descriptions at least 0.8 (as DESIGN.md words the rule),
+or the same words in another order (`issue_wording`). Each known finding is matched once at most.
 """
 
 from __future__ import annotations
 
 import random
-import re
-from datetime import UTC, datetime
 
 import pytest
 from rapidfuzz.distance import Levenshtein
 
-from thoughtforge.config import PolishConfig
-from thoughtforge.core import TrajectoryEntry
 from thoughtforge.models import Issue, Severity
-from thoughtforge.phases.polish.guards import GuardReport, GuardResult, evaluate
+from thoughtforge.phases.polish.issue_matching import match_findings
 from thoughtforge.phases.polish.issue_wording import same_words, words
 
 # Few letters, so that random texts often land either side of 0.8 from each other.
@@ -25,42 +21,28 @@ ALPHABET = "ab c"
 # Letters in both cases and characters past ASCII, which the character bound folds into shared
 # buckets: folding must only ever let more pairs through to be measured.
 WIDE_ALPHABET = "aAb é✓c\t"
-SHARE = re.compile(r"\((at least |at most |)(\d+) of (\d+) matched, ([^)]*)\)")
 
 
-def reference_matched(current: list[str], previous: list[str]) -> int:
-    return sum(
-        any(
-            Levenshtein.normalized_similarity(text, other) >= 0.8
-            or same_words(words(text), words(other))
-            for other in previous
-        )
-        for text in current
+def similar(text: str, other: str) -> bool:
+    return Levenshtein.normalized_similarity(text, other) >= 0.8 or same_words(
+        words(text), words(other)
     )
 
 
-def stagnation_detail(current: list[str], previous: list[str]) -> tuple[str, str]:
-    """The verdict and the stagnation guard's detail, on a plateau no earlier guard stops."""
-    plateau = [
-        TrajectoryEntry(
-            iteration=n,
-            critical=9,
-            medium=0,
-            minor=0,
-            total=9,
-            fix_applied=True,
-            timestamp=datetime(2024, 5, 1, tzinfo=UTC),
-        )
-        for n in (1, 2, 3)
-    ]
-    report = evaluate(plateau, issues(current), issues(previous), PolishConfig())
-    assert named(report, "stagnation").name == "stagnation"
-    return report.verdict, named(report, "stagnation").detail
-
-
-def named(report: GuardReport, name: str) -> GuardResult:
-    """The finding of the guard called `name` ."""
-    return next(result for result in report.results if result.name == name)
+def matched_as_the_reference_says(current: list[str], previous: list[str]) -> int:
+    """Check `match_findings` against the reference; the number matched."""
+    found = match_findings(issues(current), issues(previous))
+    taken = [n for n in found if n is not None]
+    assert len(taken) == len(set(taken)), "a known finding is matched once at most"
+    for text, n in zip(current, found, strict=True):
+        if n is not None:
+            assert similar(text, previous[n]), (text, previous[n])
+        else:
+            free = [
+                k for k, other in enumerate(previous) if k not in taken and similar(text, other)
+            ]
+            assert not free, (text, [previous[k] for k in free])
+    return len(taken)
 
 
 def issues(descriptions: list[str]) -> list[Issue]:
@@ -110,10 +92,8 @@ def test_each_issue_matches_exactly_when_the_reference_finds_a_similar_one(seed:
     rng = random.Random(seed)
     current, previous = review_pair(rng)
     for text in current:
-        matched = reference_matched([text], previous)
-        verdict, detail = stagnation_detail([text], previous)
-        assert verdict == ("continue" if matched else "done"), (text, previous)
-        assert f"({matched} of 1 matched" in detail
+        matched = matched_as_the_reference_says([text], previous)
+        assert matched == any(similar(text, other) for other in previous)
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -121,35 +101,27 @@ def test_folding_cases_and_wide_characters_never_hides_a_similar_issue(seed: int
     rng = random.Random(seed)
     current, previous = review_pair(rng, WIDE_ALPHABET)
     for text in current:
-        matched = reference_matched([text], previous)
-        verdict, detail = stagnation_detail([text], previous)
-        assert verdict == ("continue" if matched else "done"), (text, previous)
-        assert f"({matched} of 1 matched" in detail
+        matched = matched_as_the_reference_says([text], previous)
+        assert matched == any(similar(text, other) for other in previous)
 
 
 @pytest.mark.parametrize("seed", range(200))
-def test_the_verdict_is_the_reference_one_and_the_share_it_quotes_is_true(seed: int) -> None:
+def test_a_whole_review_is_matched_one_to_one_and_as_fully_as_the_reference_allows(
+    seed: int,
+) -> None:
     rng = random.Random(seed)
     current, previous = review_pair(rng)
-    matched, total = reference_matched(current, previous), len(current)
-    persist = matched * 10 >= total * 7
+    matched_as_the_reference_says(current, previous)
 
-    verdict, detail = stagnation_detail(current, previous)
 
-    assert verdict == ("continue" if persist else "done")
-    share = SHARE.search(detail)
-    assert share is not None, detail
-    bound, quoted, of, percent = share.groups()
-    assert int(of) == total
-    if bound == "at least ":
-        assert percent == "70 % or more"
-        assert total * 7 <= int(quoted) * 10 <= matched * 10
-    elif bound == "at most ":
-        assert percent == "under 70 %"
-        assert matched * 10 <= int(quoted) * 10 < total * 7
-    else:
-        assert int(quoted) == matched
-        assert percent == f"{round(100 * matched / total) if total else 100} %"
+def test_a_finding_about_another_place_is_another_finding() -> None:
+    text = "The budget has no contingency line for unexpected costs."
+    here = [Issue(severity=Severity.MEDIUM, description=text, location="Resources & Budget")]
+    there = [Issue(severity=Severity.MEDIUM, description=text, location="Timeline")]
+    anywhere = [Issue(severity=Severity.MEDIUM, description=text)]
+    assert match_findings(here, there) == [None]
+    assert match_findings(here, here) == [0]
+    assert match_findings(here, anywhere) == [0], "an unknown place agrees with any"
 
 
 VOCABULARY = [
@@ -211,15 +183,12 @@ def test_findings_reworded_in_words_match_as_the_pairwise_reference_says(seed: i
         for _ in range(rng.randint(1, 30))
     ]
     for text in current:
-        matched = reference_matched([text], previous)
-        verdict, _ = stagnation_detail([text], previous)
-        assert verdict == ("continue" if matched else "done"), (text, previous)
-    matched, total = reference_matched(current, previous), len(current)
-    verdict, _ = stagnation_detail(current, previous)
-    assert verdict == ("continue" if matched * 10 >= total * 7 else "done")
+        matched = matched_as_the_reference_says([text], previous)
+        assert matched == any(similar(text, other) for other in previous)
+    matched_as_the_reference_says(current, previous)
 
 
-def test_the_same_finding_reworded_persists_and_different_findings_rotate() -> None:
+def test_the_same_finding_reworded_is_matched_and_different_findings_are_not() -> None:
     """Before, none of these rewordings matched (Levenshtein similarity well under 0.8)."""
     previous = [
         "The budget has no contingency line for unexpected costs.",
@@ -236,8 +205,8 @@ def test_the_same_finding_reworded_persists_and_different_findings_rotate() -> N
         "Milestones are not linked to the goals.",
         "The rollout plan does not say which regions go first.",
     ]
-    assert stagnation_detail(reworded, previous)[0] == "continue"
-    assert stagnation_detail(others, previous)[0] == "done"
+    assert match_findings(issues(reworded), issues(previous)) == [0, 1, 2]
+    assert match_findings(issues(others), issues(previous)) == [None, None, None]
 
 
 @pytest.mark.parametrize(
@@ -251,7 +220,5 @@ def test_long_runs_and_folded_characters_are_still_measured(text: str, other: st
     """Unlike descriptions sit next to `text` in alphabetical order, forwards and backwards, so
     the cheap first pass misses `other` and the character bound decides whether it is measured."""
     previous = [other, text[:5] + "a" * 200, text[:-3] + "f" * 100]
-    matched = reference_matched([text], previous)
-    verdict, detail = stagnation_detail([text], previous)
-    assert verdict == ("continue" if matched else "done")
-    assert f"({matched} of 1 matched" in detail
+    matched = matched_as_the_reference_says([text], previous)
+    assert matched == any(similar(text, o) for o in previous)

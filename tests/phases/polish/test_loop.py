@@ -110,11 +110,12 @@ def test_plateau_with_rotating_issues_is_done(config: Config, script: Callable[.
     [done] = recorder.sent
     assert done.event_type == "convergence_success"
     assert done.summary.startswith(
-        "Project 'Wedding' — polish sufficient: total stuck at 7 (1 critical, 3 medium, 3 minor)"
+        "Project 'Wedding' — polish sufficient: total on a plateau "
+        "(7→7→7, 1 critical, 3 medium, 3 minor)"
     ), "the counts per severity, as the spec's convergence message carries them"
     # a plateau above the thresholds says so, and lists what is still open (issue 33)
     assert "Converged at a plateau above the thresholds (1 critical > 0)" in done.summary
-    assert "Still open:\n- **critical** (Section 1): charlie" in done.summary
+    assert "Still open:\n- **F15 critical**: charlie" in done.summary
     assert done.summary.count("\n- **") == 7
     assert read_polish_state(project.dir).plateau
 

@@ -181,7 +181,10 @@ def test_counts_are_derived_from_the_issues_never_from_the_agent() -> None:
     )
     review = parse_review(text, PLAN)
     assert review.counts == Counts(critical=1, medium=0, minor=2)
-    assert review.model_dump() == {"issues": [i.model_dump() for i in review.issues]}
+    assert review.model_dump() == {
+        "issues": [i.model_dump() for i in review.issues],
+        "dismissed": [],
+    }
 
 
 def test_unknown_keys_are_ignored() -> None:

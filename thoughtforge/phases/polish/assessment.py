@@ -9,27 +9,32 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from thoughtforge.config import PolishConfig
-from thoughtforge.core import PolishState, SecondReview, TrajectoryEntry, utc_now
+from thoughtforge.core import PolishState, TrajectoryEntry, utc_now
 from thoughtforge.core.spend import Spend
-from thoughtforge.models import Counts, Issue, Severity
+from thoughtforge.models import Counts
 from thoughtforge.phases.polish.guards import GuardReport, evaluate
 from thoughtforge.phases.polish.iteration import FixResult, StoredReview
+from thoughtforge.phases.polish.ledger import Ledger, after_fix
 
 
 class Assessment(BaseModel):
     state: PolishState
     report: GuardReport
     entry: TrajectoryEntry
+    ledger: Ledger
+    """The findings once the review and the fix are taken in."""
 
 
 def assess(
     previous: PolishState,
+    reviewed: Ledger,
     review: StoredReview,
     fix: FixResult,
     config: PolishConfig,
     spend: Spend | None = None,
 ) -> Assessment:
-    """The trajectory entry, guard report and new state after iteration `review.iteration`;
+    """The trajectory entry, guard report, new state and ledger after iteration
+    `review.iteration`; `reviewed` is the ledger once that review was taken in (`after_review`);
     `spend` is what the iteration's agent calls used (`usage.json`)."""
     n = review.iteration
     counts = Counts.of(review.issues)
@@ -47,18 +52,12 @@ def assess(
     )
     trajectory = [*previous.trajectory, entry]
     tests_passed = None if review.tests is None else review.tests.failed == 0
-    report = evaluate(
-        trajectory, review.issues, previous.last_issues, config, tests_passed, fix.summary
-    )
+    report = evaluate(trajectory, reviewed, config, tests_passed, fix.summary)
     versions = dict(previous.versions)
     if review.version is not None:
         versions.setdefault(review.version, max(n - 1, 0))
     if fix.version is not None:
         versions.setdefault(fix.version, n)
-    concerns = dict(previous.concerns)
-    serious = [i for i in review.issues if i.severity is not Severity.MINOR]
-    if review.version is not None and serious:
-        concerns[review.version] = serious
     state = PolishState(
         iteration=n,
         counts=counts,
@@ -68,23 +67,10 @@ def assess(
         halt_reason=report.halt_reason,
         last_issues=review.issues,
         versions=versions,
-        concerns=concerns,
-        second_review=_second_review(report, review, concerns),
         plateau=report.verdict == "done" and report.guard in ("stagnation", "value"),
     )
-    return Assessment(state=state, report=report, entry=entry)
-
-
-def _second_review(
-    report: GuardReport, review: StoredReview, concerns: dict[str, list[Issue]]
-) -> SecondReview | None:
-    if report.second_review_of is None or review.version is None:
-        return None
-    return SecondReview(
-        clean_at=review.iteration,
-        found_at=report.second_review_of,
-        issues=concerns.get(review.version, []),
-    )
+    ledger = after_fix(reviewed, n, fix.changed_places, fix.every_place)
+    return Assessment(state=state, report=report, entry=entry, ledger=ledger)
 
 
 def _priced(spend: Spend | None) -> float | None:

@@ -1,18 +1,17 @@
-"""Stagnation's rotation test: do the current review's issues resemble the previous review's?
+"""The ledger's identity of a finding: which known finding, if any, a review's issue is.
 
-Stagnation ends the loop only when the total plateaus while the issues rotate, that is when
-fewer than 70 % of the current issues resemble a previous one. An issue resembles another when
-their descriptions are similar as DESIGN.md says (normalized Levenshtein ≥ 0.8), or when they
-name the same things in other words (`issue_wording`: reviewers reword, reorder and swap
-synonyms from one round to the next, and a reworded finding still persists). Matching is the
-guards' only costly part, so it measures as few pairs as the 70 % rule needs, and measures a
-pair only when the characters the two descriptions are made of leave the distance within reach.
+An issue is a known finding when their descriptions are similar as DESIGN.md says (normalized
+Levenshtein ≥ 0.8), or name the same things in other words (`issue_wording`: reviewers reword,
+reorder and swap synonyms from one round to the next), and their locations can name the same
+place (`places`). Matching is the loop's only costly part, so it finds the cheap matches first
+(the same text, a text similar to its alphabetical neighbour) and measures a pair only when the
+characters the two descriptions are made of leave the distance within reach.
 """
 
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
 from functools import cached_property
 
 import numpy as np
@@ -22,79 +21,53 @@ from rapidfuzz.distance import Levenshtein
 
 from thoughtforge.models import Issue
 from thoughtforge.phases.polish.issue_wording import least_shared, same_words, words
-
-
-@dataclass
-class Tally:
-    """Current issues found to resemble a previous one, or not, until the 70 % rule is decided.
-
-    Once 70 % have matched, or more than 30 % cannot, the issues left cannot change the verdict,
-    so they are not measured; the share then states the bound that decided it, never a guess.
-    """
-
-    total: int
-    matched: int = 0
-    unmatched: int = 0
-
-    @property
-    def persists(self) -> bool:
-        """At least 70 % matched: the same issues persist, so the plateau is not a rotation."""
-        return self.matched * 10 >= self.total * 7
-
-    @property
-    def decided(self) -> bool:
-        return self.persists or (self.total - self.unmatched) * 10 < self.total * 7
-
-    @property
-    def share(self) -> str:
-        """The exact count once every issue was measured, else the bound that decided."""
-        matched, total = self.matched, self.total
-        if matched + self.unmatched == total:
-            return (
-                f"{matched} of {total} matched, {round(100 * matched / total) if total else 100} %"
-            )
-        if self.persists:
-            return f"at least {matched} of {total} matched, 70 % or more"
-        return f"at most {total - self.unmatched} of {total} matched, under 70 %"
-
-
-def tally_matches(current: list[Issue], previous: list[Issue]) -> Tally:
-    """Match the current issues cheapest first, until the 70 % rule is decided.
-
-    A first pass takes what is cheap to find: a description seen before, or one similar to its
-    likely original. The rest are looked up by their words, then measured against the previous
-    descriptions their characters leave within reach, a chunk of similar lengths at a time so
-    that the bound is worked out for the whole chunk in one step.
-    """
-    known = _Previous(previous)
-    tally = Tally(len(current))
-    texts = [issue.description for issue in current]
-    unsure: list[str] = []
-    for text, likely in zip(texts, known.likely(texts), strict=True):
-        if tally.decided:
-            break
-        if likely:
-            tally.matched += 1
-        else:
-            unsure.append(text)
-    unsure.sort(key=len)
-    for start in range(0, len(unsure), _CHUNK):
-        chunk = unsure[start : start + _CHUNK]
-        for text, similar in zip(chunk, known.resembling(chunk), strict=True):
-            if tally.decided:
-                return tally
-            if similar or known.same_words(text):
-                tally.matched += 1
-            else:
-                tally.unmatched += 1
-    return tally
-
+from thoughtforge.phases.polish.places import same_place
 
 _CHUNK = 48
 
 
+def match_findings(current: list[Issue], known: list[Issue]) -> list[int | None]:
+    """For each current issue, the index of the known finding it is, or None for a new one.
+
+    A known finding is matched once at most, by the first issue that resembles it (as
+    `tally_matches` measures resemblance) and whose location can name the same place. The
+    cheap stages run for every issue at once; the costly ones only for those still unmatched.
+    """
+    if not current or not known:
+        return [None] * len(current)
+    previous = _Previous(known)
+    indices: dict[str, list[int]] = {}
+    for n, issue in enumerate(known):
+        indices.setdefault(issue.description, []).append(n)
+    taken: set[int] = set()
+    found: list[int | None] = [None] * len(current)
+
+    def take(at: int, descriptions: Iterable[str]) -> bool:
+        for text in descriptions:
+            for n in indices.get(text, ()):
+                if n not in taken and same_place(current[at].location, known[n].location):
+                    taken.add(n)
+                    found[at] = n
+                    return True
+        return False
+
+    texts = [issue.description for issue in current]
+    rest = [at for at in range(len(current)) if not take(at, [texts[at]])]
+    likely = previous.likely_texts([texts[at] for at in rest])
+    rest = [at for at, near in zip(rest, likely, strict=True) if not take(at, near)]
+    rest.sort(key=lambda at: len(texts[at]))
+    for start in range(0, len(rest), _CHUNK):
+        chunk = rest[start : start + _CHUNK]
+        similar_texts = previous.resembling_texts([texts[at] for at in chunk])
+        for at, similar in zip(chunk, similar_texts, strict=True):
+            if not take(at, similar):
+                take(at, previous.same_word_texts(texts[at]))
+    return found
+
+
 class _Previous:
-    """The previous review's descriptions, sorted three ways for the questions `tally_matches` asks.
+    """The known findings' descriptions, sorted three ways for the questions `match_findings`
+    asks.
 
     Similar means rapidfuzz's normalized Levenshtein similarity 1 − distance/longer ≥ 0.8,
     compared in integers as 5 · distance ≤ longer, so a pair at exactly 0.8 matches whatever
@@ -112,45 +85,56 @@ class _Previous:
         """Built when first asked: a first pass that decides alone never needs it."""
         return _WordIndex(self.by_length)
 
-    def same_words(self, text: str) -> bool:
-        return self.words.any_same(words(text))
-
-    def likely(self, texts: list[str]) -> list[bool]:
-        """For each text: seen before, or similar to the description sharing its longest
-        beginning or ending.
-
-        A finding reworded slightly keeps one or the other, and the description that shares
-        the most of it is a neighbour in alphabetical order, of the texts or of them reversed.
-        """
-        found = np.zeros(len(texts), dtype=bool)
-        if not self.by_length:
-            return found.tolist()
+    def likely_texts(self, texts: list[str]) -> list[list[str]]:
+        """For each text, the descriptions sharing its longest beginning or ending that are
+        similar to it: a finding reworded slightly keeps one or the other, and the description
+        that shares the most of it is a neighbour in alphabetical order, of the texts or of them
+        reversed."""
+        found: list[list[str]] = [[] for _ in texts]
+        if not self.by_length or not texts:
+            return found
         reversed_texts = [text[::-1] for text in texts]
-        for alphabetical, keys in ((self.forwards, texts), (self.backwards, reversed_texts)):
+        for alphabetical, keys, flip in (
+            (self.forwards, texts, False),
+            (self.backwards, reversed_texts, True),
+        ):
             places = [bisect.bisect_left(alphabetical, key) for key in keys]
             last = len(alphabetical) - 1
             for before in (1, 0):
                 neighbours = [alphabetical[min(max(at - before, 0), last)] for at in places]
-                found |= _similar_pairs(keys, neighbours)
-        return found.tolist()
+                for n in np.flatnonzero(_similar_pairs(keys, neighbours)):
+                    found[n].append(neighbours[n][::-1] if flip else neighbours[n])
+        return found
+
+    def resembling_texts(self, texts: list[str]) -> list[list[str]]:
+        """For each text (shortest first), the previous descriptions similar to it: of those its
+        characters leave within reach, those its pairs of characters do, measured."""
+        reach = self.pairs_of_characters.within_reach(texts, self.characters.within_reach(texts))
+        pairs = _similar_pairs(
+            [text for text, rows in zip(texts, reach, strict=True) for _ in rows],
+            [self.by_length[row] for rows in reach for row in rows],
+        )
+        found: list[list[str]] = []
+        start = 0
+        for rows in reach:
+            hits = pairs[start : start + len(rows)]
+            found.append([self.by_length[row] for row, hit in zip(rows, hits, strict=False) if hit])
+            start += len(rows)
+        return found
+
+    def same_word_texts(self, text: str) -> list[str]:
+        """The previous descriptions that name the same things in other words."""
+        return [self.by_length[n] for n in self.words.all_same(words(text))]
+
+    @cached_property
+    def pairs_of_characters(self) -> _BigramCounts:
+        """Built when first asked, like `words`."""
+        return _BigramCounts(self.by_length)
 
     @cached_property
     def characters(self) -> _CharacterCounts:
         """Built when first asked, like `words`."""
         return _CharacterCounts(self.by_length)
-
-    def resembling(self, texts: list[str]) -> list[bool]:
-        """For each text (shortest first), whether a previous description is similar: only the
-        pairs the character bound leaves within reach are measured, all in one call."""
-        reach = self.characters.within_reach(texts)
-        pairs = _similar_pairs(
-            [text for text, rows in zip(texts, reach, strict=True) for _ in rows],
-            [self.by_length[row] for rows in reach for row in rows],
-        )
-        ends = np.cumsum([len(rows) for rows in reach])
-        return [
-            bool(pairs[end - len(rows) : end].any()) for rows, end in zip(reach, ends, strict=True)
-        ]
 
 
 def _similar_pairs(texts: list[str], others: list[str]) -> NDArray[np.bool_]:
@@ -205,6 +189,54 @@ class _CharacterCounts:
         return [(np.flatnonzero(row) + low).tolist() for row in within]
 
 
+class _BigramCounts:
+    """How many of each pair of adjacent characters every description holds, in buckets.
+
+    An edit changes at most two adjacent pairs and adds at most two, so the L1 difference of two
+    texts' pair counts is at most 4 × their distance; a similarity of 0.8 allows a distance of a
+    fifth of the longer text, so 5 · L1 ≤ 4 · longer. Buckets and a ceiling only lower the L1, so
+    a pair it rules out can never be similar. Asked only about the pairs the character counts
+    left within reach: it is the finer, costlier bound.
+    """
+
+    BUCKETS = 128
+
+    def __init__(self, texts: list[str]) -> None:
+        self.counts = _bigram_counts(texts)
+        self.lengths = np.array([len(text) for text in texts], dtype=np.int64)
+
+    def within_reach(self, texts: list[str], reach: list[list[int]]) -> list[list[int]]:
+        sizes = [len(rows) for rows in reach]
+        if not sum(sizes):
+            return reach
+        mine = _bigram_counts(texts)
+        which = np.repeat(np.arange(len(texts)), sizes)
+        rows = np.fromiter((row for found in reach for row in found), dtype=np.int64)
+        apart = np.abs(mine[which] - self.counts[rows]).sum(axis=1, dtype=np.int64)
+        longer = np.maximum(
+            np.array([len(t) for t in texts], dtype=np.int64)[which], self.lengths[rows]
+        )
+        keep = 5 * apart <= 4 * longer
+        kept: list[list[int]] = []
+        start = 0
+        for size in sizes:
+            kept.append(rows[start : start + size][keep[start : start + size]].tolist())
+            start += size
+        return kept
+
+
+def _bigram_counts(texts: list[str]) -> NDArray[np.int16]:
+    """One row of bucket counts of adjacent character pairs per text (none across texts)."""
+    size = _BigramCounts.BUCKETS
+    points = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+    lengths = np.array([len(text) for text in texts], dtype=np.int64)
+    rows = np.repeat(np.arange(len(texts)), lengths)
+    same_text = rows[:-1] == rows[1:]
+    codes = (points[:-1] * 31 + points[1:]) % size
+    flat = np.bincount(rows[:-1][same_text] * size + codes[same_text], minlength=len(texts) * size)
+    return np.minimum(flat, 255).reshape(len(texts), size).astype(np.int16)
+
+
 def _counts(texts: list[str]) -> NDArray[np.int16]:
     """One row of bucket counts per text; a count held at 255 only lowers the bound, and keeps
     each difference within int16."""
@@ -247,20 +279,22 @@ class _WordIndex:
         self.smallest = min((len(found) for found in self.sets if found), default=0)
         self.every = (1 << len(self.sets)) - 1
 
-    def any_same(self, found: frozenset[str]) -> bool:
+    def all_same(self, found: frozenset[str]) -> list[int]:
+        return list(self._same(found))
+
+    def _same(self, found: frozenset[str]) -> Iterator[int]:
         masks = [self.masks[word] for word in found if word in self.masks]
         if not masks or not self.smallest:
-            return False
+            return
         need = least_shared(len(found), max(self.smallest, -(-7 * len(found) // 13)))
         if len(masks) < need:
-            return False
+            return
         candidates = _at_least(masks, need, self.every)
         while candidates:
             low = candidates & -candidates
             if same_words(found, self.sets[low.bit_length() - 1]):
-                return True
+                yield low.bit_length() - 1
             candidates ^= low
-        return False
 
 
 def _at_least(masks: list[int], need: int, every: int) -> int:

@@ -10,7 +10,8 @@ safe (the loop's docstring tells the whole story):
 
 Every review records which version of the deliverable it read (a content hash, `fingerprint`),
 and every fix says what it did to it (`FixResult.outcome`): changed it, left it as it was,
-restored an earlier version, or was refused (`fix_acceptance`). The guards read those.
+restored an earlier version, or was refused (by the plugin's validator, `phases.deliverable`).
+The guards read those.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from thoughtforge.core import (
     REVIEW_FILE,
     FixOutcome,
     PolishState,
-    SecondReview,
     git_repo,
     log_event,
     read_own_text,
@@ -37,10 +37,14 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import Counts, HaltReason, Issue
+from thoughtforge.phases.deliverable.markdown_tables import changed_headings, sections
+from thoughtforge.phases.deliverable.verdict import Candidate
 from thoughtforge.phases.engine import PhaseEngine
-from thoughtforge.phases.polish import fix_acceptance, polish_log
+from thoughtforge.phases.polish import polish_log
 from thoughtforge.phases.polish.guards import describe, version_name
+from thoughtforge.phases.polish.ledger import LEDGER_FILE, Finding, Ledger, write_ledger
 from thoughtforge.phases.polish.review import (
+    Dismissal,
     TestResults,
     merge_duplicates,
     parse_review,
@@ -60,6 +64,8 @@ class StoredReview(BaseModel):
     """The content hash of the deliverable the review read."""
     merged: int = 0
     """Duplicate issues of the answer counted once."""
+    dismissed: list[Dismissal] = []
+    """The open findings it was shown that it dismissed, with why."""
 
 
 class FixResult(BaseModel):
@@ -69,6 +75,15 @@ class FixResult(BaseModel):
     """With `restored`: the iteration whose fix first made that version (0: as polishing began)."""
     version: str | None = None
     """The content hash of what the fix left, when it changed the deliverable."""
+    places: list[str] | None = None
+    """Where it changed the deliverable (a document's headings); None: unknown, so anywhere."""
+    every_place: list[str] | None = None
+    """Every place of the deliverable it left (a document's headings), when known."""
+
+    @property
+    def changed_places(self) -> list[str] | None:
+        """What the ledger counts as changed: nothing unless the fix was applied."""
+        return self.places if self.applied else []
 
     @property
     def applied(self) -> bool:
@@ -107,6 +122,8 @@ class PolishSteps:
         self.document = engine.plugin.deliverable
         self.review_step = f"{engine.plugin.name}-review"
         self.fix_step = f"{engine.plugin.name}-fix"
+        self.open_findings = NO_OPEN_FINDINGS
+        """The review prompt's list of the ledger's open findings, set before each review."""
 
     @property
     def deliverable(self) -> Path:
@@ -117,12 +134,13 @@ class PolishSteps:
         return None
 
     def review(
-        self, n: int, constraints: str, guidance: str, second: SecondReview | None = None
+        self, n: int, constraints: str, guidance: str, findings: list[Finding] | None = None
     ) -> StoredReview:
-        """Ask the reviewer, re-asking on malformed output; write and commit the review. With
-        `second`, the reviewer is told what an earlier review of the same version found."""
+        """Ask the reviewer, re-asking on malformed output; write and commit the review. The
+        reviewer is shown the ledger's open `findings` to confirm or dismiss."""
         measured = self.measure()
-        prompt = self._review_prompt(constraints, guidance) + _second_review_request(second)
+        self.open_findings = open_findings_text(findings or [])
+        prompt = self._review_prompt(constraints, guidance)
         echoes = prompt_echoes(prompt, self.plugin.review)
         retries = self.engine.config.polish.retry_malformed_output
         try:
@@ -148,6 +166,7 @@ class PolishSteps:
             tests=measured,
             version=self.fingerprint(),
             merged=merged,
+            dismissed=parsed.dismissed,
         )
         self.engine.write(REVIEW_FILE, review.model_dump_json(indent=2) + "\n")
         if review.issues:
@@ -157,8 +176,9 @@ class PolishSteps:
     def fix(
         self, state: PolishState, review: StoredReview, constraints: str, guidance: str
     ) -> FixResult:
-        """Ask the fixer for the whole document; anything else is refused (`fix_acceptance`)
-        and the document kept; the guards halt on repeated refusals or idle fixes."""
+        """Ask the fixer for the whole document; the plugin's validator decides whether it may
+        replace it (anything else is refused and the document kept; the guards halt on repeated
+        refusals or idle fixes)."""
         old = self.engine.read(self.document)
         issues = json.dumps([i.model_dump(mode="json") for i in review.issues], indent=2)
         prompt = self.engine.prompts.render(
@@ -169,20 +189,30 @@ class PolishSteps:
             **{self.plugin.name: old},
         )
         call = self.engine.call(self.fix_step, review.iteration)
-        new = fix_acceptance.unwrap(self.engine.ask(self.fixer, prompt, call))
-        why = fix_acceptance.refusal(old, new)
-        if why is not None:
-            return self.refuse(review.iteration, why, new)
-        new += "\n"
+        answer = self.engine.ask(self.fixer, prompt, call)
+        verdict = self.plugin.check_deliverable(
+            self.engine.project, Candidate(stage="fix", text=answer, previous=old)
+        )
+        if not verdict.accepted:
+            return self.refuse(review.iteration, verdict.reason, answer)
+        if verdict.stripped:
+            log_event(
+                self.dir, "outside_text_stripped", iteration=review.iteration, what=verdict.stripped
+            )
+        new = verdict.document + "\n"
         if version_of(new) == version_of(old):
             return FixResult(
                 outcome="unchanged",
-                summary=f"unchanged: the fixer returned {self.document} as it was",
+                summary=f"unchanged: the fixer returned {self.document} as it was"
+                + verdict.stripped_note,
             )
         self.engine.write(self.document, new)
         sizes = f"({len(old)} → {len(new)} chars)"
-        return self.changed(
-            state, version_of(new), f"{self.document} updated {sizes}", f"{self.document} {sizes}"
+        summary = f"{self.document} updated {sizes}{verdict.stripped_note}"
+        result = self.changed(state, version_of(new), summary, f"{self.document} {sizes}")
+        every = [s.heading for s in sections(new)]
+        return result.model_copy(
+            update={"places": changed_headings(old, new), "every_place": every}
         )
 
     def refuse(self, n: int, why: str, answer: str) -> FixResult:
@@ -242,10 +272,12 @@ class PolishSteps:
         if state.iteration and git_repo.is_dirty(self.dir):
             self.engine.commit(f"iteration #{state.iteration}: recovered after an interruption")
 
-    def record(self, new: PolishState, entry: str, subject: str) -> None:
-        """State, log and commit together: if the commit fails, both files are put back."""
-        saved = {name: _snapshot(self.dir / name) for name in (POLISH_STATE_FILE, POLISH_LOG_FILE)}
+    def record(self, new: PolishState, ledger: Ledger, entry: str, subject: str) -> None:
+        """State, ledger, log and commit together: if the commit fails, the files are put back."""
+        names = (POLISH_STATE_FILE, LEDGER_FILE, POLISH_LOG_FILE)
+        saved = {name: _snapshot(self.dir / name) for name in names}
         write_polish_state(self.dir, new)
+        write_ledger(self.dir, ledger)
         polish_log.append(self.dir, entry)
         try:
             self.engine.commit(subject)
@@ -265,6 +297,7 @@ class PolishSteps:
             self.review_step,
             constraints=fitted.text,
             guidance=guidance,
+            open_findings=self.open_findings,
             **{self.plugin.name: document},
         )
 
@@ -280,17 +313,22 @@ def _restore(path: Path, content: str | None) -> None:
         write_text_atomic(path, content)
 
 
-def _second_review_request(second: SecondReview | None) -> str:
-    """What a second review is told: the issues the earlier review found in this same version."""
-    if second is None:
-        return ""
-    issues = json.dumps([i.model_dump(mode="json") for i in second.issues], indent=2)
-    return (
-        "\n\nSecond review: the review of iteration "
-        f"{second.clean_at} found no critical or medium issue in this version, but the review "
-        f"of iteration {second.found_at} found the issues below in the very same text. Check "
-        "each one against the deliverable: report every one that still stands (with its "
-        "severity) and any other real problem. Answer with the same JSON object; an empty list "
-        "says none of them stands.\n\n"
-        f"{issues}\n"
-    )
+NO_OPEN_FINDINGS = "(none)"
+
+
+def open_findings_text(findings: list[Finding]) -> str:
+    """The ledger's open findings as the reviewer is shown them, oldest first, with their ids."""
+    if not findings:
+        return NO_OPEN_FINDINGS
+    shown = [
+        {
+            "id": f.id,
+            "severity": f.severity.value,
+            "description": f.description,
+            "location": f.location,
+            "found_at_iteration": f.found_at,
+            "place_changed_by_fix": f.addressed_by[-1] if f.status == "addressed" else None,
+        }
+        for f in findings
+    ]
+    return json.dumps(shown, indent=2)

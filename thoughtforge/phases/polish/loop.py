@@ -51,7 +51,8 @@ from thoughtforge.phases.engine import HALTING_FAILURES, PhaseEngine, StepRunner
 from thoughtforge.phases.polish import polish_log
 from thoughtforge.phases.polish.assessment import Assessment, assess
 from thoughtforge.phases.polish.guards import GuardReport
-from thoughtforge.phases.polish.iteration import PolishSteps
+from thoughtforge.phases.polish.iteration import PolishSteps, StoredReview
+from thoughtforge.phases.polish.ledger import Ledger, after_resume, after_review, read_ledger
 
 HALT_OPTIONS = "resume, override, terminate"
 
@@ -88,11 +89,13 @@ class PolishLoop:
         self.steps = kind(self.engine, reviewer=reviewer, fixer=self.engine.agent)
         self.dir = project.dir
         self.last_report: GuardReport | None = None
+        self.ledger = Ledger()
 
     def run(self) -> PolishOutcome:
         try:
             self.engine.start(self.steps.reviewer, self.steps.fixer)
             state = self._load_state()
+            self.ledger = self._load_ledger(state)
             self.steps.settle(state)
             while True:
                 n = state.iteration + 1
@@ -114,15 +117,17 @@ class PolishLoop:
         review = self.steps.stored_review(n)
         recovered = review is not None
         if review is None:
+            shown = self.ledger.active
             review = self.step_runner(
-                f"review #{n}",
-                lambda: self.steps.review(n, constraints, guidance, state.second_review),
+                f"review #{n}", lambda: self.steps.review(n, constraints, guidance, shown)
             )
-        fix = self.steps.previous_fix(review, recovered) or self.step_runner(
-            f"fix #{n}", lambda: self.steps.fix(state, review, constraints, guidance)
+        reviewed = after_review(self.ledger, n, review.issues, review.dismissed)
+        to_fix = _with_silent_findings(review, reviewed)
+        fix = self.steps.previous_fix(to_fix, recovered) or self.step_runner(
+            f"fix #{n}", lambda: self.steps.fix(state, to_fix, constraints, guidance)
         )
         spend = iteration_spend(self.dir, n)
-        verdict = assess(state, review, fix, self.engine.config.polish, spend)
+        verdict = assess(state, reviewed, review, fix, self.engine.config.polish, spend)
         entry_text = polish_log.iteration_entry(
             n,
             verdict.entry.timestamp,
@@ -130,9 +135,10 @@ class PolishLoop:
             fix.summary,
             verdict.report,
             merged=review.merged,
-            second_review=state.second_review,
+            ledger=verdict.ledger,
         )
-        self.steps.record(verdict.state, entry_text, fix.subject(n))
+        self.steps.record(verdict.state, verdict.ledger, entry_text, fix.subject(n))
+        self.ledger = verdict.ledger
         self.engine.mark_read(said, f"polish iteration {n}")
         report = self.last_report = verdict.report
         self._announce(report)
@@ -157,9 +163,19 @@ class PolishLoop:
         except StateFileError as exc:
             raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, str(exc)) from None
 
+    def _load_ledger(self, state: PolishState) -> Ledger:
+        """The ledger recorded with the state; a fresh one when polishing starts again."""
+        try:
+            ledger = read_ledger(self.dir)
+        except StateFileError as exc:
+            raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, str(exc)) from None
+        if ledger.reviewed != state.iteration:
+            return Ledger()
+        return after_resume(ledger) if state.halt_reason is not None else ledger
+
     def _finish(self, state: PolishState, report: GuardReport) -> PolishOutcome:
         deliverable = self.steps.deliverable
-        still_open = polish_log.open_issues(state.last_issues) if state.plateau else ""
+        still_open = polish_log.open_findings(self.ledger, state.iteration)
         spent = f" Spent {spend_of(self.engine.config, self.engine.project).line}."
         message = (
             f"Polish loop finished after {state.iteration} iterations: {report.reason} "
@@ -198,3 +214,12 @@ class PolishLoop:
             counts=state.counts,
             deliverable=self.steps.deliverable,
         )
+
+
+def _with_silent_findings(review: StoredReview, ledger: Ledger) -> StoredReview:
+    """What the fixer is given: the review's issues, and the critical and medium findings the
+    review left silent though no fix changed their place (they are still open)."""
+    silent = [f.as_issue() for f in ledger.silent() if f.serious]
+    if not silent:
+        return review
+    return review.model_copy(update={"issues": [*review.issues, *silent]})

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from thoughtforge.core import POLISH_LOG_FILE, SecondReview
+from thoughtforge.core import POLISH_LOG_FILE
 from thoughtforge.models import Counts, Issue
 from thoughtforge.phases.polish.guards import GuardReport, describe
+from thoughtforge.phases.polish.ledger import Finding, Ledger
 from thoughtforge.prompting.markdown_escaping import escape_untrusted
 
 _HEADER = "# Polish log\n"
@@ -20,24 +22,17 @@ def iteration_entry(
     fix_summary: str,
     report: GuardReport,
     merged: int = 0,
-    second_review: SecondReview | None = None,
+    ledger: Ledger | None = None,
 ) -> str:
-    """One iteration's entry: the review, the fix, every guard's finding, the verdict."""
+    """One iteration's entry: the review, the fix, the ledger's findings, every guard's finding,
+    the verdict."""
     counts = Counts.of(issues)
     duplicates = f"; {merged} duplicate issue(s) merged" if merged else ""
-    second = (
-        f"**Second review** of the version iteration {second_review.found_at} found "
-        f"{len(second_review.issues)} critical or medium issue(s) in and iteration "
-        f"{second_review.clean_at} found clean: it was given those issues."
-        if second_review
-        else ""
-    )
     lines = [
         f"## Iteration {iteration} — {at.isoformat(timespec='seconds')}",
         "",
         f"**Review:** {describe(counts)} (total {counts.total}{duplicates})",
         "",
-        *([second, ""] if second else []),
         "### Issues found",
         *(_issue_line(issue) for issue in issues),
         *(["- none"] if not issues else []),
@@ -45,6 +40,7 @@ def iteration_entry(
         "### Fixes applied",
         f"- {fix_summary}",
         "",
+        *(_ledger_lines(ledger, iteration) if ledger is not None else []),
         "### Guards",
         *(f"- {r.name}: {'TRIGGERED — ' if r.triggered else ''}{r.detail}" for r in report.results),
         *(f"- warning: {w}" for w in report.warnings),
@@ -56,13 +52,65 @@ def iteration_entry(
     return "\n".join(lines) + "\n"
 
 
-def open_issues(issues: list[Issue], limit: int = 10) -> str:
-    """The issues a plateau leaves open, as the completion message lists them."""
-    if not issues:
-        return ""
-    lines = [_issue_line(issue) for issue in issues[:limit]]
-    more = [f"- … and {len(issues) - limit} more (polish_log.md)"] if len(issues) > limit else []
-    return "\n\nStill open:\n" + "\n".join(lines + more)
+def open_findings(ledger: Ledger, iteration: int, limit: int = 10) -> str:
+    """What the completion message lists: the findings still open, and those dismissed rather
+    than fixed (with why)."""
+    still = ledger.active
+    dismissed = [f for f in ledger.findings if f.status == "dismissed"]
+    text = ""
+    if still:
+        lines = [finding_line(f, iteration) for f in still[:limit]]
+        more = [f"- … and {len(still) - limit} more (polish_log.md)"] if len(still) > limit else []
+        text += "\n\nStill open:\n" + "\n".join(lines + more)
+    if dismissed:
+        lines = [finding_line(f, iteration) for f in dismissed[:limit]]
+        text += "\n\nDismissed by a review, not fixed:\n" + "\n".join(lines)
+    return text
+
+
+def finding_line(finding: Finding, iteration: int) -> str:
+    """A finding of the ledger as the log, the completion message and the page list it."""
+    where = f" ({escape_untrusted(finding.location)})" if finding.location else ""
+    return (
+        f"- **{finding.id} {finding.severity}**{where}: {escape_untrusted(finding.description)}"
+        f" — {finding_state(finding, iteration)}"
+    )
+
+
+def finding_state(
+    finding: Finding, iteration: int, quote: Callable[[str], str] = escape_untrusted
+) -> str:
+    """Its life so far: age, what addressed it, how it closed (the reviewer's words `quote`d,
+    for Markdown by default)."""
+    if finding.status == "dismissed":
+        return f"dismissed at iteration {finding.dismissed_at}: {quote(finding.dismissal)}"
+    fixes = ", ".join(f"#{n}" for n in finding.addressed_by)
+    addressed = f"; its place changed by fix {fixes}" if fixes else ""
+    if finding.status == "resolved":
+        return f"resolved at iteration {finding.resolved_at}{addressed}"
+    age = finding.age(iteration)
+    silent = (
+        f"; not reported since iteration {finding.last_reported}, its place unchanged"
+        if finding.silent_since is not None
+        else ""
+    )
+    found = f"found at iteration {finding.found_at} ({age} review(s))"
+    return f"{finding.status}, {found}{addressed}{silent}"
+
+
+def _ledger_lines(ledger: Ledger, iteration: int) -> list[str]:
+    closed = [f for f in ledger.findings if iteration in (f.resolved_at, f.dismissed_at)]
+    return [
+        "### Open findings",
+        *(finding_line(f, iteration) for f in ledger.active),
+        *(["- none"] if not ledger.active else []),
+        "",
+        *(
+            ["### Closed this iteration", *(finding_line(f, iteration) for f in closed), ""]
+            if closed
+            else []
+        ),
+    ]
 
 
 def resume_entry(at: datetime, halted_by: str, iteration: int) -> str:

@@ -1,5 +1,6 @@
-"""The polish loop's record as data: the trajectory from `polish_state.json` and the entries of
-`polish_log.md`, for whatever shows or serves them (the workbench, an MCP wrapper).
+"""The polish loop's record as data: the trajectory from `polish_state.json`, the findings of
+`polish_ledger.json` and the entries of `polish_log.md`, for whatever shows or serves them (the
+workbench, an MCP wrapper).
 
 The log is read back in the shape `polish_log` writes it: one `## ` entry per iteration (or
 resume), its `### ` parts as lists of lines, and its verdict. Its text is the reviewer's words,
@@ -22,6 +23,7 @@ from thoughtforge.core import (
     read_polish_state,
 )
 from thoughtforge.errors import StateFileError
+from thoughtforge.phases.polish.ledger import LEDGER_FILE, Ledger, read_ledger
 
 _ITERATION = re.compile(r"Iteration (\d+)\b")
 _VERDICT = "**Verdict:**"
@@ -50,6 +52,7 @@ class PolishRecord(BaseModel):
     state: PolishState | None
     log: list[LogEntry]
     log_text: str
+    ledger: Ledger | None = None
     problems: list[str] = []
 
     @property
@@ -71,13 +74,20 @@ def read_polish_record(project_dir: Path) -> PolishRecord:
             state = read_polish_state(project_dir)
         except StateFileError as exc:
             problems.append(str(exc))
+    ledger = None
+    try:
+        ledger = read_ledger(project_dir) if (project_dir / LEDGER_FILE).exists() else None
+    except StateFileError as exc:
+        problems.append(str(exc))
     text = ""
     if (project_dir / POLISH_LOG_FILE).exists():
         try:
             text = read_own_text(project_dir / POLISH_LOG_FILE)
         except (OSError, UnicodeDecodeError) as exc:
             problems.append(str(exc)[:300])
-    return PolishRecord(state=state, log=log_entries(text), log_text=text, problems=problems)
+    return PolishRecord(
+        state=state, log=log_entries(text), log_text=text, ledger=ledger, problems=problems
+    )
 
 
 def log_entries(text: str) -> list[LogEntry]:

@@ -33,12 +33,23 @@ class MalformedReview(UnusableAnswer):
     """The reviewer's answer holds no object matching the review schema."""
 
 
+class Dismissal(BaseModel):
+    """A review's word that an open finding of the ledger does not stand, and why."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str = Field(min_length=1, max_length=20)
+    reason: str = Field(min_length=1, max_length=2000)
+
+
 class Review(BaseModel):
-    """What every review holds: the issues, with the shared severities the guards count."""
+    """What every review holds: the issues, with the shared severities the guards count, and
+    the open findings it was shown that it dismisses (`ledger`)."""
 
     model_config = ConfigDict(extra="ignore")
 
     issues: list[Issue]
+    dismissed: list[Dismissal] = []
 
     @property
     def counts(self) -> Counts:

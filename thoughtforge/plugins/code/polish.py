@@ -15,11 +15,11 @@ import json
 
 from thoughtforge.adapters.agents.invoke import ATTEMPTS
 from thoughtforge.core import PolishState, changes, discard_agent_changes, git_repo, log_event
-from thoughtforge.core.staging import PRIVATE_FILES, SOURCE_SUFFIXES, is_own
+from thoughtforge.core.staging import PRIVATE_FILES, is_own
 from thoughtforge.errors import AgentFailure, PhaseHalt
 from thoughtforge.models import HaltReason
+from thoughtforge.phases.deliverable.verdict import Candidate
 from thoughtforge.phases.engine import PhaseEngine
-from thoughtforge.phases.polish import fix_acceptance
 from thoughtforge.phases.polish.iteration import FixResult, StoredReview
 from thoughtforge.phases.polish.iteration import PolishSteps as PlanPolishSteps
 from thoughtforge.phases.polish.review import TestResults
@@ -75,11 +75,13 @@ class PolishSteps(PlanPolishSteps):
         except AgentFailure as exc:
             raise PhaseHalt(HaltReason.AGENT_FAILURE, str(exc)) from None
         changed = changes(self.dir).foreign
-        why = self._refused(changed)
-        if why is not None:
+        verdict = self.plugin.check_deliverable(
+            self.engine.project, Candidate(stage="fix", files=changed)
+        )
+        if not verdict.accepted:
             answer = "\n".join(changed)
             discard_agent_changes(self.dir)
-            return self.refuse(review.iteration, why, answer)
+            return self.refuse(review.iteration, verdict.reason, answer)
         version = self.fingerprint()
         if not changed or version == review.version:
             return FixResult(outcome="unchanged", summary="unchanged: the fixer changed no file")
@@ -96,22 +98,6 @@ class PolishSteps(PlanPolishSteps):
                 continue
             digest.update(relpath.encode() + b"\0" + path.read_bytes() + b"\0")
         return digest.hexdigest()[:16]
-
-    def _refused(self, changed: list[str]) -> str | None:
-        """A file the coder left as a diff, with conflict markers or with a part elided."""
-        for relpath in changed:
-            path = self.dir / relpath
-            if not path.is_file() or path.suffix.lower() not in SOURCE_SUFFIXES:
-                continue
-            try:
-                new = path.read_text(encoding="utf-8")
-                old = git_repo.committed_text(self.dir, relpath)
-            except (OSError, UnicodeDecodeError):
-                continue
-            why = fix_acceptance.refused_source(old, new)
-            if why:
-                return f"the fixer left {relpath} broken: {why}"
-        return None
 
     def previous_fix(self, review: StoredReview, recovered: bool) -> FixResult | None:
         failing = review.tests is not None and review.tests.failed > 0
@@ -140,6 +126,7 @@ class PolishSteps(PlanPolishSteps):
             test_output=output,
             constraints=constraints,
             guidance=guidance,
+            open_findings=self.open_findings,
             code_mode=(
                 "the whole codebase"
                 if code.mode == "codebase"

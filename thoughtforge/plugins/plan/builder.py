@@ -26,6 +26,7 @@ from thoughtforge.core import (
 from thoughtforge.core.revisions import record_built_from
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import HaltReason, Phase
+from thoughtforge.phases.deliverable.verdict import Candidate
 from thoughtforge.phases.engine import (
     HALTING_FAILURES,
     OUTPUT_INCOMPLETE,
@@ -46,8 +47,9 @@ from thoughtforge.plugins.plan.draft import Draft, SectionProgress, load_draft, 
 from thoughtforge.plugins.plan.revision import PlanReviser, revision_builder
 from thoughtforge.plugins.plan.section_prompt import BUILD_STEP, section_prompt
 from thoughtforge.plugins.plan.slot_content import unfilled_reason
-from thoughtforge.plugins.plan.template import PlanTemplate, PlanTemplateError, Section, Slot
+from thoughtforge.plugins.plan.template import PlanTemplate, PlanTemplateError, Section
 from thoughtforge.plugins.plan.template_selection import TEMPLATES_DIR
+from thoughtforge.plugins.plan.validation import check_plan
 
 ATTEMPTS = 2  # ask, then re-ask once
 
@@ -180,13 +182,12 @@ class PlanBuilder:
         if not path.is_file():
             raise PhaseHalt(HaltReason.PHASE3_OUTPUT_MISSING, OUTPUT_MISSING)
         plan = self.engine.read(PLAN_FILE)
-        try:
-            unfilled = template.unfilled(template.read_filled(plan))
-        except PlanTemplateError as exc:
-            raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, f"{path}: {exc}") from None
-        if unfilled:
+        verdict = check_plan(Candidate(stage="build", text=plan), template)
+        if verdict.problem == "not_following":
+            raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, f"{path}: {verdict.reason}")
+        if not verdict.accepted:
             raise PhaseHalt(
-                HaltReason.BUILD_INCOMPLETE, f"Plan build incomplete: {_describe(unfilled)}."
+                HaltReason.BUILD_INCOMPLETE, f"Plan build incomplete: {verdict.reason}."
             )
         minimum = self.engine.config.phase3_completeness.plan_min_chars
         if len(plan) < minimum:
@@ -235,13 +236,4 @@ def _reported(progress: list[SectionProgress]) -> BuildProgress:
             for p in progress
         ],
         markdown=progress_markdown(progress),
-    )
-
-
-def _describe(unfilled: list[Slot]) -> str:
-    by_section: dict[str, list[str]] = {}
-    for slot in unfilled:
-        by_section.setdefault(slot.section, []).append(slot.id)
-    return "; ".join(
-        f"section '{h}' has unfilled slots {', '.join(ids)}" for h, ids in by_section.items()
     )

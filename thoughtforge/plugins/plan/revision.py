@@ -21,6 +21,7 @@ from thoughtforge.core import (
 from thoughtforge.core.revisions import Revision, open_revision, record_built_from, update_revision
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import HaltReason, Phase
+from thoughtforge.phases.deliverable.verdict import Candidate
 from thoughtforge.phases.engine import (
     HALTING_FAILURES,
     BuildOutcome,
@@ -137,10 +138,20 @@ class PlanReviser:
             body = _without_heading(answer, heading)
             if not body.strip():
                 raise UnusableAnswer("it was empty", answer)
-            return body
+            revised = replace_sections(plan, {heading: body})
+            verdict = self.engine.plugin.check_deliverable(
+                self.engine.project, Candidate(stage="revision", text=revised, previous=plan)
+            )
+            if not verdict.accepted:
+                raise UnusableAnswer(f"the revised plan would be refused: {verdict.reason}", answer)
+            if verdict.stripped:
+                log_event(
+                    self.engine.project.dir, "outside_text_stripped", stripped=verdict.stripped
+                )
+            return verdict.document + "\n"
 
         try:
-            body = self.engine.ask_until_usable(
+            revised = self.engine.ask_until_usable(
                 self.engine.agent,
                 self.engine.call(REVISE_STEP),
                 lambda refusal: prompt if refusal is None else reask(prompt, refusal),
@@ -153,7 +164,7 @@ class PlanReviser:
                 f"The agent's revised section '{heading}' was unusable twice: {exc}. "
                 f"{UNUSABLE_HELP}",
             ) from None
-        self.engine.write(PLAN_FILE, replace_sections(plan, {heading: body}))
+        self.engine.write(PLAN_FILE, revised)
 
     def _finish(self) -> BuildOutcome:
         finish_build(self.engine.project)

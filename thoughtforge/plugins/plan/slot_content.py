@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import re
 
-_PLACEHOLDER = re.compile(r"\b(?:tbd|todo|placeholder)s?\b", re.IGNORECASE)
+from thoughtforge.phases.deliverable.document_check import PLACEHOLDER
+
 _TEMPLATE_TEXT = re.compile(
     r"<[a-z][a-z0-9]*_[a-z0-9_]*>|\[(?:insert|your|add|describe)\b[^\]]*\]|^\{\{[^}]*\}\}$"
     r"|^[a-z0-9]+(?:_[a-z0-9]+)+(?:\.[a-z]+)?$",
@@ -33,7 +34,7 @@ def unfilled_reason(text: str) -> str | None:
     """Why `text` cannot fill a slot, or None when it can."""
     if not any(char.isalnum() for char in text):
         return "empty"
-    placeholder = _PLACEHOLDER.search(text)
+    placeholder = PLACEHOLDER.search(text)
     if placeholder:
         return f"placeholder text '{placeholder.group(0)}'"
     template = _TEMPLATE_TEXT.search(text.strip())

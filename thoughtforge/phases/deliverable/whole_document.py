@@ -8,10 +8,8 @@ refused here as a broken fix is (the deliverable is kept, and two in a row halt 
 * a fragment: much shorter than the document, or with the rest elided (`[... unchanged ...]`);
 * a document that lost part of its structure: a heading, or a section's table.
 
-What models also do and is harmless is read tolerantly, as JSON answers are: one fence around the
-whole document (```` ```markdown ````), with or without a line of chatter before or after it, is
-unwrapped. The same markers of a diff or an elision are what `refused_source` finds in a file a
-coding agent wrote.
+What lies around the document (a fence, a preamble, a changelog) is `outside_text`'s. The same
+markers of a diff or an elision are what `refused_source` finds in a file a coding agent wrote.
 """
 
 from __future__ import annotations
@@ -20,9 +18,6 @@ import re
 from collections.abc import Iterator
 
 MIN_FIX_LENGTH_RATIO = 0.5
-_CHATTER_CHARS = 400
-
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*([\w+.-]*)[ \t]*")
 _HEADING = re.compile(r"#{1,6}\s")
 _TABLE_RULE = re.compile(r"\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?")
 _DIFF_LINES = (
@@ -42,34 +37,6 @@ _ELIDED = re.compile(
 _ELISION_FRAME = re.compile(
     r"(?:\[.*\]|\(.*\)|<!--.*-->|\{.*\}|(?:#|//|/\*|--)\s*(?:\.{3}|…).*|.*(?:\.{3}|…)\s*(?:\*/)?)"
 )
-
-
-def unwrap(text: str) -> str:
-    """The document inside one fence around it (chatter before or after the fence dropped);
-    anything else as it was, stripped."""
-    stripped = text.strip()
-    lines = stripped.splitlines()
-    opening = next((n for n, line in enumerate(lines) if _FENCE.fullmatch(line)), None)
-    if opening is None:
-        return stripped
-    marker = _FENCE.fullmatch(lines[opening])
-    assert marker is not None
-    fence = marker.group(1)
-    closing = next(
-        (
-            n
-            for n in range(len(lines) - 1, opening, -1)
-            if lines[n].strip().startswith(fence[0] * len(fence))
-            and not lines[n].strip().strip(fence[0])
-        ),
-        None,
-    )
-    before = "\n".join(lines[:opening])
-    after = "\n".join(lines[closing + 1 :]) if closing is not None else ""
-    if not (_chatter(before) and _chatter(after)):
-        return stripped
-    inner = lines[opening + 1 : closing] if closing is not None else lines[opening + 1 :]
-    return "\n".join(inner).strip()
 
 
 def refusal(old: str, new: str) -> str | None:
@@ -107,13 +74,6 @@ def refused_source(old: str, new: str) -> str | None:
     if elided:
         return f"part of it was left out ({elided!r})"
     return None
-
-
-def _chatter(text: str) -> bool:
-    """A model's line or two around the fence: short, and no part of a document."""
-    return len(text) <= _CHATTER_CHARS and not any(
-        _HEADING.match(line.strip()) for line in text.splitlines()
-    )
 
 
 def _diff_marker(old: str, new: str) -> str | None:

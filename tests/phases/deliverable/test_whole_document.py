@@ -7,7 +7,8 @@ import difflib
 import pytest
 
 from tests.polish_setup import PLAN
-from thoughtforge.phases.polish.fix_acceptance import refusal, refused_source, unwrap
+from thoughtforge.phases.deliverable.outside_text import unwrap
+from thoughtforge.phases.deliverable.whole_document import refusal, refused_source
 
 FIXED = PLAN.replace("Steps for 2", "Book the caterer by April")
 

@@ -1,0 +1,166 @@
+"""The one check a document deliverable passes before it is accepted, at a build, a fix or a
+revision: the document alone (nothing written around it), whole, and in the shape it had.
+
+Against the version it would replace, a candidate must keep every heading in order and no section
+twice (a plan returned twice is refused, not stored), every table's header row and column count
+(an Objective | Plan | Assessment table turned into Field | Value is refused), its last row and
+section whole (an answer cut off mid-row is refused even with every heading present), and gain no
+empty cell and no placeholder (`TBD`). A plugin adds what its type needs (`plugins/plan`: the
+template's shape and its slots) and passes its own test of a cell (`cell_problem`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+
+from thoughtforge.phases.deliverable import markdown_tables, outside_text, whole_document
+from thoughtforge.phases.deliverable.markdown_tables import Section, Table
+from thoughtforge.phases.deliverable.verdict import Candidate, DeliverableVerdict, Problem
+
+PLACEHOLDER = re.compile(r"\b(?:tbd|todo|placeholder)s?\b", re.IGNORECASE)
+"""A word that says the content is still to come, as a whole word in any case ("TODOs", "tbd.")."""
+
+CellProblem = Callable[[str], str | None]
+_WHOLE_ENDS = (".", "!", "?", "|", ":", ")", "*", "_", "`")
+"""How a line that was not cut off ends."""
+
+
+def check_document(
+    candidate: Candidate, cell_problem: CellProblem | None = None
+) -> DeliverableVerdict:
+    """The verdict on a document candidate (`candidate.previous`: the version it would replace)."""
+    separated = outside_text.separate(candidate.text, candidate.previous)
+    if separated.inside is not None:
+        return DeliverableVerdict.refused(
+            "outside_text",
+            f"the answer holds a note to the reader inside the document ({separated.inside!r}), "
+            "which cannot be told apart from it",
+        )
+    document = separated.document
+    if not document.strip():
+        return DeliverableVerdict.refused("empty", "the answer holds no document")
+    problem = _problem(document, candidate.previous, cell_problem or _no_content)
+    if problem is not None:
+        return DeliverableVerdict.refused(*problem)
+    return DeliverableVerdict(accepted=True, document=document, stripped=separated.stripped)
+
+
+def _problem(new: str, old: str | None, cell_problem: CellProblem) -> tuple[Problem, str] | None:
+    new_sections = markdown_tables.sections(new)
+    old_sections = markdown_tables.sections(old) if old is not None else []
+    cut = _cut_off(new_sections, old_sections, new)
+    whole = whole_document.refusal(old, new) if old is not None else None
+    if whole and not cut:
+        return "not_whole", whole
+    if cut:
+        return "truncated", cut
+    if old is not None:
+        repeated = _repeated(new_sections, old_sections)
+        if repeated:
+            return "repeated", repeated
+        shape = _table_shape(new_sections, old_sections)
+        if shape:
+            return "structure", shape
+    content = _unfilled(new_sections, old_sections, cell_problem)
+    if content:
+        return "unfilled", content
+    return None
+
+
+def _cut_off(new: list[Section], old: list[Section], text: str) -> str | None:
+    """The answer stops mid-row, or mid-sentence in a last section that lost rows it had."""
+    if new and new[-1].tables and new[-1].tables[-1].open_rows[-1:] == [True]:
+        row = " | ".join(new[-1].tables[-1].rows[-1])
+        return f"the answer is cut off mid-row at its end ('| {row[:60]}')"
+    last = text.rstrip().rsplit("\n", 1)[-1].strip()
+    if new and old and new[-1].heading == old[-1].heading and not last.endswith(_WHOLE_ENDS):
+        had = sum(len(t.rows) for t in old[-1].tables)
+        has = sum(len(t.rows) for t in new[-1].tables)
+        if has < had:
+            return (
+                f"the answer is cut off in its last section '{new[-1].heading}' "
+                f"({has} of its {had} table row(s))"
+            )
+    return None
+
+
+def _repeated(new: list[Section], old: list[Section]) -> str | None:
+    before = Counter(s.heading for s in old if s.heading)
+    after = Counter(s.heading for s in new if s.heading)
+    twice = [h for h, n in after.items() if n > before.get(h, 0) and before.get(h, 0)]
+    if not twice:
+        return None
+    if len(twice) * 2 > len(before):
+        return f"the answer holds the document more than once ({len(twice)} sections repeated)"
+    return f"the answer repeats the section(s) {', '.join(twice)}"
+
+
+def _table_shape(new: list[Section], old: list[Section]) -> str | None:
+    """Each table keeps the header row and the column count it had."""
+    old_tables = _tables_by_place(old)
+    for place, table in _tables_by_place(new).items():
+        before = old_tables.get(place)
+        if before is None:
+            continue
+        heading = place[0] or "the text before the first heading"
+        if _plain(table.header) != _plain(before.header):
+            return (
+                f"the table of '{heading}' has the header {' | '.join(table.header)!r} where it "
+                f"had {' | '.join(before.header)!r}"
+            )
+        for n, row in enumerate(table.rows, start=1):
+            if len(row) != len(before.header):
+                return (
+                    f"row {n} of the table of '{heading}' has {len(row)} cell(s) where its "
+                    f"header has {len(before.header)}"
+                )
+    return None
+
+
+def _unfilled(new: list[Section], old: list[Section], cell_problem: CellProblem) -> str | None:
+    """An empty or placeholder cell, or a placeholder word, that the previous version lacked."""
+    found, had = _content_problems(new, cell_problem), _content_problems(old, cell_problem)
+    for (heading, why), count in found.items():
+        if count > had.get((heading, why), 0):
+            where = f"'{heading}'" if heading else "the text before the first heading"
+            return f"{where} holds {why}"
+    return None
+
+
+def _content_problems(parts: list[Section], cell_problem: CellProblem) -> Counter[tuple[str, str]]:
+    problems: Counter[tuple[str, str]] = Counter()
+    for section in parts:
+        for table in section.tables:
+            for row in table.rows:
+                for cell in row:
+                    why = cell_problem(cell)
+                    if why:
+                        problems[(section.heading, f"a cell with {why}")] += 1
+        for line in section.lines:
+            for word in PLACEHOLDER.findall(line):
+                problems[(section.heading, f"placeholder text '{word}'")] += 1
+    return problems
+
+
+def _no_content(cell: str) -> str | None:
+    if not any(char.isalnum() for char in cell):
+        return "no content"
+    found = PLACEHOLDER.search(cell)
+    return f"placeholder text '{found.group(0)}'" if found else None
+
+
+def _tables_by_place(parts: list[Section]) -> dict[tuple[str, int, int], Table]:
+    """Each table by its section's heading, that heading's occurrence and its index in it."""
+    seen: Counter[str] = Counter()
+    places: dict[tuple[str, int, int], Table] = {}
+    for section in parts:
+        seen[section.heading] += 1
+        for n, table in enumerate(section.tables):
+            places[(section.heading, seen[section.heading], n)] = table
+    return places
+
+
+def _plain(cells: list[str]) -> list[str]:
+    return [" ".join(cell.lower().strip("*_ ").split()) for cell in cells]

@@ -1,0 +1,154 @@
+"""The guards that read the counts' trajectory: a fix-regress cycle (hallucination), a spike on
+a nearly converged deliverable (fabrication), the value guard, and the iteration ceiling.
+Ratio thresholds are compared in integers, so a rise of exactly 20 % or 50 % is never pushed
+over by rounding."""
+
+from __future__ import annotations
+
+from thoughtforge.core import TrajectoryEntry
+from thoughtforge.core.budget import usd
+from thoughtforge.models import Severity
+from thoughtforge.phases.polish.guard_view import (
+    Seen,
+    arrow,
+    counts,
+    describe,
+    number,
+    over_limits,
+)
+
+SEVERITY_WEIGHTS = {Severity.CRITICAL: 5, Severity.MEDIUM: 2, Severity.MINOR: 1}
+"""How much resolving an issue is worth to the value guard, by severity."""
+_FABRICATION_WINDOW = 3
+
+
+def hallucination(seen: Seen) -> tuple[bool, str]:
+    totals = seen.totals
+    if len(totals) < 2:
+        return False, "first iteration: no previous total"
+    run = _decreasing_run(totals[:-1])
+    previous, current = totals[-2], totals[-1]
+    spiked = current * 5 > previous * 6
+    if not spiked or len(run) < 3:
+        decreases = len(run) - 1
+        return False, f"total {previous}→{current} after {decreases} consecutive decrease(s)"
+    return True, (
+        f"fix-regress cycle detected. Errors trending down ({arrow(run)}) then spiked to "
+        f"{current} at iteration {seen.last.iteration}."
+    )
+
+
+def _decreasing_run(totals: list[int]) -> list[int]:
+    """The strictly decreasing stretch that ends at the last total."""
+    start = len(totals) - 1
+    while start > 0 and totals[start - 1] > totals[start]:
+        start -= 1
+    return totals[start:]
+
+
+def fabrication(seen: Seen) -> tuple[bool, str]:
+    window = seen.entries[-1 - _FABRICATION_WINDOW : -1]
+    if not window:
+        return False, "first iteration: no trailing average"
+    spikes = [spike for severity in Severity if (spike := _spike(seen.last, window, severity))]
+    if not spikes:
+        return False, f"no severity spiked against the last {len(window)} iteration(s)"
+    spiked = "; ".join(spikes)
+    near = _last_near_convergence(seen)
+    if near is None:
+        return False, f"{spiked}, but no earlier iteration was within twice the thresholds"
+    return True, (
+        f"fabrication suspected at iteration {seen.last.iteration}. Errors were near-converged "
+        f"({describe(counts(near))}) at iteration {near.iteration} then spiked: {spiked}. "
+        "The reviewer may be manufacturing issues because nothing real remains."
+    )
+
+
+def _spike(entry: TrajectoryEntry, window: list[TrajectoryEntry], severity: Severity) -> str | None:
+    """count > 1.5 × average and count − average ≥ 2, multiplied out by 2·len(window)."""
+    count = getattr(entry, severity.value)
+    size, past = len(window), sum(getattr(e, severity.value) for e in window)
+    if count * size * 2 > past * 3 and count * size - past >= 2 * size:
+        return f"{severity.value} {count} vs trailing average {number(past / size)}"
+    return None
+
+
+def _last_near_convergence(seen: Seen) -> TrajectoryEntry | None:
+    """The latest earlier iteration within twice every threshold (the spec hard-codes the 2×)."""
+    for entry in reversed(seen.entries[:-1]):
+        if not over_limits(counts(entry), seen.config, factor=2):
+            return entry
+    return None
+
+
+def weighted(entry: TrajectoryEntry) -> int:
+    """An iteration's issues, each counted by its severity's weight."""
+    return sum(weight * getattr(entry, s.value) for s, weight in SEVERITY_WEIGHTS.items())
+
+
+def _low_value(seen: Seen) -> str | None:
+    """What the last `value_window` iterations bought per dollar, when seen is below
+    `min_issues_resolved_per_usd` (the value guard; off unless set); None otherwise."""
+    floor, k = seen.config.min_issues_resolved_per_usd, seen.config.value_window
+    if floor is None or len(seen.entries) <= k:
+        return None
+    costs = [entry.usd for entry in seen.entries[-k:]]
+    if any(cost is None for cost in costs):
+        return None  # an iteration without a price cannot be weighed
+    spent = sum(cost for cost in costs if cost is not None)
+    if spent <= 0:
+        return None
+    resolved = weighted(seen.entries[-k - 1]) - weighted(seen.last)
+    rate = resolved / spent
+    if rate >= floor:
+        return None
+    each = spent / k
+    likely = max(rate, 0.0) * each
+    return (
+        f"The last {k} iterations resolved {resolved} severity-weighted issue(s) for "
+        f"{usd(spent)} ({rate:.1f} per dollar; polish.min_issues_resolved_per_usd is "
+        f"{number(floor)}): another iteration, about {usd(each)}, would likely resolve "
+        f"{likely:.1f} (critical 5, medium 2, minor 1)."
+    )
+
+
+def value_done(seen: Seen) -> tuple[bool, str]:
+    """Low value near the thresholds (within twice them): done, the issues left listed."""
+    low = _low_value(seen)
+    if low is None:
+        return False, _value_state(seen)
+    if over_limits(counts(seen.last), seen.config, factor=2):
+        return False, "low value, but not within twice the thresholds"
+    return True, (
+        f"polish stopped on value: {low} Within twice the thresholds "
+        f"({describe(counts(seen.last))}): {seen.last.total} issue(s) still open."
+    )
+
+
+def value_halt(seen: Seen) -> tuple[bool, str]:
+    """Low value far from the thresholds: the person decides whether more is worth paying."""
+    low = _low_value(seen)
+    if low is None:
+        return False, _value_state(seen)
+    return True, f"{low} Still {describe(counts(seen.last))}: more polishing is yours to decide."
+
+
+def _value_state(seen: Seen) -> str:
+    if seen.config.min_issues_resolved_per_usd is None:
+        return "off (polish.min_issues_resolved_per_usd unset)"
+    window = seen.entries[-seen.config.value_window :]
+    if any(entry.usd is None for entry in window):
+        return "cannot weigh: an iteration of the window has no price"
+    return "worth its cost"
+
+
+def max_iterations(seen: Seen) -> tuple[bool, str]:
+    ceiling = seen.config.max_iterations
+    if seen.last.iteration < ceiling:
+        return False, f"iteration {seen.last.iteration} of {ceiling}"
+    average = sum(seen.totals) / len(seen.totals)
+    lowest = min(seen.entries, key=lambda entry: entry.total)  # the first at the lowest
+    return True, (
+        f"Max {ceiling} iterations reached. Avg flaws/iter: {number(average)}. "
+        f"Lowest: {lowest.total} at iter {lowest.iteration}."
+    )

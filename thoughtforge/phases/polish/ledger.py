@@ -1,0 +1,228 @@
+"""The ledger of findings (`polish_ledger.json`): every finding a review made, with an identity
+that survives rewording and relabelling, and its life across iterations.
+
+A finding is *open* when found. A fix that changes its place (its `location`; `places`) makes it
+*addressed*; a later review, shown it, that does not report it again confirms it gone:
+*resolved*. A review may also *dismiss* it, saying why. Nothing else closes a finding: a review
+that stops mentioning a finding whose place no fix changed leaves it open (*silent*), and it goes
+to the fixer with the review's own issues; a second such review halts the loop, quoting both
+(`ledger_guards`). A finding reported again after a fix is open again.
+
+Severity belongs to the finding: the highest any review gave it while it was open. A reviewer
+that relabels a critical finding minor does not make it minor (it is recorded, in `relabelled`);
+one that raises it raises it at once.
+
+Pure functions of the ledger, the review and the fix, so the ledger of iteration N follows from
+that of N−1 and the stored review; written with the polish state, crash-safe. A new ledger shares
+the findings no step changed with the one it came from (each step copies what it changes).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from thoughtforge.core import read_own_text, write_text_atomic
+from thoughtforge.core.staging import POLISH_LEDGER_FILE
+from thoughtforge.errors import StateFileError
+from thoughtforge.models import Issue, Severity
+from thoughtforge.phases.polish.issue_matching import match_findings
+from thoughtforge.phases.polish.places import at_places
+from thoughtforge.phases.polish.review import Dismissal
+
+LEDGER_FILE = POLISH_LEDGER_FILE
+
+Status = Literal["open", "addressed", "resolved", "dismissed"]
+_RANK = {Severity.CRITICAL: 0, Severity.MEDIUM: 1, Severity.MINOR: 2}
+_SERIOUS = (Severity.CRITICAL, Severity.MEDIUM)
+_RELABELS_KEPT = 5
+REOPEN_WINDOW = 1
+"""A finding closed this many iterations ago or less is open again when reported again; an older
+one reported again is a new finding (which bounds what each review is matched against)."""
+
+
+class Finding(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    severity: Severity
+    description: str
+    """As the latest review that reported it worded it."""
+    location: str = ""
+    recommendation: str = ""
+    found_at: int
+    last_reported: int
+    status: Status = "open"
+    addressed_by: list[int] = []
+    """The iterations whose fix changed its place."""
+    resolved_at: int | None = None
+    dismissed_at: int | None = None
+    dismissal: str = ""
+    silent_since: int | None = None
+    """The first review since it was last reported that did not report it, its place unchanged."""
+    relabelled: list[str] = []
+
+    @property
+    def active(self) -> bool:
+        return self.status in ("open", "addressed")
+
+    @property
+    def serious(self) -> bool:
+        return self.severity in _SERIOUS
+
+    def age(self, iteration: int) -> int:
+        """How many reviews it has been open for, up to `iteration`."""
+        return iteration - self.found_at + 1
+
+    def as_issue(self) -> Issue:
+        return Issue.model_construct(
+            severity=self.severity,
+            description=self.description,
+            location=self.location,
+            recommendation=self.recommendation,
+        )
+
+
+class Ledger(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    findings: list[Finding] = []
+    reviewed: int = 0
+    """The iteration of the last review applied."""
+
+    @property
+    def active(self) -> list[Finding]:
+        return [f for f in self.findings if f.active]
+
+    def reported_at(self, iteration: int) -> list[Finding]:
+        return [f for f in self.findings if f.active and f.last_reported == iteration]
+
+    def silent(self) -> list[Finding]:
+        """Active findings the last review did not report and no fix has addressed since."""
+        return [f for f in self.findings if f.status == "open" and f.silent_since is not None]
+
+    def new_at(self, iteration: int) -> list[Finding]:
+        return [f for f in self.findings if f.found_at == iteration]
+
+    def get(self, finding_id: str) -> Finding | None:
+        return next((f for f in self.findings if f.id == finding_id), None)
+
+
+def after_review(
+    ledger: Ledger, iteration: int, issues: list[Issue], dismissals: list[Dismissal]
+) -> Ledger:
+    """The ledger once review `iteration` (shown the active findings) is taken in."""
+    recent = iteration - REOPEN_WINDOW
+    findings = [
+        f.model_copy() if f.active or _closed_at(f) >= recent else f for f in ledger.findings
+    ]
+    active = [f for f in findings if f.active]
+    closed = [f for f in findings if not f.active and _closed_at(f) >= recent]
+    known = [*active, *closed]
+    matched = match_findings(issues, [f.as_issue() for f in known])
+    reported: set[str] = set()
+    for issue, m in zip(issues, matched, strict=True):
+        if m is None:
+            findings.append(_new(len(findings) + 1, issue, iteration))
+        else:
+            _report(known[m], issue, iteration)
+            reported.add(known[m].id)
+    said = {d.id.strip().upper(): d.reason.strip() for d in dismissals if d.reason.strip()}
+    for finding in active:
+        if finding.id in reported:
+            continue
+        if finding.id in said:
+            finding.status, finding.dismissed_at = "dismissed", iteration
+            finding.dismissal = said[finding.id]
+        elif finding.status == "addressed":
+            finding.status, finding.resolved_at = "resolved", iteration
+        elif finding.silent_since is None:
+            finding.silent_since = iteration
+    return Ledger.model_construct(findings=findings, reviewed=iteration)
+
+
+def after_fix(
+    ledger: Ledger, iteration: int, places: list[str] | None, every: list[str] | None = None
+) -> Ledger:
+    """The ledger once fix `iteration` changed `places` (None: unknown, so every place; an
+    unchanged or refused fix changed none) of the deliverable's `every` places (a location that
+    names none of them, "the vendors", is addressed by any change)."""
+    findings = []
+    for finding in ledger.findings:
+        if finding.status == "open" and at_places(finding.location, places, every):
+            finding = finding.model_copy(
+                update={
+                    "status": "addressed",
+                    "addressed_by": [*finding.addressed_by, iteration],
+                    "silent_since": None,
+                }
+            )
+        findings.append(finding)
+    return Ledger.model_construct(findings=findings, reviewed=ledger.reviewed)
+
+
+def after_resume(ledger: Ledger) -> Ledger:
+    """The ledger when the person resumes a halted loop: they may have edited the deliverable or
+    said what to do, so a silence the halt quoted counts afresh from the next review."""
+    findings = [
+        f.model_copy(update={"silent_since": None}) if f.silent_since is not None else f
+        for f in ledger.findings
+    ]
+    return Ledger.model_construct(findings=findings, reviewed=ledger.reviewed)
+
+
+def read_ledger(project_dir: Path) -> Ledger:
+    """The ledger as recorded; none yet before the first iteration."""
+    path = project_dir / LEDGER_FILE
+    if not path.exists():
+        return Ledger()
+    try:
+        return Ledger.model_validate_json(read_own_text(path))
+    except (OSError, UnicodeDecodeError, ValidationError) as exc:
+        raise StateFileError(path, f"cannot be read: {str(exc)[:300]}") from None
+
+
+def write_ledger(project_dir: Path, ledger: Ledger) -> None:
+    write_text_atomic(project_dir / LEDGER_FILE, ledger.model_dump_json(indent=2) + "\n")
+
+
+def _report(finding: Finding, issue: Issue, iteration: int) -> None:
+    if _RANK[issue.severity] < _RANK[finding.severity]:
+        finding.severity = issue.severity
+    elif issue.severity is not finding.severity:
+        said = f"iteration {iteration} called it {issue.severity}; kept {finding.severity}"
+        finding.relabelled = [*finding.relabelled, said][-_RELABELS_KEPT:]
+    finding.description = issue.description
+    finding.location = issue.location or finding.location
+    finding.recommendation = issue.recommendation or finding.recommendation
+    finding.last_reported = iteration
+    finding.silent_since = None
+    if finding.status != "open":  # addressed, or closed and reported again
+        finding.status = "open"
+        finding.resolved_at = finding.dismissed_at = None
+
+
+def _closed_at(finding: Finding) -> int:
+    return finding.resolved_at or finding.dismissed_at or 0
+
+
+def _new(number: int, issue: Issue, iteration: int) -> Finding:
+    """Built from an issue already validated: a review may hold a thousand."""
+    return Finding.model_construct(
+        id=f"F{number}",
+        severity=issue.severity,
+        description=issue.description,
+        location=issue.location,
+        recommendation=issue.recommendation,
+        found_at=iteration,
+        last_reported=iteration,
+        status="open",
+        addressed_by=[],
+        resolved_at=None,
+        dismissed_at=None,
+        dismissal="",
+        silent_since=None,
+        relabelled=[],
+    )

@@ -1,0 +1,172 @@
+"""The guards that read the ledger of findings rather than one review's labels: termination,
+a reviewer that contradicts itself, rotation (stagnation's plateau) and persistence.
+
+Done needs evidence: the last review within the thresholds, and no critical or medium finding
+left that the review merely stopped mentioning while no fix changed its place (*silent*); those
+go to the fixer, and a second review silent about the same unchanged place halts, quoting both
+reviews, instead of ending `done` — the person decides. The findings still open are counted at
+their own severity (a relabel does not lower it) and must be within the thresholds too.
+
+A plateau is a total that stays within one of itself (a count wobbling by one hides nothing):
+its findings persist when a critical or medium finding has been open since the window began, or
+when 70 % of those reported have, and rotate otherwise (stagnation: done, the open findings
+listed); a plateau twice as long whose findings persist halts (persistence), however many fresh
+small findings come and go around them.
+"""
+
+from __future__ import annotations
+
+from thoughtforge.models import Counts
+from thoughtforge.phases.polish.guard_view import (
+    Seen,
+    arrow,
+    counts,
+    describe,
+    fix_of,
+    over,
+    over_limits,
+)
+from thoughtforge.phases.polish.ledger import Finding
+
+_QUOTED = 120
+
+
+def termination(seen: Seen) -> tuple[bool, str]:
+    found = counts(seen.last)
+    misses = over(seen)
+    if misses:
+        return False, "not converged: " + ", ".join(misses)
+    silent = _silent(seen)
+    if silent:
+        return False, (
+            f"converged counts ({describe(found)}), but this review neither reported nor "
+            f"dismissed {_names(silent)}, and no fix changed their place: a clean review of "
+            "an unchanged place is no evidence. They go to the fixer, and the next review is "
+            "shown them."
+        )
+    still = over_limits(open_counts(seen), seen.config, factor=1)
+    if still:
+        return False, (
+            f"converged counts ({describe(found)}), but the findings still open, each at its own "
+            f"severity, are not: {', '.join(still)}"
+        )
+    tests = "" if seen.tests_passed is None else " All tests pass."
+    return True, f"polish loop converged. {describe(found)}.{tests}{_closed(seen)}"
+
+
+def contradiction(seen: Seen) -> tuple[bool, str]:
+    """Two reviews in a row silent about a finding whose place no fix changed in between."""
+    twice = [f for f in _silent(seen) if (f.silent_since or 0) < seen.last.iteration]
+    if not twice:
+        return False, "no finding left silent by two reviews of an unchanged place"
+    first = twice[0]
+    return True, (
+        f"The reviewer contradicts itself: iteration {first.last_reported}'s review found "
+        f"{_quote(first)}; the reviews of iterations {first.silent_since} and "
+        f"{seen.last.iteration}, shown it, of a place no fix changed since, neither report it "
+        f"nor dismiss it{_more(twice)}. A silent review is not evidence that it is gone: fix or "
+        "dismiss it yourself (say, or edit the deliverable) and resume, or override."
+    )
+
+
+def stagnation(seen: Seen) -> tuple[bool, str]:
+    limit = seen.config.stagnation_limit
+    window = seen.entries[-limit:]
+    totals = [e.total for e in window]
+    if len(window) < limit or max(totals) - min(totals) > 1:
+        return False, f"no plateau: last totals {arrow(totals)}, need {limit} within one"
+    reported, old = _persisting(seen, window[0].iteration)
+    if not reported:
+        return False, f"total on a plateau ({arrow(totals)}) but no finding reported to weigh"
+    share = f"{len(old)} of {len(reported)} reported open since iteration {window[0].iteration}"
+    if _persists(reported, old):
+        return (
+            False,
+            f"total on a plateau ({arrow(totals)}) but the same findings persist ({share})",
+        )
+    above = ", ".join(over(seen))
+    left = seen.ledger.active
+    return True, (
+        f"polish sufficient: total on a plateau ({arrow(totals)}, {describe(counts(seen.last))}) "
+        f"for {limit} iterations while findings rotate ({share}). Converged at a plateau above "
+        f"the thresholds ({above}): {len(left)} finding(s) still open."
+    )
+
+
+def persistence(seen: Seen) -> tuple[bool, str]:
+    """A plateau twice as long as stagnation's whose findings persist although the fixes
+    changed the deliverable: more iterations would only repeat that."""
+    span = 2 * seen.config.stagnation_limit
+    window = seen.entries[-span:]
+    if len(window) < span:
+        return False, f"no plateau of {span} iterations"
+    if window[0].total - seen.last.total > 1:
+        return False, f"the total fell over {span} iterations ({arrow(seen.totals[-span:])})"
+    reported, old = _persisting(seen, window[0].iteration)
+    share = f"{len(old)} of {len(reported)} reported open since iteration {window[0].iteration}"
+    if not _persists(reported, old):
+        return False, f"the findings rotate ({share})"
+    if not any(fix_of(e) in ("changed", "restored") for e in window):
+        return False, "no fix changed the deliverable in the window"
+    return True, (
+        f"The same findings have stayed open for {span} iterations (totals "
+        f"{arrow(seen.totals[-span:])}, {describe(counts(seen.last))}; {share}: "
+        f"{_names(old)}) although the fixes changed the deliverable: the fixer is not "
+        "resolving them."
+    )
+
+
+def open_counts(seen: Seen) -> Counts:
+    """The active findings, each counted at the severity the ledger holds for it."""
+    return Counts.of([f.as_issue() for f in seen.ledger.active])
+
+
+def _silent(seen: Seen) -> list[Finding]:
+    return [f for f in seen.ledger.silent() if f.serious]
+
+
+def _persisting(seen: Seen, since: int) -> tuple[list[Finding], list[Finding]]:
+    reported = seen.ledger.reported_at(seen.last.iteration)
+    return reported, [f for f in reported if f.found_at <= since]
+
+
+def _persists(reported: list[Finding], old: list[Finding]) -> bool:
+    """A critical or medium finding open all along, or 70 % of those reported: fresh small
+    findings around it are no rotation."""
+    return any(f.serious for f in old) or (bool(reported) and len(old) * 10 >= len(reported) * 7)
+
+
+def _closed(seen: Seen) -> str:
+    ledger = seen.ledger
+    resolved = [f for f in ledger.findings if f.status == "resolved"]
+    dismissed = [f for f in ledger.findings if f.status == "dismissed"]
+    said = f" {len(resolved)} finding(s) resolved by a fix." if resolved else ""
+    if dismissed:
+        said += " Dismissed, not fixed: " + "; ".join(
+            f"{f.id} ({f.severity}) {_clip(f.description)} — {_clip(f.dismissal)}"
+            for f in dismissed
+        ).rstrip(".")
+        said += "."
+    return said
+
+
+def _names(findings: list[Finding]) -> str:
+    shown = ", ".join(f"{f.id} ({f.severity}{_at(f)})" for f in findings[:5])
+    return shown + (f" and {len(findings) - 5} more" if len(findings) > 5 else "")
+
+
+def _quote(finding: Finding) -> str:
+    return f"{finding.id} ({finding.severity}{_at(finding)}): '{_clip(finding.description)}'"
+
+
+def _more(findings: list[Finding]) -> str:
+    return f" (and {_names(findings[1:])})" if len(findings) > 1 else ""
+
+
+def _at(finding: Finding) -> str:
+    return f", {_clip(finding.location, 60)}" if finding.location else ""
+
+
+def _clip(text: str, limit: int = _QUOTED) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
