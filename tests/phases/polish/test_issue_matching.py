@@ -2,7 +2,7 @@
 
 The guard measures as few pairs as it can and stops once the 70 % rule is decided; the reference
 measures every pair: rapidfuzz's normalized Levenshtein similarity of the descriptions at least
-0.8 (as DESIGN.md words the rule), or the same words in another order (`issue_wording`).
+0.8 (as the design words the rule), or the same words in another order (`issue_wording`).
 """
 
 from __future__ import annotations

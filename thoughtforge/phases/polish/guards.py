@@ -1,7 +1,7 @@
 """Phase 4 convergence guards: after each iteration, decide whether the polish loop goes on.
 
 Pure functions of the trajectory, the last two reviews' issues and the config, so a verdict can be
-recomputed from `polish_state.json` alone. The guards run in the order DESIGN.md fixes and the first
+recomputed from `polish_state.json` alone. The guards run in the order the spec fixes and the first
 one that triggers decides; every guard that ran leaves a line for `polish_log.md`. Ratio thresholds
 are compared in integers, so a rise of exactly 20 % or 50 % is never pushed over by rounding.
 

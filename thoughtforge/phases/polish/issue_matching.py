@@ -2,7 +2,7 @@
 
 Stagnation ends the loop only when the total plateaus while the issues rotate, that is when
 fewer than 70 % of the current issues resemble a previous one. An issue resembles another when
-their descriptions are similar as DESIGN.md says (normalized Levenshtein ≥ 0.8), or when they
+their descriptions are similar as the design says (normalized Levenshtein ≥ 0.8), or when they
 name the same things in other words (`issue_wording`: reviewers reword, reorder and swap
 synonyms from one round to the next, and a reworded finding still persists). Matching is the
 guards' only costly part, so it measures as few pairs as the 70 % rule needs, and measures a
