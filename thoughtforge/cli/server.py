@@ -154,11 +154,10 @@ def _check_before_starting(config: Config, config_file: Path, directory: Path) -
 def _example_brain_dump() -> Path | None:
     """The wedding-plan example: in the package when installed from a wheel, in the clone's
     examples/ otherwise."""
-    package = Path(__file__).resolve().parents[1]
-    for folder in (package / "examples", package.parent / "examples"):
-        if (folder / "wedding-plan.md").exists():
-            return folder / "wedding-plan.md"
-    return None
+    from thoughtforge.config.files import shipped_file
+
+    found = shipped_file("examples/wedding-plan.md")
+    return found if found.exists() else None
 
 
 def start_command(brain_dump: Path) -> str:

@@ -1,10 +1,11 @@
 """The deployments of `prefect.yaml`, put on the server through its API: only those that changed.
 
-The file ships in the package (`PACKAGED`), its entrypoints module paths, so a deployment's run
-loads its flow from wherever ThoughtForge is installed, a clone or a tool's venv, and starts in
-the config's folder. A `prefect.yaml` beside the config (`thoughtforge init --prefect-yaml`
-writes a copy to edit) takes its place: one file is both what `up` deploys and what `prefect
-deploy` reads, so the two cannot drift apart.
+The file is the repository root's `prefect.yaml`, the one `prefect deploy --all` reads in a clone;
+the wheel carries a copy of it (`PACKAGED`, built from that one file). Its entrypoints are module
+paths, so a deployment's run loads its flow from wherever ThoughtForge is installed, a clone or a
+tool's venv, and starts in the config's folder. A `prefect.yaml` beside the config
+(`thoughtforge init --prefect-yaml` writes a copy to edit) takes its place: one file is both what
+`up` deploys and what `prefect deploy` reads, so the two cannot drift apart.
 
 `prefect deploy --all` takes seconds even when nothing changed: it imports Prefect and every flow
 to work out their parameter schemas. Here each deployment carries, as its version, a fingerprint of
@@ -30,6 +31,7 @@ from typing import Any, Protocol
 import yaml
 from pydantic import BaseModel, ValidationError, field_validator
 
+from thoughtforge.config.files import shipped_file
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.server.api import PrefectApi
 
@@ -46,7 +48,7 @@ FlowReader = Callable[[str], FlowShape]
 """Reads the flow an entrypoint names (`flows.deployment_parts.FlowParts`)."""
 
 FILE_NAME = "prefect.yaml"
-PACKAGED = Path(__file__).with_name(FILE_NAME)
+PACKAGED = shipped_file(FILE_NAME)
 _MODULE_PATH = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)+$")
 
 
