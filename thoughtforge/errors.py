@@ -35,8 +35,9 @@ Exception hierarchy:
                                          sender is told its words were kept)
   + web.uploads.UploadRefused          - a dropped file not saved: too large, no plain folder
   + web.prompt_editing.PromptEditError - a prompt save or reset that changed nothing
-  + web.answers.ActionRefused          - not an action of the current wait, or one that needs a
-                                         message sent without one
+  + ActionRefused         - an action the project does not take now (not one its state
+                            offers, or one that needs words sent without them): the same
+                            words at every door (`actions`)
   + ServiceError          - a board, channel or connector call that failed (never halts a phase)
     - server.api.PrefectApiError       - a Prefect REST call that failed
     - ConnectorError                   - a Notion or Google Drive pull that failed, by `kind`
@@ -70,6 +71,11 @@ class ThoughtForgeError(Exception):
 
 class ConfigError(ThoughtForgeError):
     pass
+
+
+class ActionRefused(ThoughtForgeError):
+    """What a person asked of a project that it does not take now; raised by `actions`, so the
+    page, the CLI and the MCP server refuse it in the same words."""
 
 
 class PluginError(ConfigError):

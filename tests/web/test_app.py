@@ -17,6 +17,7 @@ import pytest
 from tests.cli.test_board import real_projects
 from tests.conftest import REPO_ROOT
 from tests.web.conftest import Bench
+from thoughtforge.actions.starting import NO_SERVER
 from thoughtforge.core import (
     Project,
     Waiting,
@@ -33,7 +34,6 @@ from thoughtforge.core.spend import Budget, read_usage
 from thoughtforge.models import DeliverableType, HaltReason, Phase
 from thoughtforge.phases import plugin_loader
 from thoughtforge.prompting.library import DEFAULT_DIRECTORY, PromptLibrary
-from thoughtforge.web.launch import NO_SERVER
 
 DEFAULT_PROMPT = DEFAULT_DIRECTORY / "plan-review.md"
 BRAIN_DUMP = "We want a small wedding in June for sixty people, budget fifteen thousand."

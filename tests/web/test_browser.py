@@ -21,10 +21,10 @@ import yaml
 from tests.code_setup import BUGGY_BUILD, CALC_FIXED, code_project, code_sections, wrote
 from tests.polish_setup import ECHO_FIX, polishing_project, review
 from tests.server.conftest import BIN, REPO, Stack, running, wait_for
+from thoughtforge.actions.composer import WAITS_FOR
 from thoughtforge.config import load_config
 from thoughtforge.core import Project, current_wait, read_status, read_thread, write_status
 from thoughtforge.models import Phase
-from thoughtforge.web.actions import WAITS_FOR
 
 pytestmark = pytest.mark.slow
 SHOTS = REPO / "test-artifacts" / "web"

@@ -22,6 +22,7 @@ import yaml
 
 from tests.phases.conftest import distillation
 from tests.server.conftest import BIN, REPO, Stack, running, wait_for
+from thoughtforge.actions.composer import WAITS_FOR
 from thoughtforge.config import load_config
 from thoughtforge.core import (
     ChatMessage,
@@ -36,7 +37,6 @@ from thoughtforge.core import (
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import halt_actions
 from thoughtforge.server.api import PrefectApi, project_tag
-from thoughtforge.web.actions import WAITS_FOR
 
 pytestmark = pytest.mark.slow
 SHOTS = REPO / "test-artifacts" / "web"

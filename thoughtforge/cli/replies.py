@@ -1,8 +1,9 @@
-"""The human's replies: chat in Phases 1–2, answer a stuck build, decide on a halted project.
+"""The person's answers: chat in Phases 1–2, answer a stuck build, decide on a halted project.
 
-Each one first looks for a run waiting for that input and hands it over through Prefect; with no
-run waiting, it acts on the project's files through `thoughtforge.phases` and, where the project
-can go on by itself, runs it here.
+Each is one call into `actions` (`answer_in_chat`, `decide`), the path the page and the MCP server
+take: the words stored first, then handed to the run waiting for them; with no run waiting, a
+decision is applied to the project's files and, where the project can go on by itself, it runs
+here, in this process.
 """
 
 from __future__ import annotations
@@ -18,8 +19,7 @@ from thoughtforge.cli.runs import run_pipeline
 from thoughtforge.errors import ThoughtForgeError
 
 if TYPE_CHECKING:
-    from thoughtforge.core import Project
-    from thoughtforge.phases.halt_actions import Action
+    from thoughtforge.actions.answering import Decided, Decision
 
 BUSY_WAIT_SECONDS = 300.0
 """How long an action waits for a busy run to ask again (a distillation can take minutes)."""
@@ -130,16 +130,11 @@ def answer(
     message: Annotated[str, typer.Argument(help="The decision the stuck builder asked for.")],
 ) -> None:
     """Phase 3: give a stuck builder the input it asked for; it re-asks the stuck section."""
-    from thoughtforge.core import open_project
-    from thoughtforge.phases import halt_actions
-
     if not message.strip():
         raise ThoughtForgeError("the answer is empty: say what the builder should do")
-    project = open_project(config_of(ctx), project_id)
-    if _hand_over(ctx, project, {"action": "provide_input", "message": message}, saved=False):
+    if _decided(ctx, project_id, "provide_input", message).handed_over:
         out.print(f"Sent your answer to the waiting build of {project_id}.")
         return
-    halt_actions.provide_input(project, message)
     run_pipeline(ctx, project_id, auto_confirm=True)
 
 
@@ -168,14 +163,14 @@ def terminate(ctx: typer.Context, project_id: ProjectArgument) -> None:
 def _chat(
     ctx: typer.Context, project_id: str, action: str, message: str = "", *, wait: bool
 ) -> None:
+    from thoughtforge.actions.hand_over import Delivery, answer_in_chat, kept_note
     from thoughtforge.cli.next_steps import no_chat_turn
     from thoughtforge.core import current_wait, open_project, read_thread
     from thoughtforge.phases.chat import when_read
-    from thoughtforge.server.replies import Delivery, kept_note, reply_to_chat
 
     project = open_project(config_of(ctx), project_id)
     since, answered = len(read_thread(project.dir)), current_wait(project.dir)
-    delivery = reply_to_chat(
+    delivery = answer_in_chat(
         config_of(ctx), project, action, message, busy_seconds=BUSY_WAIT_SECONDS, on_busy=_busy
     )
     if delivery is Delivery.HANDED_OVER:
@@ -257,23 +252,24 @@ def _edit_in_editor(text: str) -> str:
     return text if edited is None else edited
 
 
-def _hand_over(
-    ctx: typer.Context, project: Project, run_input: dict[str, str], saved: bool
-) -> bool:
+def _decided(ctx: typer.Context, project_id: str, action: Decision, message: str = "") -> Decided:
+    from thoughtforge.actions.answering import decide
+    from thoughtforge.actions.hand_over import kept_note
+    from thoughtforge.core import open_project
     from thoughtforge.server.api import AnsweredMeanwhile
-    from thoughtforge.server.replies import hand_over, kept_note
 
+    project = open_project(config_of(ctx), project_id)
     try:
-        return hand_over(
+        return decide(
             config_of(ctx),
             project,
-            run_input,
-            saved=saved,
+            action,
+            message,
             busy_seconds=BUSY_WAIT_SECONDS,
             on_busy=_busy,
         )
     except AnsweredMeanwhile:
-        out.print(kept_note(project, str(run_input.get("message") or "")))
+        out.print(kept_note(project, message))
         raise typer.Exit(0) from None
 
 
@@ -282,17 +278,15 @@ def _busy() -> None:
 
 
 def _decide(
-    ctx: typer.Context, project_id: str, action: Action, auto_confirm: bool = False
+    ctx: typer.Context, project_id: str, action: Decision, auto_confirm: bool = False
 ) -> None:
-    from thoughtforge.core import open_project
     from thoughtforge.models import AUTONOMOUS_PHASES, Phase
-    from thoughtforge.phases import halt_actions
 
-    project = open_project(config_of(ctx), project_id)
-    if _hand_over(ctx, project, {"action": action}, saved=False):
+    decided = _decided(ctx, project_id, action)
+    if decided.status is None:
         out.print(f"Sent '{action}' to the waiting run of {project_id}.")
         return
-    status = halt_actions.apply(project, action)
+    status = decided.status
     out.print(f"{project_id}: {action} → {status.phase}")
     if status.phase in (Phase.DONE, Phase.HALTED):
         return

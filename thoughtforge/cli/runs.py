@@ -34,13 +34,14 @@ def run_pipeline(ctx: typer.Context, project_id: str, auto_confirm: bool) -> Non
 
     with _stoppable(project_id):  # a temporary server, too, is stopped if it is still starting
         _prepare_prefect(ctx)
-        _refuse_a_second_run(ctx, project_id)
+        from thoughtforge.core.run_start import claimed_start
         from thoughtforge.flows.pipeline import pipeline_in_process
 
-        try:
+        # claimed until the run holds the lock, so a run the page starts meanwhile is refused;
+        # a run that never reached the lock leaves no claim behind
+        with claimed_start(open_project(config_of(ctx), project_id), "start"):
+            _refuse_beside_a_suspended_run(ctx, project_id)
             pipeline_in_process(project_id, config_path(ctx.obj).resolve(), auto_confirm)
-        finally:  # a run that never reached the lock leaves no claim behind
-            _drop_claim(ctx, project_id)
     project = open_project(config_of(ctx), project_id)
     status = read_status(project.dir)
     if status.phase is Phase.DONE:
@@ -77,34 +78,9 @@ def run_polish(ctx: typer.Context, project_id: str, wait: bool) -> None:
     raise typer.Exit(EXIT_HALTED)
 
 
-def _refuse_a_second_run(ctx: typer.Context, project_id: str) -> None:
-    """Refused before any run is made: a run on its way (asked for from the page, not yet
-    holding the lock) or working; and a suspended run of the project, which holds no lock (it
-    has no process), so it is asked for: a second run beside it would put two runs on one
-    project. Then this run claims the project until it holds the lock (`core.run_start`)."""
-    from thoughtforge.core import open_project
-    from thoughtforge.core.run_start import claim_start, clear_start
-
-    project = open_project(config_of(ctx), project_id)
-    claim_start(project, "start")
-    try:  # under the claim, so a run the page starts meanwhile is seen
-        _refuse_beside_a_suspended_run(ctx, project_id)
-    except ThoughtForgeError:
-        clear_start(project)
-        raise
-
-
-def _drop_claim(ctx: typer.Context, project_id: str) -> None:
-    from thoughtforge.core import open_project
-    from thoughtforge.core.run_start import clear_start, starting
-
-    project = open_project(config_of(ctx), project_id)
-    claim = starting(project)
-    if claim is not None and claim.flow_run_id is None and claim.why == "start":
-        clear_start(project)
-
-
 def _refuse_beside_a_suspended_run(ctx: typer.Context, project_id: str) -> None:
+    """A suspended run of the project holds no lock (it has no process), so it is asked for: a
+    second run beside it would put two runs on one project."""
     from thoughtforge.core import current_wait, open_project
     from thoughtforge.core.waiting import SOME_ANSWER
     from thoughtforge.server.api import PrefectApi, PrefectApiError, api_for_project

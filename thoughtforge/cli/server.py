@@ -253,7 +253,7 @@ def _warn_at_start(config: Config) -> None:
     """The spec's start-up checks, which warn and go on: the default agent may be installed
     before the first project needs it, and a server open to the network may be meant."""
     from thoughtforge.adapters.agents import warn_if_missing
-    from thoughtforge.web.guard import NON_LOOPBACK_WARNING, is_loopback
+    from thoughtforge.serving.guard import NON_LOOPBACK_WARNING, is_loopback
 
     warn_if_missing(config, None, err.print)
     if not is_loopback(config.server.host):

@@ -35,7 +35,7 @@ from thoughtforge.mcp_server.tools import (
     Tools,
     Turn,
 )
-from thoughtforge.web.guard import RequestGuard
+from thoughtforge.serving.guard import RequestGuard
 
 F = TypeVar("F", bound=Callable[..., Any])
 TOKEN_FILE = "mcp-token"
@@ -274,13 +274,13 @@ def run_http(config_file: Path, config: Config, host: str, port: int) -> None:
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
-    from thoughtforge.web.guard import NON_LOOPBACK_WARNING, is_loopback
-    from thoughtforge.web.server import _bind
+    from thoughtforge.serving.guard import NON_LOOPBACK_WARNING, is_loopback
+    from thoughtforge.serving.listening import listen
 
     _quiet_logs()
     if not is_loopback(host):
         print(f"WARNING: {NON_LOOPBACK_WARNING}", flush=True)
-    listener = _bind(host, port)
+    listener = listen(host, port, what="the MCP server", setting="--port")
     port = listener.getsockname()[1]
     app = build_server(config_file, config).streamable_http_app(
         streamable_http_path=HTTP_PATH,

@@ -13,9 +13,10 @@ import os
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from http import HTTPStatus
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -34,6 +35,7 @@ _POLL_SECONDS = 0.1
 _BUSY_POLL_SECONDS = 0.5
 _RETRIED = frozenset({429, 502, 503})
 _RETRY_DELAYS = (0.5, 1.0, 2.0)
+T = TypeVar("T")
 
 
 def project_tag(project_id: str) -> str:
@@ -62,6 +64,19 @@ def api_for_project(config: Config, project_dir: Path) -> str | None:
     if waiting and waiting.api_url and is_healthy(waiting.api_url):
         return waiting.api_url
     return find_api(config)
+
+
+def ask_prefect(config: Config, question: Callable[[PrefectApi], T], otherwise: T) -> T:
+    """`question` put to the Prefect API when one answers; `otherwise` when none runs or the call
+    fails: for what Prefect can only add to (a busy run's name, a claimed run's end), never for
+    what must reach a run (a hand-over reports its failure)."""
+    url = find_api(config)
+    if url is None:
+        return otherwise
+    try:
+        return question(PrefectApi(url))
+    except PrefectApiError:
+        return otherwise
 
 
 def is_healthy(url: str, timeout: float = HEALTH_TIMEOUT_SECONDS) -> bool:

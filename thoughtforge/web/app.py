@@ -23,6 +23,7 @@ from starlette.templating import Jinja2Templates
 from thoughtforge.board.cards import sparkline
 from thoughtforge.config import Config, LiveConfig
 from thoughtforge.errors import ThoughtForgeError, schema_problems
+from thoughtforge.serving.guard import RequestGuard, new_token
 from thoughtforge.web.endpoints.events import events
 from thoughtforge.web.endpoints.history import diff_page, history_page, restore
 from thoughtforge.web.endpoints.pages import (
@@ -44,7 +45,6 @@ from thoughtforge.web.endpoints.project_actions import (
     unarchive,
 )
 from thoughtforge.web.endpoints.prompts import prompt_page, prompts_page, reset_prompt, save_prompt
-from thoughtforge.web.guard import RequestGuard, new_token
 from thoughtforge.web.workbench import Workbench, page
 
 HERE = Path(__file__).parent

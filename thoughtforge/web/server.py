@@ -8,14 +8,12 @@ starts. Open live streams are given a moment at shutdown, then closed: the pages
 from __future__ import annotations
 
 import contextlib
-import errno
 import logging
-import socket
 from pathlib import Path
 
 from thoughtforge.config import Config
-from thoughtforge.errors import ThoughtForgeError
-from thoughtforge.web.guard import NON_LOOPBACK_WARNING, is_loopback
+from thoughtforge.serving.guard import NON_LOOPBACK_WARNING, is_loopback
+from thoughtforge.serving.listening import listen
 
 SHUTDOWN_GRACE_SECONDS = 1
 _logger = logging.getLogger("thoughtforge.web")
@@ -39,7 +37,7 @@ def serve(config_file: Path, config: Config, page: str = "/") -> None:
     if not is_loopback(host):
         _logger.warning("%s", NON_LOOPBACK_WARNING)
         print(f"WARNING: {NON_LOOPBACK_WARNING}", flush=True)
-    listener = _bind(host, config.web.port)
+    listener = listen(host, config.web.port, what="the workbench", setting="web.port (or --port)")
     config.web.port = listener.getsockname()[1]
     server = uvicorn.Server(
         uvicorn.Config(
@@ -53,23 +51,3 @@ def serve(config_file: Path, config: Config, page: str = "/") -> None:
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn stopped cleanly, then re-raised Ctrl-C
         server.run(sockets=[listener])
     print("Workbench stopped.", flush=True)
-
-
-def _bind(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    listener = socket.socket(family, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        listener.bind((host, port))
-    except OSError as exc:
-        listener.close()
-        if exc.errno == errno.EADDRINUSE:
-            raise ThoughtForgeError(
-                f"port {port} on {host} is already in use: stop what holds it, or set web.port "
-                "(or --port)"
-            ) from None
-        raise ThoughtForgeError(
-            f"cannot serve the workbench on {host}:{port}: {exc.strerror}"
-        ) from None
-    listener.listen(128)
-    return listener

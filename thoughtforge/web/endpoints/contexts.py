@@ -7,9 +7,12 @@ from typing import Any
 
 from starlette.requests import Request
 
+from thoughtforge.actions.inbox import inbox
+from thoughtforge.actions.run_state import current_composer
 from thoughtforge.adapters.agents import AgentState, agent_state
 from thoughtforge.board.cards import COLUMNS, Card, board_cards, by_column
 from thoughtforge.board.text import START_HINT
+from thoughtforge.board.words import phase_words, working_title
 from thoughtforge.config import Config
 from thoughtforge.core import (
     ChatMessage,
@@ -25,10 +28,7 @@ from thoughtforge.core.spend_summary import spend_of
 from thoughtforge.errors import StateFileError, ThoughtForgeError
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.web import live
-from thoughtforge.web.answers import current_composer
-from thoughtforge.web.inbox import inbox
 from thoughtforge.web.progress import panel_for
-from thoughtforge.web.words import phase_words, working_title
 from thoughtforge.web.workbench import render, workbench_of
 
 

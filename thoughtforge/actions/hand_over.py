@@ -1,10 +1,8 @@
-"""The person's reply to a project: the one path the CLI and the workbench both take.
-
-The words are stored in the project first, so no Prefect problem can lose them; then the input is
-handed to the run that waits for it, through Prefect's REST API. A run that is busy (working, or
-re-entering after the last answer) is given `busy_seconds` to reach its next wait. When no run
-waits, the caller decides what happens next: the CLI runs the pipeline in its own process, the
-workbench starts a deployment run.
+"""The person's answer handed to the run that waits for it: the words stored in the project first,
+so no Prefect problem can lose them, then the input given to the run through Prefect's REST API.
+A run that is busy (working, or re-entering after the last answer) is given `busy_seconds` to
+reach its next wait. When no run waits, the door decides what happens next: the CLI runs the
+pipeline in its own process, the page and the MCP server start a run (`actions.starting`).
 """
 
 from __future__ import annotations
@@ -36,7 +34,7 @@ class Delivery(StrEnum):
     goes on with that one, and a message stored here is read at the AI's next call."""
 
 
-def reply_to_chat(
+def answer_in_chat(
     config: Config,
     project: Project,
     action: str,

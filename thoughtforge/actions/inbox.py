@@ -12,12 +12,12 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from thoughtforge.actions.composer import WAITS_FOR
+from thoughtforge.board.words import halt_words, phase_words, working_title
 from thoughtforge.config import Config
 from thoughtforge.core import Status, current_wait, list_projects, read_chat
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.web.actions import WAITS_FOR
-from thoughtforge.web.words import halt_words, phase_words, working_title
 
 FULL_HOUSE = (
     "Maximum parallel projects reached ({active}/{limit}). To start a new one, finish a project "

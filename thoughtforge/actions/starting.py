@@ -1,9 +1,9 @@
-"""Starting work from the page: a new project from a brain dump and the files dropped with it, and
-runs on the `thoughtforge-pipeline/local` deployment `up` made — the path `prefect deployment
-run` takes, so a run started here is like any other on the Prefect UI.
+"""Starting work: a new project from a brain dump and the files dropped with it, and runs on the
+`thoughtforge-pipeline/local` deployment `up` made — the path `prefect deployment run` takes,
+so a run started here is like any other on the Prefect UI.
 
-The project is created here, in the page's process, before any run is asked for: it exists (and
-shows in the inbox) even when no Prefect server runs, and the page says how to start one.
+The project is created before any run is asked for: it exists (and shows in the inbox) even when
+no Prefect server runs, and the note says how to start one.
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ from typing import Any
 
 from pydantic import Base64Bytes, BaseModel, Field
 
+from thoughtforge.actions.inbox import inbox
 from thoughtforge.config import Config
-from thoughtforge.core import Project, create_project, log_event, with_hints
-from thoughtforge.core.run_start import RunAlreadyStarting, claim_start, clear_start, record_run
+from thoughtforge.core import Project, create_project, log_event, safe_file_name, with_hints
+from thoughtforge.core.run_start import RunAlreadyStarting, claimed_start
 from thoughtforge.core.spend_summary import change_budget
 from thoughtforge.errors import ProjectLimitError, ThoughtForgeError
 from thoughtforge.phases.chat import notice
@@ -29,8 +30,6 @@ from thoughtforge.server.api import (
     find_api,
     project_tag,
 )
-from thoughtforge.web.inbox import inbox
-from thoughtforge.web.uploads import safe_resource_name
 
 DEPLOYMENT = "thoughtforge-pipeline/local"
 HAND_OVER_SECONDS = 180.0
@@ -47,7 +46,8 @@ class DroppedFile(BaseModel):
 
 
 class NewProject(BaseModel):
-    """What the New Project form sends."""
+    """A new project as a person asks for it (the page's New Project form, MCP's
+    `create_project`)."""
 
     brain_dump: str = Field(min_length=1)
     agent: str | None = None
@@ -65,7 +65,7 @@ class Started(BaseModel):
     note: str
 
 
-def create_from_page(config: Config, request: NewProject) -> Project:
+def create_from_request(config: Config, request: NewProject) -> Project:
     """The project, with the dropped files as its resources (the usual size cap applies)."""
     if request.deliverable_type and request.deliverable_type not in load_plugins(config):
         raise ThoughtForgeError(f"no deliverable type '{request.deliverable_type}' here")
@@ -75,7 +75,7 @@ def create_from_page(config: Config, request: NewProject) -> Project:
         for number, dropped in enumerate(request.files):
             place = Path(folder) / str(number)
             place.mkdir()
-            path = place / safe_resource_name(dropped.name)
+            path = place / safe_file_name(dropped.name)
             path.write_bytes(dropped.data)
             paths.append(path)
         try:
@@ -101,19 +101,18 @@ def start_run(
         return Started(run_id=None, note=NO_SERVER.format(id=project.id))
     api = PrefectApi(url)
     parameters = {"project_id": project.id, "config_path": str(config_file)}
-    claim_start(project, "start")
-    try:  # under the claim: a run another request made may have asked already and rested
-        busy = api.busy_run(project) or _name(api.live_waiting_run(project))
-        if busy is not None:
-            clear_start(project)
-            raise RunAlreadyStarting(f"run {busy} of {project.id} is already on its way")
-        run = api.run_deployment(DEPLOYMENT, parameters, tags=[project_tag(project.id)])
-    except PrefectApiError as exc:
-        clear_start(project)
-        missing = exc.status == 404
-        why = f"the deployment {DEPLOYMENT} is missing" if missing else str(exc)
-        return Started(run_id=None, note=f"Could not start a run ({why}): run `thoughtforge up`.")
-    record_run(project, run.id, run.name)
+    with claimed_start(project, "start") as claim:
+        try:  # under the claim: a run another request made may have asked already and rested
+            busy = api.busy_run(project) or _name(api.live_waiting_run(project))
+            if busy is not None:
+                raise RunAlreadyStarting(f"run {busy} of {project.id} is already on its way")
+            run = api.run_deployment(DEPLOYMENT, parameters, tags=[project_tag(project.id)])
+        except PrefectApiError as exc:
+            missing = exc.status == 404
+            why = f"the deployment {DEPLOYMENT} is missing" if missing else str(exc)
+            note = f"Could not start a run ({why}): run `thoughtforge up`."
+            return Started(run_id=None, note=note)
+        claim.keep(run.id, run.name)
     log_event(project.dir, "run_started_from_page", flow_run=run.name)
     if then is not None:
         threading.Thread(

@@ -8,11 +8,11 @@ from datetime import UTC, datetime
 
 import pytest
 
+from thoughtforge.actions.composer import WAIT_ACTIONS, WAITS_FOR, composer_for
 from thoughtforge.core import Status, Waiting
 from thoughtforge.core.run_start import Starting
 from thoughtforge.flows import human_input
 from thoughtforge.models import POLISH_HALT_ADVICE, HaltReason, Phase
-from thoughtforge.web.actions import WAIT_ACTIONS, WAITS_FOR, composer_for
 
 NOW = datetime(2026, 11, 23, tzinfo=UTC)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from thoughtforge.board.words import halt_words
 from thoughtforge.core import Status, Waiting
 from thoughtforge.core.run_start import Starting
 from thoughtforge.models import (
@@ -23,7 +24,6 @@ from thoughtforge.models import (
     Phase,
 )
 from thoughtforge.phases.chat import when_answered
-from thoughtforge.web.words import halt_words
 
 
 class Action(BaseModel):
