@@ -23,9 +23,9 @@ from thoughtforge.actions.revising import revise
 from thoughtforge.actions.run_state import current_composer
 from thoughtforge.actions.starting import Started, start_run
 from thoughtforge.config import Config
-from thoughtforge.core import Project, Status, current_wait, is_running
+from thoughtforge.core import Project, Status
+from thoughtforge.core.project_view import RunPlace, read_view
 from thoughtforge.core.run_start import RunAlreadyStarting, StartClaim, claimed_start
-from thoughtforge.core.run_start import starting as standing_claim
 from thoughtforge.errors import ActionRefused
 from thoughtforge.models import Phase
 from thoughtforge.phases import add_human_message, halt_actions
@@ -113,8 +113,7 @@ def chat_turn(
         if delivery is Delivery.HANDED_OVER:
             return _sent(_handed(wake))
     if delivery is Delivery.QUEUED:
-        working = is_running(project) or standing_claim(project) is not None
-        when = when_answered if working else when_read
+        when = when_answered if read_view(project).works else when_read
         return Outcome(delivery=delivery, note=f"Kept: {when(project.status())}.")
     if delivery is Delivery.KEPT:
         return Outcome(delivery=delivery, note=kept_note(project, answer.message))
@@ -177,8 +176,7 @@ def _waking(project: Project) -> Iterator[StartClaim | None]:
     """Around an answer to a run that suspended (no process left): it restarts to take the
     answer, which takes a while, so the page says it is waking until the run holds its lock.
     The claim stays only when the answer was handed over (`StartClaim.keep`)."""
-    waiting = current_wait(project.dir)
-    if waiting is None or not waiting.away or is_running(project):
+    if read_view(project).run is not RunPlace.SUSPENDED:
         yield None
         return
     with ExitStack() as stack:

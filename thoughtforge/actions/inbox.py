@@ -1,8 +1,8 @@
 """The inbox: every project, those waiting for the person first, with what they wait for and since
 when; then the rest, most recently changed first. And the capacity line (`N/M active`).
 
-Read from each project's `status.json` and recorded wait (`.waiting.json`); an unreadable project
-is listed with its problem, never left out.
+Read from each project's view (`core.project_view`: its status, its recorded wait, where its run
+is); an unreadable project is listed with its problem, never left out.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from pydantic import BaseModel
 from thoughtforge.actions.composer import WAITS_FOR
 from thoughtforge.board.words import halt_words, phase_words, working_title
 from thoughtforge.config import Config
-from thoughtforge.core import Status, current_wait, list_projects, read_chat
+from thoughtforge.core import Status, list_projects, read_chat
+from thoughtforge.core.project_view import read_view
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import HaltReason, Phase
 
@@ -34,6 +35,8 @@ class InboxEntry(BaseModel):
     phase_label: str
     deliverable_type: str | None = None
     agent: str | None = None
+    run: str | None = None
+    """Where its run is (`core.project_view.RunPlace`): none, starting, working, waiting, …"""
     waits_for: str | None = None
     waiting_since: datetime | None = None
     halted: str | None = None
@@ -87,7 +90,11 @@ def inbox(config: Config) -> Inbox:
     listings = list_projects(config)
     for listing in listings:
         project, status = listing.project, listing.status
-        if status is None:
+        try:
+            view = read_view(project) if status is not None else None
+        except StateFileError as exc:
+            view, listing = None, listing.model_copy(update={"error": str(exc)})
+        if status is None or view is None:
             entries.append(
                 InboxEntry(
                     project_id=project.id,
@@ -98,7 +105,7 @@ def inbox(config: Config) -> Inbox:
                 )
             )
             continue
-        waiting = current_wait(project.dir)
+        waiting = view.waiting
         terminated = status.halt_reason is HaltReason.HUMAN_TERMINATED
         entries.append(
             InboxEntry(
@@ -108,6 +115,7 @@ def inbox(config: Config) -> Inbox:
                 phase_label=phase_words(status),
                 deliverable_type=status.deliverable_type,
                 agent=status.agent,
+                run=view.run.value,
                 waits_for=WAITS_FOR.get(waiting.kind) if waiting and not terminated else None,
                 waiting_since=waiting.since if waiting else None,
                 halted=halt_words(status.halt_reason) if status.phase is Phase.HALTED else None,

@@ -80,23 +80,21 @@ def run_polish(ctx: typer.Context, project_id: str, wait: bool) -> None:
 
 def _refuse_beside_a_suspended_run(ctx: typer.Context, project_id: str) -> None:
     """A suspended run of the project holds no lock (it has no process), so it is asked for: a
-    second run beside it would put two runs on one project."""
-    from thoughtforge.core import current_wait, open_project
-    from thoughtforge.core.waiting import SOME_ANSWER
-    from thoughtforge.server.api import PrefectApi, PrefectApiError, api_for_project
+    second run beside it would put two runs on one project. The files say whether a run waits
+    (`core.project_view`); Prefect, whether it suspended."""
+    from thoughtforge.core import open_project
+    from thoughtforge.core.project_view import read_view
+    from thoughtforge.server.api import ask_prefect
 
     project = open_project(config_of(ctx), project_id)
-    url = api_for_project(config_of(ctx), project.dir)
-    if url is None or current_wait(project.dir) is None:
+    wait = read_view(project).waiting
+    if wait is None:
         return
-    try:
-        run = PrefectApi(url).waiting_run(project_id)
-    except PrefectApiError:
-        return  # the run itself will report an unreachable API
+    # an unreachable API is the run's own to report
+    run = ask_prefect(config_of(ctx), lambda api: api.waiting_run(project_id), None, project.dir)
     if run is not None and run.suspended:
-        wait = current_wait(project.dir)
-        where = wait.page if wait and wait.page else f"flow run {run.name}"
-        verbs = wait.verbs if wait else SOME_ANSWER
+        where = wait.page or f"flow run {run.name}"
+        verbs = wait.verbs
         raise ThoughtForgeError(
             f"a run of {project_id} is suspended, waiting for you at {where}: answer it "
             f"(`thoughtforge {verbs} {project_id}` or Resume in the UI), or cancel it in "

@@ -135,7 +135,8 @@ def build_server(config_file: Path, config: Config) -> Any:
 
     @tool()
     def project_status(project_id: ProjectId) -> dict[str, Any]:
-        """One project: its phase, halt, and the actions it takes now."""
+        """One project: its phase, where its run is and what it waits for, its halt, revision and
+        open findings, and the actions it takes now."""
         return tools.project_status(project_id)
 
     @tool()

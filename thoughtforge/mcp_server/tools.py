@@ -18,9 +18,10 @@ from pydantic import BaseModel
 
 from thoughtforge.actions.answering import Answer, Outcome, take_answer
 from thoughtforge.actions.archiving import archive_project, unarchive_project
+from thoughtforge.actions.composer import WAITS_FOR
 from thoughtforge.actions.inbox import inbox
 from thoughtforge.actions.restoring import restore
-from thoughtforge.actions.run_state import current_composer, run_busy
+from thoughtforge.actions.run_state import composer_of, current_composer, project_view, run_busy
 from thoughtforge.actions.starting import DroppedFile, NewProject, Started, create_from_request
 from thoughtforge.config import Config, LiveConfig
 from thoughtforge.core import (
@@ -146,17 +147,20 @@ class Tools:
         return {"project_id": project_id, "phase": status.phase.value, "archived": False}
 
     def project_status(self, project_id: str) -> dict[str, Any]:
-        project = self.project(project_id)
-        status = project.status()
-        composer = current_composer(self.config, project)
+        view = project_view(self.config, self.project(project_id))
+        status, composer = view.status, composer_of(view)
         return {
-            "project_id": project.id,
-            "name": status.project_name or project.id,
+            "project_id": view.project.id,
+            "name": status.project_name or view.project.id,
             "phase": status.phase.value,
+            "run": view.run.value,
+            "waits_for": WAITS_FOR.get(view.waiting.kind) if view.waiting else None,
             "halt_reason": status.halt_reason,
             "deliverable_type": status.deliverable_type,
             "agent": status.agent,
             "archived": status.archived_at is not None,
+            "revision": view.revision,
+            "open_findings": view.open_findings,
             "actions_now": [action.name for action in composer.actions],
             "note": composer.note,
         }

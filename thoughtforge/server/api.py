@@ -66,11 +66,17 @@ def api_for_project(config: Config, project_dir: Path) -> str | None:
     return find_api(config)
 
 
-def ask_prefect(config: Config, question: Callable[[PrefectApi], T], otherwise: T) -> T:
+def ask_prefect(
+    config: Config,
+    question: Callable[[PrefectApi], T],
+    otherwise: T,
+    project_dir: Path | None = None,
+) -> T:
     """`question` put to the Prefect API when one answers; `otherwise` when none runs or the call
-    fails: for what Prefect can only add to (a busy run's name, a claimed run's end), never for
-    what must reach a run (a hand-over reports its failure)."""
-    url = find_api(config)
+    fails: for what Prefect can only add to (a busy run's name, a claimed run's end, a link),
+    never for what must reach a run (a hand-over reports its failure). With `project_dir`, the
+    server its waiting run recorded is asked first (`api_for_project`)."""
+    url = find_api(config) if project_dir is None else api_for_project(config, project_dir)
     if url is None:
         return otherwise
     try:
