@@ -31,7 +31,7 @@ Exception hierarchy:
     - phases.polish.review.MalformedReview - no review JSON that fits the schema
     - plugins.plan.builder_response.BuilderResponseError - no builder answer that fits its schema
     - plugins.plan.builder._SlotsRejected - a plan section's answer that left slots unusable
-  + server.api.AnsweredMeanwhile       - another answer reached the waiting run first (the
+  + stack.api.AnsweredMeanwhile       - another answer reached the waiting run first (the
                                          sender is told its words were kept)
   + web.uploads.UploadRefused          - a dropped file not saved: too large, no plain folder
   + web.prompt_editing.PromptEditError - a prompt save or reset that changed nothing
@@ -39,7 +39,7 @@ Exception hierarchy:
                             offers, or one that needs words sent without them): the same
                             words at every door (`actions`)
   + ServiceError          - a board, channel or connector call that failed (never halts a phase)
-    - server.api.PrefectApiError       - a Prefect REST call that failed
+    - stack.api.PrefectApiError       - a Prefect REST call that failed
     - ConnectorError                   - a Notion or Google Drive pull that failed, by `kind`
   + phases.spec.SpecIncomplete         - a spec proposal without acceptance criteria, twice
   + core.history.UnknownHistoryItem    - a rollback or diff to an item the history does not

@@ -16,7 +16,7 @@ from tests.flows.test_polish_flow import _wait_for
 from thoughtforge.actions.answering import Answer, take_answer
 from thoughtforge.config import load_config
 from thoughtforge.core import open_project, read_chat
-from thoughtforge.server.api import PrefectApi
+from thoughtforge.stack.api import PrefectApi
 
 
 @pytest.mark.slow

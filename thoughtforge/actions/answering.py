@@ -30,7 +30,7 @@ from thoughtforge.errors import ActionRefused
 from thoughtforge.models import Phase
 from thoughtforge.phases import add_human_message, halt_actions
 from thoughtforge.phases.chat import when_answered, when_read
-from thoughtforge.server.api import AnsweredMeanwhile
+from thoughtforge.stack.api import AnsweredMeanwhile
 
 BUSY_SECONDS = 20.0
 """How long the page's action waits for a run that is about to ask (re-entering after the last

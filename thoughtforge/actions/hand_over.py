@@ -16,7 +16,7 @@ from thoughtforge.core.project import Project
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.models import Phase
 from thoughtforge.phases.chat import add_human_message, when_read
-from thoughtforge.server.api import AnsweredMeanwhile, PrefectApi, PrefectApiError, api_for_project
+from thoughtforge.stack.api import AnsweredMeanwhile, PrefectApi, PrefectApiError, api_for_project
 
 
 class Delivery(StrEnum):

@@ -14,7 +14,7 @@ from thoughtforge.config import Config
 from thoughtforge.core import Project
 from thoughtforge.core.project_view import ProjectView, RunPlace, read_view
 from thoughtforge.core.run_start import clear_start, starting
-from thoughtforge.server.api import ask_prefect
+from thoughtforge.stack.api import ask_prefect
 
 ENDED_STATES = frozenset({"COMPLETED", "FAILED", "CRASHED", "CANCELLED", "CANCELLING"})
 """A claimed run in one of these states will never take the project's lock."""

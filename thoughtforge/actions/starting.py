@@ -23,7 +23,7 @@ from thoughtforge.core.spend_summary import change_budget
 from thoughtforge.errors import ProjectLimitError, ThoughtForgeError
 from thoughtforge.phases.chat import notice
 from thoughtforge.phases.plugin_loader import load_plugins
-from thoughtforge.server.api import (
+from thoughtforge.stack.api import (
     PrefectApi,
     PrefectApiError,
     WaitingRun,

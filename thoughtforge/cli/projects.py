@@ -40,7 +40,7 @@ def init(
     ] = False,
 ) -> None:
     """Write a config.yaml from the documented example (and, asked, a prefect.yaml beside it)."""
-    from thoughtforge.server.deployments import FILE_NAME, write_deployments_file
+    from thoughtforge.stack.deployments import FILE_NAME, write_deployments_file
 
     target = config_path(ctx.obj)
     if target.exists() and not force and not prefect_yaml:

@@ -84,7 +84,7 @@ def _refuse_beside_a_suspended_run(ctx: typer.Context, project_id: str) -> None:
     (`core.project_view`); Prefect, whether it suspended."""
     from thoughtforge.core import open_project
     from thoughtforge.core.project_view import read_view
-    from thoughtforge.server.api import ask_prefect
+    from thoughtforge.stack.api import ask_prefect
 
     project = open_project(config_of(ctx), project_id)
     wait = read_view(project).waiting
@@ -104,11 +104,11 @@ def _refuse_beside_a_suspended_run(ctx: typer.Context, project_id: str) -> None:
 
 def _prepare_prefect(ctx: typer.Context) -> None:
     """Point Prefect at the running server (`thoughtforge up`) before it is first imported, so
-    the run is on the server the UI and the replies use; with none, at a temporary one for this
+    the run is on the server the UI and the answers use; with none, at a temporary one for this
     command. Then quiet its tracebacks unless debugging."""
     from thoughtforge.config import state_dir
-    from thoughtforge.server.api import find_api
-    from thoughtforge.server.temporary_server import start_temporary_server
+    from thoughtforge.stack.api import find_api
+    from thoughtforge.stack.temporary_server import start_temporary_server
 
     config = config_of(ctx)
     url = find_api(config)

@@ -31,7 +31,7 @@ from thoughtforge.core import (
 )
 from thoughtforge.flows.holding import HOLD_POLL_SECONDS, collect, hold
 from thoughtforge.flows.limits import slot_given_back
-from thoughtforge.flows.temporary_server import api_url_of_this_process, run_page
+from thoughtforge.flows.server_in_use import api_url_of_this_process, run_page
 from thoughtforge.models import PHASE_ONE, Phase
 
 HUMAN_WAIT_SECONDS = 30 * 24 * 3600

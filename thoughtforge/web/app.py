@@ -36,12 +36,12 @@ from thoughtforge.web.endpoints.pages import (
     thread_page,
 )
 from thoughtforge.web.endpoints.project_actions import (
+    answer,
     archive,
     create_project,
     draft,
     drop_file,
     edit_draft,
-    reply,
     unarchive,
 )
 from thoughtforge.web.endpoints.prompts import prompt_page, prompts_page, reset_prompt, save_prompt
@@ -90,7 +90,7 @@ ROUTES = [
     Route("/projects", create_project, methods=["POST"]),
     Route("/projects/{project_id}", thread_page),
     Route("/projects/{project_id}/messages", earlier_messages),
-    Route("/projects/{project_id}/reply", reply, methods=["POST"]),
+    Route("/projects/{project_id}/answer", answer, methods=["POST"]),
     Route("/projects/{project_id}/files", drop_file, methods=["POST"]),
     Route("/projects/{project_id}/history", history_page),
     Route("/projects/{project_id}/history/{item}", diff_page),

@@ -70,7 +70,7 @@ def _phase_one_chat(project: Project, status: Status) -> list[ChatMessage]:
 
 def _run_page(config: Config, project: Project) -> str | None:
     """The project's latest run in the Prefect UI (the classic run page, where Resume is)."""
-    from thoughtforge.server.api import PrefectApi, ask_prefect
+    from thoughtforge.stack.api import PrefectApi, ask_prefect
 
     def page_of(api: PrefectApi) -> str | None:
         run = api.latest_run(project.id)

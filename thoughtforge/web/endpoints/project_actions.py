@@ -38,11 +38,11 @@ async def create_project(request: Request) -> Response:
     )
 
 
-async def reply(request: Request) -> Response:
+async def answer(request: Request) -> Response:
     bench = workbench_of(request)
     project = await requested_project(request)
-    answer = Answer.model_validate(await request.json())
-    outcome = await run_in_threadpool(take_answer, bench.config, bench.config_file, project, answer)
+    given = Answer.model_validate(await request.json())
+    outcome = await run_in_threadpool(take_answer, bench.config, bench.config_file, project, given)
     return JSONResponse(outcome.model_dump())
 
 
