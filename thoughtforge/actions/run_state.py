@@ -13,7 +13,8 @@ from thoughtforge.actions.composer import Composer, composer_for
 from thoughtforge.config import Config
 from thoughtforge.core import Project
 from thoughtforge.core.project_view import ProjectView, RunPlace, read_view
-from thoughtforge.core.run_start import clear_start, starting
+from thoughtforge.core.run_lock import clear_start
+from thoughtforge.core.run_start import starting
 from thoughtforge.stack.api import ask_prefect
 
 ENDED_STATES = frozenset({"COMPLETED", "FAILED", "CRASHED", "CANCELLED", "CANCELLING"})

@@ -89,7 +89,7 @@ def is_healthy(url: str, timeout: float = HEALTH_TIMEOUT_SECONDS) -> bool:
     """Whether a Prefect API answers its health check at `url`."""
     try:
         with urllib.request.urlopen(f"{url}/health", timeout=timeout) as response:
-            return response.status == 200
+            return bool(response.status == 200)
     except (OSError, ValueError):
         return False
 
@@ -197,7 +197,7 @@ class PrefectApi:
         for run in self.call("POST", "/flow_runs/filter", body):
             state = (run.get("state") or {}).get("type")
             if state != "RUNNING" or is_running(project):
-                return run["name"]
+                return str(run["name"])
         return None
 
     def next_waiting_run(self, project: Project, seconds: float) -> WaitingRun | None:

@@ -35,7 +35,8 @@ class Workbench:
 
 
 def workbench_of(request: Request) -> Workbench:
-    return request.app.state.workbench
+    bench: Workbench = request.app.state.workbench
+    return bench
 
 
 async def requested_project(request: Request, project_id: str | None = None) -> Project:
