@@ -137,15 +137,15 @@ def decide(
     to the files (`phases.halt_actions`). Words said beside a decision are stored first, kept
     all the same; `provide_input`'s words are the input itself. `AnsweredMeanwhile` when
     another answer reached the run first."""
-    said = bool(message.strip())
+    stored = bool(message.strip()) and action != "provide_input"
     run_input: dict[str, str] = {"action": action}
     if action == "provide_input":
-        run_input["message"] = message
-    elif said:
+        run_input["message"] = message  # stored by the run, or by `hand_over` if another came first
+    elif stored:
         add_human_message(project, message)
     with _waking(project) as wake:
         handed = hand_over(
-            config, project, run_input, saved=said, busy_seconds=busy_seconds, on_busy=on_busy
+            config, project, run_input, saved=stored, busy_seconds=busy_seconds, on_busy=on_busy
         )
         if handed:
             return Decided(handed_over=True, waking=_handed(wake))
