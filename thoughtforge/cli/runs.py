@@ -35,12 +35,14 @@ def run_pipeline(ctx: typer.Context, project_id: str, auto_confirm: bool) -> Non
     with _stoppable(project_id):  # a temporary server, too, is stopped if it is still starting
         _prepare_prefect(ctx)
         from thoughtforge.core.run_start import claimed_start
-        from thoughtforge.flows.pipeline import pipeline_in_process
 
         # claimed until the run holds the lock, so a run the page starts meanwhile is refused;
-        # a run that never reached the lock leaves no claim behind
+        # a run that never reached the lock leaves no claim behind. Refused before Prefect's
+        # flows are imported (seconds), while a run on its way still holds its claim.
         with claimed_start(open_project(config_of(ctx), project_id), "start"):
             _refuse_beside_a_suspended_run(ctx, project_id)
+            from thoughtforge.flows.pipeline import pipeline_in_process
+
             pipeline_in_process(project_id, config_path(ctx.obj).resolve(), auto_confirm)
     project = open_project(config_of(ctx), project_id)
     status = read_status(project.dir)
