@@ -17,6 +17,7 @@ from thoughtforge.stack.api import (
     PrefectApi,
     WaitingRun,
     api_for_project,
+    ask_prefect,
     configured_url,
     find_api,
     is_healthy,
@@ -116,3 +117,29 @@ def test_a_run_that_stays_neither_busy_nor_waiting_is_given_up_after_it_settles(
     api = ScriptedRuns(["busy", "idle"])
     assert api.next_waiting_run(Project(id="p", dir=tmp_path), seconds=30) is None
     assert api.seen > 3, "it kept looking for a while before giving up"
+
+
+def test_ask_prefect_answers_from_the_server_else_falls_back_never_raising(
+    config: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, healthy_url: str
+) -> None:
+    """The one "find the API, try, fall back" path: Prefect adds to what the files say, and a
+    missing or failing server leaves the fallback standing."""
+    asked: list[str] = []
+
+    def health(api: PrefectApi) -> str:
+        asked.append(api.url)
+        return str(api.call("GET", "/health"))
+
+    monkeypatch.setenv("PREFECT_API_URL", CLOSED)  # set, but nothing listens there
+    assert ask_prefect(config, health, "fallback") == "fallback"
+    monkeypatch.setenv("PREFECT_API_URL", healthy_url)
+    assert ask_prefect(config, health, "fallback") == "True"
+    monkeypatch.delenv("PREFECT_API_URL")
+    silent = config.model_copy(update={"server": config.server.model_copy(update={"port": 9})})
+    assert ask_prefect(silent, health, "fallback") == "fallback"  # no server: never asked
+    waiting = Waiting(
+        key="k", kind="IntakeTurn", phase=Phase.BRAIN_DUMP, chat_length=0, since=utc_now()
+    )
+    record_wait(tmp_path, waiting.model_copy(update={"api_url": healthy_url}))
+    assert ask_prefect(silent, health, "fallback", tmp_path) == "True"  # the wait's server
+    assert asked == [CLOSED, healthy_url, healthy_url]
