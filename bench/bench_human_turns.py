@@ -44,7 +44,7 @@ sys.path.insert(0, str(REPO))
 from tests.conftest import config_data  # noqa: E402
 from tests.vibe_kanban import free_port  # noqa: E402
 from thoughtforge.core import Waiting, current_wait  # noqa: E402
-from thoughtforge.server.api import PrefectApi  # noqa: E402
+from thoughtforge.stack.api import PrefectApi  # noqa: E402
 
 BIN = Path(sys.executable).parent
 BRAIN_DUMP = REPO / "examples" / "wedding-plan.md"

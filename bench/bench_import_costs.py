@@ -24,7 +24,7 @@ PAIRS = {
     "GitPython (core.git_repo)": ("import git", "pass"),
     "pybars's grammar (plugins.plan.template, flows.warm_start)": ("import pybars", "pass"),
     "httpx beside urllib.request (adapters.http)": ("import httpx", "import urllib.request"),
-    "Prefect's client (server.api)": ("import prefect.client.orchestration", "pass"),
+    "Prefect's client (stack.api)": ("import prefect.client.orchestration", "pass"),
     "FastAPI's encoder, beside prefect.flows (flows.in_process)": (
         "import prefect.flows, fastapi.encoders",
         "import prefect.flows",

@@ -161,7 +161,7 @@ def _wait_until_recorded(project_id: str) -> None:
     from prefect import get_client
     from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterTags
 
-    from thoughtforge.server.api import project_tag
+    from thoughtforge.stack.api import project_tag
 
     runs = FlowRunFilter(tags=FlowRunFilterTags(all_=[project_tag(project_id)]))
     with get_client(sync_client=True) as client:

@@ -1,5 +1,6 @@
 """The package's imports point down its layers and never round in a circle, so any part can be
-read, tested and changed knowing only what lies below it (DESIGN.md: "Dependencies point down").
+read, tested and changed knowing only what lies below it. The layers are docs/ARCHITECTURE.md's
+list, read from it, so the document and this test cannot disagree.
 
 Every import counts, at the top of a module, inside a function or under `TYPE_CHECKING`: each is
 a dependency of the module that writes it. Modules are read as text; nothing is imported.
@@ -8,6 +9,7 @@ a dependency of the module that writes it. Modules are read as text; nothing is 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -16,19 +18,24 @@ import thoughtforge
 
 PACKAGE = Path(thoughtforge.__file__).parent
 
-LAYERS: list[set[str]] = [
-    {"errors", "models", "terminal_text", "config"},  # the shared vocabulary
-    {"core"},  # the project on disk
-    {"prompting", "adapters", "board"},  # prompts, agents, board and channels
-    {"phases"},  # the phases, their shared engine, the plugin contract
-    {"plugins", "connectors"},  # the deliverable types (found by path), the pulls
-    {"server"},  # Prefect from the outside: start, stop, deploy, reply
-    {"flows", "tasks"},  # the Prefect layer
-    {"web", "mcp_server"},  # the page and the MCP server
-    {"cli", "__main__"},  # the command line
-]
-"""Lowest first. A part may import its own layer and the layers below; within the package's
-root, the modules of `thoughtforge/` itself (`__init__`) sit below everything."""
+ARCHITECTURE = Path(__file__).parents[1] / "docs" / "ARCHITECTURE.md"
+
+
+def _layers_in(document: str) -> list[set[str]]:
+    """The numbered list between the document's `layers` markers: one layer a line, its parts
+    in backticks before the dash."""
+    listing = document.split("<!-- layers:", 1)[1].split("<!-- /layers -->", 1)[0]
+    return [
+        set(re.findall(r"`([\w]+)`", line.split(" — ", 1)[0]))
+        for line in listing.splitlines()
+        if re.match(r"^\d+\. ", line)
+    ]
+
+
+LAYERS: list[set[str]] = _layers_in(ARCHITECTURE.read_text(encoding="utf-8"))
+"""Lowest first, as docs/ARCHITECTURE.md lists them. A part may import its own layer and the
+layers below; within the package's root, the modules of `thoughtforge/` itself (`__init__`) sit
+below everything."""
 
 
 def _layer_of(module: str) -> int:

@@ -33,14 +33,15 @@ Exception hierarchy:
     - phases.polish.review.MalformedReview - no review JSON that fits the schema
     - plugins.plan.builder_response.BuilderResponseError - no builder answer that fits its schema
     - plugins.plan.builder._SlotsRejected - a plan section's answer that left slots unusable
-  + server.api.AnsweredMeanwhile       - another answer reached the waiting run first (the
+  + stack.api.AnsweredMeanwhile       - another answer reached the waiting run first (the
                                          sender is told its words were kept)
   + web.uploads.UploadRefused          - a dropped file not saved: too large, no plain folder
   + web.prompt_editing.PromptEditError - a prompt save or reset that changed nothing
-  + web.answers.ActionRefused          - not an action of the current wait, or one that needs a
-                                         message sent without one
+  + ActionRefused         - an action the project does not take now (not one its state
+                            offers, or one that needs words sent without them): the same
+                            words at every door (`actions`)
   + ServiceError          - a board, channel or connector call that failed (never halts a phase)
-    - server.api.PrefectApiError       - a Prefect REST call that failed
+    - stack.api.PrefectApiError       - a Prefect REST call that failed
     - ConnectorError                   - a Notion or Google Drive pull that failed, by `kind`
   + phases.spec.SpecIncomplete         - a spec proposal without acceptance criteria, twice
   + core.history.UnknownHistoryItem    - a rollback or diff to an item the history does not
@@ -74,6 +75,11 @@ class ThoughtForgeError(Exception):
 
 class ConfigError(ThoughtForgeError):
     pass
+
+
+class ActionRefused(ThoughtForgeError):
+    """What a person asked of a project that it does not take now; raised by `actions`, so the
+    page, the CLI and the MCP server refuse it in the same words."""
 
 
 class PluginError(ConfigError):

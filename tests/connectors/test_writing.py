@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from thoughtforge.connectors.document import Document
-from thoughtforge.connectors.writing import MAX_NAME, file_name, pulled_sources, write_documents
+from thoughtforge.connectors.writing import pulled_sources, write_documents
+from thoughtforge.core.safe_names import MAX_NAME
+from thoughtforge.core.safe_names import safe_stem as file_name
 
 NOW = datetime(2026, 11, 23, 17, 40, tzinfo=UTC)
 

@@ -9,6 +9,9 @@ import git
 import pytest
 
 from tests.conftest import BRAIN_DUMP
+from thoughtforge.actions.archiving import archive_project
+from thoughtforge.actions.inbox import inbox
+from thoughtforge.actions.run_state import working_run
 from thoughtforge.config import Config
 from thoughtforge.core import (
     Project,
@@ -21,8 +24,6 @@ from thoughtforge.core import (
 )
 from thoughtforge.core.archive import ArchiveRefused, archive, unarchive
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.server.archiving import archive_project, working_run
-from thoughtforge.web.inbox import inbox
 
 
 def _project(config: Config, phase: Phase = Phase.DONE) -> Project:

@@ -14,6 +14,7 @@ from thoughtforge.core.run_start import (
     STARTING_FILE,
     RunAlreadyStarting,
     claim_start,
+    claimed_start,
     record_run,
     refuse_beside_another,
     starting,
@@ -91,3 +92,32 @@ def test_a_claim_that_cannot_be_written_is_one_clear_line_not_a_traceback(config
     with pytest.raises(ProjectFileError, match=r"\.starting\.json: cannot be written"):
         claim_start(project, "start")
     assert starting(project) is None
+
+
+def test_a_claim_held_for_a_block_goes_at_its_end_unless_kept(config: Config) -> None:
+    project = create_project(config, brain_dump="x")
+    with claimed_start(project, "start"):
+        assert starting(project) is not None
+    assert starting(project) is None  # nothing asked for: no claim left behind
+    with claimed_start(project, "start") as held:
+        held.keep("run-1", "healthy-gecko")
+    kept = starting(project)
+    assert kept is not None and (kept.flow_run_id, kept.run_name) == ("run-1", "healthy-gecko")
+
+
+def test_a_claim_goes_when_its_block_fails_and_refuses_a_second(config: Config) -> None:
+    project = create_project(config, brain_dump="x")
+    with pytest.raises(RuntimeError), claimed_start(project, "start"):
+        with pytest.raises(RunAlreadyStarting):  # a second request meanwhile is refused
+            claim_start(project, "start")
+        raise RuntimeError("the server failed")
+    assert starting(project) is None
+
+
+def test_a_block_never_clears_a_claim_made_after_its_own(config: Config) -> None:
+    """The run took the lock (ending this claim) and another request claimed since."""
+    project = create_project(config, brain_dump="x")
+    with claimed_start(project, "start"):
+        (project.dir / STARTING_FILE).unlink()
+        other = claim_start(project, "wake")
+    assert starting(project) == other

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from tests.conftest import REPO_ROOT, config_data
-from thoughtforge.server.api import PrefectApi, WaitingRun
+from thoughtforge.stack.api import PrefectApi, WaitingRun
 
 
 @pytest.fixture

@@ -34,7 +34,7 @@ from thoughtforge.config import load_config
 from thoughtforge.core import Project, read_chat, read_status
 from thoughtforge.flows.pipeline import pipeline_in_process
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.server.api import project_tag
+from thoughtforge.stack.api import project_tag
 
 # A flow run of its own process, tagged with the project like the CLI's runs.
 RUNNER = """

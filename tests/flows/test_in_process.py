@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 
-from thoughtforge.server.api import PrefectApi
+from thoughtforge.stack.api import PrefectApi
 
 RUN_A_FLOW_HERE = """
 import json, sys

@@ -34,7 +34,7 @@ from thoughtforge.core import (
 from thoughtforge.core.run_start import claim_start
 from thoughtforge.core.waiting import WAITING_FILE
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.server.api import project_tag
+from thoughtforge.stack.api import project_tag
 
 T = TypeVar("T")
 REPO = Path(__file__).resolve().parents[2]

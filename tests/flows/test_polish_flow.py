@@ -22,7 +22,7 @@ from tests.process_checks import alive
 from thoughtforge.config import load_config
 from thoughtforge.core import Project, git_repo, read_polish_state, read_status, read_thread
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.server.api import project_tag
+from thoughtforge.stack.api import project_tag
 
 
 def _project(config_path: Path) -> Project:

@@ -20,7 +20,7 @@ from tests.flows.test_polish_flow import _wait_for
 from thoughtforge.config import load_config
 from thoughtforge.core import create_project, read_status
 from thoughtforge.models import Phase
-from thoughtforge.server.concurrency_limits import RUNS_LIMIT, agent_limit
+from thoughtforge.stack.concurrency_limits import RUNS_LIMIT, agent_limit
 
 pytestmark = pytest.mark.slow
 

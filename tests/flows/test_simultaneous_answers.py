@@ -13,10 +13,10 @@ import pytest
 from tests.flows.conftest import run_cli, start_cli, waiting_run
 from tests.flows.test_pipeline import BRAIN_DUMP, DISTILLATION, _only_project, _script
 from tests.flows.test_polish_flow import _wait_for
+from thoughtforge.actions.answering import Answer, take_answer
 from thoughtforge.config import load_config
 from thoughtforge.core import open_project, read_chat
-from thoughtforge.server.api import PrefectApi
-from thoughtforge.web.answers import Answer, take_answer
+from thoughtforge.stack.api import PrefectApi
 
 
 @pytest.mark.slow

@@ -22,8 +22,8 @@ import pytest
 from tests.flows.test_polish_flow import _wait_for
 from thoughtforge.core.processes import descendants
 from thoughtforge.flows import run_tags
-from thoughtforge.server.local_server import wait_for_warm_starter
-from thoughtforge.server.warm_start_address import listening, socket_name
+from thoughtforge.stack.local_server import wait_for_warm_starter
+from thoughtforge.stack.warm_start_address import listening, socket_name
 
 LAUNCHER = [sys.executable, "-m", "thoughtforge.flows.warm_start"]
 Starter = tuple[str, subprocess.Popen[bytes]]

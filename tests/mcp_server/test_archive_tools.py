@@ -1,4 +1,4 @@
-"""The MCP tools archive as the CLI and the page do (`server.archiving`), and `list_projects`
+"""The MCP tools archive as the CLI and the page do (`actions.archiving`), and `list_projects`
 leaves archived projects out unless asked; called as the MCP server calls them (`Tools`)."""
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from tests.mcp_server.conftest import payload, refusal
 from tests.vibe_kanban import free_port
-from thoughtforge.mcp_server.server import http_token
+from thoughtforge.mcp_server.transports import http_token
 
 INIT = {
     "jsonrpc": "2.0",

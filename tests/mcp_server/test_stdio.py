@@ -18,7 +18,7 @@ from tests.polish_setup import polishing_project
 from thoughtforge.config import load_config
 from thoughtforge.core import current_wait, read_status, transition
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.server.api import PrefectApi
+from thoughtforge.stack.api import PrefectApi
 
 pytestmark = pytest.mark.slow  # about two minutes: four phases with a run in a process of its own
 

@@ -17,6 +17,7 @@ import pytest
 from tests.cli.test_board import real_projects
 from tests.conftest import REPO_ROOT
 from tests.web.conftest import Bench
+from thoughtforge.actions.starting import NO_SERVER
 from thoughtforge.core import (
     Project,
     Waiting,
@@ -33,7 +34,6 @@ from thoughtforge.core.spend import Budget, read_usage
 from thoughtforge.models import DeliverableType, HaltReason, Phase
 from thoughtforge.phases import plugin_loader
 from thoughtforge.prompting.library import DEFAULT_DIRECTORY, PromptLibrary
-from thoughtforge.web.launch import NO_SERVER
 
 DEFAULT_PROMPT = DEFAULT_DIRECTORY / "plan-review.md"
 BRAIN_DUMP = "We want a small wedding in June for sixty people, budget fifteen thousand."
@@ -185,7 +185,7 @@ def test_the_thread_page_shows_every_message_and_only_the_actions_of_the_wait(
 def test_a_message_with_no_run_is_kept_and_queued(bench: Bench) -> None:
     project = _project(bench)
     answer = bench.post(
-        f"/projects/{project.id}/reply", {"action": "send", "message": "Rain plan!"}
+        f"/projects/{project.id}/answer", {"action": "send", "message": "Rain plan!"}
     )
     assert answer.json() == {
         "delivery": "queued",
@@ -199,7 +199,7 @@ def test_a_message_while_polishing_is_kept_for_the_next_iteration(bench: Bench) 
     polishing = read_status(project.dir).model_copy(update={"phase": Phase.POLISHING})
     write_status(project.dir, polishing)
     answer = bench.post(
-        f"/projects/{project.id}/reply", {"action": "send", "message": "Euros only."}
+        f"/projects/{project.id}/answer", {"action": "send", "message": "Euros only."}
     )
     assert answer.json() == {
         "delivery": "queued",
@@ -209,11 +209,11 @@ def test_a_message_while_polishing_is_kept_for_the_next_iteration(bench: Bench) 
 
 def test_an_action_the_wait_does_not_take_or_an_empty_message_is_refused(bench: Bench) -> None:
     project = _project(bench)
-    confirm = bench.post(f"/projects/{project.id}/reply", {"action": "confirm"})
+    confirm = bench.post(f"/projects/{project.id}/answer", {"action": "confirm"})
     assert (
         confirm.status_code == 409 and "'confirm' is not possible now." in confirm.json()["error"]
     )
-    empty = bench.post(f"/projects/{project.id}/reply", {"action": "send", "message": "  "})
+    empty = bench.post(f"/projects/{project.id}/answer", {"action": "send", "message": "  "})
     assert empty.status_code == 409 and "Write a message first" in empty.json()["error"]
     assert len(read_chat(project.dir)) == 1
 
@@ -222,7 +222,7 @@ def test_distill_with_no_server_keeps_the_words_and_says_how_to_start(bench: Ben
     project = _project(bench)
     _wait(project, "IntakeTurn")
     answer = bench.post(
-        f"/projects/{project.id}/reply", {"action": "distill", "message": "Also: a cellist."}
+        f"/projects/{project.id}/answer", {"action": "distill", "message": "Also: a cellist."}
     )
     assert answer.json() == {"delivery": "no_run", "note": NO_SERVER.format(id=project.id)}
     assert read_chat(project.dir)[-1].content == "Also: a cellist."
@@ -234,7 +234,7 @@ def test_a_halt_decided_with_no_run_waiting_acts_on_the_files(bench: Bench) -> N
         transition(project, phase, deliverable_type=DeliverableType.PLAN)
     transition(project, Phase.POLISHING)
     transition(project, Phase.HALTED, halt_reason=HaltReason.GUARD_HALLUCINATION)
-    answer = bench.post(f"/projects/{project.id}/reply", {"action": "override"})
+    answer = bench.post(f"/projects/{project.id}/answer", {"action": "override"})
     assert answer.json() == {"delivery": "applied", "note": "Done: the project is done."}
     assert read_status(project.dir).phase is Phase.DONE
 
@@ -317,7 +317,7 @@ def test_a_prompt_that_cannot_be_saved_says_where_and_why_and_changes_nothing(
 def test_terminate_at_a_chat_step_ends_the_project(bench: Bench) -> None:
     project = _project(bench)
     _wait(project, "IntakeTurn")
-    answer = bench.post(f"/projects/{project.id}/reply", {"action": "terminate"})
+    answer = bench.post(f"/projects/{project.id}/answer", {"action": "terminate"})
     assert answer.json() == {"delivery": "applied", "note": "Done: the project is halted."}
     status = read_status(project.dir)
     assert status.halt_reason is HaltReason.HUMAN_TERMINATED
@@ -344,7 +344,7 @@ def test_a_budget_halts_decision_carries_the_new_budget_and_only_that_halts(benc
         transition(project, phase, deliverable_type=DeliverableType.PLAN)
     transition(project, Phase.POLISHING)
     transition(project, Phase.HALTED, halt_reason=HaltReason.GUARD_HALLUCINATION)
-    other = bench.post(f"/projects/{project.id}/reply", {"action": "resume", "budget_usd": 9})
+    other = bench.post(f"/projects/{project.id}/answer", {"action": "resume", "budget_usd": 9})
     assert other.status_code == 409 and "budget_exhausted halt only" in other.json()["error"]
     transition(project, Phase.HALTED, halt_reason=HaltReason.HUMAN_TERMINATED)
     project = _project(bench)
@@ -354,8 +354,8 @@ def test_a_budget_halts_decision_carries_the_new_budget_and_only_that_halts(benc
     transition(project, Phase.HALTED, halt_reason=HaltReason.BUDGET_EXHAUSTED)
     page = bench.get(f"/projects/{project.id}").text
     assert 'id="raise-budget"' in page
-    zero = bench.post(f"/projects/{project.id}/reply", {"action": "override", "budget_usd": 0})
+    zero = bench.post(f"/projects/{project.id}/answer", {"action": "override", "budget_usd": 0})
     assert zero.status_code == 400 and read_status(project.dir).phase is Phase.HALTED
-    answer = bench.post(f"/projects/{project.id}/reply", {"action": "override", "budget_usd": 9})
+    answer = bench.post(f"/projects/{project.id}/answer", {"action": "override", "budget_usd": 9})
     assert answer.status_code == 200, answer.text
     assert read_usage(project.dir).budget == Budget(max_usd=9.0)

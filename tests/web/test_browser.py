@@ -20,11 +20,11 @@ import yaml
 
 from tests.code_setup import BUGGY_BUILD, CALC_FIXED, code_project, code_sections, wrote
 from tests.polish_setup import ECHO_FIX, polishing_project, review
-from tests.server.conftest import BIN, REPO, Stack, running, wait_for
+from tests.stack.conftest import BIN, REPO, Stack, running, wait_for
+from thoughtforge.actions.composer import WAITS_FOR
 from thoughtforge.config import load_config
 from thoughtforge.core import Project, current_wait, read_status, read_thread, write_status
 from thoughtforge.models import Phase
-from thoughtforge.web.actions import WAITS_FOR
 
 pytestmark = pytest.mark.slow
 SHOTS = REPO / "test-artifacts" / "web"
@@ -298,7 +298,7 @@ def test_untrusted_text_is_inert_and_another_site_cannot_post(stack: Stack, page
             "url => fetch(url, {method: 'POST', mode: 'no-cors', body: "
             "JSON.stringify({action: 'send', message: 'from another site'})})"
             ".catch(() => null)",
-            f"{stack.web}/projects/{project.id}/reply",
+            f"{stack.web}/projects/{project.id}/answer",
         )
         page.wait_for_timeout(1000)
     assert len(read_thread(project.dir)) == said

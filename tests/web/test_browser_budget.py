@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from tests.polish_setup import ECHO_FIX, polishing_project, review
-from tests.server.conftest import BIN, REPO, Stack, running, wait_for
+from tests.stack.conftest import BIN, REPO, Stack, running, wait_for
 from tests.web import test_browser
 from tests.web.test_browser import _asked, _button, _prepared, _shot
 from thoughtforge.config import load_config

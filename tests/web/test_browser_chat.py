@@ -21,7 +21,8 @@ import pytest
 import yaml
 
 from tests.phases.conftest import distillation
-from tests.server.conftest import BIN, REPO, Stack, running, wait_for
+from tests.stack.conftest import BIN, REPO, Stack, running, wait_for
+from thoughtforge.actions.composer import WAITS_FOR
 from thoughtforge.config import load_config
 from thoughtforge.core import (
     ChatMessage,
@@ -35,8 +36,7 @@ from thoughtforge.core import (
 )
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import halt_actions
-from thoughtforge.server.api import PrefectApi, project_tag
-from thoughtforge.web.actions import WAITS_FOR
+from thoughtforge.stack.api import PrefectApi, project_tag
 
 pytestmark = pytest.mark.slow
 SHOTS = REPO / "test-artifacts" / "web"
@@ -225,7 +225,7 @@ def test_a_run_on_its_way_is_started_once_however_often_start_is_pressed(
         const start = document.querySelector('#actions [data-action="start"]');
         start.click(); start.click();
         const token = document.querySelector('meta[name="tf-token"]').content;
-        const press = () => fetch(location.pathname + '/reply', {method: 'POST',
+        const press = () => fetch(location.pathname + '/answer', {method: 'POST',
             headers: {'Content-Type': 'application/json', 'X-ThoughtForge-Token': token},
             body: JSON.stringify({action: 'start', message: ''})});
         return Promise.all([press(), press()]);

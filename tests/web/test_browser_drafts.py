@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.server.conftest import REPO, Stack, running, wait_for
+from tests.stack.conftest import REPO, Stack, running, wait_for
+from thoughtforge.actions.composer import WAITS_FOR
 from thoughtforge.config import load_config
 from thoughtforge.core import INTENT_FILE, create_project, current_wait, read_status, write_status
 from thoughtforge.models import Phase
-from thoughtforge.web.actions import WAITS_FOR
 
 pytestmark = pytest.mark.slow
 SHOTS = REPO / "test-artifacts" / "web"

@@ -14,8 +14,8 @@ import pytest
 from tests.vibe_kanban import free_port
 from tests.web.conftest import TOKEN, Bench
 from thoughtforge.core import create_project, read_chat, read_status
+from thoughtforge.serving.guard import NON_LOOPBACK_WARNING
 from thoughtforge.web.app import ROUTES
-from thoughtforge.web.guard import NON_LOOPBACK_WARNING
 
 TF = [sys.executable, "-m", "thoughtforge"]
 
@@ -33,7 +33,7 @@ def _said(bench: Bench, project_url: str) -> list[str]:
 
 def test_a_post_with_the_token_from_this_server_is_taken(bench: Bench, project_url: str) -> None:
     origin = bench.url
-    answer = bench.post(f"{project_url}/reply", {"action": "send", "message": "hi"}, Origin=origin)
+    answer = bench.post(f"{project_url}/answer", {"action": "send", "message": "hi"}, Origin=origin)
     assert answer.status_code == 200, answer.text
     assert _said(bench, project_url)[-1] == "hi"
 
@@ -52,7 +52,7 @@ def test_a_cross_site_or_tokenless_post_is_refused_and_changes_nothing(
     bench: Bench, project_url: str, headers: dict[str, str], why: str
 ) -> None:
     before = _said(bench, project_url)
-    answer = bench.post(f"{project_url}/reply", {"action": "send", "message": "evil"}, **headers)
+    answer = bench.post(f"{project_url}/answer", {"action": "send", "message": "evil"}, **headers)
     assert answer.status_code == 403 and why in answer.text
     assert _said(bench, project_url) == before
 
@@ -81,7 +81,7 @@ def test_a_forged_host_is_refused_for_reads_and_writes(
 ) -> None:
     forged = host.format(port=bench.config.web.port)
     assert bench.get(project_url, Host=forged).status_code == 421
-    posted = bench.post(f"{project_url}/reply", {"action": "send", "message": "x"}, Host=forged)
+    posted = bench.post(f"{project_url}/answer", {"action": "send", "message": "x"}, Host=forged)
     assert posted.status_code == 421 and "x" not in _said(bench, project_url)
 
 

@@ -1,19 +1,20 @@
 """The `thoughtforge` command line: a Typer `app` with one module per command group —
-`projects` (create, run, inspect), `replies` (the human's verbs), `server`, `budget` (spend and
-its limit), `after_done` (revise, history, rollback) and `board` (the projects as a Kanban
-board, in the terminal or on a local web page).
+`projects` (create, run, inspect), `answers` (the person's verbs), `stack` (up, down, worker,
+recover), `budget` (spend and its limit), `after_done` (revise, history, rollback) and `board`
+(the projects as a Kanban board, in the terminal or on a local web page).
 
 It asks `phases` and `core` to act and runs `flows`; it never changes a phase itself. Commands
 import what they need when they run, so `thoughtforge --help` loads neither Prefect nor a phase.
 """
 
-from thoughtforge.cli import after_done, board, budget, chat, mcp, projects, replies, server, web
+from thoughtforge.cli import after_done, answers, board, budget, chat, mcp, projects, stack, web
 from thoughtforge.cli.app import app, main, reflow_help
 
 reflow_help()
 
 __all__ = [
     "after_done",
+    "answers",
     "app",
     "board",
     "budget",
@@ -21,7 +22,6 @@ __all__ = [
     "main",
     "mcp",
     "projects",
-    "replies",
-    "server",
+    "stack",
     "web",
 ]

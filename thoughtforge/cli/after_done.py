@@ -1,5 +1,5 @@
-"""Life after done: `revise` (a change request), `history` and `rollback`. Each calls the same
-core function the page and MCP call (`phases.revision`, `core.history`, `phases.rollback`)."""
+"""Life after done: `revise` (a change request), `history` and `rollback`. Each calls what the
+page and MCP call (`actions.revising`, `core.history`, `actions.restoring`)."""
 
 from __future__ import annotations
 
@@ -30,17 +30,16 @@ def revise(
     spec and your change; the agent proposes the revised spec, you correct and confirm as before,
     then only what the change touches is rebuilt and polished again (revision 2, 3, …). Runs the
     pipeline here; answer with say/confirm, in the page or the Prefect UI."""
+    from thoughtforge.actions.revising import revise as start_revising
     from thoughtforge.cli.runs import run_pipeline
     from thoughtforge.core import open_project
-    from thoughtforge.phases.revision import refuse_while_a_run_works, start_revision
 
     if (change is None) == (file is None):
         raise ThoughtForgeError("give the change request as text or with --file (one of them)")
     text = change if change is not None else read_brain_dump(file or "-")
     config = config_of(ctx)
     project = open_project(config, project_id)
-    refuse_while_a_run_works(project, "revise")
-    revision = start_revision(project, config, text)
+    revision = start_revising(config, project, text)
     out.print(
         f"Revision {revision.number} of [bold]{project_id}[/] started: back to Phase 2 with your "
         "change request."
@@ -104,14 +103,13 @@ def rollback(
     """Put the project's files back as they were at a phase end, a polish iteration or a commit,
     with a new commit (history is kept), and set its phase and polish state to match. Refused
     while a run works on the project."""
+    from thoughtforge.actions.restoring import restore
     from thoughtforge.core import open_project
-    from thoughtforge.phases.rollback import rollback as roll_back
 
-    project = open_project(config_of(ctx), project_id)
-    outcome = roll_back(project, to)
+    restored = restore(open_project(config_of(ctx), project_id), to)
     out.print(
-        f"Rolled back {project_id} to {outcome.label}; it is in {outcome.phase}. "
-        f"{_next(project_id, outcome.phase.value)}"
+        f"Rolled back {project_id} to {restored.label}; it is in {restored.phase}. "
+        f"{_next(project_id, restored.phase.value)}"
     )
 
 

@@ -95,10 +95,11 @@ def config_of(ctx: typer.Context) -> Config:
     if "config" not in ctx.meta:
         from thoughtforge.adapters.announce import announce_transitions
 
-        config = load_config(ctx.obj, announce=lambda msg: err.print(f"[yellow]{msg}[/]"))
-        announce_transitions(config_path(ctx.obj), config)
-        ctx.meta["config"] = config
-    return ctx.meta["config"]
+        loaded = load_config(ctx.obj, announce=lambda msg: err.print(f"[yellow]{msg}[/]"))
+        announce_transitions(config_path(ctx.obj), loaded)
+        ctx.meta["config"] = loaded
+    config: Config = ctx.meta["config"]
+    return config
 
 
 def read_brain_dump(source: str) -> str:

@@ -133,7 +133,7 @@ def _plugins(config: Config) -> dict[str, str]:
 
 
 def _prefect_api(config: Config) -> dict[str, str]:
-    from thoughtforge.server.api import configured_url, find_api, is_healthy
+    from thoughtforge.stack.api import configured_url, find_api, is_healthy
 
     explicit = os.environ.get("PREFECT_API_URL")
     if explicit:
@@ -151,7 +151,7 @@ def _prefect_api(config: Config) -> dict[str, str]:
 
 def _database(config: Config) -> dict[str, str]:
     """The database a server `up` starts uses; PostgreSQL is asked one question."""
-    from thoughtforge.server.database import check_reachable, describe
+    from thoughtforge.stack.database import check_reachable, describe
 
     if config.server.database_url is None:
         return {"outcome": "ok", "detail": describe(config)}

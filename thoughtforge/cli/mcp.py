@@ -41,7 +41,7 @@ def mcp(
     config_file = config_path(ctx.obj).resolve()
     if print_config:
         if http:
-            from thoughtforge.mcp_server.server import HTTP_PATH, http_token
+            from thoughtforge.mcp_server.transports import HTTP_PATH, http_token
 
             url = f"http://{host}:{port}{HTTP_PATH}"
             typer.echo(client_configs(config_file, url, http_token(config_file)))
@@ -50,11 +50,11 @@ def mcp(
         return
     config = config_of(ctx)
     if http:
-        from thoughtforge.mcp_server.server import run_http
+        from thoughtforge.mcp_server.transports import run_http
 
         run_http(config_file, config, host, port)
     else:
-        from thoughtforge.mcp_server.server import run_stdio
+        from thoughtforge.mcp_server.transports import run_stdio
 
         if sys.stdin.isatty():
             err.print(

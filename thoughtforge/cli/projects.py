@@ -40,7 +40,7 @@ def init(
     ] = False,
 ) -> None:
     """Write a config.yaml from the documented example (and, asked, a prefect.yaml beside it)."""
-    from thoughtforge.server.deployments import FILE_NAME, write_deployments_file
+    from thoughtforge.stack.deployments import FILE_NAME, write_deployments_file
 
     target = config_path(ctx.obj)
     if target.exists() and not force and not prefect_yaml:
@@ -231,8 +231,8 @@ def archive(ctx: typer.Context, project_id: ProjectArgument) -> None:
     history. A halted project is parked, its halt kept: unarchive it to decide (or resume,
     override, terminate it: any phase change brings a project back). A project in progress, or
     one a run is working on (named), is refused."""
+    from thoughtforge.actions.archiving import archive_project
     from thoughtforge.core import open_project
-    from thoughtforge.server.archiving import archive_project
 
     config = config_of(ctx)
     status = archive_project(config, open_project(config, project_id))
@@ -242,8 +242,8 @@ def archive(ctx: typer.Context, project_id: ProjectArgument) -> None:
 @app.command()
 def unarchive(ctx: typer.Context, project_id: ProjectArgument) -> None:
     """Bring an archived project back to the inbox (a halted one counts as active again)."""
+    from thoughtforge.actions.archiving import unarchive_project
     from thoughtforge.core import open_project
-    from thoughtforge.core.archive import unarchive as unarchive_project
 
     status = unarchive_project(open_project(config_of(ctx), project_id))
     out.print(f"{project_id}: back in the inbox ({status.phase}).")

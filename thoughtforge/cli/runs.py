@@ -34,13 +34,16 @@ def run_pipeline(ctx: typer.Context, project_id: str, auto_confirm: bool) -> Non
 
     with _stoppable(project_id):  # a temporary server, too, is stopped if it is still starting
         _prepare_prefect(ctx)
-        _refuse_a_second_run(ctx, project_id)
-        from thoughtforge.flows.pipeline import pipeline_in_process
+        from thoughtforge.core.run_start import claimed_start
 
-        try:
+        # claimed until the run holds the lock, so a run the page starts meanwhile is refused;
+        # a run that never reached the lock leaves no claim behind. Refused before Prefect's
+        # flows are imported (seconds), while a run on its way still holds its claim.
+        with claimed_start(open_project(config_of(ctx), project_id), "start"):
+            _refuse_beside_a_suspended_run(ctx, project_id)
+            from thoughtforge.flows.pipeline import pipeline_in_process
+
             pipeline_in_process(project_id, config_path(ctx.obj).resolve(), auto_confirm)
-        finally:  # a run that never reached the lock leaves no claim behind
-            _drop_claim(ctx, project_id)
     project = open_project(config_of(ctx), project_id)
     status = read_status(project.dir)
     if status.phase is Phase.DONE:
@@ -77,50 +80,23 @@ def run_polish(ctx: typer.Context, project_id: str, wait: bool) -> None:
     raise typer.Exit(EXIT_HALTED)
 
 
-def _refuse_a_second_run(ctx: typer.Context, project_id: str) -> None:
-    """Refused before any run is made: a run on its way (asked for from the page, not yet
-    holding the lock) or working; and a suspended run of the project, which holds no lock (it
-    has no process), so it is asked for: a second run beside it would put two runs on one
-    project. Then this run claims the project until it holds the lock (`core.run_start`)."""
-    from thoughtforge.core import open_project
-    from thoughtforge.core.run_start import claim_start, clear_start
-
-    project = open_project(config_of(ctx), project_id)
-    claim_start(project, "start")
-    try:  # under the claim, so a run the page starts meanwhile is seen
-        _refuse_beside_a_suspended_run(ctx, project_id)
-    except ThoughtForgeError:
-        clear_start(project)
-        raise
-
-
-def _drop_claim(ctx: typer.Context, project_id: str) -> None:
-    from thoughtforge.core import open_project
-    from thoughtforge.core.run_start import clear_start, starting
-
-    project = open_project(config_of(ctx), project_id)
-    claim = starting(project)
-    if claim is not None and claim.flow_run_id is None and claim.why == "start":
-        clear_start(project)
-
-
 def _refuse_beside_a_suspended_run(ctx: typer.Context, project_id: str) -> None:
-    from thoughtforge.core import current_wait, open_project
-    from thoughtforge.core.waiting import SOME_ANSWER
-    from thoughtforge.server.api import PrefectApi, PrefectApiError, api_for_project
+    """A suspended run of the project holds no lock (it has no process), so it is asked for: a
+    second run beside it would put two runs on one project. The files say whether a run waits
+    (`core.project_view`); Prefect, whether it suspended."""
+    from thoughtforge.core import open_project
+    from thoughtforge.core.project_view import read_view
+    from thoughtforge.stack.api import ask_prefect
 
     project = open_project(config_of(ctx), project_id)
-    url = api_for_project(config_of(ctx), project.dir)
-    if url is None or current_wait(project.dir) is None:
+    wait = read_view(project).waiting
+    if wait is None:
         return
-    try:
-        run = PrefectApi(url).waiting_run(project_id)
-    except PrefectApiError:
-        return  # the run itself will report an unreachable API
+    # an unreachable API is the run's own to report
+    run = ask_prefect(config_of(ctx), lambda api: api.waiting_run(project_id), None, project.dir)
     if run is not None and run.suspended:
-        wait = current_wait(project.dir)
-        where = wait.page if wait and wait.page else f"flow run {run.name}"
-        verbs = wait.verbs if wait else SOME_ANSWER
+        where = wait.page or f"flow run {run.name}"
+        verbs = wait.verbs
         raise ThoughtForgeError(
             f"a run of {project_id} is suspended, waiting for you at {where}: answer it "
             f"(`thoughtforge {verbs} {project_id}` or Resume in the UI), or cancel it in "
@@ -130,11 +106,11 @@ def _refuse_beside_a_suspended_run(ctx: typer.Context, project_id: str) -> None:
 
 def _prepare_prefect(ctx: typer.Context) -> None:
     """Point Prefect at the running server (`thoughtforge up`) before it is first imported, so
-    the run is on the server the UI and the replies use; with none, at a temporary one for this
+    the run is on the server the UI and the answers use; with none, at a temporary one for this
     command. Then quiet its tracebacks unless debugging."""
     from thoughtforge.config import state_dir
-    from thoughtforge.server.api import find_api
-    from thoughtforge.server.temporary_server import start_temporary_server
+    from thoughtforge.stack.api import find_api
+    from thoughtforge.stack.temporary_server import start_temporary_server
 
     config = config_of(ctx)
     url = find_api(config)

@@ -19,12 +19,12 @@ from thoughtforge.core import (
     Project,
     Status,
     changes,
-    current_wait,
     list_projects,
     open_project,
     read_polish_state,
 )
-from thoughtforge.core.revisions import current_revision, staleness_note
+from thoughtforge.core.project_view import read_view
+from thoughtforge.core.revisions import staleness_note
 from thoughtforge.core.spend_summary import spend_of
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import Phase
@@ -196,20 +196,21 @@ def _line(
 def project_detail(config: Config, project_id: str) -> Group:
     """Every status field, the polish summary, and files left uncommitted."""
     project = open_project(config, project_id)
-    status = project.status()
+    view = read_view(project)
+    status = view.status
     facts = Table(box=None, show_header=False)
     facts.add_row("project", inert_text(project.id))
     facts.add_row("directory", inert_text(str(project.dir)))
     for field, value in status.model_dump(mode="json").items():
         facts.add_row(field, inert_text("" if value is None else str(value)))
-    revision = current_revision(project.dir)
-    if revision > 1:
-        facts.add_row("revision", str(revision))
+    facts.add_row("run", view.run.value)
+    if view.revision > 1:
+        facts.add_row("revision", str(view.revision))
     parts: list[Table | Text] = [facts]
     stale = staleness_note(project.dir)
     if stale is not None:
         parts.append(inert_text(stale, style="yellow"))
-    waiting = current_wait(project.dir)
+    waiting = view.waiting
     if waiting is not None:
         where = waiting.page or "its run (the Prefect server it used is not recorded)"
         parts.append(

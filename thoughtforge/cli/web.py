@@ -26,7 +26,7 @@ def web(ctx: typer.Context, host: HostOption = None, port: PortOption = None) ->
 def serve_workbench(
     ctx: typer.Context, host: str | None, port: int | None, page: str = "/"
 ) -> None:
-    from thoughtforge.web.server import serve
+    from thoughtforge.web.serve import serve
 
     config = config_of(ctx)
     config.web.host = host or config.web.host

@@ -14,6 +14,17 @@ PACKAGED_EXAMPLE = Path(__file__).with_name(EXAMPLE_NAME)
 STATE_DIR = ".thoughtforge"
 
 
+def shipped_file(relative: str) -> Path:
+    """A file kept at the repository's root that a tool install carries inside the package
+    (pyproject's force-include): the package's copy when installed from a wheel, the clone's own
+    file otherwise (the package's path, missing, when neither is there)."""
+    package = Path(__file__).resolve().parents[1]
+    for candidate in (package / relative, package.parent / relative):
+        if candidate.exists():
+            return candidate
+    return package / relative
+
+
 def config_path(explicit: Path | None = None) -> Path:
     """--config wins, then $THOUGHTFORGE_CONFIG, then ./config.yaml."""
     if explicit is not None:

@@ -1,8 +1,8 @@
 """Pulled documents as files in `resources/`: one Markdown file per source, named from its title.
 
 A title is whatever a page's author typed, so it is made safe on every OS before it becomes a name:
-no path separators, no `..`, no control or reserved characters, no Windows device names, at most
-`MAX_NAME` characters; and the file is written only if it lands directly inside `resources/`.
+as every outside name is (`core.safe_names`); and the file is written only if it lands directly
+inside `resources/`.
 
 Each file starts with a one-line header naming the source and the time, which is also how a later
 pull of the same source finds its file to refresh it instead of writing a copy; another source
@@ -12,30 +12,16 @@ with the same title gets `Title (2).md`.
 from __future__ import annotations
 
 import re
-import unicodedata
 from datetime import datetime
 from pathlib import Path
 
 from thoughtforge.connectors.document import Document
 from thoughtforge.core import write_text_atomic
+from thoughtforge.core.safe_names import safe_stem
 from thoughtforge.phases.resources import resource_files
 
-MAX_NAME = 80
 HEADER = "> Pulled from {url} by ThoughtForge ({connector}) on {time}.\n\n"
 _HEADER = re.compile(r"^> Pulled from (\S+) by ThoughtForge \(")
-_UNSAFE = re.compile(r'[\x00-\x1f\x7f<>:"/\\|?*]+')
-_RESERVED = re.compile(r"^(con|prn|aux|nul|com\d|lpt\d)(\..*)?$", re.IGNORECASE)
-
-
-def file_name(title: str) -> str:
-    """`title` as a file name stem that is safe everywhere; "untitled" when nothing is left."""
-    text = unicodedata.normalize("NFC", title)
-    text = _UNSAFE.sub(" ", text)
-    text = " ".join(text.split()).strip(" .")
-    text = text[:MAX_NAME].rstrip(" .")
-    if _RESERVED.match(text):
-        text = f"_{text}"
-    return text or "untitled"
 
 
 def pulled_sources(resources_dir: Path) -> dict[str, Path]:
@@ -63,7 +49,7 @@ def write_documents(
     existing = pulled_sources(resources_dir)
     written: list[Path] = []
     for document in documents:
-        target = existing.get(document.source_url) or _free_path(root, file_name(document.title))
+        target = existing.get(document.source_url) or _free_path(root, safe_stem(document.title))
         if target.resolve().parent != root:
             raise ValueError(f"refused to write {target}: it is not directly in {root}")
         header = HEADER.format(

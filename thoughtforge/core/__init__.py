@@ -7,12 +7,7 @@ Everything else stands on this; it imports only the shared vocabulary (`thoughtf
 
 from thoughtforge.core import git_repo
 from thoughtforge.core.atomic_write import write_text_atomic
-from thoughtforge.core.creation import (
-    brain_dump_text,
-    create_project,
-    safe_file_name,
-    with_hints,
-)
+from thoughtforge.core.creation import brain_dump_text, create_project, with_hints
 from thoughtforge.core.hooks import (
     BOARD_CARD_FILE,
     Board,
@@ -43,6 +38,7 @@ from thoughtforge.core.project import (
 )
 from thoughtforge.core.project_log import LOG_FILE, log_event, read_events
 from thoughtforge.core.run_lock import LOCK_FILE, hold_run_lock, is_running
+from thoughtforge.core.safe_names import safe_file_name
 from thoughtforge.core.staging import (
     POLISH_LOG_FILE,
     POLISHED_TAG,

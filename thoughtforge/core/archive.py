@@ -6,7 +6,7 @@ parked: it stops holding a slot of `concurrency.max_parallel_runs`, and its halt
 resting while it waits for the decision) stays as it was; unarchive it, or decide its halt
 (resume, override, terminate), to bring it back. A project in any other phase is refused: it is
 someone's work in progress (finish or terminate it first). So is any project a run is working on,
-named by the caller, who can see the runs (`server.archiving`).
+named by the caller, who can see the runs (`actions.archiving`).
 
 The mark is `archived_at` in `status.json`, committed; every phase change clears it
 (`transition`), so a project that moves again is never hidden.

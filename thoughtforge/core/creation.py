@@ -27,6 +27,7 @@ from thoughtforge.core.git_repo import commit, init_repo
 from thoughtforge.core.hooks import show_on_board
 from thoughtforge.core.project import Project, list_projects
 from thoughtforge.core.project_log import log_event
+from thoughtforge.core.safe_names import safe_file_name
 from thoughtforge.core.space_reserve import keep_reserve
 from thoughtforge.core.staging import BUILD_OUTPUT, PRIVATE_FILES
 from thoughtforge.core.state import ChatMessage, Status, utc_now, write_chat, write_status
@@ -42,7 +43,6 @@ from thoughtforge.models import Phase
 STAGING_PREFIX = ".creating-"
 _SLUG_WORDS = 4
 _SLUG_CHARS = 24
-_SAFE_NAME = re.compile(r"[^A-Za-z0-9._ -]+")
 _FILLER = frozenset({"a", "an", "and", "the", "i", "im", "we", "to", "of", "for", "in", "on"})
 _GITIGNORE = "".join(f"{name}\n" for name in (*PRIVATE_FILES, *BUILD_OUTPUT))
 
@@ -86,12 +86,6 @@ def create_project(
         log_event(project.dir, "resource_skipped", level="warning", file=name, why="too large")
     show_on_board(project)
     return project
-
-
-def safe_file_name(name: str) -> str:
-    """A file name that cannot escape its folder, hide itself, or upset a shell or git."""
-    cleaned = _SAFE_NAME.sub("_", Path(name).name).strip(" .")
-    return cleaned[:120] or "resource"
 
 
 def _check_brain_dump(config: Config, text: str) -> None:

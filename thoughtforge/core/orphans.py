@@ -7,9 +7,10 @@ automatically; the human resumes it. Interactive phases wait for the human and a
 from __future__ import annotations
 
 from thoughtforge.config import Config
+from thoughtforge.core.hooks import TransitionHooks
 from thoughtforge.core.project import list_projects
 from thoughtforge.core.run_lock import is_running
-from thoughtforge.core.transition import TransitionHooks, transition
+from thoughtforge.core.transition import transition
 from thoughtforge.models import AUTONOMOUS_PHASES, HaltReason, Phase
 
 

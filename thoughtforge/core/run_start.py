@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Literal
@@ -60,6 +62,42 @@ def claim_start(project: Project, why: Why) -> Starting:
             raise RunAlreadyStarting(_already(project, standing))
         # else a stale claim, removed by `starting`: try once more
     raise RunAlreadyStarting(f"another request is starting a run of {project.id}")
+
+
+class StartClaim:
+    """A claim held for the length of a `with` block (`claimed_start`): kept past it only when
+    the block says the run it was made for is on its way (`keep`)."""
+
+    def __init__(self, project: Project, claim: Starting) -> None:
+        self.project = project
+        self.claim = claim
+        self.kept = False
+
+    def keep(self, flow_run_id: str | None = None, run_name: str | None = None) -> None:
+        """The run was asked for (its id and name, when the server made it), or an answer
+        handed to a suspended run that wakes: the claim stands until that run takes the lock."""
+        if flow_run_id is not None and run_name is not None:
+            record_run(self.project, flow_run_id, run_name)
+        self.kept = True
+
+
+@contextmanager
+def claimed_start(project: Project, why: Why) -> Iterator[StartClaim]:
+    """Claim the project (`claim_start`, refused with `RunAlreadyStarting`) for the block; at its
+    end, or on any error in it, the claim goes unless kept, and only while it is still this
+    claim (the run may have taken the lock and another request claimed since)."""
+    held = StartClaim(project, claim_start(project, why))
+    try:
+        yield held
+    finally:
+        if not held.kept:
+            _clear_if_still(project, held.claim)
+
+
+def _clear_if_still(project: Project, claim: Starting) -> None:
+    standing = starting(project)
+    if standing is not None and standing.since == claim.since and standing.why == claim.why:
+        clear_start(project)
 
 
 def _create_whole(path: Path, text: str) -> bool:

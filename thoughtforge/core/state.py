@@ -1,4 +1,4 @@
-"""The three state files of a project, as DESIGN.md fixes them.
+"""The state files of a project (docs/ARCHITECTURE.md lists them, with who writes each).
 
 Reads never guess: a missing, unparsable or invalid file raises `StateFileError` with the path and
 the reason, and the file is left exactly as it was. Writes are atomic.

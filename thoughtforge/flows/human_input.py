@@ -31,7 +31,7 @@ from thoughtforge.core import (
 )
 from thoughtforge.flows.holding import HOLD_POLL_SECONDS, collect, hold
 from thoughtforge.flows.limits import slot_given_back
-from thoughtforge.flows.temporary_server import api_url_of_this_process, run_page
+from thoughtforge.flows.server_in_use import api_url_of_this_process, run_page
 from thoughtforge.models import PHASE_ONE, Phase
 
 HUMAN_WAIT_SECONDS = 30 * 24 * 3600
@@ -142,8 +142,9 @@ class HumanStep(Generic[InputT]):
 
 
 @dataclass(frozen=True)
-class Answer(Generic[InputT]):
-    """The human's input, and the wait it answers."""
+class Answered(Generic[InputT]):
+    """The person's answer as the run receives it, and the wait it answers (what a door sends
+    is `actions.answering.Answer`)."""
 
     value: InputT
     wait: Waiting
@@ -185,7 +186,7 @@ STUCK = HumanStep(
 )
 
 
-def wait_for_human(project: Project, step: HumanStep[InputT], description: str) -> Answer[InputT]:
+def wait_for_human(project: Project, step: HumanStep[InputT], description: str) -> Answered[InputT]:
     """Block (or suspend) until the human answers; the caller clears the wait once it has taken
     the answer (`core.clear_wait`), so the next question gets a new key."""
     recorded = current_wait(project.dir)
@@ -195,7 +196,7 @@ def wait_for_human(project: Project, step: HumanStep[InputT], description: str) 
         print(f"Waiting for you: {_where_to_answer(project, waiting)}")
     with slot_given_back():
         value = _answer(project, form, waiting)
-    return Answer(value=value, wait=waiting)
+    return Answered(value=value, wait=waiting)
 
 
 def _answer(project: Project, form: type[InputT], waiting: Waiting) -> InputT:

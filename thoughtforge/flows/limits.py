@@ -1,7 +1,7 @@
 """Concurrency across workers and machines: Prefect global concurrency limits.
 
 `thoughtforge up` creates one limit for the runs executing at once and one per agent for its calls
-in flight (`server.concurrency_limits`). Every worker talks to the same server, so the limits hold
+in flight (`stack.concurrency_limits`). Every worker talks to the same server, so the limits hold
 across machines. Without `up` (a run on a temporary server) there are no limits to take, and the
 runs skip them instead of paying a round trip for nothing.
 
@@ -25,7 +25,7 @@ from thoughtforge.adapters.agents import use_call_slots
 from thoughtforge.config import Config
 from thoughtforge.core import Project, is_running, list_projects
 from thoughtforge.flows.prefect_internals import CONCURRENCY_SLOT, usable
-from thoughtforge.server.concurrency_limits import RUNS_LIMIT, agent_limit
+from thoughtforge.stack.concurrency_limits import RUNS_LIMIT, agent_limit
 
 SLOT_LEASE_SECONDS = 60
 """Renewed every half lease while the holder works; what a dead holder keeps at most."""

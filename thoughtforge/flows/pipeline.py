@@ -42,7 +42,7 @@ from thoughtforge.flows.in_process import run_here
 from thoughtforge.flows.intake import run_intake
 from thoughtforge.flows.limits import holds_run_slot
 from thoughtforge.flows.polish import polish_until_settled
-from thoughtforge.flows.run_start import opening, working_on
+from thoughtforge.flows.run_opening import opening, working_on
 from thoughtforge.flows.run_tags import name_this_run, project_of_this_run
 from thoughtforge.flows.spec import run_spec
 from thoughtforge.flows.task_runner import halted_state

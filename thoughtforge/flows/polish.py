@@ -27,7 +27,7 @@ from thoughtforge.core.spend_summary import spend_markdown, spend_of
 from thoughtforge.errors import StateFileError
 from thoughtforge.flows.human_input import POLISH_HALT, halt_prompt, wait_for_human
 from thoughtforge.flows.in_process import run_here
-from thoughtforge.flows.run_start import opening, working_on
+from thoughtforge.flows.run_opening import opening, working_on
 from thoughtforge.flows.task_runner import halted_state
 from thoughtforge.phases import halt_actions
 from thoughtforge.phases.polish.guards import GuardReport, describe

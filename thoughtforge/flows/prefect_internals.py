@@ -291,7 +291,7 @@ INTERNALS: tuple[Internal, ...] = (
     Internal(
         FORCED_STATE,
         "POST /flow_runs/{id}/set_state with force=true",
-        "server/api.py (`down`)",
+        "stack/api.py (`down`)",
         "`down` marks the runs it stopped Cancelled",
         "runs stopped by `down` stay Running (or Crashed) in the UI",
         _forced_state,
@@ -299,7 +299,7 @@ INTERNALS: tuple[Internal, ...] = (
     Internal(
         RUN_ENVIRONMENT,
         "PREFECT__FLOW_RUN_ID in a run's environment, read from /proc/<pid>/environ",
-        "server/local_server.py (`down`)",
+        "stack/local_server.py (`down`)",
         "`down` finds which flow runs its processes were working on",
         "`down` cannot name the runs it stopped, nor mark them Cancelled",
         _run_environment,

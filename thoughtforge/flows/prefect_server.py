@@ -31,7 +31,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from thoughtforge.flows.prefect_internals import SQLITE_IMMEDIATE, usable
-from thoughtforge.server.temporary_server import PARENT_ENV
+from thoughtforge.stack.temporary_server import PARENT_ENV
 
 _PR_SET_PDEATHSIG = 1
 

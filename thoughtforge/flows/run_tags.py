@@ -13,7 +13,7 @@ from prefect.client.orchestration import get_client
 from thoughtforge.core import Project
 from thoughtforge.core.revisions import current_revision, run_label
 from thoughtforge.core.state import Status
-from thoughtforge.server.api import PROJECT_TAG_PREFIX, project_tag
+from thoughtforge.stack.api import PROJECT_TAG_PREFIX, project_tag
 
 _named: dict[str, str] = {}
 """The name each flow run of this process was given last, so an unchanged one costs no call."""

@@ -42,7 +42,7 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from thoughtforge.server.warm_start_address import WARM_START_ENV
+from thoughtforge.stack.warm_start_address import WARM_START_ENV
 
 STOP_GRACE_SECONDS = 10.0
 _MAX_MESSAGE = 1 << 20

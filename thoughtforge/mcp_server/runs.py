@@ -16,10 +16,10 @@ import sys
 import threading
 from pathlib import Path
 
+from thoughtforge.actions.starting import Started, start_run
 from thoughtforge.config import Config, state_dir
 from thoughtforge.core import Project, log_event
-from thoughtforge.server.api import find_api
-from thoughtforge.web.launch import Started, start_run
+from thoughtforge.stack.api import find_api
 
 RUNS_DIR = "mcp-runs"
 

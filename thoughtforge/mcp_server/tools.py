@@ -1,13 +1,11 @@
-"""What an agent tool can do with ThoughtForge's projects: each tool is a plain function over the
-same functions the page and the CLI call (`web.launch`, `web.answers`, `web.inbox`,
-`phases.chat`, `phases.polish.record`), so a tool can do nothing the page would refuse.
+"""What an agent tool can do with ThoughtForge's projects: each tool is a plain function over
+`actions`, the functions the page and the CLI call (starting, answering, archiving, restoring,
+the inbox), so a tool can do nothing the page would refuse, and refuses in the same words.
 
-A refusal is a `ThoughtForgeError` with the words the page and the CLI use; the MCP server hands
-it to the agent as a tool error. A chat turn or a decision returns the AI's reply when it comes
-within `wait_seconds` (what `--wait` prints in the CLI). Revise goes through the page's
-`take_answer` (`phases.revision`); history and rollback call `core.history` and
-`phases.rollback`, as `thoughtforge history`/`rollback` and the page's History do. Archive
-is `server.archiving`'s, as for the CLI and the page.
+A refusal is a `ThoughtForgeError`; the MCP server hands it to the agent as a tool error. A chat
+turn or a decision returns the AI's reply when it comes within `wait_seconds` (what `--wait`
+prints in the CLI). History reads `core.history`, as `thoughtforge history` and the page's
+History do.
 """
 
 from __future__ import annotations
@@ -18,6 +16,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from thoughtforge.actions.answering import Answer, Outcome, take_answer
+from thoughtforge.actions.archiving import archive_project, unarchive_project
+from thoughtforge.actions.composer import WAITS_FOR
+from thoughtforge.actions.inbox import inbox
+from thoughtforge.actions.restoring import restore
+from thoughtforge.actions.run_state import composer_of, current_composer, project_view, run_busy
+from thoughtforge.actions.starting import DroppedFile, NewProject, Started, create_from_request
 from thoughtforge.config import Config, LiveConfig
 from thoughtforge.core import (
     CONSTRAINTS_FILE,
@@ -32,7 +37,6 @@ from thoughtforge.core import (
     read_thread,
     refuse_links,
 )
-from thoughtforge.core.archive import unarchive
 from thoughtforge.core.history import project_history
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.mcp_server.runs import start_project_run, started_run_alive
@@ -40,11 +44,6 @@ from thoughtforge.models import Phase
 from thoughtforge.phases.chat import PHASE_LABELS, await_reply
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.polish.record import read_polish_record
-from thoughtforge.phases.rollback import rollback
-from thoughtforge.server.archiving import archive_project
-from thoughtforge.web.answers import Answer, Outcome, current_composer, run_busy, take_answer
-from thoughtforge.web.inbox import inbox
-from thoughtforge.web.launch import DroppedFile, NewProject, Started, create_from_page
 
 MAX_TEXT_CHARS = 200_000
 """The longest text a tool takes (a brain dump is capped lower by `brain_dump.max_chars`)."""
@@ -118,7 +117,7 @@ class Tools:
         request = NewProject(
             brain_dump=text, agent=agent, deliverable_type=deliverable_type, files=files
         )
-        project = create_from_page(self.config, request)
+        project = create_from_request(self.config, request)
         started = start_project_run(self.config, self.config_file, project)
         return {"project_id": project.id, "folder": str(project.dir), "note": started.note}
 
@@ -144,21 +143,24 @@ class Tools:
         return {"project_id": project_id, "phase": status.phase.value, "archived": True}
 
     def unarchive(self, project_id: str) -> dict[str, Any]:
-        status = unarchive(self.project(project_id))
+        status = unarchive_project(self.project(project_id))
         return {"project_id": project_id, "phase": status.phase.value, "archived": False}
 
     def project_status(self, project_id: str) -> dict[str, Any]:
-        project = self.project(project_id)
-        status = project.status()
-        composer = current_composer(self.config, project)
+        view = project_view(self.config, self.project(project_id))
+        status, composer = view.status, composer_of(view)
         return {
-            "project_id": project.id,
-            "name": status.project_name or project.id,
+            "project_id": view.project.id,
+            "name": status.project_name or view.project.id,
             "phase": status.phase.value,
+            "run": view.run.value,
+            "waits_for": WAITS_FOR.get(view.waiting.kind) if view.waiting else None,
             "halt_reason": status.halt_reason,
             "deliverable_type": status.deliverable_type,
             "agent": status.agent,
             "archived": status.archived_at is not None,
+            "revision": view.revision,
+            "open_findings": view.open_findings,
             "actions_now": [action.name for action in composer.actions],
             "note": composer.note,
         }
@@ -250,12 +252,8 @@ class Tools:
         ]
 
     def rollback(self, project_id: str, to: str) -> dict[str, str]:
-        outcome = rollback(self.project(project_id), to)
-        return {
-            "restored": outcome.label,
-            "phase": outcome.phase.value,
-            "note": f"Restored {outcome.label}: the project is in {outcome.phase}.",
-        }
+        restored = restore(self.project(project_id), to)
+        return {"restored": restored.label, "phase": restored.phase.value, "note": restored.note}
 
     # --- what the project made ------------------------------------------------------------------
 

@@ -19,14 +19,13 @@ from thoughtforge.core import (
     append_chat,
     clear_chat,
     commit_own,
-    current_wait,
     git_repo,
-    is_running,
     log_event,
     read_chat,
     transition,
     write_polish_state,
 )
+from thoughtforge.core.project_view import read_view
 from thoughtforge.core.revisions import (
     REVISION_TAG_PREFIX,
     Revision,
@@ -36,7 +35,6 @@ from thoughtforge.core.revisions import (
     update_revision,
     write_revisions,
 )
-from thoughtforge.core.run_start import starting
 from thoughtforge.errors import ProjectError
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.revision_text import (
@@ -58,17 +56,17 @@ class RevisionRefused(ProjectError):
 def refuse_while_a_run_works(project: Project, what: str) -> None:
     """Refused, naming the run, while a run holds the project, is on its way, or waits for an
     answer (a suspended run would wake up to a project that moved under it)."""
-    status = project.status()
-    revision = read_revisions(project.dir).current
-    name = run_label(project.id, status.project_name, status.phase.value, revision)
-    claim = starting(project)
-    if is_running(project) or claim is not None:
+    view = read_view(project)
+    status = view.status
+    name = run_label(project.id, status.project_name, status.phase.value, view.revision)
+    claim = view.claim
+    if view.works:
         run = claim.run_name if claim is not None and claim.run_name else name
         raise RevisionRefused(
             f"cannot {what} {project.id}: flow run '{run}' is working on it. Wait for it to "
             f"finish or halt (`thoughtforge status {project.id}`), then try again."
         )
-    wait = current_wait(project.dir)
+    wait = view.waiting
     if wait is not None:
         where = wait.page or f"flow run '{name}'"
         raise RevisionRefused(

@@ -3,9 +3,8 @@ one thread per project, a composer that offers only what the current wait accept
 live updates, the board and the prompt editor.
 
 A Starlette app (`app.py`: the routes table; `endpoints/`: small endpoints by area, on
-`workbench`) over pure modules that read the project files: `actions` (what can be done now),
-`inbox`, `thread` (messages as safe HTML), `progress` (Phases 3–4), `uploads`, `prompt_editing`,
-`live` (what changed since the page last looked), `launch` (new projects and their runs). It
-answers runs exactly as the CLI does (`server.replies`) and never imports Prefect. `guard` keeps
-other sites and other hosts out.
+`workbench`) over `actions` (what a person does, the same functions the CLI and the MCP server
+call) and pure modules that read the project files: `thread` (messages as safe HTML),
+`progress` (Phases 3–4), `uploads`, `prompt_editing`, `live` (what changed since the page last
+looked). It never imports Prefect; `serving.guard` keeps other sites and other hosts out.
 """

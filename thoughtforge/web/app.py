@@ -23,6 +23,7 @@ from starlette.templating import Jinja2Templates
 from thoughtforge.board.cards import sparkline
 from thoughtforge.config import Config, LiveConfig
 from thoughtforge.errors import ThoughtForgeError, schema_problems
+from thoughtforge.serving.guard import RequestGuard, new_token
 from thoughtforge.web.endpoints.events import events
 from thoughtforge.web.endpoints.history import diff_page, history_page, restore
 from thoughtforge.web.endpoints.pages import (
@@ -35,16 +36,15 @@ from thoughtforge.web.endpoints.pages import (
     thread_page,
 )
 from thoughtforge.web.endpoints.project_actions import (
+    answer,
     archive,
     create_project,
     draft,
     drop_file,
     edit_draft,
-    reply,
     unarchive,
 )
 from thoughtforge.web.endpoints.prompts import prompt_page, prompts_page, reset_prompt, save_prompt
-from thoughtforge.web.guard import RequestGuard, new_token
 from thoughtforge.web.workbench import Workbench, page
 
 HERE = Path(__file__).parent
@@ -90,7 +90,7 @@ ROUTES = [
     Route("/projects", create_project, methods=["POST"]),
     Route("/projects/{project_id}", thread_page),
     Route("/projects/{project_id}/messages", earlier_messages),
-    Route("/projects/{project_id}/reply", reply, methods=["POST"]),
+    Route("/projects/{project_id}/answer", answer, methods=["POST"]),
     Route("/projects/{project_id}/files", drop_file, methods=["POST"]),
     Route("/projects/{project_id}/history", history_page),
     Route("/projects/{project_id}/history/{item}", diff_page),

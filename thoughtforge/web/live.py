@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from thoughtforge.board.words import step_words
 from thoughtforge.config import Config
 from thoughtforge.core import (
     CHAT_ARCHIVE_FILE,
@@ -28,7 +29,6 @@ from thoughtforge.core.project import VALID_ID
 from thoughtforge.core.state import BUILD_PROGRESS_FILE
 from thoughtforge.core.waiting import WAITING_FILE
 from thoughtforge.web.thread import render_markdown
-from thoughtforge.web.words import step_words
 
 Stamp = tuple[tuple[int, int] | None, ...]
 PANEL_FILES = (STATUS_FILE, POLISH_STATE_FILE, POLISH_LOG_FILE, BUILD_PROGRESS_FILE)

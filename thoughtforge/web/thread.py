@@ -46,7 +46,7 @@ class MessageView(BaseModel):
 
 def render_markdown(text: str) -> str:
     """Markdown as HTML in which no tag, attribute or link comes from the text itself."""
-    return _MARKDOWN.render(text)
+    return str(_MARKDOWN.render(text))
 
 
 def message_view(index: int, message: ChatMessage) -> MessageView:

@@ -2,7 +2,7 @@
 reads it, under a safe name, within `resources.max_file_bytes`.
 
 The name is the person's (or a page's) and untrusted: it goes through the connectors' naming rules
-(`connectors.writing.file_name`: no separators, `..`, control or reserved characters), keeps a
+(`core.safe_names`: no separators, `..`, control or reserved characters), keeps a
 plain suffix, and never replaces a file already there. The file is written only directly inside a
 real `resources/` folder: a `resources` that is a symlink (planted by an agent) is refused, and
 the new name is taken exclusively (a hard link, which fails on any existing name), so a link
@@ -19,18 +19,16 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import re
 import tempfile
 from pathlib import Path
 
 from thoughtforge.config import Config
-from thoughtforge.connectors.writing import file_name
 from thoughtforge.core import Project
+from thoughtforge.core.safe_names import safe_file_name, safe_stem
 from thoughtforge.core.staging import UPLOAD_PART_PREFIX as PART_PREFIX
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.phases.chat import notice
 
-_SUFFIX = re.compile(r"^\.[A-Za-z0-9]{1,10}$")
 PART_SUFFIX = ".part"
 FILE_MODE = 0o644
 """A resource is data: readable, never executable (`agenda.sh` is not a program to run)."""
@@ -70,7 +68,7 @@ class PartialUpload:
         os.fsync(self._file.fileno())
         os.fchmod(self._file.fileno(), FILE_MODE)
         try:
-            saved = _link_new(self.part, safe_resource_name(name))
+            saved = _link_new(self.part, safe_file_name(name))
         finally:
             self.abort()
         _sync_folder(self.part.parent)
@@ -87,7 +85,7 @@ def save_upload(config: Config, project: Project, name: str, data: bytes) -> str
     limit = config.resources.max_file_bytes
     if len(data) > limit:
         raise UploadRefused(
-            f"'{file_name(name)}' is {len(data):,} bytes; resources.max_file_bytes is {limit:,}. "
+            f"'{safe_stem(name)}' is {len(data):,} bytes; resources.max_file_bytes is {limit:,}. "
             "Nothing was saved."
         )
     upload = PartialUpload(config, project)
@@ -120,16 +118,6 @@ def remove_stale_parts(folder: Path) -> None:
         finally:
             os.close(fd)
         part.unlink(missing_ok=True)
-
-
-def safe_resource_name(name: str) -> str:
-    """`name` made safe as a file directly in `resources/`, its suffix kept when plain."""
-    base = name.replace("\x00", "").replace("\\", "/").rsplit("/", 1)[-1]
-    stem, dot, suffix = base.rpartition(".")
-    if not dot or not stem or not _SUFFIX.match(f".{suffix}"):
-        stem, suffix = base, ""
-    cleaned = file_name(stem)
-    return f"{cleaned}.{suffix.lower()}" if suffix else cleaned
 
 
 def _link_new(part: Path, name: str) -> str:

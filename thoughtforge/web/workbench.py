@@ -14,10 +14,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.templating import Jinja2Templates
 
+from thoughtforge.actions.inbox import inbox
 from thoughtforge.config import Config, LiveConfig
 from thoughtforge.core import Project, open_project
 from thoughtforge.errors import ProjectError
-from thoughtforge.web.inbox import inbox
 
 
 @dataclass
@@ -35,7 +35,8 @@ class Workbench:
 
 
 def workbench_of(request: Request) -> Workbench:
-    return request.app.state.workbench
+    bench: Workbench = request.app.state.workbench
+    return bench
 
 
 async def requested_project(request: Request, project_id: str | None = None) -> Project:

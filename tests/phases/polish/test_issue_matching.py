@@ -1,7 +1,7 @@
 """The ledger's finding matcher agrees with a brute-force reference on random reviews.
 
 The matcher measures as few pairs as it can; the reference measures every pair: rapidfuzz's
-normalized Levenshtein similarity of the descriptions at least 0.8 (as DESIGN.md words the rule),
+normalized Levenshtein similarity of the descriptions at least 0.8 (as the design words the rule),
 or the same words in another order (`issue_wording`). Each known finding is matched once at most.
 """
 

@@ -22,7 +22,7 @@ from typing import Any, TextIO
 
 from pydantic import BaseModel
 
-from thoughtforge.adapters import http
+from thoughtforge.adapters.kanban.client import VibeKanbanClient
 from thoughtforge.board.cards import Card, card_of, describe
 from thoughtforge.config import VibeKanbanConfig
 from thoughtforge.core import BOARD_CARD_FILE, Project, Status, git_repo, log_event
@@ -132,48 +132,35 @@ def port_file() -> Path:
     return Path(tempfile.gettempdir()) / "vibe-kanban" / "vibe-kanban.port"
 
 
-class _Api:
-    def __init__(self, url: str, timeout: float) -> None:
-        self.url = url
-        self._timeout = timeout
+class _Api(VibeKanbanClient):
+    """The board's calls: boards (Vibe Kanban's projects) and cards (its tasks)."""
 
     def find_board(self, name: str) -> str | None:
-        boards = self._call("GET", "/api/projects")
+        boards = self.call("GET", "/api/projects")
         return next((str(b["id"]) for b in boards if b.get("name") == name), None)
 
     def create_board(self, name: str, repo: Path) -> str:
         body = {"name": name, "git_repo_path": str(repo), "use_existing_repo": True}
-        return str(self._call("POST", "/api/projects", body)["id"])
+        return str(self.call("POST", "/api/projects", body)["id"])
 
     def cards(self, board_id: str) -> list[dict[str, Any]]:
-        return list(self._call("GET", f"/api/tasks?project_id={board_id}"))
+        return list(self.call("GET", f"/api/tasks?project_id={board_id}"))
 
     def create_card(self, board_id: str, card: Card) -> str:
         """Vibe Kanban creates every task as `todo`, whatever it is sent."""
         body = {"project_id": board_id, "title": card.title, "description": describe(card)}
-        return str(self._call("POST", "/api/tasks", body)["id"])
+        return str(self.call("POST", "/api/tasks", body)["id"])
 
     def update_card(self, card_id: str, card: Card) -> bool:
         """False when the card is gone (deleted by hand, or another board's)."""
         body = {"status": _status(card), "title": card.title, "description": describe(card)}
         try:
-            self._call("PUT", f"/api/tasks/{card_id}", body)
+            self.call("PUT", f"/api/tasks/{card_id}", body)
         except ServiceError as exc:
             if exc.status == 404:
                 return False
             raise
         return True
-
-    def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
-        reply = http.request(method, self.url + path, json_body=body, timeout=self._timeout)
-        answer = reply.parsed()
-        if not isinstance(answer, dict) or not answer.get("success"):
-            message = answer.get("message") if isinstance(answer, dict) else None
-            raise ServiceError(
-                f"Vibe Kanban refused {method} {path}: {message or 'no reason given'}",
-                status=reply.status,
-            )
-        return answer["data"]
 
 
 def _status(card: Card) -> str:

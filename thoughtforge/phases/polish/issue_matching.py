@@ -1,6 +1,6 @@
 """The ledger's identity of a finding: which known finding, if any, a review's issue is.
 
-An issue is a known finding when their descriptions are similar as DESIGN.md says (normalized
+An issue is a known finding when their descriptions are similar as the design says (normalized
 Levenshtein ≥ 0.8), or name the same things in other words (`issue_wording`: reviewers reword,
 reorder and swap synonyms from one round to the next), and their locations can name the same
 place (`places`). Matching is the loop's only costly part, so it finds the cheap matches first

@@ -7,47 +7,47 @@ from typing import Any
 
 from starlette.requests import Request
 
+from thoughtforge.actions.inbox import inbox
+from thoughtforge.actions.run_state import composer_of, project_view
 from thoughtforge.adapters.agents import AgentState, agent_state
 from thoughtforge.board.cards import COLUMNS, Card, board_cards, by_column
 from thoughtforge.board.text import START_HINT
+from thoughtforge.board.words import phase_words, working_title
 from thoughtforge.config import Config
 from thoughtforge.core import (
     ChatMessage,
     Project,
     Status,
-    current_wait,
     open_project,
     read_chat,
     utc_now,
 )
-from thoughtforge.core.revisions import current_revision, staleness_note
+from thoughtforge.core.revisions import staleness_note
 from thoughtforge.core.spend_summary import spend_of
 from thoughtforge.errors import StateFileError, ThoughtForgeError
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.web import live
-from thoughtforge.web.answers import current_composer
-from thoughtforge.web.inbox import inbox
 from thoughtforge.web.progress import panel_for
-from thoughtforge.web.words import phase_words, working_title
 from thoughtforge.web.workbench import render, workbench_of
 
 
 def project_state(request: Request, project: Project) -> dict[str, Any]:
     """What the header, the composer and the work line show."""
     config = workbench_of(request).config
-    status = project.status()
-    composer = current_composer(config, project)
+    view = project_view(config, project)
+    status, composer = view.status, composer_of(view)
     return {
         "status": status,
+        "run": view.run,
         "title": working_title(status, _phase_one_chat(project, status), project.id),
         "phase_words": phase_words(status),
-        "waiting": current_wait(project.dir),
+        "waiting": view.waiting,
         "composer": composer,
         "agents": agent_choices(config) if composer.switches_agent else [],
         "work": live.work_line(project, utc_now()),
         "run_page": _run_page(config, project),
         "spend": spend_of(config, project),
-        "revision": current_revision(project.dir),
+        "revision": view.revision,
         "stale": staleness_note(project.dir),
     }
 
@@ -70,17 +70,13 @@ def _phase_one_chat(project: Project, status: Status) -> list[ChatMessage]:
 
 def _run_page(config: Config, project: Project) -> str | None:
     """The project's latest run in the Prefect UI (the classic run page, where Resume is)."""
-    from thoughtforge.server.api import PrefectApi, PrefectApiError, find_api
+    from thoughtforge.stack.api import PrefectApi, ask_prefect
 
-    waiting = current_wait(project.dir)
-    url = (waiting.api_url if waiting else None) or find_api(config)
-    if url is None:
-        return None
-    try:
-        run = PrefectApi(url).latest_run(project.id)
-    except PrefectApiError:
-        return None
-    return f"{url.removesuffix('/api')}/runs/flow-run/{run.id}" if run else None
+    def page_of(api: PrefectApi) -> str | None:
+        run = api.latest_run(project.id)
+        return f"{api.url.removesuffix('/api')}/runs/flow-run/{run.id}" if run else None
+
+    return ask_prefect(config, page_of, None, project.dir)
 
 
 def panel_of(config: Config, project: Project) -> Any:

@@ -1,5 +1,5 @@
 """A project's history in the page: its phase ends and polish iterations, each with "Restore this
-version" (the same `phases.rollback.rollback` the CLI calls) and a diff view of the deliverable
+version" (`actions.restoring`, as the CLI's rollback and MCP's) and a diff view of the deliverable
 before → after, and of what a restore would change."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from thoughtforge.actions.restoring import restore as restore_project
 from thoughtforge.core.history import (
     UnknownHistoryItem,
     find_item,
@@ -17,7 +18,6 @@ from thoughtforge.core.history import (
     project_history,
     restore_diff,
 )
-from thoughtforge.phases.rollback import rollback
 from thoughtforge.web.workbench import page, requested_project
 
 
@@ -55,6 +55,5 @@ async def diff_page(request: Request) -> Response:
 async def restore(request: Request) -> Response:
     project = await requested_project(request)
     wanted = RestoreRequest.model_validate(await request.json())
-    outcome = await run_in_threadpool(rollback, project, wanted.to)
-    note = f"Restored {outcome.label}: the project is in {outcome.phase}."
-    return JSONResponse({"phase": outcome.phase.value, "note": note})
+    restored = await run_in_threadpool(restore_project, project, wanted.to)
+    return JSONResponse({"phase": restored.phase.value, "note": restored.note})

@@ -1,4 +1,6 @@
-"""What the person does to a project from the page: start one, answer its run, drop a file in."""
+"""What the person does to a project from the page: start one, answer its run, edit its draft,
+archive it, drop a file in. Each endpoint reads the request and calls one function of `actions`,
+the one the CLI and the MCP server call for the same thing."""
 
 from __future__ import annotations
 
@@ -8,12 +10,17 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from thoughtforge.core.archive import unarchive as unarchive_project
+from thoughtforge.actions.answering import Answer, take_answer
+from thoughtforge.actions.archiving import (
+    ARCHIVED_NOTE,
+    UNARCHIVED_NOTE,
+    archive_project,
+    unarchive_project,
+)
+from thoughtforge.actions.draft import DraftEdit, take_edit
+from thoughtforge.actions.starting import NewProject, create_from_request, start_run
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.phases.draft_edits import DraftRefused, current_draft
-from thoughtforge.server.archiving import archive_project
-from thoughtforge.web.answers import Answer, DraftEdit, take_answer, take_edit
-from thoughtforge.web.launch import NewProject, create_from_page, start_run
 from thoughtforge.web.uploads import PartialUpload, UploadRefused, too_large
 from thoughtforge.web.workbench import natural_number, requested_project, workbench_of
 
@@ -24,18 +31,18 @@ MAX_UPLOAD_READ = 512 * 1024 * 1024
 async def create_project(request: Request) -> Response:
     bench = workbench_of(request)
     wanted = NewProject.model_validate(await request.json())
-    project = await run_in_threadpool(create_from_page, bench.config, wanted)
+    project = await run_in_threadpool(create_from_request, bench.config, wanted)
     started = await run_in_threadpool(start_run, bench.config, bench.config_file, project)
     return JSONResponse(
         {"project_id": project.id, "url": f"/projects/{project.id}", "note": started.note}
     )
 
 
-async def reply(request: Request) -> Response:
+async def answer(request: Request) -> Response:
     bench = workbench_of(request)
     project = await requested_project(request)
-    answer = Answer.model_validate(await request.json())
-    outcome = await run_in_threadpool(take_answer, bench.config, bench.config_file, project, answer)
+    given = Answer.model_validate(await request.json())
+    outcome = await run_in_threadpool(take_answer, bench.config, bench.config_file, project, given)
     return JSONResponse(outcome.model_dump())
 
 
@@ -61,13 +68,13 @@ async def archive(request: Request) -> Response:
     config = workbench_of(request).config
     project = await requested_project(request)
     await run_in_threadpool(archive_project, config, project)
-    return JSONResponse({"note": "Archived: it is out of the inbox (see Archived) and the count."})
+    return JSONResponse({"note": ARCHIVED_NOTE})
 
 
 async def unarchive(request: Request) -> Response:
     project = await requested_project(request)
     await run_in_threadpool(unarchive_project, project)
-    return JSONResponse({"note": "Back in the inbox."})
+    return JSONResponse({"note": UNARCHIVED_NOTE})
 
 
 async def drop_file(request: Request) -> Response:

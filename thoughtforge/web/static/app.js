@@ -154,7 +154,7 @@ async function act(button) {
   const budget = $("raise-budget");
   if (budget && budget.value && !button.hasAttribute("data-danger")) payload.budget_usd = Number(budget.value);
   try {
-    const result = await post("/projects/" + project + "/reply", payload);
+    const result = await post("/projects/" + project + "/answer", payload);
     if (text && message.value === text) message.value = "";
     say(result.note);
     toNewest();  // what you sent is where you look next, as in any chat

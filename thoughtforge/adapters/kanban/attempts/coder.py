@@ -11,8 +11,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from thoughtforge.adapters.agents.invoke import ATTEMPTS, AgentCall
-from thoughtforge.adapters.kanban.attempts.api import AttemptsApi
 from thoughtforge.adapters.kanban.attempts.process_logs import agent_answer, process_output
+from thoughtforge.adapters.kanban.client import VibeKanbanClient
 from thoughtforge.adapters.kanban.vibekanban import server_url
 from thoughtforge.config import Config
 from thoughtforge.core import commit_own, log_event, utc_now
@@ -70,7 +70,7 @@ class VibeKanbanCoder:
             result: AttemptResult | None = None
             failure: AttemptFailure | None = None
             try:
-                api = AttemptsApi(server_url(settings), settings.timeout_seconds)
+                api = VibeKanbanClient(server_url(settings), settings.timeout_seconds)
                 if task_id is None:
                     task_id = self._new_task(api, prompt, call)
                 result = self._try(api, task_id, call)
@@ -99,7 +99,7 @@ class VibeKanbanCoder:
 
     # --- one step: its task, then one attempt per try -----------------------------------------
 
-    def _new_task(self, api: AttemptsApi, prompt: str, call: AgentCall) -> str:
+    def _new_task(self, api: VibeKanbanClient, prompt: str, call: AgentCall) -> str:
         self._check_profile(api)
         project_id = self._project_id(api, call.project_dir)
         title = call.step if call.iteration is None else f"{call.step} #{call.iteration}"
@@ -116,7 +116,7 @@ class VibeKanbanCoder:
         )
         return task_id
 
-    def _try(self, api: AttemptsApi, task_id: str, call: AgentCall) -> AttemptResult:
+    def _try(self, api: VibeKanbanClient, task_id: str, call: AgentCall) -> AttemptResult:
         project_dir = call.project_dir
         base = _branch(project_dir)
         commit_own(
@@ -204,7 +204,7 @@ class VibeKanbanCoder:
         )
 
     def _wait(
-        self, api: AttemptsApi, attempt_id: str, task_id: str, call: AgentCall
+        self, api: VibeKanbanClient, attempt_id: str, task_id: str, call: AgentCall
     ) -> list[dict[str, Any]]:
         """The attempt's processes once it has ended; stopped, then `_Failed`, at the timeout."""
         timeout = self._config.agents.call_timeout_seconds
@@ -244,7 +244,7 @@ class VibeKanbanCoder:
                 )
             time.sleep(min(POLL_SECONDS, remaining))
 
-    def _failure(self, api: AttemptsApi, short: str, process: dict[str, Any]) -> str:
+    def _failure(self, api: VibeKanbanClient, short: str, process: dict[str, Any]) -> str:
         reason = (
             f"task attempt {short}: its {process.get('run_reason')} process {process['status']}"
         )
@@ -256,7 +256,7 @@ class VibeKanbanCoder:
 
     # --- the Vibe Kanban side -------------------------------------------------------------------
 
-    def _check_profile(self, api: AttemptsApi) -> None:
+    def _check_profile(self, api: VibeKanbanClient) -> None:
         """Vibe Kanban would run an unknown variant as the executor's DEFAULT: refuse it here."""
         content = api.call("GET", "/api/profiles").get("content") or "{}"
         try:
@@ -278,7 +278,7 @@ class VibeKanbanCoder:
                 f"(vibekanban.executor_profile); it offers: {', '.join(offered) or 'none'}",
             )
 
-    def _project_id(self, api: AttemptsApi, project_dir: Path) -> str:
+    def _project_id(self, api: VibeKanbanClient, project_dir: Path) -> str:
         """The Vibe Kanban project whose repository is this project's, created on first use."""
         path = project_dir.resolve()
         for project in api.call("GET", "/api/projects"):

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 
-from thoughtforge.adapters.kanban.attempts.api import AttemptsApi
+from thoughtforge.adapters.kanban.client import VibeKanbanClient
 from thoughtforge.errors import ServiceError
 
 
-def process_output(api: AttemptsApi, process_id: str) -> tuple[str, str]:
+def process_output(api: VibeKanbanClient, process_id: str) -> tuple[str, str]:
     """A process's stdout and stderr, best effort: empty when Vibe Kanban has none to give."""
     try:
         stream = api.logs(process_id)

@@ -1,0 +1,38 @@
+"""The MCP server registers its tools from one table (`tool_table.TOOLS`): every function there
+is a tool under its own name and docstring, and the agent sees its parameters without the
+`Tools` object the server binds to it."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from pathlib import Path
+
+from thoughtforge.config import Config
+from thoughtforge.mcp_server import tool_table
+from thoughtforge.mcp_server.tool_table import TOOLS
+from thoughtforge.mcp_server.transports import build_server
+
+
+def test_every_function_of_the_table_is_a_tool_with_its_own_parameters(
+    config: Config, tmp_path: Path
+) -> None:
+    server = build_server(tmp_path / "config.yaml", config)
+    listed = {tool.name: tool for tool in asyncio.run(server.list_tools())}
+    assert list(listed) == [tool.__name__ for tool in TOOLS]
+    defined = [
+        name
+        for name, value in vars(tool_table).items()
+        if inspect.isfunction(value) and value.__module__ == tool_table.__name__
+    ]
+    assert sorted(defined) == sorted(listed), "a tool written but left out of the table"
+    assert {"create_project", "list_projects", "send_message", "decide", "rollback"} <= set(listed)
+    for function in TOOLS:
+        shown = listed[function.__name__]
+        wanted = list(inspect.signature(function).parameters)[1:]
+        assert list(shown.input_schema["properties"]) == wanted, function.__name__
+        assert shown.description and shown.description.startswith(
+            inspect.getdoc(function).split()[0]  # type: ignore[union-attr]
+        )
+    limit = listed["send_message"].input_schema["properties"]["message"]
+    assert limit["maxLength"] > 0  # the limits of the signature reach the agent

@@ -1,0 +1,107 @@
+"""ThoughtForge installed as a tool (what `pipx install` or `uv tool install` make): the wheel in a
+venv of its own, outside any clone, runs deployed from `init` to `done`.
+
+Before, `up` from such an install started the server and the worker, then stopped on a
+prefect.yaml it looked for beside the package, leaving both running.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.stack.conftest import REPO, free_port, wait_for
+from thoughtforge.config import state_dir
+from thoughtforge.core import read_status
+from thoughtforge.core.processes import live_processes
+from thoughtforge.models import Phase
+
+pytestmark = pytest.mark.slow
+
+INSTALL_SECONDS = 900
+
+
+def _run(argv: list[str], **options: object) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(argv, capture_output=True, text=True, check=False, **options)
+    assert result.returncode == 0, f"{shlex.join(argv)}:\n{result.stdout}\n{result.stderr}"
+    return result
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A venv holding the wheel built from this checkout (and its dependencies), nothing else."""
+    root = tmp_path_factory.mktemp("tool")
+    wheels = root / "wheels"
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
+    _run([*pip, "wheel", str(REPO), "--no-deps", "-w", str(wheels)], timeout=INSTALL_SECONDS)
+    [wheel] = wheels.glob("thoughtforge-*.whl")
+    venv = root / "venv"
+    _run([sys.executable, "-m", "venv", str(venv)], timeout=120)
+    install = [str(venv / "bin" / "python"), "-m", "pip", "--disable-pip-version-check"]
+    _run([*install, "install", "--quiet", str(wheel)], timeout=INSTALL_SECONDS, cwd=root)
+    yield venv
+
+
+def test_the_wheel_in_a_venv_of_its_own_runs_a_deployed_project_to_done(
+    installed: Path, tmp_path: Path
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    bin_dir = installed / "bin"
+    env = {
+        "PATH": "/usr/bin:/bin",  # the venv is not activated: a tool's commands run by their path
+        "HOME": str(tmp_path),
+        "PREFECT_HOME": str(tmp_path / ".prefect"),
+        "COLUMNS": "200",
+        "LANG": os.environ.get("LANG", "C.UTF-8"),
+    }
+
+    def tf(*args: str) -> subprocess.CompletedProcess[str]:
+        return _run([str(bin_dir / "thoughtforge"), *args], env=env, cwd=work, timeout=300)
+
+    where = _run(
+        [str(bin_dir / "python"), "-c", "import thoughtforge; print(thoughtforge.__file__)"],
+        env=env,
+        cwd=work,
+    ).stdout.strip()
+    assert where.startswith(str(installed)), f"not the installed copy: {where}"
+    assert not where.startswith(str(REPO))
+
+    tf("init")
+    port, web_port = free_port(), free_port()
+    started = tf("up", "--port", str(port), "--web-port", str(web_port))
+    try:
+        assert f"Prefect server started at http://127.0.0.1:{port}/api" in started.stdout
+        assert f"http://127.0.0.1:{web_port}/" in started.stdout
+        [line] = re.findall(r"Then start a project from it: (.+)", started.stdout)
+        command = shlex.split(line)
+        assert command[:4] == ["prefect", "deployment", "run", "thoughtforge-pipeline/local"]
+        example = Path(command[-1].removeprefix("brain_dump=@"))
+        assert example.is_relative_to(installed), "the example travels with the package"
+        api = f"http://127.0.0.1:{port}/api"
+        _run(
+            [str(bin_dir / "prefect"), *command[1:], "-p", "auto_confirm=true"],
+            env={**env, "PREFECT_API_URL": api},
+            cwd=tmp_path,
+            timeout=300,
+        )
+        projects = work / "projects"
+
+        def done() -> bool:
+            found = [p for p in projects.glob("*") if not p.name.startswith(".")]
+            return len(found) == 1 and read_status(found[0]).phase is Phase.DONE
+
+        wait_for(done, "the deployed project to reach done", 300)
+        status = tf("status").stdout
+        assert "done" in status, status
+    finally:
+        stopped = tf("down")
+    assert "Stopped" in stopped.stdout
+    assert live_processes(state_dir(work / "config.yaml")) == [], "down left a process behind"

@@ -1,0 +1,200 @@
+"""The person's answer to a project, from whichever door: checked against what the project takes
+now (`run_state.current_composer`), the words stored first, then handed to the waiting run
+(`hand_over`); with no run waiting, a decision is applied to the files, and a run is started the
+door's way (`Starter`).
+
+The page and the MCP server call `take_answer`; the CLI, which runs the pipeline in its own
+process, calls `answer_in_chat` and `decide` and runs what follows itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from thoughtforge.actions.budget import raise_on_halt
+from thoughtforge.actions.composer import ACTIONS, AGENT_SWITCH_ACTIONS, CHAT_ACTIONS
+from thoughtforge.actions.hand_over import Delivery, answer_in_chat, hand_over, kept_note
+from thoughtforge.actions.revising import revise
+from thoughtforge.actions.run_state import current_composer
+from thoughtforge.actions.starting import Started, start_run
+from thoughtforge.config import Config
+from thoughtforge.core import Project, Status
+from thoughtforge.core.project_view import RunPlace, read_view
+from thoughtforge.core.run_start import RunAlreadyStarting, StartClaim, claimed_start
+from thoughtforge.errors import ActionRefused
+from thoughtforge.models import Phase
+from thoughtforge.phases import add_human_message, halt_actions
+from thoughtforge.phases.chat import when_answered, when_read
+from thoughtforge.stack.api import AnsweredMeanwhile
+
+BUSY_SECONDS = 20.0
+"""How long the page's action waits for a run that is about to ask (re-entering after the last
+answer)."""
+
+Starter = Callable[[Config, Path, Project, dict[str, Any] | None], Started]
+"""How a run is started when the answer needs one: the page starts the deployment's
+(`starting.start_run`); the MCP server, with no deployment to run on, starts the CLI's."""
+
+Decision = Literal["resume", "override", "terminate", "provide_input"]
+
+
+class Answer(BaseModel):
+    action: str
+    message: str = ""
+    agent: str | None = None
+    """With a halt's or a stuck build's decision: the agent to go on with (`switch_agent`)."""
+    budget_usd: float | None = Field(None, gt=0, le=1_000_000)
+    """With a decision on a `budget_exhausted` halt: the project's new budget in dollars."""
+
+
+class Outcome(BaseModel):
+    """What happened, in a line the door shows."""
+
+    delivery: str
+    note: str
+
+
+class Decided(BaseModel):
+    """A decision handed to the waiting run, or (none waiting) applied to the files."""
+
+    handed_over: bool
+    waking: bool = False
+    """Handed to a suspended run, which restarts to take it."""
+    status: Status | None = None
+    """The project after the decision was applied here; None when a run took it."""
+
+
+def take_answer(
+    config: Config,
+    config_file: Path,
+    project: Project,
+    answer: Answer,
+    start: Starter = start_run,
+) -> Outcome:
+    composer = current_composer(config, project)
+    if not composer.allows(answer.action):
+        raise ActionRefused(f"'{answer.action}' is not possible now. {composer.note}")
+    if ACTIONS[answer.action].needs_message and not answer.message.strip():
+        raise ActionRefused("Write a message first: this action sends it.")
+    if answer.action == "start":
+        started = start(config, config_file, project, None)
+        return Outcome(delivery="started" if started.run_id else "not_started", note=started.note)
+    if answer.action == "revise":
+        revision = revise(config, project, answer.message)
+        started = start(config, config_file, project, None)
+        return Outcome(
+            delivery="started" if started.run_id else "applied",
+            note=f"Revision {revision.number} started: back to Phase 2. {started.note}",
+        )
+    if answer.action in CHAT_ACTIONS:
+        return chat_turn(config, config_file, project, answer, start)
+    if answer.agent and answer.agent != project.status().agent:
+        if answer.action not in AGENT_SWITCH_ACTIONS:
+            raise ActionRefused(f"'{answer.action}' calls no agent: there is none to switch.")
+        halt_actions.switch_agent(project, config, answer.agent)  # as `thoughtforge agent` does
+    if answer.budget_usd is not None:
+        raise_on_halt(config, project, answer.budget_usd, terminating=answer.action == "terminate")
+    return _decision(config, config_file, project, answer, start)
+
+
+def chat_turn(
+    config: Config, config_file: Path, project: Project, answer: Answer, start: Starter
+) -> Outcome:
+    """A Phase 1–2 turn; with no run waiting for it, one is started to take it."""
+    with _waking(project) as wake:
+        delivery = answer_in_chat(
+            config, project, answer.action, answer.message, busy_seconds=BUSY_SECONDS
+        )
+        if delivery is Delivery.HANDED_OVER:
+            return _sent(_handed(wake))
+    if delivery is Delivery.QUEUED:
+        when = when_answered if read_view(project).works else when_read
+        return Outcome(delivery=delivery, note=f"Kept: {when(project.status())}.")
+    if delivery is Delivery.KEPT:
+        return Outcome(delivery=delivery, note=kept_note(project, answer.message))
+    if delivery is Delivery.NOT_TAKEN:
+        phase = project.status().phase
+        return Outcome(delivery=delivery, note=f"Kept, but the project is {phase}.")
+    started = start(config, config_file, project, {"message": "", "action": answer.action})
+    return Outcome(delivery="started" if started.run_id else delivery, note=started.note)
+
+
+def decide(
+    config: Config,
+    project: Project,
+    action: Decision,
+    message: str = "",
+    *,
+    busy_seconds: float,
+    on_busy: Callable[[], None] = lambda: None,
+) -> Decided:
+    """A decision on a halt or a stuck build: handed to the run that waits for it, else applied
+    to the files (`phases.halt_actions`). Words said beside a decision are stored first, kept
+    all the same; `provide_input`'s words are the input itself. `AnsweredMeanwhile` when
+    another answer reached the run first."""
+    stored = bool(message.strip()) and action != "provide_input"
+    run_input: dict[str, str] = {"action": action}
+    if action == "provide_input":
+        run_input["message"] = message  # stored by the run, or by `hand_over` if another came first
+    elif stored:
+        add_human_message(project, message)
+    with _waking(project) as wake:
+        handed = hand_over(
+            config, project, run_input, saved=stored, busy_seconds=busy_seconds, on_busy=on_busy
+        )
+        if handed:
+            return Decided(handed_over=True, waking=_handed(wake))
+    if action == "provide_input":
+        return Decided(handed_over=False, status=halt_actions.provide_input(project, message))
+    return Decided(handed_over=False, status=halt_actions.apply(project, action))
+
+
+def _decision(
+    config: Config, config_file: Path, project: Project, answer: Answer, start: Starter
+) -> Outcome:
+    action: Decision = answer.action  # type: ignore[assignment]  # the composer allowed it
+    try:
+        decided = decide(config, project, action, answer.message, busy_seconds=BUSY_SECONDS)
+    except AnsweredMeanwhile:
+        return Outcome(delivery=Delivery.KEPT, note=kept_note(project, answer.message))
+    if decided.status is None:
+        return _sent(decided.waking)
+    status = decided.status
+    if status.phase in (Phase.DONE, Phase.HALTED):
+        return Outcome(delivery="applied", note=f"Done: the project is {status.phase}.")
+    started = start(config, config_file, project, None)
+    return Outcome(delivery="applied", note=f"The project goes on ({status.phase}). {started.note}")
+
+
+@contextmanager
+def _waking(project: Project) -> Iterator[StartClaim | None]:
+    """Around an answer to a run that suspended (no process left): it restarts to take the
+    answer, which takes a while, so the page says it is waking until the run holds its lock.
+    The claim stays only when the answer was handed over (`StartClaim.keep`)."""
+    if read_view(project).run is not RunPlace.SUSPENDED:
+        yield None
+        return
+    with ExitStack() as stack:
+        try:
+            held: StartClaim | None = stack.enter_context(claimed_start(project, "wake"))
+        except RunAlreadyStarting:
+            held = None
+        yield held
+
+
+def _handed(wake: StartClaim | None) -> bool:
+    """The answer reached the run: a wake claim made for it stands; whether the run wakes."""
+    if wake is None:
+        return False
+    wake.keep()
+    return True
+
+
+def _sent(waking: bool) -> Outcome:
+    note = "Sent: waking the run…" if waking else "Sent."
+    return Outcome(delivery=Delivery.HANDED_OVER, note=note)

@@ -1,0 +1,25 @@
+"""Archive and unarchive: the one path the CLI, the page and the MCP server take.
+
+The rule is `core.archive`'s; what only this layer can see is whether a run works on the project
+(`actions.run_state.working_run`), and that run's name, which the refusal gives.
+"""
+
+from __future__ import annotations
+
+from thoughtforge.actions.run_state import working_run
+from thoughtforge.config import Config
+from thoughtforge.core import Project, Status
+from thoughtforge.core.archive import archive, unarchive
+
+ARCHIVED_NOTE = "Archived: it is out of the inbox (see Archived) and the count."
+UNARCHIVED_NOTE = "Back in the inbox."
+
+
+def archive_project(config: Config, project: Project) -> Status:
+    """Archive the project unless a run works on it (`core.archive.ArchiveRefused` names it)."""
+    return archive(project, working_run(config, project))
+
+
+def unarchive_project(project: Project) -> Status:
+    """Back in the inbox (a halted project counts as active again)."""
+    return unarchive(project)

@@ -1,0 +1,167 @@
+"""What the person can do on a project right now, by the wait its run is in.
+
+The composer shows these as buttons and the server accepts only these, so the page can never send
+what the run would refuse. A recorded wait names its form (`core.Waiting.kind`); the table below is
+those forms' actions (the flows' `human_input` forms, checked against it by a test). Without a
+wait, the project's files decide: a halted project takes the decisions its halt allows, a project
+a run is working on takes messages (queued for the AI's next call), and one nothing works on can
+be started.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from thoughtforge.board.words import halt_words
+from thoughtforge.core import Status, Waiting
+from thoughtforge.core.run_start import Starting
+from thoughtforge.models import (
+    AUTONOMOUS_PHASES,
+    INPUT_HALTS,
+    OVERRIDE_BUILD_HALTS,
+    POLISH_HALT_ADVICE,
+    HaltReason,
+    Phase,
+)
+from thoughtforge.phases.chat import when_answered
+
+
+class Action(BaseModel):
+    name: str
+    label: str
+    needs_message: bool = False
+    """Refused without text (Send, Provide input)."""
+    danger: bool = False
+    """Shown apart, in red, and confirmed before it is sent."""
+    shortcut: str | None = None
+    """The key that presses it from the message box (Enter is Send's, and Provide input's)."""
+
+
+ACTIONS: dict[str, Action] = {
+    action.name: action
+    for action in (
+        Action(name="send", label="Send", needs_message=True),
+        Action(name="distill", label="Distill", shortcut="Ctrl+Enter"),
+        Action(name="realign", label="Realign"),
+        Action(name="confirm", label="Confirm", shortcut="Ctrl+Enter"),
+        Action(name="accept_unresolved", label="Confirm, open items unresolved"),
+        Action(name="resume", label="Resume", shortcut="Ctrl+Enter"),
+        Action(name="override", label="Override"),
+        Action(name="provide_input", label="Provide input", needs_message=True),
+        Action(name="start", label="Start the run", shortcut="Ctrl+Enter"),
+        Action(name="revise", label="Revise", needs_message=True),
+        Action(name="terminate", label="Terminate", danger=True),
+    )
+}
+
+WAIT_ACTIONS: dict[str, tuple[str, ...]] = {
+    "IntakeTurn": ("send", "distill", "terminate"),
+    "ReviewTurn": ("send", "realign", "confirm", "terminate"),
+    "SpecTurn": ("send", "confirm", "accept_unresolved", "terminate"),
+    "HaltDecision": ("resume", "terminate"),
+    "PolishHaltDecision": ("resume", "override", "terminate"),
+    "PlanGateDecision": ("override", "terminate"),
+    "StuckDecision": ("provide_input", "terminate"),
+}
+"""Each form a run waits with, and the actions it takes."""
+
+WAITS_FOR: dict[str, str] = {
+    "IntakeTurn": "your brain dump, then Distill",
+    "ReviewTurn": "corrections or Confirm",
+    "SpecTurn": "answers or Confirm",
+    "HaltDecision": "a decision on the halt",
+    "PolishHaltDecision": "a decision on the halted polish loop",
+    "PlanGateDecision": "a decision on the refused plan",
+    "StuckDecision": "your input to the stuck build",
+}
+"""What the person is asked for, in the inbox's words."""
+
+AGENT_SWITCH_ACTIONS = frozenset({"resume", "override", "provide_input"})
+"""Decisions after which the next agent call may be another agent's (a halt, a stuck build)."""
+
+CHAT_ACTIONS = frozenset({"send", "distill", "realign", "confirm", "accept_unresolved"})
+"""Actions of Phases 1–2, answered through the chat (the rest decide a halt)."""
+
+
+class Composer(BaseModel):
+    """The actions offered now, and one line saying why these."""
+
+    actions: list[Action]
+    note: str
+
+    starting: bool = False
+    """A run is on its way (asked for, or woken by an answer): the page says so and waits."""
+
+    def allows(self, name: str) -> bool:
+        return any(action.name == name for action in self.actions)
+
+    @property
+    def switches_agent(self) -> bool:
+        """Whether the decision offered here may come with another agent (halt and stuck
+        forms): any halt whose decisions go on with an agent call, whatever its reason."""
+        return any(action.name in AGENT_SWITCH_ACTIONS for action in self.actions)
+
+
+def composer_for(
+    status: Status, waiting: Waiting | None, run_busy: bool, starting: Starting | None = None
+) -> Composer:
+    """The actions valid now; `run_busy` is whether a run works on the project or is about to
+    (scheduled, starting, re-entering after an answer); `starting`, the claim of a run asked for
+    that has not taken the project's lock yet (`core.run_start`)."""
+    if status.phase is Phase.DONE:
+        return Composer(
+            actions=_named(("revise",)),
+            note="Done: the deliverable is final. To change it, write what should change and "
+            "press Revise (a new revision rebuilds only what the change touches).",
+        )
+    if status.halt_reason is HaltReason.HUMAN_TERMINATED:
+        return Composer(actions=[], note="Terminated: this project will not go on.")
+    if starting is not None and (starting.why == "wake" or waiting is None):
+        run = f" ({starting.run_name})" if starting.run_name else ""
+        note = (
+            f"Waking the run{run}: it rested after asking, and starts again to take your answer."
+            if starting.why == "wake"
+            else f"Starting a run{run}: it asks you as soon as it is up."
+        )
+        return Composer(actions=_named(("send",)), note=note, starting=True)
+    advice = POLISH_HALT_ADVICE.get(status.halt_reason) if status.halt_reason else None
+    to_act = f" ({advice})" if advice and status.phase is Phase.HALTED else ""
+    if waiting is not None and waiting.kind in WAIT_ACTIONS:
+        return Composer(
+            actions=_named(WAIT_ACTIONS[waiting.kind]),
+            note=f"Waiting for {WAITS_FOR[waiting.kind]}{to_act}.",
+        )
+    if status.phase is Phase.HALTED:
+        return Composer(
+            actions=_named(_halt_decisions(status)),
+            note=f"Halted ({halt_words(status.halt_reason)}{to_act}): no run is waiting; a "
+            "decision starts one.",
+        )
+    if run_busy:
+        return Composer(
+            actions=_named(("send",)),
+            note=f"The AI is working: a message is kept; {when_answered(status)}.",
+            starting=starting is not None,
+        )
+    stopped = " (its last run stopped mid-phase)" if status.phase in AUTONOMOUS_PHASES else ""
+    return Composer(
+        actions=_named(("send", "start")),
+        note=f"No run is working on this project{stopped}: Start the run to go on.",
+    )
+
+
+def _halt_decisions(status: Status) -> tuple[str, ...]:
+    """As the run would ask them (`flows.pipeline`, `flows.build`); a halt after the spec was
+    locked may also take a change request (Revise)."""
+    revisable = ("revise",) if status.halted_from in (Phase.BUILDING, Phase.POLISHING) else ()
+    if status.halt_reason in INPUT_HALTS:
+        return ("provide_input", *revisable, "terminate")
+    if status.halt_reason in OVERRIDE_BUILD_HALTS:
+        return ("override", *revisable, "terminate")
+    if status.halted_from is Phase.POLISHING:
+        return ("resume", "override", *revisable, "terminate")
+    return ("resume", *revisable, "terminate")
+
+
+def _named(names: tuple[str, ...]) -> list[Action]:
+    return [ACTIONS[name] for name in names]

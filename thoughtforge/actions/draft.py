@@ -1,0 +1,47 @@
+"""The person's edit of the AI's draft (the distillation, or the spec proposal): saved as the
+draft (`phases.draft_edits`, checked as the AI's draft is), and with `confirm`, then confirmed
+exactly as the Confirm button confirms it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from thoughtforge.actions.answering import Answer, Outcome, Starter, chat_turn
+from thoughtforge.actions.run_state import current_composer
+from thoughtforge.actions.starting import start_run
+from thoughtforge.config import Config
+from thoughtforge.core import Project
+from thoughtforge.errors import ActionRefused
+from thoughtforge.phases.draft_edits import save_edit
+
+
+class DraftEdit(BaseModel):
+    """The person's edit of the AI's draft: the text, the version of the draft it was made
+    from, and whether Confirm follows ("Save and confirm") or not ("Save")."""
+
+    text: str
+    version: str
+    confirm: bool = False
+
+
+def take_edit(
+    config: Config,
+    config_file: Path,
+    project: Project,
+    edit: DraftEdit,
+    start: Starter = start_run,
+) -> Outcome:
+    """Save the edited draft; with `confirm`, then Confirm it, so a waiting run (a resting one
+    woken), a run to start, and another answer arriving first are all met as they are there.
+    Refused while the AI works on the draft (it is about to write a newer one): the page keeps
+    the text in its box."""
+    composer = current_composer(config, project)
+    if not (composer.allows("confirm") or composer.allows("start")):
+        raise ActionRefused(f"The draft cannot be edited now. {composer.note}")
+    save_edit(project, edit.text, edit.version, confirming=edit.confirm)
+    if not edit.confirm:
+        return Outcome(delivery="saved", note="Saved: your edit is the draft now.")
+    outcome = chat_turn(config, config_file, project, Answer(action="confirm"), start)
+    return outcome.model_copy(update={"note": f"Saved your edit. {outcome.note}"})

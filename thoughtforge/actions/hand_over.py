@@ -1,0 +1,112 @@
+"""The person's answer handed to the run that waits for it: the words stored in the project first,
+so no Prefect problem can lose them, then the input given to the run through Prefect's REST API.
+A run that is busy (working, or re-entering after the last answer) is given `busy_seconds` to
+reach its next wait. When no run waits, the door decides what happens next: the CLI runs the
+pipeline in its own process, the page and the MCP server start a run (`actions.starting`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import StrEnum
+from typing import Any
+
+from thoughtforge.config import Config
+from thoughtforge.core.project import Project
+from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.models import Phase
+from thoughtforge.phases.chat import add_human_message, when_read
+from thoughtforge.stack.api import AnsweredMeanwhile, PrefectApi, PrefectApiError, api_for_project
+
+
+class Delivery(StrEnum):
+    HANDED_OVER = "handed_over"
+    """The waiting run has the input."""
+    QUEUED = "queued"
+    """A message only: stored in the chat, where the AI's next call reads it."""
+    NO_RUN = "no_run"
+    """Nothing was waiting: the caller must start a run (a message was stored all the same)."""
+    NOT_TAKEN = "not_taken"
+    """The project is done or halted: it takes no chat turn (a message was stored all the same;
+    a halted run's form would refuse it)."""
+    KEPT = "kept"
+    """Another answer (the page's, the CLI's) reached the waiting run a moment before: the run
+    goes on with that one, and a message stored here is read at the AI's next call."""
+
+
+def answer_in_chat(
+    config: Config,
+    project: Project,
+    action: str,
+    message: str = "",
+    *,
+    busy_seconds: float,
+    on_busy: Callable[[], None] = lambda: None,
+) -> Delivery:
+    """A Phase 1–2 turn (`send`, `distill`, `realign`, `confirm`), its message stored first."""
+    said = bool(message.strip())
+    if action == "send" or said:
+        add_human_message(project, message)
+    if project.status().phase in (Phase.DONE, Phase.HALTED):
+        return Delivery.NOT_TAKEN
+    run_input = {"message": "", "action": action}
+    try:
+        handed = hand_over(
+            config, project, run_input, saved=said, busy_seconds=busy_seconds, on_busy=on_busy
+        )
+    except AnsweredMeanwhile:
+        return Delivery.KEPT
+    if handed:
+        return Delivery.HANDED_OVER
+    return Delivery.QUEUED if action == "send" else Delivery.NO_RUN
+
+
+def kept_note(project: Project, message: str) -> str:
+    """What the sender of an answer that another one beat to the run is told."""
+    if message.strip():
+        return (
+            "Kept: another answer reached the run a moment before yours; your words are in the "
+            f"chat, and {when_read(project.status())}."
+        )
+    return "Another answer reached the run a moment before yours: it goes on with that one."
+
+
+def hand_over(
+    config: Config,
+    project: Project,
+    run_input: dict[str, Any],
+    *,
+    saved: bool,
+    busy_seconds: float,
+    on_busy: Callable[[], None] = lambda: None,
+) -> bool:
+    """Resume the project's waiting run with `run_input`; False when no run waits.
+
+    A plain message never waits for a busy run: it is in the chat already, and the run reads it
+    there. Any other input waits up to `busy_seconds` for the run to ask for it.
+    `AnsweredMeanwhile` when another answer reached the run first; a message in `run_input` is
+    then stored in the chat, so its words are kept all the same.
+    """
+    url = api_for_project(config, project.dir)
+    if url is None:
+        return False
+    try:
+        api = PrefectApi(url)
+        run = api.live_waiting_run(project)
+        if run is None and run_input.get("action") != "send" and api.busy_run(project):
+            on_busy()
+            run = api.next_waiting_run(project, busy_seconds)
+        if run is None:
+            return False
+        api.resume(run, run_input)
+    except AnsweredMeanwhile:
+        if not saved and str(run_input.get("message") or "").strip():
+            add_human_message(project, run_input["message"])
+        raise
+    except PrefectApiError as exc:
+        kept = "Your message is saved in the project's chat. " if saved else ""
+        raise ThoughtForgeError(
+            f"{kept}The Prefect API at {url} failed while handing over the input "
+            f"({exc}). Start a run with `thoughtforge continue {project.id}`."
+        ) from None
+    return True

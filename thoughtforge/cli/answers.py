@@ -1,0 +1,296 @@
+"""The person's answers: chat in Phases 1–2, answer a stuck build, decide on a halted project.
+
+Each is one call into `actions` (`answer_in_chat`, `decide`), the path the page and the MCP server
+take: the words stored first, then handed to the run waiting for them; with no run waiting, a
+decision is applied to the project's files and, where the project can go on by itself, it runs
+here, in this process.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from thoughtforge.cli.app import AutoConfirm, ProjectArgument, app, config_of, err, out
+from thoughtforge.cli.chat import WaitOption, print_reply
+from thoughtforge.cli.runs import run_pipeline
+from thoughtforge.errors import ThoughtForgeError
+
+if TYPE_CHECKING:
+    from thoughtforge.actions.answering import Decided, Decision
+
+BUSY_WAIT_SECONDS = 300.0
+"""How long an action waits for a busy run to ask again (a distillation can take minutes)."""
+
+MessageArgument = Annotated[
+    str, typer.Argument(help="Your message (a correction, an answer, more input).")
+]
+
+
+@app.command()
+def say(
+    ctx: typer.Context,
+    project_id: ProjectArgument,
+    message: MessageArgument,
+    wait: WaitOption = False,
+) -> None:
+    """Send a chat message; kept for the AI's next call (in Phases 3–4, the next build step or
+    polish iteration) when no run is waiting."""
+    _chat(ctx, project_id, "send", message, wait=wait)
+
+
+@app.command()
+def distill(ctx: typer.Context, project_id: ProjectArgument, wait: WaitOption = False) -> None:
+    """Phase 1: all inputs are in, distil them."""
+    _chat(ctx, project_id, "distill", wait=wait)
+
+
+@app.command()
+def realign(ctx: typer.Context, project_id: ProjectArgument, wait: WaitOption = False) -> None:
+    """Phase 1: drop the messages after your last real correction and distil again."""
+    _chat(ctx, project_id, "realign", wait=wait)
+
+
+EditOption = Annotated[
+    bool,
+    typer.Option(
+        "--edit",
+        help="First edit the draft (the distillation, or the spec proposal) in $VISUAL or "
+        "$EDITOR; your edit is checked as the AI's draft is.",
+    ),
+]
+FromOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--from",
+        help="First replace the draft with this file's text (checked as the AI's draft is).",
+        show_default=False,
+    ),
+]
+
+
+@app.command()
+def confirm(
+    ctx: typer.Context,
+    project_id: ProjectArgument,
+    accept_unresolved: Annotated[
+        bool,
+        typer.Option(
+            "--accept-unresolved",
+            help="Phase 2: lock the spec with its open items written in as unresolved.",
+        ),
+    ] = False,
+    edit: EditOption = False,
+    from_file: FromOption = None,
+    wait: WaitOption = False,
+) -> None:
+    """Confirm the distilled intent (Phase 1) or the spec proposal (Phase 2); with --edit or
+    --from, confirm your edit of it. An edit that fails the draft's checks (empty, a section
+    lost, in Phase 2 an open item left) is refused and kept in the project's rejected/ folder."""
+    action = "accept_unresolved" if accept_unresolved else "confirm"
+    if (edit or from_file) and not _edit_draft(ctx, project_id, from_file, confirming=action):
+        return
+    _chat(ctx, project_id, action, wait=wait)
+
+
+@app.command(name="edit")
+def edit_draft(
+    ctx: typer.Context,
+    project_id: ProjectArgument,
+    from_file: FromOption = None,
+) -> None:
+    """Edit the draft waiting for your Confirm (the distillation, or the spec proposal) in
+    $VISUAL or $EDITOR, or replace it with --from FILE, and save it without confirming: it is
+    the draft Confirm locks, and the AI's next turn reads it. `confirm --edit` saves and
+    confirms."""
+    _edit_draft(ctx, project_id, from_file, confirming=None)
+
+
+@app.command()
+def agent(
+    ctx: typer.Context,
+    project_id: ProjectArgument,
+    name: Annotated[str, typer.Argument(help="An agent from agents.available.")],
+) -> None:
+    """Switch a project to another agent (say, after an answer_unusable halt), then resume it."""
+    from thoughtforge.core import open_project
+    from thoughtforge.phases import halt_actions
+
+    config = config_of(ctx)
+    status = halt_actions.switch_agent(open_project(config, project_id), config, name)
+    out.print(f"{project_id}: agent is now '{status.agent}' ({status.phase}).")
+
+
+@app.command()
+def answer(
+    ctx: typer.Context,
+    project_id: ProjectArgument,
+    message: Annotated[str, typer.Argument(help="The decision the stuck builder asked for.")],
+) -> None:
+    """Phase 3: give a stuck builder the input it asked for; it re-asks the stuck section."""
+    if not message.strip():
+        raise ThoughtForgeError("the answer is empty: say what the builder should do")
+    if _decided(ctx, project_id, "provide_input", message).handed_over:
+        out.print(f"Sent your answer to the waiting build of {project_id}.")
+        return
+    run_pipeline(ctx, project_id, auto_confirm=True)
+
+
+@app.command()
+def resume(
+    ctx: typer.Context, project_id: ProjectArgument, auto_confirm: AutoConfirm = False
+) -> None:
+    """Continue a halted project where it stopped; it waits for you at each human step unless
+    --auto-confirm, which goes on through them, whatever phase the halt was in."""
+    _decide(ctx, project_id, "resume", auto_confirm)
+
+
+@app.command()
+def override(ctx: typer.Context, project_id: ProjectArgument) -> None:
+    """Accept a halted polish loop's deliverable as it is (the project is done), or build from a
+    plan the completeness gate refused (plan_incomplete)."""
+    _decide(ctx, project_id, "override")
+
+
+@app.command()
+def terminate(ctx: typer.Context, project_id: ProjectArgument) -> None:
+    """Stop a project for good, at any step (halted, or waiting for you)."""
+    _decide(ctx, project_id, "terminate")
+
+
+def _chat(
+    ctx: typer.Context, project_id: str, action: str, message: str = "", *, wait: bool
+) -> None:
+    from thoughtforge.actions.hand_over import Delivery, answer_in_chat, kept_note
+    from thoughtforge.cli.next_steps import no_chat_turn
+    from thoughtforge.core import current_wait, open_project, read_thread
+    from thoughtforge.phases.chat import when_read
+
+    project = open_project(config_of(ctx), project_id)
+    since, answered = len(read_thread(project.dir)), current_wait(project.dir)
+    delivery = answer_in_chat(
+        config_of(ctx), project, action, message, busy_seconds=BUSY_WAIT_SECONDS, on_busy=_busy
+    )
+    if delivery is Delivery.HANDED_OVER:
+        out.print(f"Sent {action!r} to the waiting run of {project_id}.")
+        if wait:
+            print_reply(project, since, answered.key if answered else None)
+    elif delivery is Delivery.QUEUED:
+        out.print(f"No run is waiting: message queued; {when_read(project.status())}.")
+    elif delivery is Delivery.KEPT:
+        out.print(kept_note(project, message))
+    elif why := no_chat_turn(project_id, project.status(), action):
+        kept = "Your message is kept in the chat. " if message.strip() else ""
+        raise ThoughtForgeError(f"{kept}{why}")
+    else:
+        raise ThoughtForgeError(
+            f"no run of {project_id} is waiting for input; start one with "
+            f"`thoughtforge continue {project_id}`"
+        )
+
+
+def _edit_draft(
+    ctx: typer.Context, project_id: str, from_file: Path | None, *, confirming: str | None
+) -> bool:
+    """Save the person's edit of the draft (checked for `confirming`, the Confirm to follow);
+    False when there was nothing to save (the text unchanged). A refused edit typed in the
+    editor is kept in `rejected/` before the refusal is raised."""
+    from thoughtforge.core import open_project
+    from thoughtforge.phases.draft_edits import (
+        DraftRefused,
+        current_draft,
+        keep_refused_edit,
+        save_edit,
+    )
+
+    project = open_project(config_of(ctx), project_id)
+    draft = current_draft(project)
+    text = _read_edit(from_file) if from_file else _edit_in_editor(draft.text)
+    if text.strip() == draft.text.strip():
+        done = "saved or confirmed" if confirming else "saved"
+        out.print(
+            f"The {draft.kind} is unchanged: nothing was {done} "
+            f"(`thoughtforge confirm {project_id}` confirms it as it is)."
+        )
+        return False
+    try:
+        save_edit(project, text, draft.version, confirming=confirming == "confirm")
+    except DraftRefused as exc:
+        if from_file is not None:
+            raise ThoughtForgeError(f"{exc}. Nothing was saved; {from_file} is kept.") from None
+        kept = project.dir / keep_refused_edit(project, text)
+        verb = "confirm" if confirming else "edit"
+        raise ThoughtForgeError(
+            f"{exc}. Your text is kept in {kept}: fix it, then "
+            f"`thoughtforge {verb} {project_id} --from {kept}`."
+        ) from None
+    out.print(f"Saved your edit as the {draft.kind}.")
+    return True
+
+
+def _read_edit(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ThoughtForgeError(f"cannot read {path}: {exc}") from None
+
+
+def _edit_in_editor(text: str) -> str:
+    """The text as the person leaves it in $VISUAL or $EDITOR."""
+    import os
+
+    import click
+
+    if not (os.environ.get("VISUAL") or os.environ.get("EDITOR")):
+        raise ThoughtForgeError("set $EDITOR (or $VISUAL) to edit the draft, or give --from FILE")
+    try:
+        edited = click.edit(text, extension=".md", require_save=False)
+    except click.ClickException as exc:
+        raise ThoughtForgeError(f"the editor failed: {exc.format_message()}") from None
+    return text if edited is None else edited
+
+
+def _decided(ctx: typer.Context, project_id: str, action: Decision, message: str = "") -> Decided:
+    from thoughtforge.actions.answering import decide
+    from thoughtforge.actions.hand_over import kept_note
+    from thoughtforge.core import open_project
+    from thoughtforge.stack.api import AnsweredMeanwhile
+
+    project = open_project(config_of(ctx), project_id)
+    try:
+        return decide(
+            config_of(ctx),
+            project,
+            action,
+            message,
+            busy_seconds=BUSY_WAIT_SECONDS,
+            on_busy=_busy,
+        )
+    except AnsweredMeanwhile:
+        out.print(kept_note(project, message))
+        raise typer.Exit(0) from None
+
+
+def _busy() -> None:
+    err.print("The run is busy (working, or re-entering after your last answer); waiting …")
+
+
+def _decide(
+    ctx: typer.Context, project_id: str, action: Decision, auto_confirm: bool = False
+) -> None:
+    from thoughtforge.models import AUTONOMOUS_PHASES, Phase
+
+    decided = _decided(ctx, project_id, action)
+    if decided.status is None:
+        out.print(f"Sent '{action}' to the waiting run of {project_id}.")
+        return
+    status = decided.status
+    out.print(f"{project_id}: {action} → {status.phase}")
+    if status.phase in (Phase.DONE, Phase.HALTED):
+        return
+    if auto_confirm or status.phase in AUTONOMOUS_PHASES:
+        run_pipeline(ctx, project_id, auto_confirm)
+    else:
+        out.print(f"It waits for you: `thoughtforge continue {project_id}`, then say/confirm.")

@@ -1,0 +1,139 @@
+"""Where a project stands, read once from the files its state lives in: the one typed answer to
+"is a run working on this project, and what does it wait for?".
+
+A project's state is spread over `status.json`, `.waiting.json`, `.starting.json`, the run
+lock, `revisions.json` and `polish_state.json`; each reader used to pick its own subset, so two
+views of one project could disagree. `read_view` reads them together and says where the run is
+(`RunPlace`). What only Prefect knows (a run it has scheduled but that has not touched the
+project yet, a claimed run that already ended) is added above, by `actions.run_state`.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel
+
+from thoughtforge.core.project import Project
+from thoughtforge.core.revisions import current_revision
+from thoughtforge.core.run_lock import LOCK_FILE, is_running
+from thoughtforge.core.run_start import Starting, starting
+from thoughtforge.core.state import POLISH_STATE_FILE, Status, read_polish_state
+from thoughtforge.core.waiting import Waiting, current_wait
+from thoughtforge.errors import StateFileError
+from thoughtforge.models import Phase
+
+
+class RunPlace(StrEnum):
+    """Where a project's run is, from the person's side."""
+
+    NONE = "none"
+    """No run works on it or waits: it goes on only when started."""
+    STARTING = "starting"
+    """A run was asked for (or a suspended one woken) and does not hold the lock yet."""
+    WORKING = "working"
+    """A run holds the project's lock: the AI is working."""
+    WAITING = "waiting"
+    """A run waits for the person, its process still holding the project."""
+    SUSPENDED = "suspended"
+    """A run waits for the person with no process left: an answer wakes it."""
+    HALTED = "halted"
+    """Stopped for the person's decision (or terminated); no run waits for it."""
+    DONE = "done"
+    ARCHIVED = "archived"
+
+
+HOLDS = frozenset({RunPlace.STARTING, RunPlace.WORKING, RunPlace.WAITING, RunPlace.SUSPENDED})
+"""A run owns the project: moving the project under it (a revision, a rollback) is refused."""
+
+
+class ProjectView(BaseModel):
+    """A project as its files say it is now."""
+
+    project: Project
+    status: Status
+    run: RunPlace
+    waiting: Waiting | None = None
+    """The question a run asked the person, while one waits."""
+    claim: Starting | None = None
+    """The claim of a run on its way (`core.run_start`)."""
+    locked: bool = False
+    """A run holds the project's lock (its process is alive)."""
+    holder: str | None = None
+    """Who holds the run lock (`pid N`), while a run works."""
+    prefect_run: str | None = None
+    """A run Prefect has scheduled, starting or running for the project, by name: set by
+    `actions.run_state`, which can ask Prefect; the files cannot know it."""
+    revision: int = 1
+    open_findings: int | None = None
+    """The last polish review's issues, once the project has been polished."""
+
+    @property
+    def works(self) -> bool:
+        """A run holds the lock, or one is on its way (claimed): it will write to the project."""
+        return self.locked or self.claim is not None
+
+    @property
+    def busy(self) -> bool:
+        """A run holds the lock, or Prefect has one scheduled, starting or re-entering."""
+        return self.locked or self.prefect_run is not None
+
+    @property
+    def holds(self) -> bool:
+        """A run owns the project (working, on its way, or waiting for the person)."""
+        return self.run in HOLDS or self.works
+
+
+def read_view(project: Project) -> ProjectView:
+    """The project's view from its files (`StateFileError` when `status.json` is unusable)."""
+    status = project.status()
+    waiting = current_wait(project.dir)
+    claim = starting(project)
+    running = is_running(project)
+    return ProjectView(
+        project=project,
+        status=status,
+        run=_place(status, waiting, claim, running),
+        waiting=waiting,
+        claim=claim,
+        locked=running,
+        holder=_lock_holder(project) if running else None,
+        revision=current_revision(project.dir),
+        open_findings=_open_findings(project),
+    )
+
+
+def _place(
+    status: Status, waiting: Waiting | None, claim: Starting | None, running: bool
+) -> RunPlace:
+    if status.archived_at is not None:
+        return RunPlace.ARCHIVED
+    if status.phase is Phase.DONE and not running and claim is None:
+        return RunPlace.DONE
+    if claim is not None and not running and (claim.why == "wake" or waiting is None):
+        return RunPlace.STARTING
+    if waiting is not None:
+        return RunPlace.SUSPENDED if waiting.away and not running else RunPlace.WAITING
+    if running:
+        return RunPlace.WORKING
+    if claim is not None:
+        return RunPlace.STARTING
+    if status.phase is Phase.HALTED:
+        return RunPlace.HALTED
+    return RunPlace.NONE
+
+
+def _lock_holder(project: Project) -> str | None:
+    try:
+        return (project.dir / LOCK_FILE).read_text().strip() or None
+    except OSError:
+        return None
+
+
+def _open_findings(project: Project) -> int | None:
+    if not (project.dir / POLISH_STATE_FILE).exists():
+        return None
+    try:
+        return len(read_polish_state(project.dir).last_issues)
+    except StateFileError:
+        return None

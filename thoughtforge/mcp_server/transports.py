@@ -1,0 +1,166 @@
+"""`thoughtforge mcp`: ThoughtForge's projects as an MCP server, on the official `mcp` SDK.
+
+Over stdio (what an agent tool launches) or streamable HTTP (`--http`): bound to 127.0.0.1
+unless told otherwise, every request must name a loopback host, an IP address or one of
+`web.allowed_hosts` with the server's port (DNS rebinding), come from no other site's page
+(`Origin`), and carry the server's bearer token (`mcp-token` beside the config, made once, kept
+private; `--print-config` shows it).
+
+Each tool is a function of `tool_table.TOOLS` over `tools.Tools`, run in a worker thread (they
+read files and wait for the run); a refusal reaches the agent as a tool error in the CLI's and
+the page's words.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import os
+import secrets
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+from starlette.datastructures import Headers
+
+from thoughtforge.config import Config, state_dir
+from thoughtforge.errors import ThoughtForgeError, schema_problems
+from thoughtforge.mcp_server.tool_table import TOOLS
+from thoughtforge.mcp_server.tools import DOCUMENTS, RESOURCE_URI, Tools
+from thoughtforge.serving.guard import RequestGuard
+
+F = TypeVar("F", bound=Callable[..., Any])
+TOKEN_FILE = "mcp-token"
+HTTP_PATH = "/mcp"
+DEFAULT_PORT = 8766
+INSTRUCTIONS = (
+    "ThoughtForge turns a brain dump into a polished plan or working code in four phases: distil "
+    "it with the person (Phase 1), agree a spec (Phase 2), build (Phase 3), polish (Phase 4). "
+    "create_project starts one; list_projects says what each project waits for; the chat tools "
+    "answer Phases 1-2 and return the AI's reply; decide answers a halt; read_document reads "
+    "what a project made; revise asks a done project for a change; history and rollback restore "
+    "an earlier version."
+)
+
+
+def build_server(config_file: Path, config: Config) -> Any:
+    """The MCP server with ThoughtForge's tools (`tool_table.TOOLS`) and resources."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ResourceError
+
+    tools = Tools(config_file, config)
+    server: Any = MCPServer("thoughtforge", instructions=INSTRUCTIONS)
+    for tool in TOOLS:
+        server.tool()(_bound(tool, tools))
+    for document in ("deliverable", *DOCUMENTS):
+        _add_document_resource(server, tools, document, ResourceError)
+    return server
+
+
+def _bound(tool: Callable[..., Any], tools: Tools) -> Callable[..., Any]:
+    """`tool` with `tools` given, its signature (what the SDK shows the agent) without it; its
+    refusals reach the agent in ThoughtForge's words: the SDK shows only `ToolError`'s text,
+    and hides any other exception's."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    @functools.wraps(tool)
+    def refusing(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return tool(tools, *args, **kwargs)
+        except ThoughtForgeError as exc:
+            raise ToolError(str(exc)) from None
+        except ValidationError as exc:
+            raise ToolError(f"bad request: {schema_problems(exc)}") from None
+
+    signature = inspect.signature(tool, eval_str=True)
+    shown = list(signature.parameters.values())[1:]
+    refusing.__signature__ = signature.replace(parameters=shown)  # type: ignore[attr-defined]
+    return refusing
+
+
+def _add_document_resource(server: Any, tools: Tools, document: str, error: type) -> None:
+    def read(project_id: str) -> str:
+        try:
+            return tools.read_document(project_id, document)
+        except (ThoughtForgeError, OSError, UnicodeDecodeError) as exc:
+            raise error(str(exc)) from None
+
+    server.resource(
+        RESOURCE_URI.replace("{document}", document),
+        name=f"project-{document}",
+        description=f"A project's {document}",
+        mime_type="text/markdown",
+    )(read)
+
+
+def run_stdio(config_file: Path, config: Config) -> None:
+    _quiet_logs()
+    build_server(config_file, config).run("stdio")
+
+
+def run_http(config_file: Path, config: Config, host: str, port: int) -> None:
+    """Until SIGINT/SIGTERM; prints where it listens."""
+    import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from thoughtforge.serving.guard import NON_LOOPBACK_WARNING, is_loopback
+    from thoughtforge.serving.listening import listen
+
+    _quiet_logs()
+    if not is_loopback(host):
+        print(f"WARNING: {NON_LOOPBACK_WARNING}", flush=True)
+    listener = listen(host, port, what="the MCP server", setting="--port")
+    port = listener.getsockname()[1]
+    app = build_server(config_file, config).streamable_http_app(
+        streamable_http_path=HTTP_PATH,
+        # `BearerGuard` does the Host and Origin checks, with the workbench's rules
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+    )
+    guarded = BearerGuard(
+        app, token=http_token(config_file), port=port, allowed_hosts=config.web.allowed_hosts
+    )
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    print(f"MCP server at http://{shown}:{port}{HTTP_PATH} (Ctrl-C stops it)", flush=True)
+    server = uvicorn.Server(
+        uvicorn.Config(guarded, log_level="warning", access_log=False, timeout_graceful_shutdown=1)
+    )
+    server.run(sockets=[listener])
+
+
+class BearerGuard(RequestGuard):
+    """The workbench's Host and Origin rules, and the server's token as a bearer token on every
+    request (an agent tool sends it as a header; there is no page to get it from)."""
+
+    def _refusal(self, method: str, headers: Headers) -> tuple[int, str] | None:
+        if (refusal := self._misdirected(headers) or self._cross_site(headers)) is not None:
+            return refusal
+        sent = headers.get("authorization", "")
+        if not secrets.compare_digest(sent.encode(), f"Bearer {self.token}".encode()):
+            return 401, (
+                "Refused: the bearer token is missing or wrong "
+                "(`thoughtforge mcp --print-config --http` shows it).\n"
+            )
+        return None
+
+
+def http_token(config_file: Path) -> str:
+    """The HTTP transport's token: made once, kept beside the config, readable by its owner."""
+    path = state_dir(config_file) / TOKEN_FILE
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f"{TOKEN_FILE}.{os.getpid()}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w") as handle:
+        handle.write(secrets.token_urlsafe(32))
+    temporary.rename(path)
+    return path.read_text().strip()  # two first starts at once: both serve the one kept
+
+
+def _quiet_logs() -> None:
+    """stdout is the protocol's channel over stdio: the SDK's logs go to stderr, warnings only."""
+    logging.getLogger("mcp").setLevel(logging.WARNING)

@@ -1,0 +1,18 @@
+"""The Prefect stack ThoughtForge runs on, from the outside: its server (find it, start and stop
+it with `up`/`down`), database, workers, work pool, concurrency limits and deployments, and the
+REST calls that hand a person's answer to a waiting run.
+
+Plain HTTP (httpx), no Prefect import: an answer such as `thoughtforge say` must arrive in a
+fraction of a second, and importing Prefect alone takes longer than that. Imports the layers
+below it (docs/ARCHITECTURE.md), never `actions`, `flows` or a door.
+"""
+
+from thoughtforge.stack.api import (
+    PROJECT_TAG_PREFIX,
+    PrefectApi,
+    WaitingRun,
+    find_api,
+    project_tag,
+)
+
+__all__ = ["PROJECT_TAG_PREFIX", "PrefectApi", "WaitingRun", "find_api", "project_tag"]
