@@ -116,6 +116,10 @@ class PolishSteps:
         """What the orchestrator measures before the review (a plan: nothing)."""
         return None
 
+    def before_done(self) -> None:
+        """What must hold before the guards' `done` stands: a plugin's steps raise `PhaseHalt`
+        when it does not (code mode: a criterion without a test)."""
+
     def review(
         self, n: int, constraints: str, guidance: str, second: SecondReview | None = None
     ) -> StoredReview:

@@ -6,6 +6,12 @@ iteration); the review records the tests as measured, never as the reviewer copi
 termination guard's "all tests pass" is the orchestrator's observation. The fixer is a coding
 agent that edits the files itself: it is given the issues, the test result and the files the
 issues name, and what it changed is committed.
+
+The acceptance tests are locked (`acceptance`): each measure also runs them with ThoughtForge's
+own command, and one that does not pass there counts as a failing test whatever the suite said;
+a fix that touches them, the runner's configuration or the suite's count is refused and undone
+like any broken fix; `docs/traceability.md` is rewritten with each iteration, and a criterion
+with no test blocks `done` with a halt that names it.
 """
 
 from __future__ import annotations
@@ -16,13 +22,18 @@ import json
 from thoughtforge.adapters.agents.invoke import ATTEMPTS
 from thoughtforge.core import PolishState, changes, discard_agent_changes, git_repo, log_event
 from thoughtforge.core.staging import PRIVATE_FILES, SOURCE_SUFFIXES, is_own
-from thoughtforge.errors import AgentFailure, PhaseHalt
+from thoughtforge.errors import AgentFailure, PhaseHalt, StateFileError
 from thoughtforge.models import HaltReason
 from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.phases.polish import fix_acceptance
 from thoughtforge.phases.polish.iteration import FixResult, StoredReview
 from thoughtforge.phases.polish.iteration import PolishSteps as PlanPolishSteps
 from thoughtforge.phases.polish.review import TestResults
+from thoughtforge.phases.traceability import unevidenced, without_evidence_reason
+from thoughtforge.plugins.code.acceptance.check import REMEDY, Acceptance
+from thoughtforge.plugins.code.acceptance.lock import LOCK_FILE, AcceptanceLock, write_lock
+from thoughtforge.plugins.code.acceptance.runner import AcceptanceRun
+from thoughtforge.plugins.code.acceptance.verdict import LockVerdict, criterion_test_name
 from thoughtforge.plugins.code.coder import coder_for
 from thoughtforge.plugins.code.context import fix_context, review_context
 from thoughtforge.plugins.code.suite import Suite, describe, results
@@ -40,10 +51,49 @@ class PolishSteps(PlanPolishSteps):
         self.suite = Suite(engine, engine.config.code)
         self.code = coder_for(engine.config, fixer, attempts=ATTEMPTS)
         self.last_run: TestRun | None = None
+        self.acceptance = Acceptance(engine, self.suite)
+        self.last_acceptance: AcceptanceRun | None = None
 
     def measure(self) -> TestResults:
-        self.last_run = self.suite.run()
-        return results(self.last_run)
+        """The suite's result; a locked acceptance test that does not pass when ThoughtForge
+        runs it itself is one more failure, whatever the suite's own run said."""
+        run = self.last_run = self.suite.run()
+        measured = results(run)
+        lock = self._lock()
+        if lock is None:
+            return measured
+        accepted = self.last_acceptance = self.acceptance.run([t.node_id for t in lock.tests])
+        unmet = [node for node in accepted.failing if node not in run.failing]
+        if not unmet:
+            return measured
+        log_event(
+            self.dir,
+            "acceptance_failing",
+            level="warning",
+            tests={node: accepted.results[node] for node in unmet},
+            crash=accepted.crash,
+        )
+        return TestResults(
+            total=max(measured.total, len(lock.tests)),
+            passed=max(measured.passed - len(unmet), 0),
+            failed=measured.failed + len(unmet),
+        )
+
+    def before_done(self) -> None:
+        """A criterion no test is named after blocks `done` (override accepts it as it is)."""
+        if self._lock() is None:
+            return
+        missing = unevidenced(self.acceptance.traces(self.last_acceptance))
+        if missing:
+            raise PhaseHalt(
+                HaltReason.CRITERION_WITHOUT_EVIDENCE, without_evidence_reason(missing, REMEDY)
+            )
+
+    def record(self, new: PolishState, entry: str, subject: str) -> None:
+        """`docs/traceability.md` as this iteration measured it, committed with the iteration."""
+        if self._lock() is not None:
+            self.acceptance.write_traceability(self.acceptance.traces(self.last_acceptance))
+        super().record(new, entry, subject)
 
     def fix(
         self, state: PolishState, review: StoredReview, constraints: str, guidance: str
@@ -61,8 +111,11 @@ class PolishSteps(PlanPolishSteps):
                 truncated=files.truncated,
                 left_out=files.left_out,
             )
+        lock = self._lock()
+        before = git_repo.log_lines(self.dir, "%H")[-1:]
         prompt = self.engine.prompts.render(
             "code-fix",
+            acceptance=self._unlocked_note(lock),
             test_command=" ".join(self.suite.command()),
             issues=issues,
             test_results=self._tests_line(review.tests),
@@ -71,21 +124,76 @@ class PolishSteps(PlanPolishSteps):
             files=files.text,
         )
         try:
-            self.code(prompt, self.engine.call("code-fix", review.iteration))
+            with self.engine.agent_at_work("code-fix", also=(LOCK_FILE,)):
+                self.code(prompt, self.engine.call("code-fix", review.iteration))
         except AgentFailure as exc:
             raise PhaseHalt(HaltReason.AGENT_FAILURE, str(exc)) from None
         changed = changes(self.dir).foreign
         why = self._refused(changed)
+        verdict = None
+        if why is None and lock is not None and changed:
+            verdict = self.acceptance.verdict(before[0] if before else None)
+            if verdict.refused:
+                why = verdict.reason
+                log_event(
+                    self.dir,
+                    "locked_acceptance_refused",
+                    level="warning",
+                    iteration=review.iteration,
+                    touched=[str(t) for t in verdict.touched],
+                    untested=[c.number for c in verdict.untested],
+                )
         if why is not None:
             answer = "\n".join(changed)
             discard_agent_changes(self.dir)
             return self.refuse(review.iteration, why, answer)
+        if lock is not None and verdict is not None:
+            self._relock(lock, verdict)
         version = self.fingerprint()
         if not changed or version == review.version:
             return FixResult(outcome="unchanged", summary="unchanged: the fixer changed no file")
         more = f" and {len(changed) - 5} more" if len(changed) > 5 else ""
         named = f"{', '.join(changed[:5])}{more}"
         return self.changed(state, version, f"changed {named}", named)
+
+    def _lock(self) -> AcceptanceLock | None:
+        """The lock of a pytest project; taken from the tree as it stands when Phase 3 took none
+        (a project built before locking)."""
+        if not self.acceptance.locks_tests():
+            return None
+        try:
+            return self.acceptance.lock() or self.acceptance.take_lock()
+        except StateFileError as exc:
+            raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, f"{exc}.") from None
+
+    def _relock(self, lock: AcceptanceLock, verdict: LockVerdict) -> None:
+        """After an accepted step: the criteria the person reworded are locked again with the
+        tests the step left, and a suite that grew keeps its new count as the floor."""
+        if verdict.unlocked:
+            relocked = self.acceptance.take_lock()
+            log_event(self.dir, "acceptance_relocked", criteria=verdict.unlocked)
+            lock = relocked
+        if verdict.collected is not None and verdict.collected > lock.collected:
+            write_lock(self.dir, lock.model_copy(update={"collected": verdict.collected}))
+
+    def _unlocked_note(self, lock: AcceptanceLock | None) -> str:
+        """What the fixer is told about the criteria the person reworded since the lock."""
+        if lock is None:
+            return ""
+        stated = {c.number: c.text for c in self.acceptance.criteria()}
+        reworded = [n for n in stated if (c := lock.criterion(n)) is None or c.text != stated[n]]
+        if not reworded:
+            return "No acceptance criterion changed since the tests were locked."
+        lines = [
+            f"- criterion {n}: “{stated[n]}”: leave a test named "
+            f"{criterion_test_name(n)} that checks this wording"
+            for n in reworded
+        ]
+        return (
+            "The person changed these acceptance criteria since the tests were locked; their "
+            "tests are unlocked for this fix, which must leave one test for each:\n"
+            + "\n".join(lines)
+        )
 
     def fingerprint(self) -> str:
         """The content hash of the code: every file git would keep but ThoughtForge's own."""

@@ -17,6 +17,7 @@ from thoughtforge.errors import PhaseHalt, StateFileError
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.engine import PhaseEngine, StepRunner, run_direct
 from thoughtforge.phases.plugin_contract import BuildProgress, ProgressItem, ProgressListener
+from thoughtforge.plugins.code.acceptance.check import Acceptance
 from thoughtforge.plugins.code.build_state import CodeBuildState
 from thoughtforge.plugins.code.coder import coder_for
 from thoughtforge.plugins.code.suite import Suite
@@ -52,6 +53,7 @@ class BuilderBase:
         self.on_progress = on_progress or (lambda progress: None)
         self.settings = config.code
         self.suite = Suite(self.engine, config.code)
+        self.acceptance = Acceptance(self.engine, self.suite)
         self.code = coder_for(config, self.engine.agent)
         self.dir = project.dir
 

@@ -93,7 +93,8 @@ class ConstructionStage(BuilderBase):
     def _try(self, state: CodeBuildState, task: str, prompt: str) -> str | None:
         """One attempt: why it failed, or None. Two non-zero exits in a row are `stuck`."""
         try:
-            self.code(prompt, self.engine.call("code-build"))
+            with self.engine.agent_at_work(task):
+                self.code(prompt, self.engine.call("code-build"))
         except AgentFailure as exc:
             stuck = state.stuck.agent_failed(task)
             self._save(state)
