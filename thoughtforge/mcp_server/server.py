@@ -235,7 +235,7 @@ def build_server(config_file: Path, config: Config) -> Any:
             ),
         ] = "deliverable",
     ) -> str:
-        """The project's deliverable, spec, constraints or polish log (Markdown)."""
+        """The project's deliverable, spec, constraints, polish log or traceability (Markdown)."""
         return tools.read_document(project_id, document)
 
     @tool()

@@ -41,6 +41,7 @@ from thoughtforge.phases.chat import PHASE_LABELS, await_reply
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.polish.record import read_polish_record
 from thoughtforge.phases.rollback import rollback
+from thoughtforge.phases.traceability import TRACEABILITY_FILE
 from thoughtforge.server.archiving import archive_project
 from thoughtforge.web.answers import Answer, Outcome, current_composer, run_busy, take_answer
 from thoughtforge.web.inbox import inbox
@@ -53,7 +54,13 @@ POLL_SECONDS = 0.25
 START_SECONDS = 60.0
 """How long a run started for an answer is given to ask for it (a cold start takes seconds)."""
 MAX_DOCUMENT_CHARS = 500_000
-DOCUMENTS = {"spec": SPEC_FILE, "constraints": CONSTRAINTS_FILE, "polish-log": POLISH_LOG_FILE}
+DOCUMENTS = {
+    "spec": SPEC_FILE,
+    "constraints": CONSTRAINTS_FILE,
+    "polish-log": POLISH_LOG_FILE,
+    "traceability": TRACEABILITY_FILE,
+}
+"""Each acceptance criterion's evidence is `traceability` (`phases.traceability`)."""
 RESOURCE_URI = "thoughtforge://projects/{project_id}/{document}"
 Decision = Literal["resume", "override", "terminate"]
 
@@ -260,7 +267,8 @@ class Tools:
     # --- what the project made ------------------------------------------------------------------
 
     def read_document(self, project_id: str, document: str) -> str:
-        """A project's deliverable, spec, constraints or polish log, never through a link."""
+        """A project's deliverable, spec, constraints, polish log or traceability, never through
+        a link."""
         project = self.project(project_id)
         if document == "deliverable":
             return self._deliverable(project)

@@ -384,7 +384,9 @@ def test_a_build_with_tests_but_no_source_halts_incomplete_before_polishing(
     code_config: Callable[..., Config], script: Callable[..., Path]
 ) -> None:
     """Before, a green suite was enough: the code path never read code_min_source_files."""
-    truths = "def test_ac_1_truth():\n    assert 1 + 1 == 2\n\n\ndef test_ac_2_truth():\n    assert 2\n"
+    truths = (
+        "def test_ac_1_truth():\n    assert 1 + 1 == 2\n\n\ndef test_ac_2_truth():\n    assert 2\n"
+    )
     only_tests = {"test_truth.py": truths, "NOTES.md": "x\n"}
     script(**{"code-build": wrote(only_tests)})
     project = code_project(code_config())

@@ -25,18 +25,22 @@ from tests.code_setup import (
     ISSUE,
     PYPROJECT,
     TEST_CALC,
+    code_project,
     code_review,
     code_sections,
     polishing_code_project,
+    wrote,
 )
 from thoughtforge.config import Config, load_config
 from thoughtforge.core import git_repo, read_events, read_polish_state, read_status
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.polish.loop import PolishLoop
 from thoughtforge.plugins.code.acceptance.lock import LOCK_FILE, read_lock
+from thoughtforge.plugins.code.builder import CodeBuilder
 
 FAILING = code_review({"total": 2, "passed": 1, "failed": 1}, ISSUE)
-CLEAN = code_review({"total": 2, "passed": 2, "failed": 0})
+PASSING = {"total": 2, "passed": 2, "failed": 0}
+CLEAN = code_review(PASSING)
 ADD_TEST = "from calc import add\n\n\ndef test_ac_1_add():\n    assert add(2, 3) == 5\n"
 MUL_TEST = "def test_ac_2_mul():\n    assert mul(2, 3) == 6\n"
 
@@ -296,3 +300,51 @@ def test_a_criterion_without_a_test_blocks_done_with_a_halt_that_names_it(
     assert "#3 “add(0, 0) is 0”" in outcome.reason and "override" in outcome.reason
     trace = (project.dir / "docs/traceability.md").read_text()
     assert "## 3. add(0, 0) is 0" in trace and "No evidence." in trace
+
+
+def test_phase_3_refuses_a_suite_that_leaves_a_criterion_untested_then_locks_what_it_built(
+    code_config: Config, script: Callable[..., Path]
+) -> None:
+    """The build had no test for criterion 2: the test-fix cycle is told so and the fixer adds
+    one; Phase 3 locks both and writes the traceability; Phase 4's fixer then cannot touch them."""
+    only_add = {"calc.py": CALC_FIXED, "test_calc.py": ADD_TEST, "pyproject.toml": PYPROJECT}
+    skipped_mul = "import pytest\n" + _mul_test("@pytest.mark.skip\n" + MUL_TEST)
+    script(
+        **{
+            "code-build": wrote(only_add),
+            "code-test-fix": [
+                wrote({"test_calc.py": skipped_mul}),
+                wrote({"test_calc.py": TEST_CALC}),
+            ],
+            "code-review": {"text": code_review(PASSING, {**ISSUE, "severity": "critical"})},
+            "code-fix": {"text": "fixed", **GAMING_MOVES["xfail"]},
+        }
+    )
+    project = code_project(code_config)
+
+    built = CodeBuilder(project, code_config).run()
+
+    assert built.verdict == "built", built.reason
+    prompts = sorted((project.dir / ".scripted-agent" / "prompts").glob("*code-test-fix.md"))
+    assert len(prompts) == 2
+    first, second = (p.read_text() for p in prompts)
+    assert "criterion #2 “mul(2, 3) is 6”: no test named test_ac_2_<words>" in first
+    assert "test_calc.py::test_ac_2_mul (skipped when ThoughtForge ran it itself)" in second
+    repo = git_repo._repo(project.dir)
+    assert repo.git.log("-1", "--format=%s") == "Phase 3 complete: code built, all tests pass"
+    assert {LOCK_FILE, "docs/traceability.md"} <= set(
+        repo.git.show("--name-only", "--format=", "HEAD").splitlines()
+    )
+    lock = read_lock(project.dir)
+    assert lock is not None
+    assert [t.node_id for t in lock.tests] == [
+        "test_calc.py::test_ac_1_add",
+        "test_calc.py::test_ac_2_mul",
+    ]
+    trace = (project.dir / "docs/traceability.md").read_text()
+    assert trace.count("| passed |") == 2
+
+    polished = PolishLoop(project, code_config).run()
+
+    assert polished.halt_reason is HaltReason.FIX_OUTPUT_INVALID, polished.reason
+    assert (project.dir / "test_calc.py").read_text() == TEST_CALC
