@@ -35,7 +35,10 @@ from thoughtforge.config import Config, load_config
 from thoughtforge.core import git_repo, read_events, read_polish_state, read_status
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.polish.loop import PolishLoop
-from thoughtforge.plugins.code.acceptance.lock import LOCK_FILE, read_lock
+from thoughtforge.phases.traceability import criteria
+from thoughtforge.plugins.code.acceptance.lock import LOCK_FILE, read_lock, write_lock
+from thoughtforge.plugins.code.acceptance.survey import survey
+from thoughtforge.plugins.code.acceptance.verdict import lock_of
 from thoughtforge.plugins.code.builder import CodeBuilder
 
 FAILING = code_review({"total": 2, "passed": 1, "failed": 1}, ISSUE)
@@ -348,3 +351,36 @@ def test_phase_3_refuses_a_suite_that_leaves_a_criterion_untested_then_locks_wha
 
     assert polished.halt_reason is HaltReason.FIX_OUTPUT_INVALID, polished.reason
     assert (project.dir / "test_calc.py").read_text() == TEST_CALC
+
+
+def test_a_criterion_the_person_rewords_unlocks_its_test_for_one_step_then_locks_it_again(
+    code_config: Config, script: Callable[..., Path]
+) -> None:
+    reworded = CONSTRAINTS.replace("mul(2, 3) is 6", "mul(3, 3) is 9")
+    new_test = _mul_test("def test_ac_2_mul():\n    assert mul(3, 3) == 9\n")
+    script(
+        **{
+            "code-review": {"by_iteration": {1: {"text": FAILING}, "default": {"text": CLEAN}}},
+            "code-fix": wrote({"calc.py": CALC_FIXED, "test_calc.py": new_test}),
+        }
+    )
+    project = polishing_code_project(code_config, BUGGY_BUILD)
+    write_lock(project.dir, lock_of(criteria(CONSTRAINTS), survey(project.dir), 2, None))
+    git_repo.commit(project.dir, "locked")
+    (project.dir / "docs/constraints.md").write_text(reworded)  # the person's hand edit
+
+    outcome = PolishLoop(project, code_config).run()
+
+    assert outcome.verdict == "done", outcome.reason
+    prompt = next((project.dir / ".scripted-agent" / "prompts").glob("*code-fix.md")).read_text()
+    assert "criterion 2: “mul(3, 3) is 9”: leave a test named test_ac_2_<words>" in prompt
+    assert [
+        e["criteria"] for e in read_events(project.dir) if e["event"] == "acceptance_relocked"
+    ] == [[2]]
+    lock = read_lock(project.dir)
+    assert lock is not None and lock.criteria[1].text == "mul(3, 3) is 9"
+    assert (project.dir / "docs/constraints.md").read_text() == reworded
+    assert (
+        "| test_calc.py::test_ac_2_mul | passed |"
+        in (project.dir / "docs/traceability.md").read_text()
+    )

@@ -25,6 +25,7 @@ from thoughtforge.phases.traceability import (
 from thoughtforge.plugins.code.acceptance.lock import AcceptanceLock, read_lock, write_lock
 from thoughtforge.plugins.code.acceptance.runner import (
     AcceptanceRun,
+    Result,
     collected_count,
     pytest_program,
     run_locked,
@@ -87,7 +88,14 @@ class Acceptance:
         return read_lock(self.dir) if self.locks_tests() else None
 
     def run(self, node_ids: list[str]) -> AcceptanceRun:
-        return run_locked(self.dir, self.program(), node_ids, self.timeout)
+        """ThoughtForge's own run of `node_ids`; one the tree no longer has is "not run" (given
+        to pytest, a missing node id would stop it running any)."""
+        present = {t.node_id for t in self.survey().tests}
+        run = run_locked(
+            self.dir, self.program(), [n for n in node_ids if n in present], self.timeout
+        )
+        missing: dict[str, Result] = {n: "not run" for n in node_ids if n not in present}
+        return run.model_copy(update={"results": {**run.results, **missing}})
 
     def take_lock(self) -> AcceptanceLock:
         """Lock the tests named after each criterion as they stand now."""
