@@ -22,7 +22,7 @@ import json
 from thoughtforge.adapters.agents.invoke import ATTEMPTS
 from thoughtforge.core import PolishState, changes, discard_agent_changes, git_repo, log_event
 from thoughtforge.core.staging import PRIVATE_FILES, SOURCE_SUFFIXES, is_own
-from thoughtforge.errors import AgentFailure, PhaseHalt, StateFileError
+from thoughtforge.errors import AgentFailure, PhaseHalt
 from thoughtforge.models import HaltReason
 from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.phases.polish import fix_acceptance
@@ -83,7 +83,7 @@ class PolishSteps(PlanPolishSteps):
         """A criterion no test is named after blocks `done` (override accepts it as it is)."""
         if self._lock() is None:
             return
-        missing = unevidenced(self.acceptance.traces(self.last_acceptance))
+        missing = unevidenced(self.acceptance.traces(self._last_acceptance()))
         if missing:
             raise PhaseHalt(
                 HaltReason.CRITERION_WITHOUT_EVIDENCE, without_evidence_reason(missing, REMEDY)
@@ -92,8 +92,16 @@ class PolishSteps(PlanPolishSteps):
     def record(self, new: PolishState, entry: str, subject: str) -> None:
         """`docs/traceability.md` as this iteration measured it, committed with the iteration."""
         if self._lock() is not None:
-            self.acceptance.write_traceability(self.acceptance.traces(self.last_acceptance))
+            self.acceptance.write_traceability(self.acceptance.traces(self._last_acceptance()))
         super().record(new, entry, subject)
+
+    def _last_acceptance(self) -> AcceptanceRun | None:
+        """This iteration's run of the locked tests; run now when the review was one stored
+        before an interruption (no measure ran)."""
+        lock = self._lock()
+        if self.last_acceptance is None and lock is not None:
+            self.last_acceptance = self.acceptance.run([t.node_id for t in lock.tests])
+        return self.last_acceptance
 
     def fix(
         self, state: PolishState, review: StoredReview, constraints: str, guidance: str
@@ -161,10 +169,7 @@ class PolishSteps(PlanPolishSteps):
         (a project built before locking)."""
         if not self.acceptance.locks_tests():
             return None
-        try:
-            return self.acceptance.lock() or self.acceptance.take_lock()
-        except StateFileError as exc:
-            raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, f"{exc}.") from None
+        return self.acceptance.lock() or self.acceptance.take_lock()
 
     def _relock(self, lock: AcceptanceLock, verdict: LockVerdict) -> None:
         """After an accepted step: the criteria the person reworded are locked again with the

@@ -13,6 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from thoughtforge.core import CONSTRAINTS_FILE, git_repo, log_event, read_own_text
+from thoughtforge.errors import PhaseHalt, ProjectFileError, StateFileError
+from thoughtforge.models import HaltReason
 from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.phases.traceability import (
     TRACEABILITY_FILE,
@@ -85,7 +87,11 @@ class Acceptance:
         return survey(self.dir)
 
     def lock(self) -> AcceptanceLock | None:
-        return read_lock(self.dir) if self.locks_tests() else None
+        """The lock of a pytest project, if taken; one that cannot be read halts."""
+        try:
+            return read_lock(self.dir) if self.locks_tests() else None
+        except StateFileError as exc:
+            raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, f"{exc}.") from None
 
     def run(self, node_ids: list[str]) -> AcceptanceRun:
         """ThoughtForge's own run of `node_ids`; one the tree no longer has is "not run" (given
@@ -102,7 +108,10 @@ class Acceptance:
         now = self.survey()
         collected = collected_count(self.dir, self.program(), self.timeout)
         lock = lock_of(self.criteria(), now, collected, _head(self.dir))
-        write_lock(self.dir, lock)
+        try:
+            write_lock(self.dir, lock)
+        except OSError as exc:
+            raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, f"cannot write the lock: {exc}") from None
         log_event(
             self.dir,
             "acceptance_locked",
@@ -113,9 +122,12 @@ class Acceptance:
         return lock
 
     def verdict(self, before: str | None) -> LockVerdict:
-        return check_locked_acceptance(
-            self.dir, before, program=self.program(), timeout=self.timeout
-        )
+        try:
+            return check_locked_acceptance(
+                self.dir, before, program=self.program(), timeout=self.timeout
+            )
+        except (StateFileError, ProjectFileError, OSError, UnicodeDecodeError) as exc:
+            raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, f"cannot check the lock: {exc}") from None
 
     def traces(self, run: AcceptanceRun | None) -> list[Trace]:
         """Each criterion with the tests named after it, their last result and the commit they

@@ -10,6 +10,7 @@ from thoughtforge.core import (
     CODE_BUILD_FILE,
     Project,
     TransitionHooks,
+    log_event,
     read_state_file,
     write_state_file,
 )
@@ -18,6 +19,7 @@ from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.engine import PhaseEngine, StepRunner, run_direct
 from thoughtforge.phases.plugin_contract import BuildProgress, ProgressItem, ProgressListener
 from thoughtforge.plugins.code.acceptance.check import Acceptance
+from thoughtforge.plugins.code.acceptance.lock import LOCK_FILE
 from thoughtforge.plugins.code.build_state import CodeBuildState
 from thoughtforge.plugins.code.coder import coder_for
 from thoughtforge.plugins.code.suite import Suite
@@ -56,6 +58,22 @@ class BuilderBase:
         self.acceptance = Acceptance(self.engine, self.suite)
         self.code = coder_for(config, self.engine.agent)
         self.dir = project.dir
+
+    def _lock_refusal(self, task: str) -> str | None:
+        """In a revision's build (the tests were locked when the first build ended): why the
+        step that just ran may not stand, when it touched a locked test of a criterion the
+        revision left as it was, or the runner's files. Its work is then undone like a failed
+        attempt's."""
+        if not (self.dir / LOCK_FILE).exists() or not self.acceptance.locks_tests():
+            return None
+        verdict = self.acceptance.verdict(None).model_copy(update={"untested": []})
+        if not verdict.refused:
+            return None
+        touched = [str(t) for t in verdict.touched]
+        log_event(
+            self.dir, "locked_acceptance_refused", level="warning", task=task, touched=touched
+        )
+        return verdict.reason
 
     def _load(self) -> CodeBuildState:
         if not (self.dir / CODE_BUILD_FILE).exists():

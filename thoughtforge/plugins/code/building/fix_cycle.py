@@ -7,9 +7,10 @@ itself (a skipped or xfailed one does not). What is missing is given to the fixe
 
 from __future__ import annotations
 
-from thoughtforge.core import log_event
+from thoughtforge.core import discard_agent_changes, log_event
 from thoughtforge.errors import AgentFailure, PhaseHalt
 from thoughtforge.models import HaltReason
+from thoughtforge.plugins.code.acceptance.lock import LOCK_FILE
 from thoughtforge.plugins.code.acceptance.verdict import untested
 from thoughtforge.plugins.code.build_state import CodeBuildState
 from thoughtforge.plugins.code.building.base import BuilderBase, Work
@@ -74,7 +75,7 @@ class FixCycleStage(BuilderBase):
             guidance=self.engine.human_guidance(f"fix cycle #{state.cycles}"),
         )
         try:
-            with self.engine.agent_at_work("code-test-fix"):
+            with self.engine.agent_at_work("code-test-fix", also=(LOCK_FILE,)):
                 self.code(prompt, self.engine.call("code-test-fix"))
         except AgentFailure as exc:
             stuck = state.stuck.agent_failed(task)
@@ -82,6 +83,14 @@ class FixCycleStage(BuilderBase):
             log_event(self.dir, "fix_failed", level="warning", cycle=state.cycles, failure=str(exc))
             if stuck is not None:
                 raise PhaseHalt(HaltReason.STUCK, f"Stuck: {stuck.reason}. Last: {exc}") from None
+            return
+        refusal = self._lock_refusal(task)
+        if refusal is not None:
+            discard_agent_changes(self.dir)
+            stuck = state.stuck.agent_failed(task)
+            self._save(state)
+            if stuck is not None:
+                raise PhaseHalt(HaltReason.STUCK, f"Stuck: {stuck.reason}. Last: {refusal}")
             return
         state.stuck.agent_succeeded(task)
         self._save(state)
