@@ -42,9 +42,11 @@ def put_back(project_dir: Path, before: Snapshot) -> list[str]:
 
 
 def _text(path: Path) -> str | None:
-    """The file's text; a link is never equal to a file, whatever it points at."""
+    """The file's text; a link or a folder is never equal to a file or to no file."""
     if path.is_symlink():
         return f"\0link to {path.readlink()}"
+    if path.is_dir():
+        return "\0folder"
     try:
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError:
