@@ -22,6 +22,7 @@ from thoughtforge.models import Counts, DeliverableType, Issue
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.polish import polish_log
 from thoughtforge.phases.polish.guards import GuardReport, GuardResult
+from thoughtforge.phases.traceability import Criterion, Evidence, Trace, render
 from thoughtforge.web.progress import CHART_HEIGHT, Panel, chart_of, panel_for
 
 AT = datetime(2026, 11, 23, tzinfo=UTC)
@@ -146,3 +147,21 @@ def test_a_document_of_a_plugins_type_is_shown_from_where_its_plugin_keeps_it(
     panel = _panel(config, project)
     assert "Book a van" in panel.deliverable_html
     assert "Section 1" not in panel.deliverable_html  # not the plan beside it
+
+
+def test_the_panel_shows_each_criterion_with_its_evidence_inert(config: Config) -> None:
+    """`docs/traceability.md` is a panel of its own; what a test's name says stays text."""
+    project = polishing_project(config)
+    traces = [
+        Trace(
+            criterion=Criterion(number=1, text="Budget stays under 15k"),
+            evidence=[Evidence(what="test_b.py::test_ac_1_<script>x</script>", result="passed")],
+        ),
+        Trace(criterion=Criterion(number=2, text="Rain plan exists")),
+    ]
+    (project.dir / "docs" / "traceability.md").write_text(render("Wedding", traces))
+
+    html = _panel(config, project).traceability_html
+
+    assert "Budget stays under 15k" in html and "No evidence." in html
+    assert "<script>" not in html and "&lt;script&gt;" in html
