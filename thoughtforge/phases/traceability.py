@@ -8,12 +8,24 @@ addresses it). A criterion with no evidence is named by `unevidenced`, which blo
 
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel
+from rapidfuzz import fuzz, utils
 
 from thoughtforge.prompting import SectionedText, list_items
 
 TRACEABILITY_FILE = "docs/traceability.md"
 SECTION = "Acceptance Criteria"
+PLAN_MATCH = 60
+"""A plan row or section whose words cover a criterion's this well (rapidfuzz's token-set
+ratio, 0–100) is named as what addresses it."""
+PLAN_NOTE = (
+    "Each acceptance criterion of constraints.md with the plan section or table row whose words "
+    "cover it best, found mechanically: the reviewer judges whether it really does."
+)
+_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
+_SEPARATOR = re.compile(r"^[\s|:-]+$")
 
 
 class Criterion(BaseModel):
@@ -51,6 +63,44 @@ def criteria(constraints_text: str) -> list[Criterion]:
         Criterion(number=n, text=" ".join(text.split()))
         for n, text in enumerate(list_items(body), start=1)
     ]
+
+
+def plan_traces(criteria: list[Criterion], plan_text: str) -> list[Trace]:
+    """Each criterion with the plan's row (or else section) that covers its words best."""
+    places = _plan_places(plan_text)
+    traces = []
+    for criterion in criteria:
+        scored = [
+            (fuzz.token_set_ratio(criterion.text, text, processor=utils.default_process), where)
+            for where, text in places
+        ]
+        best = max(scored, default=(0.0, ""), key=lambda pair: pair[0])
+        evidence = [Evidence(what=best[1], result="addressed")] if best[0] >= PLAN_MATCH else []
+        traces.append(Trace(criterion=criterion, evidence=evidence))
+    return traces
+
+
+def plan_traceability(project_name: str, constraints_text: str, plan_text: str) -> str:
+    """`docs/traceability.md` of a plan."""
+    return render(project_name, plan_traces(criteria(constraints_text), plan_text), PLAN_NOTE)
+
+
+def _plan_places(plan_text: str) -> list[tuple[str, str]]:
+    """(where, its words) for every table row, then every section, of a plan."""
+    rows: list[tuple[str, str]] = []
+    sections: list[tuple[str, str]] = []
+    for section in SectionedText.parse(plan_text).sections:
+        heading = section.heading or "the plan"
+        sections.append((f"section “{heading}”", f"{heading} {section.body}"))
+        for line in section.body.splitlines():
+            row = _ROW.match(line)
+            if row is None or _SEPARATOR.match(line):
+                continue
+            cells = [cell.strip() for cell in row.group(1).split("|")]
+            if [c.lower() for c in cells[:3]] == ["objective", "plan", "assessment"]:
+                continue
+            rows.append((f"row “{cells[0][:60]}” of section “{heading}”", " ".join(cells)))
+    return rows + sections
 
 
 def unevidenced(traces: list[Trace]) -> list[Criterion]:

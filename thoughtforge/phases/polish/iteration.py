@@ -47,6 +47,7 @@ from thoughtforge.phases.polish.review import (
     prompt_echoes,
 )
 from thoughtforge.phases.reasking import UNUSABLE_HELP, reask
+from thoughtforge.phases.traceability import TRACEABILITY_FILE, plan_traceability
 from thoughtforge.prompting import estimate_tokens, truncate_text
 
 _PROMPT_OVERHEAD_TOKENS = 2_000
@@ -115,6 +116,14 @@ class PolishSteps:
     def measure(self) -> TestResults | None:
         """What the orchestrator measures before the review (a plan: nothing)."""
         return None
+
+    def write_traceability(self) -> None:
+        """`docs/traceability.md` for this iteration (`phases.traceability`): here each
+        criterion with the plan row or section that addresses it."""
+        document = plan_traceability(
+            self.engine.project_name, self.constraints(), self.engine.read(self.document)
+        )
+        self.engine.write(TRACEABILITY_FILE, document)
 
     def before_done(self) -> None:
         """What must hold before the guards' `done` stands: a plugin's steps raise `PhaseHalt`
@@ -249,6 +258,7 @@ class PolishSteps:
     def record(self, new: PolishState, entry: str, subject: str) -> None:
         """State, log and commit together: if the commit fails, both files are put back."""
         saved = {name: _snapshot(self.dir / name) for name in (POLISH_STATE_FILE, POLISH_LOG_FILE)}
+        self.write_traceability()
         write_polish_state(self.dir, new)
         polish_log.append(self.dir, entry)
         try:

@@ -89,11 +89,10 @@ class PolishSteps(PlanPolishSteps):
                 HaltReason.CRITERION_WITHOUT_EVIDENCE, without_evidence_reason(missing, REMEDY)
             )
 
-    def record(self, new: PolishState, entry: str, subject: str) -> None:
-        """`docs/traceability.md` as this iteration measured it, committed with the iteration."""
+    def write_traceability(self) -> None:
+        """Each criterion with its tests as this iteration ran them, committed with it."""
         if self._lock() is not None:
             self.acceptance.write_traceability(self.acceptance.traces(self._last_acceptance()))
-        super().record(new, entry, subject)
 
     def _last_acceptance(self) -> AcceptanceRun | None:
         """This iteration's run of the locked tests; run now when the review was one stored
