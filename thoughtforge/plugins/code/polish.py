@@ -166,9 +166,10 @@ class PolishSteps(PlanPolishSteps):
     def _lock(self) -> AcceptanceLock | None:
         """The lock of a pytest project; taken from the tree as it stands when Phase 3 took none
         (a project built before locking)."""
-        if not self.acceptance.locks_tests():
-            return None
-        return self.acceptance.lock() or self.acceptance.take_lock()
+        lock = self.acceptance.lock()
+        if lock is not None or not self.acceptance.locks_tests():
+            return lock
+        return self.acceptance.take_lock()
 
     def _relock(self, lock: AcceptanceLock, verdict: LockVerdict) -> None:
         """After an accepted step: the criteria the person reworded are locked again with the

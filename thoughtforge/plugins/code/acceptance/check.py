@@ -87,9 +87,11 @@ class Acceptance:
         return survey(self.dir)
 
     def lock(self) -> AcceptanceLock | None:
-        """The lock of a pytest project, if taken; one that cannot be read halts."""
+        """The lock, if taken (whatever the project's files now say its language is: a step
+        that swaps `pyproject.toml` for a `package.json` does not lift it); one that cannot be
+        read halts."""
         try:
-            return read_lock(self.dir) if self.locks_tests() else None
+            return read_lock(self.dir)
         except StateFileError as exc:
             raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, f"{exc}.") from None
 

@@ -36,6 +36,8 @@ class AcceptanceLock(BaseModel):
     """Test module path → its context, for every module holding a locked test."""
     runner: dict[str, str]
     """Path → fingerprint of every file the runner reads before the tests."""
+    code_imports: dict[str, list[str]] = {}
+    """The code under test that imported the runner's modules when locked (normally none)."""
     collected: int = Field(ge=0)
     """The whole suite's collected tests: a step may add tests, never lose one."""
     commit: str | None = None

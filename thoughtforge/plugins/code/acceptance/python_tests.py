@@ -46,6 +46,38 @@ class ModuleContext(BaseModel):
     """Every top-level name the module binds, imports included."""
 
 
+RUNNER_MODULES = frozenset({"pytest", "_pytest", "pluggy", "py"})
+"""What the code under test has no reason to import: the test runner's own machinery."""
+
+
+def reaches_into_runner(source: str) -> list[str]:
+    """The test runner's modules a source file imports (the code under test registering hooks
+    or rewriting reports is a test change in disguise); a file that does not parse, none."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names = [node.module]
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name | ast.Attribute)
+            and (node.func.id if isinstance(node.func, ast.Name) else node.func.attr)
+            in ("__import__", "import_module")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            names = [node.args[0].value]
+        found.update(name.split(".")[0] for name in names if name.split(".")[0] in RUNNER_MODULES)
+    return sorted(found)
+
+
 class ReadModule(BaseModel):
     tests: list[FoundTest]
     context: ModuleContext
@@ -66,17 +98,19 @@ def read_module(relpath: str, source: str) -> ReadModule | None:
     imports = [stmt for stmt in tree.body if isinstance(stmt, ast.Import | ast.ImportFrom)]
     others = [stmt for stmt in tree.body if not isinstance(stmt, ast.Import | ast.ImportFrom)]
     context = _digest([_dump(stmt) for stmt in others if not _is_plain_test(stmt)])
-    tests: list[FoundTest] = []
+    tests: dict[str, FoundTest] = {}  # a later definition of a name replaces the earlier one
     for stmt in tree.body:
         if _is_test_function(stmt):
-            tests.append(_found(relpath, [stmt.name], context, "", stmt))
+            found = _found(relpath, [stmt.name], context, "", stmt)
+            tests[found.node_id] = found
         elif isinstance(stmt, ast.ClassDef) and stmt.name.startswith("Test"):
             around = _class_context(stmt)
             for inner in stmt.body:
                 if _is_test_function(inner):
-                    tests.append(_found(relpath, [stmt.name, inner.name], context, around, inner))
+                    found = _found(relpath, [stmt.name, inner.name], context, around, inner)
+                    tests[found.node_id] = found
     return ReadModule(
-        tests=tests,
+        tests=list(tests.values()),
         context=ModuleContext(
             context=context,
             imports=[ast.unparse(stmt) for stmt in imports],

@@ -49,6 +49,12 @@ def changed_runner_files(locked: dict[str, str], now: dict[str, str]) -> list[st
     return sorted(path for path in {*locked, *now} if locked.get(path) != now.get(path))
 
 
+def is_runner_file(relpath: str) -> bool:
+    """A Python file the runner loads as its own: a conftest, a start-up hook, test support."""
+    path = PurePosixPath(relpath)
+    return path.name == "conftest.py" or relpath in START_UP or _support_module(path)
+
+
 def _fingerprint(relpath: str, text: str) -> str | None:
     path = PurePosixPath(relpath)
     if relpath in WHOLE_FILES:
@@ -59,9 +65,7 @@ def _fingerprint(relpath: str, text: str) -> str | None:
         return _ini_section(text, SECTIONS[relpath])
     if path.suffix != ".py":
         return None
-    if path.name == "conftest.py" or relpath in START_UP or _support_module(path):
-        return _python(text)
-    return None
+    return _python(text) if is_runner_file(relpath) else None
 
 
 def _support_module(path: PurePosixPath) -> bool:

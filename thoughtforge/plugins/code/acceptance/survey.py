@@ -12,9 +12,10 @@ from thoughtforge.plugins.code.acceptance.python_tests import (
     TEST_FILE,
     FoundTest,
     ModuleContext,
+    reaches_into_runner,
     read_module,
 )
-from thoughtforge.plugins.code.acceptance.runner_files import runner_fingerprints
+from thoughtforge.plugins.code.acceptance.runner_files import is_runner_file, runner_fingerprints
 
 MAX_SOURCE_BYTES = 2_000_000
 """A test module larger than this is not read (and its tests are not found)."""
@@ -24,6 +25,8 @@ class Survey(BaseModel):
     tests: list[FoundTest]
     modules: dict[str, ModuleContext]
     runner: dict[str, str]
+    code_imports: dict[str, list[str]] = {}
+    """Code under test (not a test, conftest or test support) → the runner modules it imports."""
     unreadable: list[str] = []
 
     def for_criterion(self, number: int) -> list[FoundTest]:
@@ -43,11 +46,16 @@ def survey(project_dir: Path) -> Survey:
     tests: list[FoundTest] = []
     modules: dict[str, ModuleContext] = {}
     unreadable: list[str] = []
+    code_imports: dict[str, list[str]] = {}
     for relpath in listed:
-        if not TEST_FILE.search(relpath):
+        if not relpath.endswith(".py"):
             continue
         text = read(relpath)
         if text is None:
+            continue
+        if not TEST_FILE.search(relpath):
+            if not is_runner_file(relpath) and (imported := reaches_into_runner(text)):
+                code_imports[relpath] = imported
             continue
         module = read_module(relpath, text)
         if module is None:
@@ -59,6 +67,7 @@ def survey(project_dir: Path) -> Survey:
         tests=tests,
         modules=modules,
         runner=runner_fingerprints(listed, read),
+        code_imports=code_imports,
         unreadable=unreadable,
     )
 

@@ -80,6 +80,11 @@ def judge(
         Touched(what=path, how="the test runner's configuration or collection changed")
         for path in changed_runner_files(lock.runner, now.runner)
     ]
+    touched += [
+        Touched(what=path, how=f"the code under test now imports {', '.join(modules)}")
+        for path, modules in now.code_imports.items()
+        if not set(modules) <= set(lock.code_imports.get(path, []))
+    ]
     if collected is not None and collected < lock.collected:
         touched.append(
             Touched(
@@ -112,6 +117,7 @@ def lock_of(
         criteria=locked,
         modules={path: now.modules[path] for path in sorted(files) if path in now.modules},
         runner=now.runner,
+        code_imports=now.code_imports,
         collected=collected,
         commit=commit,
     )

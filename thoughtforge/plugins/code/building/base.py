@@ -19,7 +19,6 @@ from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.engine import PhaseEngine, StepRunner, run_direct
 from thoughtforge.phases.plugin_contract import BuildProgress, ProgressItem, ProgressListener
 from thoughtforge.plugins.code.acceptance.check import Acceptance
-from thoughtforge.plugins.code.acceptance.lock import LOCK_FILE
 from thoughtforge.plugins.code.build_state import CodeBuildState
 from thoughtforge.plugins.code.coder import coder_for
 from thoughtforge.plugins.code.suite import Suite
@@ -64,7 +63,7 @@ class BuilderBase:
         step that just ran may not stand, when it touched a locked test of a criterion the
         revision left as it was, or the runner's files. Its work is then undone like a failed
         attempt's."""
-        if not (self.dir / LOCK_FILE).exists() or not self.acceptance.locks_tests():
+        if self.acceptance.lock() is None:
             return None
         verdict = self.acceptance.verdict(None).model_copy(update={"untested": []})
         if not verdict.refused:
