@@ -11,7 +11,6 @@ not collected at all is a failure. A parametrised test passes when every case do
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 import tempfile
@@ -21,14 +20,13 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from thoughtforge.adapters.agents.process import run_command
 from thoughtforge.plugins.code.test_output import strip_ansi
-from thoughtforge.plugins.code.test_runner import MAX_OUTPUT_BYTES, TAIL_CHARS
+from thoughtforge.plugins.code.test_runner import TAIL_CHARS, run_in_project, stopped_early
 
 Result = Literal["passed", "failed", "error", "skipped", "xfailed", "not run"]
 MAX_REPORT_BYTES = 20_000_000
 _OWN_OPTIONS = ["-o", "addopts=", "-p", "no:cacheprovider", "-q"]
-_ENV = {"CI": "true", "NO_COLOR": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+_ENV = {"PYTHONDONTWRITEBYTECODE": "1"}
 _COLLECTED = re.compile(r"^(?:(\d+)(?:/\d+)? tests? collected|no tests collected)", re.MULTILINE)
 _WORST = ("not run", "error", "failed", "xfailed", "skipped", "passed")
 
@@ -95,23 +93,10 @@ def collected_count(project_dir: Path, program: list[str], timeout: float) -> in
 
 def _run(project_dir: Path, argv: list[str], timeout: float) -> tuple[str, str | None]:
     try:
-        result = run_command(
-            argv,
-            stdin_text="",
-            env={**os.environ, **_ENV},
-            timeout=timeout,
-            max_bytes=MAX_OUTPUT_BYTES,
-            cwd=project_dir,
-            merge_stderr=True,
-        )
+        result = run_in_project(project_dir, argv, timeout, _ENV)
     except OSError as exc:
         return "", f"cannot start {argv[0]}: {exc}"
-    crash = None
-    if result.timed_out:
-        crash = f"timed out after {timeout:g} s"
-    elif result.too_large:
-        crash = "printed too much output"
-    return strip_ansi(result.stdout), crash
+    return strip_ansi(result.stdout), stopped_early(result, timeout)
 
 
 def _read_report(report: Path) -> dict[tuple[str, str], list[Result]] | None:
