@@ -22,6 +22,7 @@ from tests.code_setup import (
     CALC_BUGGY,
     CALC_FIXED,
     CONSTRAINTS,
+    GOOD_BUILD,
     ISSUE,
     PYPROJECT,
     TEST_CALC,
@@ -396,3 +397,19 @@ def test_a_criterion_the_person_rewords_unlocks_its_test_for_one_step_then_locks
         "| test_calc.py::test_ac_2_mul | passed |"
         in (project.dir / "docs/traceability.md").read_text()
     )
+
+
+def test_a_reviewer_that_rewrites_a_locked_test_does_not_bring_done(
+    code_config: Config, script: Callable[..., Path]
+) -> None:
+    """A reviewer with write access weakens the test after the tests were measured and calls
+    the code clean: the tampered test is no evidence, so the loop halts instead of `done`."""
+    weakened = _mul_test("def test_ac_2_mul():\n    assert True\n")
+    script(**{"code-review": {"text": CLEAN, "write": {"test_calc.py": weakened}}})
+    project = polishing_code_project(code_config, GOOD_BUILD)
+
+    outcome = PolishLoop(project, code_config).run()
+
+    assert outcome.halt_reason is HaltReason.CRITERION_WITHOUT_EVIDENCE, outcome.reason
+    assert "test_calc.py::test_ac_2_mul (edited" in outcome.reason
+    assert "Done" not in _subjects(project.dir)

@@ -56,21 +56,24 @@ class PolishSteps(PlanPolishSteps):
 
     def measure(self) -> TestResults:
         """The suite's result; a locked acceptance test that does not pass when ThoughtForge
-        runs it itself is one more failure, whatever the suite's own run said."""
+        runs it itself, or that anything since the lock touched (a reviewer with write access
+        too), is one more failure, whatever the suite's own run said."""
         run = self.last_run = self.suite.run()
         measured = results(run)
         lock = self._lock()
         if lock is None:
             return measured
         accepted = self.last_acceptance = self.acceptance.run([t.node_id for t in lock.tests])
-        unmet = [node for node in accepted.failing if node not in run.failing]
+        tampered = [str(t) for t in self.acceptance.verdict(None, count=False).touched]
+        unmet = [node for node in accepted.failing if node not in run.failing] + tampered
         if not unmet:
             return measured
         log_event(
             self.dir,
             "acceptance_failing",
             level="warning",
-            tests={node: accepted.results[node] for node in unmet},
+            tests={node: accepted.results[node] for node in accepted.failing},
+            touched=tampered,
             crash=accepted.crash,
         )
         return TestResults(
@@ -80,9 +83,18 @@ class PolishSteps(PlanPolishSteps):
         )
 
     def before_done(self) -> None:
-        """A criterion no test is named after blocks `done` (override accepts it as it is)."""
+        """A criterion no test is named after blocks `done`, as does a locked test changed
+        since its lock (by the reviewer, say): it is no evidence. Override accepts it as it is."""
         if self._lock() is None:
             return
+        touched = self.acceptance.verdict(None, count=False).touched
+        if touched:
+            raise PhaseHalt(
+                HaltReason.CRITERION_WITHOUT_EVIDENCE,
+                "The locked acceptance tests changed outside a fix, so they are no evidence: "
+                f"{'; '.join(str(t) for t in touched[:8])}. Put them back as they were locked "
+                "(git) and resume, or override to accept the deliverable as it is.",
+            )
         missing = unevidenced(self.acceptance.traces(self._last_acceptance()))
         if missing:
             raise PhaseHalt(
