@@ -95,6 +95,7 @@ def polishing_code_project(config: Config, files: dict[str, str]) -> Project:
     """A code project as Phase 3 leaves it, with `files` built and committed."""
     project = code_project(config)
     for name, text in files.items():
+        (project.dir / name).parent.mkdir(parents=True, exist_ok=True)
         (project.dir / name).write_text(text)
     write_status(
         project.dir, read_status(project.dir).model_copy(update={"phase": Phase.POLISHING})

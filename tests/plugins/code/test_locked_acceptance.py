@@ -413,3 +413,55 @@ def test_a_reviewer_that_rewrites_a_locked_test_does_not_bring_done(
     assert outcome.halt_reason is HaltReason.CRITERION_WITHOUT_EVIDENCE, outcome.reason
     assert "test_calc.py::test_ac_2_mul (edited" in outcome.reason
     assert "Done" not in _subjects(project.dir)
+
+
+NODE_CALC = "exports.add = (a, b) => a + b;\nexports.mul = (a, b) => a + b;\n"
+NODE_TESTS = (
+    "const test = require('node:test');\nconst assert = require('node:assert');\n"
+    "const { add, mul } = require('../calc.js');\n\n"
+    "test('ac_1 add', () => { assert.strictEqual(add(2, 3), 5); });\n"
+    "test('ac_2 mul', () => { assert.strictEqual(mul(2, 3), 6); });\n"
+)
+NODE_BUILD = {
+    "calc.js": NODE_CALC,
+    "test/calc.test.js": NODE_TESTS,
+    "package.json": '{"name": "calc", "scripts": {"test": "node --test"}}\n',
+}
+
+
+NODE_FIXED = NODE_CALC.replace("mul = (a, b) => a + b;", "mul = (a, b) => a * b;")
+NODE_MOVES = {
+    "skip": {"test/calc.test.js": NODE_TESTS.replace("test('ac_2 mul'", "test.skip('ac_2 mul'")},
+    "runner-script": {"package.json": '{"scripts": {"test": "node --test calc.js"}}\n'},
+    "legitimate": {"calc.js": NODE_FIXED},
+}
+
+
+@pytest.mark.parametrize("move", list(NODE_MOVES))
+def test_in_another_language_the_test_files_and_the_runner_config_are_locked_whole(
+    tmp_path: Path, write_config: Callable[..., Path], script: Callable[..., Path], move: str
+) -> None:
+    """Node's own runner: the lock holds each test file naming a criterion, and what decides
+    what `npm test` runs; the suite's own verdict is the tests' result."""
+    node = {"test_commands": {"node": ["node", "--test"]}}
+    config = load_config(write_config(**code_sections(tmp_path, code=node)))
+    reviews = {1: {"text": FAILING}, "default": {"text": CLEAN}}
+    script(**{"code-review": {"by_iteration": reviews}, "code-fix": wrote(NODE_MOVES[move])})
+    project = polishing_code_project(config, NODE_BUILD)
+
+    outcome = PolishLoop(project, config).run()
+
+    lock = read_lock(project.dir)
+    assert lock is not None and lock.per == "file"
+    assert [(c.number, [t.node_id for t in c.tests]) for c in lock.criteria] == [
+        (1, ["test/calc.test.js"]),
+        (2, ["test/calc.test.js"]),
+    ]
+    if move == "legitimate":
+        assert outcome.verdict == "done", outcome.reason
+        trace = (project.dir / "docs/traceability.md").read_text()
+        assert trace.count("| test/calc.test.js | passed |") == 2
+    else:
+        assert outcome.halt_reason is HaltReason.FIX_OUTPUT_INVALID, outcome.reason
+        assert (project.dir / "test/calc.test.js").read_text() == NODE_TESTS
+        assert (project.dir / "calc.js").read_text() == NODE_CALC

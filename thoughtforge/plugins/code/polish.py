@@ -61,10 +61,12 @@ class PolishSteps(PlanPolishSteps):
         run = self.last_run = self.suite.run()
         measured = results(run)
         lock = self._lock()
-        if lock is None:
-            return measured
-        accepted = self.last_acceptance = self.acceptance.run([t.node_id for t in lock.tests])
+        accepted = self.last_acceptance = self.acceptance.run([t.node_id for t in lock.tests], run)
         tampered = [str(t) for t in self.acceptance.verdict(None, count=False).touched]
+        if lock.per == "file" and run.total < lock.collected:
+            tampered.append(
+                f"the suite ran {run.total} tests, fewer than the {lock.collected} it had"
+            )
         unmet = [node for node in accepted.failing if node not in run.failing] + tampered
         if not unmet:
             return measured
@@ -85,8 +87,7 @@ class PolishSteps(PlanPolishSteps):
     def before_done(self) -> None:
         """A criterion no test is named after blocks `done`, as does a locked test changed
         since its lock (by the reviewer, say): it is no evidence. Override accepts it as it is."""
-        if self._lock() is None:
-            return
+        self._lock()
         touched = self.acceptance.verdict(None, count=False).touched
         if touched:
             raise PhaseHalt(
@@ -103,15 +104,16 @@ class PolishSteps(PlanPolishSteps):
 
     def write_traceability(self) -> None:
         """Each criterion with its tests as this iteration ran them, committed with it."""
-        if self._lock() is not None:
-            self.acceptance.write_traceability(self.acceptance.traces(self._last_acceptance()))
+        self.acceptance.write_traceability(self.acceptance.traces(self._last_acceptance()))
 
-    def _last_acceptance(self) -> AcceptanceRun | None:
+    def _last_acceptance(self) -> AcceptanceRun:
         """This iteration's run of the locked tests; run now when the review was one stored
         before an interruption (no measure ran)."""
         lock = self._lock()
-        if self.last_acceptance is None and lock is not None:
-            self.last_acceptance = self.acceptance.run([t.node_id for t in lock.tests])
+        if self.last_acceptance is None:
+            self.last_acceptance = self.acceptance.run(
+                [t.node_id for t in lock.tests], self.last_run
+            )
         return self.last_acceptance
 
     def fix(
@@ -150,7 +152,7 @@ class PolishSteps(PlanPolishSteps):
         changed = changes(self.dir).foreign
         why = self._refused(changed)
         verdict = None
-        if why is None and lock is not None and changed:
+        if why is None and changed:
             verdict = self.acceptance.verdict(before[0] if before else None)
             if verdict.refused:
                 why = verdict.reason
@@ -166,7 +168,7 @@ class PolishSteps(PlanPolishSteps):
             answer = "\n".join(changed)
             discard_agent_changes(self.dir)
             return self.refuse(review.iteration, why, answer)
-        if lock is not None and verdict is not None:
+        if verdict is not None:
             self._relock(lock, verdict)
         version = self.fingerprint()
         if not changed or version == review.version:
@@ -175,13 +177,10 @@ class PolishSteps(PlanPolishSteps):
         named = f"{', '.join(changed[:5])}{more}"
         return self.changed(state, version, f"changed {named}", named)
 
-    def _lock(self) -> AcceptanceLock | None:
-        """The lock of a pytest project; taken from the tree as it stands when Phase 3 took none
-        (a project built before locking)."""
-        lock = self.acceptance.lock()
-        if lock is not None or not self.acceptance.locks_tests():
-            return lock
-        return self.acceptance.take_lock()
+    def _lock(self) -> AcceptanceLock:
+        """The lock; taken from the tree as it stands when Phase 3 took none (a project built
+        before locking)."""
+        return self.acceptance.lock() or self.acceptance.take_lock()
 
     def _relock(self, lock: AcceptanceLock, verdict: LockVerdict) -> None:
         """After an accepted step: the criteria the person reworded are locked again with the
@@ -193,10 +192,8 @@ class PolishSteps(PlanPolishSteps):
         if verdict.collected is not None and verdict.collected > lock.collected:
             write_lock(self.dir, lock.model_copy(update={"collected": verdict.collected}))
 
-    def _unlocked_note(self, lock: AcceptanceLock | None) -> str:
+    def _unlocked_note(self, lock: AcceptanceLock) -> str:
         """What the fixer is told about the criteria the person reworded since the lock."""
-        if lock is None:
-            return ""
         stated = {c.number: c.text for c in self.acceptance.criteria()}
         reworded = [n for n in stated if (c := lock.criterion(n)) is None or c.text != stated[n]]
         if not reworded:

@@ -4,8 +4,10 @@ verdict on a step.
 
 `check_locked_acceptance` is the deliverable validator of code mode: given the project and the
 commit a build or fix step started from, the verdict on what the step left in the work tree.
-Python projects (pytest) are locked test by test; in any other language the lock holds the
-criteria and the suite's count, and the tests are the project's own command's (see `Acceptance`).
+Python projects (pytest) are locked test by test and run by ThoughtForge itself; in any other
+language the lock holds the test files that name a criterion (whole), the runner's configuration
+and the suite's count, and the project's own command's verdict is the tests' result
+(`survey.generic_survey`).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from thoughtforge.plugins.code.acceptance.runner import (
     pytest_program,
     run_locked,
 )
-from thoughtforge.plugins.code.acceptance.survey import Survey, survey
+from thoughtforge.plugins.code.acceptance.survey import Survey, generic_survey, survey
 from thoughtforge.plugins.code.acceptance.verdict import (
     NAMING,
     LockVerdict,
@@ -41,6 +43,7 @@ from thoughtforge.plugins.code.acceptance.verdict import (
     lock_of,
 )
 from thoughtforge.plugins.code.suite import Suite
+from thoughtforge.plugins.code.test_runner import TestRun
 
 
 def check_locked_acceptance(
@@ -59,8 +62,11 @@ def check_locked_acceptance(
     if lock is None:
         return LockVerdict()
     stated = criteria(read_own_text(project_dir / CONSTRAINTS_FILE))
-    collected = collected_count(project_dir, program, timeout) if count else None
-    verdict = judge(lock, stated, survey(project_dir), collected)
+    if lock.per == "file":
+        verdict = judge(lock, stated, generic_survey(project_dir), None)
+    else:
+        collected = collected_count(project_dir, program, timeout) if count else None
+        verdict = judge(lock, stated, survey(project_dir), collected)
     base = before or lock.commit
     if verdict.refused and base:
         changed = git_repo.changed_since(project_dir, base, []) or []
@@ -80,8 +86,12 @@ class Acceptance:
     def criteria(self) -> list[Criterion]:
         return criteria(self.engine.read(CONSTRAINTS_FILE))
 
-    def locks_tests(self) -> bool:
-        """Whether the suite is pytest's, whose tests are locked one by one."""
+    def per_test(self) -> bool:
+        """Whether the tests are locked and run one by one (pytest's), as the lock says once
+        taken, else as the project's language and command say."""
+        lock = self.lock()
+        if lock is not None:
+            return lock.per == "test"
         return self.suite.language() == "python" or any(
             "pytest" in token for token in self.suite.command()
         )
@@ -90,7 +100,7 @@ class Acceptance:
         return pytest_program(self.suite.command())
 
     def survey(self) -> Survey:
-        return survey(self.dir)
+        return survey(self.dir) if self.per_test() else generic_survey(self.dir)
 
     def lock(self) -> AcceptanceLock | None:
         """The lock, if taken (whatever the project's files now say its language is: a step
@@ -101,10 +111,18 @@ class Acceptance:
         except StateFileError as exc:
             raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, f"{exc}.") from None
 
-    def run(self, node_ids: list[str]) -> AcceptanceRun:
+    def run(self, node_ids: list[str], suite_run: TestRun | None = None) -> AcceptanceRun:
         """ThoughtForge's own run of `node_ids`; one the tree no longer has is "not run" (given
-        to pytest, a missing node id would stop it running any)."""
+        to pytest, a missing node id would stop it running any). Locked by file, they have the
+        project's own suite's verdict, `suite_run`."""
         present = {t.node_id for t in self.survey().tests}
+        if not self.per_test():
+            verdict: Result = "not run"
+            if suite_run is not None:
+                verdict = "passed" if suite_run.succeeded else "failed"
+            return AcceptanceRun(
+                results={n: verdict if n in present else "not run" for n in node_ids}
+            )
         run = run_locked(
             self.dir, self.program(), [n for n in node_ids if n in present], self.timeout
         )
@@ -113,9 +131,14 @@ class Acceptance:
 
     def take_lock(self) -> AcceptanceLock:
         """Lock the tests named after each criterion as they stand now."""
+        per_test = self.per_test()
         now = self.survey()
-        collected = collected_count(self.dir, self.program(), self.timeout)
+        if per_test:
+            collected = collected_count(self.dir, self.program(), self.timeout)
+        else:
+            collected = self.suite.run_once().total
         lock = lock_of(self.criteria(), now, collected, _head(self.dir))
+        lock = lock.model_copy(update={"per": "test" if per_test else "file"})
         try:
             write_lock(self.dir, lock)
         except OSError as exc:

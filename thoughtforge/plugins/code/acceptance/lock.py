@@ -11,6 +11,7 @@ has its edit put back before the step is judged.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -31,6 +32,8 @@ class LockedCriterion(BaseModel):
 class AcceptanceLock(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    per: Literal["test", "file"] = "test"
+    """pytest's tests are locked one by one (node ids); another language's by test file."""
     criteria: list[LockedCriterion]
     modules: dict[str, ModuleContext]
     """Test module path → its context, for every module holding a locked test."""
@@ -39,7 +42,8 @@ class AcceptanceLock(BaseModel):
     code_imports: dict[str, list[str]] = {}
     """The code under test that imported the runner's modules when locked (normally none)."""
     collected: int = Field(ge=0)
-    """The whole suite's collected tests: a step may add tests, never lose one."""
+    """The whole suite's tests (collected by pytest; else as its own run counted them): a step
+    may add tests, never lose one."""
     commit: str | None = None
     """The commit the lock was taken at."""
 

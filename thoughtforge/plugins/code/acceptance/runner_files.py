@@ -16,6 +16,7 @@ import ast
 import configparser
 import hashlib
 import json
+import re
 import tomllib
 from collections.abc import Callable
 from pathlib import PurePosixPath
@@ -42,6 +43,43 @@ def runner_fingerprints(listed: list[str], read: Reader) -> dict[str, str]:
         if fingerprint is not None:
             found[relpath] = fingerprint
     return found
+
+
+GENERIC_WHOLE = re.compile(
+    r"^(?:[^/]*/)*(?:jest|vitest|karma|ava|playwright|cypress)\.config\.[a-z]+$"
+    r"|^(?:[^/]*/)*\.mocharc(?:\.[a-z]+)?$|^(?:GNUmakefile|makefile|Makefile)$"
+    r"|^\.cargo/config(?:\.toml)?$|^\.npmrc$"
+)
+PACKAGE_KEYS = ("scripts", "jest", "mocha", "ava", "vitest", "c8", "nyc")
+CARGO_KEYS = ("test", "lib", "bench", "profile", "workspace", "features")
+
+
+def generic_fingerprints(listed: list[str], read: Reader) -> dict[str, str]:
+    """The test configuration of a project in another language: a test framework's config
+    file, the Makefile, `package.json`'s scripts and framework keys, `Cargo.toml`'s targets."""
+    found: dict[str, str] = {}
+    for relpath in listed:
+        if not (GENERIC_WHOLE.match(relpath) or relpath in ("package.json", "Cargo.toml")):
+            continue
+        text = read(relpath)
+        if text is None:
+            continue
+        if relpath == "package.json":
+            found[relpath] = _keys(relpath, text, PACKAGE_KEYS)
+        elif relpath == "Cargo.toml":
+            found[relpath] = _keys(relpath, text, CARGO_KEYS)
+        else:
+            found[relpath] = _digest("\n".join(line.rstrip() for line in text.strip().splitlines()))
+    return found
+
+
+def _keys(relpath: str, text: str, keys: tuple[str, ...]) -> str:
+    try:
+        data = json.loads(text) if relpath.endswith(".json") else tomllib.loads(text)
+    except (ValueError, tomllib.TOMLDecodeError):
+        return _digest("unparsable:" + text)
+    picked = {key: data.get(key) for key in keys} if isinstance(data, dict) else data
+    return _digest(json.dumps(picked, sort_keys=True, default=str))
 
 
 def changed_runner_files(locked: dict[str, str], now: dict[str, str]) -> list[str]:

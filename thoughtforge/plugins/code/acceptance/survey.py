@@ -1,9 +1,16 @@
 """The project's tests as its files stand now: each test with the criterion its name claims,
-the contexts of the test modules, and the runner's files."""
+the contexts of the test modules, and the runner's files.
+
+A pytest project is read test by test (`survey`). In any other language (`generic_survey`) the
+unit is a test file: each file among the tests that names a criterion (`ac_<n>`, `AC-<n>`, in a
+test's name or title) stands for it, fingerprinted whole (whitespace at line ends aside), and
+the runner's files are its configuration (`runner_files.generic_fingerprints`)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import hashlib
+import re
+from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel
 
@@ -15,7 +22,12 @@ from thoughtforge.plugins.code.acceptance.python_tests import (
     reaches_into_runner,
     read_module,
 )
-from thoughtforge.plugins.code.acceptance.runner_files import is_runner_file, runner_fingerprints
+from thoughtforge.plugins.code.acceptance.runner_files import (
+    generic_fingerprints,
+    is_runner_file,
+    runner_fingerprints,
+)
+from thoughtforge.plugins.code.building.source_files import is_test_path
 
 MAX_SOURCE_BYTES = 2_000_000
 """A test module larger than this is not read (and its tests are not found)."""
@@ -32,8 +44,16 @@ class Survey(BaseModel):
     def for_criterion(self, number: int) -> list[FoundTest]:
         return [test for test in self.tests if test.criterion == number]
 
-    def test(self, node_id: str) -> FoundTest | None:
-        return next((test for test in self.tests if test.node_id == node_id), None)
+    def test(self, node_id: str, criterion: int | None = None) -> FoundTest | None:
+        """The test of that node id (in a file-level survey, the file's entry for `criterion`)."""
+        return next(
+            (
+                test
+                for test in self.tests
+                if test.node_id == node_id and (criterion is None or test.criterion == criterion)
+            ),
+            None,
+        )
 
 
 def survey(project_dir: Path) -> Survey:
@@ -70,6 +90,33 @@ def survey(project_dir: Path) -> Survey:
         code_imports=code_imports,
         unreadable=unreadable,
     )
+
+
+GENERIC_CRITERION = re.compile(r"(?<![a-z0-9])ac[ _-]?(\d+)(?![0-9])", re.IGNORECASE)
+
+
+def generic_survey(project_dir: Path) -> Survey:
+    """The test files that name a criterion, each one a locked unit, and the runner's files."""
+    listed = git_repo.listed_files(project_dir)
+
+    def read(relpath: str) -> str | None:
+        return _read(project_dir, relpath)
+
+    tests: list[FoundTest] = []
+    for relpath in listed:
+        if not is_test_path(PurePosixPath(relpath)) or PurePosixPath(relpath).suffix == ".md":
+            continue
+        text = read(relpath)
+        if text is None:
+            continue
+        normal = "\n".join(line.rstrip() for line in text.strip().splitlines())
+        digest = hashlib.sha256(normal.encode("utf-8")).hexdigest()[:32]
+        numbers = sorted({int(n) for n in GENERIC_CRITERION.findall(text)})
+        tests += [
+            FoundTest(node_id=relpath, file=relpath, criterion=n, fingerprint=digest)
+            for n in numbers
+        ]
+    return Survey(tests=tests, modules={}, runner=generic_fingerprints(listed, read))
 
 
 def _read(project_dir: Path, relpath: str) -> str | None:

@@ -128,7 +128,7 @@ def _test_changes(
 ) -> list[Touched]:
     changes: list[Touched] = []
     for test in locked.tests:
-        found = now.test(test.node_id)
+        found = now.test(test.node_id, test.criterion if test.node_id == test.file else None)
         if found is None:
             how = "deleted, renamed or moved" + _unreadable(test, now)
             changes.append(Touched(what=test.node_id, how=how))

@@ -19,6 +19,7 @@ from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.engine import PhaseEngine, StepRunner, run_direct
 from thoughtforge.phases.plugin_contract import BuildProgress, ProgressItem, ProgressListener
 from thoughtforge.plugins.code.acceptance.check import Acceptance
+from thoughtforge.plugins.code.acceptance.runner import AcceptanceRun
 from thoughtforge.plugins.code.build_state import CodeBuildState
 from thoughtforge.plugins.code.coder import coder_for
 from thoughtforge.plugins.code.suite import Suite
@@ -55,6 +56,8 @@ class BuilderBase:
         self.settings = config.code
         self.suite = Suite(self.engine, config.code)
         self.acceptance = Acceptance(self.engine, self.suite)
+        self.green: AcceptanceRun | None = None
+        """The acceptance tests' results when the suite last came out green."""
         self.code = coder_for(config, self.engine.agent)
         self.dir = project.dir
 
