@@ -62,7 +62,8 @@ GAMING_MOVES: dict[str, dict[str, Any]] = {
     },
     "skipif-true": {
         "write": {
-            "test_calc.py": "import pytest\n" + _mul_test("@pytest.mark.skipif(True)\n" + MUL_TEST)
+            "test_calc.py": "import pytest\n"
+            + _mul_test("@pytest.mark.skipif(True, reason='slow')\n" + MUL_TEST)
         }
     },
     "xfail": {
@@ -81,7 +82,7 @@ GAMING_MOVES: dict[str, dict[str, Any]] = {
         "write": {"test_add.py": ADD_TEST},
     },
     "renamed-test": {
-        "write": {"test_calc.py": _mul_test(MUL_TEST.replace("test_ac_2_mul", "test_ac_2_mul_old"))}
+        "write": {"test_calc.py": _mul_test(MUL_TEST.replace("test_ac_2_mul", "_test_ac_2_mul"))}
     },
     "deselect-in-pytest-ini": {
         "write": {"pytest.ini": "[pytest]\naddopts = --deselect test_calc.py::test_ac_2_mul\n"}
@@ -134,6 +135,12 @@ GAMING_MOVES: dict[str, dict[str, Any]] = {
             "        pass\n\n\n_pytest.python.Function.runtest = _quiet\n"
         }
     },
+    "lock-file-rewritten": {
+        "write": {
+            "acceptance_lock.json": '{"criteria": [], "modules": {}, "runner": {}, "collected": 0}',
+            "test_calc.py": _mul_test(""),
+        }
+    },
     "constraints-edited-with-the-test": {
         "write": {
             "docs/constraints.md": CONSTRAINTS.replace("- mul(2, 3) is 6\n", ""),
@@ -142,6 +149,7 @@ GAMING_MOVES: dict[str, dict[str, Any]] = {
     },
 }
 SLOW_MOVES = {
+    "lock-file-rewritten",
     "code-under-test-swallows-assertions",
     "skipif-true",
     "skip-inside-test",
@@ -200,6 +208,8 @@ def test_a_fixer_that_games_the_locked_acceptance_test_is_refused_and_never_done
     assert (project.dir / "docs/constraints.md").read_text() == CONSTRAINTS
     for stray in ("pytest.ini", "conftest.py", "test_add.py"):
         assert not (project.dir / stray).exists(), f"{stray} was undone"
+    lock = read_lock(project.dir)
+    assert lock is not None and [len(c.tests) for c in lock.criteria] == [1, 1], "lock intact"
 
 
 def test_the_lock_names_what_each_move_touched(
