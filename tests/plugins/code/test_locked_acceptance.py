@@ -148,18 +148,8 @@ GAMING_MOVES: dict[str, dict[str, Any]] = {
         }
     },
 }
-SLOW_MOVES = {
-    "lock-file-rewritten",
-    "code-under-test-swallows-assertions",
-    "skipif-true",
-    "skip-inside-test",
-    "k-in-pyproject",
-    "renamed-test",
-    "collect-ignore-in-conftest",
-    "assert-true",
-    "constant-moved-out-of-the-test",
-    "constraints-edited-with-the-test",
-}
+FAST_MOVES = {"mark-skip", "deleted-file", "conftest-swallows-failures"}
+"""The moves the default suite runs; the others are marked slow (each is a whole polish run)."""
 
 
 @pytest.fixture
@@ -174,7 +164,7 @@ def _subjects(project_dir: Path) -> list[str]:
 @pytest.mark.parametrize(
     "move",
     [
-        pytest.param(name, marks=[pytest.mark.slow] if name in SLOW_MOVES else [])
+        pytest.param(name, marks=[] if name in FAST_MOVES else [pytest.mark.slow])
         for name in GAMING_MOVES
     ],
 )
@@ -210,32 +200,19 @@ def test_a_fixer_that_games_the_locked_acceptance_test_is_refused_and_never_done
         assert not (project.dir / stray).exists(), f"{stray} was undone"
     lock = read_lock(project.dir)
     assert lock is not None and [len(c.tests) for c in lock.criteria] == [1, 1], "lock intact"
+    if move == "mark-skip":  # what the log says, and what the lock records
+        assert refusals[0]["touched"] == [
+            "test_calc.py::test_ac_2_mul (edited: its decorators, body, assertions or expected "
+            "values changed)"
+        ]
+        assert [(c.number, c.text, [t.node_id for t in c.tests]) for c in lock.criteria] == [
+            (1, "add(2, 3) is 5", ["test_calc.py::test_ac_1_add"]),
+            (2, "mul(2, 3) is 6", ["test_calc.py::test_ac_2_mul"]),
+        ]
+        assert lock.collected == 2
 
 
-def test_the_lock_names_what_each_move_touched(
-    code_config: Config, script: Callable[..., Path]
-) -> None:
-    """The log line says which test was touched and how, for the person to read."""
-    move = GAMING_MOVES["mark-skip"]
-    script(**{"code-review": {"text": FAILING}, "code-fix": {"text": "fixed", **move}})
-    project = polishing_code_project(code_config, BUGGY_BUILD)
-
-    PolishLoop(project, code_config).run()
-
-    refusal = next(e for e in read_events(project.dir) if e["event"] == "locked_acceptance_refused")
-    assert refusal["touched"] == [
-        "test_calc.py::test_ac_2_mul (edited: its decorators, body, assertions or expected "
-        "values changed)"
-    ]
-    lock = read_lock(project.dir)
-    assert lock is not None
-    assert [(c.number, c.text, [t.node_id for t in c.tests]) for c in lock.criteria] == [
-        (1, "add(2, 3) is 5", ["test_calc.py::test_ac_1_add"]),
-        (2, "mul(2, 3) is 6", ["test_calc.py::test_ac_2_mul"]),
-    ]
-    assert lock.collected == 2
-
-
+@pytest.mark.slow
 def test_a_new_test_module_that_patches_the_code_does_not_pass_the_locked_test(
     code_config: Config, script: Callable[..., Path]
 ) -> None:
@@ -328,6 +305,7 @@ def test_a_criterion_without_a_test_blocks_done_with_a_halt_that_names_it(
     assert "## 3. add(0, 0) is 0" in trace and "No evidence." in trace
 
 
+@pytest.mark.slow
 def test_phase_3_refuses_a_suite_that_leaves_a_criterion_untested_then_locks_what_it_built(
     code_config: Config, script: Callable[..., Path]
 ) -> None:
@@ -447,7 +425,9 @@ NODE_MOVES = {
 }
 
 
-@pytest.mark.parametrize("move", list(NODE_MOVES))
+@pytest.mark.parametrize(
+    "move", [pytest.param(m, marks=[] if m == "skip" else [pytest.mark.slow]) for m in NODE_MOVES]
+)
 def test_in_another_language_the_test_files_and_the_runner_config_are_locked_whole(
     tmp_path: Path, write_config: Callable[..., Path], script: Callable[..., Path], move: str
 ) -> None:
