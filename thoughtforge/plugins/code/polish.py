@@ -20,7 +20,7 @@ import hashlib
 import json
 
 from thoughtforge.adapters.agents.invoke import ATTEMPTS
-from thoughtforge.core import PolishState, changes, discard_agent_changes, git_repo, log_event
+from thoughtforge.core import PolishState, changes, git_repo, log_event
 from thoughtforge.core.staging import PRIVATE_FILES, SOURCE_SUFFIXES, is_own
 from thoughtforge.errors import AgentFailure, PhaseHalt
 from thoughtforge.models import HaltReason
@@ -41,6 +41,8 @@ from thoughtforge.plugins.code.test_runner import TestRun
 from thoughtforge.prompting import estimate_tokens
 
 _PROMPT_OVERHEAD_TOKENS = 2_000
+GITIGNORE = ".gitignore"
+"""ThoughtForge's: a fixer that edits it could hide a file from what is judged and committed."""
 
 
 class PolishSteps(PlanPolishSteps):
@@ -145,7 +147,7 @@ class PolishSteps(PlanPolishSteps):
             files=files.text,
         )
         try:
-            with self.engine.agent_at_work("code-fix", also=(LOCK_FILE,)):
+            with self.engine.agent_at_work("code-fix", also=(LOCK_FILE, GITIGNORE)):
                 self.code(prompt, self.engine.call("code-fix", review.iteration))
         except AgentFailure as exc:
             raise PhaseHalt(HaltReason.AGENT_FAILURE, str(exc)) from None
@@ -166,7 +168,7 @@ class PolishSteps(PlanPolishSteps):
                 )
         if why is not None:
             answer = "\n".join(changed)
-            discard_agent_changes(self.dir)
+            self.acceptance.undo()
             return self.refuse(review.iteration, why, answer)
         if verdict is not None:
             self._relock(lock, verdict)

@@ -14,7 +14,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from thoughtforge.core import CONSTRAINTS_FILE, git_repo, log_event, read_own_text
+from thoughtforge.core import (
+    CONSTRAINTS_FILE,
+    discard_agent_changes,
+    git_repo,
+    log_event,
+    read_own_text,
+)
 from thoughtforge.errors import PhaseHalt, ProjectFileError, StateFileError
 from thoughtforge.models import HaltReason
 from thoughtforge.phases.engine import PhaseEngine
@@ -34,7 +40,12 @@ from thoughtforge.plugins.code.acceptance.runner import (
     pytest_program,
     run_locked,
 )
-from thoughtforge.plugins.code.acceptance.survey import Survey, generic_survey, survey
+from thoughtforge.plugins.code.acceptance.survey import (
+    Survey,
+    generic_survey,
+    remove_ignored_runner_files,
+    survey,
+)
 from thoughtforge.plugins.code.acceptance.verdict import (
     NAMING,
     LockVerdict,
@@ -159,6 +170,14 @@ class Acceptance:
             )
         except (StateFileError, ProjectFileError, OSError, UnicodeDecodeError) as exc:
             raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, f"cannot check the lock: {exc}") from None
+
+    def undo(self) -> None:
+        """A refused step's work undone to the last commit, with any runner file it hid from
+        git (`remove_ignored_runner_files`)."""
+        discard_agent_changes(self.dir)
+        strays = remove_ignored_runner_files(self.dir)
+        if strays:
+            log_event(self.dir, "ignored_runner_files_removed", level="warning", files=strays)
 
     def traces(self, run: AcceptanceRun | None) -> list[Trace]:
         """Each criterion with the tests named after it, their last result and the commit they

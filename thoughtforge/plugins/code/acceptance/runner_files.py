@@ -27,6 +27,10 @@ WHOLE_FILES = ("pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml")
 SECTIONS = {"setup.cfg": "tool:pytest", "tox.ini": "pytest"}
 START_UP = ("sitecustomize.py", "usercustomize.py")
 TEST_FOLDERS = frozenset({"test", "tests", "testing"})
+RUNNER_NAMES = frozenset({"conftest.py"})
+"""Runner files that count in any folder."""
+ROOT_RUNNER_NAMES = frozenset({*WHOLE_FILES, *SECTIONS, "pyproject.toml", *START_UP})
+"""Runner files that count at the project's root."""
 
 Reader = Callable[[str], str | None]
 """A file's text by its path in the project, or None when it is not there."""

@@ -9,6 +9,7 @@ the runner's files are its configuration (`runner_files.generic_fingerprints`)."
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from pathlib import Path, PurePosixPath
 
@@ -23,6 +24,8 @@ from thoughtforge.plugins.code.acceptance.python_tests import (
     read_module,
 )
 from thoughtforge.plugins.code.acceptance.runner_files import (
+    ROOT_RUNNER_NAMES,
+    RUNNER_NAMES,
     generic_fingerprints,
     is_runner_file,
     runner_fingerprints,
@@ -57,7 +60,8 @@ class Survey(BaseModel):
 
 
 def survey(project_dir: Path) -> Survey:
-    """Every test module and runner file git would keep, read from the work tree."""
+    """Every test module and runner file git would keep, read from the work tree, and every
+    conftest or runner configuration even where git ignores it (pytest does not)."""
     listed = git_repo.listed_files(project_dir)
 
     def read(relpath: str) -> str | None:
@@ -86,7 +90,7 @@ def survey(project_dir: Path) -> Survey:
     return Survey(
         tests=tests,
         modules=modules,
-        runner=runner_fingerprints(listed, read),
+        runner=runner_fingerprints(sorted({*listed, *_runner_files_anywhere(project_dir)}), read),
         code_imports=code_imports,
         unreadable=unreadable,
     )
@@ -119,10 +123,44 @@ def generic_survey(project_dir: Path) -> Survey:
     return Survey(tests=tests, modules={}, runner=generic_fingerprints(listed, read))
 
 
+_NOT_WALKED = frozenset({".git", ".venv", "venv", "node_modules", "__pycache__", ".tox"})
+MAX_WALKED_FOLDERS = 20_000
+
+
+def remove_ignored_runner_files(project_dir: Path) -> list[str]:
+    """Remove the runner's files git ignores (which `git clean -fd` leaves): after a refused
+    step, a conftest hidden by a `.gitignore` must not stay behind for pytest to load."""
+    kept = set(git_repo.listed_files(project_dir))
+    strays = [path for path in _runner_files_anywhere(project_dir) if path not in kept]
+    for relpath in strays:
+        (project_dir / relpath).unlink(missing_ok=True)
+    return strays
+
+
+def _runner_files_anywhere(project_dir: Path) -> list[str]:
+    """The runner's files by name wherever they are, a `.gitignore` notwithstanding (a bounded
+    walk that skips environments and caches)."""
+    found: list[str] = []
+    for walked, (folder, folders, files) in enumerate(os.walk(project_dir)):
+        if walked >= MAX_WALKED_FOLDERS:
+            break
+        folders[:] = sorted(f for f in folders if f not in _NOT_WALKED)
+        base = Path(folder).relative_to(project_dir)
+        found += [
+            (base / name).as_posix()
+            for name in files
+            if name in RUNNER_NAMES or (base.as_posix() == "." and name in ROOT_RUNNER_NAMES)
+        ]
+    return found
+
+
 def _read(project_dir: Path, relpath: str) -> str | None:
+    """The file's text; a link is never followed, but is there (pytest would follow it)."""
     path = project_dir / relpath
     try:
-        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_SOURCE_BYTES:
+        if path.is_symlink():
+            return f"\0link to {path.readlink()}"
+        if not path.is_file() or path.stat().st_size > MAX_SOURCE_BYTES:
             return None
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError:

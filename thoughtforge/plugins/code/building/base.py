@@ -64,8 +64,8 @@ class BuilderBase:
     def _lock_refusal(self, task: str) -> str | None:
         """In a revision's build (the tests were locked when the first build ended): why the
         step that just ran may not stand, when it touched a locked test of a criterion the
-        revision left as it was, or the runner's files. Its work is then undone like a failed
-        attempt's."""
+        revision left as it was, or the runner's files. Its work is then undone, as a failed
+        attempt's is."""
         if self.acceptance.lock() is None:
             return None
         verdict = self.acceptance.verdict(None).model_copy(update={"untested": []})
@@ -75,6 +75,7 @@ class BuilderBase:
         log_event(
             self.dir, "locked_acceptance_refused", level="warning", task=task, touched=touched
         )
+        self.acceptance.undo()
         return verdict.reason
 
     def _load(self) -> CodeBuildState:

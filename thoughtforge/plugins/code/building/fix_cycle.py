@@ -7,7 +7,7 @@ itself (a skipped or xfailed one does not). What is missing is given to the fixe
 
 from __future__ import annotations
 
-from thoughtforge.core import discard_agent_changes, log_event
+from thoughtforge.core import log_event
 from thoughtforge.errors import AgentFailure, PhaseHalt
 from thoughtforge.models import HaltReason
 from thoughtforge.plugins.code.acceptance.lock import LOCK_FILE
@@ -88,7 +88,6 @@ class FixCycleStage(BuilderBase):
             return
         refusal = self._lock_refusal(task)
         if refusal is not None:
-            discard_agent_changes(self.dir)
             stuck = state.stuck.agent_failed(task)
             self._save(state)
             if stuck is not None:
