@@ -51,8 +51,8 @@ TEST_COMMAND = [sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cachepro
 CALC_BUGGY = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a + b\n"
 CALC_FIXED = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
 TEST_CALC = (
-    "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
-    "def test_mul():\n    assert mul(2, 3) == 6\n"
+    "from calc import add, mul\n\n\ndef test_ac_1_add():\n    assert add(2, 3) == 5\n\n\n"
+    "def test_ac_2_mul():\n    assert mul(2, 3) == 6\n"
 )
 PYPROJECT = '[project]\nname = "calc"\nversion = "0.1.0"\n'
 BUGGY_BUILD = {"calc.py": CALC_BUGGY, "test_calc.py": TEST_CALC, "pyproject.toml": PYPROJECT}
@@ -95,6 +95,7 @@ def polishing_code_project(config: Config, files: dict[str, str]) -> Project:
     """A code project as Phase 3 leaves it, with `files` built and committed."""
     project = code_project(config)
     for name, text in files.items():
+        (project.dir / name).parent.mkdir(parents=True, exist_ok=True)
         (project.dir / name).write_text(text)
     write_status(
         project.dir, read_status(project.dir).model_copy(update={"phase": Phase.POLISHING})

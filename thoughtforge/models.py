@@ -52,6 +52,7 @@ class HaltReason(StrEnum):
     GUARD_ISSUES_PERSIST = "guard_issues_persist"
     GUARD_LOW_VALUE = "guard_low_value"
     BUDGET_EXHAUSTED = "budget_exhausted"
+    CRITERION_WITHOUT_EVIDENCE = "criterion_without_evidence"
 
 
 POLISH_HALT_ADVICE: dict[HaltReason, str] = {
@@ -60,9 +61,15 @@ POLISH_HALT_ADVICE: dict[HaltReason, str] = {
         "override to accept the deliverable as it is"
     ),
     HaltReason.FIX_OUTPUT_INVALID: (
-        "the fixer twice answered with something other than the whole document (a diff, a "
-        "fragment, a broken structure); the deliverable was kept: resume with another agent, "
-        "or override"
+        "two fixes in a row were refused and undone: a fixer that answered with something other "
+        "than the whole document (a diff, a fragment, a broken structure), or in code mode one "
+        "that touched the locked acceptance tests or the test runner's configuration; the "
+        "deliverable was kept: resume with another agent, or override"
+    ),
+    HaltReason.CRITERION_WITHOUT_EVIDENCE: (
+        "an acceptance criterion has no evidence (in code mode, no test named after it): add "
+        "one yourself or tell the agent (say), then resume; or override to accept the "
+        "deliverable without it"
     ),
     HaltReason.GUARD_FIX_UNCHANGED: (
         "the fixer keeps returning the deliverable unchanged: tell it what to do (say), edit "

@@ -13,6 +13,7 @@ import pytest
 from tests.code_setup import (
     CALC_FIXED,
     GOOD_BUILD,
+    TEST_CALC,
     code_project,
     code_review,
     code_sections,
@@ -22,14 +23,16 @@ from tests.code_setup import (
 from tests.flows.conftest import run_cli
 from tests.polish_setup import calls
 from thoughtforge.config import load_config
-from thoughtforge.core import read_status
+from thoughtforge.core import read_events, read_status
 from thoughtforge.core.history import project_history
 from thoughtforge.models import Phase
+from thoughtforge.plugins.code.acceptance.lock import read_lock
 
 pytestmark = pytest.mark.slow
 
 CALC_WITH_SUB = CALC_FIXED + "\n\ndef sub(a, b):\n    return a - b\n"
-TEST_SUB = "from calc import sub\n\n\ndef test_sub():\n    assert sub(5, 3) == 2\n"
+TEST_SUB = "from calc import sub\n\n\ndef test_ac_3_sub():\n    assert sub(5, 3) == 2\n"
+GAMED_MUL = TEST_CALC.replace("assert mul(2, 3) == 6", "assert True")
 PROPOSAL = """## Deliverable Overview
 A Python library that adds, multiplies and subtracts integers.
 
@@ -76,6 +79,9 @@ def test_a_change_request_adds_a_feature_on_top_of_the_built_code(
         **{
             "code-build": [
                 wrote(GOOD_BUILD),
+                wrote(
+                    {"calc.py": CALC_WITH_SUB, "test_sub.py": TEST_SUB, "test_calc.py": GAMED_MUL}
+                ),
                 wrote({"calc.py": CALC_WITH_SUB, "test_sub.py": TEST_SUB}),
             ],
             "code-review": clean,
@@ -93,7 +99,21 @@ def test_a_change_request_adds_a_feature_on_top_of_the_built_code(
     assert read_status(project.dir).phase is Phase.DONE
     assert (project.dir / "calc.py").read_text() == CALC_WITH_SUB
     assert (project.dir / "test_calc.py").read_text() == test_calc  # built on top, kept
-    assert calls(project)["code-build"] == 2
+    assert calls(project)["code-build"] == 3, "the attempt that weakened a locked test was redone"
+    refused = [e for e in read_events(project.dir) if e["event"] == "locked_acceptance_refused"]
+    assert [e["touched"] for e in refused] == [
+        [
+            "test_calc.py::test_ac_2_mul (edited: its decorators, body, assertions or expected "
+            "values changed)"
+        ]
+    ]
+    lock = read_lock(project.dir)
+    assert lock is not None and [t.node_id for t in lock.tests] == [
+        "test_calc.py::test_ac_1_add",
+        "test_calc.py::test_ac_2_mul",
+        "test_sub.py::test_ac_3_sub",
+    ]
+    assert (project.dir / "docs" / "traceability.md").read_text().count("| passed |") == 3
     builds = sorted((project.dir / ".scripted-agent" / "prompts").glob("*code-build.md"))
     assert "build this change on top of the existing code" in builds[-1].read_text()
     assert CHANGE in builds[-1].read_text()

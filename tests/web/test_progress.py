@@ -26,6 +26,7 @@ from thoughtforge.phases.polish import polish_log
 from thoughtforge.phases.polish.guards import GuardReport, GuardResult
 from thoughtforge.phases.polish.ledger import Ledger, after_review, write_ledger
 from thoughtforge.phases.polish.review import Dismissal
+from thoughtforge.phases.traceability import Criterion, Evidence, Trace, render
 from thoughtforge.web.progress import CHART_HEIGHT, Panel, chart_of, panel_for
 
 AT = datetime(2026, 11, 23, tzinfo=UTC)
@@ -172,3 +173,21 @@ def test_the_panel_lists_the_ledgers_open_and_dismissed_findings_escaped(config:
     assert "<h2>Findings: 1 open</h2>" in html
     assert "Budget &lt;b&gt;lacks&lt;/b&gt; a buffer" in html and "<b>" not in html
     assert "dismissed at iteration 2: Section 5 &lt;i&gt;has&lt;/i&gt; one." in html
+
+
+def test_the_panel_shows_each_criterion_with_its_evidence_inert(config: Config) -> None:
+    """`docs/traceability.md` is a panel of its own; what a test's name says stays text."""
+    project = polishing_project(config)
+    traces = [
+        Trace(
+            criterion=Criterion(number=1, text="Budget stays under 15k"),
+            evidence=[Evidence(what="test_b.py::test_ac_1_<script>x</script>", result="passed")],
+        ),
+        Trace(criterion=Criterion(number=2, text="Rain plan exists")),
+    ]
+    (project.dir / "docs" / "traceability.md").write_text(render("Wedding", traces))
+
+    html = _panel(config, project).traceability_html
+
+    assert "Budget stays under 15k" in html and "No evidence." in html
+    assert "<script>" not in html and "&lt;script&gt;" in html

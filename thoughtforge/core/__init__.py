@@ -51,6 +51,7 @@ from thoughtforge.core.staging import (
     mark_polished,
 )
 from thoughtforge.core.state import (
+    ACCEPTANCE_LOCK_FILE,
     CHAT_ARCHIVE_FILE,
     CHAT_HISTORY_FILE,
     CODE_BUILD_FILE,
@@ -82,6 +83,7 @@ from thoughtforge.core.transition import transition
 from thoughtforge.core.waiting import Waiting, clear_wait, current_wait, record_wait
 
 __all__ = [
+    "ACCEPTANCE_LOCK_FILE",
     "BOARD_CARD_FILE",
     "CHAT_ARCHIVE_FILE",
     "CHAT_HISTORY_FILE",

@@ -172,6 +172,8 @@ def listed_files(path: Path) -> list[str]:
 @_one_line_errors
 def committed_text(path: Path, relpath: str) -> str:
     """The file as HEAD has it; empty when HEAD has no such file."""
+    import git
+
     try:
         return str(_repo(path).git.show(f"HEAD:{relpath}"))
     except git.GitCommandError:

@@ -26,6 +26,7 @@ from thoughtforge.core.run_lock import LOCK_FILE, STARTING_FILE
 from thoughtforge.core.space_reserve import RESERVE_FILE
 from thoughtforge.core.spend import USAGE_FILE
 from thoughtforge.core.state import (
+    ACCEPTANCE_LOCK_FILE,
     BUILD_PROGRESS_FILE,
     CHAT_ARCHIVE_FILE,
     CHAT_HISTORY_FILE,
@@ -66,7 +67,7 @@ OWN_FILES = frozenset(
     {
         *(STATUS_FILE, CHAT_HISTORY_FILE, POLISH_STATE_FILE, CODE_BUILD_FILE, POLISH_LOG_FILE),
         *(REVIEW_FILE, CHAT_ARCHIVE_FILE, BUILD_PROGRESS_FILE, ".gitignore"),
-        *(REVISIONS_FILE, BUILT_FROM_FILE, POLISH_LEDGER_FILE),
+        *(REVISIONS_FILE, BUILT_FROM_FILE, POLISH_LEDGER_FILE, ACCEPTANCE_LOCK_FILE),
     }
 )
 BUILD_OUTPUT = ("__pycache__/", ".pytest_cache/", "node_modules/", "target/", ".venv/")

@@ -26,6 +26,7 @@ POLISH_STATE_FILE = "polish_state.json"
 CHAT_HISTORY_FILE = "chat_history.json"
 CHAT_ARCHIVE_FILE = "chat_archive.json"
 CODE_BUILD_FILE = "code_build.json"
+ACCEPTANCE_LOCK_FILE = "acceptance_lock.json"
 BUILD_PROGRESS_FILE = "build_progress.json"
 STATE_LOCK_FILE = ".state.lock"
 

@@ -193,7 +193,7 @@ def read_document(
         ),
     ] = "deliverable",
 ) -> str:
-    """The project's deliverable, spec, constraints or polish log (Markdown)."""
+    """The project's deliverable, spec, constraints, polish log or traceability (Markdown)."""
     return tools.read_document(project_id, document)
 
 

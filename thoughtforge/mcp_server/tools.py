@@ -44,6 +44,7 @@ from thoughtforge.models import Phase
 from thoughtforge.phases.chat import PHASE_LABELS, await_reply
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.polish.record import read_polish_record
+from thoughtforge.phases.traceability import TRACEABILITY_FILE
 
 MAX_TEXT_CHARS = 200_000
 """The longest text a tool takes (a brain dump is capped lower by `brain_dump.max_chars`)."""
@@ -52,7 +53,13 @@ POLL_SECONDS = 0.25
 START_SECONDS = 60.0
 """How long a run started for an answer is given to ask for it (a cold start takes seconds)."""
 MAX_DOCUMENT_CHARS = 500_000
-DOCUMENTS = {"spec": SPEC_FILE, "constraints": CONSTRAINTS_FILE, "polish-log": POLISH_LOG_FILE}
+DOCUMENTS = {
+    "spec": SPEC_FILE,
+    "constraints": CONSTRAINTS_FILE,
+    "polish-log": POLISH_LOG_FILE,
+    "traceability": TRACEABILITY_FILE,
+}
+"""Each acceptance criterion's evidence is `traceability` (`phases.traceability`)."""
 RESOURCE_URI = "thoughtforge://projects/{project_id}/{document}"
 Decision = Literal["resume", "override", "terminate"]
 
@@ -258,7 +265,8 @@ class Tools:
     # --- what the project made ------------------------------------------------------------------
 
     def read_document(self, project_id: str, document: str) -> str:
-        """A project's deliverable, spec, constraints or polish log, never through a link."""
+        """A project's deliverable, spec, constraints, polish log or traceability, never through
+        a link."""
         project = self.project(project_id)
         if document == "deliverable":
             return self._deliverable(project)

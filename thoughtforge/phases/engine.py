@@ -16,7 +16,8 @@ Re-asking until an answer is usable is `reasking`'s.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -46,7 +47,7 @@ from thoughtforge.errors import (
     UnusableAnswer,
 )
 from thoughtforge.models import HaltReason, Phase, build_halt_options
-from thoughtforge.phases import chat
+from thoughtforge.phases import chat, person_documents
 from thoughtforge.phases.plugin_contract import BuildOutcome
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.reasking import UNUSABLE_HELP, ask_until_usable, asking
@@ -120,9 +121,41 @@ class PhaseEngine:
         """The agents' files are the deliverable (code mode), not only ThoughtForge's writes."""
         return self.plugin.builds_files
 
+    @contextmanager
+    def agent_at_work(self, step: str, also: tuple[str, ...] = ()) -> Iterator[None]:
+        """Around every agent step: what it did to the person's documents (and to `also`,
+        files of ThoughtForge's own a plugin keeps from agents) is put back before the step is
+        judged, logged, and said in the chat (`person_documents`)."""
+        before = person_documents.snapshot(
+            self.project.dir, (*person_documents.PERSON_DOCUMENTS, *also)
+        )
+        try:
+            yield
+        finally:
+            try:
+                restored = person_documents.put_back(self.project.dir, before)
+            except OSError as exc:
+                raise PhaseHalt(
+                    HaltReason.FILE_SYSTEM_ERROR,
+                    f"cannot put back a document the agent changed in {step}: {exc}",
+                ) from None
+            if restored:
+                log_event(
+                    self.project.dir,
+                    "agent_edit_reverted",
+                    level="warning",
+                    step=step,
+                    files=restored,
+                )
+                self._tell(
+                    f"The agent changed {', '.join(restored)} during {step}; the change was put "
+                    "back. Only you change these documents (edit them, or ask for a revision)."
+                )
+
     def ask(self, agent: str, prompt: str, call: AgentCall) -> str:
         try:
-            return invoke_agent(self.config, agent, prompt, call)
+            with self.agent_at_work(call.step):
+                return invoke_agent(self.config, agent, prompt, call)
         except AnswerCutOff as exc:
             raise PhaseHalt(HaltReason.ANSWER_UNUSABLE, f"{exc}. {UNUSABLE_HELP}") from None
         except AgentFailure as exc:

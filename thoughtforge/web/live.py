@@ -28,10 +28,17 @@ from thoughtforge.core.agent_activity import ACTIVITY_FILE, call_in_flight, stre
 from thoughtforge.core.project import VALID_ID
 from thoughtforge.core.state import BUILD_PROGRESS_FILE
 from thoughtforge.core.waiting import WAITING_FILE
+from thoughtforge.phases.traceability import TRACEABILITY_FILE
 from thoughtforge.web.thread import render_markdown
 
 Stamp = tuple[tuple[int, int] | None, ...]
-PANEL_FILES = (STATUS_FILE, POLISH_STATE_FILE, POLISH_LOG_FILE, BUILD_PROGRESS_FILE)
+PANEL_FILES = (
+    STATUS_FILE,
+    POLISH_STATE_FILE,
+    POLISH_LOG_FILE,
+    BUILD_PROGRESS_FILE,
+    TRACEABILITY_FILE,
+)
 STATE_FILES = (STATUS_FILE, WAITING_FILE, ACTIVITY_FILE)
 STREAM_TAIL_CHARS = 4000
 """How much of an answer being written the page shows (its end)."""

@@ -22,6 +22,7 @@ from thoughtforge.phases.plugin_contract import Plugin
 from thoughtforge.phases.polish.ledger import Ledger
 from thoughtforge.phases.polish.polish_log import finding_state
 from thoughtforge.phases.polish.record import read_polish_record
+from thoughtforge.phases.traceability import TRACEABILITY_FILE
 from thoughtforge.web.thread import render_markdown
 
 CHART_WIDTH = 560
@@ -80,6 +81,8 @@ class Panel(BaseModel):
     verdict: str = ""
     deliverable_html: str = ""
     polish_log_html: str = ""
+    traceability_html: str = ""
+    """Each acceptance criterion with its evidence (`docs/traceability.md`)."""
     problems: list[str] = []
     still_open: list[str] = []
     """Done at a plateau above the thresholds: the issues the last review left open."""
@@ -88,7 +91,13 @@ class Panel(BaseModel):
 
     @property
     def empty(self) -> bool:
-        return not (self.build or self.chart or self.deliverable_html or self.problems)
+        return not (
+            self.build
+            or self.chart
+            or self.deliverable_html
+            or self.traceability_html
+            or self.problems
+        )
 
 
 def panel_for(project: Project, status: Status, plugin: Plugin) -> Panel:
@@ -101,6 +110,10 @@ def panel_for(project: Project, status: Status, plugin: Plugin) -> Panel:
     if document.is_file():
         text = _read(document, panel.problems)
         panel.deliverable_html = render_markdown(text[:_DELIVERABLE_PREVIEW_CHARS])
+    trace = project.dir / TRACEABILITY_FILE
+    if trace.is_file():
+        text = _read(trace, panel.problems)
+        panel.traceability_html = render_markdown(text[:_DELIVERABLE_PREVIEW_CHARS])
     return panel
 
 

@@ -79,7 +79,7 @@ def test_a_failing_test_is_fixed_in_the_cycle_then_polishing(
     assert calls(project) == {"code-build": 1, "code-test-fix": 1}
     runs = [e for e in read_events(project.dir) if e["event"] == "tests_run"]
     assert [(r["passed"], r["failed"], r["failing"]) for r in runs[-2:]] == [
-        (1, 1, ["test_calc.py::test_mul"]),
+        (1, 1, ["test_calc.py::test_ac_2_mul"]),
         (2, 0, []),
     ]
     assert _log(project)[0] == "Phase 3 complete: code built, all tests pass"
@@ -110,7 +110,7 @@ def test_the_same_failing_tests_three_times_halt_stuck_and_input_resumes(
     outcome = CodeBuilder(project, config).run()
 
     assert (outcome.verdict, outcome.halt_reason) == ("halt", HaltReason.STUCK)
-    assert "test_calc.py::test_mul" in outcome.reason and "3 consecutive" in outcome.reason
+    assert "test_calc.py::test_ac_2_mul" in outcome.reason and "3 consecutive" in outcome.reason
     assert calls(project)["code-test-fix"] == 2
     assert _state(project).awaiting_input
     assert "provide input, terminate" in read_chat(project.dir)[-1].content
@@ -384,7 +384,10 @@ def test_a_build_with_tests_but_no_source_halts_incomplete_before_polishing(
     code_config: Callable[..., Config], script: Callable[..., Path]
 ) -> None:
     """Before, a green suite was enough: the code path never read code_min_source_files."""
-    only_tests = {"test_truth.py": "def test_truth():\n    assert 1 + 1 == 2\n", "NOTES.md": "x\n"}
+    truths = (
+        "def test_ac_1_truth():\n    assert 1 + 1 == 2\n\n\ndef test_ac_2_truth():\n    assert 2\n"
+    )
+    only_tests = {"test_truth.py": truths, "NOTES.md": "x\n"}
     script(**{"code-build": wrote(only_tests)})
     project = code_project(code_config())
 

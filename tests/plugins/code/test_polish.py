@@ -56,7 +56,7 @@ def test_a_clean_review_of_failing_code_is_not_done_until_the_tests_pass(
     prompts = sorted((project.dir / ".scripted-agent" / "prompts").glob("*code-review.md"))
     first = prompts[0].read_text()
     assert "1 passed, 1 failed, 2 in total" in first
-    assert "test_calc.py::test_mul" in first
+    assert "test_calc.py::test_ac_2_mul" in first
     assert "### calc.py" in first and "status.json" not in first
 
 

@@ -51,6 +51,7 @@ from thoughtforge.phases.polish.review import (
     prompt_echoes,
 )
 from thoughtforge.phases.reasking import UNUSABLE_HELP, reask
+from thoughtforge.phases.traceability import TRACEABILITY_FILE, plan_traceability
 from thoughtforge.prompting import estimate_tokens, truncate_text
 
 _PROMPT_OVERHEAD_TOKENS = 2_000
@@ -132,6 +133,18 @@ class PolishSteps:
     def measure(self) -> TestResults | None:
         """What the orchestrator measures before the review (a plan: nothing)."""
         return None
+
+    def write_traceability(self) -> None:
+        """`docs/traceability.md` for this iteration (`phases.traceability`): here each
+        criterion with the plan row or section that addresses it."""
+        document = plan_traceability(
+            self.engine.project_name, self.constraints(), self.engine.read(self.document)
+        )
+        self.engine.write(TRACEABILITY_FILE, document)
+
+    def before_done(self) -> None:
+        """What must hold before the guards' `done` stands: a plugin's steps raise `PhaseHalt`
+        when it does not (code mode: a criterion without a test)."""
 
     def review(
         self, n: int, constraints: str, guidance: str, findings: list[Finding] | None = None
@@ -276,6 +289,7 @@ class PolishSteps:
         """State, ledger, log and commit together: if the commit fails, the files are put back."""
         names = (POLISH_STATE_FILE, LEDGER_FILE, POLISH_LOG_FILE)
         saved = {name: _snapshot(self.dir / name) for name in names}
+        self.write_traceability()
         write_polish_state(self.dir, new)
         write_ledger(self.dir, ledger)
         polish_log.append(self.dir, entry)

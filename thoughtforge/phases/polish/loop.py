@@ -102,6 +102,7 @@ class PolishLoop:
                 verdict = self._iteration(state, n)
                 state, report = verdict.state, verdict.report
                 if report.verdict == "done":
+                    self.steps.before_done()
                     return self._finish(state, report)
                 if report.verdict == "halt":
                     assert report.halt_reason is not None, "guards name the reason of every halt"

@@ -1,8 +1,8 @@
 """The code deliverable: Phase 2's Open Source Discovery (`discovery`, `scorecard`), Phase 3's
 builder (`builder`: the Plan Completeness Gate of `plan_gate`, ordered steps, the test-fix cycle
 with the stuck rules of `stuck`, its progress in `build_state`), the test runner and its output
-parsers (`test_runner`, `test_output`), Phase 4's review and fix steps (`polish`, with the
-context of `context`), the safety rules (`safety`).
+parsers (`test_runner`, `test_output`), the locked acceptance tests (`acceptance`), Phase 4's
+review and fix steps (`polish`, with the context of `context`), the safety rules (`safety`).
 """
 
 from thoughtforge.plugins.code.builder import CodeBuilder

@@ -81,6 +81,8 @@ class CodeBuilder(PlanGateStage, ConstructionStage, FixCycleStage):
                 f"{OUTPUT_INCOMPLETE} (the project has {len(sources)} source file(s) besides "
                 f"its tests; phase3_completeness.code_min_source_files is {minimum})",
             )
+        self.acceptance.take_lock()
+        self.acceptance.write_traceability(self.acceptance.traces(self.green))
         finish_build(self.engine.project)
         record_built_from(self.dir)
         self.engine.commit("Phase 3 complete: code built, all tests pass")

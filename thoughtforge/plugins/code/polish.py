@@ -6,6 +6,12 @@ iteration); the review records the tests as measured, never as the reviewer copi
 termination guard's "all tests pass" is the orchestrator's observation. The fixer is a coding
 agent that edits the files itself: it is given the issues, the test result and the files the
 issues name, and what it changed is committed.
+
+The acceptance tests are locked (`acceptance`): each measure also runs them with ThoughtForge's
+own command, and one that does not pass there counts as a failing test whatever the suite said;
+a fix that touches them, the runner's configuration or the suite's count is refused and undone
+like any broken fix; `docs/traceability.md` is rewritten with each iteration, and a criterion
+with no test blocks `done` with a halt that names it.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import hashlib
 import json
 
 from thoughtforge.adapters.agents.invoke import ATTEMPTS
-from thoughtforge.core import PolishState, changes, discard_agent_changes, git_repo, log_event
+from thoughtforge.core import PolishState, changes, git_repo, log_event
 from thoughtforge.core.staging import PRIVATE_FILES, is_own
 from thoughtforge.errors import AgentFailure, PhaseHalt
 from thoughtforge.models import HaltReason
@@ -23,6 +29,11 @@ from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.phases.polish.iteration import FixResult, StoredReview
 from thoughtforge.phases.polish.iteration import PolishSteps as PlanPolishSteps
 from thoughtforge.phases.polish.review import TestResults
+from thoughtforge.phases.traceability import unevidenced, without_evidence_reason
+from thoughtforge.plugins.code.acceptance.check import REMEDY, Acceptance
+from thoughtforge.plugins.code.acceptance.lock import LOCK_FILE, AcceptanceLock, write_lock
+from thoughtforge.plugins.code.acceptance.runner import AcceptanceRun
+from thoughtforge.plugins.code.acceptance.verdict import LockVerdict, criterion_test_name
 from thoughtforge.plugins.code.coder import coder_for
 from thoughtforge.plugins.code.context import fix_context, review_context
 from thoughtforge.plugins.code.suite import Suite, describe, results
@@ -30,6 +41,8 @@ from thoughtforge.plugins.code.test_runner import TestRun
 from thoughtforge.prompting import estimate_tokens
 
 _PROMPT_OVERHEAD_TOKENS = 2_000
+GITIGNORE = ".gitignore"
+"""ThoughtForge's: a fixer that edits it could hide a file from what is judged and committed."""
 
 
 class PolishSteps(PlanPolishSteps):
@@ -40,10 +53,70 @@ class PolishSteps(PlanPolishSteps):
         self.suite = Suite(engine, engine.config.code)
         self.code = coder_for(engine.config, fixer, self.suite.command, attempts=ATTEMPTS)
         self.last_run: TestRun | None = None
+        self.acceptance = Acceptance(engine, self.suite)
+        self.last_acceptance: AcceptanceRun | None = None
 
     def measure(self) -> TestResults:
-        self.last_run = self.suite.run()
-        return results(self.last_run)
+        """The suite's result; a locked acceptance test that does not pass when ThoughtForge
+        runs it itself, or that anything since the lock touched (a reviewer with write access
+        too), is one more failure, whatever the suite's own run said."""
+        run = self.last_run = self.suite.run()
+        measured = results(run)
+        lock = self._lock()
+        accepted = self.last_acceptance = self.acceptance.run([t.node_id for t in lock.tests], run)
+        tampered = [str(t) for t in self.acceptance.verdict(None, count=False).touched]
+        if lock.per == "file" and run.total < lock.collected:
+            tampered.append(
+                f"the suite ran {run.total} tests, fewer than the {lock.collected} it had"
+            )
+        unmet = [node for node in accepted.failing if node not in run.failing] + tampered
+        if not unmet:
+            return measured
+        log_event(
+            self.dir,
+            "acceptance_failing",
+            level="warning",
+            tests={node: accepted.results[node] for node in accepted.failing},
+            touched=tampered,
+            crash=accepted.crash,
+        )
+        return TestResults(
+            total=max(measured.total, len(lock.tests)),
+            passed=max(measured.passed - len(unmet), 0),
+            failed=measured.failed + len(unmet),
+        )
+
+    def before_done(self) -> None:
+        """A criterion no test is named after blocks `done`, as does a locked test changed
+        since its lock (by the reviewer, say): it is no evidence. Override accepts it as it is."""
+        self._lock()
+        touched = self.acceptance.verdict(None, count=False).touched
+        if touched:
+            raise PhaseHalt(
+                HaltReason.CRITERION_WITHOUT_EVIDENCE,
+                "The locked acceptance tests changed outside a fix, so they are no evidence: "
+                f"{'; '.join(str(t) for t in touched[:8])}. Put them back as they were locked "
+                "(git) and resume, or override to accept the deliverable as it is.",
+            )
+        missing = unevidenced(self.acceptance.traces(self._last_acceptance()))
+        if missing:
+            raise PhaseHalt(
+                HaltReason.CRITERION_WITHOUT_EVIDENCE, without_evidence_reason(missing, REMEDY)
+            )
+
+    def write_traceability(self) -> None:
+        """Each criterion with its tests as this iteration ran them, committed with it."""
+        self.acceptance.write_traceability(self.acceptance.traces(self._last_acceptance()))
+
+    def _last_acceptance(self) -> AcceptanceRun:
+        """This iteration's run of the locked tests; run now when the review was one stored
+        before an interruption (no measure ran)."""
+        lock = self._lock()
+        if self.last_acceptance is None:
+            self.last_acceptance = self.acceptance.run(
+                [t.node_id for t in lock.tests], self.last_run
+            )
+        return self.last_acceptance
 
     def fix(
         self, state: PolishState, review: StoredReview, constraints: str, guidance: str
@@ -61,8 +134,11 @@ class PolishSteps(PlanPolishSteps):
                 truncated=files.truncated,
                 left_out=files.left_out,
             )
+        lock = self._lock()
+        before = git_repo.log_lines(self.dir, "%H")[-1:]
         prompt = self.engine.prompts.render(
             "code-fix",
+            acceptance=self._unlocked_note(lock),
             test_command=" ".join(self.suite.command()),
             issues=issues,
             test_results=self._tests_line(review.tests),
@@ -71,23 +147,72 @@ class PolishSteps(PlanPolishSteps):
             files=files.text,
         )
         try:
-            self.code(prompt, self.engine.call("code-fix", review.iteration))
+            with self.engine.agent_at_work("code-fix", also=(LOCK_FILE, GITIGNORE)):
+                self.code(prompt, self.engine.call("code-fix", review.iteration))
         except AgentFailure as exc:
             raise PhaseHalt(HaltReason.AGENT_FAILURE, str(exc)) from None
         changed = changes(self.dir).foreign
         verdict = self.plugin.check_deliverable(
             self.engine.project, Candidate(stage="fix", files=changed)
         )
-        if not verdict.accepted:
+        why = None if verdict.accepted else verdict.reason
+        locked = None
+        if why is None and changed:
+            locked = self.acceptance.verdict(before[0] if before else None)
+            if locked.refused:
+                why = locked.reason
+                log_event(
+                    self.dir,
+                    "locked_acceptance_refused",
+                    level="warning",
+                    iteration=review.iteration,
+                    touched=[str(t) for t in locked.touched],
+                    untested=[c.number for c in locked.untested],
+                )
+        if why is not None:
             answer = "\n".join(changed)
-            discard_agent_changes(self.dir)
-            return self.refuse(review.iteration, verdict.reason, answer)
+            self.acceptance.undo()
+            return self.refuse(review.iteration, why, answer)
+        if locked is not None:
+            self._relock(lock, locked)
         version = self.fingerprint()
         if not changed or version == review.version:
             return FixResult(outcome="unchanged", summary="unchanged: the fixer changed no file")
         more = f" and {len(changed) - 5} more" if len(changed) > 5 else ""
         named = f"{', '.join(changed[:5])}{more}"
         return self.changed(state, version, f"changed {named}", named)
+
+    def _lock(self) -> AcceptanceLock:
+        """The lock; taken from the tree as it stands when Phase 3 took none (a project built
+        before locking)."""
+        return self.acceptance.lock() or self.acceptance.take_lock()
+
+    def _relock(self, lock: AcceptanceLock, verdict: LockVerdict) -> None:
+        """After an accepted step: the criteria the person reworded are locked again with the
+        tests the step left, and a suite that grew keeps its new count as the floor."""
+        if verdict.unlocked:
+            relocked = self.acceptance.take_lock()
+            log_event(self.dir, "acceptance_relocked", criteria=verdict.unlocked)
+            lock = relocked
+        if verdict.collected is not None and verdict.collected > lock.collected:
+            write_lock(self.dir, lock.model_copy(update={"collected": verdict.collected}))
+
+    def _unlocked_note(self, lock: AcceptanceLock) -> str:
+        """What the fixer is told about the criteria the person reworded since the lock."""
+        stated = {c.number: c.text for c in self.acceptance.criteria()}
+        reworded = [n for n in stated if (c := lock.criterion(n)) is None or c.text != stated[n]]
+        if not reworded:
+            return "No acceptance criterion changed since the tests were locked."
+        lines = [
+            f"- criterion {n}: “{stated[n]}”: leave a test named "
+            f"{criterion_test_name(n)} that checks this wording"
+            for n in reworded
+        ]
+        return (
+            "The person changed these acceptance criteria since the tests were locked; their "
+            "tests are unlocked for this fix, which must leave one test for each:\n"
+            + "\n".join(lines)
+        )
 
     def fingerprint(self) -> str:
         """The content hash of the code: every file git would keep but ThoughtForge's own."""

@@ -28,6 +28,10 @@ class Suite:
         self.settings = settings
 
     def command(self) -> list[str]:
+        return self.settings.test_commands[self.language()]
+
+    def language(self) -> str:
+        """The project's language among `code.test_commands` (`detect_language`), or a halt."""
         commands = self.settings.test_commands
         spec = self.engine.read(SPEC_FILE)
         language = detect_language(spec, self.engine.project.dir, commands)
@@ -38,7 +42,7 @@ class Suite:
                 f"none of {', '.join(sorted(commands))} and no project file shows the language. "
                 "Add the language to code.test_commands or to the spec, then resume.",
             )
-        return commands[language]
+        return language
 
     def run(self) -> TestRun:
         """The suite's verdict; a crash of the runner is retried once, then halts."""

@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import signal
+from collections.abc import Mapping
 from pathlib import Path
 from typing import ClassVar
 
@@ -144,18 +145,10 @@ def run_tests(project_dir: Path, command: list[str], timeout: float) -> TestRun:
     problem = _cannot_start(project_dir, command[0])
     if problem:
         return TestRun(exit_code=None, crash_reason=problem)
-    result = run_command(
-        command,
-        stdin_text="",
-        env={**os.environ, **_RUN_ENV},
-        timeout=timeout,
-        max_bytes=MAX_OUTPUT_BYTES,
-        cwd=project_dir,
-        merge_stderr=True,
-    )
+    result = run_in_project(project_dir, command, timeout)
     output = strip_ansi(result.stdout)
     tally = read_output(output) or Tally(note=_UNREAD.format(result.returncode))
-    crash_reason = _stopped(result, timeout) or tally.crash_reason
+    crash_reason = stopped_early(result, timeout) or tally.crash_reason
     if crash_reason is None and tally.runner and tally.failed == 0 and result.returncode:
         crash_reason = f"exited with code {result.returncode} although no test failed"
     return TestRun(
@@ -163,6 +156,22 @@ def run_tests(project_dir: Path, command: list[str], timeout: float) -> TestRun:
         crash_reason=crash_reason,
         exit_code=result.returncode,
         output_tail=output[-TAIL_CHARS:],
+    )
+
+
+def run_in_project(
+    project_dir: Path, command: list[str], timeout: float, env: Mapping[str, str] | None = None
+) -> ProcessResult:
+    """Run a command of the untrusted suite in the project: stdin closed, output merged and
+    capped, the whole process group killed at the timeout."""
+    return run_command(
+        command,
+        stdin_text="",
+        env={**os.environ, **_RUN_ENV, **(env or {})},
+        timeout=timeout,
+        max_bytes=MAX_OUTPUT_BYTES,
+        cwd=project_dir,
+        merge_stderr=True,
     )
 
 
@@ -175,7 +184,7 @@ def _cannot_start(project_dir: Path, program: str) -> str | None:
     return None
 
 
-def _stopped(result: ProcessResult, timeout: float) -> str | None:
+def stopped_early(result: ProcessResult, timeout: float) -> str | None:
     """Why the run ended before the suite did, if it did."""
     if result.timed_out:
         return f"timed out after {timeout:g} s; the suite and its processes were killed"

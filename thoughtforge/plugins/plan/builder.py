@@ -38,6 +38,7 @@ from thoughtforge.phases.engine import (
 from thoughtforge.phases.plugin_contract import BuildProgress, ProgressItem, ProgressListener
 from thoughtforge.phases.reasking import UNUSABLE_HELP
 from thoughtforge.phases.revision import finish_build
+from thoughtforge.phases.traceability import TRACEABILITY_FILE, plan_traceability
 from thoughtforge.plugins.plan.builder_response import (
     check_slots,
     parse_builder_response,
@@ -197,11 +198,13 @@ class PlanBuilder:
                 f"phase3_completeness.plan_min_chars is {minimum})",
             )
         try:
-            self.engine.read(CONSTRAINTS_FILE)
+            constraints = self.engine.read(CONSTRAINTS_FILE)
         except PhaseHalt as exc:
             raise PhaseHalt(
                 HaltReason.FILE_SYSTEM_ERROR, f"{CONSTRAINTS_UNREADABLE} ({exc})"
             ) from None
+        trace = plan_traceability(self.engine.project_name, constraints, plan)
+        self.engine.write(TRACEABILITY_FILE, trace)
         finish_build(self.engine.project)
         record_built_from(self.engine.project.dir)
         self.engine.commit("Phase 3 complete: plan built")

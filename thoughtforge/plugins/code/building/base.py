@@ -10,6 +10,7 @@ from thoughtforge.core import (
     CODE_BUILD_FILE,
     Project,
     TransitionHooks,
+    log_event,
     read_state_file,
     write_state_file,
 )
@@ -17,6 +18,8 @@ from thoughtforge.errors import PhaseHalt, StateFileError
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.engine import PhaseEngine, StepRunner, run_direct
 from thoughtforge.phases.plugin_contract import BuildProgress, ProgressItem, ProgressListener
+from thoughtforge.plugins.code.acceptance.check import Acceptance
+from thoughtforge.plugins.code.acceptance.runner import AcceptanceRun
 from thoughtforge.plugins.code.build_state import CodeBuildState
 from thoughtforge.plugins.code.coder import coder_for
 from thoughtforge.plugins.code.suite import Suite
@@ -52,8 +55,28 @@ class BuilderBase:
         self.on_progress = on_progress or (lambda progress: None)
         self.settings = config.code
         self.suite = Suite(self.engine, config.code)
+        self.acceptance = Acceptance(self.engine, self.suite)
+        self.green: AcceptanceRun | None = None
+        """The acceptance tests' results when the suite last came out green."""
         self.code = coder_for(config, self.engine.agent, self.suite.command)
         self.dir = project.dir
+
+    def _lock_refusal(self, task: str) -> str | None:
+        """In a revision's build (the tests were locked when the first build ended): why the
+        step that just ran may not stand, when it touched a locked test of a criterion the
+        revision left as it was, or the runner's files. Its work is then undone, as a failed
+        attempt's is."""
+        if self.acceptance.lock() is None:
+            return None
+        verdict = self.acceptance.verdict(None).model_copy(update={"untested": []})
+        if not verdict.refused:
+            return None
+        touched = [str(t) for t in verdict.touched]
+        log_event(
+            self.dir, "locked_acceptance_refused", level="warning", task=task, touched=touched
+        )
+        self.acceptance.undo()
+        return verdict.reason
 
     def _load(self) -> CodeBuildState:
         if not (self.dir / CODE_BUILD_FILE).exists():

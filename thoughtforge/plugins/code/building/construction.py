@@ -7,6 +7,7 @@ from thoughtforge.core import CONSTRAINTS_FILE, SPEC_FILE, discard_agent_changes
 from thoughtforge.errors import AgentFailure, PhaseHalt, UnusableAnswer
 from thoughtforge.models import HaltReason
 from thoughtforge.phases.reasking import UNUSABLE_HELP, reask
+from thoughtforge.plugins.code.acceptance.lock import LOCK_FILE
 from thoughtforge.plugins.code.build_state import MAX_STEPS, BuildStep, CodeBuildState, StepList
 from thoughtforge.plugins.code.building.base import ATTEMPTS, BuilderBase, Work
 from thoughtforge.plugins.code.plan_gate import find_plan
@@ -93,7 +94,8 @@ class ConstructionStage(BuilderBase):
     def _try(self, state: CodeBuildState, task: str, prompt: str) -> str | None:
         """One attempt: why it failed, or None. Two non-zero exits in a row are `stuck`."""
         try:
-            self.code(prompt, self.engine.call("code-build"))
+            with self.engine.agent_at_work(task, also=(LOCK_FILE,)):
+                self.code(prompt, self.engine.call("code-build"))
         except AgentFailure as exc:
             stuck = state.stuck.agent_failed(task)
             self._save(state)
@@ -103,6 +105,9 @@ class ConstructionStage(BuilderBase):
             return str(exc)
         state.stuck.agent_succeeded(task)
         self._save(state)
+        refusal = self._lock_refusal(task)
+        if refusal is not None:
+            return f"the step was refused: {refusal}"
         run = self.suite.run_once()
         if run.crashed:
             return f"the test suite no longer runs after it: {run.crash_reason}"

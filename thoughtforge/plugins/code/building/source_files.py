@@ -15,11 +15,13 @@ def source_files(project_dir: Path) -> list[str]:
         for relpath in git_repo.listed_files(project_dir)
         if PurePosixPath(relpath).suffix.lower() in SOURCE_SUFFIXES
         and not is_own(relpath)
-        and not _is_test(PurePosixPath(relpath))
+        and not is_test_path(PurePosixPath(relpath))
     ]
 
 
-def _is_test(path: PurePosixPath) -> bool:
+def is_test_path(path: PurePosixPath) -> bool:
+    """A test by its place or name, in any language: in a test folder, `test_*`, `*_test`,
+    `*.test.*` or `*.spec.*`."""
     name = path.name.lower()
     in_tests = any(part.lower() in _TEST_FOLDERS for part in path.parts[:-1])
     named = name.startswith("test_") or path.stem.lower().endswith(("_test", ".test", ".spec"))
