@@ -13,6 +13,8 @@ Exception hierarchy:
     - core.archive.ArchiveRefused - archiving a project in progress or one a run works on
     - phases.revision.RevisionRefused - a revise or rollback while a run works on the project,
                                         or a revise of a terminated project
+    - core.staging.UncommittedEdits - a rollback or revise that would overwrite uncommitted
+                                      edits of tracked files (none is put back)
   + TransitionError       - a phase change the pipeline does not allow
   + PromptError           - a prompt file missing or a placeholder without a value
   + RepositoryTampered    - a project's `.git/` holds hooks or config an agent wrote

@@ -249,8 +249,8 @@ class Tools:
             for item in project_history(project.dir)
         ]
 
-    def rollback(self, project_id: str, to: str) -> dict[str, str]:
-        outcome = rollback(self.project(project_id), to)
+    def rollback(self, project_id: str, to: str, keep_edits: bool = False) -> dict[str, str]:
+        outcome = rollback(self.project(project_id), to, keep_edits=keep_edits)
         return {
             "restored": outcome.label,
             "phase": outcome.phase.value,
