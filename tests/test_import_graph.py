@@ -17,7 +17,7 @@ import thoughtforge
 PACKAGE = Path(thoughtforge.__file__).parent
 
 LAYERS: list[set[str]] = [
-    {"errors", "models", "terminal_text", "config"},  # the shared vocabulary
+    {"errors", "models", "terminal_text", "bounded_input", "config"},  # the shared vocabulary
     {"core"},  # the project on disk
     {"prompting", "adapters", "board"},  # prompts, agents, board and channels
     {"phases"},  # the phases, their shared engine, the plugin contract

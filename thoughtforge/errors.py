@@ -39,6 +39,8 @@ Exception hierarchy:
   + web.prompt_editing.PromptEditError - a prompt save or reset that changed nothing
   + web.answers.ActionRefused          - not an action of the current wait, or one that needs a
                                          message sent without one
+  + bounded_input.InputRefused - a file that is no regular file or over its cap, YAML whose
+                                aliases expand too far
   + ServiceError          - a board, channel or connector call that failed (never halts a phase)
     - server.api.PrefectApiError       - a Prefect REST call that failed
     - ConnectorError                   - a Notion or Google Drive pull that failed, by `kind`

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from thoughtforge.bounded_input import read_capped
 from thoughtforge.config import Config, LiveConfig
 from thoughtforge.core import (
     CONSTRAINTS_FILE,
@@ -303,15 +304,9 @@ class Tools:
 
     def _resource(self, path: Path) -> DroppedFile:
         """A file given as a resource: a regular file (no link) within the size cap."""
-        limit = self.config.resources.max_file_bytes
         refuse_links(path)
-        if not path.is_file():
-            raise ThoughtForgeError(f"resource {path} is not a readable file")
-        if path.stat().st_size > limit:
-            raise ThoughtForgeError(
-                f"resource {path} is over resources.max_file_bytes ({limit:,} bytes)"
-            )
-        return DroppedFile(name=path.name, data=path.read_bytes())
+        data = read_capped(path, self.config.resources.max_file_bytes, "resource")
+        return DroppedFile(name=path.name, data=data)
 
     def _until_possible(self, project: Project, action: str, seconds: float) -> None:
         """A run that works (or was just started) is given `seconds` to ask for `action`, as the

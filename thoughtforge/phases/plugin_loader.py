@@ -37,6 +37,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from thoughtforge.bounded_input import MAX_CONFIG_BYTES, InputRefused, load_yaml, read_capped_text
 from thoughtforge.config import Config
 from thoughtforge.errors import PluginError
 from thoughtforge.models import DEFAULT_DELIVERABLE_TYPE, DeliverableType
@@ -229,8 +230,9 @@ def _load(folder: Path, package: str) -> Plugin:
 def _manifest(folder: Path) -> PluginManifest:
     path = folder / MANIFEST
     try:
-        return PluginManifest.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        text = read_capped_text(path, MAX_CONFIG_BYTES, MANIFEST)
+        return PluginManifest.model_validate(load_yaml(text, str(path)))
+    except (InputRefused, yaml.YAMLError) as exc:
         raise PluginError(folder, f"{MANIFEST} cannot be read: {exc}") from None
     except ValidationError as exc:
         raise PluginError(folder, f"{MANIFEST}: {_describe(exc)}") from None

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from thoughtforge.config import Config
 from thoughtforge.core import Project, current_wait, is_running
@@ -20,7 +20,7 @@ from thoughtforge.core.run_start import RunAlreadyStarting, Starting, claim_star
 from thoughtforge.core.run_start import starting as standing_claim
 from thoughtforge.core.spend_summary import change_budget, spend_of
 from thoughtforge.errors import ThoughtForgeError
-from thoughtforge.models import HaltReason, Phase
+from thoughtforge.models import HaltReason, Phase, Usd
 from thoughtforge.phases import add_human_message, halt_actions
 from thoughtforge.phases.chat import when_answered, when_read
 from thoughtforge.phases.draft_edits import save_edit
@@ -52,7 +52,7 @@ class Answer(BaseModel):
     message: str = ""
     agent: str | None = None
     """With a halt's or a stuck build's decision: the agent to go on with (`switch_agent`)."""
-    budget_usd: float | None = Field(None, gt=0, le=1_000_000)
+    budget_usd: Usd | None = None
     """With a decision on a `budget_exhausted` halt: the project's new budget in dollars."""
 
 
