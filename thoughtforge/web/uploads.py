@@ -58,7 +58,7 @@ class PartialUpload:
         fd, name = tempfile.mkstemp(prefix=PART_PREFIX, suffix=NEW_SUFFIX, dir=folder)
         fcntl.flock(fd, fcntl.LOCK_EX)  # held while this process lives: the part is not stale
         self.part = Path(name).with_suffix(PART_SUFFIX)
-        os.rename(name, self.part)  # only now a part the clean-up may look at
+        Path(name).rename(self.part)  # only now a part the clean-up may look at
         self._file = os.fdopen(fd, "wb")
 
     def write(self, data: bytes) -> None:
