@@ -110,6 +110,8 @@ _VERDICT = "THOUGHTFORGE-PLUGIN-CHECK:"
 _IMPORTING = "THOUGHTFORGE-PLUGIN-IMPORTING:"
 _CHILD = (
     "import sys\n"
+    "from thoughtforge.core.child_lifetime import die_with_parent\n"
+    "die_with_parent(int(sys.argv[2]))\n"
     "from thoughtforge.phases.plugin_loader import check_here\n"
     "check_here(sys.argv[1])\n"
 )
@@ -120,7 +122,7 @@ def _check_in_child(directory: Path) -> None:
     one that took longer than `IMPORT_SECONDS`, or one that ended the child. The time counts
     from the child's first folder, not its own start."""
     child = subprocess.Popen(
-        [sys.executable, "-c", _CHILD, str(directory)],
+        [sys.executable, "-c", _CHILD, str(directory), str(os.getpid())],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
