@@ -196,3 +196,15 @@ def test_budget_rebuild_over_damaged_log_lines_counts_every_call_without_a_trace
     assert ledger.total.calls == 4 and ledger.total.usd == pytest.approx(0.3)
     assert ledger.total.tokens == 2000 and ledger.total.unpriced_calls == 2
     assert ledger.budget is None
+
+
+@pytest.mark.parametrize("amount", ["nan", "inf", "1e309", "1000001"])
+def test_the_budget_command_refuses_what_no_budget_can_be(
+    config: Config, project: Project, amount: str
+) -> None:
+    config_path = config.projects.directory.parent / "config.yaml"
+    refused = CliRunner().invoke(
+        app, ["-c", str(config_path), "budget", project.id, "--usd", amount]
+    )
+    assert refused.exit_code == 1 and isinstance(refused.exception, ThoughtForgeError)
+    assert read_usage(project.dir).budget is None
