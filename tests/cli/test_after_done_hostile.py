@@ -5,14 +5,13 @@ commit subject holding any line break Python knows is read as one subject."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import git
 import pytest
 
 from tests.build_setup import building_project
-from tests.conftest import REPO_ROOT
+from tests.cli.test_drafts_and_archive import _run
 from thoughtforge.config import Config
 from thoughtforge.core import Project, read_status, write_status
 from thoughtforge.core.git_repo import commit
@@ -22,19 +21,6 @@ from thoughtforge.models import Phase
 BUILT = "# Plan\n\n## Budget\n\nBudget 15k, first draft.\n"
 FIXED = "# Plan\n\n## Budget\n\nBudget 15k, with a 10% contingency.\n"
 HAND_EDIT = "# Plan\n\n## Budget\n\nBudget 15k. My own note: ask the caterer first.\n"
-
-
-def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "300"}
-    env["PYTHONPATH"] = str(REPO_ROOT)
-    return subprocess.run(
-        [sys.executable, "-m", "thoughtforge", *args],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
 
 
 def _move(project: Project, phase: Phase) -> None:

@@ -17,6 +17,7 @@ import pytest
 
 from tests.conftest import REPO_ROOT
 from thoughtforge.config import Config, load_config
+from thoughtforge.core.processes import _running, descendants
 from thoughtforge.errors import PluginError
 from thoughtforge.models import DeliverableType
 from thoughtforge.phases import plugin_loader
@@ -230,27 +231,6 @@ def test_what_a_plugin_prints_at_import_stays_out_of_the_output(
     assert "HELLO" not in capfd.readouterr().out
 
 
-def _children_of(pid: int) -> list[int]:
-    found = []
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                stat = (proc / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.append(int(proc.name))
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 def test_a_plugin_check_that_never_ends_dies_with_the_process_that_started_it(
     tmp_path: Path, write_config: Callable[..., Path]
 ) -> None:
@@ -271,15 +251,15 @@ def test_a_plugin_check_that_never_ends_dies_with_the_process_that_started_it(
         deadline = time.monotonic() + 60
         while not children and time.monotonic() < deadline:
             time.sleep(0.2)
-            children = _children_of(parent.pid)
+            children = descendants([parent.pid])
         assert children, "the check's child never started"
         time.sleep(1)  # it spins in the plugin's import now
         parent.kill()
         parent.wait()
         deadline = time.monotonic() + 10
-        while any(_alive(child) for child in children) and time.monotonic() < deadline:
+        while any(_running(child) for child in children) and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert not any(_alive(child) for child in children)
+        assert not any(_running(child) for child in children)
     finally:
         parent.kill()
         for child in children:
