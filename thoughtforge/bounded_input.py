@@ -62,7 +62,9 @@ def read_capped_text(path: Path, limit: int, what: str = "file") -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputRefused(f"{what} {path} is not UTF-8 text (byte {exc.start})") from None
+        raise InputRefused(
+            f"cannot read {what} {path}: not UTF-8 text (byte {exc.start})"
+        ) from None
 
 
 def load_yaml(text: str, where: str, *, max_values: int = MAX_YAML_VALUES) -> Any:
