@@ -51,11 +51,12 @@ def _answer(stream: IO[bytes], wanted: int) -> dict[str, Any]:
             return dict(message)
 
 
-def _rss_kb(pid: int) -> int:
+def _rss_kb(pid: int, field: str = "VmRSS") -> int:
+    """The process's resident memory now (or at its peak: `VmHWM`), in kB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1])
-    raise AssertionError("no VmRSS")
+    raise AssertionError(f"no {field}")
 
 
 def test_closing_stdin_ends_the_server_though_a_tool_still_waits(
@@ -123,6 +124,27 @@ def test_a_client_that_never_reads_stdout_stops_being_read_from(
         grown_mb = (_rss_kb(server.pid) - before) / 1024
         assert writer.is_alive() and sent < 3000, "the server read every request unanswered"
         assert grown_mb < 50, f"the server grew by {grown_mb:.0f} MB"
+    finally:
+        server.kill()
+        server.wait()
+
+
+def test_a_message_over_the_line_cap_is_skipped_unheld_and_the_session_goes_on(
+    mcp_env: dict[str, str], mcp_config: Callable[..., Path]
+) -> None:
+    server = _server(mcp_config(), mcp_env)
+    assert server.stdin is not None and server.stdout is not None
+    try:
+        _send(server.stdin, INITIALIZE)
+        _answer(server.stdout, 0)
+        _send(server.stdin, INITIALIZED)
+        before = _rss_kb(server.pid, "VmHWM")
+        for _ in range(4):  # 40 MB in one line
+            server.stdin.write(b'{"jsonrpc": "2.0", "id": 9, "method": "' + b"x" * 10_000_000)
+        server.stdin.write(b'"}\n')
+        _send(server.stdin, {"jsonrpc": "2.0", "id": 5, "method": "ping"})
+        assert _answer(server.stdout, 5)["result"] == {}
+        assert (_rss_kb(server.pid, "VmHWM") - before) / 1024 < 30
     finally:
         server.kill()
         server.wait()

@@ -3,6 +3,7 @@
 - Back-pressure: a client's next line is read only while fewer than `MAX_UNANSWERED` of its
   requests wait for their answer to be written. A client that never reads stdout stops being
   read from (its own writes then block), instead of growing the server by every answer.
+- A size: a line (one message) over `MAX_LINE_CHARS` is skipped as it is read, never held.
 - An end: the client closing stdin is the end of the session (the MCP spec's word for stdio).
   The server exits once the SDK is done, or `EXIT_GRACE_SECONDS` after the close when a tool
   still waits (a sync tool's thread cannot be cancelled); a run a tool started is a process of
@@ -17,16 +18,20 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio
+import anyio.to_thread
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
 MAX_UNANSWERED = 32
+MAX_LINE_CHARS = 2 * 1024 * 1024
+"""One message: far over any tool's text limit (`tools.MAX_TEXT_CHARS`)."""
 EXIT_GRACE_SECONDS = 3.0
 
 
@@ -54,15 +59,29 @@ class _Flow:
 class _Requests:
     """stdin's lines, each let through only under the flow's limit; at the end, the exit."""
 
-    def __init__(self, stdin: anyio.AsyncFile[str], flow: _Flow) -> None:
+    def __init__(self, stdin: TextIO, flow: _Flow) -> None:
         self.stdin = stdin
         self.flow = flow
 
+    async def _readline(self, limit: int) -> str:
+        return await anyio.to_thread.run_sync(self.stdin.readline, limit, abandon_on_cancel=True)
+
     async def __aiter__(self) -> AsyncIterator[str]:
-        async for line in self.stdin:
+        while line := await self._readline(MAX_LINE_CHARS + 1):
+            if len(line) > MAX_LINE_CHARS and not line.endswith("\n"):
+                await self._skip_rest_of(line)
+                continue
             await self.flow.read(line)
             yield line
         _exit_after(EXIT_GRACE_SECONDS)
+
+    async def _skip_rest_of(self, line: str) -> None:
+        """A line over the cap is read through, never held whole, and left unanswered."""
+        while line and not line.endswith("\n"):
+            line = await self._readline(MAX_LINE_CHARS)
+        sys.stderr.write(
+            f"thoughtforge mcp: a message over {MAX_LINE_CHARS:,} characters was skipped\n"
+        )
 
 
 class _Answers:
@@ -90,7 +109,7 @@ def serve_stdio(server: MCPServer) -> None:
 
     async def run() -> None:
         flow = _Flow()
-        stdin = anyio.wrap_file(os.fdopen(stdin_fd, encoding="utf-8", errors="replace"))
+        stdin = os.fdopen(stdin_fd, encoding="utf-8", errors="replace")
         stdout = anyio.wrap_file(os.fdopen(stdout_fd, "w", encoding="utf-8"))
         requests: Any = _Requests(stdin, flow)
         answers: Any = _Answers(stdout, flow)
