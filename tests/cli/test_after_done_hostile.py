@@ -62,7 +62,7 @@ def test_rollback_over_a_hand_edit_is_refused_naming_it_and_keep_edits_commits_i
     [mine] = [c for c in repo.iter_commits() if c.summary.startswith("Your uncommitted edits")]
     assert repo.git.show(f"{mine.hexsha}:docs/plan.md") + "\n" == HAND_EDIT
     listed = _run(tmp_path, "history", done.id)
-    assert "Your uncommitted edits, kept before rolling back to phase3" in listed.stdout
+    assert "Your uncommitted edits, kept before you asked to roll back to phase3" in listed.stdout
 
 
 def test_revise_over_a_hand_edit_is_refused_and_records_no_revision(

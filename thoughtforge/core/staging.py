@@ -159,7 +159,7 @@ def secure_edits(project_dir: Path, what: str, *, keep: bool) -> str | None:
         return None
     if not keep:
         raise UncommittedEdits(project_dir, what, edited)
-    git_repo.commit(project_dir, f"Your uncommitted edits, kept before {what}", edited)
+    git_repo.commit(project_dir, f"Your uncommitted edits, kept before you asked to {what}", edited)
     [[commit]] = git_repo.log_records(project_dir, "%h", last=1)
     log_event(project_dir, "uncommitted_edits_kept", files=edited, commit=commit, before=what)
     return commit

@@ -115,7 +115,7 @@ def start_revision(
         )
     revisions = read_revisions(project.dir)
     number = revisions.current + 1
-    secure_edits(project.dir, f"revision {number}", keep=keep_edits)
+    secure_edits(project.dir, f"start revision {number}", keep=keep_edits)
     revision = Revision(
         number=number,
         change=text,

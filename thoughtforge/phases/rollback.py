@@ -112,7 +112,7 @@ def rollback(project: Project, wanted: str, *, keep_edits: bool = False) -> Roll
             "this phase to end, or halt it)"
         )
     label = label_of(item)
-    secure_edits(project.dir, f"rolling back to {label}", keep=keep_edits)
+    secure_edits(project.dir, f"roll back to {label}", keep=keep_edits)
     git_repo.restore_tree(project.dir, item.commit, KEPT)
     write_polish_state(project.dir, polish)
     _close_abandoned_revision(project, item)
