@@ -115,7 +115,13 @@ class ProgressRecorder:
             write_state_file(self.project_dir, BUILD_PROGRESS_FILE, progress)
         except OSError as exc:
             log_event(self.project_dir, "build_progress_unsaved", level="warning", error=str(exc))
-        self.then(progress)
+        try:
+            self.then(progress)
+        except Exception as exc:  # noqa: BLE001 - a listener's failure (an artifact not published)
+            log_event(
+                self.project_dir, "build_progress_unpublished", level="warning",
+                error=excerpt(str(exc), 200),
+            )  # fmt: skip
 
     def _checked(self, progress: object) -> BuildProgress | None:
         if isinstance(progress, BuildProgress):
