@@ -140,7 +140,8 @@ def read_entries(prefect_yaml: Path) -> list[DeploymentEntry]:
         return [DeploymentEntry.model_validate(item) for item in data.get("deployments") or []]
     except InputRefused as exc:
         raise ThoughtForgeError(
-            f"{exc}: reinstall ThoughtForge, or write one with `thoughtforge init --prefect-yaml`"
+            f"{prefect_yaml} cannot be read ({exc}): reinstall ThoughtForge, or write one with "
+            "`thoughtforge init --prefect-yaml`"
         ) from None
     except (yaml.YAMLError, ValidationError, AttributeError) as exc:
         raise ThoughtForgeError(f"{prefect_yaml} is not a deployments file: {exc}") from None
