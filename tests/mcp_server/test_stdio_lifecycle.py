@@ -9,7 +9,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -29,14 +30,25 @@ INITIALIZE = {
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
-def _server(config: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
+@contextmanager
+def _session(config: Path, env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
+    """`thoughtforge mcp` spawned and initialized over raw pipes; killed at the end."""
+    server = subprocess.Popen(
         [sys.executable, "-m", "thoughtforge", "--config", str(config), "mcp"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         env=env,
     )
+    assert server.stdin is not None and server.stdout is not None
+    try:
+        _send(server.stdin, INITIALIZE)
+        _answer(server.stdout, 0)
+        _send(server.stdin, INITIALIZED)
+        yield server
+    finally:
+        server.kill()
+        server.wait()
 
 
 def _send(stream: IO[bytes], message: dict[str, Any]) -> None:
@@ -64,13 +76,9 @@ def test_closing_stdin_ends_the_server_though_a_tool_still_waits(
 ) -> None:
     config_file = mcp_config()
     project = create_project(load_config(config_file), brain_dump="a plan")
-    server = _server(config_file, mcp_env)
-    assert server.stdin is not None and server.stdout is not None
-    try:
+    with _session(config_file, mcp_env) as server:
+        assert server.stdin is not None
         with hold_run_lock(project):  # a run works: `distill` waits up to wait_seconds for it
-            _send(server.stdin, INITIALIZE)
-            _answer(server.stdout, 0)
-            _send(server.stdin, INITIALIZED)
             call = {"project_id": project.id, "wait_seconds": 300}
             _send(
                 server.stdin,
@@ -87,20 +95,13 @@ def test_closing_stdin_ends_the_server_though_a_tool_still_waits(
             server.stdin.close()
             server.wait(timeout=20)
             assert time.monotonic() - closed < 10
-    finally:
-        server.kill()
-        server.wait()
 
 
 def test_a_client_that_never_reads_stdout_stops_being_read_from(
     mcp_env: dict[str, str], mcp_config: Callable[..., Path]
 ) -> None:
-    server = _server(mcp_config(), mcp_env)
-    assert server.stdin is not None and server.stdout is not None
-    try:
-        _send(server.stdin, INITIALIZE)
-        _answer(server.stdout, 0)
-        _send(server.stdin, INITIALIZED)
+    with _session(mcp_config(), mcp_env) as server:
+        assert server.stdin is not None and server.stdout is not None
         time.sleep(1)
         before = _rss_kb(server.pid)
         sent = 0
@@ -124,20 +125,13 @@ def test_a_client_that_never_reads_stdout_stops_being_read_from(
         grown_mb = (_rss_kb(server.pid) - before) / 1024
         assert writer.is_alive() and sent < 3000, "the server read every request unanswered"
         assert grown_mb < 50, f"the server grew by {grown_mb:.0f} MB"
-    finally:
-        server.kill()
-        server.wait()
 
 
 def test_a_message_over_the_line_cap_is_skipped_unheld_and_the_session_goes_on(
     mcp_env: dict[str, str], mcp_config: Callable[..., Path]
 ) -> None:
-    server = _server(mcp_config(), mcp_env)
-    assert server.stdin is not None and server.stdout is not None
-    try:
-        _send(server.stdin, INITIALIZE)
-        _answer(server.stdout, 0)
-        _send(server.stdin, INITIALIZED)
+    with _session(mcp_config(), mcp_env) as server:
+        assert server.stdin is not None and server.stdout is not None
         before = _rss_kb(server.pid, "VmHWM")
         for _ in range(4):  # 40 MB in one line
             server.stdin.write(b'{"jsonrpc": "2.0", "id": 9, "method": "' + b"x" * 10_000_000)
@@ -145,6 +139,3 @@ def test_a_message_over_the_line_cap_is_skipped_unheld_and_the_session_goes_on(
         _send(server.stdin, {"jsonrpc": "2.0", "id": 5, "method": "ping"})
         assert _answer(server.stdout, 5)["result"] == {}
         assert (_rss_kb(server.pid, "VmHWM") - before) / 1024 < 30
-    finally:
-        server.kill()
-        server.wait()
