@@ -13,6 +13,8 @@ Exception hierarchy:
     - core.archive.ArchiveRefused - archiving a project in progress or one a run works on
     - phases.revision.RevisionRefused - a revise or rollback while a run works on the project,
                                         or a revise of a terminated project
+    - core.staging.UncommittedEdits - a rollback or revise that would overwrite uncommitted
+                                      edits of tracked files (none is put back)
   + TransitionError       - a phase change the pipeline does not allow
   + PromptError           - a prompt file missing or a placeholder without a value
   + RepositoryTampered    - a project's `.git/` holds hooks or config an agent wrote
@@ -40,6 +42,8 @@ Exception hierarchy:
   + ActionRefused         - an action the project does not take now (not one its state
                             offers, or one that needs words sent without them): the same
                             words at every door (`actions`)
+  + bounded_input.InputRefused - a file that is no regular file or over its cap, YAML whose
+                                aliases expand too far
   + ServiceError          - a board, channel or connector call that failed (never halts a phase)
     - stack.api.PrefectApiError       - a Prefect REST call that failed
     - ConnectorError                   - a Notion or Google Drive pull that failed, by `kind`

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, field_validator
 from pydantic_core import core_schema
@@ -19,6 +19,15 @@ class Phase(StrEnum):
     POLISHING = "polishing"
     DONE = "done"
     HALTED = "halted"
+
+
+MAX_USD = 1_000_000
+"""The largest budget in dollars any surface takes (config, CLI, page, MCP): more is a typo."""
+MAX_TOKENS = 10**12
+"""The largest token budget any surface takes."""
+Usd = Annotated[float, Field(gt=0, le=MAX_USD, allow_inf_nan=False)]
+"""A budget in dollars: a finite amount over 0, at most `MAX_USD`."""
+TokenBudget = Annotated[int, Field(gt=0, le=MAX_TOKENS)]
 
 
 AUTONOMOUS_PHASES = frozenset({Phase.DISTILLING, Phase.BUILDING, Phase.POLISHING})

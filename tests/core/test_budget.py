@@ -166,3 +166,45 @@ def test_passing_80_percent_of_the_budget_is_told_in_the_chat_once(
 
 def _notices(project: Project) -> list[str]:
     return [m.content for m in read_thread(project.dir) if "of the budget is spent" in m.content]
+
+
+def test_budget_rebuild_over_damaged_log_lines_counts_every_call_without_a_traceback(
+    config: Config, project: Project
+) -> None:
+    config_path = config.projects.directory.parent / "config.yaml"
+    _ask(config, project)  # one sound call: 2,000 tokens, $0.20
+    damaged = [
+        '{"event": "agent_usage", "phase": "polishing", "tokens_in": "12x", "usd": 0.1}',
+        '{"event": "agent_usage", "phase": "polishing", "tokens_in": 1e400, "usd": 1e400}',
+        '{"event": "agent_usage", "phase": "polishing", "tokens_out": -5, "iteration": 2}',
+        '{"event": "budget_set", "budget": {"max_usd": 1e400}}',
+        '{"event": "budget_set", "budget": "lots"}',
+        "[" * 100_000,
+        '{"event": "agent_usage", "tok',
+        "\udcff not utf-8",
+    ]
+    with (project.dir / "thoughtforge.log").open(
+        "a", encoding="utf-8", errors="surrogateescape"
+    ) as log:
+        log.write("\n".join(damaged) + "\n")
+    (project.dir / USAGE_FILE).write_text("{not json")
+
+    rebuilt = CliRunner().invoke(app, ["-c", str(config_path), "budget", project.id, "--rebuild"])
+
+    assert rebuilt.exit_code == 0, rebuilt.output
+    ledger = read_usage(project.dir)
+    assert ledger.total.calls == 4 and ledger.total.usd == pytest.approx(0.3)
+    assert ledger.total.tokens == 2000 and ledger.total.unpriced_calls == 2
+    assert ledger.budget is None
+
+
+@pytest.mark.parametrize("amount", ["nan", "inf", "1e309", "1000001"])
+def test_the_budget_command_refuses_what_no_budget_can_be(
+    config: Config, project: Project, amount: str
+) -> None:
+    config_path = config.projects.directory.parent / "config.yaml"
+    refused = CliRunner().invoke(
+        app, ["-c", str(config_path), "budget", project.id, "--usd", amount]
+    )
+    assert refused.exit_code == 1 and isinstance(refused.exception, ThoughtForgeError)
+    assert read_usage(project.dir).budget is None

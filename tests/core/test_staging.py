@@ -6,7 +6,15 @@ from pathlib import Path
 
 from tests.conftest import BRAIN_DUMP
 from thoughtforge.config import Config
-from thoughtforge.core import commit_own, create_project, discard_agent_changes, git_repo, log_event
+from thoughtforge.core import (
+    Project,
+    commit_own,
+    create_project,
+    discard_agent_changes,
+    git_repo,
+    log_event,
+    read_events,
+)
 
 
 def _tracked(project_dir: Path) -> list[str]:
@@ -31,12 +39,17 @@ def test_code_mode_commits_the_agents_files_but_never_private_or_ignored_ones(
     assert not [p for p in tracked if "__pycache__" in p or p == "thoughtforge.log"]
 
 
-def test_undoing_an_attempt_keeps_thoughtforges_files_even_under_an_agents_gitignore(
-    config: Config,
-) -> None:
+def _with_app_committed(config: Config) -> Project:
     project = create_project(config, brain_dump=BRAIN_DUMP)
     (project.dir / "app.py").write_text("v1\n")
     commit_own(project.dir, "step 1", agent_files=True)
+    return project
+
+
+def test_undoing_an_attempt_keeps_thoughtforges_files_even_under_an_agents_gitignore(
+    config: Config,
+) -> None:
+    project = _with_app_committed(config)
     log_event(project.dir, "before the attempt")
     status_before = (project.dir / "status.json").read_text()
     (project.dir / "status.json").write_text(status_before.replace("brain_dump", "building"))
@@ -70,3 +83,19 @@ def test_a_file_still_being_uploaded_is_never_committed_but_the_finished_one_is(
     tracked = _tracked(project.dir)
     assert "resources/agenda.md" in tracked and "resources/.upload-x1y2.part" not in tracked
     assert "resources/.upload-x1y2.part" not in found.own + found.foreign
+
+
+def test_undoing_an_attempt_stashes_an_edit_of_a_tracked_file_and_logs_where(
+    config: Config,
+) -> None:
+    project = _with_app_committed(config)
+    (project.dir / "app.py").write_text("v1\n# the person's fix, typed during the attempt\n")
+
+    discard_agent_changes(project.dir)
+
+    assert (project.dir / "app.py").read_text() == "v1\n"
+    [stashed] = [e for e in read_events(project.dir) if e["event"] == "uncommitted_edits_stashed"]
+    assert stashed["files"] == ["app.py"]
+    kept = git_repo._repo(project.dir).git.show(f"{stashed['stash']}:app.py")
+    assert "the person's fix" in kept
+    assert "stash@{0}" in git_repo._repo(project.dir).git.stash("list")

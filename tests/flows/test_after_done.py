@@ -123,6 +123,15 @@ def test_a_change_request_rebuilds_one_section_then_rollback_restores_earlier_st
     unknown = run_cli(env, config, "rollback", project.name, "--to", "polish-9")
     assert unknown.returncode == 1 and "Valid: phase1, phase2" in unknown.stderr.replace("\n", "")
 
+    # The hand edit is no commit's: the rollback is refused, naming it, until it is kept.
+    refused = run_cli(env, config, "rollback", project.name, "--to", "polish-1")
+    assert refused.returncode == 1 and "docs/spec.md" in refused.stderr
+    assert (project / "docs" / "spec.md").read_text().endswith("One more thought.\n")
+    kept = run_cli(env, config, "rollback", project.name, "--to", "polish-1", "--keep-edits")
+    assert kept.returncode == 0, kept.stdout + kept.stderr
+    assert "One more thought." in repo.git.show("HEAD~1:docs/spec.md")  # the person's commit
+    assert plan.read_text() == first
+
     commits = len(list(repo.iter_commits()))
     back = run_cli(env, config, "rollback", project.name, "--to", "polish-1")
     assert back.returncode == 0, back.stdout + back.stderr

@@ -3,7 +3,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,6 +17,7 @@ import pytest
 
 from tests.conftest import REPO_ROOT
 from thoughtforge.config import Config, load_config
+from thoughtforge.core.processes import _running, descendants
 from thoughtforge.errors import PluginError
 from thoughtforge.models import DeliverableType
 from thoughtforge.phases import plugin_loader
@@ -222,3 +229,39 @@ def test_what_a_plugin_prints_at_import_stays_out_of_the_output(
     config = load_config(write_config(plugins={"directory": str(folder.parent)}))
     assert "checklist" in load_plugins(config)
     assert "HELLO" not in capfd.readouterr().out
+
+
+def test_a_plugin_check_that_never_ends_dies_with_the_process_that_started_it(
+    tmp_path: Path, write_config: Callable[..., Path]
+) -> None:
+    """Before, killing the page server during the check left the child spinning at 100 % CPU
+    in its own session, 29 and 44 minutes later."""
+    folder = _plugins(tmp_path, "checklist")
+    _append(folder, "while True:\n    pass\n")
+    config_file = write_config(plugins={"directory": str(folder.parent)})
+    checking = (
+        "import sys\nfrom thoughtforge.config import load_config\n"
+        "from thoughtforge.phases.plugin_loader import load_plugins\n"
+        "load_plugins(load_config(__import__('pathlib').Path(sys.argv[1])))\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO_ROOT), "HOME": str(tmp_path)}
+    parent = subprocess.Popen([sys.executable, "-c", checking, str(config_file)], env=env)
+    children: list[int] = []
+    try:
+        deadline = time.monotonic() + 60
+        while not children and time.monotonic() < deadline:
+            time.sleep(0.2)
+            children = descendants([parent.pid])
+        assert children, "the check's child never started"
+        time.sleep(1)  # it spins in the plugin's import now
+        parent.kill()
+        parent.wait()
+        deadline = time.monotonic() + 10
+        while any(_running(child) for child in children) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not any(_running(child) for child in children)
+    finally:
+        parent.kill()
+        for child in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(child, signal.SIGKILL)

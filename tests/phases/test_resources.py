@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import io
+import struct
+import time
+import zlib
 from pathlib import Path
 
 import pytest
@@ -10,7 +13,7 @@ from pypdf import PdfWriter
 from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
 from tests.conftest import BRAIN_DUMP
-from thoughtforge.config import Config
+from thoughtforge.config import Config, OpenAIAgentSpec
 from thoughtforge.core import Project, create_project, read_events
 from thoughtforge.errors import ProjectFileError
 from thoughtforge.phases.resources import read_resources
@@ -152,3 +155,47 @@ def test_a_resources_folder_that_is_a_link_out_of_the_project_is_never_read(
     project.resources_dir.symlink_to(elsewhere)
     with pytest.raises(ProjectFileError, match="is a symbolic link"):
         read_resources(project, config, "demo")
+
+
+def _bomb_png(side: int) -> bytes:
+    """A 1-bit PNG of `side` × `side` pixels, all black: tens of kB that decode to gigabytes."""
+    row = b"\x00" + b"\x00" * (side // 8)
+    pixels = zlib.compress(row * side, 9)
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        )
+
+    header = struct.pack(">IIBBBBB", side, side, 1, 0, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    )
+
+
+def test_an_image_bomb_is_skipped_with_a_note_before_it_is_decoded(
+    project: Project, config: Config
+) -> None:
+    import PIL  # noqa: F401 - the bomb hurt only where Pillow could decode it
+
+    bomb = _bomb_png(20_000)
+    assert len(bomb) < 100_000
+    (project.resources_dir / "poster.png").write_bytes(bomb)
+    (project.resources_dir / "notes.md").write_text("the real notes\n")
+    config.agents.available["eye"] = OpenAIAgentSpec.model_validate(
+        {
+            "type": "openai",
+            "base_url": "http://127.0.0.1:9/v1",
+            "model": "tiny",
+            "vision": True,
+            "max_image_side": 2048,
+        }
+    )
+
+    started = time.monotonic()
+    bundle = read_resources(project, config, "eye")
+
+    assert time.monotonic() - started < 5
+    assert bundle.images == [] and [d.name for d in bundle.documents] == ["notes.md"]
+    [note] = bundle.notices
+    assert "'poster.png'" in note and "20,000 × 20,000 pixels" in note and "skipped" in note

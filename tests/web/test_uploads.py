@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -192,3 +193,35 @@ def _wait_until(check: Callable[[], bool], what: str, seconds: float = 60) -> No
     while not check():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.05)
+
+
+@pytest.mark.slow
+def test_a_thousand_uploads_eight_at_a_time_are_all_saved(
+    write_config: Callable[..., Path], tmp_path: Path
+) -> None:
+    """Before, 9 of 1,000 answered 500: one upload's clean-up removed another's part in the
+    instant between its creation and its lock, and the owner's rename then found nothing."""
+    port = free_port()
+    config_file = write_config(web={"port": port})
+    project = create_project(load_config(config_file), brain_dump="x")
+    server = subprocess.Popen(
+        [sys.executable, "-c", _SERVE, str(config_file), str(port), TOKEN], cwd=tmp_path
+    )
+    try:
+        _wait_until(lambda: _healthy(port), "the workbench to start")
+        with httpx.Client(timeout=60) as client:
+
+            def upload(number: int) -> int:
+                return client.post(
+                    f"http://127.0.0.1:{port}/projects/{project.id}/files",
+                    content=f"notes {number}\n".encode(),
+                    headers={"X-ThoughtForge-Token": TOKEN, "X-File-Name": f"n{number}.md"},
+                ).status_code
+
+            with ThreadPoolExecutor(8) as pool:
+                codes = list(pool.map(upload, range(1000)))
+    finally:
+        server.kill()
+        server.wait(30)
+    assert {code: codes.count(code) for code in set(codes)} == {200: 1000}
+    assert len(resource_files(project.resources_dir)) == 1000 and _parts(project) == []

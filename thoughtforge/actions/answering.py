@@ -14,7 +14,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from thoughtforge.actions.budget import raise_on_halt
 from thoughtforge.actions.composer import ACTIONS, AGENT_SWITCH_ACTIONS, CHAT_ACTIONS
@@ -27,7 +27,7 @@ from thoughtforge.core import Project, Status
 from thoughtforge.core.project_view import RunPlace, read_view
 from thoughtforge.core.run_start import RunAlreadyStarting, StartClaim, claimed_start
 from thoughtforge.errors import ActionRefused
-from thoughtforge.models import Phase
+from thoughtforge.models import Phase, Usd
 from thoughtforge.phases import add_human_message, halt_actions
 from thoughtforge.phases.chat import when_answered, when_read
 from thoughtforge.stack.api import AnsweredMeanwhile
@@ -48,7 +48,7 @@ class Answer(BaseModel):
     message: str = ""
     agent: str | None = None
     """With a halt's or a stuck build's decision: the agent to go on with (`switch_agent`)."""
-    budget_usd: float | None = Field(None, gt=0, le=1_000_000)
+    budget_usd: Usd | None = None
     """With a decision on a `budget_exhausted` halt: the project's new budget in dollars."""
 
 

@@ -16,9 +16,10 @@ class Restored(BaseModel):
     note: str
 
 
-def restore(project: Project, to: str) -> Restored:
+def restore(project: Project, to: str, *, keep_edits: bool = False) -> Restored:
     """Back to `to` (a name from the history, or a commit id); refused while a run works on the
-    project (`phases.rollback`)."""
-    outcome = rollback(project, to)
+    project, and over the person's uncommitted edits unless `keep_edits` commits them first
+    (`phases.rollback`)."""
+    outcome = rollback(project, to, keep_edits=keep_edits)
     note = f"Restored {outcome.label}: the project is in {outcome.phase}."
     return Restored(label=outcome.label, phase=outcome.phase, note=note)

@@ -21,6 +21,7 @@ from thoughtforge.core import Project, create_project, log_event, safe_file_name
 from thoughtforge.core.run_start import RunAlreadyStarting, claimed_start
 from thoughtforge.core.spend_summary import change_budget
 from thoughtforge.errors import ProjectLimitError, ThoughtForgeError
+from thoughtforge.models import Usd
 from thoughtforge.phases.chat import notice
 from thoughtforge.phases.plugin_loader import load_plugins
 from thoughtforge.stack.api import (
@@ -54,7 +55,7 @@ class NewProject(BaseModel):
     deliverable_type: str = Field("", pattern=r"^([a-z][a-z0-9_]{0,39})?$")
     """A hint for the distillation: one of the deliverable types (plugins), or none."""
     files: list[DroppedFile] = []
-    budget_usd: float | None = Field(None, gt=0, le=1_000_000)
+    budget_usd: Usd | None = None
     """The project's own budget; none: the config's."""
 
 

@@ -12,6 +12,15 @@ from thoughtforge.cli.app import AutoConfirm, ProjectArgument, app, config_of, o
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.terminal_text import inert_markup
 
+KeepEdits = Annotated[
+    bool,
+    typer.Option(
+        "--keep-edits",
+        help="Commit your uncommitted edits of the project's files first (as your own commit, "
+        "listed in `history`); without it they refuse the command instead of being overwritten.",
+    ),
+]
+
 
 @app.command()
 def revise(
@@ -25,6 +34,7 @@ def revise(
         typer.Option("--file", "-f", help="Read the change request from a file (- for stdin)."),
     ] = None,
     auto_confirm: AutoConfirm = False,
+    keep_edits: KeepEdits = False,
 ) -> None:
     """Ask for a change to a done (or halted) project: it goes back to Phase 2 with its current
     spec and your change; the agent proposes the revised spec, you correct and confirm as before,
@@ -39,7 +49,7 @@ def revise(
     text = change if change is not None else read_brain_dump(file or "-")
     config = config_of(ctx)
     project = open_project(config, project_id)
-    revision = start_revising(config, project, text)
+    revision = start_revising(config, project, text, keep_edits=keep_edits)
     out.print(
         f"Revision {revision.number} of [bold]{project_id}[/] started: back to Phase 2 with your "
         "change request."
@@ -99,6 +109,7 @@ def rollback(
             "--to", help="A name from `thoughtforge history` (phase3, polish-2, …) or a commit id."
         ),
     ],
+    keep_edits: KeepEdits = False,
 ) -> None:
     """Put the project's files back as they were at a phase end, a polish iteration or a commit,
     with a new commit (history is kept), and set its phase and polish state to match. Refused
@@ -106,7 +117,7 @@ def rollback(
     from thoughtforge.actions.restoring import restore
     from thoughtforge.core import open_project
 
-    restored = restore(open_project(config_of(ctx), project_id), to)
+    restored = restore(open_project(config_of(ctx), project_id), to, keep_edits=keep_edits)
     out.print(
         f"Rolled back {project_id} to {restored.label}; it is in {restored.phase}. "
         f"{_next(project_id, restored.phase.value)}"

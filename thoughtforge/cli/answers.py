@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from thoughtforge.bounded_input import MAX_TEXT_FILE_BYTES, read_capped_text
 from thoughtforge.cli.app import AutoConfirm, ProjectArgument, app, config_of, err, out
 from thoughtforge.cli.chat import WaitOption, print_reply
 from thoughtforge.cli.runs import run_pipeline
@@ -231,10 +232,7 @@ def _edit_draft(
 
 
 def _read_edit(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ThoughtForgeError(f"cannot read {path}: {exc}") from None
+    return read_capped_text(path, MAX_TEXT_FILE_BYTES, "edit")
 
 
 def _edit_in_editor(text: str) -> str:

@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from thoughtforge.bounded_input import MAX_TEXT_FILE_BYTES, read_capped_text
 from thoughtforge.config import Config, config_path, load_config
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.terminal_text import inert_markup
@@ -105,11 +106,13 @@ def config_of(ctx: typer.Context) -> Config:
 def read_brain_dump(source: str) -> str:
     """The brain dump from a file, or from stdin for `-`; it must be UTF-8 text."""
     name = "standard input" if source == "-" else source
+    if source != "-":
+        return read_capped_text(Path(source), MAX_TEXT_FILE_BYTES, "brain dump")
+    data = sys.stdin.buffer.read(MAX_TEXT_FILE_BYTES + 1)
+    if len(data) > MAX_TEXT_FILE_BYTES:
+        raise ThoughtForgeError(f"the brain dump on {name} is over {MAX_TEXT_FILE_BYTES:,} bytes")
     try:
-        data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
         return data.decode("utf-8")
-    except OSError as exc:
-        raise ThoughtForgeError(f"cannot read brain dump {name}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         raise ThoughtForgeError(
             f"the brain dump in {name} is not UTF-8 text (byte {exc.start}): save it as UTF-8"

@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from thoughtforge.bounded_input import MAX_CONFIG_BYTES, InputRefused, load_yaml, read_capped_text
 from thoughtforge.config.described_errors import describe_validation_error
 from thoughtforge.config.files import EXAMPLE_NAME, config_path
 from thoughtforge.config.model import Config
@@ -24,9 +25,9 @@ def load_config(path: Path | None = None, *, announce: Any = print) -> Config:
     if not path.exists():
         _create_from_example(path, announce)
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read {path}: {exc}") from None
+        raw = load_yaml(read_capped_text(path, MAX_CONFIG_BYTES, "config"), str(path))
+    except InputRefused as exc:
+        raise ConfigError(str(exc)) from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path} is not valid YAML: {exc}") from None
     if not isinstance(raw, dict):
@@ -50,12 +51,23 @@ def _create_from_example(path: Path, announce: Any) -> None:
 
 
 def _resolve_paths(config: Config, base: Path) -> Config:
-    def resolve(p: Path | None) -> Path | None:
-        return None if p is None else (base / p.expanduser()).resolve()
+    def resolve(p: Path | None, key: str) -> Path | None:
+        return None if p is None else _resolved(base / p.expanduser(), key)
 
-    config.projects.directory = (base / config.projects.directory.expanduser()).resolve()
-    config.prompts.directory = resolve(config.prompts.directory)
-    config.plugins.directory = resolve(config.plugins.directory)
+    config.projects.directory = _resolved(
+        base / config.projects.directory.expanduser(), "projects.directory"
+    )
+    config.prompts.directory = resolve(config.prompts.directory, "prompts.directory")
+    config.plugins.directory = resolve(config.plugins.directory, "plugins.directory")
     drive = config.connectors.google_drive
-    drive.credentials_path = resolve(drive.credentials_path)
+    drive.credentials_path = resolve(
+        drive.credentials_path, "connectors.google_drive.credentials_path"
+    )
     return config
+
+
+def _resolved(path: Path, key: str) -> Path:
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):  # Python 3.11 reports a link loop as RuntimeError
+        raise ConfigError(f"{key}: {path} is a link that loops (or cannot be read)") from None

@@ -10,7 +10,9 @@ from pydantic import BaseModel, ConfigDict
 
 
 class Section(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """Also refuses NaN and infinity in every number (`1e309` is read as infinity by YAML)."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 def type_or(default: str) -> Callable[[Any], str]:

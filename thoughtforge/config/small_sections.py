@@ -8,6 +8,7 @@ from pathlib import Path
 from pydantic import Field
 
 from thoughtforge.config.section import Section
+from thoughtforge.models import TokenBudget, Usd
 
 
 class ProjectsConfig(Section):
@@ -32,8 +33,8 @@ class BudgetConfig(Section):
     """What a project may spend on agent calls, by default (`thoughtforge budget ID` sets one
     project's own). Unset: no limit."""
 
-    max_usd: float | None = Field(None, gt=0)
-    max_tokens: int | None = Field(None, gt=0)
+    max_usd: Usd | None = None
+    max_tokens: TokenBudget | None = None
 
 
 class ConcurrencyConfig(Section):

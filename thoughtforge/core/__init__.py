@@ -49,6 +49,8 @@ from thoughtforge.core.staging import (
     commit_own,
     discard_agent_changes,
     mark_polished,
+    secure_edits,
+    uncommitted_edits,
 )
 from thoughtforge.core.state import (
     ACCEPTANCE_LOCK_FILE,
@@ -152,9 +154,11 @@ __all__ = [
     "record_wait",
     "refuse_links",
     "safe_file_name",
+    "secure_edits",
     "show_on_board",
     "track_process",
     "transition",
+    "uncommitted_edits",
     "untrack_process",
     "utc_now",
     "with_hints",

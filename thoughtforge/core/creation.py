@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+from thoughtforge.bounded_input import MAX_TEXT_FILE_BYTES, read_capped_text
 from thoughtforge.config import Config
 from thoughtforge.core.git_repo import commit, init_repo
 from thoughtforge.core.hooks import show_on_board
@@ -36,7 +37,6 @@ from thoughtforge.errors import (
     ProjectError,
     ProjectFileError,
     ProjectLimitError,
-    ThoughtForgeError,
 )
 from thoughtforge.models import Phase
 
@@ -224,10 +224,8 @@ def brain_dump_text(brain_dump: str, brain_dump_file: str) -> str:
         raise ConfigError("give brain_dump or brain_dump_file, not both")
     if not brain_dump_file:
         return brain_dump
-    try:
-        return Path(brain_dump_file).expanduser().read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ThoughtForgeError(f"cannot read brain_dump_file {brain_dump_file}: {exc}") from None
+    path = Path(brain_dump_file).expanduser()
+    return read_capped_text(path, MAX_TEXT_FILE_BYTES, "brain_dump_file")
 
 
 def with_hints(text: str, connector_urls: list[str] | None, deliverable_type: str) -> str:

@@ -142,9 +142,8 @@ def changed_since(path: Path, ref: str, relpaths: Sequence[str]) -> list[str] | 
         repo.rev_parse(ref)
     except (git.BadName, ValueError):
         return None
-    return [
-        line for line in repo.git.diff(ref, "--name-only", "--", *relpaths).splitlines() if line
-    ]
+    listing = repo.git.diff(ref, "--name-only", "-z", "--", *relpaths)
+    return [entry for entry in listing.split("\0") if entry]
 
 
 @_one_line_errors
@@ -160,6 +159,29 @@ def changed_paths(path: Path) -> list[str]:
         paths.append(entry[3:])
         skip_next = entry[0] in "RC"  # a rename or copy is followed by its original path
     return paths
+
+
+@_one_line_errors
+def tracked_changes(path: Path) -> list[str]:
+    """Tracked files whose work tree (or index) differs from HEAD: edited, deleted or replaced,
+    one per file; none before a first commit."""
+    repo = _repo(path)
+    if not repo.head.is_valid():
+        return []
+    listing = repo.git.diff("HEAD", "--name-only", "--no-renames", "-z")
+    return sorted({entry for entry in listing.split("\0") if entry})
+
+
+@_one_line_errors
+def stash_tracked(path: Path, message: str) -> str | None:
+    """Keep the uncommitted changes to tracked files as a stash entry (`git stash list`), the
+    work tree left as it is; the stash commit's id, or None when nothing changed."""
+    git_cmd = _repo(path).git
+    created = str(git_cmd.stash("create", message)).strip()
+    if not created:
+        return None
+    git_cmd.stash("store", "-m", message, created)
+    return created
 
 
 @_one_line_errors
@@ -194,24 +216,32 @@ def ever_committed(path: Path, relpath: str) -> bool:
 
 
 @_one_line_errors
-def log_lines(path: Path, format_: str) -> list[str]:
-    """One line per commit of HEAD, oldest first, in git's `--format`; none before a commit."""
+def log_records(path: Path, format_: str, *, last: int | None = None) -> list[list[str]]:
+    """Per commit of HEAD, oldest first (or only the `last` few), its fields in git's `--format`
+    with fields separated by `%x00`; none before a commit. Split on NUL, which no commit message
+    holds: a subject may hold any line break Python knows (U+2028, NEL, \\x1e)."""
     repo = _repo(path)
     if not repo.head.is_valid():
         return []
-    return [line for line in repo.git.log("--reverse", f"--format={format_}").splitlines() if line]
+    limit = [f"-{last}"] if last else []
+    listing = repo.git.log(*limit, "-z", f"--format={format_}", strip_newline_in_stdout=False)
+    parts = listing.removesuffix("\0").split("\0")
+    width = format_.count("%x00") + 1
+    records = [parts[i : i + width] for i in range(0, len(parts) - width + 1, width)]
+    return records[::-1]
 
 
 @_one_line_errors
 def tags_with_prefix(path: Path, prefix: str) -> dict[str, str]:
     """Tag name → the commit it points at, for the tags starting with `prefix`."""
     listing = _repo(path).git.tag(
-        "--list", f"{prefix}*", "--format=%(refname:short) %(objectname) %(*objectname)"
+        "--list", f"{prefix}*", "--format=%(refname:short)%00%(objectname)%00%(*objectname)%00"
     )
+    parts = listing.split("\0")
     found = {}
-    for line in listing.splitlines():
-        name, *commits = line.split()
-        found[name] = commits[-1]
+    for index in range(0, len(parts) - 2, 3):
+        name, commit, peeled = parts[index : index + 3]
+        found[name.lstrip("\n")] = peeled or commit
     return found
 
 

@@ -145,12 +145,8 @@ def restore_diff(project_dir: Path, item: HistoryItem) -> str:
 
 
 def _commits(project_dir: Path) -> list[tuple[str, datetime, str]]:
-    out = git_repo.log_lines(project_dir, "%H%x1f%aI%x1f%s")
-    rows = []
-    for line in out:
-        commit, when, subject = line.split("\x1f", 2)
-        rows.append((commit, datetime.fromisoformat(when), subject))
-    return rows
+    records = git_repo.log_records(project_dir, "%H%x00%aI%x00%s")
+    return [(commit, datetime.fromisoformat(when), subject) for commit, when, subject in records]
 
 
 def _revision_starts(project_dir: Path) -> dict[str, int]:

@@ -32,8 +32,19 @@ def log_event(project_dir: Path, event: str, level: str = "info", **fields: Any)
 
 
 def read_events(project_dir: Path) -> list[dict[str, Any]]:
-    """Every event logged so far, oldest first."""
+    """Every event logged so far, oldest first. Read as untrusted text: lines are split on
+    `\\n` only (what `log_event` writes between records), and a line that is no JSON object
+    (cut by a crash, edited by hand, not UTF-8) is left out."""
     path = project_dir / LOG_FILE
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    events = []
+    with path.open("rb") as log:
+        for line in log:
+            try:
+                event = json.loads(line.decode("utf-8", errors="replace"))
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(event, dict):
+                events.append(event)
+    return events

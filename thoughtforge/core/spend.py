@@ -10,28 +10,30 @@ be rebuilt.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
+import math
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from thoughtforge.config.agents import TokenPrices
 from thoughtforge.core.atomic_write import write_text_atomic
-from thoughtforge.core.project_log import LOG_FILE, log_event
+from thoughtforge.core.project_log import log_event, read_events
 from thoughtforge.core.state import read_state_file, state_lock, utc_now
 from thoughtforge.errors import StateFileError
+from thoughtforge.models import TokenBudget, Usd
 
 USAGE_FILE = "usage.json"
+MAX_LOGGED_AMOUNT = 10**15
+"""More tokens or dollars than one logged call could hold: a larger figure is a damaged line."""
 CALL_EVENT = "agent_usage"
 """The project log's line for one call (`adapters.agents.spending`)."""
 BUDGET_EVENT = "budget_set"
 
 
 class _LedgerModel(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class Spend(_LedgerModel):
@@ -59,8 +61,8 @@ class Spend(_LedgerModel):
 class Budget(_LedgerModel):
     """A limit in money, in tokens, or both; neither set: no limit."""
 
-    max_usd: float | None = Field(None, gt=0)
-    max_tokens: int | None = Field(None, gt=0)
+    max_usd: Usd | None = None
+    max_tokens: TokenBudget | None = None
 
     @property
     def limited(self) -> bool:
@@ -122,10 +124,13 @@ def rebuild_from_log(project_dir: Path) -> UsageLedger:
     """A ledger made again from the project log's `agent_usage` and `budget_set` lines, written
     over an unreadable `usage.json` (whose bytes are kept beside it as `usage.json.corrupt`)."""
     ledger = UsageLedger()
-    for event in _log_lines(project_dir):
+    for event in read_events(project_dir):
         if event.get("event") == BUDGET_EVENT:
             raw = event.get("budget")
-            ledger.budget = None if raw is None else Budget.model_validate(raw)
+            try:
+                ledger.budget = None if raw is None else Budget.model_validate(raw)
+            except ValidationError:
+                log_event(project_dir, "damaged_budget_line_skipped", level="warning")
         elif event.get("event") == CALL_EVENT:
             spend = _spend_of(event)
             phase = str(event.get("phase", "unknown"))
@@ -161,29 +166,25 @@ def price(prices: TokenPrices | None, tokens_in: int, tokens_out: int) -> float 
     return (tokens_in * prices.input + tokens_out * prices.output) / 1_000_000
 
 
-def _log_lines(project_dir: Path) -> Iterator[dict[str, Any]]:
-    path = project_dir / LOG_FILE
-    if not path.exists():
-        return
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue  # a line cut by a crash
-        if isinstance(event, dict):
-            yield event
-
-
 def _spend_of(event: dict[str, Any]) -> Spend:
-    usd = event.get("usd")
+    """One logged call, counted whatever its numbers say: a count that is no finite number of
+    at least 0 (a damaged line's `"12x"` or `1e400`) is read as 0, and the call as unpriced."""
+    usd = _amount(event.get("usd"))
     return Spend(
         calls=1,
-        tokens_in=max(int(event.get("tokens_in") or 0), 0),
-        tokens_out=max(int(event.get("tokens_out") or 0), 0),
-        usd=max(float(usd), 0.0) if isinstance(usd, int | float) else 0.0,
+        tokens_in=int(_amount(event.get("tokens_in")) or 0),
+        tokens_out=int(_amount(event.get("tokens_out")) or 0),
+        usd=usd or 0.0,
         estimated_calls=int(event.get("tokens") == "estimated"),
         unpriced_calls=int(usd is None),
     )
+
+
+def _amount(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    number = float(value) if abs(value) < MAX_LOGGED_AMOUNT else math.inf
+    return number if math.isfinite(number) and number >= 0 else None
 
 
 def _write(project_dir: Path, ledger: UsageLedger) -> None:

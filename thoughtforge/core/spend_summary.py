@@ -12,6 +12,7 @@ from thoughtforge.core.budget import budget_of, describe, lowered_below_spent, u
 from thoughtforge.core.project import Project
 from thoughtforge.core.spend import Budget, Spend, read_usage, rebuild_from_log, set_budget
 from thoughtforge.errors import StateFileError, ThoughtForgeError
+from thoughtforge.models import MAX_TOKENS, MAX_USD
 
 
 class SpendSummary(BaseModel):
@@ -102,8 +103,12 @@ def change_budget(
                 f"a budget must be more than 0 ({name} {value}); to stop the project, terminate "
                 "it; to use the config's budget again, clear the project's own (--clear)"
             )
-    if max_usd is not None and max_usd > 1_000_000:
-        raise ThoughtForgeError(f"--usd {max_usd:g} is not a plausible budget (over $1,000,000)")
+    if max_usd is not None and not max_usd <= MAX_USD:
+        raise ThoughtForgeError(f"--usd {max_usd:g} is not a plausible budget (over ${MAX_USD:,})")
+    if max_tokens is not None and max_tokens > MAX_TOKENS:
+        raise ThoughtForgeError(
+            f"--tokens {max_tokens} is not a plausible budget (over {MAX_TOKENS:,})"
+        )
     budget = Budget(max_usd=max_usd, max_tokens=max_tokens)
     try:
         ledger = read_usage(project.dir)

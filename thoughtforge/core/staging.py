@@ -36,6 +36,7 @@ from thoughtforge.core.state import (
     STATUS_FILE,
 )
 from thoughtforge.core.waiting import WAITING_FILE
+from thoughtforge.errors import ProjectError
 
 POLISH_LOG_FILE = "polish_log.md"
 POLISH_LEDGER_FILE = "polish_ledger.json"
@@ -127,14 +128,62 @@ def commit_own(project_dir: Path, message: str, *, agent_files: bool = False) ->
     return found
 
 
+class UncommittedEdits(ProjectError):
+    """Files would be put back over uncommitted edits of tracked files, which no commit holds."""
+
+    def __init__(self, project_dir: Path, what: str, paths: list[str]) -> None:
+        self.paths = paths
+        listed = ", ".join(paths[:10]) + (f" and {len(paths) - 10} more" if len(paths) > 10 else "")
+        super().__init__(
+            f"cannot {what}: it would overwrite uncommitted edits in {project_dir.name} "
+            f"({listed}), which no commit holds. Keep them as your commit first (--keep-edits, "
+            f"or keep_edits in MCP; `thoughtforge history` lists it), or commit or undo them "
+            f"yourself (git -C {project_dir} status)."
+        )
+
+
+def uncommitted_edits(project_dir: Path) -> list[str]:
+    """Tracked files edited (or deleted) since the last commit, ThoughtForge's own records
+    (status, chat, polish state) left out: what a person or an agent changed by hand."""
+    return [
+        relpath
+        for relpath in git_repo.tracked_changes(project_dir)
+        if relpath not in OWN_FILES and not relpath.startswith(PRIVATE_FILES)
+    ]
+
+
+def secure_edits(project_dir: Path, what: str, *, keep: bool) -> str | None:
+    """The one rule before an operation a person asks for puts files back (rollback, revise):
+    uncommitted edits of tracked files are refused (`UncommittedEdits`, naming them), or with
+    `keep` committed as the person's first; that commit's id, or None when there were none."""
+    edited = uncommitted_edits(project_dir)
+    if not edited:
+        return None
+    if not keep:
+        raise UncommittedEdits(project_dir, what, edited)
+    git_repo.commit(project_dir, f"Your uncommitted edits, kept before you asked to {what}", edited)
+    [[commit]] = git_repo.log_records(project_dir, "%h", last=1)
+    log_event(project_dir, "uncommitted_edits_kept", files=edited, commit=commit, before=what)
+    return commit
+
+
 def discard_agent_changes(project_dir: Path) -> list[str]:
     """Put the agent's files back as the last commit has them (`git reset --hard` + `git clean
     -fd`), keeping ThoughtForge's own uncommitted files; returns the paths discarded.
 
     A failed build step leaves a half-written tree; its retry must start from the last step
-    that worked, and the project's state (its phase, its chat) must not go back with it.
+    that worked, and the project's state (its phase, its chat) must not go back with it. Edits
+    of tracked files are stashed first (no one is there to ask; `git stash list` holds them
+    and the project log says where), so a hand edit made meanwhile is never destroyed.
     """
     found = changes(project_dir)
+    edited = uncommitted_edits(project_dir)
+    if edited:
+        stash = git_repo.stash_tracked(project_dir, "ThoughtForge: edits before undoing a step")
+        log_event(
+            project_dir, "uncommitted_edits_stashed", level="warning", files=edited, stash=stash,
+            restore=f"git -C {project_dir} stash apply {stash}",
+        )  # fmt: skip
     kept = {relpath: _content(project_dir / relpath) for relpath in found.own}
     git_repo.reset_hard(project_dir, keep=[*PRIVATE_FILES, *BUILD_OUTPUT])
     for relpath, content in kept.items():

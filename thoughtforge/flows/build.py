@@ -14,7 +14,7 @@ from thoughtforge.flows.human_input import STUCK, StuckDecision, wait_for_human
 from thoughtforge.flows.task_runner import as_task
 from thoughtforge.models import INPUT_HALTS, Phase
 from thoughtforge.phases import halt_actions, latest_ai_message, notice
-from thoughtforge.phases.plugin_contract import Builder, BuildProgress, ProgressListener
+from thoughtforge.phases.plugin_contract import BuildProgress, ProgressListener
 from thoughtforge.phases.plugin_loader import plugin_for
 
 
@@ -27,21 +27,20 @@ def run_build(project: Project, config: Config, auto_confirm: bool) -> None:
     while True:
         status = project.status()
         if status.phase is Phase.BUILDING:
-            print(_builder(project, config, status).run().reason)
+            on_progress = recorded(project.dir, _publisher(project))
+            try:
+                builder = plugin_for(config, status.deliverable_type).build(
+                    project, config, runner=as_task, on_progress=on_progress
+                )
+                print(builder.run().reason)
+            finally:
+                on_progress.close()
             continue
         if auto_confirm or not _awaits_input(status):
             return
         answer = wait_for_human(project, STUCK, _stuck_prompt(project))
         clear_wait(project.dir)
         _apply(project, answer.value)
-
-
-def _builder(project: Project, config: Config, status: Status) -> Builder:
-    """The deliverable type's plugin builds; each step is a task, its progress recorded and an
-    artifact."""
-    plugin = plugin_for(config, status.deliverable_type)
-    on_progress = recorded(project.dir, _publisher(project))
-    return plugin.build(project, config, runner=as_task, on_progress=on_progress)
 
 
 def _awaits_input(status: Status) -> bool:

@@ -175,11 +175,14 @@ def rollback(
     tools: Tools,
     project_id: ProjectId,
     to: Annotated[str, Field(max_length=200, description="A name from `history`, or a commit id.")],
+    keep_edits: Annotated[
+        bool, Field(description="Commit uncommitted edits of the files first, as the person's.")
+    ] = False,
 ) -> dict[str, str]:
     """Restore the project's files to a phase end, polish iteration or commit with a new
     commit (history is kept) and set its phase and polish state to match; refused while a
-    run works on the project."""
-    return tools.rollback(project_id, to)
+    run works on the project, and over uncommitted edits unless keep_edits."""
+    return tools.rollback(project_id, to, keep_edits)
 
 
 def read_document(

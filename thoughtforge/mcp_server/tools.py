@@ -23,6 +23,7 @@ from thoughtforge.actions.inbox import inbox
 from thoughtforge.actions.restoring import restore
 from thoughtforge.actions.run_state import composer_of, current_composer, project_view, run_busy
 from thoughtforge.actions.starting import DroppedFile, NewProject, Started, create_from_request
+from thoughtforge.bounded_input import read_capped
 from thoughtforge.config import Config, LiveConfig
 from thoughtforge.core import (
     CONSTRAINTS_FILE,
@@ -258,8 +259,8 @@ class Tools:
             for item in project_history(project.dir)
         ]
 
-    def rollback(self, project_id: str, to: str) -> dict[str, str]:
-        restored = restore(self.project(project_id), to)
+    def rollback(self, project_id: str, to: str, keep_edits: bool = False) -> dict[str, str]:
+        restored = restore(self.project(project_id), to, keep_edits=keep_edits)
         return {"restored": restored.label, "phase": restored.phase.value, "note": restored.note}
 
     # --- what the project made ------------------------------------------------------------------
@@ -309,15 +310,9 @@ class Tools:
 
     def _resource(self, path: Path) -> DroppedFile:
         """A file given as a resource: a regular file (no link) within the size cap."""
-        limit = self.config.resources.max_file_bytes
         refuse_links(path)
-        if not path.is_file():
-            raise ThoughtForgeError(f"resource {path} is not a readable file")
-        if path.stat().st_size > limit:
-            raise ThoughtForgeError(
-                f"resource {path} is over resources.max_file_bytes ({limit:,} bytes)"
-            )
-        return DroppedFile(name=path.name, data=path.read_bytes())
+        data = read_capped(path, self.config.resources.max_file_bytes, "resource")
+        return DroppedFile(name=path.name, data=data)
 
     def _until_possible(self, project: Project, action: str, seconds: float) -> None:
         """A run that works (or was just started) is given `seconds` to ask for `action`, as the

@@ -96,8 +96,11 @@ def _add_document_resource(server: Any, tools: Tools, document: str, error: type
 
 
 def run_stdio(config_file: Path, config: Config) -> None:
+    """Until the client closes stdin (`stdio_transport`)."""
+    from thoughtforge.mcp_server.stdio_transport import serve_stdio
+
     _quiet_logs()
-    build_server(config_file, config).run("stdio")
+    serve_stdio(build_server(config_file, config))
 
 
 def run_http(config_file: Path, config: Config, host: str, port: int) -> None:

@@ -37,6 +37,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from thoughtforge.bounded_input import MAX_CONFIG_BYTES, InputRefused, load_yaml, read_capped_text
 from thoughtforge.config import Config
 from thoughtforge.errors import PluginError
 from thoughtforge.models import DEFAULT_DELIVERABLE_TYPE, DeliverableType
@@ -110,6 +111,8 @@ _VERDICT = "THOUGHTFORGE-PLUGIN-CHECK:"
 _IMPORTING = "THOUGHTFORGE-PLUGIN-IMPORTING:"
 _CHILD = (
     "import sys\n"
+    "from thoughtforge.core.child_lifetime import die_with_parent\n"
+    "die_with_parent(int(sys.argv[2]))\n"
     "from thoughtforge.phases.plugin_loader import check_here\n"
     "check_here(sys.argv[1])\n"
 )
@@ -120,7 +123,7 @@ def _check_in_child(directory: Path) -> None:
     one that took longer than `IMPORT_SECONDS`, or one that ended the child. The time counts
     from the child's first folder, not its own start."""
     child = subprocess.Popen(
-        [sys.executable, "-c", _CHILD, str(directory)],
+        [sys.executable, "-c", _CHILD, str(directory), str(os.getpid())],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -230,8 +233,9 @@ def _load(folder: Path, package: str) -> Plugin:
 def _manifest(folder: Path) -> PluginManifest:
     path = folder / MANIFEST
     try:
-        return PluginManifest.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        text = read_capped_text(path, MAX_CONFIG_BYTES, MANIFEST)
+        return PluginManifest.model_validate(load_yaml(text, str(path)))
+    except (InputRefused, yaml.YAMLError) as exc:
         raise PluginError(folder, f"{MANIFEST} cannot be read: {exc}") from None
     except ValidationError as exc:
         raise PluginError(folder, f"{MANIFEST}: {_describe(exc)}") from None

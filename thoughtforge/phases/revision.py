@@ -22,6 +22,7 @@ from thoughtforge.core import (
     git_repo,
     log_event,
     read_chat,
+    secure_edits,
     transition,
     write_polish_state,
 )
@@ -76,11 +77,18 @@ def refuse_while_a_run_works(project: Project, what: str) -> None:
 
 
 def start_revision(
-    project: Project, config: Config, change: str, *, run_id: str | None = None
+    project: Project,
+    config: Config,
+    change: str,
+    *,
+    run_id: str | None = None,
+    keep_edits: bool = False,
 ) -> Revision:
     """Record `change` as revision N+1 and take the project back to Phase 2. Refused for a
-    terminated project, one not done or halted, or one without a spec yet. A run passing its
-    own `run_id` gets the revision it already started back (a re-entered deployment run)."""
+    terminated project, one not done or halted, one without a spec yet, and over uncommitted
+    edits (the rebuild would overwrite them) unless `keep_edits` commits them first. A run
+    passing its own `run_id` gets the revision it already started back (a re-entered
+    deployment run)."""
     latest = read_revisions(project.dir).latest
     if run_id and latest is not None and latest.run_id == run_id:
         return latest
@@ -105,6 +113,7 @@ def start_revision(
         )
     revisions = read_revisions(project.dir)
     number = revisions.current + 1
+    secure_edits(project.dir, f"start revision {number}", keep=keep_edits)
     revision = Revision(
         number=number,
         change=text,

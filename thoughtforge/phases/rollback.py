@@ -27,6 +27,7 @@ from thoughtforge.core import (
     git_repo,
     log_event,
     mark_polished,
+    secure_edits,
     transition,
     write_polish_state,
 )
@@ -90,10 +91,11 @@ def label_of(item: HistoryItem) -> str:
     return f"{item.name} ({item.short})" if item.name else f"commit {item.short}"
 
 
-def rollback(project: Project, wanted: str) -> RollbackOutcome:
+def rollback(project: Project, wanted: str, *, keep_edits: bool = False) -> RollbackOutcome:
     """Restore the project to `wanted` (see `core.history` for the names). Refused while a run
-    works on it, for a terminated project, and for one that is neither done nor halted (unless it
-    already is in the phase the target leads to)."""
+    works on it, for a terminated project, for one that is neither done nor halted (unless it
+    already is in the phase the target leads to), and over uncommitted edits unless
+    `keep_edits` commits them first (`core.staging.secure_edits`)."""
     refuse_while_a_run_works(project, "roll back")
     status = project.status()
     if status.halt_reason is HaltReason.HUMAN_TERMINATED:
@@ -110,6 +112,7 @@ def rollback(project: Project, wanted: str) -> RollbackOutcome:
             "this phase to end, or halt it)"
         )
     label = label_of(item)
+    secure_edits(project.dir, f"roll back to {label}", keep=keep_edits)
     git_repo.restore_tree(project.dir, item.commit, KEPT)
     write_polish_state(project.dir, polish)
     _close_abandoned_revision(project, item)

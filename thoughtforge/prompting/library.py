@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from thoughtforge.bounded_input import MAX_PROMPT_BYTES, InputRefused, read_capped_text
 from thoughtforge.errors import PromptError
 
 DEFAULT_DIRECTORY = Path(__file__).parent.parent / "prompts"
@@ -26,7 +27,13 @@ class PromptLibrary:
         ]
 
     def names(self) -> list[str]:
-        found = {p.stem for d in self._directories if d.is_dir() for p in d.glob("*.md")}
+        """The prompts of every folder (a folder that cannot be listed has none)."""
+        found: set[str] = set()
+        for directory in self._directories:
+            try:
+                found.update(p.stem for p in directory.glob("*.md"))
+            except OSError:
+                continue
         return sorted(found)
 
     def path(self, name: str) -> Path:
@@ -40,9 +47,9 @@ class PromptLibrary:
     def render(self, name: str, **values: str) -> str:
         path = self.path(name)
         try:
-            template = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise PromptError(f"cannot read prompt {path}: {exc}") from None
+            template = read_capped_text(path, MAX_PROMPT_BYTES, "prompt")
+        except InputRefused as exc:
+            raise PromptError(str(exc)) from None
         return fill(template, values, source=str(path))
 
 

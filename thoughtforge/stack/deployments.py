@@ -31,6 +31,7 @@ from typing import Any, Protocol
 import yaml
 from pydantic import BaseModel, ValidationError, field_validator
 
+from thoughtforge.bounded_input import MAX_CONFIG_BYTES, InputRefused, load_yaml, read_capped_text
 from thoughtforge.config.files import shipped_file
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.stack.api import PrefectApi
@@ -136,12 +137,13 @@ def deploy_changed(
 def read_entries(prefect_yaml: Path) -> list[DeploymentEntry]:
     """The deployments the file names; a missing or malformed file is a clear error."""
     try:
-        data = yaml.safe_load(prefect_yaml.read_text(encoding="utf-8")) or {}
+        text = read_capped_text(prefect_yaml, MAX_CONFIG_BYTES, "deployments file")
+        data = load_yaml(text, str(prefect_yaml)) or {}
         return [DeploymentEntry.model_validate(item) for item in data.get("deployments") or []]
-    except OSError as exc:
+    except InputRefused as exc:
         raise ThoughtForgeError(
-            f"{prefect_yaml} cannot be read ({exc.strerror}): reinstall ThoughtForge, or write "
-            "one with `thoughtforge init --prefect-yaml`"
+            f"{prefect_yaml} cannot be read ({exc}): reinstall ThoughtForge, or write one with "
+            "`thoughtforge init --prefect-yaml`"
         ) from None
     except (yaml.YAMLError, ValidationError, AttributeError) as exc:
         raise ThoughtForgeError(f"{prefect_yaml} is not a deployments file: {exc}") from None

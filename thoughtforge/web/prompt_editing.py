@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from thoughtforge.bounded_input import MAX_PROMPT_BYTES, InputRefused, read_capped_text
 from thoughtforge.config import Config
 from thoughtforge.core import write_text_atomic
 from thoughtforge.errors import ThoughtForgeError
@@ -36,9 +37,9 @@ def prompt_names(config: Config) -> list[str]:
 def read_prompt(config: Config, name: str) -> PromptFile:
     path = _library(config, name).path(name)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PromptEditError(f"cannot read {path}: {exc}") from None
+        text = read_capped_text(path, MAX_PROMPT_BYTES, "prompt")
+    except InputRefused as exc:
+        raise PromptEditError(str(exc)) from None
     return PromptFile(name=name, text=text, overridden=path.parent != DEFAULT_DIRECTORY, path=path)
 
 

@@ -11,7 +11,9 @@ cannot be followed either.
 The bytes arrive into a hidden `.upload-<random>.part` in `resources/` (hidden files are never
 resources: the distillation does not read it) and take their name only once whole and on disk,
 mode 0644. A server killed mid-upload leaves at most that hidden part; the writer holds a lock on
-it while it lives, so the next upload to the project removes the parts no one holds.
+it while it lives, so the next upload to the project removes the parts no one holds. A part is
+created as `.upload-<random>.new` and renamed to `.part` only once locked: another upload's
+clean-up never sees a part in the instant between its creation and its lock.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.phases.chat import notice
 
 PART_SUFFIX = ".part"
+NEW_SUFFIX = ".new"
 FILE_MODE = 0o644
 """A resource is data: readable, never executable (`agenda.sh` is not a program to run)."""
 
@@ -50,9 +53,10 @@ class PartialUpload:
         if folder.is_symlink() or not folder.is_dir():
             raise UploadRefused(f"{folder} is not a plain folder: nothing was saved there")
         remove_stale_parts(folder)
-        fd, name = tempfile.mkstemp(prefix=PART_PREFIX, suffix=PART_SUFFIX, dir=folder)
+        fd, name = tempfile.mkstemp(prefix=PART_PREFIX, suffix=NEW_SUFFIX, dir=folder)
         fcntl.flock(fd, fcntl.LOCK_EX)  # held while this process lives: the part is not stale
-        self.part = Path(name)
+        self.part = Path(name).with_suffix(PART_SUFFIX)
+        Path(name).rename(self.part)  # only now a part the clean-up may look at
         self._file = os.fdopen(fd, "wb")
 
     def write(self, data: bytes) -> None:

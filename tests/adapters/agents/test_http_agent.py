@@ -256,3 +256,28 @@ def test_config_rejects_an_answer_room_as_large_as_the_window() -> None:
                 "max_tokens": 512,
             }
         )
+
+
+@pytest.mark.parametrize("streamed", [True, False])
+def test_lone_surrogates_from_the_server_become_replacement_characters(
+    config: Config, tmp_path: Path, server: FakeOpenAI, streamed: bool
+) -> None:
+    """JSON's `\\ud800` decodes to a lone surrogate that no UTF-8 file can hold: the answer
+    is kept, with U+FFFD in its place, in the reply, the project's files and its log."""
+    project = create_project(config, brain_dump="a plan")
+    _local(config, server.url)
+    server.script(Reply("Budget \ud800 of 12k \udfff.", streamed=streamed, chunks=2))
+
+    answer = invoke_agent(config, "local", "x", _call(project.dir))
+
+    assert answer == "Budget \ufffd of 12k \ufffd."
+    answer.encode("utf-8")  # writable anywhere
+    assert [e for e in read_events(project.dir) if e["event"] == "agent_call"]
+
+
+def test_a_server_sending_wrong_types_in_its_events_still_gives_its_answer(
+    config: Config, tmp_path: Path, server: FakeOpenAI
+) -> None:
+    _local(config, server.url)
+    server.script(Reply("fine", finish_reason=7, completion_tokens="many"))  # type: ignore[arg-type]
+    assert invoke_agent(config, "local", "x", _call(tmp_path)) == "fine"

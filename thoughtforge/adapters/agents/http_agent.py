@@ -370,9 +370,10 @@ def _streamed(exchange: _Exchange, on_output: Callable[[bytes], None]) -> HttpAn
             return _failed(
                 FailureKind.INTERRUPTED, f"the server stopped with an error: {_message(event)}"
             )
-        choice = (event.get("choices") or [{}])[0]  # the usage event has no choices
-        piece = (choice.get("delta") or {}).get("content") or ""
-        if piece:
+        choice = _first_choice(event)
+        delta = choice.get("delta")
+        piece = delta.get("content") if isinstance(delta, dict) else None
+        if isinstance(piece, str) and piece:
             data = piece.encode("utf-8")
             size += len(data)
             exchange.text_bytes = size
@@ -384,7 +385,7 @@ def _streamed(exchange: _Exchange, on_output: Callable[[bytes], None]) -> HttpAn
                 )
             parts.append(piece)
             on_output(data)
-        finish = choice.get("finish_reason") or finish
+        finish = _text_or(choice.get("finish_reason"), finish)
         usage = event.get("usage") or usage
         reported = completion_tokens(event.get("usage"))
         tokens = tokens if reported is None else reported
@@ -419,7 +420,7 @@ def _whole_answer(
             "the API's address (an OpenAI-compatible API's usually ends in /v1)",
         )
     try:
-        payload = json.loads(body)
+        payload = server_json(body)
         choice = payload["choices"][0]
         text = (choice["message"].get("content") or "").strip()
     except (ValueError, KeyError, IndexError, TypeError, AttributeError):
@@ -438,7 +439,7 @@ def _whole_answer(
     return HttpAnswer(
         text=text,
         failure=None if text else _EMPTY,
-        finish_reason=choice.get("finish_reason"),
+        finish_reason=_text_or(choice.get("finish_reason"), None),
         completion_tokens=completion_tokens(payload.get("usage")),
     )
 
@@ -457,8 +458,8 @@ def _events(exchange: _Exchange) -> Iterator[dict[str, Any] | None]:
             yield None
             return
         try:
-            event = json.loads(data)
-        except ValueError:
+            event = server_json(data)
+        except (ValueError, RecursionError):
             continue
         if isinstance(event, dict):
             exchange.events += 1
@@ -509,11 +510,46 @@ def _status_text(response: httpx.Response, exchange: _Exchange) -> str:
         detail = f"an HTML page{_title(body)}"
     else:
         try:
-            detail = _message(json.loads(body))
+            detail = _message(server_json(body))
         except ValueError:
             detail = body.decode("utf-8", "replace")
     detail = " ".join(detail.split())[:_EXCERPT]
     return f"HTTP {response.status_code}" + (f": {detail}" if detail else "")
+
+
+def server_json(data: bytes) -> Any:
+    """A model server's JSON, every string made safe to write: a `\\ud800` escape decodes to a
+    lone surrogate, which no UTF-8 file, terminal or page can take, so it becomes U+FFFD."""
+    return _without_lone_surrogates(json.loads(data))
+
+
+def _without_lone_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        if _SURROGATE.search(value) is None:
+            return value
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_without_lone_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {
+            _without_lone_surrogates(key): _without_lone_surrogates(item)
+            for key, item in value.items()
+        }
+    return value
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _text_or(value: Any, default: str | None) -> str | None:
+    return value if isinstance(value, str) and value else default
+
+
+def _first_choice(event: dict[str, Any]) -> dict[str, Any]:
+    """An event's first choice; empty for the usage event (no choices) or a malformed one."""
+    choices = event.get("choices")
+    first = choices[0] if isinstance(choices, list) and choices else None
+    return first if isinstance(first, dict) else {}
 
 
 def _message(payload: Any) -> str:

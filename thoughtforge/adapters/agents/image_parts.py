@@ -5,7 +5,9 @@ goes with the prompt as an OpenAI chat content part,
 An image is known by its bytes, never its name: PNG, JPEG, GIF or WebP, or it is refused (a
 `.png` that is a text file, say). Over the agent's `max_image_bytes`, or larger than its
 `max_image_side`, it is downscaled when Pillow is installed and `max_image_side` is set, and
-refused otherwise, in words naming the setting. It is read without following a link.
+refused otherwise, in words naming the setting. It is read without following a link, and decoded
+only when its header gives a size within `MAX_DECODE_PIXELS` (a 49 kB PNG can claim 20000 ×
+20000 pixels, which Pillow would refuse only after the cost, by raising).
 
 Each image counts against the context window as OpenAI prices it: 85 tokens, plus 170 for each
 512-pixel tile of the image scaled to fit 2048 × 2048 with its short side at most 768.
@@ -25,6 +27,8 @@ from thoughtforge.config import AgentSpec, OpenAIAgentSpec
 
 IMAGE_TOKENS_BASE = 85
 IMAGE_TOKENS_PER_TILE = 170
+MAX_DECODE_PIXELS = 40_000_000
+"""The most pixels an image may have to be decoded for downscaling (an 8000 × 5000 photo)."""
 UNKNOWN_SIZE = (1024, 1024)
 """Assumed for an image whose header gives no size (it costs like a 1024-pixel square)."""
 _REFUSAL_WORDS = ("image", "content type", "content_type", "image_url", "multimodal", "vision")
@@ -58,11 +62,25 @@ def load_image(path: Path, name: str, spec: OpenAIAgentSpec) -> tuple[bytes, str
     mime = image_type(data)
     if mime is None:
         raise ImageRefused(f"File '{name}' is not a PNG, JPEG, GIF or WebP image (by its bytes)")
-    width, height = image_size(data, mime) or UNKNOWN_SIZE
+    size = image_size(data, mime)
+    width, height = size or UNKNOWN_SIZE
     too_wide = spec.max_image_side is not None and max(width, height) > spec.max_image_side
     if len(data) > spec.max_image_bytes or too_wide:
+        _refuse_to_decode(name, size)
         data, mime = _downscaled(data, name, spec)
     return data, mime
+
+
+def _refuse_to_decode(name: str, size: tuple[int, int] | None) -> None:
+    """`ImageRefused` unless the header gives a size worth decoding."""
+    if size is None:
+        raise ImageRefused(f"File '{name}' gives no size in its header, so it is not decoded")
+    width, height = size
+    if width * height > MAX_DECODE_PIXELS:
+        raise ImageRefused(
+            f"File '{name}' claims {width:,} × {height:,} pixels, more than can be decoded "
+            f"safely ({MAX_DECODE_PIXELS:,})"
+        )
 
 
 def image_part(data: bytes, mime: str) -> dict[str, Any]:
@@ -155,11 +173,17 @@ def _downscaled(data: bytes, name: str, spec: OpenAIAgentSpec) -> tuple[bytes, s
             f"{spec.max_image_bytes:,}, max_image_side {spec.max_image_side}) and could not be "
             "downscaled (that takes max_image_side and Pillow installed)"
         )
-    with Image.open(io.BytesIO(data)) as image:
-        image.thumbnail((side, side))
-        photo = image.mode in ("RGB", "L") and image.format == "JPEG"
-        out = io.BytesIO()
-        image.save(out, format="JPEG" if photo else "PNG")
+    out = io.BytesIO()
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            _refuse_to_decode(name, image.size)  # Pillow's reading of the header, too
+            image.thumbnail((side, side))
+            photo = image.mode in ("RGB", "L") and image.format == "JPEG"
+            image.save(out, format="JPEG" if photo else "PNG")
+    except ImageRefused:
+        raise
+    except Exception as exc:  # noqa: BLE001 - Pillow raises many types on a corrupt image or bomb
+        raise ImageRefused(f"File '{name}' could not be decoded ({type(exc).__name__})") from None
     shrunk = out.getvalue()
     if len(shrunk) > spec.max_image_bytes:
         raise ImageRefused(

@@ -45,6 +45,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from thoughtforge.adapters.agents.demo_words import words_for
+from thoughtforge.bounded_input import MAX_CONFIG_BYTES, InputRefused, load_yaml, read_capped_text
 
 DEMO_SCRIPT = Path(__file__).with_name("demo_script.yaml")
 SCRIPT_ENV_VAR = "THOUGHTFORGE_SCRIPT"
@@ -148,9 +149,9 @@ def _parser() -> argparse.ArgumentParser:
 
 def _load(path: Path) -> Script:
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = load_yaml(read_capped_text(path, MAX_CONFIG_BYTES, "script"), str(path))
         return Script.model_validate(raw)
-    except (OSError, yaml.YAMLError) as exc:
+    except (InputRefused, yaml.YAMLError) as exc:
         raise ScriptError(f"cannot read script {path}: {exc}") from None
     except ValidationError as exc:
         raise ScriptError(f"script {path} is invalid: {exc}") from None

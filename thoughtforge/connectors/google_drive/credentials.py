@@ -12,6 +12,7 @@ from google.auth import exceptions as auth_exceptions
 from google.oauth2 import credentials as user_credentials
 from google.oauth2 import service_account
 
+from thoughtforge.bounded_input import MAX_CONFIG_BYTES, InputRefused, read_capped
 from thoughtforge.connectors.google_drive.failures import Failure
 
 SCOPES = ["https://www.googleapis.com/auth/drive.readonly"]
@@ -22,9 +23,9 @@ def read_credential_file(path: Path) -> dict[str, Any]:
     no exception carrying the file's text (a `JSONDecodeError` keeps it all) rides along."""
     problem = None
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        problem = f"cannot read {path}: {exc.strerror or type(exc).__name__}"
+        raw = read_capped(path, MAX_CONFIG_BYTES, "credentials file")
+    except InputRefused as exc:
+        problem = str(exc)
     if problem is not None:
         raise Failure("auth", problem)
     try:

@@ -135,7 +135,7 @@ class PolishSteps(PlanPolishSteps):
                 left_out=files.left_out,
             )
         lock = self._lock()
-        before = git_repo.log_lines(self.dir, "%H")[-1:]
+        before = [record[0] for record in git_repo.log_records(self.dir, "%H", last=1)]
         prompt = self.engine.prompts.render(
             "code-fix",
             acceptance=self._unlocked_note(lock),

@@ -224,5 +224,5 @@ REMEDY = (
 
 
 def _head(project_dir: Path) -> str | None:
-    commits = git_repo.log_lines(project_dir, "%H")
-    return commits[-1] if commits else None
+    commits = git_repo.log_records(project_dir, "%H", last=1)
+    return commits[-1][0] if commits else None

@@ -1,0 +1,102 @@
+"""`rollback`, `revise` and `history` as a hostile round tries them: a person's uncommitted hand
+edit is never overwritten (refused, naming it, or kept as their commit with --keep-edits), and a
+commit subject holding any line break Python knows is read as one subject."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import git
+import pytest
+
+from tests.build_setup import building_project
+from tests.cli.test_drafts_and_archive import _run
+from thoughtforge.config import Config
+from thoughtforge.core import Project, read_status, write_status
+from thoughtforge.core.git_repo import commit
+from thoughtforge.core.revisions import read_revisions
+from thoughtforge.models import Phase
+
+BUILT = "# Plan\n\n## Budget\n\nBudget 15k, first draft.\n"
+FIXED = "# Plan\n\n## Budget\n\nBudget 15k, with a 10% contingency.\n"
+HAND_EDIT = "# Plan\n\n## Budget\n\nBudget 15k. My own note: ask the caterer first.\n"
+
+
+def _move(project: Project, phase: Phase) -> None:
+    write_status(project.dir, read_status(project.dir).model_copy(update={"phase": phase}))
+
+
+@pytest.fixture
+def done(config: Config) -> Project:
+    """A plan project with Phase 3's end, a later fix and Done committed."""
+    project = building_project(config)
+    plan = project.dir / "docs" / "plan.md"
+    plan.write_text(BUILT)
+    _move(project, Phase.POLISHING)
+    commit(project.dir, "Phase 3 complete: plan built")
+    plan.write_text(FIXED)
+    commit(project.dir, "fix #1: docs/plan.md updated")
+    _move(project, Phase.DONE)
+    commit(project.dir, "Done")
+    return project
+
+
+def test_rollback_over_a_hand_edit_is_refused_naming_it_and_keep_edits_commits_it_first(
+    done: Project, tmp_path: Path
+) -> None:
+    plan = done.dir / "docs" / "plan.md"
+    plan.write_text(HAND_EDIT)
+
+    refused = _run(tmp_path, "rollback", done.id, "--to", "phase3")
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    said = " ".join(refused.stderr.split())
+    assert "docs/plan.md" in said and "--keep-edits" in said and "Traceback" not in said
+    assert plan.read_text() == HAND_EDIT  # nothing was put back
+    assert read_status(done.dir).phase is Phase.DONE
+
+    kept = _run(tmp_path, "rollback", done.id, "--to", "phase3", "--keep-edits")
+    assert kept.returncode == 0, kept.stdout + kept.stderr
+    assert plan.read_text() == BUILT and read_status(done.dir).phase is Phase.POLISHING
+    repo = git.Repo(done.dir)
+    [mine] = [c for c in repo.iter_commits() if c.summary.startswith("Your uncommitted edits")]
+    assert repo.git.show(f"{mine.hexsha}:docs/plan.md") + "\n" == HAND_EDIT
+    listed = _run(tmp_path, "history", done.id)
+    assert "Your uncommitted edits, kept before you asked to roll back to phase3" in listed.stdout
+
+
+def test_revise_over_a_hand_edit_is_refused_and_records_no_revision(
+    done: Project, tmp_path: Path
+) -> None:
+    plan = done.dir / "docs" / "plan.md"
+    plan.write_text(HAND_EDIT)
+    refused = _run(tmp_path, "revise", done.id, "The budget is 12k now.")
+    assert refused.returncode == 1 and "docs/plan.md" in " ".join(refused.stderr.split())
+    assert plan.read_text() == HAND_EDIT
+    assert read_revisions(done.dir).current == 1 and read_status(done.dir).phase is Phase.DONE
+
+
+def test_a_commit_subject_with_any_line_break_leaves_history_and_rollback_working(
+    done: Project, tmp_path: Path
+) -> None:
+    plan = done.dir / "docs" / "plan.md"
+    plan.write_text(FIXED + "An agent's line.\n")
+    subject = "agent\u2028wrote\x85this\x1eand\x1fthat\r\x1cend"
+    subprocess.run(
+        ["git", "-C", str(done.dir), "commit", "-qam", subject, "--cleanup=verbatim"], check=True
+    )
+
+    for args in (("history", done.id), ("history", done.id, "--named")):
+        shown = _run(tmp_path, *args)
+        assert shown.returncode == 0 and "Traceback" not in shown.stderr, shown.stderr
+        assert "phase3" in shown.stdout and "phase4" in shown.stdout
+    listing = _run(tmp_path, "history", done.id).stdout
+    assert "agent" in listing and "end" in listing
+
+    done_commit = git.Repo(done.dir).head.commit.parents[0].hexsha
+    to_commit = _run(tmp_path, "rollback", done.id, "--to", done_commit[:12])
+    assert to_commit.returncode == 0, to_commit.stdout + to_commit.stderr
+    assert plan.read_text() == FIXED
+    to_name = _run(tmp_path, "rollback", done.id, "--to", "phase3")
+    assert to_name.returncode == 0, to_name.stdout + to_name.stderr
+    assert plan.read_text() == BUILT
