@@ -67,8 +67,6 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from thoughtforge.terminal_text import without_escapes
-
 if TYPE_CHECKING:
     from thoughtforge.models import HaltReason
 
@@ -150,6 +148,8 @@ class PhaseHalt(ThoughtForgeError):
     """Raised inside a phase engine; the engine turns it into `transition(..., HALTED)`."""
 
     def __init__(self, reason: HaltReason, message: str) -> None:
+        from thoughtforge.terminal_text import without_escapes  # rich: not for every importer
+
         self.halt_reason = reason
         super().__init__(without_escapes(message))  # a program's colours never reach a halt
 
@@ -221,6 +221,8 @@ class AttemptFailure(BaseModel):
     @classmethod
     def _plain(cls, reason: str) -> str:
         """A CLI's colours and cursor moves never reach a halt message."""
+        from thoughtforge.terminal_text import without_escapes  # rich: not for every importer
+
         return without_escapes(reason)
 
     def __str__(self) -> str:

@@ -54,8 +54,14 @@ ResourceOption = Annotated[
 
 
 DebugOption = Annotated[
-    bool, typer.Option("--debug", help="Show Prefect's full tracebacks when a run fails.")
+    bool,
+    typer.Option(
+        "--debug", help="Show the full traceback (Prefect's too) when a command or a run fails."
+    ),
 ]
+
+_debugging: list[bool] = []
+"""Set by `--debug`, for `main`: an error then shows where it came from, not one line only."""
 
 
 def _print_version(asked: bool) -> None:
@@ -88,6 +94,8 @@ def _root(
 ) -> None:
     ctx.obj = config
     ctx.meta["debug"] = debug
+    if debug:
+        _debugging.append(True)
 
 
 def config_of(ctx: typer.Context) -> Config:
@@ -133,5 +141,7 @@ def main() -> None:
     try:
         app()
     except ThoughtForgeError as exc:
+        if _debugging:
+            err.print_exception()
         err.print(f"[red]error:[/] {inert_markup(str(exc))}", highlight=False, soft_wrap=True)
         sys.exit(1)
