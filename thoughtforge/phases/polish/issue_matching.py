@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable, Iterator
 from functools import cached_property
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -26,7 +27,17 @@ from thoughtforge.phases.polish.places import same_place
 _CHUNK = 48
 
 
-def match_findings(current: list[Issue], known: list[Issue]) -> list[int | None]:
+class Described(Protocol):
+    """A review's issue or a ledger's finding: what matching reads of either."""
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def location(self) -> str: ...
+
+
+def match_findings(current: list[Issue], known: list[Described]) -> list[int | None]:
     """For each current issue, the index of the known finding it is, or None for a new one.
 
     A known finding is matched once at most, by the first issue that resembles it (as
@@ -74,7 +85,7 @@ class _Previous:
     the float rounding.
     """
 
-    def __init__(self, issues: list[Issue]) -> None:
+    def __init__(self, issues: list[Described]) -> None:
         self.by_length = sorted({issue.description for issue in issues}, key=len)
         self.lengths = [len(text) for text in self.by_length]
         self.forwards = sorted(self.by_length)
