@@ -89,6 +89,37 @@ _SYNONYMS = (
     "access accessibility",
     "mobility wheelchair",
     "license licensing licence",
+    # review vocabulary in general: how any reviewer says the same kind of problem
+    "inconsistent inconsistency inconsistencies contradict contradicts contradiction conflict"
+    " conflicts conflicting mismatch mismatched mismatches discrepancy discrepancies disagree"
+    " disagrees",
+    "incorrect wrong inaccurate erroneous mistaken",
+    "duplicate duplicated duplicates duplication repeated repeats redundant",
+    "outdated stale obsolete deprecated",
+    "unrealistic optimistic overoptimistic",
+    "estimate estimates estimated projection projections forecast",
+    "clarify clarified define defined definition explain explained explanation justify"
+    " justified justification",
+    "risk risks threat threats hazard hazards",
+    "mitigation mitigate mitigations",
+    "step steps procedure procedures process workflow",
+    "price prices pricing priced fee fees",
+    "delete deletes deleted deletion remove removes removed removal",
+    "secret secrets credential credentials password passwords token tokens",
+    "goal goals objective aim aims",
+    "approve approval approved signoff",
+    "permission permissions authorization authorisation authorize privilege privileges",
+    "authenticate authentication login",
+    "encrypt encrypted encryption",
+    "input inputs parameter parameters argument arguments param params",
+    "assumption assumptions assume assumes assumed",
+    "dependency dependencies depend depends dependent",
+    "priority priorities prioritize prioritise prioritization",
+    "rollback revert undo",
+    "deploy deployment deployed release releases rollout",
+    "total totals sum subtotal",
+    "example examples sample samples",
+    "privacy personal pii",
 )
 
 
@@ -122,11 +153,17 @@ def _words(text: str) -> frozenset[str]:
 
 
 def _canonical(word: str) -> str:
-    """The word as compared; empty for a word that names nothing."""
+    """The word as compared; empty for a word that names nothing. A negated word whose stem is
+    one of the synonyms ("untested", "unassigned", "unbudgeted") names what its stem names: the
+    negation is a word of absence."""
     if word in _STOP or (len(word) == 1 and not word.isdigit()):
         return ""
     stem = _stem(word)
-    return "" if stem in _STOP else _CANONICAL.get(stem, stem)
+    if stem in _STOP:
+        return ""
+    if stem not in _CANONICAL and word.startswith("un") and _stem(word[2:]) in _CANONICAL:
+        return _CANONICAL[_stem(word[2:])]
+    return _CANONICAL.get(stem, stem)
 
 
 class _KnownWords(dict[str, str]):
