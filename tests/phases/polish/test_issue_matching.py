@@ -2,7 +2,8 @@
 
 The matcher measures as few pairs as it can; the reference measures every pair: rapidfuzz's
 normalized Levenshtein similarity of the descriptions at least 0.8 (as DESIGN.md words the rule),
-or the same words in another order (`issue_wording`). Each known finding is matched once at most.
+or the same words in another order (`issue_wording`), unless they say different kinds of problem.
+Each known finding is matched once at most.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from rapidfuzz.distance import Levenshtein
 
 from thoughtforge.models import Issue, Severity
 from thoughtforge.phases.polish.issue_matching import match_findings
-from thoughtforge.phases.polish.issue_wording import same_words, words
+from thoughtforge.phases.polish.issue_wording import same_kind, same_words, words
 
 # Few letters, so that random texts often land either side of 0.8 from each other.
 ALPHABET = "ab c"
@@ -24,8 +25,9 @@ WIDE_ALPHABET = "aAb é✓c\t"
 
 
 def similar(text: str, other: str) -> bool:
-    return Levenshtein.normalized_similarity(text, other) >= 0.8 or same_words(
-        words(text), words(other)
+    return same_kind(text, other) and (
+        Levenshtein.normalized_similarity(text, other) >= 0.8
+        or same_words(words(text), words(other))
     )
 
 
@@ -122,6 +124,17 @@ def test_a_finding_about_another_place_is_another_finding() -> None:
     assert match_findings(here, there) == [None]
     assert match_findings(here, here) == [0]
     assert match_findings(here, anywhere) == [0], "an unknown place agrees with any"
+
+
+def test_a_finding_of_another_kind_is_another_finding_however_alike_the_words() -> None:
+    missing = "Section 3 budget table: the contingency line is missing."
+    unclear = "Section 3 budget table: the contingency line is unclear."
+    reworded = "Section 3 budget table: the contingency line is absent."
+    assert Levenshtein.normalized_similarity(missing, unclear) >= 0.8
+    assert match_findings(issues([unclear]), issues([missing])) == [None]
+    assert match_findings(issues([reworded]), issues([missing])) == [0]
+    unsaid = "Section 3 budget table: the contingency line is not there."
+    assert match_findings(issues([unsaid]), issues([missing])) == [0], "naming no kind, any kind"
 
 
 VOCABULARY = [

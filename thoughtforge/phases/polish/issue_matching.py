@@ -3,9 +3,10 @@
 An issue is a known finding when their descriptions are similar as DESIGN.md says (normalized
 Levenshtein ≥ 0.8), or name the same things in other words (`issue_wording`: reviewers reword,
 reorder and swap synonyms from one round to the next), and their locations can name the same
-place (`places`). Matching is the loop's only costly part, so it finds the cheap matches first
-(the same text, a text similar to its alphabetical neighbour) and measures a pair only when the
-characters the two descriptions are made of leave the distance within reach.
+place (`places`), unless they say different kinds of problem (`issue_wording.same_kind`).
+Matching is the loop's only costly part, so it finds the cheap matches first (the same text, a
+text similar to its alphabetical neighbour) and measures a pair only when the characters the two
+descriptions are made of leave the distance within reach.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from thoughtforge.models import Issue
-from thoughtforge.phases.polish.issue_wording import least_shared, same_words, words
+from thoughtforge.phases.polish.issue_wording import least_shared, same_kind, same_words, words
 from thoughtforge.phases.polish.places import same_place
 
 _CHUNK = 48
@@ -56,7 +57,11 @@ def match_findings(current: list[Issue], known: list[Described]) -> list[int | N
     def take(at: int, descriptions: Iterable[str]) -> bool:
         for text in descriptions:
             for n in indices.get(text, ()):
-                if n not in taken and same_place(current[at].location, known[n].location):
+                if (
+                    n not in taken
+                    and same_place(current[at].location, known[n].location)
+                    and same_kind(texts[at], known[n].description)
+                ):
                     taken.add(n)
                     found[at] = n
                     return True

@@ -6,6 +6,8 @@ and the synonyms reviewers swap (cost/budget/expense, owner/responsible, vague/u
 to one word. Two descriptions name the same issue when those sets overlap by a Dice coefficient
 of at least `SAME_WORDS` (2·shared / (size of one + size of the other)), whatever the order of
 their clauses, and share a word that is not a number (severity words are no subject either).
+Two descriptions that say different kinds of problem (missing, unclear, contradictory, wrong,
+duplicated) are never the same finding (`same_kind`), whatever else they share.
 Measured on labelled pairs in `bench/bench_paraphrase.py`.
 """
 
@@ -137,6 +139,14 @@ def same_words(first: frozenset[str], second: frozenset[str]) -> bool:
     return len(shared) * 20 >= 7 * (len(first) + len(second))
 
 
+def same_kind(text: str, other: str) -> bool:
+    """Whether two descriptions can name the same kind of problem: not when each says which kind
+    and they say different ones ("the contingency line is missing" is not "the contingency line
+    is unclear", however alike the words); a description that names none can be any."""
+    first, second = _kinds(text), _kinds(other)
+    return not first or not second or bool(first & second)
+
+
 def least_shared(size: int, other: int) -> int:
     """The fewest shared words two sets of these sizes need to be the same issue."""
     return -(-7 * (size + other) // 20)
@@ -150,6 +160,25 @@ def _words(text: str) -> frozenset[str]:
     found = set(map(_CANONICAL_OF.__getitem__, _WORD.findall(text)))
     found.discard("")
     return frozenset(found)
+
+
+@lru_cache(maxsize=4096)
+def _kinds(text: str) -> frozenset[str]:
+    return frozenset(_KIND_OF[word] for word in _WORD.findall(text.lower()) if word in _KIND_OF)
+
+
+_KINDS = {
+    "absent": "missing lacks lack lacking absent omits omitted omission no none without never",
+    "vague": "unclear vague ambiguous imprecise confusing unclearly vaguely",
+    "conflict": "inconsistent inconsistency inconsistencies contradicts contradict contradiction"
+    " contradictory conflicts conflict conflicting mismatch mismatched mismatches discrepancy"
+    " discrepancies differs disagree disagrees",
+    "wrong": "incorrect incorrectly wrong wrongly inaccurate erroneous mistaken miscalculated",
+    "duplicate": "duplicate duplicates duplicated duplication repeated repeats redundant twice",
+}
+"""The words that say which kind of problem a finding is (a reviewer rewording a finding keeps
+its kind), each word of one kind only; "not" says none ("not clear", "not given")."""
+_KIND_OF = {word: kind for kind, found in _KINDS.items() for word in found.split()}
 
 
 def _canonical(word: str) -> str:
