@@ -196,12 +196,12 @@ class _CharacterCounts:
         high = int(np.searchsorted(self.lengths, 5 * int(sizes[-1, 0]) // 4, side="right"))
         lengths = self.lengths[None, low:high]
         counts = _counts(texts)
-        apart = np.abs(lengths - sizes)
-        step = np.empty(apart.shape, dtype=np.int16)
+        differ = np.zeros((len(texts), high - low), dtype=np.int16)
+        step = np.empty(differ.shape, dtype=np.int8)
         for bucket in range(self.BUCKETS):
             np.subtract(self.by_bucket[bucket, None, low:high], counts[:, bucket, None], out=step)
-            apart += np.abs(step, out=step)
-        within = 5 * apart <= 2 * np.maximum(lengths, sizes)
+            np.add(differ, np.abs(step, out=step), out=differ)
+        within = 5 * (differ + np.abs(lengths - sizes)) <= 2 * np.maximum(lengths, sizes)
         return [(np.flatnonzero(row) + low).tolist() for row in within]
 
 
@@ -228,7 +228,9 @@ class _BigramCounts:
         mine = _bigram_counts(texts)
         which = np.repeat(np.arange(len(texts)), sizes)
         rows = np.fromiter((row for found in reach for row in found), dtype=np.int64)
-        apart = np.abs(mine[which] - self.counts[rows]).sum(axis=1, dtype=np.int64)
+        differ = mine[which]
+        np.subtract(differ, self.counts[rows], out=differ)
+        apart = np.abs(differ, out=differ).sum(axis=1, dtype=np.int16).astype(np.int64)
         longer = np.maximum(
             np.array([len(t) for t in texts], dtype=np.int64)[which], self.lengths[rows]
         )
@@ -241,8 +243,9 @@ class _BigramCounts:
         return kept
 
 
-def _bigram_counts(texts: list[str]) -> NDArray[np.int16]:
-    """One row of bucket counts of adjacent character pairs per text (none across texts)."""
+def _bigram_counts(texts: list[str]) -> NDArray[np.int8]:
+    """One row of bucket counts of adjacent character pairs per text (none across texts), held
+    at 127 as `_counts` holds them."""
     size = _BigramCounts.BUCKETS
     points = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
     lengths = np.array([len(text) for text in texts], dtype=np.int64)
@@ -250,18 +253,18 @@ def _bigram_counts(texts: list[str]) -> NDArray[np.int16]:
     same_text = rows[:-1] == rows[1:]
     codes = (points[:-1] * 31 + points[1:]) % size
     flat = np.bincount(rows[:-1][same_text] * size + codes[same_text], minlength=len(texts) * size)
-    return np.minimum(flat, 255).reshape(len(texts), size).astype(np.int16)
+    return np.minimum(flat, 127).reshape(len(texts), size).astype(np.int8)
 
 
-def _counts(texts: list[str]) -> NDArray[np.int16]:
-    """One row of bucket counts per text; a count held at 255 only lowers the bound, and keeps
-    each difference within int16."""
+def _counts(texts: list[str]) -> NDArray[np.int8]:
+    """One row of bucket counts per text; a count held at 127 only lowers the bound, and keeps
+    each difference within int8 and the sum of a row's differences within int16."""
     points = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
     codes = _BUCKET_OF[np.minimum(points, 127)]
     rows = np.repeat(np.arange(len(texts)), [len(text) for text in texts])
     size = _CharacterCounts.BUCKETS
     flat = np.bincount(rows * size + codes, minlength=len(texts) * size)
-    return np.minimum(flat, 255).reshape(len(texts), size).astype(np.int16)
+    return np.minimum(flat, 127).reshape(len(texts), size).astype(np.int8)
 
 
 def _bucket_table() -> NDArray[np.intp]:
