@@ -215,7 +215,7 @@ class _BigramCounts:
     left within reach: it is the finer, costlier bound.
     """
 
-    BUCKETS = 128
+    BUCKETS = 128  # a power of two: a pair's code is masked into a bucket
 
     def __init__(self, texts: list[str]) -> None:
         self.counts = _bigram_counts(texts)
@@ -247,11 +247,11 @@ def _bigram_counts(texts: list[str]) -> NDArray[np.int8]:
     """One row of bucket counts of adjacent character pairs per text (none across texts), held
     at 127 as `_counts` holds them."""
     size = _BigramCounts.BUCKETS
-    points = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
-    lengths = np.array([len(text) for text in texts], dtype=np.int64)
+    points = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     rows = np.repeat(np.arange(len(texts)), lengths)
     same_text = rows[:-1] == rows[1:]
-    codes = (points[:-1] * 31 + points[1:]) % size
+    codes = (points[:-1] * 31 + points[1:]) & (size - 1)  # no wrap: code points < 2**21
     flat = np.bincount(rows[:-1][same_text] * size + codes[same_text], minlength=len(texts) * size)
     return np.minimum(flat, 127).reshape(len(texts), size).astype(np.int8)
 
