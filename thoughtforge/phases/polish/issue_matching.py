@@ -125,17 +125,14 @@ class _Previous:
     def resembling_texts(self, texts: list[str]) -> list[list[str]]:
         """For each text (shortest first), the previous descriptions similar to it: of those its
         characters leave within reach, those its pairs of characters do, measured."""
-        reach = self.pairs_of_characters.within_reach(texts, self.characters.within_reach(texts))
-        pairs = _similar_pairs(
-            [text for text, rows in zip(texts, reach, strict=True) for _ in rows],
-            [self.by_length[row] for rows in reach for row in rows],
+        which, rows = self.pairs_of_characters.within_reach(
+            texts, *self.characters.within_reach(texts)
         )
-        found: list[list[str]] = []
-        start = 0
-        for rows in reach:
-            hits = pairs[start : start + len(rows)]
-            found.append([self.by_length[row] for row, hit in zip(rows, hits, strict=False) if hit])
-            start += len(rows)
+        mine, theirs = which.tolist(), rows.tolist()
+        pairs = _similar_pairs([texts[n] for n in mine], [self.by_length[row] for row in theirs])
+        found: list[list[str]] = [[] for _ in texts]
+        for n in np.flatnonzero(pairs).tolist():
+            found[mine[n]].append(self.by_length[theirs[n]])
         return found
 
     def same_word_texts(self, text: str) -> list[str]:
@@ -185,8 +182,9 @@ class _CharacterCounts:
         self.by_bucket = np.ascontiguousarray(_counts(texts).T)
         self.lengths = np.array([len(text) for text in texts], dtype=np.int32)
 
-    def within_reach(self, texts: list[str]) -> list[list[int]]:
-        """For each text (shortest first), the rows whose bound allows a similarity of 0.8.
+    def within_reach(self, texts: list[str]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+        """The pairs (a text, shortest first; a row) whose bound allows a similarity of 0.8, in
+        order of text then row.
 
         Only rows from 4/5 of the shortest to 5/4 of the longest text's length are compared:
         the distance is at least the length difference.
@@ -202,7 +200,8 @@ class _CharacterCounts:
             np.subtract(self.by_bucket[bucket, None, low:high], counts[:, bucket, None], out=step)
             np.add(differ, np.abs(step, out=step), out=differ)
         within = 5 * (differ + np.abs(lengths - sizes)) <= 2 * np.maximum(lengths, sizes)
-        return [(np.flatnonzero(row) + low).tolist() for row in within]
+        which, rows = np.nonzero(within)
+        return which, rows + low
 
 
 class _BigramCounts:
@@ -221,26 +220,18 @@ class _BigramCounts:
         self.counts = _bigram_counts(texts)
         self.lengths = np.array([len(text) for text in texts], dtype=np.int64)
 
-    def within_reach(self, texts: list[str], reach: list[list[int]]) -> list[list[int]]:
-        sizes = [len(rows) for rows in reach]
-        if not sum(sizes):
-            return reach
-        mine = _bigram_counts(texts)
-        which = np.repeat(np.arange(len(texts)), sizes)
-        rows = np.fromiter((row for found in reach for row in found), dtype=np.int64)
-        differ = mine[which]
+    def within_reach(
+        self, texts: list[str], which: NDArray[np.intp], rows: NDArray[np.intp]
+    ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+        """Of the pairs (a text, a row) given, those whose bound allows a similarity of 0.8."""
+        if not len(which):
+            return which, rows
+        differ = _bigram_counts(texts)[which]
         np.subtract(differ, self.counts[rows], out=differ)
         apart = np.abs(differ, out=differ).sum(axis=1, dtype=np.int16).astype(np.int64)
-        longer = np.maximum(
-            np.array([len(t) for t in texts], dtype=np.int64)[which], self.lengths[rows]
-        )
-        keep = 5 * apart <= 4 * longer
-        kept: list[list[int]] = []
-        start = 0
-        for size in sizes:
-            kept.append(rows[start : start + size][keep[start : start + size]].tolist())
-            start += size
-        return kept
+        sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        keep = 5 * apart <= 4 * np.maximum(sizes[which], self.lengths[rows])
+        return which[keep], rows[keep]
 
 
 def _bigram_counts(texts: list[str]) -> NDArray[np.int8]:
