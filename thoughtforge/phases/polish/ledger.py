@@ -218,20 +218,36 @@ def _closed_at(finding: Finding) -> int:
 
 
 def _new(number: int, issue: Issue, iteration: int) -> Finding:
-    """Built from an issue already validated: a review may hold a thousand."""
-    return Finding.model_construct(
-        id=f"F{number}",
-        severity=issue.severity,
-        description=issue.description,
-        location=issue.location,
-        recommendation=issue.recommendation,
-        found_at=iteration,
-        last_reported=iteration,
-        status="open",
-        addressed_by=[],
-        resolved_at=None,
-        dismissed_at=None,
-        dismissal="",
-        silent_since=None,
-        relabelled=[],
+    """Built from an issue already validated (a review may hold a thousand): a copy of a blank
+    finding costs less than constructing one."""
+    return _BLANK.model_copy(
+        update={
+            "id": f"F{number}",
+            "severity": issue.severity,
+            "description": issue.description,
+            "location": issue.location,
+            "recommendation": issue.recommendation,
+            "found_at": iteration,
+            "last_reported": iteration,
+            "addressed_by": [],
+            "relabelled": [],
+        }
     )
+
+
+_BLANK = Finding.model_construct(
+    id="",
+    severity=Severity.MINOR,
+    description="",
+    location="",
+    recommendation="",
+    found_at=0,
+    last_reported=0,
+    status="open",
+    addressed_by=[],
+    resolved_at=None,
+    dismissed_at=None,
+    dismissal="",
+    silent_since=None,
+    relabelled=[],
+)
