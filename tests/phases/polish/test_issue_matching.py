@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 from rapidfuzz.distance import Levenshtein
 
 from thoughtforge.models import Issue, Severity
-from thoughtforge.phases.polish.issue_matching import match_findings
+from thoughtforge.phases.polish.issue_matching import _counts, _KeptRows, match_findings
 from thoughtforge.phases.polish.issue_wording import same_kind, same_words, words
 
 # Few letters, so that random texts often land either side of 0.8 from each other.
@@ -235,3 +236,16 @@ def test_long_runs_and_folded_characters_are_still_measured(text: str, other: st
     previous = [other, text[:5] + "a" * 200, text[:-3] + "f" * 100]
     matched = matched_as_the_reference_says([text], previous)
     assert matched == any(similar(text, o) for o in previous)
+
+
+def test_counts_kept_across_calls_are_the_counts_of_those_texts() -> None:
+    """The rows kept from earlier calls, repeated texts and a drop past the limit included, are
+    what counting the texts afresh gives."""
+    kept = _KeptRows(_counts)
+    kept.LIMIT = 5
+    rng = random.Random(7)
+    pool = [random_text(rng, WIDE_ALPHABET) for _ in range(12)]
+    for _ in range(20):
+        texts = rng.choices(pool, k=rng.randint(0, 8))
+        assert np.array_equal(kept.of(texts), _counts(texts))
+        assert len(kept.kept) <= kept.LIMIT + 8

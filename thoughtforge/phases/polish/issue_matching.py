@@ -12,7 +12,7 @@ descriptions are made of leave the distance within reach.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
 from typing import Protocol
 
@@ -179,7 +179,7 @@ class _CharacterCounts:
     BUCKETS = 32
 
     def __init__(self, texts: list[str]) -> None:
-        self.by_bucket = np.ascontiguousarray(_counts(texts).T)
+        self.by_bucket = np.ascontiguousarray(_CHARACTER_ROWS.of(texts).T)
         self.lengths = np.array([len(text) for text in texts], dtype=np.int32)
 
     def within_reach(self, texts: list[str]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
@@ -193,7 +193,7 @@ class _CharacterCounts:
         low = int(np.searchsorted(self.lengths, -(-4 * int(sizes[0, 0]) // 5)))
         high = int(np.searchsorted(self.lengths, 5 * int(sizes[-1, 0]) // 4, side="right"))
         lengths = self.lengths[None, low:high]
-        counts = _counts(texts)
+        counts = _CHARACTER_ROWS.of(texts)
         differ = np.zeros((len(texts), high - low), dtype=np.int16)
         step = np.empty(differ.shape, dtype=np.int8)
         for bucket in range(self.BUCKETS):
@@ -217,7 +217,7 @@ class _BigramCounts:
     BUCKETS = 128  # a power of two: a pair's code is masked into a bucket
 
     def __init__(self, texts: list[str]) -> None:
-        self.counts = _bigram_counts(texts)
+        self.counts = _BIGRAM_ROWS.of(texts)
         self.lengths = np.array([len(text) for text in texts], dtype=np.int64)
 
     def within_reach(
@@ -226,7 +226,7 @@ class _BigramCounts:
         """Of the pairs (a text, a row) given, those whose bound allows a similarity of 0.8."""
         if not len(which):
             return which, rows
-        differ = _bigram_counts(texts)[which]
+        differ = _BIGRAM_ROWS.of(texts)[which]
         np.subtract(differ, self.counts[rows], out=differ)
         apart = np.abs(differ, out=differ).sum(axis=1, dtype=np.int16).astype(np.int64)
         sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
@@ -256,6 +256,35 @@ def _counts(texts: list[str]) -> NDArray[np.int8]:
     size = _CharacterCounts.BUCKETS
     flat = np.bincount(rows * size + codes, minlength=len(texts) * size)
     return np.minimum(flat, 127).reshape(len(texts), size).astype(np.int8)
+
+
+class _KeptRows:
+    """Each text's row of counts, kept across calls: a round's known findings are the texts
+    earlier rounds counted (as the current issues or as the known findings). Only the texts not
+    kept are counted; the rows are dropped all at once past `LIMIT` texts. Safe when two loops
+    match at once: a call reads what it counted, not what the other may have dropped."""
+
+    LIMIT = 50_000
+
+    def __init__(self, count: Callable[[list[str]], NDArray[np.int8]]) -> None:
+        self.count = count
+        self.kept: dict[str, NDArray[np.int8]] = {}
+
+    def of(self, texts: list[str]) -> NDArray[np.int8]:
+        kept = self.kept
+        rows = [kept.get(text) for text in texts]
+        fresh = list(
+            dict.fromkeys(text for text, row in zip(texts, rows, strict=True) if row is None)
+        )
+        if not fresh:
+            return np.array(rows) if rows else self.count(texts)
+        counted = dict(zip(fresh, self.count(fresh), strict=True))
+        if len(kept) + len(fresh) > self.LIMIT:
+            kept.clear()
+        kept.update(counted)
+        return np.array(
+            [counted[t] if row is None else row for t, row in zip(texts, rows, strict=True)]
+        )
 
 
 def _bucket_table() -> NDArray[np.intp]:
@@ -328,3 +357,7 @@ def _at_least(masks: list[int], need: int, every: int) -> int:
             greater |= equal & plane
             equal &= ~plane
     return greater | equal
+
+
+_CHARACTER_ROWS = _KeptRows(_counts)
+_BIGRAM_ROWS = _KeptRows(_bigram_counts)
