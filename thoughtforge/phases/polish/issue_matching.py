@@ -12,7 +12,7 @@ descriptions are made of leave the distance within reach.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property
 from typing import Protocol
 
@@ -38,7 +38,7 @@ class Described(Protocol):
     def location(self) -> str: ...
 
 
-def match_findings(current: list[Issue], known: list[Described]) -> list[int | None]:
+def match_findings(current: list[Issue], known: Sequence[Described]) -> list[int | None]:
     """For each current issue, the index of the known finding it is, or None for a new one.
 
     A known finding is matched once at most, by the first issue that resembles it (as
@@ -90,7 +90,7 @@ class _Previous:
     the float rounding.
     """
 
-    def __init__(self, issues: list[Described]) -> None:
+    def __init__(self, issues: Sequence[Described]) -> None:
         self.by_length = sorted({issue.description for issue in issues}, key=len)
         self.lengths = [len(text) for text in self.by_length]
         self.forwards = sorted(self.by_length)
