@@ -82,7 +82,7 @@ _SYNONYMS = (
     "competitor competitors competition",
     "source sourced cite cites citation reference",
     "breakdown split broken",
-    "concurrent concurrently parallel simultaneous simultaneously",
+    "concurrent concurrently parallel simultaneous simultaneously race mutex",
     "docstring documentation documented docs",
     "hint hints annotation annotations",
     "slow slowness performance latency",
@@ -122,6 +122,23 @@ _SYNONYMS = (
     "total totals sum subtotal",
     "example examples sample samples",
     "privacy personal pii",
+    # things plans and code name in other words
+    "vendor vendors supplier suppliers provider providers contractor contractors",
+    "function functions method methods",
+    "endpoint endpoints route routes",
+    "user users customer customers",
+    "email emails mail",
+    "notification notifications notify notifies",
+    "food catering menu meal meals",
+    "drink drinks beverage beverages",
+    "photographer photography photo photos",
+    "decor decoration decorations",
+    "typo typos misspelling misspelled",
+    "secure security insecure vulnerable vulnerability vulnerabilities",
+    "inject injection injections",
+    "sanitize sanitise sanitized sanitised unsanitized escape escaped escaping unescaped",
+    "memory ram",
+    "response responses reply replies",
 )
 
 
