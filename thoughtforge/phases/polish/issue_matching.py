@@ -264,7 +264,7 @@ class _KeptRows:
     kept are counted; the rows are dropped all at once past `LIMIT` texts. Safe when two loops
     match at once: a call reads what it counted, not what the other may have dropped."""
 
-    LIMIT = 50_000
+    LIMIT = 20_000
 
     def __init__(self, count: Callable[[list[str]], NDArray[np.int8]]) -> None:
         self.count = count
