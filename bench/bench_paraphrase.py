@@ -5,7 +5,7 @@ Run: .venv/bin/python bench/bench_paraphrase.py
 Precision and recall of `issue_matching.match_findings` (the ledger's identity of a finding) on
 three labelled sets: the tuning pairs of `paraphrase_pairs.py` (the matcher was tuned on these
 only), the earlier held-out pairs of that file, and `paraphrase_pairs_round3.py`, written apart
-and never tuned on (its findings carry locations, which must agree). For comparison, DESIGN.md's
+and never tuned on (its findings carry locations, which must agree). For comparison, the design's
 matcher alone: normalized Levenshtein ≥ 0.8 on the descriptions ("levenshtein").
 
 Then the cost of an iteration's bookkeeping (the ledger taking in 1,000 issues against the

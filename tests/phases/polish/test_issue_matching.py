@@ -2,19 +2,21 @@
 
 The matcher measures as few pairs as it can; the reference measures every pair: rapidfuzz's
 normalized Levenshtein similarity of the descriptions at least 0.8 (as the design words the rule),
-or the same words in another order (`issue_wording`). Each known finding is matched once at most.
+or the same words in another order (`issue_wording`), unless they say different kinds of problem.
+Each known finding is matched once at most.
 """
 
 from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 from rapidfuzz.distance import Levenshtein
 
 from thoughtforge.models import Issue, Severity
-from thoughtforge.phases.polish.issue_matching import match_findings
-from thoughtforge.phases.polish.issue_wording import same_words, words
+from thoughtforge.phases.polish.issue_matching import _counts, _KeptRows, match_findings
+from thoughtforge.phases.polish.issue_wording import same_kind, same_words, words
 
 # Few letters, so that random texts often land either side of 0.8 from each other.
 ALPHABET = "ab c"
@@ -24,8 +26,9 @@ WIDE_ALPHABET = "aAb é✓c\t"
 
 
 def similar(text: str, other: str) -> bool:
-    return Levenshtein.normalized_similarity(text, other) >= 0.8 or same_words(
-        words(text), words(other)
+    return same_kind(text, other) and (
+        Levenshtein.normalized_similarity(text, other) >= 0.8
+        or same_words(words(text), words(other))
     )
 
 
@@ -124,6 +127,17 @@ def test_a_finding_about_another_place_is_another_finding() -> None:
     assert match_findings(here, anywhere) == [0], "an unknown place agrees with any"
 
 
+def test_a_finding_of_another_kind_is_another_finding_however_alike_the_words() -> None:
+    missing = "Section 3 budget table: the contingency line is missing."
+    unclear = "Section 3 budget table: the contingency line is unclear."
+    reworded = "Section 3 budget table: the contingency line is absent."
+    assert Levenshtein.normalized_similarity(missing, unclear) >= 0.8
+    assert match_findings(issues([unclear]), issues([missing])) == [None]
+    assert match_findings(issues([reworded]), issues([missing])) == [0]
+    unsaid = "Section 3 budget table: the contingency line is not there."
+    assert match_findings(issues([unsaid]), issues([missing])) == [0], "naming no kind, any kind"
+
+
 VOCABULARY = [
     "budget",
     "contingency",
@@ -212,7 +226,7 @@ def test_the_same_finding_reworded_is_matched_and_different_findings_are_not() -
 @pytest.mark.parametrize(
     ("text", "other"),
     [
-        ("e" * 300, "e" * 290 + "x" * 10),  # counts past the ceiling of 255
+        ("e" * 300, "e" * 290 + "x" * 10),  # counts past the ceiling of 127
         ("E" * 90 + "✓" * 10, "e" * 90 + "✓" * 10),  # cases and a wide character share buckets
     ],
 )
@@ -222,3 +236,16 @@ def test_long_runs_and_folded_characters_are_still_measured(text: str, other: st
     previous = [other, text[:5] + "a" * 200, text[:-3] + "f" * 100]
     matched = matched_as_the_reference_says([text], previous)
     assert matched == any(similar(text, o) for o in previous)
+
+
+def test_counts_kept_across_calls_are_the_counts_of_those_texts() -> None:
+    """The rows kept from earlier calls, repeated texts and a drop past the limit included, are
+    what counting the texts afresh gives."""
+    kept = _KeptRows(_counts)
+    kept.LIMIT = 5
+    rng = random.Random(7)
+    pool = [random_text(rng, WIDE_ALPHABET) for _ in range(12)]
+    for _ in range(20):
+        texts = rng.choices(pool, k=rng.randint(0, 8))
+        assert np.array_equal(kept.of(texts), _counts(texts))
+        assert len(kept.kept) <= kept.LIMIT + 8

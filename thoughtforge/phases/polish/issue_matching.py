@@ -3,16 +3,18 @@
 An issue is a known finding when their descriptions are similar as the design says (normalized
 Levenshtein ≥ 0.8), or name the same things in other words (`issue_wording`: reviewers reword,
 reorder and swap synonyms from one round to the next), and their locations can name the same
-place (`places`). Matching is the loop's only costly part, so it finds the cheap matches first
-(the same text, a text similar to its alphabetical neighbour) and measures a pair only when the
-characters the two descriptions are made of leave the distance within reach.
+place (`places`), unless they say different kinds of problem (`issue_wording.same_kind`).
+Matching is the loop's only costly part, so it finds the cheap matches first (the same text, a
+text similar to its alphabetical neighbour) and measures a pair only when the characters the two
+descriptions are made of leave the distance within reach.
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -20,13 +22,23 @@ from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from thoughtforge.models import Issue
-from thoughtforge.phases.polish.issue_wording import least_shared, same_words, words
+from thoughtforge.phases.polish.issue_wording import least_shared, same_kind, same_words, words
 from thoughtforge.phases.polish.places import same_place
 
 _CHUNK = 48
 
 
-def match_findings(current: list[Issue], known: list[Issue]) -> list[int | None]:
+class Described(Protocol):
+    """A review's issue or a ledger's finding: what matching reads of either."""
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def location(self) -> str: ...
+
+
+def match_findings(current: list[Issue], known: Sequence[Described]) -> list[int | None]:
     """For each current issue, the index of the known finding it is, or None for a new one.
 
     A known finding is matched once at most, by the first issue that resembles it (as
@@ -45,7 +57,11 @@ def match_findings(current: list[Issue], known: list[Issue]) -> list[int | None]
     def take(at: int, descriptions: Iterable[str]) -> bool:
         for text in descriptions:
             for n in indices.get(text, ()):
-                if n not in taken and same_place(current[at].location, known[n].location):
+                if (
+                    n not in taken
+                    and same_place(current[at].location, known[n].location)
+                    and same_kind(texts[at], known[n].description)
+                ):
                     taken.add(n)
                     found[at] = n
                     return True
@@ -74,7 +90,7 @@ class _Previous:
     the float rounding.
     """
 
-    def __init__(self, issues: list[Issue]) -> None:
+    def __init__(self, issues: Sequence[Described]) -> None:
         self.by_length = sorted({issue.description for issue in issues}, key=len)
         self.lengths = [len(text) for text in self.by_length]
         self.forwards = sorted(self.by_length)
@@ -109,17 +125,14 @@ class _Previous:
     def resembling_texts(self, texts: list[str]) -> list[list[str]]:
         """For each text (shortest first), the previous descriptions similar to it: of those its
         characters leave within reach, those its pairs of characters do, measured."""
-        reach = self.pairs_of_characters.within_reach(texts, self.characters.within_reach(texts))
-        pairs = _similar_pairs(
-            [text for text, rows in zip(texts, reach, strict=True) for _ in rows],
-            [self.by_length[row] for rows in reach for row in rows],
+        which, rows = self.pairs_of_characters.within_reach(
+            texts, *self.characters.within_reach(texts)
         )
-        found: list[list[str]] = []
-        start = 0
-        for rows in reach:
-            hits = pairs[start : start + len(rows)]
-            found.append([self.by_length[row] for row, hit in zip(rows, hits, strict=False) if hit])
-            start += len(rows)
+        mine, theirs = which.tolist(), rows.tolist()
+        pairs = _similar_pairs([texts[n] for n in mine], [self.by_length[row] for row in theirs])
+        found: list[list[str]] = [[] for _ in texts]
+        for n in np.flatnonzero(pairs).tolist():
+            found[mine[n]].append(self.by_length[theirs[n]])
         return found
 
     def same_word_texts(self, text: str) -> list[str]:
@@ -166,11 +179,12 @@ class _CharacterCounts:
     BUCKETS = 32
 
     def __init__(self, texts: list[str]) -> None:
-        self.by_bucket = np.ascontiguousarray(_counts(texts).T)
+        self.by_bucket = np.ascontiguousarray(_CHARACTER_ROWS.of(texts).T)
         self.lengths = np.array([len(text) for text in texts], dtype=np.int32)
 
-    def within_reach(self, texts: list[str]) -> list[list[int]]:
-        """For each text (shortest first), the rows whose bound allows a similarity of 0.8.
+    def within_reach(self, texts: list[str]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+        """The pairs (a text, shortest first; a row) whose bound allows a similarity of 0.8, in
+        order of text then row.
 
         Only rows from 4/5 of the shortest to 5/4 of the longest text's length are compared:
         the distance is at least the length difference.
@@ -179,14 +193,15 @@ class _CharacterCounts:
         low = int(np.searchsorted(self.lengths, -(-4 * int(sizes[0, 0]) // 5)))
         high = int(np.searchsorted(self.lengths, 5 * int(sizes[-1, 0]) // 4, side="right"))
         lengths = self.lengths[None, low:high]
-        counts = _counts(texts)
-        apart = np.abs(lengths - sizes)
-        step = np.empty(apart.shape, dtype=np.int16)
+        counts = _CHARACTER_ROWS.of(texts)
+        differ = np.zeros((len(texts), high - low), dtype=np.int16)
+        step = np.empty(differ.shape, dtype=np.int8)
         for bucket in range(self.BUCKETS):
             np.subtract(self.by_bucket[bucket, None, low:high], counts[:, bucket, None], out=step)
-            apart += np.abs(step, out=step)
-        within = 5 * apart <= 2 * np.maximum(lengths, sizes)
-        return [(np.flatnonzero(row) + low).tolist() for row in within]
+            np.add(differ, np.abs(step, out=step), out=differ)
+        within = 5 * (differ + np.abs(lengths - sizes)) <= 2 * np.maximum(lengths, sizes)
+        which, rows = np.nonzero(within)
+        return which, rows + low
 
 
 class _BigramCounts:
@@ -199,53 +214,77 @@ class _BigramCounts:
     left within reach: it is the finer, costlier bound.
     """
 
-    BUCKETS = 128
+    BUCKETS = 128  # a power of two: a pair's code is masked into a bucket
 
     def __init__(self, texts: list[str]) -> None:
-        self.counts = _bigram_counts(texts)
+        self.counts = _BIGRAM_ROWS.of(texts)
         self.lengths = np.array([len(text) for text in texts], dtype=np.int64)
 
-    def within_reach(self, texts: list[str], reach: list[list[int]]) -> list[list[int]]:
-        sizes = [len(rows) for rows in reach]
-        if not sum(sizes):
-            return reach
-        mine = _bigram_counts(texts)
-        which = np.repeat(np.arange(len(texts)), sizes)
-        rows = np.fromiter((row for found in reach for row in found), dtype=np.int64)
-        apart = np.abs(mine[which] - self.counts[rows]).sum(axis=1, dtype=np.int64)
-        longer = np.maximum(
-            np.array([len(t) for t in texts], dtype=np.int64)[which], self.lengths[rows]
-        )
-        keep = 5 * apart <= 4 * longer
-        kept: list[list[int]] = []
-        start = 0
-        for size in sizes:
-            kept.append(rows[start : start + size][keep[start : start + size]].tolist())
-            start += size
-        return kept
+    def within_reach(
+        self, texts: list[str], which: NDArray[np.intp], rows: NDArray[np.intp]
+    ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+        """Of the pairs (a text, a row) given, those whose bound allows a similarity of 0.8."""
+        if not len(which):
+            return which, rows
+        differ = _BIGRAM_ROWS.of(texts)[which]
+        np.subtract(differ, self.counts[rows], out=differ)
+        apart = np.abs(differ, out=differ).sum(axis=1, dtype=np.int16).astype(np.int64)
+        sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        keep = 5 * apart <= 4 * np.maximum(sizes[which], self.lengths[rows])
+        return which[keep], rows[keep]
 
 
-def _bigram_counts(texts: list[str]) -> NDArray[np.int16]:
-    """One row of bucket counts of adjacent character pairs per text (none across texts)."""
+def _bigram_counts(texts: list[str]) -> NDArray[np.int8]:
+    """One row of bucket counts of adjacent character pairs per text (none across texts), held
+    at 127 as `_counts` holds them."""
     size = _BigramCounts.BUCKETS
-    points = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
-    lengths = np.array([len(text) for text in texts], dtype=np.int64)
+    points = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     rows = np.repeat(np.arange(len(texts)), lengths)
     same_text = rows[:-1] == rows[1:]
-    codes = (points[:-1] * 31 + points[1:]) % size
+    codes = (points[:-1] * 31 + points[1:]) & (size - 1)  # no wrap: code points < 2**21
     flat = np.bincount(rows[:-1][same_text] * size + codes[same_text], minlength=len(texts) * size)
-    return np.minimum(flat, 255).reshape(len(texts), size).astype(np.int16)
+    return np.minimum(flat, 127).reshape(len(texts), size).astype(np.int8)
 
 
-def _counts(texts: list[str]) -> NDArray[np.int16]:
-    """One row of bucket counts per text; a count held at 255 only lowers the bound, and keeps
-    each difference within int16."""
+def _counts(texts: list[str]) -> NDArray[np.int8]:
+    """One row of bucket counts per text; a count held at 127 only lowers the bound, and keeps
+    each difference within int8 and the sum of a row's differences within int16."""
     points = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
     codes = _BUCKET_OF[np.minimum(points, 127)]
     rows = np.repeat(np.arange(len(texts)), [len(text) for text in texts])
     size = _CharacterCounts.BUCKETS
     flat = np.bincount(rows * size + codes, minlength=len(texts) * size)
-    return np.minimum(flat, 255).reshape(len(texts), size).astype(np.int16)
+    return np.minimum(flat, 127).reshape(len(texts), size).astype(np.int8)
+
+
+class _KeptRows:
+    """Each text's row of counts, kept across calls: a round's known findings are the texts
+    earlier rounds counted (as the current issues or as the known findings). Only the texts not
+    kept are counted; the rows are dropped all at once past `LIMIT` texts. Safe when two loops
+    match at once: a call reads what it counted, not what the other may have dropped."""
+
+    LIMIT = 20_000
+
+    def __init__(self, count: Callable[[list[str]], NDArray[np.int8]]) -> None:
+        self.count = count
+        self.kept: dict[str, NDArray[np.int8]] = {}
+
+    def of(self, texts: list[str]) -> NDArray[np.int8]:
+        kept = self.kept
+        rows = [kept.get(text) for text in texts]
+        fresh = list(
+            dict.fromkeys(text for text, row in zip(texts, rows, strict=True) if row is None)
+        )
+        if not fresh:
+            return np.array(rows) if rows else self.count(texts)
+        counted = dict(zip(fresh, self.count(fresh), strict=True))
+        if len(kept) + len(fresh) > self.LIMIT:
+            kept.clear()
+        kept.update(counted)
+        return np.array(
+            [counted[t] if row is None else row for t, row in zip(texts, rows, strict=True)]
+        )
 
 
 def _bucket_table() -> NDArray[np.intp]:
@@ -318,3 +357,7 @@ def _at_least(masks: list[int], need: int, every: int) -> int:
             greater |= equal & plane
             equal &= ~plane
     return greater | equal
+
+
+_CHARACTER_ROWS = _KeptRows(_counts)
+_BIGRAM_ROWS = _KeptRows(_bigram_counts)

@@ -6,6 +6,8 @@ and the synonyms reviewers swap (cost/budget/expense, owner/responsible, vague/u
 to one word. Two descriptions name the same issue when those sets overlap by a Dice coefficient
 of at least `SAME_WORDS` (2·shared / (size of one + size of the other)), whatever the order of
 their clauses, and share a word that is not a number (severity words are no subject either).
+Two descriptions that say different kinds of problem (missing, unclear, contradictory, wrong,
+duplicated) are never the same finding (`same_kind`), whatever else they share.
 Measured on labelled pairs in `bench/bench_paraphrase.py`.
 """
 
@@ -80,7 +82,7 @@ _SYNONYMS = (
     "competitor competitors competition",
     "source sourced cite cites citation reference",
     "breakdown split broken",
-    "concurrent concurrently parallel simultaneous simultaneously",
+    "concurrent concurrently parallel simultaneous simultaneously race mutex",
     "docstring documentation documented docs",
     "hint hints annotation annotations",
     "slow slowness performance latency",
@@ -89,6 +91,54 @@ _SYNONYMS = (
     "access accessibility",
     "mobility wheelchair",
     "license licensing licence",
+    # review vocabulary in general: how any reviewer says the same kind of problem
+    "inconsistent inconsistency inconsistencies contradict contradicts contradiction conflict"
+    " conflicts conflicting mismatch mismatched mismatches discrepancy discrepancies disagree"
+    " disagrees",
+    "incorrect wrong inaccurate erroneous mistaken",
+    "duplicate duplicated duplicates duplication repeated repeats redundant",
+    "outdated stale obsolete deprecated",
+    "unrealistic optimistic overoptimistic",
+    "estimate estimates estimated projection projections forecast",
+    "clarify clarified define defined definition explain explained explanation justify"
+    " justified justification",
+    "risk risks threat threats hazard hazards",
+    "mitigation mitigate mitigations",
+    "step steps procedure procedures process workflow",
+    "price prices pricing priced fee fees",
+    "delete deletes deleted deletion remove removes removed removal",
+    "secret secrets credential credentials password passwords token tokens",
+    "goal goals objective aim aims",
+    "approve approval approved signoff",
+    "permission permissions authorization authorisation authorize privilege privileges",
+    "authenticate authentication login",
+    "encrypt encrypted encryption",
+    "input inputs parameter parameters argument arguments param params",
+    "assumption assumptions assume assumes assumed",
+    "dependency dependencies depend depends dependent",
+    "priority priorities prioritize prioritise prioritization",
+    "rollback revert undo",
+    "deploy deployment deployed release releases rollout",
+    "total totals sum subtotal",
+    "example examples sample samples",
+    "privacy personal pii",
+    # things plans and code name in other words
+    "vendor vendors supplier suppliers provider providers contractor contractors",
+    "function functions method methods",
+    "endpoint endpoints route routes",
+    "user users customer customers",
+    "email emails mail",
+    "notification notifications notify notifies",
+    "food catering menu meal meals",
+    "drink drinks beverage beverages",
+    "photographer photography photo photos",
+    "decor decoration decorations",
+    "typo typos misspelling misspelled",
+    "secure security insecure vulnerable vulnerability vulnerabilities",
+    "inject injection injections",
+    "sanitize sanitise sanitized sanitised unsanitized escape escaped escaping unescaped",
+    "memory ram",
+    "response responses reply replies",
 )
 
 
@@ -106,6 +156,14 @@ def same_words(first: frozenset[str], second: frozenset[str]) -> bool:
     return len(shared) * 20 >= 7 * (len(first) + len(second))
 
 
+def same_kind(text: str, other: str) -> bool:
+    """Whether two descriptions can name the same kind of problem: not when each says which kind
+    and they say different ones ("the contingency line is missing" is not "the contingency line
+    is unclear", however alike the words); a description that names none can be any."""
+    first, second = _kinds(text), _kinds(other)
+    return not first or not second or bool(first & second)
+
+
 def least_shared(size: int, other: int) -> int:
     """The fewest shared words two sets of these sizes need to be the same issue."""
     return -(-7 * (size + other) // 20)
@@ -121,12 +179,37 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+@lru_cache(maxsize=4096)
+def _kinds(text: str) -> frozenset[str]:
+    return frozenset(_KIND_OF[word] for word in _WORD.findall(text.lower()) if word in _KIND_OF)
+
+
+_KINDS = {
+    "absent": "missing lacks lack lacking absent omits omitted omission no none without never",
+    "vague": "unclear vague ambiguous imprecise confusing unclearly vaguely",
+    "conflict": "inconsistent inconsistency inconsistencies contradicts contradict contradiction"
+    " contradictory conflicts conflict conflicting mismatch mismatched mismatches discrepancy"
+    " discrepancies differs disagree disagrees",
+    "wrong": "incorrect incorrectly wrong wrongly inaccurate erroneous mistaken miscalculated",
+    "duplicate": "duplicate duplicates duplicated duplication repeated repeats redundant twice",
+}
+"""The words that say which kind of problem a finding is (a reviewer rewording a finding keeps
+its kind), each word of one kind only; "not" says none ("not clear", "not given")."""
+_KIND_OF = {word: kind for kind, found in _KINDS.items() for word in found.split()}
+
+
 def _canonical(word: str) -> str:
-    """The word as compared; empty for a word that names nothing."""
+    """The word as compared; empty for a word that names nothing. A negated word whose stem is
+    one of the synonyms ("untested", "unassigned", "unbudgeted") names what its stem names: the
+    negation is a word of absence."""
     if word in _STOP or (len(word) == 1 and not word.isdigit()):
         return ""
     stem = _stem(word)
-    return "" if stem in _STOP else _CANONICAL.get(stem, stem)
+    if stem in _STOP:
+        return ""
+    if stem not in _CANONICAL and word.startswith("un") and _stem(word[2:]) in _CANONICAL:
+        return _CANONICAL[_stem(word[2:])]
+    return _CANONICAL.get(stem, stem)
 
 
 class _KnownWords(dict[str, str]):

@@ -115,31 +115,37 @@ def after_review(
 ) -> Ledger:
     """The ledger once review `iteration` (shown the active findings) is taken in."""
     recent = iteration - REOPEN_WINDOW
-    findings = [
-        f.model_copy() if f.active or _closed_at(f) >= recent else f for f in ledger.findings
-    ]
-    active = [f for f in findings if f.active]
-    closed = [f for f in findings if not f.active and _closed_at(f) >= recent]
+    findings = list(ledger.findings)
+    active = [n for n, f in enumerate(findings) if f.active]
+    closed = [n for n, f in enumerate(findings) if not f.active and _closed_at(f) >= recent]
     known = [*active, *closed]
-    matched = match_findings(issues, [f.as_issue() for f in known])
-    reported: set[str] = set()
+    matched = match_findings(issues, [findings[n] for n in known])
+    reported: set[int] = set()
     for issue, m in zip(issues, matched, strict=True):
         if m is None:
             findings.append(_new(len(findings) + 1, issue, iteration))
         else:
-            _report(known[m], issue, iteration)
-            reported.add(known[m].id)
+            findings[known[m]] = _report(findings[known[m]], issue, iteration)
+            reported.add(known[m])
     said = {d.id.strip().upper(): d.reason.strip() for d in dismissals if d.reason.strip()}
-    for finding in active:
-        if finding.id in reported:
+    for n in active:
+        finding = findings[n]
+        if n in reported:
             continue
         if finding.id in said:
-            finding.status, finding.dismissed_at = "dismissed", iteration
-            finding.dismissal = said[finding.id]
+            findings[n] = finding.model_copy(
+                update={
+                    "status": "dismissed",
+                    "dismissed_at": iteration,
+                    "dismissal": said[finding.id],
+                }
+            )
         elif finding.status == "addressed":
-            finding.status, finding.resolved_at = "resolved", iteration
+            findings[n] = finding.model_copy(
+                update={"status": "resolved", "resolved_at": iteration}
+            )
         elif finding.silent_since is None:
-            finding.silent_since = iteration
+            findings[n] = finding.model_copy(update={"silent_since": iteration})
     return Ledger.model_construct(findings=findings, reviewed=iteration)
 
 
@@ -188,7 +194,9 @@ def write_ledger(project_dir: Path, ledger: Ledger) -> None:
     write_text_atomic(project_dir / LEDGER_FILE, ledger.model_dump_json(indent=2) + "\n")
 
 
-def _report(finding: Finding, issue: Issue, iteration: int) -> None:
+def _report(reported: Finding, issue: Issue, iteration: int) -> Finding:
+    """A copy of the finding, reported again by `issue`."""
+    finding = reported.model_copy()
     if _RANK[issue.severity] < _RANK[finding.severity]:
         finding.severity = issue.severity
     elif issue.severity is not finding.severity:
@@ -202,6 +210,7 @@ def _report(finding: Finding, issue: Issue, iteration: int) -> None:
     if finding.status != "open":  # addressed, or closed and reported again
         finding.status = "open"
         finding.resolved_at = finding.dismissed_at = None
+    return finding
 
 
 def _closed_at(finding: Finding) -> int:
@@ -209,20 +218,36 @@ def _closed_at(finding: Finding) -> int:
 
 
 def _new(number: int, issue: Issue, iteration: int) -> Finding:
-    """Built from an issue already validated: a review may hold a thousand."""
-    return Finding.model_construct(
-        id=f"F{number}",
-        severity=issue.severity,
-        description=issue.description,
-        location=issue.location,
-        recommendation=issue.recommendation,
-        found_at=iteration,
-        last_reported=iteration,
-        status="open",
-        addressed_by=[],
-        resolved_at=None,
-        dismissed_at=None,
-        dismissal="",
-        silent_since=None,
-        relabelled=[],
+    """Built from an issue already validated (a review may hold a thousand): a copy of a blank
+    finding costs less than constructing one."""
+    return _BLANK.model_copy(
+        update={
+            "id": f"F{number}",
+            "severity": issue.severity,
+            "description": issue.description,
+            "location": issue.location,
+            "recommendation": issue.recommendation,
+            "found_at": iteration,
+            "last_reported": iteration,
+            "addressed_by": [],
+            "relabelled": [],
+        }
     )
+
+
+_BLANK = Finding.model_construct(
+    id="",
+    severity=Severity.MINOR,
+    description="",
+    location="",
+    recommendation="",
+    found_at=0,
+    last_reported=0,
+    status="open",
+    addressed_by=[],
+    resolved_at=None,
+    dismissed_at=None,
+    dismissal="",
+    silent_since=None,
+    relabelled=[],
+)
