@@ -119,3 +119,15 @@ def test_the_http_transport_refuses_a_forged_host_another_origin_and_a_missing_t
             assert "is not a project id" in said
 
     anyio.run(use)
+
+
+def test_an_empty_token_file_is_replaced_by_a_new_token(tmp_path: Path) -> None:
+    """An emptied `mcp-token` would make the server refuse every request while it names the
+    empty token as the one to send: it is taken as missing."""
+    config_file = tmp_path / "config.yaml"
+    kept = tmp_path / ".thoughtforge" / "mcp-token"
+    kept.parent.mkdir()
+    kept.write_text("\n")
+    token = http_token(config_file)
+    assert len(token) >= 32 and kept.read_text() == token
+    assert http_token(config_file) == token  # then kept

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from thoughtforge.actions.answering import Answer, Outcome, take_answer
 from thoughtforge.actions.archiving import archive_project, unarchive_project
 from thoughtforge.actions.composer import WAITS_FOR
+from thoughtforge.actions.draft import DraftEdit, take_edit
 from thoughtforge.actions.inbox import inbox
 from thoughtforge.actions.restoring import restore
 from thoughtforge.actions.run_state import composer_of, current_composer, project_view, run_busy
@@ -38,10 +39,13 @@ from thoughtforge.core import (
     refuse_links,
 )
 from thoughtforge.core.history import project_history
+from thoughtforge.core.spend_summary import SpendSummary, change_budget, spend_of
 from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.mcp_server.agent_words import for_agent
 from thoughtforge.mcp_server.runs import start_project_run, started_run_alive
 from thoughtforge.models import Phase
 from thoughtforge.phases.chat import PHASE_LABELS, await_reply
+from thoughtforge.phases.draft_edits import current_draft
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.polish.record import read_polish_record
 
@@ -55,6 +59,7 @@ MAX_DOCUMENT_CHARS = 500_000
 DOCUMENTS = {"spec": SPEC_FILE, "constraints": CONSTRAINTS_FILE, "polish-log": POLISH_LOG_FILE}
 RESOURCE_URI = "thoughtforge://projects/{project_id}/{document}"
 Decision = Literal["resume", "override", "terminate"]
+Document = Literal["deliverable", "spec", "constraints", "polish-log"]
 
 
 class Message(BaseModel):
@@ -154,7 +159,7 @@ class Tools:
             "name": status.project_name or view.project.id,
             "phase": status.phase.value,
             "run": view.run.value,
-            "waits_for": WAITS_FOR.get(view.waiting.kind) if view.waiting else None,
+            "waits_for": for_agent(WAITS_FOR[view.waiting.kind]) if view.waiting else None,
             "halt_reason": status.halt_reason,
             "deliverable_type": status.deliverable_type,
             "agent": status.agent,
@@ -162,7 +167,7 @@ class Tools:
             "revision": view.revision,
             "open_findings": view.open_findings,
             "actions_now": [action.name for action in composer.actions],
-            "note": composer.note,
+            "note": for_agent(composer.note),
         }
 
     def read_thread(self, project_id: str, last: int = 20) -> list[Message]:
@@ -171,30 +176,46 @@ class Tools:
 
     # --- the person's answers --------------------------------------------------------------------
 
-    def answer(self, project_id: str, action: str, message: str, wait_seconds: float) -> Turn:
-        """Take `action` as the page takes it; then the AI's reply, within `wait_seconds`.
+    def answer(
+        self,
+        project_id: str,
+        action: str,
+        message: str,
+        wait_seconds: float,
+        *,
+        budget_usd: float | None = None,
+        edit: DraftEdit | None = None,
+    ) -> Turn:
+        """Take `action` as the page takes it (with `edit`: the page's Save, or Save and
+        confirm); then the AI's reply, within `wait_seconds`.
 
         When no run waits for it, the page starts one and hands the answer over once it asks;
         here the run is started, its question awaited, and the answer given to it then, so the
-        reply is known to follow that question."""
+        reply is known to follow that question. A revision starts its own run, whose revised
+        proposal is the reply."""
         project = self.project(project_id)
-        self._until_possible(project, action, wait_seconds)
+        self._until_possible(project, "confirm" if edit else action, wait_seconds)
         since, answered = len(read_thread(project.dir)), current_wait(project.dir)
         pending: list[dict[str, Any]] = []
-        outcome = self._take(project, action, message, pending)
+        answer = Answer(action=action, message=message, budget_usd=budget_usd)
+        outcome = self._take(project, answer, pending, edit)
         key = answered.key if answered else None
         if outcome.delivery == "started" and pending:
             asked = self._next_wait_key(project, key, max(wait_seconds, START_SECONDS))
             if asked is None:
                 return Turn(
                     delivery="started",
-                    note=f"{outcome.note} It did not ask for '{action}' in time: send it again.",
-                    now=current_composer(self.config, project).note,
+                    note=for_agent(
+                        f"{outcome.note} It did not ask for '{action}' in time: call it again."
+                    ),
+                    now=for_agent(current_composer(self.config, project).note),
                 )
             since, key = len(read_thread(project.dir)), asked
-            outcome = self._take(project, action, message, [])
-        turn = Turn(delivery=outcome.delivery, note=outcome.note, now="")
-        replied = outcome.delivery in ("handed_over", "applied")
+            outcome = self._take(project, answer, [], None)  # a saved edit is the draft now
+        turn = Turn(delivery=outcome.delivery, note=for_agent(outcome.note), now="")
+        replied = outcome.delivery in ("handed_over", "applied") or (
+            action == "revise" and outcome.delivery == "started"
+        )
         if wait_seconds > 0 and replied:
             turn.reply_complete = await_reply(
                 project,
@@ -203,21 +224,26 @@ class Tools:
                 wait_seconds,
                 lambda reply: turn.replies.append(Message.of(reply)),
             )
-        turn.now = current_composer(self.config, project).note
+        turn.now = for_agent(current_composer(self.config, project).note)
         return turn
 
     def _take(
-        self, project: Project, action: str, message: str, pending: list[dict[str, Any]]
+        self,
+        project: Project,
+        answer: Answer,
+        pending: list[dict[str, Any]],
+        edit: DraftEdit | None,
     ) -> Outcome:
-        """The page's `take_answer`, starting a run (on the deployment, else the CLI's) without
-        handing it the answer: `pending` gets what was to be handed over."""
+        """The page's `take_answer` (or `take_edit`), starting a run (on the deployment, else
+        the CLI's) without handing it the answer: `pending` gets what was to be handed over."""
 
         def start(config: Config, config_file: Path, project: Project, then: Any) -> Started:
             if then is not None:
                 pending.append(then)
             return start_project_run(config, config_file, project)
 
-        answer = Answer(action=action, message=message)
+        if edit is not None:
+            return take_edit(self.config, self.config_file, project, edit, start=start)
         return take_answer(self.config, self.config_file, project, answer, start=start)
 
     def decide(
@@ -227,13 +253,39 @@ class Tools:
         confirm_terminate: bool,
         message: str,
         wait_seconds: float,
+        budget_usd: float | None = None,
     ) -> Turn:
         if decision == "terminate" and not confirm_terminate:
             raise ThoughtForgeError(
                 f"terminate stops {project_id} for good and cannot be undone: call again with "
                 "confirm_terminate set to true to do it"
             )
-        return self.answer(project_id, decision, message, wait_seconds)
+        return self.answer(project_id, decision, message, wait_seconds, budget_usd=budget_usd)
+
+    # --- spend and the draft --------------------------------------------------------------------
+
+    def spend(
+        self, project_id: str, budget_usd: float | None, budget_tokens: int | None
+    ) -> dict[str, Any]:
+        """What the project spent and may spend; with a budget, its own budget set first (as
+        `thoughtforge budget ID --usd N` sets it)."""
+        project = self.project(project_id)
+        warning = None
+        if budget_usd is not None or budget_tokens is not None:
+            summary, warning = change_budget(self.config, project, budget_usd, budget_tokens)
+        else:
+            summary = spend_of(self.config, project)
+        return _spend_answer(summary, warning)
+
+    def read_draft(self, project_id: str) -> dict[str, str]:
+        draft = current_draft(self.project(project_id))
+        return {"kind": draft.kind, "version": draft.version, "text": draft.text}
+
+    def edit_draft(
+        self, project_id: str, text: str, version: str, confirm: bool, wait_seconds: float
+    ) -> Turn:
+        edit = DraftEdit(text=text, version=version, confirm=confirm)
+        return self.answer(project_id, "confirm", "", wait_seconds, edit=edit)
 
     # --- after done: history and rollback ------------------------------------------------------
 
@@ -336,6 +388,23 @@ class Tools:
                 return None
             time.sleep(POLL_SECONDS)
         return None
+
+
+def _spend_answer(summary: SpendSummary, warning: str | None) -> dict[str, Any]:
+    if summary.error is not None:
+        raise ThoughtForgeError(summary.error)
+    answer: dict[str, Any] = {
+        "spent": summary.line,
+        "spent_usd": summary.total.usd,
+        "spent_tokens": summary.total.tokens,
+        "budget_usd": summary.budget.max_usd,
+        "budget_tokens": summary.budget.max_tokens,
+        "budget_from": "the project's own" if summary.own_budget else "config.yaml (budget)",
+        "breakdown": dict(summary.breakdown()),
+    }
+    if warning:
+        answer["warning"] = warning
+    return answer
 
 
 def _capped(text: str) -> str:

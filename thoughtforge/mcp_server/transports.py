@@ -27,6 +27,7 @@ from starlette.datastructures import Headers
 
 from thoughtforge.config import Config, state_dir
 from thoughtforge.errors import ThoughtForgeError, schema_problems
+from thoughtforge.mcp_server.agent_words import for_agent
 from thoughtforge.mcp_server.tool_table import TOOLS
 from thoughtforge.mcp_server.tools import DOCUMENTS, RESOURCE_URI, Tools
 from thoughtforge.serving.guard import RequestGuard
@@ -36,22 +37,38 @@ TOKEN_FILE = "mcp-token"
 HTTP_PATH = "/mcp"
 DEFAULT_PORT = 8766
 INSTRUCTIONS = (
-    "ThoughtForge turns a brain dump into a polished plan or working code in four phases: distil "
-    "it with the person (Phase 1), agree a spec (Phase 2), build (Phase 3), polish (Phase 4). "
-    "create_project starts one; list_projects says what each project waits for; the chat tools "
-    "answer Phases 1-2 and return the AI's reply; decide answers a halt; read_document reads "
-    "what a project made; revise asks a done project for a change; history and rollback restore "
-    "an earlier version."
+    "ThoughtForge turns a person's brain dump into a polished plan or working code in four "
+    "phases: distil it with the person (Phase 1), agree a spec (Phase 2), build (Phase 3), "
+    "polish (Phase 4). The person decides; relay ThoughtForge's questions and proposals to them "
+    "and answer with their words.\n"
+    "- Start: create_project (its run starts), then send_message to add or answer and distill "
+    "when everything is said; realign drops a wrong turn.\n"
+    "- Agree: confirm locks the distilled intent (it returns the spec proposal), then the spec "
+    "(build and polish run). read_draft and edit_draft change a draft before confirm.\n"
+    "- Follow: list_projects and project_status say what each project waits for and the "
+    "actions it takes now; read_thread shows the conversation.\n"
+    "- When stuck or halted: provide_input answers a stuck build; decide resumes, overrides or "
+    "terminates a halt; spend shows the spend and budget and raises it; continue_project "
+    "starts a run of a project nothing works on.\n"
+    "- Results: read_document (deliverable, spec, constraints, polish-log), read_polish_record.\n"
+    "- Afterwards: revise asks a done project for a change and returns the revised proposal; "
+    "history and rollback restore an earlier version; archive_project and unarchive_project "
+    "tidy the list.\n"
+    "Tools that answer the AI wait up to wait_seconds and return its reply; reply_complete "
+    "false means it is still coming (read_thread later)."
 )
 
 
 def build_server(config_file: Path, config: Config) -> Any:
     """The MCP server with ThoughtForge's tools (`tool_table.TOOLS`) and resources."""
-    from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ResourceError
 
+    from thoughtforge.mcp_server.sdk_server import ThoughtForgeServer
+
     tools = Tools(config_file, config)
-    server: Any = MCPServer("thoughtforge", instructions=INSTRUCTIONS)
+    server: Any = ThoughtForgeServer(
+        "thoughtforge", instructions=INSTRUCTIONS, version=package_version()
+    )
     for tool in TOOLS:
         server.tool()(_bound(tool, tools))
     for document in ("deliverable", *DOCUMENTS):
@@ -70,7 +87,7 @@ def _bound(tool: Callable[..., Any], tools: Tools) -> Callable[..., Any]:
         try:
             return tool(tools, *args, **kwargs)
         except ThoughtForgeError as exc:
-            raise ToolError(str(exc)) from None
+            raise ToolError(for_agent(str(exc))) from None
         except ValidationError as exc:
             raise ToolError(f"bad request: {schema_problems(exc)}") from None
 
@@ -78,6 +95,16 @@ def _bound(tool: Callable[..., Any], tools: Tools) -> Callable[..., Any]:
     shown = list(signature.parameters.values())[1:]
     refusing.__signature__ = signature.replace(parameters=shown)  # type: ignore[attr-defined]
     return refusing
+
+
+def package_version() -> str:
+    """The installed package's version: what the server tells a client it is."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("thoughtforge")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def _add_document_resource(server: Any, tools: Tools, document: str, error: type) -> None:
@@ -146,10 +173,12 @@ class BearerGuard(RequestGuard):
 
 
 def http_token(config_file: Path) -> str:
-    """The HTTP transport's token: made once, kept beside the config, readable by its owner."""
+    """The HTTP transport's token: made once, kept beside the config, readable by its owner; an
+    empty file (truncated, or emptied by hand) is as none, and a new token replaces it."""
     path = state_dir(config_file) / TOKEN_FILE
     try:
-        return path.read_text().strip()
+        if kept := path.read_text().strip():
+            return kept
     except FileNotFoundError:
         pass
     path.parent.mkdir(parents=True, exist_ok=True)
