@@ -6,19 +6,21 @@ writing its function here and naming it in the table.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
-from thoughtforge.mcp_server.tools import (
+from thoughtforge.mcp_server.answers import (
     MAX_TEXT_CHARS,
     MAX_WAIT_SECONDS,
     Decision,
     Document,
     Message,
-    Tools,
     Turn,
 )
+
+if TYPE_CHECKING:
+    from thoughtforge.mcp_server.tools import Tools  # loaded at the first tool call
 
 ProjectId = Annotated[
     str, Field(max_length=200, description="The project id (list_projects gives them).")

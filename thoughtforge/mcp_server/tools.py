@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel
+from typing import Any
 
 from thoughtforge.actions.answering import Answer, Outcome, take_answer
 from thoughtforge.actions.archiving import archive_project, unarchive_project
@@ -42,6 +40,7 @@ from thoughtforge.core.history import project_history
 from thoughtforge.core.spend_summary import SpendSummary, change_budget, spend_of
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.mcp_server.agent_words import for_agent
+from thoughtforge.mcp_server.answers import RESOURCE_URI, Decision, Message, Turn
 from thoughtforge.mcp_server.runs import start_project_run, started_run_alive
 from thoughtforge.models import Phase
 from thoughtforge.phases.chat import PHASE_LABELS, await_reply
@@ -49,44 +48,20 @@ from thoughtforge.phases.draft_edits import current_draft
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.polish.record import read_polish_record
 
-MAX_TEXT_CHARS = 200_000
-"""The longest text a tool takes (a brain dump is capped lower by `brain_dump.max_chars`)."""
-MAX_WAIT_SECONDS = 600.0
 POLL_SECONDS = 0.25
 START_SECONDS = 60.0
 """How long a run started for an answer is given to ask for it (a cold start takes seconds)."""
 MAX_DOCUMENT_CHARS = 500_000
 DOCUMENTS = {"spec": SPEC_FILE, "constraints": CONSTRAINTS_FILE, "polish-log": POLISH_LOG_FILE}
-RESOURCE_URI = "thoughtforge://projects/{project_id}/{document}"
-Decision = Literal["resume", "override", "terminate"]
-Document = Literal["deliverable", "spec", "constraints", "polish-log"]
 
 
-class Message(BaseModel):
-    role: str
-    phase: str
-    time: str
-    content: str
-
-    @classmethod
-    def of(cls, message: ChatMessage) -> Message:
-        return cls(
-            role=message.role,
-            phase=PHASE_LABELS[message.phase],
-            time=f"{message.timestamp:%Y-%m-%d %H:%M} UTC",
-            content=message.content,
-        )
-
-
-class Turn(BaseModel):
-    """What became of an answer, the AI's reply if it came, and what the project waits for now."""
-
-    delivery: str
-    note: str
-    replies: list[Message] = []
-    reply_complete: bool = False
-    """False when `wait_seconds` ran out first (the reply may still come: read_thread)."""
-    now: str
+def message_of(message: ChatMessage) -> Message:
+    return Message(
+        role=message.role,
+        phase=PHASE_LABELS[message.phase],
+        time=f"{message.timestamp:%Y-%m-%d %H:%M} UTC",
+        content=message.content,
+    )
 
 
 class Tools:
@@ -131,7 +106,7 @@ class Tools:
         return {
             "projects": [
                 {
-                    **entry.model_dump(mode="json", exclude_none=True),
+                    **_in_agent_words(entry.model_dump(mode="json", exclude_none=True)),
                     "resources": [
                         RESOURCE_URI.format(project_id=entry.project_id, document=name)
                         for name in ("deliverable", *DOCUMENTS)
@@ -172,7 +147,7 @@ class Tools:
 
     def read_thread(self, project_id: str, last: int = 20) -> list[Message]:
         messages = read_thread(self.project(project_id).dir)
-        return [Message.of(message) for message in messages[-last:]]
+        return [message_of(message) for message in messages[-last:]]
 
     # --- the person's answers --------------------------------------------------------------------
 
@@ -222,7 +197,7 @@ class Tools:
                 since,
                 key,
                 wait_seconds,
-                lambda reply: turn.replies.append(Message.of(reply)),
+                lambda reply: turn.replies.append(message_of(reply)),
             )
         turn.now = for_agent(current_composer(self.config, project).note)
         return turn
@@ -388,6 +363,13 @@ class Tools:
                 return None
             time.sleep(POLL_SECONDS)
         return None
+
+
+def _in_agent_words(entry: dict[str, Any]) -> dict[str, Any]:
+    """An inbox entry with its waits-for text naming tools, not the page's buttons."""
+    if isinstance(entry.get("waits_for"), str):
+        entry["waits_for"] = for_agent(entry["waits_for"])
+    return entry
 
 
 def _spend_answer(summary: SpendSummary, warning: str | None) -> dict[str, Any]:

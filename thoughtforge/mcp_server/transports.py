@@ -20,7 +20,7 @@ import os
 import secrets
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, get_args
 
 from pydantic import ValidationError
 from starlette.datastructures import Headers
@@ -28,9 +28,12 @@ from starlette.datastructures import Headers
 from thoughtforge.config import Config, state_dir
 from thoughtforge.errors import ThoughtForgeError, schema_problems
 from thoughtforge.mcp_server.agent_words import for_agent
+from thoughtforge.mcp_server.answers import RESOURCE_URI, Document
 from thoughtforge.mcp_server.tool_table import TOOLS
-from thoughtforge.mcp_server.tools import DOCUMENTS, RESOURCE_URI, Tools
 from thoughtforge.serving.guard import RequestGuard
+
+if TYPE_CHECKING:
+    from thoughtforge.mcp_server.tools import Tools
 
 F = TypeVar("F", bound=Callable[..., Any])
 TOKEN_FILE = "mcp-token"
@@ -65,19 +68,32 @@ def build_server(config_file: Path, config: Config) -> Any:
 
     from thoughtforge.mcp_server.sdk_server import ThoughtForgeServer
 
-    tools = Tools(config_file, config)
+    tools = _first_call(config_file, config)
     server: Any = ThoughtForgeServer(
         "thoughtforge", instructions=INSTRUCTIONS, version=package_version()
     )
     for tool in TOOLS:
         server.tool()(_bound(tool, tools))
-    for document in ("deliverable", *DOCUMENTS):
+    for document in get_args(Document):
         _add_document_resource(server, tools, document, ResourceError)
     return server
 
 
-def _bound(tool: Callable[..., Any], tools: Tools) -> Callable[..., Any]:
-    """`tool` with `tools` given, its signature (what the SDK shows the agent) without it; its
+def _first_call(config_file: Path, config: Config) -> Callable[[], Tools]:
+    """The tools, made at the first call: they load the pipeline's actions, which listing the
+    tools does not need (an agent tool starts its servers often, and waits for the list)."""
+
+    @functools.cache
+    def tools() -> Tools:
+        from thoughtforge.mcp_server.tools import Tools
+
+        return Tools(config_file, config)
+
+    return tools
+
+
+def _bound(tool: Callable[..., Any], tools: Callable[[], Tools]) -> Callable[..., Any]:
+    """`tool` with `tools()` given, its signature (what the SDK shows the agent) without it; its
     refusals reach the agent in ThoughtForge's words: the SDK shows only `ToolError`'s text,
     and hides any other exception's."""
     from mcp.server.mcpserver.exceptions import ToolError
@@ -85,13 +101,13 @@ def _bound(tool: Callable[..., Any], tools: Tools) -> Callable[..., Any]:
     @functools.wraps(tool)
     def refusing(*args: Any, **kwargs: Any) -> Any:
         try:
-            return tool(tools, *args, **kwargs)
+            return tool(tools(), *args, **kwargs)
         except ThoughtForgeError as exc:
             raise ToolError(for_agent(str(exc))) from None
         except ValidationError as exc:
             raise ToolError(f"bad request: {schema_problems(exc)}") from None
 
-    signature = inspect.signature(tool, eval_str=True)
+    signature = inspect.signature(tool, eval_str=True, locals={"Tools": object})
     shown = list(signature.parameters.values())[1:]
     refusing.__signature__ = signature.replace(parameters=shown)  # type: ignore[attr-defined]
     return refusing
@@ -107,10 +123,12 @@ def package_version() -> str:
         return "unknown"
 
 
-def _add_document_resource(server: Any, tools: Tools, document: str, error: type) -> None:
+def _add_document_resource(
+    server: Any, tools: Callable[[], Tools], document: str, error: type
+) -> None:
     def read(project_id: str) -> str:
         try:
-            return tools.read_document(project_id, document)
+            return tools().read_document(project_id, document)
         except (ThoughtForgeError, OSError, UnicodeDecodeError) as exc:
             raise error(str(exc)) from None
 
