@@ -32,3 +32,11 @@ class Turn(BaseModel):
     reply_complete: bool = False
     """False when `wait_seconds` ran out first (the reply may still come: read_thread)."""
     now: str
+
+
+class PersonAnswer(BaseModel):
+    """What the person answers when the host asks them ThoughtForge's question (`ask_person`)."""
+
+    action: Literal["confirm", "correct", "resume", "override", "terminate"]
+    """confirm a draft; correct it (say what in `message`); or decide a halt."""
+    message: str = ""

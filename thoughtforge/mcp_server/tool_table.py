@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
+from mcp.server.mcpserver import Resolve
 from pydantic import Field
 
 from thoughtforge.mcp_server.answers import (
@@ -16,8 +17,10 @@ from thoughtforge.mcp_server.answers import (
     Decision,
     Document,
     Message,
+    PersonAnswer,
     Turn,
 )
+from thoughtforge.mcp_server.sdk_server import the_question
 
 if TYPE_CHECKING:
     from thoughtforge.mcp_server.tools import Tools  # loaded at the first tool call
@@ -285,6 +288,18 @@ def edit_draft(
     return tools.edit_draft(project_id, text, version, confirm, wait_seconds)
 
 
+def ask_person(
+    tools: Tools,
+    project_id: ProjectId,
+    answer: Annotated[PersonAnswer, Resolve(the_question)],
+    wait_seconds: WaitSeconds = 120,
+) -> Turn:
+    """Have your host ask the person ThoughtForge's question in its own UI (a draft to
+    confirm or correct, a halt to decide), and take their answer into the same run; returns
+    the AI's reply. For clients that can ask the person (elicitation); otherwise relay it."""
+    return tools.take_person_answer(project_id, answer, wait_seconds)
+
+
 TOOLS = (
     create_project,
     list_projects,
@@ -307,4 +322,5 @@ TOOLS = (
     spend,
     read_draft,
     edit_draft,
+    ask_person,
 )

@@ -10,6 +10,7 @@ History do.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,13 @@ from thoughtforge.core.history import project_history
 from thoughtforge.core.spend_summary import SpendSummary, change_budget, spend_of
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.mcp_server.agent_words import for_agent
-from thoughtforge.mcp_server.answers import RESOURCE_URI, Decision, Message, Turn
+from thoughtforge.mcp_server.answers import (
+    RESOURCE_URI,
+    Decision,
+    Message,
+    PersonAnswer,
+    Turn,
+)
 from thoughtforge.mcp_server.runs import start_project_run, started_run_alive
 from thoughtforge.models import Phase
 from thoughtforge.phases.chat import PHASE_LABELS, await_reply
@@ -52,6 +59,8 @@ POLL_SECONDS = 0.25
 START_SECONDS = 60.0
 """How long a run started for an answer is given to ask for it (a cold start takes seconds)."""
 MAX_DOCUMENT_CHARS = 500_000
+PERSON_ACTIONS = {"confirm", "resume", "override", "terminate"}
+"""The answers `ask_person` asks the person for: a draft's confirmation, a halt's decision."""
 DOCUMENTS = {"spec": SPEC_FILE, "constraints": CONSTRAINTS_FILE, "polish-log": POLISH_LOG_FILE}
 
 
@@ -251,6 +260,33 @@ class Tools:
         else:
             summary = spend_of(self.config, project)
         return _spend_answer(summary, warning)
+
+    def question(self, project_id: str) -> str:
+        """What the project asks the person now, for the host to show them: the note (what it
+        waits for, the halt and what to do about it) and the draft to confirm, if any; a
+        refusal when it asks nothing of the person."""
+        project = self.project(project_id)
+        composer = current_composer(self.config, project)
+        asked = {action.name for action in composer.actions} & PERSON_ACTIONS
+        if not asked:
+            raise ThoughtForgeError(
+                f"{project_id} asks nothing of the person now. {for_agent(composer.note)}"
+            )
+        question = f"{project_id}: {for_agent(composer.note)}"
+        if "confirm" in asked:
+            with contextlib.suppress(ThoughtForgeError):
+                question += f"\n\n{current_draft(project).text}"
+        return question
+
+    def take_person_answer(
+        self, project_id: str, answer: PersonAnswer, wait_seconds: float
+    ) -> Turn:
+        """The person's answer from the host's form, taken as the page takes that button."""
+        if answer.action == "correct":
+            return self.answer(project_id, "send", answer.message, wait_seconds)
+        if answer.action == "confirm":
+            return self.answer(project_id, "confirm", "", wait_seconds)
+        return self.decide(project_id, answer.action, True, answer.message, wait_seconds)
 
     def read_draft(self, project_id: str) -> dict[str, str]:
         draft = current_draft(self.project(project_id))

@@ -47,7 +47,9 @@ INSTRUCTIONS = (
     "- Start: create_project (its run starts), then send_message to add or answer and distill "
     "when everything is said; realign drops a wrong turn.\n"
     "- Agree: confirm locks the distilled intent (it returns the spec proposal), then the spec "
-    "(build and polish run). read_draft and edit_draft change a draft before confirm.\n"
+    "(build and polish run). read_draft and edit_draft change a draft before confirm. If "
+    "your client can ask the person (elicitation), ask_person shows them the question (a draft "
+    "to confirm or correct, a halt to decide) and takes their answer into the run.\n"
     "- Follow: list_projects and project_status say what each project waits for and the "
     "actions it takes now; read_thread shows the conversation.\n"
     "- When stuck or halted: provide_input answers a stuck build; decide resumes, overrides or "
@@ -69,9 +71,7 @@ def build_server(config_file: Path, config: Config) -> Any:
     from thoughtforge.mcp_server.sdk_server import ThoughtForgeServer
 
     tools = _first_call(config_file, config)
-    server: Any = ThoughtForgeServer(
-        "thoughtforge", instructions=INSTRUCTIONS, version=package_version()
-    )
+    server: Any = ThoughtForgeServer(tools, instructions=INSTRUCTIONS, version=package_version())
     for tool in TOOLS:
         server.tool()(_bound(tool, tools))
     for document in get_args(Document):
@@ -110,6 +110,8 @@ def _bound(tool: Callable[..., Any], tools: Callable[[], Tools]) -> Callable[...
     signature = inspect.signature(tool, eval_str=True, locals={"Tools": object})
     shown = list(signature.parameters.values())[1:]
     refusing.__signature__ = signature.replace(parameters=shown)  # type: ignore[attr-defined]
+    refusing.__annotations__ = {p.name: p.annotation for p in shown}  # what the SDK resolves
+    refusing.__annotations__["return"] = signature.return_annotation
     return refusing
 
 
