@@ -30,6 +30,8 @@ def test_the_host_asks_the_person_and_their_decision_reaches_the_project(
 
     async def person(context: Any, params: Any) -> ElicitResult:
         asked.append(params)
+        if len(asked) == 1:
+            return ElicitResult(action="decline")  # not now
         return ElicitResult(action="accept", content={"action": "override"})
 
     async def drive() -> None:
@@ -43,6 +45,9 @@ def test_the_host_asks_the_person_and_their_decision_reaches_the_project(
         )
         async with Client(server, elicitation_callback=person) as host:
             assert host.protocol_version >= "2026-07-28"  # asked through input_required
+            declined = refusal(await host.call_tool("ask_person", {"project_id": project.id}))
+            assert "the person did not answer (decline): nothing was sent" in declined
+            assert read_status(project.dir).phase is Phase.HALTED
             decided = payload(
                 await host.call_tool("ask_person", {"project_id": project.id, "wait_seconds": 0})
             )
@@ -51,7 +56,8 @@ def test_the_host_asks_the_person_and_their_decision_reaches_the_project(
             assert "asks nothing of the person now" in again and "call revise" in again
 
     anyio.run(drive)
-    [question] = asked
+    question = asked[-1]
+    assert len(asked) == 2 and asked[0].message == question.message
     assert question.message.startswith(f"{project.id}: Halted (guard max iterations")
     assert "override to accept" in question.message
     assert "action" in question.requested_schema["properties"]

@@ -35,6 +35,7 @@ def test_a_plan_project_goes_from_create_to_done_through_mcp_tools(
             assert {"create_project", "distill", "confirm", "decide", "read_document"} <= names
             created = payload(await client.call_tool("create_project", {"brain_dump": BRAIN_DUMP}))
             project_id = created["project_id"]
+            assert "distill" in created["next"]
             listed = payload(await client.call_tool("list_projects", {}))
             assert [p["project_id"] for p in listed["projects"]] == [project_id]
             early = refusal(

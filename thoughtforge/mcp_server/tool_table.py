@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
+from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
 from mcp.server.mcpserver import Resolve
 from pydantic import Field
 
+from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.mcp_server.answers import (
     MAX_TEXT_CHARS,
     MAX_WAIT_SECONDS,
@@ -291,13 +293,17 @@ def edit_draft(
 def ask_person(
     tools: Tools,
     project_id: ProjectId,
-    answer: Annotated[PersonAnswer, Resolve(the_question)],
+    answer: Annotated[ElicitationResult[PersonAnswer], Resolve(the_question)],
     wait_seconds: WaitSeconds = 120,
 ) -> Turn:
     """Have your host ask the person ThoughtForge's question in its own UI (a draft to
     confirm or correct, a halt to decide), and take their answer into the same run; returns
     the AI's reply. For clients that can ask the person (elicitation); otherwise relay it."""
-    return tools.take_person_answer(project_id, answer, wait_seconds)
+    if not isinstance(answer, AcceptedElicitation):
+        raise ThoughtForgeError(
+            f"the person did not answer ({answer.action}): nothing was sent to {project_id}"
+        )
+    return tools.take_person_answer(project_id, answer.data, wait_seconds)
 
 
 TOOLS = (

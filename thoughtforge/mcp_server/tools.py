@@ -108,7 +108,13 @@ class Tools:
         )
         project = create_from_request(self.config, request)
         started = start_project_run(self.config, self.config_file, project)
-        return {"project_id": project.id, "folder": str(project.dir), "note": started.note}
+        return {
+            "project_id": project.id,
+            "folder": str(project.dir),
+            "note": for_agent(started.note),
+            "next": "send_message to add to the brain dump or answer the AI's questions, "
+            "distill when everything is said",
+        }
 
     def list_projects(self, include_archived: bool = False) -> dict[str, Any]:
         box = inbox(self.config)
