@@ -2,6 +2,9 @@
 
 - `stdio_start`: spawning `thoughtforge mcp` over stdio until its tools are listed (what an agent
   tool pays each time it starts the server).
+- `stdio_start_beside_minimal`: the same, alternating with `minimal_mcp_server.py` (one tool, the
+  same SDK), so a loaded machine weighs on both: the medians and their ratio (the aim: at most
+  1.3).
 - `list_projects`: one `list_projects` call over stdio with 20 projects.
 - `image_part`: a 1 MB PNG read, checked by its bytes and made an image content part.
 
@@ -48,6 +51,42 @@ def test_stdio_start(benchmark: BenchmarkFixture, config_file: Path) -> None:
 
     tools = benchmark.pedantic(lambda: anyio.run(start), rounds=3, iterations=1)
     assert tools >= 10
+
+
+def _minimal_server() -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=[str(Path(__file__).with_name("minimal_mcp_server.py"))],
+        env={"HOME": str(Path(__file__).parent)},
+    )
+
+
+def test_stdio_start_beside_minimal(benchmark: BenchmarkFixture, config_file: Path) -> None:
+    async def seconds_to_list(server: StdioServerParameters) -> float:
+        started = anyio.current_time()
+        async with Client(server) as client:
+            assert (await client.list_tools()).tools
+        return anyio.current_time() - started
+
+    ours: list[float] = []
+    minimal: list[float] = []
+
+    def both() -> None:
+        ours.append(anyio.run(seconds_to_list, _server(config_file)))
+        minimal.append(anyio.run(seconds_to_list, _minimal_server()))
+
+    benchmark.pedantic(both, rounds=7, iterations=1, warmup_rounds=1)
+    ours, minimal = ours[1:], minimal[1:]  # the warm-up round
+    ours_median, minimal_median = sorted(ours)[len(ours) // 2], sorted(minimal)[len(minimal) // 2]
+    benchmark.extra_info.update(
+        thoughtforge_seconds_median=round(ours_median, 3),
+        minimal_seconds_median=round(minimal_median, 3),
+        ratio=round(ours_median / minimal_median, 2),
+    )
+    print(
+        f"\nthoughtforge mcp {ours_median:.2f}s, minimal {minimal_median:.2f}s, "
+        f"ratio {ours_median / minimal_median:.2f}"
+    )
 
 
 def test_list_projects(benchmark: BenchmarkFixture, config_file: Path) -> None:

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from importlib.metadata import version
 from pathlib import Path
 
 import anyio
@@ -113,9 +114,32 @@ def test_the_http_transport_refuses_a_forged_host_another_origin_and_a_missing_t
         ):
             listed = payload(await client.call_tool("list_projects", {}))
             assert listed["projects"] == []
+            assert client.server_info is not None and client.server_info.version == version(
+                "thoughtforge"
+            )
+            wrong = refusal(
+                await client.call_tool("decide", {"project_id": "x-1", "decision": "maybe"})
+            )
+            assert "decision: Input should be 'resume', 'override' or 'terminate'" in wrong
+            assert "pydantic" not in wrong
+            assert "no project 'x-1'" in refusal(
+                await client.call_tool("spend", {"project_id": "x-1"})
+            )
             said = refusal(
                 await client.call_tool("send_message", {"project_id": "../x", "message": "hi"})
             )
             assert "is not a project id" in said
 
     anyio.run(use)
+
+
+def test_an_empty_token_file_is_replaced_by_a_new_token(tmp_path: Path) -> None:
+    """An emptied `mcp-token` would make the server refuse every request while it names the
+    empty token as the one to send: it is taken as missing."""
+    config_file = tmp_path / "config.yaml"
+    kept = tmp_path / ".thoughtforge" / "mcp-token"
+    kept.parent.mkdir()
+    kept.write_text("\n")
+    token = http_token(config_file)
+    assert len(token) >= 32 and kept.read_text() == token
+    assert http_token(config_file) == token  # then kept

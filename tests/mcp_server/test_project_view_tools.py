@@ -34,7 +34,7 @@ def test_project_status_and_the_list_say_where_the_run_is(
     )
     record_wait(project.dir, wait.model_copy(update={"away": True}))
     asked = tools.project_status(project.id)
-    assert (asked["run"], asked["waits_for"]) == ("suspended", "corrections or Confirm")
+    assert (asked["run"], asked["waits_for"]) == ("suspended", "corrections or confirm")
     assert "confirm" in asked["actions_now"]
     [listed] = tools.list_projects()["projects"]
-    assert (listed["run"], listed["waits_for"]) == ("suspended", "corrections or Confirm")
+    assert (listed["run"], listed["waits_for"]) == ("suspended", "corrections or confirm")

@@ -4,6 +4,7 @@ error in the CLI's and the page's words, and changes nothing; and a halt decided
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib.metadata import version
 from pathlib import Path
 
 import anyio
@@ -12,6 +13,7 @@ from tests.mcp_server.conftest import payload, refusal, stdio_client
 from tests.polish_setup import polishing_project
 from thoughtforge.config import load_config
 from thoughtforge.core import read_chat, read_status, transition
+from thoughtforge.mcp_server.transports import INSTRUCTIONS
 from thoughtforge.models import HaltReason, Phase
 
 
@@ -27,6 +29,9 @@ def test_bad_calls_are_refused_in_clear_words_and_a_halt_is_decided_through_a_to
 
     async def drive() -> None:
         async with stdio_client(config_file, mcp_env) as client:
+            assert client.server_info is not None
+            assert client.server_info.version == version("thoughtforge")
+            assert client.instructions == INSTRUCTIONS
 
             async def refused(tool: str, **arguments: object) -> str:
                 return refusal(await client.call_tool(tool, arguments))
@@ -46,9 +51,21 @@ def test_bad_calls_are_refused_in_clear_words_and_a_halt_is_decided_through_a_to
                 "decide", project_id=project.id, decision="terminate"
             )
             assert "not possible now" in await refused("distill", project_id=project.id)
-            assert "'explode'" in await refused("decide", project_id=project.id, decision="explode")
-            assert "no document 'secrets'" in await refused(
-                "read_document", project_id=project.id, document="secrets"
+            explode = await refused("decide", project_id=project.id, decision="explode")
+            assert (
+                "decide: bad arguments: decision: Input should be 'resume', 'override' or "
+                "'terminate'" in explode
+            )
+            assert "pydantic" not in explode
+            document = await refused("read_document", project_id=project.id, document="secrets")
+            assert (
+                "document: Input should be 'deliverable', 'spec', 'constraints' or "
+                "'polish-log'" in document
+            )
+            missing = await refused("send_message", project_id=project.id)
+            assert "message: Field required" in missing and "pydantic" not in missing
+            assert "budget_usd: Input should be greater than 0" in await refused(
+                "spend", project_id=project.id, budget_usd=-5
             )
             assert "give the brain dump as text or as a file" in await refused("create_project")
             assert "cannot read brain_dump_file" in await refused(

@@ -1,4 +1,5 @@
-"""A plan project from brain dump to done, driven only through MCP tools over stdio."""
+"""A plan project from brain dump to done, its distillation edited on the way, then revised,
+driven only through MCP tools over stdio."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ def test_a_plan_project_goes_from_create_to_done_through_mcp_tools(
             assert {"create_project", "distill", "confirm", "decide", "read_document"} <= names
             created = payload(await client.call_tool("create_project", {"brain_dump": BRAIN_DUMP}))
             project_id = created["project_id"]
+            assert "distill" in created["next"]
             listed = payload(await client.call_tool("list_projects", {}))
             assert [p["project_id"] for p in listed["projects"]] == [project_id]
             early = refusal(
@@ -62,10 +64,36 @@ def test_a_plan_project_goes_from_create_to_done_through_mcp_tools(
             )
             assert distilled["reply_complete"], distilled
             assert any("## " in reply["content"] for reply in distilled["replies"])
-            intent = payload(
-                await client.call_tool("confirm", {"project_id": project_id, "wait_seconds": 120})
+            draft = payload(await client.call_tool("read_draft", {"project_id": project_id}))
+            assert draft["kind"] == "distillation"
+            assert draft["text"] == distilled["replies"][-1]["content"]
+            first_section_end = draft["text"].index("\n## ", 1)  # not Open Questions
+            edited = (
+                draft["text"][:first_section_end]
+                + "\nEvery guest gets a printed map.\n"
+                + draft["text"][first_section_end:]
             )
-            assert intent["reply_complete"], intent
+            stale = refusal(
+                await client.call_tool(
+                    "edit_draft",
+                    {"project_id": project_id, "text": edited, "version": "0" * 16},
+                )
+            )
+            assert "replaced" in stale or "changed" in stale, stale
+            intent = payload(
+                await client.call_tool(
+                    "edit_draft",
+                    {
+                        "project_id": project_id,
+                        "text": edited,
+                        "version": draft["version"],
+                        "confirm": True,
+                        "wait_seconds": 120,
+                    },
+                )
+            )
+            assert intent["delivery"] == "handed_over" and intent["reply_complete"], intent
+            assert intent["replies"], "the spec proposal that follows the edited intent"
             spec = payload(
                 await client.call_tool("confirm", {"project_id": project_id, "wait_seconds": 300})
             )
@@ -83,11 +111,27 @@ def test_a_plan_project_goes_from_create_to_done_through_mcp_tools(
             )
             assert record["iterations"] and record["trajectory"]
             again = refusal(await client.call_tool("confirm", {"project_id": project_id}))
-            assert "not possible now" in again
+            assert "not possible now" in again and "call revise" in again
+
+            revised = payload(
+                await client.call_tool(
+                    "revise",
+                    {
+                        "project_id": project_id,
+                        "change": "The budget is 12k now, not 15k.",
+                        "wait_seconds": 300,
+                    },
+                )
+            )
+            assert revised["reply_complete"], revised
+            assert any("## " in reply["content"] for reply in revised["replies"]), revised
+            now = payload(await client.call_tool("project_status", {"project_id": project_id}))
+            assert now["phase"] == "spec_building" and "confirm" in now["actions_now"], now
+            assert now["revision"] == 2
 
     anyio.run(drive)
     [project] = (tmp_path / "projects").iterdir()
-    assert read_status(project).phase is Phase.DONE
+    assert read_status(project).phase is Phase.SPEC_BUILDING  # revision 2 awaits its confirm
 
 
 def test_a_halt_a_run_waits_on_is_decided_through_a_tool_and_the_run_ends(

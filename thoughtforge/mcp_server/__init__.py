@@ -1,6 +1,9 @@
-"""ThoughtForge as an MCP server for agent tools: `tools` (what each tool does, over `actions`,
-the functions the page and the CLI call), `runs` (starting a project's run), `server` (the SDK's
-server, stdio or guarded HTTP), `client_config` (the entries to paste into an agent tool).
+"""ThoughtForge as an MCP server for agent tools: `tool_table` (the tools as the agent sees them,
+`answers` what they take and return), `tools` (what each tool does, over `actions`, the
+functions the page and the CLI call; loaded at the first call), `runs` (starting a project's
+run), `agent_words` (the page's notes naming tools instead of buttons), `transports` (the
+server, stdio or guarded HTTP; `sdk_server` its refusals of bad arguments), `client_config`
+(the entries to paste into an agent tool).
 
 It sits beside `web`, above `actions` and `serving`: neither imports the other.
 """

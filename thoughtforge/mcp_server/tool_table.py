@@ -6,24 +6,47 @@ writing its function here and naming it in the table.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
+from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
+from mcp.server.mcpserver import Resolve
 from pydantic import Field
 
-from thoughtforge.mcp_server.tools import (
-    DOCUMENTS,
+from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.mcp_server.answers import (
     MAX_TEXT_CHARS,
     MAX_WAIT_SECONDS,
     Decision,
+    Document,
     Message,
-    Tools,
+    PersonAnswer,
     Turn,
 )
+from thoughtforge.mcp_server.sdk_server import the_question
+
+if TYPE_CHECKING:
+    from thoughtforge.mcp_server.tools import Tools  # loaded at the first tool call
 
 ProjectId = Annotated[
     str, Field(max_length=200, description="The project id (list_projects gives them).")
 ]
-Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS)]
+BrainDump = Annotated[
+    str,
+    Field(
+        max_length=MAX_TEXT_CHARS,
+        description="What the person wants made, in their words (or give brain_dump_file).",
+    ),
+]
+MessageText = Annotated[
+    str, Field(max_length=MAX_TEXT_CHARS, description="What to say, as the person would say it.")
+]
+ToDecide = Annotated[
+    Decision,
+    Field(
+        description="resume: go on as it was; override: accept the halted polish loop's "
+        "deliverable, or build from a refused plan; terminate: end the project for good."
+    ),
+]
 WaitSeconds = Annotated[
     float,
     Field(
@@ -36,7 +59,7 @@ WaitSeconds = Annotated[
 
 def create_project(
     tools: Tools,
-    brain_dump: Text = "",
+    brain_dump: BrainDump = "",
     brain_dump_file: Annotated[
         str, Field(max_length=4096, description="A file with the brain dump, on this machine.")
     ] = "",
@@ -52,7 +75,8 @@ def create_project(
     ] = None,
 ) -> dict[str, Any]:
     """Create a project from a brain dump (text, or a file) and start its run; it then waits
-    for the person in Phase 1 (use distill when everything is said)."""
+    for the person in Phase 1: send_message to add or answer, distill when everything is
+    said."""
     return tools.create_project(brain_dump, brain_dump_file, agent, deliverable_type, resources)
 
 
@@ -97,7 +121,7 @@ def read_thread(
 def send_message(
     tools: Tools,
     project_id: ProjectId,
-    message: Text,
+    message: MessageText,
     wait_seconds: WaitSeconds = 120,
 ) -> Turn:
     """Say something to the project: an answer, a correction, more of the brain dump. In
@@ -106,7 +130,8 @@ def send_message(
 
 
 def distill(tools: Tools, project_id: ProjectId, wait_seconds: WaitSeconds = 120) -> Turn:
-    """Phase 1: everything is said; distil it into the intent for review."""
+    """Phase 1: everything is said; distil it into the intent for review. Returns the
+    distillation: confirm it, correct it with send_message, or edit it (read_draft, edit_draft)."""
     return tools.answer(project_id, "distill", "", wait_seconds)
 
 
@@ -123,7 +148,8 @@ def confirm(
     ] = False,
     wait_seconds: WaitSeconds = 120,
 ) -> Turn:
-    """Confirm the distilled intent (Phase 1) or the spec proposal (Phase 2)."""
+    """Confirm the distilled intent (Phase 1; returns the spec proposal) or the spec proposal
+    (Phase 2; the build and polish then run: project_status says when it is done)."""
     action = "accept_unresolved" if accept_unresolved else "confirm"
     return tools.answer(project_id, action, "", wait_seconds)
 
@@ -131,21 +157,32 @@ def confirm(
 def decide(
     tools: Tools,
     project_id: ProjectId,
-    decision: Decision,
+    decision: ToDecide,
     confirm_terminate: Annotated[
         bool, Field(description="Must be true for terminate: it ends the project for good.")
     ] = False,
-    message: Text = "",
+    message: Annotated[
+        str, Field(max_length=MAX_TEXT_CHARS, description="Optional guidance with the decision.")
+    ] = "",
+    budget_usd: Annotated[
+        float | None,
+        Field(
+            gt=0,
+            le=1_000_000,
+            description="On a budget_exhausted halt: the project's new budget in dollars, set "
+            "before the decision (spend shows what was spent).",
+        ),
+    ] = None,
     wait_seconds: WaitSeconds = 30,
 ) -> Turn:
-    """Decide a halted project: resume it, override (accept a halted polish loop's
-    deliverable, or build from a refused plan), or terminate it (any step; needs
-    confirm_terminate)."""
-    return tools.decide(project_id, decision, confirm_terminate, message, wait_seconds)
+    """Decide a halted project (project_status gives its halt_reason and actions_now): resume
+    it, override, or terminate it (needs confirm_terminate); a budget halt is resumed with a
+    higher budget_usd."""
+    return tools.decide(project_id, decision, confirm_terminate, message, wait_seconds, budget_usd)
 
 
 def provide_input(
-    tools: Tools, project_id: ProjectId, message: Text, wait_seconds: WaitSeconds = 30
+    tools: Tools, project_id: ProjectId, message: MessageText, wait_seconds: WaitSeconds = 30
 ) -> Turn:
     """Phase 3: give a stuck build the input it asked for."""
     return tools.answer(project_id, "provide_input", message, wait_seconds)
@@ -157,11 +194,20 @@ def continue_project(tools: Tools, project_id: ProjectId) -> Turn:
 
 
 def revise(
-    tools: Tools, project_id: ProjectId, change: Text, wait_seconds: WaitSeconds = 120
+    tools: Tools,
+    project_id: ProjectId,
+    change: Annotated[
+        str,
+        Field(
+            max_length=MAX_TEXT_CHARS,
+            description="What should change in the deliverable, in the person's words.",
+        ),
+    ],
+    wait_seconds: WaitSeconds = 120,
 ) -> Turn:
     """Ask for a change to a done (or halted) project: back to Phase 2 with its current spec
-    and this change request; the agent proposes the revised spec (confirm it as usual),
-    then only what the change touches is rebuilt and polished (revision 2, 3, ...)."""
+    and this change request. Returns the revised spec proposal: confirm it as usual, then
+    only what the change touches is rebuilt and polished (revision 2, 3, ...)."""
     return tools.answer(project_id, "revise", change, wait_seconds)
 
 
@@ -188,13 +234,7 @@ def rollback(
 def read_document(
     tools: Tools,
     project_id: ProjectId,
-    document: Annotated[
-        str,
-        Field(
-            max_length=40,
-            description=f"deliverable, {', '.join(DOCUMENTS)}",
-        ),
-    ] = "deliverable",
+    document: Annotated[Document, Field(description="Which document to read.")] = "deliverable",
 ) -> str:
     """The project's deliverable, spec, constraints, polish log or traceability (Markdown)."""
     return tools.read_document(project_id, document)
@@ -204,6 +244,69 @@ def read_polish_record(tools: Tools, project_id: ProjectId) -> dict[str, Any]:
     """Phase 4's record: the trajectory (issues by severity per iteration) and each
     iteration's issues, fixes, guards and verdict."""
     return tools.read_polish_record(project_id)
+
+
+def spend(
+    tools: Tools,
+    project_id: ProjectId,
+    budget_usd: Annotated[
+        float | None,
+        Field(gt=0, le=1_000_000, description="Set the project's own budget in dollars."),
+    ] = None,
+    budget_tokens: Annotated[
+        int | None, Field(gt=0, description="Set the project's own budget in tokens.")
+    ] = None,
+) -> dict[str, Any]:
+    """What a project spent (per phase and polish iteration) and its budget; with budget_usd
+    or budget_tokens, its own budget is set first. A run halted on its budget goes on with
+    decide (resume, with budget_usd)."""
+    return tools.spend(project_id, budget_usd, budget_tokens)
+
+
+def read_draft(tools: Tools, project_id: ProjectId) -> dict[str, str]:
+    """The draft a confirm would lock now (the Phase 1 distillation or the Phase 2 spec
+    proposal): its kind, text and version (what edit_draft takes)."""
+    return tools.read_draft(project_id)
+
+
+def edit_draft(
+    tools: Tools,
+    project_id: ProjectId,
+    text: Annotated[
+        str,
+        Field(
+            max_length=MAX_TEXT_CHARS,
+            description="The whole edited draft (Markdown, its sections kept).",
+        ),
+    ],
+    version: Annotated[
+        str, Field(max_length=64, description="The version read_draft gave for the draft.")
+    ],
+    confirm: Annotated[
+        bool, Field(description="Confirm the edited draft too (else it is only saved).")
+    ] = False,
+    wait_seconds: WaitSeconds = 120,
+) -> Turn:
+    """Replace the AI's draft with the person's edit, checked as the AI's draft is (refused
+    with what is wrong, or when the draft changed since read_draft); with confirm, confirm it
+    and return the AI's next reply."""
+    return tools.edit_draft(project_id, text, version, confirm, wait_seconds)
+
+
+def ask_person(
+    tools: Tools,
+    project_id: ProjectId,
+    answer: Annotated[ElicitationResult[PersonAnswer], Resolve(the_question)],
+    wait_seconds: WaitSeconds = 120,
+) -> Turn:
+    """Have your host ask the person ThoughtForge's question in its own UI (a draft to
+    confirm or correct, a halt to decide), and take their answer into the same run; returns
+    the AI's reply. For clients that can ask the person (elicitation); otherwise relay it."""
+    if not isinstance(answer, AcceptedElicitation):
+        raise ThoughtForgeError(
+            f"the person did not answer ({answer.action}): nothing was sent to {project_id}"
+        )
+    return tools.take_person_answer(project_id, answer.data, wait_seconds)
 
 
 TOOLS = (
@@ -225,4 +328,8 @@ TOOLS = (
     rollback,
     read_document,
     read_polish_record,
+    spend,
+    read_draft,
+    edit_draft,
+    ask_person,
 )

@@ -10,15 +10,15 @@ History do.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel
+from typing import Any
 
 from thoughtforge.actions.answering import Answer, Outcome, take_answer
 from thoughtforge.actions.archiving import archive_project, unarchive_project
 from thoughtforge.actions.composer import WAITS_FOR
+from thoughtforge.actions.draft import DraftEdit, take_edit
 from thoughtforge.actions.inbox import inbox
 from thoughtforge.actions.restoring import restore
 from thoughtforge.actions.run_state import composer_of, current_composer, project_view, run_busy
@@ -39,21 +39,30 @@ from thoughtforge.core import (
     refuse_links,
 )
 from thoughtforge.core.history import project_history
+from thoughtforge.core.spend_summary import SpendSummary, change_budget, spend_of
 from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.mcp_server.agent_words import for_agent
+from thoughtforge.mcp_server.answers import (
+    RESOURCE_URI,
+    Decision,
+    Message,
+    PersonAnswer,
+    Turn,
+)
 from thoughtforge.mcp_server.runs import start_project_run, started_run_alive
 from thoughtforge.models import Phase
 from thoughtforge.phases.chat import PHASE_LABELS, await_reply
+from thoughtforge.phases.draft_edits import current_draft
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.polish.record import read_polish_record
 from thoughtforge.phases.traceability import TRACEABILITY_FILE
 
-MAX_TEXT_CHARS = 200_000
-"""The longest text a tool takes (a brain dump is capped lower by `brain_dump.max_chars`)."""
-MAX_WAIT_SECONDS = 600.0
 POLL_SECONDS = 0.25
 START_SECONDS = 60.0
 """How long a run started for an answer is given to ask for it (a cold start takes seconds)."""
 MAX_DOCUMENT_CHARS = 500_000
+PERSON_ACTIONS = {"confirm", "resume", "override", "terminate"}
+"""The answers `ask_person` asks the person for: a draft's confirmation, a halt's decision."""
 DOCUMENTS = {
     "spec": SPEC_FILE,
     "constraints": CONSTRAINTS_FILE,
@@ -61,35 +70,15 @@ DOCUMENTS = {
     "traceability": TRACEABILITY_FILE,
 }
 """Each acceptance criterion's evidence is `traceability` (`phases.traceability`)."""
-RESOURCE_URI = "thoughtforge://projects/{project_id}/{document}"
-Decision = Literal["resume", "override", "terminate"]
 
 
-class Message(BaseModel):
-    role: str
-    phase: str
-    time: str
-    content: str
-
-    @classmethod
-    def of(cls, message: ChatMessage) -> Message:
-        return cls(
-            role=message.role,
-            phase=PHASE_LABELS[message.phase],
-            time=f"{message.timestamp:%Y-%m-%d %H:%M} UTC",
-            content=message.content,
-        )
-
-
-class Turn(BaseModel):
-    """What became of an answer, the AI's reply if it came, and what the project waits for now."""
-
-    delivery: str
-    note: str
-    replies: list[Message] = []
-    reply_complete: bool = False
-    """False when `wait_seconds` ran out first (the reply may still come: read_thread)."""
-    now: str
+def message_of(message: ChatMessage) -> Message:
+    return Message(
+        role=message.role,
+        phase=PHASE_LABELS[message.phase],
+        time=f"{message.timestamp:%Y-%m-%d %H:%M} UTC",
+        content=message.content,
+    )
 
 
 class Tools:
@@ -127,14 +116,20 @@ class Tools:
         )
         project = create_from_request(self.config, request)
         started = start_project_run(self.config, self.config_file, project)
-        return {"project_id": project.id, "folder": str(project.dir), "note": started.note}
+        return {
+            "project_id": project.id,
+            "folder": str(project.dir),
+            "note": for_agent(started.note),
+            "next": "send_message to add to the brain dump or answer the AI's questions, "
+            "distill when everything is said",
+        }
 
     def list_projects(self, include_archived: bool = False) -> dict[str, Any]:
         box = inbox(self.config)
         return {
             "projects": [
                 {
-                    **entry.model_dump(mode="json", exclude_none=True),
+                    **_in_agent_words(entry.model_dump(mode="json", exclude_none=True)),
                     "resources": [
                         RESOURCE_URI.format(project_id=entry.project_id, document=name)
                         for name in ("deliverable", *DOCUMENTS)
@@ -162,7 +157,7 @@ class Tools:
             "name": status.project_name or view.project.id,
             "phase": status.phase.value,
             "run": view.run.value,
-            "waits_for": WAITS_FOR.get(view.waiting.kind) if view.waiting else None,
+            "waits_for": for_agent(WAITS_FOR[view.waiting.kind]) if view.waiting else None,
             "halt_reason": status.halt_reason,
             "deliverable_type": status.deliverable_type,
             "agent": status.agent,
@@ -170,62 +165,83 @@ class Tools:
             "revision": view.revision,
             "open_findings": view.open_findings,
             "actions_now": [action.name for action in composer.actions],
-            "note": composer.note,
+            "note": for_agent(composer.note),
         }
 
     def read_thread(self, project_id: str, last: int = 20) -> list[Message]:
         messages = read_thread(self.project(project_id).dir)
-        return [Message.of(message) for message in messages[-last:]]
+        return [message_of(message) for message in messages[-last:]]
 
     # --- the person's answers --------------------------------------------------------------------
 
-    def answer(self, project_id: str, action: str, message: str, wait_seconds: float) -> Turn:
-        """Take `action` as the page takes it; then the AI's reply, within `wait_seconds`.
+    def answer(
+        self,
+        project_id: str,
+        action: str,
+        message: str,
+        wait_seconds: float,
+        *,
+        budget_usd: float | None = None,
+        edit: DraftEdit | None = None,
+    ) -> Turn:
+        """Take `action` as the page takes it (with `edit`: the page's Save, or Save and
+        confirm); then the AI's reply, within `wait_seconds`.
 
         When no run waits for it, the page starts one and hands the answer over once it asks;
         here the run is started, its question awaited, and the answer given to it then, so the
-        reply is known to follow that question."""
+        reply is known to follow that question. A revision starts its own run, whose revised
+        proposal is the reply."""
         project = self.project(project_id)
-        self._until_possible(project, action, wait_seconds)
+        self._until_possible(project, "confirm" if edit else action, wait_seconds)
         since, answered = len(read_thread(project.dir)), current_wait(project.dir)
         pending: list[dict[str, Any]] = []
-        outcome = self._take(project, action, message, pending)
+        answer = Answer(action=action, message=message, budget_usd=budget_usd)
+        outcome = self._take(project, answer, pending, edit)
         key = answered.key if answered else None
         if outcome.delivery == "started" and pending:
             asked = self._next_wait_key(project, key, max(wait_seconds, START_SECONDS))
             if asked is None:
                 return Turn(
                     delivery="started",
-                    note=f"{outcome.note} It did not ask for '{action}' in time: send it again.",
-                    now=current_composer(self.config, project).note,
+                    note=for_agent(
+                        f"{outcome.note} It did not ask for '{action}' in time: call it again."
+                    ),
+                    now=for_agent(current_composer(self.config, project).note),
                 )
             since, key = len(read_thread(project.dir)), asked
-            outcome = self._take(project, action, message, [])
-        turn = Turn(delivery=outcome.delivery, note=outcome.note, now="")
-        replied = outcome.delivery in ("handed_over", "applied")
+            outcome = self._take(project, answer, [], None)  # a saved edit is the draft now
+        turn = Turn(delivery=outcome.delivery, note=for_agent(outcome.note), now="")
+        replied = outcome.delivery in ("handed_over", "applied") or (
+            action == "revise" and outcome.delivery == "started"
+        )
         if wait_seconds > 0 and replied:
             turn.reply_complete = await_reply(
                 project,
                 since,
                 key,
                 wait_seconds,
-                lambda reply: turn.replies.append(Message.of(reply)),
+                lambda reply: turn.replies.append(message_of(reply)),
             )
-        turn.now = current_composer(self.config, project).note
+        turn.now = for_agent(current_composer(self.config, project).note)
         return turn
 
     def _take(
-        self, project: Project, action: str, message: str, pending: list[dict[str, Any]]
+        self,
+        project: Project,
+        answer: Answer,
+        pending: list[dict[str, Any]],
+        edit: DraftEdit | None,
     ) -> Outcome:
-        """The page's `take_answer`, starting a run (on the deployment, else the CLI's) without
-        handing it the answer: `pending` gets what was to be handed over."""
+        """The page's `take_answer` (or `take_edit`), starting a run (on the deployment, else
+        the CLI's) without handing it the answer: `pending` gets what was to be handed over."""
 
         def start(config: Config, config_file: Path, project: Project, then: Any) -> Started:
             if then is not None:
                 pending.append(then)
             return start_project_run(config, config_file, project)
 
-        answer = Answer(action=action, message=message)
+        if edit is not None:
+            return take_edit(self.config, self.config_file, project, edit, start=start)
         return take_answer(self.config, self.config_file, project, answer, start=start)
 
     def decide(
@@ -235,13 +251,66 @@ class Tools:
         confirm_terminate: bool,
         message: str,
         wait_seconds: float,
+        budget_usd: float | None = None,
     ) -> Turn:
         if decision == "terminate" and not confirm_terminate:
             raise ThoughtForgeError(
                 f"terminate stops {project_id} for good and cannot be undone: call again with "
                 "confirm_terminate set to true to do it"
             )
-        return self.answer(project_id, decision, message, wait_seconds)
+        return self.answer(project_id, decision, message, wait_seconds, budget_usd=budget_usd)
+
+    # --- spend and the draft --------------------------------------------------------------------
+
+    def spend(
+        self, project_id: str, budget_usd: float | None, budget_tokens: int | None
+    ) -> dict[str, Any]:
+        """What the project spent and may spend; with a budget, its own budget set first (as
+        `thoughtforge budget ID --usd N` sets it)."""
+        project = self.project(project_id)
+        warning = None
+        if budget_usd is not None or budget_tokens is not None:
+            summary, warning = change_budget(self.config, project, budget_usd, budget_tokens)
+        else:
+            summary = spend_of(self.config, project)
+        return _spend_answer(summary, warning)
+
+    def question(self, project_id: str) -> str:
+        """What the project asks the person now, for the host to show them: the note (what it
+        waits for, the halt and what to do about it) and the draft to confirm, if any; a
+        refusal when it asks nothing of the person."""
+        project = self.project(project_id)
+        composer = current_composer(self.config, project)
+        asked = {action.name for action in composer.actions} & PERSON_ACTIONS
+        if not asked:
+            raise ThoughtForgeError(
+                f"{project_id} asks nothing of the person now. {for_agent(composer.note)}"
+            )
+        question = f"{project_id}: {for_agent(composer.note)}"
+        if "confirm" in asked:
+            with contextlib.suppress(ThoughtForgeError):
+                question += f"\n\n{current_draft(project).text}"
+        return question
+
+    def take_person_answer(
+        self, project_id: str, answer: PersonAnswer, wait_seconds: float
+    ) -> Turn:
+        """The person's answer from the host's form, taken as the page takes that button."""
+        if answer.action == "correct":
+            return self.answer(project_id, "send", answer.message, wait_seconds)
+        if answer.action == "confirm":
+            return self.answer(project_id, "confirm", "", wait_seconds)
+        return self.decide(project_id, answer.action, True, answer.message, wait_seconds)
+
+    def read_draft(self, project_id: str) -> dict[str, str]:
+        draft = current_draft(self.project(project_id))
+        return {"kind": draft.kind, "version": draft.version, "text": draft.text}
+
+    def edit_draft(
+        self, project_id: str, text: str, version: str, confirm: bool, wait_seconds: float
+    ) -> Turn:
+        edit = DraftEdit(text=text, version=version, confirm=confirm)
+        return self.answer(project_id, "confirm", "", wait_seconds, edit=edit)
 
     # --- after done: history and rollback ------------------------------------------------------
 
@@ -339,6 +408,30 @@ class Tools:
                 return None
             time.sleep(POLL_SECONDS)
         return None
+
+
+def _in_agent_words(entry: dict[str, Any]) -> dict[str, Any]:
+    """An inbox entry with its waits-for text naming tools, not the page's buttons."""
+    if isinstance(entry.get("waits_for"), str):
+        entry["waits_for"] = for_agent(entry["waits_for"])
+    return entry
+
+
+def _spend_answer(summary: SpendSummary, warning: str | None) -> dict[str, Any]:
+    if summary.error is not None:
+        raise ThoughtForgeError(summary.error)
+    answer: dict[str, Any] = {
+        "spent": summary.line,
+        "spent_usd": summary.total.usd,
+        "spent_tokens": summary.total.tokens,
+        "budget_usd": summary.budget.max_usd,
+        "budget_tokens": summary.budget.max_tokens,
+        "budget_from": "the project's own" if summary.own_budget else "config.yaml (budget)",
+        "breakdown": dict(summary.breakdown()),
+    }
+    if warning:
+        answer["warning"] = warning
+    return answer
 
 
 def _capped(text: str) -> str:

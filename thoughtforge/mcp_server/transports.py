@@ -20,47 +20,81 @@ import os
 import secrets
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, get_args
 
 from pydantic import ValidationError
 from starlette.datastructures import Headers
 
 from thoughtforge.config import Config, state_dir
 from thoughtforge.errors import ThoughtForgeError, schema_problems
+from thoughtforge.mcp_server.agent_words import for_agent
+from thoughtforge.mcp_server.answers import RESOURCE_URI, Document
 from thoughtforge.mcp_server.tool_table import TOOLS
-from thoughtforge.mcp_server.tools import DOCUMENTS, RESOURCE_URI, Tools
 from thoughtforge.serving.guard import RequestGuard
+
+if TYPE_CHECKING:
+    from thoughtforge.mcp_server.tools import Tools
 
 F = TypeVar("F", bound=Callable[..., Any])
 TOKEN_FILE = "mcp-token"
 HTTP_PATH = "/mcp"
 DEFAULT_PORT = 8766
 INSTRUCTIONS = (
-    "ThoughtForge turns a brain dump into a polished plan or working code in four phases: distil "
-    "it with the person (Phase 1), agree a spec (Phase 2), build (Phase 3), polish (Phase 4). "
-    "create_project starts one; list_projects says what each project waits for; the chat tools "
-    "answer Phases 1-2 and return the AI's reply; decide answers a halt; read_document reads "
-    "what a project made; revise asks a done project for a change; history and rollback restore "
-    "an earlier version."
+    "ThoughtForge turns a person's brain dump into a polished plan or working code in four "
+    "phases: distil it with the person (Phase 1), agree a spec (Phase 2), build (Phase 3), "
+    "polish (Phase 4). The person decides; relay ThoughtForge's questions and proposals to them "
+    "and answer with their words.\n"
+    "- Start: create_project (its run starts), then send_message to add or answer and distill "
+    "when everything is said; realign drops a wrong turn.\n"
+    "- Agree: confirm locks the distilled intent (it returns the spec proposal), then the spec "
+    "(build and polish run). read_draft and edit_draft change a draft before confirm. If "
+    "your client can ask the person (elicitation), ask_person shows them the question (a draft "
+    "to confirm or correct, a halt to decide) and takes their answer into the run.\n"
+    "- Follow: list_projects and project_status say what each project waits for and the "
+    "actions it takes now; read_thread shows the conversation.\n"
+    "- When stuck or halted: provide_input answers a stuck build; decide resumes, overrides or "
+    "terminates a halt; spend shows the spend and budget and raises it; continue_project "
+    "starts a run of a project nothing works on.\n"
+    "- Results: read_document (deliverable, spec, constraints, polish-log, traceability),\n"
+    "  read_polish_record.\n"
+    "- Afterwards: revise asks a done project for a change and returns the revised proposal; "
+    "history and rollback restore an earlier version; archive_project and unarchive_project "
+    "tidy the list.\n"
+    "Tools that answer the AI wait up to wait_seconds and return its reply; reply_complete "
+    "false means it is still coming (read_thread later)."
 )
 
 
 def build_server(config_file: Path, config: Config) -> Any:
     """The MCP server with ThoughtForge's tools (`tool_table.TOOLS`) and resources."""
-    from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ResourceError
 
-    tools = Tools(config_file, config)
-    server: Any = MCPServer("thoughtforge", instructions=INSTRUCTIONS)
+    from thoughtforge.mcp_server.sdk_server import ThoughtForgeServer
+
+    tools = _first_call(config_file, config)
+    server: Any = ThoughtForgeServer(tools, instructions=INSTRUCTIONS, version=package_version())
     for tool in TOOLS:
         server.tool()(_bound(tool, tools))
-    for document in ("deliverable", *DOCUMENTS):
+    for document in get_args(Document):
         _add_document_resource(server, tools, document, ResourceError)
     return server
 
 
-def _bound(tool: Callable[..., Any], tools: Tools) -> Callable[..., Any]:
-    """`tool` with `tools` given, its signature (what the SDK shows the agent) without it; its
+def _first_call(config_file: Path, config: Config) -> Callable[[], Tools]:
+    """The tools, made at the first call: they load the pipeline's actions, which listing the
+    tools does not need (an agent tool starts its servers often, and waits for the list)."""
+
+    @functools.cache
+    def tools() -> Tools:
+        from thoughtforge.mcp_server.tools import Tools
+
+        return Tools(config_file, config)
+
+    return tools
+
+
+def _bound(tool: Callable[..., Any], tools: Callable[[], Tools]) -> Callable[..., Any]:
+    """`tool` with `tools()` given, its signature (what the SDK shows the agent) without it; its
     refusals reach the agent in ThoughtForge's words: the SDK shows only `ToolError`'s text,
     and hides any other exception's."""
     from mcp.server.mcpserver.exceptions import ToolError
@@ -68,22 +102,36 @@ def _bound(tool: Callable[..., Any], tools: Tools) -> Callable[..., Any]:
     @functools.wraps(tool)
     def refusing(*args: Any, **kwargs: Any) -> Any:
         try:
-            return tool(tools, *args, **kwargs)
+            return tool(tools(), *args, **kwargs)
         except ThoughtForgeError as exc:
-            raise ToolError(str(exc)) from None
+            raise ToolError(for_agent(str(exc))) from None
         except ValidationError as exc:
             raise ToolError(f"bad request: {schema_problems(exc)}") from None
 
-    signature = inspect.signature(tool, eval_str=True)
+    signature = inspect.signature(tool, eval_str=True, locals={"Tools": object})
     shown = list(signature.parameters.values())[1:]
     refusing.__signature__ = signature.replace(parameters=shown)  # type: ignore[attr-defined]
+    refusing.__annotations__ = {p.name: p.annotation for p in shown}  # what the SDK resolves
+    refusing.__annotations__["return"] = signature.return_annotation
     return refusing
 
 
-def _add_document_resource(server: Any, tools: Tools, document: str, error: type) -> None:
+def package_version() -> str:
+    """The installed package's version: what the server tells a client it is."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("thoughtforge")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _add_document_resource(
+    server: Any, tools: Callable[[], Tools], document: str, error: type
+) -> None:
     def read(project_id: str) -> str:
         try:
-            return tools.read_document(project_id, document)
+            return tools().read_document(project_id, document)
         except (ThoughtForgeError, OSError, UnicodeDecodeError) as exc:
             raise error(str(exc)) from None
 
@@ -149,10 +197,12 @@ class BearerGuard(RequestGuard):
 
 
 def http_token(config_file: Path) -> str:
-    """The HTTP transport's token: made once, kept beside the config, readable by its owner."""
+    """The HTTP transport's token: made once, kept beside the config, readable by its owner; an
+    empty file (truncated, or emptied by hand) is as none, and a new token replaces it."""
     path = state_dir(config_file) / TOKEN_FILE
     try:
-        return path.read_text().strip()
+        if kept := path.read_text().strip():
+            return kept
     except FileNotFoundError:
         pass
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,54 @@
+"""The SDK's `MCPServer` with ThoughtForge's words for arguments an agent got wrong: the field
+and what it allows (`errors.schema_problems`), where the SDK would hand back pydantic's own text
+with its documentation links; and `the_question`, how `ask_person` has the host ask the person
+(MCP's elicitation: `input_required` from protocol 2026-07-28, a request mid-call before)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from mcp.server.mcpserver import Context, Elicit, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from pydantic import ValidationError
+
+from thoughtforge.errors import ThoughtForgeError, schema_problems
+from thoughtforge.mcp_server.answers import PersonAnswer
+
+if TYPE_CHECKING:
+    from thoughtforge.mcp_server.tools import Tools
+
+
+class ThoughtForgeServer(MCPServer):
+    """The server, and the tools its tools call (made at the first call)."""
+
+    def __init__(self, tools: Callable[[], Tools], **settings: Any) -> None:
+        super().__init__("thoughtforge", **settings)
+        self.tools = tools
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                raise
+            raise ToolError(f"{name}: bad arguments: {schema_problems(cause)}") from cause
+
+
+def the_question(project_id: str, ctx: Context) -> Elicit[PersonAnswer]:
+    """ThoughtForge's question for the host to ask the person in its own UI; refused in words
+    an agent acts on when the client cannot ask (no elicitation) or nothing is asked."""
+    capabilities = ctx.client_capabilities
+    if capabilities is None or capabilities.elicitation is None:
+        raise ToolError(
+            "this client cannot ask the person (it offers no elicitation): relay the question "
+            "yourself (project_status, read_draft), then call confirm, send_message or decide"
+        )
+    server = ctx.mcp_server
+    if not isinstance(server, ThoughtForgeServer):
+        raise ToolError("ask_person runs on ThoughtForge's own server only")
+    try:
+        return Elicit(server.tools().question(project_id), PersonAnswer)
+    except ThoughtForgeError as exc:
+        raise ToolError(str(exc)) from None
