@@ -59,8 +59,8 @@ def test_bad_calls_are_refused_in_clear_words_and_a_halt_is_decided_through_a_to
             assert "pydantic" not in explode
             document = await refused("read_document", project_id=project.id, document="secrets")
             assert (
-                "document: Input should be 'deliverable', 'spec', 'constraints' or "
-                "'polish-log'" in document
+                "document: Input should be 'deliverable', 'spec', 'constraints', 'polish-log' "
+                "or 'traceability'" in document
             )
             missing = await refused("send_message", project_id=project.id)
             assert "message: Field required" in missing and "pydantic" not in missing
