@@ -45,9 +45,10 @@ _HEADING = re.compile(r"^# (.+?)\s*$", re.MULTILINE)
 
 CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
 TEST_CALC = (
-    "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
-    "def test_mul():\n    assert mul(2, 3) == 6\n"
+    "from calc import add, mul\n\n\ndef test_ac_1_add():\n    assert add(2, 3) == 5\n\n\n"
+    "def test_ac_2_mul():\n    assert mul(2, 3) == 6\n"
 )
+"""One test per acceptance criterion, named after it, as the build prompt asks."""
 FILES = {"calc.py": CALC, "test_calc.py": TEST_CALC}
 _TEST_COMMAND = re.compile(
     r"Test command: `([^`]+)`|so `([^`]+)` runs every\s+test|`([^`]+)` must succeed"

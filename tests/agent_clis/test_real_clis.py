@@ -67,6 +67,10 @@ def test_a_code_project_reaches_done_through_the_real_cli(cli: str, bench: Bench
     assert read_status(project).phase is Phase.DONE, _halt(project)
     assert (project / "calc.py").read_text() == CALC  # written by the CLI's own tool
     assert (project / "test_calc.py").read_text() == TEST_CALC
+    traced = (project / "docs" / "traceability.md").read_text()
+    for test in ("test_calc.py::test_ac_1_add", "test_calc.py::test_ac_2_mul"):
+        assert test in traced, traced  # each criterion with its locked, passing test
+    assert "No evidence" not in traced and "passed" in traced, traced
     assert "code-build" in bench.api.steps()
     _assert_tokens_are_the_fakes(project, bench)
 
