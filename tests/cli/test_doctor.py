@@ -358,3 +358,37 @@ def test_a_cli_that_is_not_logged_in_is_named_with_the_command_that_logs_it_in(
     probe = row(result, "probe codex")
     assert "not called" in probe and "run `codex login`, or set CODEX_API_KEY" in probe
     assert not (tmp_path / "called").exists()
+
+
+def test_piped_output_keeps_every_path_whole_and_folds_the_prefect_internals(
+    write_config: Callable[..., Path], tmp_path: Path
+) -> None:
+    """Piped with no COLUMNS (a file, `| less`): each check is one line, however long its path."""
+    from thoughtforge.flows.prefect_internals import INTERNALS
+
+    deep = tmp_path / ("a-rather-long-folder-name-" * 4) / "projects"
+    write_config(projects={"directory": str(deep)})
+
+    def doctor(*flags: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "thoughtforge", "doctor", *flags],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(REPO_ROOT)},
+        )
+
+    result = doctor()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert row(result, "projects directory") == f"projects directory ok {deep} is writable"
+    assert "…" not in result.stdout
+    assert row(result, "Prefect internals") == (
+        f"Prefect internals ok all {len(INTERNALS)} found in the installed Prefect "
+        "(--verbose lists them)"
+    )
+    assert "Prefect internal " not in result.stdout
+    verbose = doctor("--verbose")
+    for internal in INTERNALS:
+        assert row(verbose, f"Prefect internal {internal.key} ").startswith(
+            f"Prefect internal {internal.key} ok"
+        )

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from thoughtforge.cli.app import (
     AutoConfirm,
@@ -161,17 +160,17 @@ def doctor(
             "HTTP agents whether structured output is accepted).",
         ),
     ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option("--verbose", "-v", help="List each Prefect internal ThoughtForge borrows."),
+    ] = False,
 ) -> None:
     """Check the config, the default agent, the projects directory, the Prefect API, the board
     and the notification channels; with --probe, call every agent."""
-    from thoughtforge.cli.doctor import run_checks
+    from thoughtforge.cli.doctor import print_checks, run_checks
 
-    checks = run_checks(config_path(ctx.obj), send_test=send_test, probe=probe)
-    table = Table("check", "result", "detail", box=None)
-    for check in checks:
-        mark = {"ok": "[green]ok[/]", "warn": "[yellow]warn[/]", "fail": "[red]FAIL[/]"}
-        table.add_row(inert_markup(check.name), mark[check.outcome], inert_markup(check.detail))
-    out.print(table)
+    checks = run_checks(config_path(ctx.obj), send_test=send_test, probe=probe, verbose=verbose)
+    print_checks(out, checks)
     if any(check.outcome == "fail" for check in checks):
         raise typer.Exit(1)
 
