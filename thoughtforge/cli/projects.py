@@ -65,10 +65,11 @@ def new(
 ) -> None:
     """Create a project from a brain dump (and optional resource files)."""
     from thoughtforge.adapters.agents import warn_if_missing
-    from thoughtforge.core import create_project
+    from thoughtforge.core import check_distillable, create_project
 
     config = config_of(ctx)
     text = read_brain_dump(brain_dump)
+    check_distillable(config, text)
     warn_if_missing(config, agent, err.print)
     project = create_project(config, brain_dump=text, resources=resource or [], agent=agent)
     out.print(f"Created project [bold]{project.id}[/] in {project.dir}")
@@ -85,13 +86,14 @@ def run(
     auto_confirm: AutoConfirm = False,
 ) -> None:
     """The main job: brain dump → intent → spec → built deliverable → polished deliverable."""
-    from thoughtforge.core import create_project
+    from thoughtforge.core import check_distillable, create_project
     from thoughtforge.phases.plugin_loader import load_plugins
 
     config = config_of(ctx)
     load_plugins(config)  # a broken plugin folder is refused before the project is created
     chosen = _agent_for_run(config, agent)
     text = read_brain_dump(brain_dump_file)
+    check_distillable(config, text)
     project = create_project(config, brain_dump=text, resources=resource or [], agent=chosen)
     out.print(f"Created project [bold]{project.id}[/] in {project.dir}")
     run_pipeline(ctx, project.id, auto_confirm)

@@ -100,6 +100,19 @@ def _check_brain_dump(config: Config, text: str) -> None:
         )
 
 
+def check_distillable(config: Config, text: str) -> None:
+    """For a command that runs at once (no page to say more on): a brain dump too short to distil
+    is refused before a project is made, so it never takes one of the active-project slots."""
+    said = len(text.strip())
+    minimum = config.brain_dump.min_chars
+    if said < minimum:
+        raise ProjectError(
+            f"the brain dump has {said} characters; at least {minimum} are needed to distil it "
+            "(brain_dump.min_chars). Say what should exist at the end, who it is for, and the "
+            "limits you already know (dates, budget, tools, people)."
+        )
+
+
 def _check_resources(resources: Sequence[Path]) -> None:
     for path in resources:
         if not path.is_file():
