@@ -13,6 +13,7 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
+from thoughtforge.actions.composer import WAITS_FOR
 from thoughtforge.config import Config
 from thoughtforge.core import (
     POLISH_STATE_FILE,
@@ -215,7 +216,8 @@ def project_detail(config: Config, project_id: str) -> Group:
         where = waiting.page or "its run (the Prefect server it used is not recorded)"
         parts.append(
             inert_text(
-                f"waiting for you since {waiting.since:%m-%d %H:%M} ({waiting.kind}): {where} — "
+                f"waiting for {WAITS_FOR.get(waiting.kind, 'your answer')} since "
+                f"{waiting.since:%m-%d %H:%M}: {where} — "
                 f"or `thoughtforge {waiting.verbs} {project.id}`",
                 style="cyan",
             )

@@ -17,6 +17,7 @@ import os
 import re
 import secrets
 import shutil
+import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -223,7 +224,12 @@ def _free_name(folder: Path, name: str) -> Path:
 
 
 def _slug(text: str) -> str:
-    words = [w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _FILLER][:_SLUG_WORDS]
+    """A few words of the brain dump, each whole: an apostrophe joins its word ("we're" is
+    "were", not "re") and an accent leaves its letter ("café" is "cafe", not "caf")."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    plain = "".join(char for char in decomposed if not unicodedata.combining(char))
+    joined = re.sub(r"(?<=[a-z0-9])['’](?=[a-z])", "", plain)
+    words = [w for w in re.findall(r"[a-z0-9]+", joined) if w not in _FILLER][:_SLUG_WORDS]
     return "-".join(words)[:_SLUG_CHARS].strip("-") or "project"
 
 
