@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import os
-import shlex
 import time
 from pathlib import Path
 
 import typer
 
 from thoughtforge.cli.app import app, config_of, err, out
+from thoughtforge.cli.deployment_run import start_command
 from thoughtforge.cli.up_progress import stage
 from thoughtforge.config import Config, config_path, state_dir
 from thoughtforge.errors import ThoughtForgeError
@@ -71,7 +71,8 @@ def up(
                 forget_ports(config_file)
             raise ThoughtForgeError(f"{exc} (`up` stopped what it had started)") from None
     example = _example_brain_dump()
-    start = f"\nThen start a project from it: {start_command(example)}" if example else ""
+    given = config_file if ctx.obj is not None else None
+    start = f"\nThen start a project from it: {start_command(example, given)}" if example else ""
     out.print(
         f"Ready in {time.monotonic() - started_at:.1f} s.\n"
         f"Open the workbench: {page_address(config)} (start a project, answer it, watch it work)\n"
@@ -158,14 +159,6 @@ def _example_brain_dump() -> Path | None:
 
     found = shipped_file("examples/wedding-plan.md")
     return found if found.exists() else None
-
-
-def start_command(brain_dump: Path) -> str:
-    """The `prefect deployment run` line `up` prints, ready to paste whatever the path holds."""
-    parameter = f"brain_dump=@{brain_dump}"
-    return shlex.join(
-        ["prefect", "deployment", "run", "thoughtforge-pipeline/local", "-p", parameter]
-    )
 
 
 @app.command()
