@@ -104,18 +104,11 @@ def rollback(
     with a new commit (history is kept), and set its phase and polish state to match. Refused
     while a run works on the project."""
     from thoughtforge.actions.restoring import restore
+    from thoughtforge.cli.next_steps import start_command
     from thoughtforge.core import open_project
 
     restored = restore(open_project(config_of(ctx), project_id), to)
     out.print(
-        f"Rolled back {project_id} to {restored.label}; it is in {restored.phase}. "
-        f"{_next(project_id, restored.phase.value)}"
+        f"{project_id}: {restored.note} {start_command(project_id, restored.phase)}".rstrip(),
+        soft_wrap=True,
     )
-
-
-def _next(project_id: str, phase: str) -> str:
-    if phase == "polishing":
-        return f"Continue polishing: `thoughtforge polish {project_id}`."
-    if phase == "done":
-        return ""
-    return f"Continue: `thoughtforge continue {project_id}`."

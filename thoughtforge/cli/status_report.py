@@ -13,7 +13,7 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
-from thoughtforge.actions.composer import WAITS_FOR
+from thoughtforge.cli.next_steps import start_command
 from thoughtforge.config import Config
 from thoughtforge.core import (
     POLISH_STATE_FILE,
@@ -213,6 +213,8 @@ def project_detail(config: Config, project_id: str) -> Group:
         parts.append(inert_text(stale, style="yellow"))
     waiting = view.waiting
     if waiting is not None:
+        from thoughtforge.actions.composer import WAITS_FOR
+
         where = waiting.page or "its run (the Prefect server it used is not recorded)"
         parts.append(
             inert_text(
@@ -222,6 +224,13 @@ def project_detail(config: Config, project_id: str) -> Group:
                 style="cyan",
             )
         )
+    from thoughtforge.actions.restoring import resting_words, restored_point
+
+    point = restored_point(view)
+    if point is not None:
+        words = f"restored to {point}: {resting_words(view)}"
+        step = start_command(project.id, status.phase)
+        parts.append(inert_text(f"{words} {step}".rstrip(), style="cyan"))
     parts.append(_spend_detail(config, project))
     if (project.dir / POLISH_STATE_FILE).exists():
         parts.append(_polish_summary(project.dir))
