@@ -67,12 +67,13 @@ def history(
     """A project's history: phase ends, polish iterations and every commit, oldest first, with
     what each was. A name (or a commit id) is what `rollback --to` takes."""
     from thoughtforge.core import open_project
+    from thoughtforge.core.diff_order import in_reading_order
     from thoughtforge.core.history import find_item, item_diff, project_history
 
     project = open_project(config_of(ctx), project_id)
     items = project_history(project.dir)
     if diff is not None:
-        text = item_diff(project.dir, items, find_item(items, diff))
+        text = in_reading_order(item_diff(project.dir, items, find_item(items, diff)))
         out.print(inert_markup(text) if text else f"{diff} changed no file.", highlight=False)
         return
     table = Table("name", "commit", "rev", "when (UTC)", "what")
