@@ -13,6 +13,7 @@ import pytest
 from tests.consoles import CONSOLES
 from tests.polish_setup import polishing_project, review, write_script
 from thoughtforge.actions.restoring import restore, restored_point
+from thoughtforge.actions.run_state import composer_of
 from thoughtforge.cli.status_report import project_detail
 from thoughtforge.config import Config
 from thoughtforge.core import Project, hold_run_lock, read_polish_state, read_status
@@ -57,6 +58,10 @@ def test_a_restored_project_rests_says_what_start_does_and_can_be_restored_again
     shown = " ".join(console.file.getvalue().split())  # type: ignore[attr-defined]
     assert f"restored to {back.label}: the project is in polishing" in shown
     assert f"Start it: `thoughtforge polish {project.id}`." in shown
+    composer = composer_of(read_view(project))
+    assert "start" in [action.name for action in composer.actions]
+    assert composer.note.startswith(f"Restored {back.label}: the project is in polishing")
+    assert "stopped mid-phase" not in composer.note
 
     # Before, this second restore was refused: "is in polishing: roll back a done or halted
     # project", though no run worked on it.

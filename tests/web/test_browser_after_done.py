@@ -104,6 +104,9 @@ def test_restore_this_version_from_the_history_page(bench: Bench, page: Any) -> 
     assert read_status(project.dir).phase is Phase.POLISHING
     assert read_polish_state(project.dir).iteration == 0
     page.locator("#messages", has_text="Rolled back to phase3").wait_for()
+    note = page.locator(".composer-note").inner_text()
+    assert note.startswith("Restored phase3") and "Start polishes on from iteration 1." in note
+    assert "stopped mid-phase" not in note
     _shot(page, "after-done-03-restored")
 
     # Restore again, forward to the done it came from: before, refused as "in polishing".
