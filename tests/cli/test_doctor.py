@@ -132,7 +132,7 @@ def test_board_on_a_real_vibe_kanban_says_when_the_board_is_made_then_counts_car
     after = run("doctor")
     assert after.returncode == 0, after.stdout + after.stderr
     assert row(after, "board") == (
-        f"board ok Vibe Kanban at {vibe_kanban.url}: board '{board_name}' holds 1 card(s)"
+        f"board ok Vibe Kanban at {vibe_kanban.url}: board '{board_name}' holds 1 card"
     )
 
 

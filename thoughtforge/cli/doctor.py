@@ -25,6 +25,7 @@ from thoughtforge.adapters.agents import (
 )
 from thoughtforge.config import Config, NotificationChannel, load_config
 from thoughtforge.errors import ServiceError, ThoughtForgeError
+from thoughtforge.plurals import plural
 from thoughtforge.prompting import PromptLibrary
 from thoughtforge.terminal_text import inert_markup
 
@@ -230,7 +231,7 @@ def _board(path: Path, config: Config) -> Check:
         return Check(name="board", outcome="warn", detail=f"{exc}; runs go on without cards")
     name = settings.project_name
     found = (
-        f"board '{name}' holds {summary.cards} card(s)"
+        f"board '{name}' holds {plural(summary.cards, 'card')}"
         if summary.board_id
         else f"board '{name}' is created with the first card"
     )

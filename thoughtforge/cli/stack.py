@@ -14,6 +14,7 @@ from thoughtforge.cli.deployment_run import start_command
 from thoughtforge.cli.up_progress import stage
 from thoughtforge.config import Config, config_path, state_dir
 from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.plurals import plural
 
 
 @app.command()
@@ -178,7 +179,9 @@ def down(ctx: typer.Context) -> None:
         *first, last = stopped.names
         out.print(f"Stopped {', '.join(first) + ' and ' if first else ''}{last}.")
     elif stopped.pids:
-        out.print(f"Stopped {len(stopped.pids)} process(es) left by an earlier `up`.")
+        out.print(
+            f"Stopped {plural(len(stopped.pids), 'process', 'processes')} left by an earlier `up`."
+        )
     else:
         err.print("Nothing to stop: no server or worker started by `thoughtforge up` is running.")
 
@@ -239,7 +242,7 @@ def recover(ctx: typer.Context) -> None:
     url = find_api(config_of(ctx))
     if url:
         for name, slots in reclaim_slots(PrefectApi(url), config_of(ctx)).items():
-            out.print(f"{name}: gave back {slots} slot(s) held by runs that are gone.")
+            out.print(f"{name}: gave back {plural(slots, 'slot')} held by runs that are gone.")
 
 
 def _warn_at_start(config: Config) -> None:
