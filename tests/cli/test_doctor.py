@@ -392,3 +392,18 @@ def test_piped_output_keeps_every_path_whole_and_folds_the_prefect_internals(
         assert row(verbose, f"Prefect internal {internal.key} ").startswith(
             f"Prefect internal {internal.key} ok"
         )
+
+
+def test_on_a_narrow_terminal_a_long_path_folds_onto_the_next_line_and_is_never_cut() -> None:
+    import io
+
+    from rich.console import Console
+
+    from thoughtforge.cli.doctor import Check, print_checks
+
+    path = "/home/someone/" + "a-rather-long-folder-name/" * 4 + "plugins/checklist"
+    terminal = Console(file=io.StringIO(), force_terminal=True, width=60, color_system=None)
+    print_checks(terminal, [Check(name="deliverable types", outcome="fail", detail=path)])
+    printed = terminal.file.getvalue()  # type: ignore[attr-defined]
+    assert "…" not in printed
+    assert path in "".join(line.split("FAIL", 1)[-1].strip() for line in printed.splitlines())
