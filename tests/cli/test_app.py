@@ -195,6 +195,22 @@ def test_a_brain_dump_over_the_cap_is_refused_pointing_to_resources(
     assert _no_project(tmp_path)
 
 
+@pytest.mark.parametrize("command", ["new", "run"])
+def test_a_brain_dump_too_short_to_distil_is_refused_before_any_project_is_made(
+    run: Run, tmp_path: Path, command: str
+) -> None:
+    """Before, `run` made the project, then halted (exit 3) with it counted as active."""
+    run("init")
+    short = "Plan a small wedding for 40 people."
+    args = ("new", "-b", "-") if command == "new" else ("run", "-", "--auto-confirm")
+    result = run(*args, stdin=f"  {short}\n\n")  # the blank around it does not count
+    message = " ".join(result.stderr.split())
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"the brain dump has {len(short)} characters; at least 100 are needed" in message
+    assert "Traceback" not in result.stderr
+    assert _no_project(tmp_path)
+
+
 def test_invalid_utf8_on_stdin_is_one_clear_line(tmp_path: Path, run: Run) -> None:
     run("init")
     result = subprocess.run(

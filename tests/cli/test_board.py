@@ -10,6 +10,7 @@ import sys
 import urllib.request
 from collections.abc import Callable
 from datetime import UTC, datetime
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -85,16 +86,29 @@ def _board(config_file: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _column_of(printed: str, text: str) -> str:
-    """The title of the column whose cell holds `text`, read off the box drawing."""
+    """The title of the column with the one cell line that is exactly `text`, read off the box
+    drawing (exact: ids that share a prefix, or a path that holds an id, are other cells)."""
     lines = printed.splitlines()
     header = next(line for line in lines if "Brain Dump (" in line)
-    [line] = [line for line in lines if text in line]
     borders = [i for i, char in enumerate(header) if char == "│"]
-    cell = max(i for i, start in enumerate(borders) if start < line.index(text))
-    return header[borders[cell] + 1 : borders[cell + 1]].strip().rsplit(" (", 1)[0]
+    spans = list(pairwise(borders))
+    [column] = [
+        number
+        for line in lines
+        for number, (start, end) in enumerate(spans)
+        if line[start + 1 : end].strip() == text
+    ]
+    start, end = spans[column]
+    return header[start + 1 : end].strip().rsplit(" (", 1)[0]
 
 
-def test_board_shows_each_project_in_its_column_with_its_badge(config_file: Path) -> None:
+def test_board_shows_each_project_in_its_column_with_its_badge(
+    config_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ids share all but their last character (all four are slugged "project"), as they
+    may by chance: each is still found in its own column."""
+    suffixes = iter(f"07b{n}" for n in range(10))
+    monkeypatch.setattr("thoughtforge.core.creation.secrets.token_hex", lambda _: next(suffixes))
     projects = real_projects(load_config(config_file))
     result = _board(config_file)
     assert result.returncode == 0, result.stderr
@@ -109,7 +123,12 @@ def test_board_shows_each_project_in_its_column_with_its_badge(config_file: Path
     assert _column_of(printed, "HALTED agent_failure") == "Distilling"
     assert _column_of(printed, "TERMINATED") == "Human Review"
     assert _column_of(printed, "UNREADABLE") == "Brain Dump"
-    assert _column_of(printed, projects["Broken"].id[:20]) == "Brain Dump"
+    for name, column in [
+        ("Broken", "Brain Dump"),
+        ("Garden", "Distilling"),
+        ("Novel", "Human Review"),
+    ]:
+        assert _column_of(printed, projects[name].id) == column
     assert "Done (0)" in printed and "Spec Building (0)" in printed
 
 

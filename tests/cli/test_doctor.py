@@ -132,7 +132,7 @@ def test_board_on_a_real_vibe_kanban_says_when_the_board_is_made_then_counts_car
     after = run("doctor")
     assert after.returncode == 0, after.stdout + after.stderr
     assert row(after, "board") == (
-        f"board ok Vibe Kanban at {vibe_kanban.url}: board '{board_name}' holds 1 card(s)"
+        f"board ok Vibe Kanban at {vibe_kanban.url}: board '{board_name}' holds 1 card"
     )
 
 
@@ -358,3 +358,52 @@ def test_a_cli_that_is_not_logged_in_is_named_with_the_command_that_logs_it_in(
     probe = row(result, "probe codex")
     assert "not called" in probe and "run `codex login`, or set CODEX_API_KEY" in probe
     assert not (tmp_path / "called").exists()
+
+
+def test_piped_output_keeps_every_path_whole_and_folds_the_prefect_internals(
+    write_config: Callable[..., Path], tmp_path: Path
+) -> None:
+    """Piped with no COLUMNS (a file, `| less`): each check is one line, however long its path."""
+    from thoughtforge.flows.prefect_internals import INTERNALS
+
+    deep = tmp_path / ("a-rather-long-folder-name-" * 4) / "projects"
+    write_config(projects={"directory": str(deep)})
+
+    def doctor(*flags: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "thoughtforge", "doctor", *flags],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(REPO_ROOT)},
+        )
+
+    result = doctor()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert row(result, "projects directory") == f"projects directory ok {deep} is writable"
+    assert "…" not in result.stdout
+    assert row(result, "Prefect internals") == (
+        f"Prefect internals ok all {len(INTERNALS)} found in the installed Prefect "
+        "(--verbose lists them)"
+    )
+    assert "Prefect internal " not in result.stdout
+    verbose = doctor("--verbose")
+    for internal in INTERNALS:
+        assert row(verbose, f"Prefect internal {internal.key} ").startswith(
+            f"Prefect internal {internal.key} ok"
+        )
+
+
+def test_on_a_narrow_terminal_a_long_path_folds_onto_the_next_line_and_is_never_cut() -> None:
+    import io
+
+    from rich.console import Console
+
+    from thoughtforge.cli.doctor import Check, print_checks
+
+    path = "/home/someone/" + "a-rather-long-folder-name/" * 4 + "plugins/checklist"
+    terminal = Console(file=io.StringIO(), force_terminal=True, width=60, color_system=None)
+    print_checks(terminal, [Check(name="deliverable types", outcome="fail", detail=path)])
+    printed = terminal.file.getvalue()  # type: ignore[attr-defined]
+    assert "…" not in printed
+    assert path in "".join(line.split("FAIL", 1)[-1].strip() for line in printed.splitlines())

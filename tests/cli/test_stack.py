@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from tests.conftest import config_data
-from thoughtforge.cli.stack import start_command
+from thoughtforge.cli.deployment_run import start_command
 
 BIN = Path(sys.executable).parent
 
@@ -142,11 +142,15 @@ def test_a_worker_name_that_could_leave_its_records_folder_is_refused(
 
 
 def test_the_start_command_up_prints_survives_a_space_in_the_path() -> None:
-    """Before, a clone in `/tmp/my projects/` printed a line the shell split at the space."""
+    """Before, a clone in `/tmp/my projects/` printed a line the shell split at the space; and
+    it named `prefect`, a command a tool install does not put on PATH."""
     brain_dump = Path("/tmp/my projects/thoughtforge/examples/wedding-plan.md")
-    words = shlex.split(start_command(brain_dump))
-    assert words[:4] == ["prefect", "deployment", "run", "thoughtforge-pipeline/local"]
-    assert words[4:] == ["-p", f"brain_dump=@{brain_dump}"]
+    config = Path("/tmp/my projects/config.yaml")
+    words = shlex.split(start_command(brain_dump, config))
+    assert Path(words[0]).name == "thoughtforge"
+    assert words[1:5] == ["--config", str(config), "run-deployment", "thoughtforge-pipeline/local"]
+    assert words[5:] == ["-p", f"brain_dump=@{brain_dump}"]
+    assert shlex.split(start_command(brain_dump, None))[1] == "run-deployment"
 
 
 def test_version_names_thoughtforge_and_the_prefect_it_runs_on(tmp_path: Path) -> None:

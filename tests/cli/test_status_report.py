@@ -3,6 +3,8 @@ line it is drawn without laying out a `Table` (which takes most of a second for 
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from rich.cells import cell_len
 from rich.console import RenderableType
@@ -10,9 +12,12 @@ from rich.table import Table
 
 from tests.conftest import BRAIN_DUMP
 from tests.consoles import CONSOLES
-from thoughtforge.cli.status_report import UNNAMED, ProjectTable, project_table
+from thoughtforge.actions.composer import WAITS_FOR
+from thoughtforge.cli.status_report import UNNAMED, ProjectTable, project_detail, project_table
 from thoughtforge.config import Config
-from thoughtforge.core import create_project
+from thoughtforge.core import Waiting, create_project, record_wait
+from thoughtforge.core.waiting import ANSWER_VERBS
+from thoughtforge.models import Phase
 
 
 def _row(*cells: str, styles: dict[int, str] | None = None) -> tuple[tuple[str, str], ...]:
@@ -114,3 +119,20 @@ def test_a_project_not_yet_named_says_when_it_will_be(config: Config) -> None:
     table, _ = project_table(config)
     [row] = table.rows
     assert row[1] == (UNNAMED, "dim")
+
+
+@pytest.mark.parametrize("kind", sorted(ANSWER_VERBS))
+def test_status_of_a_waiting_project_says_what_it_waits_for_in_words(
+    config: Config, kind: str
+) -> None:
+    """Before, `status ID` named the wait by its form's class ("(IntakeTurn)")."""
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+    since = datetime(2026, 11, 28, 3, 50, tzinfo=UTC)
+    record_wait(
+        project.dir,
+        Waiting(key="k", kind=kind, phase=Phase.BRAIN_DUMP, chat_length=1, since=since),
+    )
+    shown = " ".join(_printed(project_detail(config, project.id), 200).split())
+    assert f"waiting for {WAITS_FOR[kind]} since 11-28 03:50:" in shown
+    assert f"`thoughtforge {ANSWER_VERBS[kind]} {project.id}`" in shown
+    assert kind not in shown

@@ -58,6 +58,21 @@ def test_ids_are_readable_and_unique(config: Config) -> None:
         assert "small-wedding" in project_id
 
 
+@pytest.mark.parametrize(
+    ("brain_dump", "slug"),
+    [
+        ("ok so we're getting married in June", "ok-so-were-getting"),
+        ("We\u2019re opening a café—bakery next spring", "were-opening-cafe-bakery"),
+        ("I'm writing the 'launch' plan", "writing-launch-plan"),
+        ("日本語だけ", "project"),
+    ],
+)
+def test_an_id_keeps_each_word_whole(config: Config, brain_dump: str, slug: str) -> None:
+    """Before, "we're" became "re" and "café" became "caf"."""
+    project_id = create_project(config, brain_dump=brain_dump).id
+    assert project_id.split("-", 1)[1].rsplit("-", 1)[0] == slug
+
+
 def test_id_collision_is_retried(config: Config, monkeypatch: pytest.MonkeyPatch) -> None:
     first = create_project(config, brain_dump=BRAIN_DUMP)
     suffixes = iter([first.id.rsplit("-", 1)[1], "beef"])

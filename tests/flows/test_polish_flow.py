@@ -221,9 +221,7 @@ def test_wait_pauses_on_halt_and_cli_resume_continues_the_same_run(
         _wait_for(lambda: waiting_run(prefect_api_url, project.id) is not None, "the run to pause")
         assert read_status(project.dir).halt_reason is HaltReason.GUARD_MAX_ITERATIONS
         sent = run_cli(cli_env, config, "resume", project.id)
-        assert sent.returncode == 0 and "Sent 'resume' to the waiting run" in sent.stdout, (
-            sent.stderr
-        )
+        assert sent.returncode == 0 and "Sent Resume to the waiting run" in sent.stdout, sent.stderr
         assert worker.wait(timeout=180) == 0, worker.stdout.read() if worker.stdout else ""
     finally:
         if worker.poll() is None:

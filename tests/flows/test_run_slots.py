@@ -79,7 +79,7 @@ def test_the_slot_of_a_run_killed_with_minus_nine_comes_back_at_recover(
         _stop(killed, signal.SIGKILL)
     recovered = run_cli(cli_env, config, "recover")
     assert recovered.returncode == 0, recovered.stderr
-    assert f"{RUNS_LIMIT}: gave back 1 slot(s) held by runs that are gone." in recovered.stdout
+    assert f"{RUNS_LIMIT}: gave back 1 slot held by runs that are gone." in recovered.stdout
     assert taken() == 0
     after = run_cli(
         cli_env, config, "run", "--agent", "demo", "--auto-confirm", str(tmp_path / "bd.md")

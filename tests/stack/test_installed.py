@@ -12,16 +12,18 @@ import re
 import shlex
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.stack.conftest import REPO, free_port, wait_for
 from thoughtforge.config import state_dir
-from thoughtforge.core import read_status
+from thoughtforge.core import Project, read_status
 from thoughtforge.core.processes import live_processes
+from thoughtforge.core.project_view import read_view
 from thoughtforge.models import Phase
+from thoughtforge.stack.api import PrefectApi
 
 pytestmark = pytest.mark.slow
 
@@ -82,25 +84,52 @@ def test_the_wheel_in_a_venv_of_its_own_runs_a_deployed_project_to_done(
         assert f"http://127.0.0.1:{web_port}/" in started.stdout
         [line] = re.findall(r"Then start a project from it: (.+)", started.stdout)
         command = shlex.split(line)
-        assert command[:4] == ["prefect", "deployment", "run", "thoughtforge-pipeline/local"]
+        assert command[0] == str(bin_dir / "thoughtforge"), "PATH has no thoughtforge: its path"
+        assert command[1:3] == ["run-deployment", "thoughtforge-pipeline/local"]
         example = Path(command[-1].removeprefix("brain_dump=@"))
         assert example.is_relative_to(installed), "the example travels with the package"
-        api = f"http://127.0.0.1:{port}/api"
-        _run(
-            [str(bin_dir / "prefect"), *command[1:], "-p", "auto_confirm=true"],
-            env={**env, "PREFECT_API_URL": api},
-            cwd=tmp_path,
-            timeout=300,
-        )
+        _run([*command, "-p", "auto_confirm=true"], env=env, cwd=work, timeout=300)
         projects = work / "projects"
 
-        def done() -> bool:
-            found = [p for p in projects.glob("*") if not p.name.startswith(".")]
-            return len(found) == 1 and read_status(found[0]).phase is Phase.DONE
+        def done(revision: int) -> Callable[[], bool]:
+            def reached() -> bool:
+                found = [p for p in projects.glob("*") if not p.name.startswith(".")]
+                if len(found) != 1 or read_status(found[0]).phase is not Phase.DONE:
+                    return False
+                return read_view(Project(id=found[0].name, dir=found[0])).revision == revision
 
-        wait_for(done, "the deployed project to reach done", 300)
+            return reached
+
+        wait_for(done(1), "the deployed project to reach done", 300)
         status = tf("status").stdout
         assert "done" in status, status
+        [project] = [p for p in projects.glob("*") if not p.name.startswith(".")]
+
+        # The README's other runs, as it writes them, by this install's own command.
+        readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+        revise = (
+            "thoughtforge run-deployment thoughtforge-pipeline/local -p project_id=ID -p "
+            'change_request="…"'
+        )
+        assert revise in readme
+        tf(
+            "run-deployment",
+            "thoughtforge-pipeline/local",
+            *("-p", f"project_id={project.name}", "-p", "change_request=Add a rain plan"),
+            *("-p", "auto_confirm=true"),
+        )
+        wait_for(done(2), "the revision to reach done", 300)
+        assert "thoughtforge run-deployment thoughtforge-repolish/nightly" in readme
+        repolish = tf("run-deployment", "thoughtforge-repolish/nightly").stdout
+        run_id = repolish.strip().rsplit("/runs/flow-run/", 1)[1]
+        api = PrefectApi(f"http://127.0.0.1:{port}/api")
+
+        def completed() -> bool:
+            state = api.call("GET", f"/flow_runs/{run_id}")["state"]["type"]
+            assert state not in ("FAILED", "CRASHED", "CANCELLED"), state
+            return bool(state == "COMPLETED")
+
+        wait_for(completed, "the re-polish run to complete", 300)
     finally:
         stopped = tf("down")
     assert "Stopped" in stopped.stdout

@@ -87,7 +87,9 @@ def test_a_deployed_run_suspends_at_each_human_step_and_reaches_done(
     wait_for(lambda: _processes_of_run(run_id) == [], "no process held while the human thinks", 30)
 
     shown = stack.tf("status", project.name).stdout.replace("\n", "")
-    assert "waiting for you since" in shown and f"/runs/flow-run/{run_id}" in shown, shown
+    assert (
+        "waiting for more detail, or Distill since" in shown and f"/runs/flow-run/{run_id}" in shown
+    ), shown
     second = stack.tf("continue", project.name)
     assert second.returncode == 1 and "is suspended, waiting for you" in second.stderr
 
@@ -104,10 +106,14 @@ def test_a_deployed_run_suspends_at_each_human_step_and_reaches_done(
     assert refused.returncode == 1 and "refused the input" in refused.stderr, refused.stdout
 
     said = stack.tf("say", project.name, "The venue is booked for June the 14th.")
-    assert said.returncode == 0 and "Sent 'send' to the waiting run" in said.stdout, said.stderr
+    assert said.returncode == 0 and "Sent your message to the waiting run" in said.stdout, (
+        said.stderr
+    )
     # At once, while the resumed run is still re-entering: the action waits for it to ask.
     distilled = stack.tf("distill", project.name)
-    assert distilled.returncode == 0 and "Sent 'distill'" in distilled.stdout, distilled.stderr
+    assert distilled.returncode == 0 and "Sent Distill to the waiting run" in distilled.stdout, (
+        distilled.stderr
+    )
     wait_for(suspended_at(stack, "ReviewTurn"), "the intent review")
     human = [m.content for m in read_chat(project) if m.role == "human"]
     assert human.count("The venue is booked for June the 14th.") == 1

@@ -5,6 +5,7 @@ and is not taken for the process's server."""
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import Callable
@@ -14,7 +15,7 @@ import pytest
 
 from tests.conftest import REPO_ROOT
 from tests.process_checks import alive
-from thoughtforge.config import Config
+from thoughtforge.config import Config, load_config
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.stack import temporary_server
 
@@ -33,13 +34,32 @@ def test_a_server_that_cannot_start_is_named_with_its_log(
     assert temporary_server.temporary_server_pid() is None
 
 
+def test_a_pinned_port_in_use_is_named_with_its_setting_and_not_swapped_for_another(
+    tmp_path: Path, write_config: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path / ".prefect"))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        config = load_config(write_config(server={"temporary_port": port}))
+        with pytest.raises(ThoughtForgeError) as refused:
+            temporary_server.start_temporary_server(config, tmp_path / "state")
+    message = str(refused.value)
+    assert f"did not start on port {port} (server.temporary_port)" in message
+    assert temporary_server.temporary_server_pid() is None
+
+
 @pytest.mark.slow
+@pytest.mark.parametrize("pinned", [False, True])
 def test_it_serves_this_machine_only_and_ends_with_the_process_that_started_it(
-    tmp_path: Path, write_config: Callable[..., Path]
+    tmp_path: Path, write_config: Callable[..., Path], pinned: bool
 ) -> None:
     """`server.host: 0.0.0.0` is for `up`'s server; a server for one command listens on
-    127.0.0.1, and the command's exit stops it and removes its log."""
-    config = write_config(server={"host": "0.0.0.0", "port": 4200})
+    127.0.0.1 (on `server.temporary_port` when set), and the command's exit stops it and
+    removes its log."""
+    port = temporary_server._free_port() if pinned else None
+    config = write_config(server={"host": "0.0.0.0", "port": 4200, "temporary_port": port})
     state = tmp_path / "state"
     script = (
         "from pathlib import Path; from thoughtforge.config import load_config; "
@@ -56,5 +76,7 @@ def test_it_serves_this_machine_only_and_ends_with_the_process_that_started_it(
     assert started.returncode == 0, started.stderr
     url, pid = started.stdout.split()
     assert url.startswith("http://127.0.0.1:") and url.endswith("/api")
+    if port is not None:
+        assert url == f"http://127.0.0.1:{port}/api"
     assert not alive(int(pid))
     assert not list(state.glob("*.log"))

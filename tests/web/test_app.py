@@ -179,7 +179,7 @@ def test_the_thread_page_shows_every_message_and_only_the_actions_of_the_wait(
     assert 'data-action="send"' in actions[0] and 'data-action="distill"' in actions[0]
     assert 'data-action="confirm"' not in page
     assert 'class="action danger" data-action="terminate"' in page  # apart, in red
-    assert "Waiting for your brain dump, then Distill." in page
+    assert "Waiting for more detail, or Distill." in page
 
 
 def test_a_message_with_no_run_is_kept_and_queued(bench: Bench) -> None:

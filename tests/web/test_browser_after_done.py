@@ -89,6 +89,12 @@ def test_restore_this_version_from_the_history_page(bench: Bench, page: Any) -> 
     assert (
         "-Budget 15k, first draft." in changed and "+Budget 15k, with a 10% contingency." in changed
     )
+    files = page.locator("#changed pre.diff")
+    assert files.first.get_attribute("data-file") == "docs/plan.md", "the deliverable first"
+    folded = page.locator("#changed details.bookkeeping")
+    assert folded.get_attribute("open") is None
+    assert "polish_state.json" in folded.locator("summary").inner_text()
+    assert not folded.locator('pre[data-file="polish_state.json"]').is_visible()
     _shot(page, "after-done-02-before-after")
 
     page.goto(f"{bench.url}/projects/{project.id}/history")
@@ -98,7 +104,19 @@ def test_restore_this_version_from_the_history_page(bench: Bench, page: Any) -> 
     assert read_status(project.dir).phase is Phase.POLISHING
     assert read_polish_state(project.dir).iteration == 0
     page.locator("#messages", has_text="Rolled back to phase3").wait_for()
+    note = page.locator(".composer-note").inner_text()
+    assert note.startswith("Restored phase3") and "Start polishes on from iteration 1." in note
+    assert "stopped mid-phase" not in note
     _shot(page, "after-done-03-restored")
+
+    # Restore again, forward to the done it came from: before, refused as "in polishing".
+    page.goto(f"{bench.url}/projects/{project.id}/history")
+    page.locator('li[data-item="phase4"] [data-restore]').click()
+    page.wait_for_url(f"{bench.url}/projects/{project.id}", timeout=30_000)
+    assert (project.dir / "docs" / "plan.md").read_text() == FIXED
+    assert read_status(project.dir).phase is Phase.DONE
+    page.locator("#messages", has_text="Rolled back to phase4").wait_for()
+    _shot(page, "after-done-03b-restored-again")
 
 
 def test_revise_a_done_project_from_its_thread(bench: Bench, page: Any) -> None:

@@ -66,7 +66,7 @@ WAIT_ACTIONS: dict[str, tuple[str, ...]] = {
 """Each form a run waits with, and the actions it takes."""
 
 WAITS_FOR: dict[str, str] = {
-    "IntakeTurn": "your brain dump, then Distill",
+    "IntakeTurn": "more detail, or Distill",
     "ReviewTurn": "corrections or Confirm",
     "SpecTurn": "answers or Confirm",
     "HaltDecision": "a decision on the halt",
@@ -74,7 +74,8 @@ WAITS_FOR: dict[str, str] = {
     "PlanGateDecision": "a decision on the refused plan",
     "StuckDecision": "your input to the stuck build",
 }
-"""What the person is asked for, in the inbox's words."""
+"""What the person is asked for, in the inbox's (and `status ID`'s) words: true whether or
+not they have said anything yet."""
 
 AGENT_SWITCH_ACTIONS = frozenset({"resume", "override", "provide_input"})
 """Decisions after which the next agent call may be another agent's (a halt, a stuck build)."""

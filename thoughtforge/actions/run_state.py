@@ -10,6 +10,7 @@ with no server, or one that fails, the files' answer stands.
 from __future__ import annotations
 
 from thoughtforge.actions.composer import Composer, composer_for
+from thoughtforge.actions.restoring import resting_words, restored_point
 from thoughtforge.config import Config
 from thoughtforge.core import Project
 from thoughtforge.core.project_view import ProjectView, RunPlace, read_view
@@ -41,8 +42,15 @@ def project_view(config: Config, project: Project) -> ProjectView:
 
 
 def composer_of(view: ProjectView) -> Composer:
-    """What the person can do now, from the project's view."""
-    return composer_for(view.status, view.waiting, view.busy, view.claim)
+    """What the person can do now, from the project's view: a project at rest after a restore
+    says what was restored and what Start does, not that a run stopped mid-phase."""
+    composer = composer_for(view.status, view.waiting, view.busy, view.claim)
+    if any(action.name == "start" for action in composer.actions):
+        point = restored_point(view)
+        if point is not None:
+            note = f"Restored {point}: {resting_words(view)}"
+            return composer.model_copy(update={"note": note})
+    return composer
 
 
 def current_composer(config: Config, project: Project) -> Composer:

@@ -77,12 +77,13 @@ def history(
     """A project's history: phase ends, polish iterations and every commit, oldest first, with
     what each was. A name (or a commit id) is what `rollback --to` takes."""
     from thoughtforge.core import open_project
+    from thoughtforge.core.diff_order import in_reading_order
     from thoughtforge.core.history import find_item, item_diff, project_history
 
     project = open_project(config_of(ctx), project_id)
     items = project_history(project.dir)
     if diff is not None:
-        text = item_diff(project.dir, items, find_item(items, diff))
+        text = in_reading_order(item_diff(project.dir, items, find_item(items, diff)))
         out.print(inert_markup(text) if text else f"{diff} changed no file.", highlight=False)
         return
     table = Table("name", "commit", "rev", "when (UTC)", "what")
@@ -115,18 +116,11 @@ def rollback(
     with a new commit (history is kept), and set its phase and polish state to match. Refused
     while a run works on the project."""
     from thoughtforge.actions.restoring import restore
+    from thoughtforge.cli.next_steps import start_command
     from thoughtforge.core import open_project
 
     restored = restore(open_project(config_of(ctx), project_id), to, keep_edits=keep_edits)
     out.print(
-        f"Rolled back {project_id} to {restored.label}; it is in {restored.phase}. "
-        f"{_next(project_id, restored.phase.value)}"
+        f"{project_id}: {restored.note} {start_command(project_id, restored.phase)}".rstrip(),
+        soft_wrap=True,
     )
-
-
-def _next(project_id: str, phase: str) -> str:
-    if phase == "polishing":
-        return f"Continue polishing: `thoughtforge polish {project_id}`."
-    if phase == "done":
-        return ""
-    return f"Continue: `thoughtforge continue {project_id}`."

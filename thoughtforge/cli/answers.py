@@ -175,7 +175,7 @@ def _chat(
         config_of(ctx), project, action, message, busy_seconds=BUSY_WAIT_SECONDS, on_busy=_busy
     )
     if delivery is Delivery.HANDED_OVER:
-        out.print(f"Sent {action!r} to the waiting run of {project_id}.")
+        out.print(_sent(action, project_id))
         if wait:
             print_reply(project, since, answered.key if answered else None)
     elif delivery is Delivery.QUEUED:
@@ -190,6 +190,14 @@ def _chat(
             f"no run of {project_id} is waiting for input; start one with "
             f"`thoughtforge continue {project_id}`"
         )
+
+
+def _sent(action: str, project_id: str) -> str:
+    """What was handed over, in the words of the button that does it on the page."""
+    from thoughtforge.actions.composer import ACTIONS
+
+    what = "your message" if action == "send" else ACTIONS[action].label
+    return f"Sent {what} to the waiting run of {project_id}."
 
 
 def _edit_draft(
@@ -282,7 +290,7 @@ def _decide(
 
     decided = _decided(ctx, project_id, action)
     if decided.status is None:
-        out.print(f"Sent '{action}' to the waiting run of {project_id}.")
+        out.print(_sent(action, project_id))
         return
     status = decided.status
     out.print(f"{project_id}: {action} → {status.phase}")

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel
+from rich.console import Console
+from rich.table import Table
 
 from thoughtforge.adapters import notify
 from thoughtforge.adapters.agents import (
@@ -23,7 +25,9 @@ from thoughtforge.adapters.agents import (
 )
 from thoughtforge.config import Config, NotificationChannel, load_config
 from thoughtforge.errors import ServiceError, ThoughtForgeError
+from thoughtforge.plurals import plural
 from thoughtforge.prompting import PromptLibrary
+from thoughtforge.terminal_text import inert_markup
 
 REQUIRED_PROMPTS = (
     *("brain-dump-intake", "spec-building", "spec-building-plan", "spec-building-code"),
@@ -38,8 +42,11 @@ class Check(BaseModel):
     detail: str
 
 
-def run_checks(path: Path, *, send_test: bool = False, probe: bool = False) -> list[Check]:
-    """Every check, in order; a missing or invalid config stops at the first."""
+def run_checks(
+    path: Path, *, send_test: bool = False, probe: bool = False, verbose: bool = False
+) -> list[Check]:
+    """Every check, in order; a missing or invalid config stops at the first. The Prefect
+    internals are one row unless one is missing or `verbose` asks for each."""
     if not path.exists():
         return [
             Check(name="config", outcome="fail", detail=f"{path} missing: run thoughtforge init")
@@ -51,7 +58,7 @@ def run_checks(path: Path, *, send_test: bool = False, probe: bool = False) -> l
     checks = [Check(name="config", outcome="ok", detail=str(path.resolve()))]
     for name, check in _PROBES:
         checks.append(Check(name=name, **check(config)))
-    checks.extend(_prefect_internals())
+    checks.extend(_prefect_internals(verbose))
     checks.append(_board(path, config))
     checks.extend(_channels(config, send_test))
     checks.extend(_connectors(config))
@@ -59,6 +66,31 @@ def run_checks(path: Path, *, send_test: bool = False, probe: bool = False) -> l
     if probe:
         checks.extend(_call_agent(config, name) for name in config.agents.available)
     return checks
+
+
+_MARKS = {"ok": "[green]ok[/]", "warn": "[yellow]warn[/]", "fail": "[red]FAIL[/]"}
+
+
+def print_checks(console: Console, checks: list[Check]) -> None:
+    """A table on a terminal, its long paths folded onto the next line rather than cut; piped
+    to a file or another program, one whole line per check, however long."""
+    if console.is_terminal:
+        table = Table("check", "result", "detail", box=None)
+        table.columns[2].overflow = "fold"
+        for check in checks:
+            table.add_row(
+                inert_markup(check.name), _MARKS[check.outcome], inert_markup(check.detail)
+            )
+        console.print(table)
+        return
+    width = max(len(check.name) for check in checks)
+    for check in checks:
+        mark = _MARKS[check.outcome] + " " * (4 - len(check.outcome))
+        console.print(
+            f"{inert_markup(check.name.ljust(width))}  {mark}  {inert_markup(check.detail)}",
+            soft_wrap=True,
+            highlight=False,
+        )
 
 
 def _call_agent(config: Config, agent: str) -> Check:
@@ -162,20 +194,29 @@ def _database(config: Config) -> dict[str, str]:
     return {"outcome": "ok", "detail": f"{describe(config)} is reachable"}
 
 
-def _prefect_internals() -> list[Check]:
-    """A row per Prefect internal ThoughtForge borrows: there, or what is lost without it."""
+def _prefect_internals(verbose: bool) -> list[Check]:
+    """The Prefect internals ThoughtForge borrows: a row for each one missing (what is lost
+    without it), and one row for all that are there; `verbose` lists each one."""
     from thoughtforge.flows.prefect_internals import INTERNALS, problem
 
-    checks = []
+    missing, present = [], []
     for internal in INTERNALS:
         found = problem(internal.key)
         name = f"Prefect internal {internal.key}"
         if found is None:
-            checks.append(Check(name=name, outcome="ok", detail=internal.what))
+            present.append(Check(name=name, outcome="ok", detail=internal.what))
         else:
             detail = f"missing — {internal.without} ({internal.what}: {found})"
-            checks.append(Check(name=name, outcome="warn", detail=detail))
-    return checks
+            missing.append(Check(name=name, outcome="warn", detail=detail))
+    if verbose or not present:
+        return [*present, *missing]
+    total = f"all {len(present)}" if not missing else f"{len(present)} of {len(INTERNALS)}"
+    folded = Check(
+        name="Prefect internals",
+        outcome="ok",
+        detail=f"{total} found in the installed Prefect (--verbose lists them)",
+    )
+    return [folded, *missing]
 
 
 def _board(path: Path, config: Config) -> Check:
@@ -190,7 +231,7 @@ def _board(path: Path, config: Config) -> Check:
         return Check(name="board", outcome="warn", detail=f"{exc}; runs go on without cards")
     name = settings.project_name
     found = (
-        f"board '{name}' holds {summary.cards} card(s)"
+        f"board '{name}' holds {plural(summary.cards, 'card')}"
         if summary.board_id
         else f"board '{name}' is created with the first card"
     )

@@ -35,3 +35,14 @@ def no_chat_turn(project_id: str, status: Status, action: str) -> str | None:
         f"{project_id} is halted ({status.halt_reason}): it waits for a decision, not a chat "
         f"turn. Decide with `thoughtforge {verbs} {project_id}`."
     )
+
+
+def start_command(project_id: str, phase: Phase) -> str:
+    """The command that is the page's Start for a resting project (none for a done one)."""
+    if phase is Phase.POLISHING:
+        return f"Start it: `thoughtforge polish {project_id}`."
+    if phase is Phase.DONE:
+        return f"Revise it: `thoughtforge revise {project_id} CHANGE`."
+    if phase is Phase.HALTED:
+        return ""
+    return f"Start it: `thoughtforge continue {project_id}`."

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from thoughtforge.cli.app import (
     AutoConfirm,
@@ -66,10 +65,11 @@ def new(
 ) -> None:
     """Create a project from a brain dump (and optional resource files)."""
     from thoughtforge.adapters.agents import warn_if_missing
-    from thoughtforge.core import create_project
+    from thoughtforge.core import check_distillable, create_project
 
     config = config_of(ctx)
     text = read_brain_dump(brain_dump)
+    check_distillable(config, text)
     warn_if_missing(config, agent, err.print)
     project = create_project(config, brain_dump=text, resources=resource or [], agent=agent)
     out.print(f"Created project [bold]{project.id}[/] in {project.dir}")
@@ -86,13 +86,14 @@ def run(
     auto_confirm: AutoConfirm = False,
 ) -> None:
     """The main job: brain dump → intent → spec → built deliverable → polished deliverable."""
-    from thoughtforge.core import create_project
+    from thoughtforge.core import check_distillable, create_project
     from thoughtforge.phases.plugin_loader import load_plugins
 
     config = config_of(ctx)
     load_plugins(config)  # a broken plugin folder is refused before the project is created
     chosen = _agent_for_run(config, agent)
     text = read_brain_dump(brain_dump_file)
+    check_distillable(config, text)
     project = create_project(config, brain_dump=text, resources=resource or [], agent=chosen)
     out.print(f"Created project [bold]{project.id}[/] in {project.dir}")
     run_pipeline(ctx, project.id, auto_confirm)
@@ -161,17 +162,17 @@ def doctor(
             "HTTP agents whether structured output is accepted).",
         ),
     ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option("--verbose", "-v", help="List each Prefect internal ThoughtForge borrows."),
+    ] = False,
 ) -> None:
     """Check the config, the default agent, the projects directory, the Prefect API, the board
     and the notification channels; with --probe, call every agent."""
-    from thoughtforge.cli.doctor import run_checks
+    from thoughtforge.cli.doctor import print_checks, run_checks
 
-    checks = run_checks(config_path(ctx.obj), send_test=send_test, probe=probe)
-    table = Table("check", "result", "detail", box=None)
-    for check in checks:
-        mark = {"ok": "[green]ok[/]", "warn": "[yellow]warn[/]", "fail": "[red]FAIL[/]"}
-        table.add_row(inert_markup(check.name), mark[check.outcome], inert_markup(check.detail))
-    out.print(table)
+    checks = run_checks(config_path(ctx.obj), send_test=send_test, probe=probe, verbose=verbose)
+    print_checks(out, checks)
     if any(check.outcome == "fail" for check in checks):
         raise typer.Exit(1)
 

@@ -4,16 +4,17 @@
 from __future__ import annotations
 
 import os
-import shlex
 import time
 from pathlib import Path
 
 import typer
 
 from thoughtforge.cli.app import app, config_of, err, out
+from thoughtforge.cli.deployment_run import start_command
 from thoughtforge.cli.up_progress import stage
 from thoughtforge.config import Config, config_path, state_dir
 from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.plurals import plural
 
 
 @app.command()
@@ -71,7 +72,8 @@ def up(
                 forget_ports(config_file)
             raise ThoughtForgeError(f"{exc} (`up` stopped what it had started)") from None
     example = _example_brain_dump()
-    start = f"\nThen start a project from it: {start_command(example)}" if example else ""
+    given = config_file if ctx.obj is not None else None
+    start = f"\nThen start a project from it: {start_command(example, given)}" if example else ""
     out.print(
         f"Ready in {time.monotonic() - started_at:.1f} s.\n"
         f"Open the workbench: {page_address(config)} (start a project, answer it, watch it work)\n"
@@ -160,14 +162,6 @@ def _example_brain_dump() -> Path | None:
     return found if found.exists() else None
 
 
-def start_command(brain_dump: Path) -> str:
-    """The `prefect deployment run` line `up` prints, ready to paste whatever the path holds."""
-    parameter = f"brain_dump=@{brain_dump}"
-    return shlex.join(
-        ["prefect", "deployment", "run", "thoughtforge-pipeline/local", "-p", parameter]
-    )
-
-
 @app.command()
 def down(ctx: typer.Context) -> None:
     """Stop the server, worker and workbench `thoughtforge up` started, and nothing else."""
@@ -185,7 +179,9 @@ def down(ctx: typer.Context) -> None:
         *first, last = stopped.names
         out.print(f"Stopped {', '.join(first) + ' and ' if first else ''}{last}.")
     elif stopped.pids:
-        out.print(f"Stopped {len(stopped.pids)} process(es) left by an earlier `up`.")
+        out.print(
+            f"Stopped {plural(len(stopped.pids), 'process', 'processes')} left by an earlier `up`."
+        )
     else:
         err.print("Nothing to stop: no server or worker started by `thoughtforge up` is running.")
 
@@ -246,7 +242,7 @@ def recover(ctx: typer.Context) -> None:
     url = find_api(config_of(ctx))
     if url:
         for name, slots in reclaim_slots(PrefectApi(url), config_of(ctx)).items():
-            out.print(f"{name}: gave back {slots} slot(s) held by runs that are gone.")
+            out.print(f"{name}: gave back {plural(slots, 'slot')} held by runs that are gone.")
 
 
 def _warn_at_start(config: Config) -> None:

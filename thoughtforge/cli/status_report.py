@@ -13,6 +13,7 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
+from thoughtforge.cli.next_steps import start_command
 from thoughtforge.config import Config
 from thoughtforge.core import (
     POLISH_STATE_FILE,
@@ -212,14 +213,24 @@ def project_detail(config: Config, project_id: str) -> Group:
         parts.append(inert_text(stale, style="yellow"))
     waiting = view.waiting
     if waiting is not None:
+        from thoughtforge.actions.composer import WAITS_FOR
+
         where = waiting.page or "its run (the Prefect server it used is not recorded)"
         parts.append(
             inert_text(
-                f"waiting for you since {waiting.since:%m-%d %H:%M} ({waiting.kind}): {where} — "
+                f"waiting for {WAITS_FOR.get(waiting.kind, 'your answer')} since "
+                f"{waiting.since:%m-%d %H:%M}: {where} — "
                 f"or `thoughtforge {waiting.verbs} {project.id}`",
                 style="cyan",
             )
         )
+    from thoughtforge.actions.restoring import resting_words, restored_point
+
+    point = restored_point(view)
+    if point is not None:
+        words = f"restored to {point}: {resting_words(view)}"
+        step = start_command(project.id, status.phase)
+        parts.append(inert_text(f"{words} {step}".rstrip(), style="cyan"))
     parts.append(_spend_detail(config, project))
     if (project.dir / POLISH_STATE_FILE).exists():
         parts.append(_polish_summary(project.dir))

@@ -34,6 +34,9 @@ class ServerConfig(Section):
 
     host: str = "127.0.0.1"
     port: int = Field(4200, ge=1, le=65535)
+    temporary_port: int | None = Field(None, ge=1, le=65535)
+    """The port of the server a command starts for itself when none answers (a firewall or a
+    tunnel that needs it known); none: any free port."""
     database_url: str | None = None
 
     @field_validator("database_url")

@@ -7,7 +7,12 @@ Everything else stands on this; it imports only the shared vocabulary (`thoughtf
 
 from thoughtforge.core import git_repo
 from thoughtforge.core.atomic_write import write_text_atomic
-from thoughtforge.core.creation import brain_dump_text, create_project, with_hints
+from thoughtforge.core.creation import (
+    brain_dump_text,
+    check_distillable,
+    create_project,
+    with_hints,
+)
 from thoughtforge.core.hooks import (
     BOARD_CARD_FILE,
     Board,
@@ -124,6 +129,7 @@ __all__ = [
     "append_chat",
     "brain_dump_text",
     "changes",
+    "check_distillable",
     "check_state_files",
     "clear_chat",
     "clear_wait",

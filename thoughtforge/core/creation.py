@@ -17,6 +17,7 @@ import os
 import re
 import secrets
 import shutil
+import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -97,6 +98,19 @@ def _check_brain_dump(config: Config, text: str) -> None:
             f"the brain dump has {len(text):,} characters; brain_dump.max_chars is {limit:,}. "
             "Keep the brain dump to what you want, and add long material as resource files "
             "(--resource FILE): those are cut to fit the agent's context window."
+        )
+
+
+def check_distillable(config: Config, text: str) -> None:
+    """For a command that runs at once (no page to say more on): a brain dump too short to distil
+    is refused before a project is made, so it never takes one of the active-project slots."""
+    said = len(text.strip())
+    minimum = config.brain_dump.min_chars
+    if said < minimum:
+        raise ProjectError(
+            f"the brain dump has {said} characters; at least {minimum} are needed to distil it "
+            "(brain_dump.min_chars). Say what should exist at the end, who it is for, and the "
+            "limits you already know (dates, budget, tools, people)."
         )
 
 
@@ -210,7 +224,12 @@ def _free_name(folder: Path, name: str) -> Path:
 
 
 def _slug(text: str) -> str:
-    words = [w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _FILLER][:_SLUG_WORDS]
+    """A few words of the brain dump, each whole: an apostrophe joins its word ("we're" is
+    "were", not "re") and an accent leaves its letter ("café" is "cafe", not "caf")."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    plain = "".join(char for char in decomposed if not unicodedata.combining(char))
+    joined = re.sub(r"(?<=[a-z0-9])['’](?=[a-z])", "", plain)
+    words = [w for w in re.findall(r"[a-z0-9]+", joined) if w not in _FILLER][:_SLUG_WORDS]
     return "-".join(words)[:_SLUG_CHARS].strip("-") or "project"
 
 

@@ -6,9 +6,9 @@ person sees. A Prefect release may move or change any of them, so each has a che
 still has it in the shape ThoughtForge uses. The code that uses one asks `usable(KEY)` first
 (checked once per process): when the check fails it prints one warning naming the item and what
 is lost, and takes Prefect's plain behaviour instead of failing the run. `thoughtforge doctor`
-shows a row per item; `tests/flows/test_prefect_internals.py` fails, naming the item, when the
-installed Prefect changed one. The three marked `upstream` only work around a Prefect issue:
-drop them once it is fixed.
+shows a row per missing item (`--verbose`: per item); `tests/flows/test_prefect_internals.py`
+fails, naming the item, when the installed Prefect changed one. The three marked `upstream` only
+work around a Prefect issue: drop them once it is fixed.
 
 The checks import what they check, and nothing at this module's top: a command that never uses
 an internal never pays for its import.

@@ -13,6 +13,7 @@ from thoughtforge.errors import ProjectError
 from thoughtforge.flows.polish import polish_until_settled
 from thoughtforge.flows.run_opening import opening, working_on
 from thoughtforge.phases.polish.repolish import RepolishCheck, check_done_projects, start_repolish
+from thoughtforge.plurals import plural
 
 
 @flow(name="thoughtforge-repolish", log_prints=True, persist_result=False)
@@ -41,6 +42,8 @@ def _handle(config: Config, found: RepolishCheck) -> dict[str, str]:
     except ProjectError as exc:  # a run of this project is live: the next schedule retries it
         row["outcome"] = f"skipped: {exc}"
         return row
-    row["outcome"] = f"re-polished: {outcome.verdict} after {outcome.iteration} iterations"
+    row["outcome"] = (
+        f"re-polished: {outcome.verdict} after {plural(outcome.iteration, 'iteration')}"
+    )
     print(f"{found.project_id}: {row['outcome']}")
     return row

@@ -45,6 +45,9 @@ _PHASE_AFTER = {
     "phase3": Phase.POLISHING,
     "phase4": Phase.DONE,
 }
+COMMIT_PREFIX = "Rollback to "
+"""How a rollback's commit subject begins: a project whose last commit begins so rests where it
+was restored, no run having worked on it since."""
 _REACHABLE = frozenset({Phase.SPEC_BUILDING, Phase.BUILDING, Phase.POLISHING, Phase.DONE})
 
 
@@ -93,9 +96,9 @@ def label_of(item: HistoryItem) -> str:
 
 def rollback(project: Project, wanted: str, *, keep_edits: bool = False) -> RollbackOutcome:
     """Restore the project to `wanted` (see `core.history` for the names). Refused while a run
-    works on it, for a terminated project, for one that is neither done nor halted (unless it
-    already is in the phase the target leads to), and over uncommitted edits unless
-    `keep_edits` commits them first (`core.staging.secure_edits`)."""
+    works on it or waits in it, for a terminated project, and over uncommitted edits unless
+    `keep_edits` commits them first (`core.staging.secure_edits`); any other project rests,
+    whatever its phase, so a restore can be undone by another (back to a later point too)."""
     refuse_while_a_run_works(project, "roll back")
     status = project.status()
     if status.halt_reason is HaltReason.HUMAN_TERMINATED:
@@ -106,11 +109,6 @@ def rollback(project: Project, wanted: str, *, keep_edits: bool = False) -> Roll
         _at(project, item.commit, STATUS_FILE, Status),
         _at(project, item.commit, POLISH_STATE_FILE, PolishState),
     )
-    if status.phase not in (Phase.DONE, Phase.HALTED, phase):
-        raise RevisionRefused(
-            f"{project.id} is in {status.phase}: roll back a done or halted project (wait for "
-            "this phase to end, or halt it)"
-        )
     label = label_of(item)
     secure_edits(project.dir, f"roll back to {label}", keep=keep_edits)
     git_repo.restore_tree(project.dir, item.commit, KEPT)
@@ -126,7 +124,7 @@ def rollback(project: Project, wanted: str, *, keep_edits: bool = False) -> Roll
     clear_chat(project.dir)
     append_chat(project.dir, ChatMessage(role="system", content=words, phase=phase))
     log_event(project.dir, "rollback", to=item.name or item.commit, commit=item.commit, phase=phase)
-    commit_own(project.dir, f"Rollback to {label}: {item.what}", agent_files=True)
+    commit_own(project.dir, f"{COMMIT_PREFIX}{label}: {item.what}", agent_files=True)
     if phase is Phase.DONE:
         mark_polished(project.dir)
     return RollbackOutcome(item=item, phase=phase, label=label)

@@ -6,12 +6,13 @@ then spent about a minute retrying to send its last logs before it gave the prom
 measured). That server's UI is off, so the run page the command prints did not exist, and its
 SQLite transactions fail "database is locked" instead of waiting (`flows.prefect_server`).
 
-This one is `up`'s server (`local_server.server_command`) on a free local port, in its own
-session: a Ctrl-C reaches the run only, which records its end on the server, and this process
-stops the server at its exit. Killed with -9, the command cannot: the server then stops itself
-(`PARENT_ENV`, `prefect_server`), and, should it hang, the flow has recorded it with the project
-(`flows.server_in_use`) for whoever next takes the project's run lock to end. It listens on
-127.0.0.1 whatever `server.host` says: it serves one command, not a network.
+This one is `up`'s server (`local_server.server_command`) on a free local port (or the one
+`server.temporary_port` pins), in its own session: a Ctrl-C reaches the run only, which records its
+end on the server, and this process stops the server at its exit. Killed with -9, the command
+cannot: the server then stops itself (`PARENT_ENV`, `prefect_server`), and, should it hang, the flow
+has recorded it with the project (`flows.server_in_use`) for whoever next takes the project's run
+lock to end. It listens on 127.0.0.1 whatever `server.host` says: it serves one command, not a
+network.
 """
 
 from __future__ import annotations
@@ -48,8 +49,9 @@ def start_temporary_server(config: Config, directory: Path) -> str:
 
     directory.mkdir(parents=True, exist_ok=True)
     log = directory / f"temporary-server-{os.getpid()}.log"
-    for _ in range(PORT_ATTEMPTS):
-        local = _on_a_free_local_port(config)
+    pinned = config.server.temporary_port
+    for _ in range(1 if pinned else PORT_ATTEMPTS):
+        local = _on_a_local_port(config, pinned or _free_port())
         args, env = server_command(local)
         process = spawn_logged(args, log, {**env, PARENT_ENV: str(os.getpid())})
         atexit.register(_stop, process, log)  # also when a Ctrl-C comes while it starts
@@ -57,6 +59,11 @@ def start_temporary_server(config: Config, directory: Path) -> str:
         if _answers(process, url, log):
             _started.append(process.pid)
             return url
+    if pinned:
+        raise ThoughtForgeError(
+            f"the temporary Prefect server did not start on port {pinned} "
+            f"(server.temporary_port): is another program using it? See {log}"
+        )
     raise ThoughtForgeError(f"the temporary Prefect server did not start; see {log}")
 
 
@@ -96,10 +103,14 @@ def _stop(process: subprocess.Popen[bytes], log: Path) -> None:
         log.unlink(missing_ok=True)
 
 
-def _on_a_free_local_port(config: Config) -> Config:
-    """`config` with its server on this machine only, on a port free right now."""
+def _free_port() -> int:
+    """A port free right now on this machine."""
     with socket.socket() as probe:
         probe.bind((LOCAL_HOST, 0))
-        port = int(probe.getsockname()[1])
+        return int(probe.getsockname()[1])
+
+
+def _on_a_local_port(config: Config, port: int) -> Config:
+    """`config` with its server on this machine only, on `port`."""
     server = config.server.model_copy(update={"host": LOCAL_HOST, "port": port})
     return config.model_copy(update={"server": server})

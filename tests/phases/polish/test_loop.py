@@ -94,6 +94,8 @@ def test_zero_issues_makes_one_commit_and_no_fix(
     assert polish(project, config).verdict == "done"
     assert subjects(project) == ["review #1: no issues", "Done"]
     assert "plan-fix" not in calls(project)
+    [finished] = [m.content for m in read_chat(project.dir) if "Polish loop finished" in m.content]
+    assert finished.startswith("Polish loop finished after 1 iteration: ")
     polish_files = ["docs", "polish_state.json", "polish_log.md", "review.json"]
     assert git.Repo(project.dir).git.status("--porcelain", "--", *polish_files) == ""
 

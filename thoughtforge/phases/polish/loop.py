@@ -53,6 +53,7 @@ from thoughtforge.phases.polish.assessment import Assessment, assess
 from thoughtforge.phases.polish.guards import GuardReport
 from thoughtforge.phases.polish.iteration import PolishSteps, StoredReview
 from thoughtforge.phases.polish.ledger import Ledger, after_resume, after_review, read_ledger
+from thoughtforge.plurals import plural
 
 HALT_OPTIONS = "resume, override, terminate"
 
@@ -179,7 +180,7 @@ class PolishLoop:
         still_open = polish_log.open_findings(self.ledger, state.iteration)
         spent = f" Spent {spend_of(self.engine.config, self.engine.project).line}."
         message = (
-            f"Polish loop finished after {state.iteration} iterations: {report.reason} "
+            f"Polish loop finished after {plural(state.iteration, 'iteration')}: {report.reason} "
             f"Deliverable: {deliverable}{still_open}{spent}"
         )
         self.engine.say(message)

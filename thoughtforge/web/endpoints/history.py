@@ -1,6 +1,7 @@
 """A project's history in the page: its phase ends and polish iterations, each with "Restore this
 version" (`actions.restoring`, as the CLI's rollback and MCP's) and a diff view of the deliverable
-before → after, and of what a restore would change."""
+before → after, and of what a restore would change: the deliverable first, ThoughtForge's
+bookkeeping last and folded (`core.diff_order`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from thoughtforge.actions.restoring import restore as restore_project
+from thoughtforge.core.diff_order import by_reading_order
 from thoughtforge.core.history import (
     UnknownHistoryItem,
     find_item,
@@ -46,8 +48,8 @@ async def diff_page(request: Request) -> Response:
         "title": f"{item.name or item.short}: {item.what}",
         "project": project,
         "item": item,
-        "changed": changed,
-        "restoring": restoring,
+        "changed": by_reading_order(changed),
+        "restoring": by_reading_order(restoring),
     }
     return page(request, "history_diff.html", context)
 

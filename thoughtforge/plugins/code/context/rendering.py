@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from thoughtforge.plurals import plural
+
 
 def file_block(path: str, text: str, lines: int, fence: str | None = None) -> str:
     """One file as a fenced block under its path; the fence outruns any backtick run inside."""
@@ -19,7 +21,3 @@ def fence_for(text: str) -> str:
 
 def line_count(text: str) -> int:
     return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
-
-
-def plural(count: int, word: str) -> str:
-    return f"{count:,} {word}" if count == 1 else f"{count:,} {word}s"
