@@ -21,7 +21,7 @@ def test_a_done_project_s_note_names_the_revise_tool() -> None:
 
 
 def test_every_wait_and_the_full_house_name_tools() -> None:
-    assert for_agent(WAITS_FOR["IntakeTurn"]) == "your brain dump, then distill"
+    assert for_agent(WAITS_FOR["IntakeTurn"]) == "more detail, or distill"
     assert for_agent(WAITS_FOR["ReviewTurn"]) == "corrections or confirm"
     told = for_agent(FULL_HOUSE)
     assert "call decide (terminate) or archive_project" in told and "press" not in told

@@ -140,11 +140,7 @@ def test_a_killed_run_leaves_its_agent_recorded_and_the_next_run_ends_it(
     runner.kill()
     runner.wait()
     grandchild, agent = (int(p) for p in pids_file.read_text().split())
-    for _ in range(100):  # the agent dies with the run (PR_SET_PDEATHSIG); what it started lives
-        if not alive(agent):
-            break
-        time.sleep(0.05)
-    assert not alive(agent) and alive(grandchild), "the agent died with the run, its child not"
+    assert alive(agent) and alive(grandchild), "an agent outlives a run killed with -9"
 
     with hold_run_lock(project):
         pass

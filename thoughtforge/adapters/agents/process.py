@@ -29,8 +29,6 @@ from typing import IO
 
 from pydantic import BaseModel
 
-from thoughtforge.core.child_lifetime import dying_with_this_process
-
 EXIT_GRACE_SECONDS = 1.0
 _POLL_SECONDS = 0.05
 _CHUNK = 65536
@@ -73,7 +71,6 @@ def run_command(
         env=dict(env),
         cwd=cwd,
         start_new_session=True,
-        preexec_fn=dying_with_this_process(),
     )
     try:
         on_start(proc.pid)
