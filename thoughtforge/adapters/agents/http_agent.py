@@ -33,7 +33,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel
 
-from thoughtforge.adapters.agents.usage import completion_tokens, from_openai, report
+from thoughtforge.adapters.agents.call_usage import completion_tokens, from_openai, report
 from thoughtforge.adapters.deadline import Deadline
 from thoughtforge.config import OpenAIAgentSpec
 from thoughtforge.errors import AttemptFailure, FailureKind
