@@ -1,6 +1,6 @@
 """Spend and budget over MCP, with the SDK's client over stdio: read what a project spent and
 its budget, set its own budget, and resume a budget halt with a higher one, through the one
-implementation the CLI and the page use (`core.spend_summary`, `actions.budget`)."""
+implementation the CLI and the page use (`core.spend`, `actions.budget`)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,12 @@
 """Raising a project's budget as part of a decision on its `budget_exhausted` halt: set before
-the decision, as `thoughtforge budget ID --usd N` sets it (`core.spend_summary.change_budget`,
+the decision, as `thoughtforge budget ID --usd N` sets it (`core.spend.change_budget`,
 which the CLI's `budget` and a new project's budget call too); the token limit stays as it was."""
 
 from __future__ import annotations
 
 from thoughtforge.config import Config
 from thoughtforge.core import Project
-from thoughtforge.core.spend_summary import change_budget, spend_of
+from thoughtforge.core.spend import change_budget, spend_of
 from thoughtforge.errors import ActionRefused
 from thoughtforge.models import HaltReason
 

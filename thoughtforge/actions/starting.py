@@ -19,7 +19,7 @@ from thoughtforge.actions.inbox import inbox
 from thoughtforge.config import Config
 from thoughtforge.core import Project, create_project, log_event, safe_file_name, with_hints
 from thoughtforge.core.run_start import RunAlreadyStarting, claimed_start
-from thoughtforge.core.spend_summary import change_budget
+from thoughtforge.core.spend import change_budget
 from thoughtforge.errors import ProjectLimitError, ThoughtForgeError
 from thoughtforge.models import Usd
 from thoughtforge.phases.chat import notice

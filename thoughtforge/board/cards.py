@@ -14,10 +14,9 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from thoughtforge.config import Config
-from thoughtforge.core.budget import usd
 from thoughtforge.core.project import ProjectListing, list_projects
 from thoughtforge.core.revisions import current_revision, revision_words
-from thoughtforge.core.spend import read_usage
+from thoughtforge.core.spend import read_usage, usd
 from thoughtforge.core.state import POLISH_STATE_FILE, Status, read_polish_state
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import POLISH_HALT_ADVICE, Counts, DeliverableType, HaltReason, Phase

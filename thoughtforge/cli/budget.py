@@ -39,8 +39,8 @@ def budget(
     then `thoughtforge resume ID`.
     """
     from thoughtforge.core import open_project
-    from thoughtforge.core.spend_summary import change_budget, spend_of
-    from thoughtforge.core.spend_summary import rebuild as rebuild_ledger
+    from thoughtforge.core.spend import change_budget, spend_of
+    from thoughtforge.core.spend import rebuild as rebuild_ledger
 
     config = config_of(ctx)
     project = open_project(config, project_id)

@@ -26,7 +26,7 @@ from thoughtforge.core import (
 )
 from thoughtforge.core.project_view import read_view
 from thoughtforge.core.revisions import staleness_note
-from thoughtforge.core.spend_summary import spend_of
+from thoughtforge.core.spend import spend_of
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import Phase
 from thoughtforge.terminal_text import inert, inert_text

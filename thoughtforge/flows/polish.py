@@ -23,7 +23,7 @@ from thoughtforge.core import (
     open_project,
     read_polish_state,
 )
-from thoughtforge.core.spend_summary import spend_markdown, spend_of
+from thoughtforge.core.spend import spend_markdown, spend_of
 from thoughtforge.errors import StateFileError
 from thoughtforge.flows.human_input import POLISH_HALT, halt_prompt, wait_for_human
 from thoughtforge.flows.in_process import run_here

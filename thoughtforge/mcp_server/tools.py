@@ -39,7 +39,7 @@ from thoughtforge.core import (
     refuse_links,
 )
 from thoughtforge.core.history import project_history
-from thoughtforge.core.spend_summary import SpendSummary, change_budget, spend_of
+from thoughtforge.core.spend import SpendSummary, change_budget, spend_of
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.mcp_server.agent_words import for_agent
 from thoughtforge.mcp_server.answers import (

@@ -13,9 +13,9 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from thoughtforge.core import Project, Status
-from thoughtforge.core.budget import usd
 from thoughtforge.core.build_progress import ProgressItem, read_build_progress
 from thoughtforge.core.links import read_own_text
+from thoughtforge.core.spend import usd
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import Severity
 from thoughtforge.phases.plugin_contract import Plugin

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from thoughtforge.adapters.agents.call_usage import CallUsage, measuring
 from thoughtforge.adapters.agents.output import (
     GEMINI_BUILD_FILES,
     AgentOutputError,
@@ -17,7 +18,6 @@ from thoughtforge.adapters.agents.output import (
     watch_claude_stream,
 )
 from thoughtforge.adapters.agents.process import StopReading
-from thoughtforge.adapters.agents.usage import CallUsage, measuring
 from thoughtforge.errors import AgentFailure, AttemptFailure, FailureKind
 
 OUTPUTS = Path(__file__).parents[2] / "agents" / "cli_outputs"

@@ -3,10 +3,13 @@ OpenAI-compatible HTTP endpoints.
 
 `invoke` runs one call from config (retry once, then `AgentFailure`), `graceful_stop` lets the
 call in flight finish when a run is told to stop, `process` owns the subprocess and its timeout,
-`http_agent` the chat-completions exchange, `profiles` how each known CLI is driven (its
-switches by the step, its output, its overhead), `switches` which switches grant tools, `output`
-reads each CLI's output, `check` tells whether an agent can run here, and `scripted` is the
-demo/test agent (not an AI). Imports `config`, `errors`, `core` and the prompting's token
+`http_agent` one chat completion and its retries (`chat_request` the body sent,
+`chat_exchange` the response read within the call's deadline and byte cap, `chat_stream` a
+streamed answer's events), `profiles` how each known CLI is driven (its switches by the step, its
+output, its overhead), `switches` which switches grant tools, `output` reads each CLI's output,
+`call_usage` what a call reports it used, `call_budget` the budget check before a call and its
+record after, `check` tells whether an agent can run here, and `scripted` is the demo/test agent
+(not an AI). Imports `config`, `errors`, `core` and the prompting's token
 estimate only.
 
 The names below load on first use: `scripted` runs as its own process for every call of the demo

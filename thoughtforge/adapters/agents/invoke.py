@@ -23,6 +23,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from thoughtforge.adapters.agents.call_budget import check_budget, record_call
+from thoughtforge.adapters.agents.call_usage import measuring, of_call
 from thoughtforge.adapters.agents.graceful_stop import agent_call
 from thoughtforge.adapters.agents.http_agent import ask_endpoint
 from thoughtforge.adapters.agents.image_parts import (
@@ -42,9 +44,7 @@ from thoughtforge.adapters.agents.output import (
 )
 from thoughtforge.adapters.agents.process import ProcessResult, run_command
 from thoughtforge.adapters.agents.profiles import CliProfile, profile_of
-from thoughtforge.adapters.agents.spending import check_budget, record_call
 from thoughtforge.adapters.agents.switches import tool_granting_flags
-from thoughtforge.adapters.agents.usage import measuring, of_call
 from thoughtforge.config import (
     AgentsConfig,
     AgentSpec,

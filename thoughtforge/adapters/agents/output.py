@@ -18,8 +18,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from thoughtforge.adapters.agents.call_usage import from_claude, from_codex, from_gemini, report
 from thoughtforge.adapters.agents.process import StopReading
-from thoughtforge.adapters.agents.usage import from_claude, from_codex, from_gemini, report
 
 
 class AgentOutputError(ValueError):

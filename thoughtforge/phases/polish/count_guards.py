@@ -6,7 +6,7 @@ over by rounding."""
 from __future__ import annotations
 
 from thoughtforge.core import TrajectoryEntry
-from thoughtforge.core.budget import usd
+from thoughtforge.core.spend import usd
 from thoughtforge.models import Severity
 from thoughtforge.phases.polish.guard_view import (
     Seen,

@@ -42,8 +42,7 @@ from thoughtforge.core import (
     read_polish_state,
     show_on_board,
 )
-from thoughtforge.core.spend import iteration_spend
-from thoughtforge.core.spend_summary import spend_of
+from thoughtforge.core.spend import iteration_spend, spend_of
 from thoughtforge.errors import PhaseHalt, StateFileError
 from thoughtforge.models import POLISH_HALT_ADVICE, Counts, HaltReason, Phase
 from thoughtforge.phases import chat

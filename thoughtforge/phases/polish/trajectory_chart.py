@@ -4,7 +4,7 @@ the Prefect UI shows at a glance whether the loop is getting anywhere, and at wh
 from __future__ import annotations
 
 from thoughtforge.core import TrajectoryEntry
-from thoughtforge.core.budget import usd
+from thoughtforge.core.spend import usd
 
 BAR_WIDTH = 40
 

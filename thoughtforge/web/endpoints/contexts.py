@@ -23,7 +23,7 @@ from thoughtforge.core import (
     utc_now,
 )
 from thoughtforge.core.revisions import staleness_note
-from thoughtforge.core.spend_summary import spend_of
+from thoughtforge.core.spend import spend_of
 from thoughtforge.errors import StateFileError, ThoughtForgeError
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.web import live

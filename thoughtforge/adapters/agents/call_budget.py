@@ -11,15 +11,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from thoughtforge.adapters.agents.usage import CallUsage
+from thoughtforge.adapters.agents.call_usage import CallUsage
 from thoughtforge.config import Config
 from thoughtforge.core import STATUS_FILE, ChatMessage, append_chat, log_event
-from thoughtforge.core.budget import budget_of, describe, next_call_cost, over_budget
 from thoughtforge.core.spend import (
     CALL_EVENT,
     Spend,
     UsageLedger,
     add_call,
+    budget_of,
+    describe,
+    next_call_cost,
+    over_budget,
     price,
     read_usage,
 )

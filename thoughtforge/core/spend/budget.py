@@ -12,7 +12,7 @@ checked against what was spent (at most one call over) and the message says so.
 from __future__ import annotations
 
 from thoughtforge.config import Config
-from thoughtforge.core.spend import Budget, Spend, UsageLedger, price
+from thoughtforge.core.spend.ledger import Budget, Spend, UsageLedger, price
 
 DEFAULT_ANSWER_TOKENS = 4096
 """The answer's room assumed for an agent whose config gives no `max_tokens` (a CLI agent)."""

@@ -8,9 +8,9 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from thoughtforge.config import Config
-from thoughtforge.core.budget import budget_of, describe, lowered_below_spent, usd
 from thoughtforge.core.project import Project
-from thoughtforge.core.spend import Budget, Spend, read_usage, rebuild_from_log, set_budget
+from thoughtforge.core.spend.budget import budget_of, describe, lowered_below_spent, usd
+from thoughtforge.core.spend.ledger import Budget, Spend, read_usage, rebuild_from_log, set_budget
 from thoughtforge.errors import StateFileError, ThoughtForgeError
 from thoughtforge.models import MAX_TOKENS, MAX_USD
 

@@ -28,7 +28,7 @@ USAGE_FILE = "usage.json"
 MAX_LOGGED_AMOUNT = 10**15
 """More tokens or dollars than one logged call could hold: a larger figure is a damaged line."""
 CALL_EVENT = "agent_usage"
-"""The project log's line for one call (`adapters.agents.spending`)."""
+"""The project log's line for one call (`adapters.agents.call_budget`)."""
 BUDGET_EVENT = "budget_set"
 
 

@@ -14,9 +14,16 @@ from thoughtforge.adapters.agents import AgentCall, http_agent, invoke_agent
 from thoughtforge.cli import app
 from thoughtforge.config import Config, OpenAIAgentSpec
 from thoughtforge.core import Project, create_project, read_events, read_thread
-from thoughtforge.core.budget import over_budget
-from thoughtforge.core.spend import USAGE_FILE, Budget, Spend, read_usage
-from thoughtforge.core.spend_summary import change_budget, rebuild, spend_of
+from thoughtforge.core.spend import (
+    USAGE_FILE,
+    Budget,
+    Spend,
+    change_budget,
+    over_budget,
+    read_usage,
+    rebuild,
+    spend_of,
+)
 from thoughtforge.errors import BudgetExhausted, PhaseHalt, ThoughtForgeError
 from thoughtforge.models import HaltReason
 
