@@ -13,6 +13,7 @@ from typing import Any
 
 from thoughtforge.config import Config
 from thoughtforge.core.project import Project
+from thoughtforge.core.project_view import read_view
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.models import Phase
 from thoughtforge.phases.chat import add_human_message, when_read
@@ -93,7 +94,7 @@ def hand_over(
     try:
         api = PrefectApi(url)
         run = api.live_waiting_run(project)
-        if run is None and run_input.get("action") != "send" and api.busy_run(project):
+        if run is None and run_input.get("action") != "send" and _busy(api, project):
             on_busy()
             run = api.next_waiting_run(project, busy_seconds)
         if run is None:
@@ -110,3 +111,10 @@ def hand_over(
             f"({exc}). Start a run with `thoughtforge continue {project.id}`."
         ) from None
     return True
+
+
+def _busy(api: PrefectApi, project: Project) -> bool:
+    """A run is between two waits: Prefect says it runs, or it holds the project's lock (the
+    files' word, which stands while the server is slow to say so, as right after the run has
+    shown its reply and before it records its next wait)."""
+    return read_view(project).locked or api.busy_run(project) is not None
