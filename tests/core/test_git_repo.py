@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 import git
@@ -72,3 +74,29 @@ def test_the_safe_options_hold_even_where_the_check_is_not_asked(tmp_path: Path)
     repo.git.add("a.md")
     repo.git.commit("-q", "-m", "through the cached repo")
     assert not marker.exists()
+
+
+def test_threads_reading_one_repository_at_once_never_hang(tmp_path: Path) -> None:
+    """Before, one `Repo` per project was shared by every thread: two of the page's requests at
+    once (a double Start) read HEAD through the same `git cat-file` pipe, and one of them waited
+    on it for ever."""
+    git_repo.init_repo(tmp_path)
+    (tmp_path / "a.md").write_text("a\n")
+    git_repo.commit(tmp_path, "one", ["a.md"])
+    failures: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            for _ in range(200):
+                assert len(git_repo.log_records(tmp_path, "%H")) == 1
+        except BaseException as exc:  # noqa: BLE001 - reported by the test below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=read, daemon=True) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + 60
+    for thread in threads:
+        thread.join(timeout=max(0.0, deadline - time.monotonic()))
+    assert not any(thread.is_alive() for thread in threads), "a reader hung on git's pipe"
+    assert failures == []

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import os
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -354,20 +355,23 @@ def _git_running_in(path: Path) -> bool:
     return False
 
 
-_repos: dict[Path, git.Repo] = {}
+_local = threading.local()
+"""Each thread's own `Repo`s: GitPython's `git cat-file` helpers are one pipe each, and two
+threads reading one at once (the page serving two requests) wait on it for ever."""
 
 
 def _repo(path: Path) -> git.Repo:
-    """One `Repo` per project and process (a new one starts new `git cat-file` helpers), checked
-    for an agent's hooks and config before every use."""
+    """One `Repo` per project and thread (a new one starts new `git cat-file` helpers, which go
+    with their thread), checked for an agent's hooks and config before every use."""
     import git
 
     key = path.resolve()
     tampered = foreign_control(key)
     if tampered:
         raise RepositoryTampered(key, tampered)
-    repo = _repos.get(key)
+    repos: dict[Path, git.Repo] = _local.__dict__.setdefault("repos", {})
+    repo = repos.get(key)
     if repo is None or not Path(repo.git_dir).exists():
-        repo = _repos[key] = git.Repo(key)
+        repo = repos[key] = git.Repo(key)
         repo.git.set_persistent_git_options(c=list(SAFE_CONFIG))
     return repo

@@ -147,11 +147,22 @@ def test_a_json_step_sends_its_schema_in_the_configured_form(
     _local(config, server.url, structured_output="json_object", max_string_chars=50)
     listed = {
         "type": "object",
-        "properties": {"reasons": {"type": "array", "items": {"type": "string"}}},
+        "properties": {
+            "reasons": {"type": "array", "items": {"type": "string"}},
+            "why": {"type": "string", "maxLength": 2000},
+            "id": {"type": "string", "maxLength": 20},
+        },
     }
     invoke_agent(config, "local", "x", _call(tmp_path, answer_schema=listed))
-    sent = server.bodies[-1]["response_format"]["schema"]["properties"]["reasons"]
-    assert sent == {"type": "array", "items": {"type": "string", "maxLength": 50}, "maxItems": 8}
+    sent = server.bodies[-1]["response_format"]["schema"]["properties"]
+    assert sent["reasons"] == {
+        "type": "array",
+        "items": {"type": "string", "maxLength": 50},
+        "maxItems": 8,
+    }
+    # A looser limit of the answer's own is lowered to the server's; a tighter one is kept.
+    assert sent["why"]["maxLength"] == 50
+    assert sent["id"]["maxLength"] == 20
 
     _local(config, server.url, structured_output="none")
     invoke_agent(config, "local", "x", _call(tmp_path, answer_schema=SCHEMA))

@@ -45,14 +45,16 @@ def response_format(spec: OpenAIAgentSpec, schema: dict[str, Any], step: str) ->
 
 
 def bounded(schema: Any, max_chars: int) -> Any:
-    """`schema` with a `maxLength` on each string and a `maxItems` on each array that has none."""
+    """`schema` with each string's `maxLength` at most `max_chars` and a `maxItems` on each array
+    that has none: an answer's own looser limit (a dismissal's 2,000-character reason) would
+    reach llama.cpp as a grammar too large to parse, and its server dies."""
     if isinstance(schema, list):
         return [bounded(item, max_chars) for item in schema]
     if not isinstance(schema, dict):
         return schema
     copy = {key: bounded(value, max_chars) for key, value in schema.items()}
     if copy.get("type") == "string" and "enum" not in copy and "const" not in copy:
-        copy.setdefault("maxLength", max_chars)
+        copy["maxLength"] = min(copy.get("maxLength", max_chars), max_chars)
     if copy.get("type") == "array":
         copy.setdefault("maxItems", MAX_SCHEMA_ITEMS)
     return copy
