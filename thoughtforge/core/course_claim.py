@@ -147,8 +147,10 @@ def standing_claim(project: Project) -> Claim | None:
     """The claim that holds the project now, or None; one whose owner is gone (or unreadable)
     is removed on the way."""
     current = _current(project)
-    if current is None or _stands(current):
+    if current is not None and _stands(current):
         return current
+    if current is None and not (project.dir / STARTING_FILE).exists():
+        return None
     with state_lock(project.dir):
         return _read_standing(project)
 
