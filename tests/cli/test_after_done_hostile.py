@@ -29,6 +29,10 @@ def _move(project: Project, phase: Phase) -> None:
 
 @pytest.fixture
 def done(config: Config) -> Project:
+    return done_project(config)
+
+
+def done_project(config: Config) -> Project:
     """A plan project with Phase 3's end, a later fix and Done committed."""
     project = building_project(config)
     plan = project.dir / "docs" / "plan.md"

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from multiprocessing.synchronize import Barrier
 
@@ -83,28 +84,32 @@ def test_processes_racing_for_the_claim_one_wins_each_round(config: Config) -> N
     assert standing_claim(project) is None
 
 
-@pytest.fixture
-def holder(config: Config) -> Iterator[tuple[Project, subprocess.Popen[str]]]:
-    """A project whose claim a separate, live process holds (a rollback in progress)."""
-    project = create_project(config, brain_dump="x")
+@contextmanager
+def held_elsewhere(project: Project, why: str) -> Iterator[subprocess.Popen[str]]:
+    """The project's claim held by a separate, live process (say, a rollback in progress)."""
     process = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, project.id, str(project.dir), "rollback"],
+        [sys.executable, "-c", HOLDER, project.id, str(project.dir), why],
         stdout=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
     )
     try:
         assert process.stdout is not None and process.stdout.readline().strip() == "held"
-        yield project, process
+        yield process
     finally:
         process.kill()
         process.wait(timeout=30)
 
 
 def test_a_live_owner_is_never_robbed_and_one_killed_with_9_is_taken_over_at_once(
-    holder: tuple[Project, subprocess.Popen[str]],
+    config: Config,
 ) -> None:
-    project, process = holder
+    project = create_project(config, brain_dump="x")
+    with held_elsewhere(project, "rollback") as process:
+        _robbed_only_once_dead(project, process)
+
+
+def _robbed_only_once_dead(project: Project, process: subprocess.Popen[str]) -> None:
     claim = standing_claim(project)
     assert claim is not None and claim.owner.pid == process.pid
     at = claim.since.astimezone().strftime("%H:%M")
