@@ -138,7 +138,8 @@ class UncommittedEdits(ProjectError):
         super().__init__(
             f"cannot {what}: it would overwrite uncommitted edits in {project_dir.name} "
             f"({listed}), which no commit holds. Keep them as your commit first (--keep-edits, "
-            f"or keep_edits in MCP; `thoughtforge history` lists it), or commit or undo them "
+            f'keep_edits in MCP, "Keep my uncommitted edits" in the page\'s history; '
+            f"`thoughtforge history` lists it), or commit or undo them "
             f"yourself (git -C {project_dir} status)."
         )
 
