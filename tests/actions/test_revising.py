@@ -16,7 +16,7 @@ from thoughtforge.core.revisions import read_revisions
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.models import Phase
 
-ROUNDS = 3
+ROUNDS = 2
 
 
 def _ask(
