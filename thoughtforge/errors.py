@@ -9,7 +9,10 @@ Exception hierarchy:
   + StateFileError        - status / polish_state / chat_history JSON unreadable or invalid
   + ProjectError          - a project that does not exist or cannot be created
     - ProjectLimitError   - concurrency.max_parallel_runs reached
-    - core.run_start.RunAlreadyStarting - a run asked for while one is on its way or working
+    - core.course_claim.ProjectClaimed - a revise, rollback, archive or start while another
+                                         change of the project's course holds its claim
+      - core.course_claim.RunAlreadyStarting - a run asked for while one is on its way or
+                                               working
     - core.archive.ArchiveRefused - archiving a project in progress or one a run works on
     - phases.revision.RevisionRefused - a revise or rollback while a run works on the project,
                                         or a revise of a terminated project

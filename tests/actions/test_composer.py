@@ -10,7 +10,8 @@ import pytest
 
 from thoughtforge.actions.composer import WAIT_ACTIONS, WAITS_FOR, composer_for
 from thoughtforge.core import Status, Waiting
-from thoughtforge.core.run_start import Starting
+from thoughtforge.core.course_claim import Claim
+from thoughtforge.core.process_identity import this_process
 from thoughtforge.flows import human_input
 from thoughtforge.models import POLISH_HALT_ADVICE, HaltReason, Phase
 
@@ -127,7 +128,9 @@ def test_every_halt_reason_of_the_polish_loop_has_advice() -> None:
 
 def test_a_run_on_its_way_offers_no_second_start_and_says_so() -> None:
     """Before, "No run is working on this project: Start the run" showed while it started."""
-    claim = Starting(why="start", since=datetime.now(UTC), run_name="healthy-gecko")
+    claim = Claim(
+        why="start", since=datetime.now(UTC), owner=this_process(), run_name="healthy-gecko"
+    )
     composer = composer_for(_status(Phase.BRAIN_DUMP), None, run_busy=False, starting=claim)
     assert [a.name for a in composer.actions] == ["send"]
     assert composer.starting and "Starting a run (healthy-gecko)" in composer.note
@@ -135,7 +138,7 @@ def test_a_run_on_its_way_offers_no_second_start_and_says_so() -> None:
 
 def test_an_answer_waking_a_suspended_run_says_so_instead_of_the_old_wait() -> None:
     """Before, "Waiting for corrections or Confirm" stayed for the seconds the run took."""
-    claim = Starting(why="wake", since=datetime.now(UTC))
+    claim = Claim(why="wake", since=datetime.now(UTC), owner=this_process())
     wait = _wait("ReviewTurn", Phase.HUMAN_REVIEW)
     composer = composer_for(_status(Phase.HUMAN_REVIEW), wait, run_busy=True, starting=claim)
     assert composer.note.startswith("Waking the run") and composer.starting

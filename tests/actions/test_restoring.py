@@ -10,13 +10,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.test_after_done_hostile import done_project as plan_done
 from tests.consoles import CONSOLES
+from tests.core.test_course_claim import held_elsewhere
 from tests.polish_setup import polishing_project, review, write_script
 from thoughtforge.actions.restoring import restore, restored_point
 from thoughtforge.actions.run_state import composer_of
 from thoughtforge.cli.status_report import project_detail
 from thoughtforge.config import Config
 from thoughtforge.core import Project, hold_run_lock, read_polish_state, read_status
+from thoughtforge.core.course_claim import ProjectClaimed
 from thoughtforge.core.project_view import read_view
 from thoughtforge.models import Phase
 from thoughtforge.phases.polish.loop import PolishLoop
@@ -82,3 +85,19 @@ def test_a_run_working_on_a_restored_project_refuses_another_restore(
         with pytest.raises(RevisionRefused, match="is working on it"):
             restore(project, "phase4")
     assert read_status(project.dir).phase is Phase.POLISHING
+
+
+def test_while_another_process_rolls_back_the_composer_offers_nothing_and_says_what_holds_it(
+    config: Config,
+) -> None:
+    """The page and MCP read the composer: a restore another door is making is named there,
+    and a restore asked for meanwhile is refused in the same words."""
+    project = plan_done(config)
+    with held_elsewhere(project, "rollback") as holder:
+        composer = composer_of(read_view(project))
+        assert composer.actions == []
+        assert composer.note.startswith(f"a rollback started by pid {holder.pid} on this machine")
+        with pytest.raises(ProjectClaimed, match=f"pid {holder.pid} on this machine"):
+            restore(project, "phase3")
+    assert read_status(project.dir).phase is Phase.DONE  # nothing moved
+    assert restore(project, "phase3").phase is Phase.POLISHING  # its owner gone, it goes on

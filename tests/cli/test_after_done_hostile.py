@@ -4,14 +4,18 @@ commit subject holding any line break Python knows is read as one subject."""
 
 from __future__ import annotations
 
+import re
 import subprocess
+import sys
 from pathlib import Path
+from subprocess import PIPE
 
 import git
 import pytest
 
 from tests.build_setup import building_project
 from tests.cli.test_drafts_and_archive import _run
+from tests.conftest import REPO_ROOT
 from thoughtforge.config import Config
 from thoughtforge.core import Project, read_status, write_status
 from thoughtforge.core.git_repo import commit
@@ -29,6 +33,10 @@ def _move(project: Project, phase: Phase) -> None:
 
 @pytest.fixture
 def done(config: Config) -> Project:
+    return done_project(config)
+
+
+def done_project(config: Config) -> Project:
     """A plan project with Phase 3's end, a later fix and Done committed."""
     project = building_project(config)
     plan = project.dir / "docs" / "plan.md"
@@ -100,3 +108,42 @@ def test_a_commit_subject_with_any_line_break_leaves_history_and_rollback_workin
     to_name = _run(tmp_path, "rollback", done.id, "--to", "phase3")
     assert to_name.returncode == 0, to_name.stdout + to_name.stderr
     assert plan.read_text() == BUILT
+
+
+@pytest.mark.slow
+def test_two_rollback_commands_started_together_one_proceeds_the_other_is_told_what_holds_it(
+    done: Project, tmp_path: Path
+) -> None:
+    """Two CLI processes at once, round after round: the one that takes the project's claim
+    rolls back (one commit), the other exits 1 naming the rollback that holds the project, and
+    nothing is half-done. Rounds that do not overlap roll back twice, each whole."""
+    repo = git.Repo(done.dir)
+    command = [sys.executable, "-m", "thoughtforge", "rollback", done.id, "--to", "phase3"]
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(REPO_ROOT)}
+    held = re.compile(
+        rf"error: a rollback started by pid \d+ on this machine at \d\d:\d\d holds project "
+        rf"{done.id}; try again when it ends"
+    )
+    refused = 0
+    for _ in range(6):
+        before = _rollback_commits(repo)
+        both = [
+            subprocess.Popen(command, cwd=tmp_path, env=env, stdout=PIPE, stderr=PIPE, text=True)
+            for _ in range(2)
+        ]
+        ended = [process.communicate(timeout=120) for process in both]
+        codes = sorted(process.returncode for process in both)
+        assert codes in ([0, 0], [0, 1]), ended
+        for process, (_, stderr) in zip(both, ended, strict=True):
+            if process.returncode == 1:
+                assert held.search(" ".join(stderr.split())), stderr
+                refused += 1
+        assert _rollback_commits(repo) == before + codes.count(0)
+        assert read_status(done.dir).phase is Phase.POLISHING and not repo.is_dirty()
+        if refused >= 2:
+            break
+    assert refused, "the two commands never overlapped in six rounds"
+
+
+def _rollback_commits(repo: git.Repo) -> int:
+    return sum(c.summary.startswith("Rollback to ") for c in repo.iter_commits())

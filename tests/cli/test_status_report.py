@@ -12,6 +12,7 @@ from rich.table import Table
 
 from tests.conftest import BRAIN_DUMP
 from tests.consoles import CONSOLES
+from tests.core.test_course_claim import held_elsewhere
 from thoughtforge.actions.composer import WAITS_FOR
 from thoughtforge.cli.status_report import UNNAMED, ProjectTable, project_detail, project_table
 from thoughtforge.config import Config
@@ -136,3 +137,17 @@ def test_status_of_a_waiting_project_says_what_it_waits_for_in_words(
     assert f"waiting for {WAITS_FOR[kind]} since 11-28 03:50:" in shown
     assert f"`thoughtforge {ANSWER_VERBS[kind]} {project.id}`" in shown
     assert kind not in shown
+
+
+def test_status_shows_what_holds_the_project_and_that_it_clears_itself(config: Config) -> None:
+    """Before, a claim left behind refused every command and `status` did not mention it."""
+    project = create_project(config, brain_dump="x")
+    with held_elsewhere(project, "rollback") as holder:
+        console = CONSOLES["plain"](200)
+        console.print(project_detail(config, project.id))
+        shown = " ".join(console.file.getvalue().split())  # type: ignore[attr-defined]
+    assert f"claim: a rollback started by pid {holder.pid} on this machine at" in shown
+    assert f"it clears itself when pid {holder.pid} ends (the next command takes it over" in shown
+    console = CONSOLES["plain"](200)
+    console.print(project_detail(config, project.id))
+    assert "claim:" not in console.file.getvalue()  # type: ignore[attr-defined]

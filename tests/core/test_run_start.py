@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import threading
 from datetime import timedelta
 
@@ -10,15 +9,14 @@ import pytest
 
 from thoughtforge.config import Config
 from thoughtforge.core import create_project, hold_run_lock
-from thoughtforge.core.run_start import (
+from thoughtforge.core.course_claim import (
+    KEPT_SECONDS,
     STARTING_FILE,
     RunAlreadyStarting,
-    claim_start,
-    claimed_start,
-    record_run,
-    refuse_beside_another,
-    starting,
+    keep,
+    standing_claim,
 )
+from thoughtforge.core.run_start import claim_start, claimed_start, refuse_beside_another
 from thoughtforge.errors import ProjectFileError
 
 
@@ -48,14 +46,13 @@ def test_two_requests_at_once_make_one_claim(config: Config) -> None:
 
 def test_the_run_taking_its_lock_ends_the_claim(config: Config) -> None:
     project = create_project(config, brain_dump="x")
-    claim_start(project, "start")
-    record_run(project, "run-1", "healthy-gecko")
-    claim = starting(project)
+    keep(project, claim_start(project, "start"), "run-1", "healthy-gecko")
+    claim = standing_claim(project)
     assert claim is not None and claim.run_name == "healthy-gecko"
     with pytest.raises(RunAlreadyStarting, match=r"already starting \(healthy-gecko\)"):
         claim_start(project, "start")
     with hold_run_lock(project):
-        assert starting(project) is None
+        assert standing_claim(project) is None
         with pytest.raises(RunAlreadyStarting, match="already being run"):
             claim_start(project, "start")
     claim_start(project, "start")  # nothing holds it now
@@ -64,44 +61,50 @@ def test_the_run_taking_its_lock_ends_the_claim(config: Config) -> None:
 def test_another_run_arriving_while_one_is_claimed_is_refused(config: Config) -> None:
     """A run `prefect deployment run` made beside the page's: refused before it takes anything."""
     project = create_project(config, brain_dump="x")
-    claim_start(project, "start")
-    record_run(project, "run-1", "healthy-gecko")
+    keep(project, claim_start(project, "start"), "run-1", "healthy-gecko")
     refuse_beside_another(project, "run-1")  # the claimed run itself goes on
     with pytest.raises(RunAlreadyStarting):
         refuse_beside_another(project, "run-2")
 
 
-def test_a_claim_never_taken_up_is_forgotten(config: Config) -> None:
+def test_a_kept_claim_never_taken_up_is_forgotten_by_the_boot_clock_not_the_wall_clock(
+    config: Config,
+) -> None:
+    """Before, a claim dated ahead (a clock set back) refused every command forever."""
     project = create_project(config, brain_dump="x")
-    claim = claim_start(project, "start")
-    old = claim.model_copy(update={"since": claim.since - timedelta(hours=1)})
+    keep(project, claim_start(project, "start"), "run-1", "healthy-gecko")
+    kept = standing_claim(project)
+    assert kept is not None and kept.kept_at is not None
+    ahead = kept.model_copy(update={"since": kept.since + timedelta(days=2)})
+    (project.dir / STARTING_FILE).write_text(ahead.model_dump_json())
+    assert standing_claim(project) == ahead  # the date says nothing: it was kept just now
+    old = ahead.model_copy(update={"kept_at": kept.kept_at - KEPT_SECONDS - 1})
     (project.dir / STARTING_FILE).write_text(old.model_dump_json())
-    assert starting(project) is None
+    assert standing_claim(project) is None
     claim_start(project, "wake")
     (project.dir / STARTING_FILE).write_text("{not json")
-    assert starting(project) is None and not (project.dir / STARTING_FILE).exists()
+    assert standing_claim(project) is None and not (project.dir / STARTING_FILE).exists()
 
 
 def test_a_claim_that_cannot_be_written_is_one_clear_line_not_a_traceback(config: Config) -> None:
-    """Before, `continue` on a read-only projects folder ended in a raw OSError traceback. The
-    claim's draft name is taken by a folder here: the write fails as a full or read-only disk's
-    would (root ignores permission bits)."""
+    """Before, `continue` on a read-only projects folder ended in a raw OSError traceback. A
+    folder stands in the claim's place here: the write fails as a full or read-only disk's would
+    (root ignores permission bits)."""
     project = create_project(config, brain_dump="x")
-    draft = project.dir / f"{STARTING_FILE}.{os.getpid()}.{threading.get_ident()}"
-    draft.mkdir()
+    (project.dir / STARTING_FILE).mkdir()
     with pytest.raises(ProjectFileError, match=r"\.starting\.json: cannot be written"):
         claim_start(project, "start")
-    assert starting(project) is None
+    assert standing_claim(project) is None
 
 
 def test_a_claim_held_for_a_block_goes_at_its_end_unless_kept(config: Config) -> None:
     project = create_project(config, brain_dump="x")
     with claimed_start(project, "start"):
-        assert starting(project) is not None
-    assert starting(project) is None  # nothing asked for: no claim left behind
+        assert standing_claim(project) is not None
+    assert standing_claim(project) is None  # nothing asked for: no claim left behind
     with claimed_start(project, "start") as held:
         held.keep("run-1", "healthy-gecko")
-    kept = starting(project)
+    kept = standing_claim(project)
     assert kept is not None and (kept.flow_run_id, kept.run_name) == ("run-1", "healthy-gecko")
 
 
@@ -111,7 +114,7 @@ def test_a_claim_goes_when_its_block_fails_and_refuses_a_second(config: Config) 
         with pytest.raises(RunAlreadyStarting):  # a second request meanwhile is refused
             claim_start(project, "start")
         raise RuntimeError("the server failed")
-    assert starting(project) is None
+    assert standing_claim(project) is None
 
 
 def test_a_block_never_clears_a_claim_made_after_its_own(config: Config) -> None:
@@ -120,4 +123,4 @@ def test_a_block_never_clears_a_claim_made_after_its_own(config: Config) -> None
     with claimed_start(project, "start"):
         (project.dir / STARTING_FILE).unlink()
         other = claim_start(project, "wake")
-    assert starting(project) == other
+    assert standing_claim(project) == other

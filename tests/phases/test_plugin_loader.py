@@ -17,7 +17,8 @@ import pytest
 
 from tests.conftest import REPO_ROOT
 from thoughtforge.config import Config, load_config
-from thoughtforge.core.processes import _running, descendants
+from thoughtforge.core.process_identity import running
+from thoughtforge.core.processes import descendants
 from thoughtforge.errors import PluginError
 from thoughtforge.models import DeliverableType
 from thoughtforge.phases import plugin_loader
@@ -257,9 +258,9 @@ def test_a_plugin_check_that_never_ends_dies_with_the_process_that_started_it(
         parent.kill()
         parent.wait()
         deadline = time.monotonic() + 10
-        while any(_running(child) for child in children) and time.monotonic() < deadline:
+        while any(running(child) for child in children) and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert not any(_running(child) for child in children)
+        assert not any(running(child) for child in children)
     finally:
         parent.kill()
         for child in children:

@@ -24,8 +24,9 @@ from thoughtforge.actions.run_state import current_composer
 from thoughtforge.actions.starting import Started, start_run
 from thoughtforge.config import Config
 from thoughtforge.core import Project, Status
+from thoughtforge.core.course_claim import ProjectClaimed
 from thoughtforge.core.project_view import RunPlace, read_view
-from thoughtforge.core.run_start import RunAlreadyStarting, StartClaim, claimed_start
+from thoughtforge.core.run_start import StartClaim, claimed_start
 from thoughtforge.errors import ActionRefused
 from thoughtforge.models import Phase, Usd
 from thoughtforge.phases import add_human_message, halt_actions
@@ -182,7 +183,7 @@ def _waking(project: Project) -> Iterator[StartClaim | None]:
     with ExitStack() as stack:
         try:
             held: StartClaim | None = stack.enter_context(claimed_start(project, "wake"))
-        except RunAlreadyStarting:
+        except ProjectClaimed:  # a wake already claimed, or a brief archive: the answer goes on
             held = None
         yield held
 

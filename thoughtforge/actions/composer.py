@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from thoughtforge.board.words import halt_words
 from thoughtforge.core import Status, Waiting
-from thoughtforge.core.run_start import Starting
+from thoughtforge.core.course_claim import Claim
 from thoughtforge.models import (
     AUTONOMOUS_PHASES,
     INPUT_HALTS,
@@ -104,7 +104,7 @@ class Composer(BaseModel):
 
 
 def composer_for(
-    status: Status, waiting: Waiting | None, run_busy: bool, starting: Starting | None = None
+    status: Status, waiting: Waiting | None, run_busy: bool, starting: Claim | None = None
 ) -> Composer:
     """The actions valid now; `run_busy` is whether a run works on the project or is about to
     (scheduled, starting, re-entering after an answer); `starting`, the claim of a run asked for

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from thoughtforge.core import Project, git_repo, read_polish_state
+from thoughtforge.core.course_claim import claimed
 from thoughtforge.core.project_view import ProjectView, read_view
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import Phase
@@ -24,8 +25,10 @@ class Restored(BaseModel):
 def restore(project: Project, to: str, *, keep_edits: bool = False) -> Restored:
     """Back to `to` (a name from the history, or a commit id); refused while a run works on the
     project or waits in it, and over the person's uncommitted edits unless `keep_edits` commits
-    them first (`phases.rollback`)."""
-    outcome = rollback(project, to, keep_edits=keep_edits)
+    them first (`phases.rollback`), and while another change of its course holds the project
+    (`ProjectClaimed`)."""
+    with claimed(project, "rollback"):
+        outcome = rollback(project, to, keep_edits=keep_edits)
     note = f"Restored {outcome.label}: {resting_words(read_view(project))}"
     return Restored(label=outcome.label, phase=outcome.phase, note=note)
 

@@ -13,9 +13,8 @@ from thoughtforge.actions.composer import Composer, composer_for
 from thoughtforge.actions.restoring import resting_words, restored_point
 from thoughtforge.config import Config
 from thoughtforge.core import Project
+from thoughtforge.core.course_claim import release
 from thoughtforge.core.project_view import ProjectView, RunPlace, read_view
-from thoughtforge.core.run_lock import clear_start
-from thoughtforge.core.run_start import starting
 from thoughtforge.stack.api import ask_prefect
 
 ENDED_STATES = frozenset({"COMPLETED", "FAILED", "CRASHED", "CANCELLED", "CANCELLING"})
@@ -31,8 +30,8 @@ def project_view(config: Config, project: Project) -> ProjectView:
     if claim is not None and claim.flow_run_id is not None:
         run_id = claim.flow_run_id
         state = ask_prefect(config, lambda api: api.state_of(run_id), None)
-        if state in ENDED_STATES and starting(project) == claim:
-            clear_start(project)
+        if state in ENDED_STATES:
+            release(project, claim)
             view = read_view(project)
     if not view.locked:
         view.prefect_run = _busy_run(config, project)
@@ -42,9 +41,12 @@ def project_view(config: Config, project: Project) -> ProjectView:
 
 
 def composer_of(view: ProjectView) -> Composer:
-    """What the person can do now, from the project's view: a project at rest after a restore
+    """What the person can do now, from the project's view: nothing while another change of
+    its course holds it (which, whose, and how it clears); a project at rest after a restore
     says what was restored and what Start does, not that a run stopped mid-phase."""
     composer = composer_for(view.status, view.waiting, view.busy, view.claim)
+    if view.course is not None:  # a revision, a rollback or an archive moves it right now
+        return composer.model_copy(update={"actions": [], "note": view.claim_note})
     if any(action.name == "start" for action in composer.actions):
         point = restored_point(view)
         if point is not None:

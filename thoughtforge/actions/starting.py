@@ -16,9 +16,12 @@ from typing import Any
 from pydantic import Base64Bytes, BaseModel, Field
 
 from thoughtforge.actions.inbox import inbox
+from thoughtforge.actions.run_state import project_view
 from thoughtforge.config import Config
 from thoughtforge.core import Project, create_project, log_event, safe_file_name, with_hints
-from thoughtforge.core.run_start import RunAlreadyStarting, claimed_start
+from thoughtforge.core.course_claim import RunAlreadyStarting
+from thoughtforge.core.project_view import ProjectView
+from thoughtforge.core.run_start import claimed_start
 from thoughtforge.core.spend import change_budget
 from thoughtforge.errors import ProjectLimitError, ThoughtForgeError
 from thoughtforge.models import Usd
@@ -27,7 +30,6 @@ from thoughtforge.phases.plugin_loader import load_plugins
 from thoughtforge.stack.api import (
     PrefectApi,
     PrefectApiError,
-    WaitingRun,
     find_api,
     project_tag,
 )
@@ -96,7 +98,9 @@ def start_run(
 
     Refused (`RunAlreadyStarting`) before any run is made when one works on the project, is
     scheduled or starting on the server, or was asked for and has not taken the lock yet: the
-    claim (`core.run_start`) makes two presses at once one run."""
+    claim (`core.run_start`) makes two presses at once one run. Under the claim the project's
+    view answers (`actions.run_state`); Prefect is asked directly only whether a run that rested
+    while waiting still waits, which no file can tell."""
     url = find_api(config)
     if url is None:
         return Started(run_id=None, note=NO_SERVER.format(id=project.id))
@@ -104,7 +108,7 @@ def start_run(
     parameters = {"project_id": project.id, "config_path": str(config_file)}
     with claimed_start(project, "start") as claim:
         try:  # under the claim: a run another request made may have asked already and rested
-            busy = api.busy_run(project) or _name(api.live_waiting_run(project))
+            busy = _busy(api, project_view(config, project))
             if busy is not None:
                 raise RunAlreadyStarting(f"run {busy} of {project.id} is already on its way")
             run = api.run_deployment(DEPLOYMENT, parameters, tags=[project_tag(project.id)])
@@ -122,8 +126,17 @@ def start_run(
     return Started(run_id=run.id, note=f"Started run {run.name}.")
 
 
-def _name(run: WaitingRun | None) -> str | None:
-    return run.name if run is not None else None
+def _busy(api: PrefectApi, view: ProjectView) -> str | None:
+    """The run already on the project, by name: one Prefect has busy on it (the view says), one
+    waiting with its process alive, or one that rested while waiting and still waits."""
+    if view.locked:
+        return f"in {view.holder}" if view.holder else "in another process"
+    if view.prefect_run is not None:
+        return view.prefect_run
+    if view.waiting is None or not view.waiting.away:
+        return None  # no wait, or one whose process died with it (no lock held): none waits
+    rested = api.live_waiting_run(view.project)
+    return rested.name if rested is not None else None
 
 
 def _hand_over_when_asked(api: PrefectApi, project: Project, run_input: dict[str, Any]) -> None:

@@ -195,7 +195,8 @@ def _line(
 
 
 def project_detail(config: Config, project_id: str) -> Group:
-    """Every status field, the polish summary, and files left uncommitted."""
+    """Every status field, what holds the project's claim, the polish summary, and files left
+    uncommitted."""
     project = open_project(config, project_id)
     view = read_view(project)
     status = view.status
@@ -208,6 +209,8 @@ def project_detail(config: Config, project_id: str) -> Group:
     if view.revision > 1:
         facts.add_row("revision", str(view.revision))
     parts: list[Table | Text] = [facts]
+    if view.claim_note is not None:
+        parts.append(inert_text(f"claim: {view.claim_note}", style="yellow"))
     stale = staleness_note(project.dir)
     if stale is not None:
         parts.append(inert_text(stale, style="yellow"))

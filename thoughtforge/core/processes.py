@@ -17,6 +17,7 @@ from collections.abc import Collection
 from pathlib import Path
 
 from thoughtforge.core.atomic_write import write_text_atomic
+from thoughtforge.core.process_identity import running, start_time
 from thoughtforge.core.project_log import log_event
 
 PROCESSES_FILE = ".processes.json"
@@ -24,7 +25,7 @@ PROCESSES_FILE = ".processes.json"
 
 def track_process(project_dir: Path, pid: int) -> None:
     """Record `pid` with its start time, before anything can kill this run."""
-    started = _start_time(pid)
+    started = start_time(pid)
     if started is None:
         return
     records = _records(project_dir)
@@ -44,7 +45,7 @@ def live_processes(project_dir: Path) -> list[int]:
     return [
         int(pid)
         for pid, started in _records(project_dir).items()
-        if _start_time(int(pid)) == started
+        if start_time(int(pid)) == started
     ]
 
 
@@ -79,10 +80,10 @@ def _end(roots: list[int], grace_seconds: float) -> list[int]:
     signum = signal.SIGTERM if grace_seconds else signal.SIGKILL
     ended = [pid for pid in targets if _signal(pid, signum)]
     deadline = time.monotonic() + grace_seconds
-    while grace_seconds and time.monotonic() < deadline and any(_running(p) for p in ended):
+    while grace_seconds and time.monotonic() < deadline and any(running(p) for p in ended):
         time.sleep(0.1)
     for pid in ended:
-        if _running(pid):
+        if running(pid):
             _signal(pid, signal.SIGKILL)
     return ended
 
@@ -118,24 +119,6 @@ def _signal(pid: int, signum: int) -> bool:
     except (ProcessLookupError, PermissionError):
         return False
     return True
-
-
-def _running(pid: int) -> bool:
-    """Alive and not a zombie (a child of ours that exited but was not yet reaped)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
-def _start_time(pid: int) -> int | None:
-    """Clock ticks after boot at which `pid` started (field 22 of /proc/<pid>/stat)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return int(stat.rsplit(")", 1)[1].split()[19])
 
 
 def _records(project_dir: Path) -> dict[str, int]:

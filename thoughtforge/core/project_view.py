@@ -1,11 +1,12 @@
 """Where a project stands, read once from the files its state lives in: the one typed answer to
 "is a run working on this project, and what does it wait for?".
 
-A project's state is spread over `status.json`, `.waiting.json`, `.starting.json`, the run
-lock, `revisions.json` and `polish_state.json`; each reader used to pick its own subset, so two
-views of one project could disagree. `read_view` reads them together and says where the run is
-(`RunPlace`). What only Prefect knows (a run it has scheduled but that has not touched the
-project yet, a claimed run that already ended) is added above, by `actions.run_state`.
+A project's state is spread over `status.json`, `.waiting.json`, the project's claim
+(`.starting.json`), the run lock, `revisions.json` and `polish_state.json`; each reader used to
+pick its own subset, so two views of one project could disagree. `read_view` reads them
+together and says where the run is (`RunPlace`). What only Prefect knows (a run it has
+scheduled but that has not touched the project yet, a claimed run that already ended) is added
+above, by `actions.run_state`.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
+from thoughtforge.core.course_claim import Claim, clearing_words, held_words, standing_claim
 from thoughtforge.core.project import Project
 from thoughtforge.core.revisions import current_revision
 from thoughtforge.core.run_lock import LOCK_FILE, is_running
-from thoughtforge.core.run_start import Starting, starting
 from thoughtforge.core.state import POLISH_STATE_FILE, Status, read_polish_state
 from thoughtforge.core.waiting import Waiting, current_wait
 from thoughtforge.errors import StateFileError
@@ -55,8 +56,11 @@ class ProjectView(BaseModel):
     run: RunPlace
     waiting: Waiting | None = None
     """The question a run asked the person, while one waits."""
-    claim: Starting | None = None
+    claim: Claim | None = None
     """The claim of a run on its way (`core.run_start`)."""
+    course: Claim | None = None
+    """A change of the project's course in progress (a revision, a rollback, an archive): its
+    claim, held by a live process (`core.course_claim`)."""
     locked: bool = False
     """A run holds the project's lock (its process is alive)."""
     holder: str | None = None
@@ -79,6 +83,14 @@ class ProjectView(BaseModel):
         return self.locked or self.prefect_run is not None
 
     @property
+    def claim_note(self) -> str | None:
+        """What holds the project's claim and how it clears, while anything does."""
+        held = self.course or self.claim
+        if held is None:
+            return None
+        return f"{held_words(self.project, held)} ({clearing_words(self.project, held)})"
+
+    @property
     def holds(self) -> bool:
         """A run owns the project (working, on its way, or waiting for the person)."""
         return self.run in HOLDS or self.works
@@ -88,7 +100,8 @@ def read_view(project: Project) -> ProjectView:
     """The project's view from its files (`StateFileError` when `status.json` is unusable)."""
     status = project.status()
     waiting = current_wait(project.dir)
-    claim = starting(project)
+    held = standing_claim(project)
+    claim = held if held is not None and held.for_a_run else None
     running = is_running(project)
     return ProjectView(
         project=project,
@@ -96,6 +109,7 @@ def read_view(project: Project) -> ProjectView:
         run=_place(status, waiting, claim, running),
         waiting=waiting,
         claim=claim,
+        course=held if claim is None else None,
         locked=running,
         holder=_lock_holder(project) if running else None,
         revision=current_revision(project.dir),
@@ -103,9 +117,7 @@ def read_view(project: Project) -> ProjectView:
     )
 
 
-def _place(
-    status: Status, waiting: Waiting | None, claim: Starting | None, running: bool
-) -> RunPlace:
+def _place(status: Status, waiting: Waiting | None, claim: Claim | None, running: bool) -> RunPlace:
     if status.archived_at is not None:
         return RunPlace.ARCHIVED
     if status.phase is Phase.DONE and not running and claim is None:

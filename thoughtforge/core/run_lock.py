@@ -15,14 +15,13 @@ from contextlib import contextmanager
 from typing import IO
 
 from thoughtforge.core.atomic_write import unwritable
+from thoughtforge.core.course_claim import end_run_claim
 from thoughtforge.core.processes import end_leftover_processes
 from thoughtforge.core.project import Project
 from thoughtforge.core.space_reserve import keep_reserve
 from thoughtforge.errors import ProjectError
 
 LOCK_FILE = ".run.lock"
-STARTING_FILE = ".starting.json"
-"""A run on its way claims the project here (`run_start`); taking the lock ends the claim."""
 PROBE_GRACE_SECONDS = 1.0
 _RETRY_SECONDS = 0.02
 _held_here: set[str] = set()
@@ -48,7 +47,7 @@ def hold_run_lock(project: Project) -> Iterator[None]:
         handle.write(f"pid {os.getpid()}")
         handle.flush()
         _held_here.add(str(path))
-        clear_start(project)  # the run asked for has arrived
+        end_run_claim(project)  # the run asked for has arrived
         end_leftover_processes(project.dir)
         keep_reserve(project.dir)
         try:
@@ -83,8 +82,3 @@ def is_running(project: Project) -> bool:
             return True
         fcntl.flock(handle, fcntl.LOCK_UN)
         return False
-
-
-def clear_start(project: Project) -> None:
-    """The run took the lock, or it will never come."""
-    (project.dir / STARTING_FILE).unlink(missing_ok=True)

@@ -17,12 +17,13 @@ from pydantic import BaseModel
 
 from thoughtforge.core import git_repo
 from thoughtforge.core.agent_activity import ACTIVITY_FILE, STREAM_FILE
+from thoughtforge.core.course_claim import STARTING_FILE
 from thoughtforge.core.hooks import BOARD_CARD_FILE
 from thoughtforge.core.links import refuse_links
 from thoughtforge.core.processes import PROCESSES_FILE
 from thoughtforge.core.project_log import LOG_FILE, log_event
 from thoughtforge.core.revisions import BUILT_FROM_FILE, REVISIONS_FILE
-from thoughtforge.core.run_lock import LOCK_FILE, STARTING_FILE
+from thoughtforge.core.run_lock import LOCK_FILE
 from thoughtforge.core.space_reserve import RESERVE_FILE
 from thoughtforge.core.spend import USAGE_FILE
 from thoughtforge.core.state import (
@@ -137,7 +138,8 @@ class UncommittedEdits(ProjectError):
         super().__init__(
             f"cannot {what}: it would overwrite uncommitted edits in {project_dir.name} "
             f"({listed}), which no commit holds. Keep them as your commit first (--keep-edits, "
-            f"or keep_edits in MCP; `thoughtforge history` lists it), or commit or undo them "
+            f'keep_edits in MCP, "Keep my uncommitted edits" in the page\'s history; '
+            f"`thoughtforge history` lists it), or commit or undo them "
             f"yourself (git -C {project_dir} status)."
         )
 

@@ -25,6 +25,8 @@ from thoughtforge.web.workbench import page, requested_project
 
 class RestoreRequest(BaseModel):
     to: str = Field(min_length=1, max_length=200)
+    keep_edits: bool = False
+    """Commit the person's uncommitted edits first, as the CLI's `--keep-edits`."""
 
 
 async def history_page(request: Request) -> Response:
@@ -57,5 +59,7 @@ async def diff_page(request: Request) -> Response:
 async def restore(request: Request) -> Response:
     project = await requested_project(request)
     wanted = RestoreRequest.model_validate(await request.json())
-    restored = await run_in_threadpool(restore_project, project, wanted.to)
+    restored = await run_in_threadpool(
+        restore_project, project, wanted.to, keep_edits=wanted.keep_edits
+    )
     return JSONResponse({"phase": restored.phase.value, "note": restored.note})

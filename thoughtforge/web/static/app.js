@@ -443,7 +443,8 @@ document.querySelectorAll("[data-restore]").forEach(function (button) {
     if (!window.confirm("Restore " + name + "? The files go back to that version with a new commit; the history is kept.")) return;
     button.disabled = true;
     try {
-      const data = await post("/projects/" + where + "/rollback", {to: name});
+      const keep = document.getElementById("keep-edits");
+      const data = await post("/projects/" + where + "/rollback", {to: name, keep_edits: !!(keep && keep.checked)});
       say(data.note, "ok");
       window.setTimeout(function () { window.location.href = "/projects/" + where; }, 800);
     } catch (error) {
