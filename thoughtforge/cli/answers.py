@@ -1,9 +1,11 @@
 """The person's answers: chat in Phases 1–2, answer a stuck build, decide on a halted project.
 
-Each is one call into `actions` (`answer_in_chat`, `decide`), the path the page and the MCP server
-take: the words stored first, then handed to the run waiting for them; with no run waiting, a
-decision is applied to the project's files and, where the project can go on by itself, it runs
-here, in this process.
+Each is checked as the page checks it (`actions.answering.check_answer` on the project's
+composer), so a refusal says the page's words, then the commands that do what the page offers.
+Then it is one call into `actions` (`answer_in_chat`, `decide`), the path the page and the MCP
+server take: the words stored first, then handed to the run waiting for them; with no run
+waiting, a decision is applied to the project's files and, where the project can go on by itself,
+it runs here, in this process.
 """
 
 from __future__ import annotations
