@@ -276,11 +276,12 @@ def test_say_refuses_an_empty_message_and_a_finished_project(run: Run, tmp_path:
     run("init")
     [project] = _new_projects(tmp_path)
     empty = run("say", project.name, "  ")
-    assert empty.returncode == 1 and "empty" in empty.stderr
+    assert empty.returncode == 1 and "Write a message first" in empty.stderr
     status = project / "status.json"
     status.write_text(status.read_text().replace('"brain_dump"', '"done"'))
     late = run("say", project.name, "One more thing")
-    assert late.returncode == 1 and "finished" in late.stderr and "Traceback" not in late.stderr
+    assert late.returncode == 1 and "Traceback" not in late.stderr
+    assert "Done: the deliverable is final" in late.stderr
     chat = (project / "chat_history.json").read_text()
     assert "One more thing" not in chat and '"content": "  "' not in chat
 

@@ -57,7 +57,8 @@ def test_confirm_edit_saves_the_edit_then_confirms_as_confirm_does(
     result = _run(tmp_path, "confirm", reviewed.id, "--edit", editor=editor)
     assert "Saved your edit as the distillation." in result.stdout
     # No run waits (none was started): the edit stays the draft a later Confirm locks.
-    assert result.returncode == 1 and f"thoughtforge continue {reviewed.id}" in result.stderr
+    assert result.returncode == 1
+    assert f"Next: thoughtforge say|continue {reviewed.id}" in result.stderr
     last = read_chat(reviewed.dir)[-1]
     assert last.edited and "for 80 guests" in last.content
 

@@ -131,7 +131,9 @@ def test_cli_override_of_a_refused_plan_builds_it(
     stopped = run_cli(env, config_path, "continue", project.id, "--auto-confirm")
     assert stopped.returncode == 3 and "plan_incomplete" in stopped.stderr, stopped.stderr
     refused = run_cli(env, config_path, "resume", project.id)
-    assert refused.returncode == 1 and "takes override" in refused.stderr, refused.stderr
+    assert refused.returncode == 1, refused.stderr
+    assert "'resume' is not possible now" in refused.stderr
+    assert f"Next: thoughtforge override|revise|terminate {project.id}" in refused.stderr
     overridden = run_cli(env, config_path, "override", project.id)
     assert overridden.returncode == 0, overridden.stdout + overridden.stderr
     assert read_status(project.dir).phase is Phase.DONE

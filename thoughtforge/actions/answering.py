@@ -17,7 +17,12 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from thoughtforge.actions.budget import raise_on_halt
-from thoughtforge.actions.composer import ACTIONS, AGENT_SWITCH_ACTIONS, CHAT_ACTIONS
+from thoughtforge.actions.composer import (
+    ACTIONS,
+    AGENT_SWITCH_ACTIONS,
+    CHAT_ACTIONS,
+    Composer,
+)
 from thoughtforge.actions.hand_over import Delivery, answer_in_chat, hand_over, kept_note
 from thoughtforge.actions.revising import revise
 from thoughtforge.actions.run_state import current_composer
@@ -32,6 +37,10 @@ from thoughtforge.models import Phase, Usd
 from thoughtforge.phases import add_human_message, halt_actions
 from thoughtforge.phases.chat import when_answered, when_read
 from thoughtforge.stack.api import AnsweredMeanwhile
+
+MAX_MESSAGE_CHARS = 200_000
+"""The longest message an answer carries, whatever the door (a longer text belongs in a file under
+the project's resources/)."""
 
 BUSY_SECONDS = 20.0
 """How long the page's action waits for a run that is about to ask (re-entering after the last
@@ -77,11 +86,7 @@ def take_answer(
     answer: Answer,
     start: Starter = start_run,
 ) -> Outcome:
-    composer = current_composer(config, project)
-    if not composer.allows(answer.action):
-        raise ActionRefused(f"'{answer.action}' is not possible now. {composer.note}")
-    if ACTIONS[answer.action].needs_message and not answer.message.strip():
-        raise ActionRefused("Write a message first: this action sends it.")
+    check_answer(current_composer(config, project), answer.action, answer.message)
     if answer.action == "start":
         started = start(config, config_file, project, None)
         return Outcome(delivery="started" if started.run_id else "not_started", note=started.note)
@@ -101,6 +106,20 @@ def take_answer(
     if answer.budget_usd is not None:
         raise_on_halt(config, project, answer.budget_usd, terminating=answer.action == "terminate")
     return _decision(config, config_file, project, answer, start)
+
+
+def check_answer(composer: Composer, action: str, message: str) -> None:
+    """Refuse what the project does not take now, in the words every door shows: an action its
+    composer does not offer, an action that sends a message without one, a message too long."""
+    if not composer.allows(action):
+        raise ActionRefused(f"'{action}' is not possible now. {composer.note}")
+    if ACTIONS[action].needs_message and not message.strip():
+        raise ActionRefused("Write a message first: this action sends it.")
+    if len(message) > MAX_MESSAGE_CHARS:
+        raise ActionRefused(
+            f"The message is {len(message):,} characters; at most {MAX_MESSAGE_CHARS:,} are "
+            "taken. Put a longer text in a file under the project's resources/."
+        )
 
 
 def chat_turn(

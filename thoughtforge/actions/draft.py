@@ -9,6 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from thoughtforge.actions.answering import Answer, Outcome, Starter, chat_turn
+from thoughtforge.actions.composer import Composer
 from thoughtforge.actions.run_state import current_composer
 from thoughtforge.actions.starting import start_run
 from thoughtforge.config import Config
@@ -26,6 +27,13 @@ class DraftEdit(BaseModel):
     confirm: bool = False
 
 
+def check_edit(composer: Composer) -> None:
+    """Refused while the AI works on the draft (it is about to write a newer one), in the words
+    every door shows."""
+    if not (composer.allows("confirm") or composer.allows("start")):
+        raise ActionRefused(f"The draft cannot be edited now. {composer.note}")
+
+
 def take_edit(
     config: Config,
     config_file: Path,
@@ -37,9 +45,7 @@ def take_edit(
     woken), a run to start, and another answer arriving first are all met as they are there.
     Refused while the AI works on the draft (it is about to write a newer one): the page keeps
     the text in its box."""
-    composer = current_composer(config, project)
-    if not (composer.allows("confirm") or composer.allows("start")):
-        raise ActionRefused(f"The draft cannot be edited now. {composer.note}")
+    check_edit(current_composer(config, project))
     save_edit(project, edit.text, edit.version, confirming=edit.confirm)
     if not edit.confirm:
         return Outcome(delivery="saved", note="Saved: your edit is the draft now.")

@@ -2,7 +2,10 @@
 
 Every board ThoughtForge draws or mirrors (the terminal, the web page, Vibe Kanban) is made of
 these cards, so they never disagree on where a project stands. A halt is a badge, not a column:
-the card stays where the project stopped. Pure: it reads the state files and nothing else.
+the card stays where the project stopped. Where the project stands is the read model's
+(`core.project_view`, what the composer, inbox and `status` read too): its status, revision and
+where its run is; the card adds the metrics the read model does not carry (the polish loop's
+trajectory and counts, the spend). Pure: it reads the state files and nothing else.
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from thoughtforge.config import Config
-from thoughtforge.core.project import ProjectListing, list_projects
-from thoughtforge.core.revisions import current_revision, revision_words
+from thoughtforge.core.project import Project, list_projects
+from thoughtforge.core.project_view import ProjectView, RunPlace, read_view
+from thoughtforge.core.revisions import revision_words
 from thoughtforge.core.spend import read_usage, usd
 from thoughtforge.core.state import POLISH_STATE_FILE, Status, read_polish_state
 from thoughtforge.errors import StateFileError
@@ -60,6 +64,9 @@ class Card(BaseModel):
     """What the project's agent calls cost (`$1.23`, with its own budget `$1.23 / $5.00`);
     None before its first call."""
     revision: int = 1
+    run: RunPlace | None = None
+    """Where the project's run is (`core.project_view`), for boards drawn when they are read;
+    None when the project is unreadable."""
 
     @property
     def title(self) -> str:
@@ -69,28 +76,45 @@ class Card(BaseModel):
         return f"{title} · {self.badge}" if self.badge else title
 
 
-def card_of(project_id: str, project_dir: Path, status: Status) -> Card:
-    """The card of a project whose `status.json` was read."""
+def card_of(view: ProjectView) -> Card:
+    """The card of a project as its read model says it stands."""
+    status, project = view.status, view.project
     column = status.halted_from if status.phase is Phase.HALTED else status.phase
     card = Card(
-        project_id=project_id,
-        name=status.project_name or project_id,
+        project_id=project.id,
+        name=status.project_name or project.id,
         column=column if column in COLUMNS else Phase.BRAIN_DUMP,
         badge=_badge(status),
         halt_reason=status.halt_reason,
         deliverable_type=status.deliverable_type,
         agent=status.agent,
         updated_at=status.updated_at,
-        revision=_revision(project_dir),
+        revision=view.revision,
+        run=view.run,
     )
-    return _with_spend(_with_polish_metrics(card, project_dir), project_dir)
+    return _with_spend(_with_polish_metrics(card, project.dir), project.dir)
+
+
+def project_card(project: Project) -> Card:
+    """The project's card as its files are now; an unreadable project's card (badged, in the
+    first column) when they cannot be read."""
+    try:
+        return card_of(read_view(project))
+    except StateFileError as exc:
+        return Card(
+            project_id=project.id,
+            name=project.id,
+            column=Phase.BRAIN_DUMP,
+            badge=Badge.UNREADABLE,
+            problem=str(exc),
+        )
 
 
 def board_cards(config: Config) -> list[Card]:
-    """Every project's card, unreadable projects included (badged, in the first column); not
-    the archived ones (`core.archive`): they are out of the way until unarchived."""
+    """Every project's card, unreadable projects included; not the archived ones
+    (`core.archive`): they are out of the way until unarchived."""
     return [
-        _card_of_listing(listing)
+        project_card(listing.project)
         for listing in list_projects(config)
         if listing.status is None or listing.status.archived_at is None
     ]
@@ -116,7 +140,9 @@ def sparkline(values: list[int]) -> str:
 
 
 def describe(card: Card) -> str:
-    """The card's details as Markdown lines, for boards that show a description."""
+    """The card's details as Markdown lines, for boards that show a description. Not where the
+    run is: a mirrored board (Vibe Kanban) is updated at each phase change only, and the run
+    works, waits and rests between two."""
     lines = [
         f"**Phase:** {COLUMNS[card.column]}" + (f" ({card.badge})" if card.badge else ""),
         f"**Deliverable:** {card.deliverable_type or 'not decided yet'}",
@@ -141,13 +167,6 @@ def describe(card: Card) -> str:
         lines.append(f"**Problem:** {card.problem}")
     lines.append(f"**Project id:** {card.project_id}")
     return "\n\n".join(lines)
-
-
-def _revision(project_dir: Path) -> int:
-    try:
-        return current_revision(project_dir)
-    except StateFileError:
-        return 1
 
 
 def _badge(status: Status) -> Badge | None:
@@ -184,16 +203,3 @@ def _with_spend(card: Card, project_dir: Path) -> Card:
     if ledger.budget is not None and ledger.budget.max_usd is not None:
         spent += f" / {usd(ledger.budget.max_usd)}"
     return card.model_copy(update={"spent": spent})
-
-
-def _card_of_listing(listing: ProjectListing) -> Card:
-    project = listing.project
-    if listing.status is None:
-        return Card(
-            project_id=project.id,
-            name=project.id,
-            column=Phase.BRAIN_DUMP,
-            badge=Badge.UNREADABLE,
-            problem=listing.error,
-        )
-    return card_of(project.id, project.dir, listing.status)

@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from thoughtforge.board.cards import COLUMNS, Badge, Card, by_column, sparkline
+from thoughtforge.core.project_view import RunPlace
 from thoughtforge.models import Phase
 from thoughtforge.terminal_text import inert
 
@@ -50,6 +51,15 @@ def work_line(card: Card) -> str:
 _Piece = tuple[str, str]
 """Some of a card's text and its own style ("" for none: the card's style alone)."""
 
+RUN_WORDS: dict[RunPlace, _Piece] = {
+    RunPlace.STARTING: ("starting", "cyan"),
+    RunPlace.WORKING: ("working", "cyan"),
+    RunPlace.WAITING: ("waits for you", "magenta"),
+    RunPlace.SUSPENDED: ("waits for you (resting)", "magenta"),
+}
+"""A run the person may want to know about; a project at rest, halted or done says nothing
+more than its column and badge."""
+
 
 def _card_lines(card: Card) -> list[list[_Piece]]:
     """One card's lines: who it is, its badge, who works on it, how its polish goes."""
@@ -61,6 +71,8 @@ def _card_lines(card: Card) -> list[list[_Piece]]:
         if card.halt_reason is not None and card.badge is not Badge.TERMINATED:
             badge.append((f" {inert(str(card.halt_reason))}", "yellow"))
         lines.append(badge)
+    if card.run in RUN_WORDS:
+        lines.append([RUN_WORDS[card.run]])
     if work_line(card):
         lines.append([(inert(work_line(card)), "")])
     if card.trajectory:

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from thoughtforge.cli.app import AutoConfirm, ProjectArgument, app, config_of, out, read_brain_dump
+from thoughtforge.cli.app import AutoConfirm, ProjectArgument, app, config_of, out, read_text_source
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.terminal_text import inert_markup
 
@@ -46,7 +46,7 @@ def revise(
 
     if (change is None) == (file is None):
         raise ThoughtForgeError("give the change request as text or with --file (one of them)")
-    text = change if change is not None else read_brain_dump(file or "-")
+    text = change if change is not None else read_text_source(file or "-", "change")
     config = config_of(ctx)
     project = open_project(config, project_id)
     revision = start_revising(config, project, text, keep_edits=keep_edits)

@@ -1,9 +1,11 @@
 """The person's answers: chat in Phases 1–2, answer a stuck build, decide on a halted project.
 
-Each is one call into `actions` (`answer_in_chat`, `decide`), the path the page and the MCP server
-take: the words stored first, then handed to the run waiting for them; with no run waiting, a
-decision is applied to the project's files and, where the project can go on by itself, it runs
-here, in this process.
+Each is checked as the page checks it (`actions.answering.check_answer` on the project's
+composer), so a refusal says the page's words, then the commands that do what the page offers.
+Then it is one call into `actions` (`answer_in_chat`, `decide`), the path the page and the MCP
+server take: the words stored first, then handed to the run waiting for them; with no run
+waiting, a decision is applied to the project's files and, where the project can go on by itself,
+it runs here, in this process.
 """
 
 from __future__ import annotations
@@ -14,19 +16,31 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from thoughtforge.bounded_input import MAX_TEXT_FILE_BYTES, read_capped_text
-from thoughtforge.cli.app import AutoConfirm, ProjectArgument, app, config_of, err, out
+from thoughtforge.cli.app import (
+    AutoConfirm,
+    ProjectArgument,
+    app,
+    config_of,
+    err,
+    out,
+    read_text_source,
+)
 from thoughtforge.cli.chat import WaitOption, print_reply
 from thoughtforge.cli.runs import run_pipeline
 from thoughtforge.errors import ThoughtForgeError
 
 if TYPE_CHECKING:
     from thoughtforge.actions.answering import Decided, Decision
+    from thoughtforge.core import Project
 
 BUSY_WAIT_SECONDS = 300.0
 """How long an action waits for a busy run to ask again (a distillation can take minutes)."""
 
 MessageArgument = Annotated[
-    str, typer.Argument(help="Your message (a correction, an answer, more input).")
+    str,
+    typer.Argument(
+        help="Your message (a correction, an answer, more input); - reads it from standard input."
+    ),
 ]
 
 
@@ -39,7 +53,7 @@ def say(
 ) -> None:
     """Send a chat message; kept for the AI's next call (in Phases 3–4, the next build step or
     polish iteration) when no run is waiting."""
-    _chat(ctx, project_id, "send", message, wait=wait)
+    _chat(ctx, project_id, "send", _said(message), wait=wait)
 
 
 @app.command()
@@ -128,12 +142,15 @@ def agent(
 def answer(
     ctx: typer.Context,
     project_id: ProjectArgument,
-    message: Annotated[str, typer.Argument(help="The decision the stuck builder asked for.")],
+    message: Annotated[
+        str,
+        typer.Argument(
+            help="The decision the stuck builder asked for; - reads it from standard input."
+        ),
+    ],
 ) -> None:
     """Phase 3: give a stuck builder the input it asked for; it re-asks the stuck section."""
-    if not message.strip():
-        raise ThoughtForgeError("the answer is empty: say what the builder should do")
-    if _decided(ctx, project_id, "provide_input", message).handed_over:
+    if _decided(ctx, project_id, "provide_input", _said(message)).handed_over:
         out.print(f"Sent your answer to the waiting build of {project_id}.")
         return
     run_pipeline(ctx, project_id, auto_confirm=True)
@@ -165,11 +182,10 @@ def _chat(
     ctx: typer.Context, project_id: str, action: str, message: str = "", *, wait: bool
 ) -> None:
     from thoughtforge.actions.hand_over import Delivery, answer_in_chat, kept_note
-    from thoughtforge.cli.next_steps import no_chat_turn
-    from thoughtforge.core import current_wait, open_project, read_thread
+    from thoughtforge.core import current_wait, read_thread
     from thoughtforge.phases.chat import when_read
 
-    project = open_project(config_of(ctx), project_id)
+    project = _taking(ctx, project_id, action, message)
     since, answered = len(read_thread(project.dir)), current_wait(project.dir)
     delivery = answer_in_chat(
         config_of(ctx), project, action, message, busy_seconds=BUSY_WAIT_SECONDS, on_busy=_busy
@@ -182,14 +198,41 @@ def _chat(
         out.print(f"No run is waiting: message queued; {when_read(project.status())}.")
     elif delivery is Delivery.KEPT:
         out.print(kept_note(project, message))
-    elif why := no_chat_turn(project_id, project.status(), action):
+    elif delivery is Delivery.NOT_TAKEN:  # it halted or finished since the composer was read
         kept = "Your message is kept in the chat. " if message.strip() else ""
-        raise ThoughtForgeError(f"{kept}{why}")
+        raise ThoughtForgeError(f"{kept}{project_id} is {project.status().phase} now.")
     else:
         raise ThoughtForgeError(
             f"no run of {project_id} is waiting for input; start one with "
             f"`thoughtforge continue {project_id}`"
         )
+
+
+def _taking(ctx: typer.Context, project_id: str, action: str, message: str) -> Project:
+    """The project, if it takes `action` now: refused as the page refuses it (`check_answer`,
+    the same words), then the commands that do what the page offers instead."""
+    from thoughtforge.actions.answering import check_answer
+    from thoughtforge.actions.run_state import current_composer
+    from thoughtforge.cli.next_steps import offered_commands
+    from thoughtforge.core import open_project
+    from thoughtforge.errors import ActionRefused
+
+    project = open_project(config_of(ctx), project_id)
+    composer = current_composer(config_of(ctx), project)
+    try:
+        check_answer(composer, action, message)
+    except ActionRefused as refused:
+        offered = [offer.name for offer in composer.actions]
+        instead = offered_commands(project_id, project.status().phase, offered)
+        if composer.allows(action) or not instead:
+            raise
+        raise ActionRefused(f"{refused}\n{instead}") from None
+    return project
+
+
+def _said(message: str) -> str:
+    """The message as given, or read from standard input for `-`."""
+    return read_text_source("-", "message") if message == "-" else message
 
 
 def _sent(action: str, project_id: str) -> str:
@@ -206,6 +249,8 @@ def _edit_draft(
     """Save the person's edit of the draft (checked for `confirming`, the Confirm to follow);
     False when there was nothing to save (the text unchanged). A refused edit typed in the
     editor is kept in `rejected/` before the refusal is raised."""
+    from thoughtforge.actions.draft import check_edit
+    from thoughtforge.actions.run_state import current_composer
     from thoughtforge.core import open_project
     from thoughtforge.phases.draft_edits import (
         DraftRefused,
@@ -215,6 +260,7 @@ def _edit_draft(
     )
 
     project = open_project(config_of(ctx), project_id)
+    check_edit(current_composer(config_of(ctx), project))  # as the page's, before the editor opens
     draft = current_draft(project)
     text = _read_edit(from_file) if from_file else _edit_in_editor(draft.text)
     if text.strip() == draft.text.strip():
@@ -261,10 +307,9 @@ def _edit_in_editor(text: str) -> str:
 def _decided(ctx: typer.Context, project_id: str, action: Decision, message: str = "") -> Decided:
     from thoughtforge.actions.answering import decide
     from thoughtforge.actions.hand_over import kept_note
-    from thoughtforge.core import open_project
     from thoughtforge.stack.api import AnsweredMeanwhile
 
-    project = open_project(config_of(ctx), project_id)
+    project = _taking(ctx, project_id, action, message)
     try:
         return decide(
             config_of(ctx),

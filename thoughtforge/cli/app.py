@@ -111,19 +111,20 @@ def config_of(ctx: typer.Context) -> Config:
     return config
 
 
-def read_brain_dump(source: str) -> str:
-    """The brain dump from a file, or from stdin for `-`; it must be UTF-8 text."""
+def read_text_source(source: str, what: str = "brain dump") -> str:
+    """The text (a brain dump, a change, a message) from a file, or from stdin for `-`; it must
+    be UTF-8 text."""
     name = "standard input" if source == "-" else source
     if source != "-":
-        return read_capped_text(Path(source), MAX_TEXT_FILE_BYTES, "brain dump")
+        return read_capped_text(Path(source), MAX_TEXT_FILE_BYTES, what)
     data = sys.stdin.buffer.read(MAX_TEXT_FILE_BYTES + 1)
     if len(data) > MAX_TEXT_FILE_BYTES:
-        raise ThoughtForgeError(f"the brain dump on {name} is over {MAX_TEXT_FILE_BYTES:,} bytes")
+        raise ThoughtForgeError(f"the {what} on {name} is over {MAX_TEXT_FILE_BYTES:,} bytes")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ThoughtForgeError(
-            f"the brain dump in {name} is not UTF-8 text (byte {exc.start}): save it as UTF-8"
+            f"the {what} in {name} is not UTF-8 text (byte {exc.start}): save it as UTF-8"
         ) from None
 
 

@@ -7,7 +7,7 @@ terminate, `continue` on a finished project) sends a newcomer round in circles.
 from __future__ import annotations
 
 from thoughtforge.core.state import Status
-from thoughtforge.models import HaltReason, Phase, halt_verbs
+from thoughtforge.models import Phase, halt_verbs
 
 
 def after_halt(project_id: str, status: Status) -> str:
@@ -18,23 +18,28 @@ def after_halt(project_id: str, status: Status) -> str:
     return f"Next: thoughtforge {'|'.join(verbs)} {project_id}"
 
 
-def no_chat_turn(project_id: str, status: Status, action: str) -> str | None:
-    """Why a chat verb (say, distill, realign, confirm) has nothing to answer on a finished or
-    halted project; None when a run could still take it."""
-    if status.phase is Phase.DONE:
-        return (
-            f"{project_id} is done: nothing waits for '{action}'. "
-            f"`thoughtforge status {project_id}` shows its deliverable."
-        )
-    if status.phase is not Phase.HALTED:
-        return None
-    if status.halt_reason is HaltReason.HUMAN_TERMINATED:
-        return f"{project_id} was terminated: nothing waits for '{action}', and it cannot resume."
-    verbs = "|".join(halt_verbs(status.halt_reason, status.halted_from))
-    return (
-        f"{project_id} is halted ({status.halt_reason}): it waits for a decision, not a chat "
-        f"turn. Decide with `thoughtforge {verbs} {project_id}`."
-    )
+COMMAND_OF_ACTION = {
+    "send": "say",
+    "accept_unresolved": "confirm",
+    "provide_input": "answer",
+}
+"""The command that is a composer's button, where its name is not the action's own (`start` is
+`start_command`'s)."""
+
+
+def offered_commands(project_id: str, phase: Phase, actions: list[str]) -> str:
+    """The line after a refusal: the commands that do what the page's composer offers now (its
+    `actions`, by name); empty when it offers nothing."""
+    verbs: list[str] = []
+    for action in actions:
+        verb = _start_verb(phase) if action == "start" else COMMAND_OF_ACTION.get(action, action)
+        if verb not in verbs:
+            verbs.append(verb)
+    return f"Next: thoughtforge {'|'.join(verbs)} {project_id}" if verbs else ""
+
+
+def _start_verb(phase: Phase) -> str:
+    return "polish" if phase is Phase.POLISHING else "continue"
 
 
 def start_command(project_id: str, phase: Phase) -> str:

@@ -15,7 +15,7 @@ from thoughtforge.cli.app import (
     config_of,
     err,
     out,
-    read_brain_dump,
+    read_text_source,
 )
 from thoughtforge.cli.runs import run_pipeline, run_polish
 from thoughtforge.config import Config, config_path, write_example
@@ -68,7 +68,7 @@ def new(
     from thoughtforge.core import check_distillable, create_project
 
     config = config_of(ctx)
-    text = read_brain_dump(brain_dump)
+    text = read_text_source(brain_dump)
     check_distillable(config, text)
     warn_if_missing(config, agent, err.print)
     project = create_project(config, brain_dump=text, resources=resource or [], agent=agent)
@@ -92,7 +92,7 @@ def run(
     config = config_of(ctx)
     load_plugins(config)  # a broken plugin folder is refused before the project is created
     chosen = _agent_for_run(config, agent)
-    text = read_brain_dump(brain_dump_file)
+    text = read_text_source(brain_dump_file)
     check_distillable(config, text)
     project = create_project(config, brain_dump=text, resources=resource or [], agent=chosen)
     out.print(f"Created project [bold]{project.id}[/] in {project.dir}")

@@ -4,10 +4,12 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.process_checks import alive
 from thoughtforge.adapters.agents import AgentCall, invoke_agent
@@ -114,7 +116,7 @@ def test_an_answer_over_the_size_cap_is_refused_and_the_agent_stopped(
     assert [why.kind for why in caught.value.attempts] == [FailureKind.TOO_LARGE] * 2
 
 
-def test_a_killed_run_leaves_its_agent_recorded_and_the_next_run_ends_it(
+def test_a_killed_run_kills_its_agent_and_the_next_run_ends_what_the_agent_started(
     config: Config, tmp_path: Path, record_dir: Path
 ) -> None:
     project = create_project(config, brain_dump="x")
@@ -140,7 +142,12 @@ def test_a_killed_run_leaves_its_agent_recorded_and_the_next_run_ends_it(
     runner.kill()
     runner.wait()
     grandchild, agent = (int(p) for p in pids_file.read_text().split())
-    assert alive(agent) and alive(grandchild), "an agent outlives a run killed with -9"
+    for _ in range(40):  # the agent dies with the run (setpriv --pdeathsig KILL)
+        if not alive(agent):
+            break
+        time.sleep(0.05)
+    assert not alive(agent), "the agent outlived the run killed with -9"
+    assert alive(grandchild), "what the agent started is left to the next run"
 
     with hold_run_lock(project):
         pass
@@ -218,3 +225,24 @@ def test_links_an_agent_planted_as_the_call_files_are_never_followed(
     answer = invoke_agent(config, "streamer", "hi", _call(project_dir))
     assert "stream='first line of the answer\\n'" in answer
     assert secret.read_text() == "private key"  # never truncated or appended to
+
+
+def test_a_call_from_a_worker_thread_completes_while_other_threads_come_and_go(
+    config: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The agent dies with the thread that starts it (PR_SET_PDEATHSIG, through setpriv): that
+    thread waits for it to its end, and threads that start and end meanwhile do not touch it."""
+    script = tmp_path / "script.yaml"
+    script.write_text(yaml.safe_dump({"steps": {"plan-review": {"text": "slow", "sleep": 1}}}))
+    monkeypatch.setenv("THOUGHTFORGE_SCRIPT", str(script))
+    answers: list[str] = []
+    worker = threading.Thread(
+        target=lambda: answers.append(invoke_agent(config, "demo", "x", _call(tmp_path)))
+    )
+    worker.start()
+    for _ in range(5):
+        passing = threading.Thread(target=time.sleep, args=(0.05,))
+        passing.start()
+        passing.join()
+    worker.join(timeout=30)
+    assert answers == ["slow"]

@@ -6,6 +6,8 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 from thoughtforge.adapters.agents.process import run_command
 
 ENV = dict(os.environ)
@@ -43,3 +45,14 @@ def test_merge_stderr_reads_both_streams_in_the_order_written() -> None:
     result = run_command(python(code), "", ENV, timeout=30, max_bytes=1000, merge_stderr=True)
     assert result.stdout.splitlines() == ["out 0", "err 0", "out 1", "err 1", "out 2", "err 2"]
     assert result.stderr == ""
+
+
+def test_a_command_that_cannot_start_raises_what_starting_it_raises(tmp_path: Path) -> None:
+    """Started through `setpriv`, a command that cannot be executed is still the `OSError`
+    Popen raises (the agent layer says 'could not start', a full disk halts), not an exit code."""
+    with pytest.raises(FileNotFoundError):
+        run_command([str(tmp_path / "missing")], "", ENV, timeout=30, max_bytes=1000)
+    not_executable = tmp_path / "agent.sh"
+    not_executable.write_text("#!/bin/sh\necho hi\n")
+    with pytest.raises(PermissionError):
+        run_command([str(not_executable)], "", ENV, timeout=30, max_bytes=1000)

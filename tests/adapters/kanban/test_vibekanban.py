@@ -264,3 +264,18 @@ def test_a_board_deleted_by_hand_is_made_again_with_the_card(
     assert (card["status"], card["title"]) == ("inreview", f"{project.id} · Human Review")
     failures = [e for e in read_events(project.dir) if e["event"] == "hook_failed"]
     assert [f["hook"] for f in failures] == ["board"]
+
+
+def test_a_late_sync_sends_the_project_as_its_files_are_now(
+    project: Project,
+    board: VibeKanbanBoard,
+    vibe_kanban: VibeKanban,
+    board_name: str,
+) -> None:
+    """The card is the read model's (`board.cards.project_card`): a sync the courier delivers
+    after a later phase change shows where the project is, not the status it was handed."""
+    handed = transition(project, Phase.DISTILLING)
+    transition(project, Phase.HUMAN_REVIEW)
+    board.sync(project, handed)
+    card = only_card(vibe_kanban, board_name)
+    assert (card["status"], card["title"]) == ("inreview", f"{project.id} · Human Review")

@@ -1,7 +1,8 @@
 """Agents are commands (the prompt goes in on stdin, the answer comes out on stdout) or
 OpenAI-compatible HTTP endpoints.
 
-`invoke` runs one call from config (retry once, then `AgentFailure`), `graceful_stop` lets the
+`invoke` runs one call from config (retry once, then `AgentFailure`): `agent_call` what the call
+is for and what an attempt gave, `command_agent` one attempt of a command; `graceful_stop` lets the
 call in flight finish when a run is told to stop, `process` owns the subprocess and its timeout,
 `http_agent` one chat completion and its retries (`chat_request` the body sent,
 `chat_exchange` the response read within the call's deadline and byte cap, `chat_stream` a
@@ -22,6 +23,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from thoughtforge.adapters.agents.agent_call import AgentCall
     from thoughtforge.adapters.agents.check import (
         AgentState,
         agent_state,
@@ -31,16 +33,12 @@ if TYPE_CHECKING:
         why_not_logged_in,
         why_unavailable,
     )
-    from thoughtforge.adapters.agents.invoke import (
-        AgentCall,
-        find_command,
-        invoke_agent,
-        use_call_slots,
-    )
+    from thoughtforge.adapters.agents.command_agent import find_command
+    from thoughtforge.adapters.agents.invoke import invoke_agent, use_call_slots
 
 _HOMES = {
-    "AgentCall": "invoke",
-    "find_command": "invoke",
+    "AgentCall": "agent_call",
+    "find_command": "command_agent",
     "invoke_agent": "invoke",
     "use_call_slots": "invoke",
     "AgentState": "check",

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from thoughtforge.adapters.agents.invoke import find_command
+from thoughtforge.adapters.agents.command_agent import find_command
 from thoughtforge.adapters.agents.profiles import missing_login, profile_of
 from thoughtforge.config import CommandAgentSpec, Config, OpenAIAgentSpec
 

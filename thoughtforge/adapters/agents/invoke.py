@@ -11,20 +11,15 @@ call (`PromptTooLarge`): sending it would only have the model cut or ramble.
 
 from __future__ import annotations
 
-import errno
-import os
-import shutil
-import sys
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
+from thoughtforge.adapters.agents.agent_call import AgentCall, Attempt, failed
 from thoughtforge.adapters.agents.call_budget import check_budget, record_call
 from thoughtforge.adapters.agents.call_usage import measuring, of_call
+from thoughtforge.adapters.agents.command_agent import profile_for, run_command_agent
 from thoughtforge.adapters.agents.graceful_stop import agent_call
 from thoughtforge.adapters.agents.http_agent import ask_endpoint
 from thoughtforge.adapters.agents.image_parts import (
@@ -35,26 +30,10 @@ from thoughtforge.adapters.agents.image_parts import (
     sends_images,
     user_content,
 )
-from thoughtforge.adapters.agents.output import (
-    AgentOutputError,
-    CliApiError,
-    CliRefusal,
-    normalise,
-    watch_claude_stream,
-)
-from thoughtforge.adapters.agents.process import ProcessResult, run_command
-from thoughtforge.adapters.agents.profiles import CliProfile, profile_of
 from thoughtforge.adapters.agents.switches import tool_granting_flags
-from thoughtforge.config import (
-    AgentsConfig,
-    AgentSpec,
-    CommandAgentSpec,
-    Config,
-    OpenAIAgentSpec,
-)
-from thoughtforge.core import log_event, track_process, untrack_process, utc_now
+from thoughtforge.config import AgentsConfig, AgentSpec, CommandAgentSpec, Config, OpenAIAgentSpec
+from thoughtforge.core import log_event, utc_now
 from thoughtforge.core.agent_activity import AgentActivity, begin_call, end_call, stream_output
-from thoughtforge.core.atomic_write import unwritable
 from thoughtforge.errors import (
     AgentFailure,
     AgentRefused,
@@ -64,83 +43,18 @@ from thoughtforge.errors import (
     PromptTooLarge,
 )
 from thoughtforge.prompting.context_window import estimate_tokens
-from thoughtforge.terminal_text import without_escapes
 
 ATTEMPTS = 2
 TEMPERATURE_STEP = 0.3
 """An HTTP agent's temperature rises by this at each re-ask and retry: at temperature 0 the same
 prompt gets the same answer, and a re-ask must be able to get another one."""
 MAX_TEMPERATURE = 1.2
-_STDERR_EXCERPT = 300
-
-
-_DISK_ERRORS = frozenset({errno.ENOSPC, errno.EROFS, errno.EDQUOT})
-"""A call that cannot start for these is the disk's failure (halts `file_system_error`)."""
-
-
-class Attempt(BaseModel):
-    """One attempt of a call: the answer, or how it failed (`refusal`: its tools were refused,
-    which no retry changes)."""
-
-    answer: str = ""
-    failure: AttemptFailure | None = None
-    refusal: str = ""
-
-
-def _failed(kind: FailureKind, reason: str) -> Attempt:
-    return Attempt(failure=AttemptFailure(kind=kind, reason=reason))
-
-
-class AgentCall(BaseModel):
-    """What an invocation is for; becomes the THOUGHTFORGE_* environment of the agent."""
-
-    step: str
-    project_dir: Path
-    phase: str
-    iteration: int | None = None
-    answer_schema: dict[str, Any] | None = None
-    """The JSON schema a JSON step's answer must fit: an HTTP agent sends it (structured output)."""
-    sections: tuple[str, ...] = ()
-    """The `##` sections a Markdown step's answer must have (sent as a grammar where it helps)."""
-    reask: int = 0
-    """How many answers to this question were already refused (an HTTP agent varies more)."""
-    images: tuple[Path, ...] = ()
-    """Images that go with the prompt: as content parts to an HTTP agent that can see
-    (`image_parts`); a command agent finds their paths in the prompt instead."""
-    test_command: tuple[str, ...] | None = None
-    """Set on a step that edits the project's files and runs its tests (code build and fix):
-    an agent CLI's profile then grants exactly that. Every other step is text only."""
-
-    @property
-    def writes(self) -> bool:
-        return self.test_command is not None
-
-    def environment(self) -> dict[str, str]:
-        env = {
-            "THOUGHTFORGE_STEP": self.step,
-            "THOUGHTFORGE_PROJECT_DIR": str(self.project_dir),
-            "THOUGHTFORGE_PHASE": self.phase,
-        }
-        if self.iteration is not None:
-            env["THOUGHTFORGE_ITERATION"] = str(self.iteration)
-        return env
-
-
-def find_command(spec: CommandAgentSpec) -> str | None:
-    """PATH first, then beside this Python, so a venv's own scripts work without activating it."""
-    return shutil.which(spec.command) or shutil.which(
-        spec.command, path=str(Path(sys.executable).parent)
-    )
 
 
 def overhead_tokens(spec: AgentSpec) -> int:
     """What the agent adds to every prompt of its own (a CLI's system prompt and tools)."""
-    profile = _profile(spec)
+    profile = profile_for(spec)
     return 0 if profile is None else profile.overhead_tokens
-
-
-def _profile(spec: AgentSpec) -> CliProfile | None:
-    return profile_of(spec.profile) if isinstance(spec, CommandAgentSpec) else None
 
 
 def _refuse_tools_on_a_text_step(agent: str, spec: AgentSpec, call: AgentCall) -> None:
@@ -221,7 +135,7 @@ def invoke_agent(
                         agent, spec, user_content(prompt, images), call, config.agents, attempt
                     )
                 else:
-                    result = _run_command(spec, prompt, call, config.agents)
+                    result = run_command_agent(spec, prompt, call, config.agents)
             finally:
                 end_call(call.project_dir)
             seconds = time.monotonic() - started
@@ -288,132 +202,4 @@ def _ask_endpoint(
     if answer.failure is None:
         return Attempt(answer=answer.text)
     refused = isinstance(prompt, list) and refusal_of_images(answer.failure.reason, name)
-    return _failed(FailureKind.REFUSED, refused) if refused else Attempt(failure=answer.failure)
-
-
-def _run_command(
-    spec: CommandAgentSpec, prompt: str, call: AgentCall, limits: AgentsConfig
-) -> Attempt:
-    executable = find_command(spec)
-    if executable is None:
-        return _failed(FailureKind.UNAVAILABLE, f"command '{spec.command}' not found on PATH")
-    env = {**os.environ, **call.environment()}
-    started: list[int] = []
-
-    def track(pid: int) -> None:
-        started.append(pid)
-        track_process(call.project_dir, pid)
-
-    profile = _profile(spec)
-    flags = [*profile.flags(call.test_command), *spec.flags] if profile else spec.flags
-    try:
-        result = run_command(
-            [executable, *flags],
-            prompt,
-            env,
-            limits.call_timeout_seconds,
-            limits.max_reply_bytes,
-            on_start=track,
-            cwd=call.project_dir,
-            on_output=_watched(call, profile),
-        )
-    except OSError as exc:
-        if exc.errno in _DISK_ERRORS:  # the project's disk, not the agent: no retry helps
-            raise unwritable(call.project_dir, exc) from None
-        reason = f"could not start '{spec.command}': {exc.strerror or exc}"
-        return _failed(FailureKind.UNAVAILABLE, reason)
-    finally:
-        for pid in started:
-            untrack_process(call.project_dir, pid)
-    if result.stopped and profile is not None:  # a refused login: no retry helps
-        return Attempt(refusal=f"{result.stopped}: {profile.login_hint}, then resume.")
-    output = profile.output if profile else spec.output
-    stopped = _stopped(result, limits, profile)
-    if stopped is not None:
-        return stopped
-    try:
-        answer = normalise(output, result.stdout, result.stderr, call.writes)
-    except CliRefusal as exc:
-        fix = f"{exc.fix}." if exc.fix else _refusal_fix(spec, call)
-        return Attempt(refusal=without_escapes(f"{exc}. {fix}"))
-    except CliApiError as exc:
-        if exc.login_refused and profile is not None:  # a key no retry makes good
-            return Attempt(refusal=f"{exc}. {profile.login_hint}, then resume.")
-        return _failed(FailureKind.EXITED, str(exc))
-    except AgentOutputError as exc:
-        failed = _failure_of(result)  # a CLI that failed before printing its JSON
-        return failed if failed is not None else _failed(FailureKind.UNREADABLE, str(exc))
-    failed = _failure_of(result)
-    if failed is not None:
-        return failed
-    if not answer:
-        return _failed(FailureKind.EMPTY, "empty output" + _stderr_excerpt(result))
-    return Attempt(answer=answer)
-
-
-def _watched(call: AgentCall, profile: CliProfile | None) -> Callable[[bytes], None]:
-    """What the agent writes, streamed to the workbench (and read as it comes, for a CLI whose
-    events can show a refused login)."""
-    watch = (
-        watch_claude_stream() if profile is not None and profile.output == "claude_stream" else None
-    )
-
-    def on_output(chunk: bytes) -> None:
-        stream_output(call.project_dir, chunk)
-        if watch is not None:
-            watch(chunk)
-
-    return on_output
-
-
-def _refusal_fix(spec: CommandAgentSpec, call: AgentCall) -> str:
-    """What to do about a CLI refused the tools of a step that writes."""
-    if spec.profile is None:
-        return (
-            "The entry has no profile, so nothing granted it edits: set its profile to "
-            "claude, codex or gemini, then resume."
-        )
-    command = " ".join(call.test_command or ())
-    return (
-        f"This step may edit files in the project folder and run `{command}`, nothing else; "
-        "give guidance that keeps the agent to that (or fix the test command), then resume."
-    )
-
-
-def _stopped(
-    result: ProcessResult, limits: AgentsConfig, profile: CliProfile | None
-) -> Attempt | None:
-    """A call ThoughtForge stopped: out of time, or an answer too long."""
-    if result.timed_out:
-        hint = (
-            f"; a CLI that is not logged in (a 401) may retry until then: {profile.login_hint}"
-            if profile is not None
-            else ""
-        )
-        return _failed(
-            FailureKind.TIMED_OUT,
-            f"timed out after {limits.call_timeout_seconds:g}s (process group killed){hint}",
-        )
-    if result.too_large:
-        return _failed(
-            FailureKind.TOO_LARGE,
-            f"answer longer than agents.max_reply_bytes ({limits.max_reply_bytes:,} bytes); "
-            "the agent was stopped",
-        )
-    return None
-
-
-def _failure_of(result: ProcessResult) -> Attempt | None:
-    if result.returncode != 0:
-        return _failed(
-            FailureKind.EXITED, f"exit code {result.returncode}" + _stderr_excerpt(result)
-        )
-    if not result.stdout.strip():
-        return _failed(FailureKind.EMPTY, "empty output" + _stderr_excerpt(result))
-    return None
-
-
-def _stderr_excerpt(result: ProcessResult) -> str:
-    """What the agent said on stderr: often the only clue (`curl: (7) Failed to connect…`)."""
-    excerpt = result.stderr.strip()[-_STDERR_EXCERPT:]
-    return f": {excerpt}" if excerpt else ""
+    return failed(FailureKind.REFUSED, refused) if refused else Attempt(failure=answer.failure)

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from thoughtforge.adapters.agents.invoke import AgentCall, invoke_agent
+from thoughtforge.adapters.agents.agent_call import AgentCall
+from thoughtforge.adapters.agents.invoke import invoke_agent
 from thoughtforge.config import Config, OpenAIAgentSpec
 from thoughtforge.core.git_repo import init_repo
 from thoughtforge.errors import AgentFailure, UnusableAnswer

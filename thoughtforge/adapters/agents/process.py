@@ -1,7 +1,9 @@
 """Run one agent command: prompt on stdin, answer on stdout, bounded in time and in size.
 
 No shell is involved and the prompt never touches argv. The child leads a new session, so
-`killpg` reaches everything it spawned in its group. The pipes are read with a deadline, never
+`killpg` reaches everything it spawned in its group, and it is killed if ThoughtForge is (started
+through `core.child_lifetime.dying_with_parent`: the thread that starts it waits for it here to
+its end, so the signal never comes early). The pipes are read with a deadline, never
 waited on unbounded, because a helper the agent started in a session of its own can hold them
 open forever:
 
@@ -18,7 +20,9 @@ open forever:
 
 from __future__ import annotations
 
+import errno
 import os
+import re
 import selectors
 import signal
 import subprocess
@@ -29,9 +33,14 @@ from typing import IO
 
 from pydantic import BaseModel
 
+from thoughtforge.core.child_lifetime import dying_with_parent
+
 EXIT_GRACE_SECONDS = 1.0
 _POLL_SECONDS = 0.05
 _CHUNK = 65536
+_NOT_STARTED = re.compile(r"\Asetpriv: failed to execute .*: (?P<why>[^\n]+)\n?\Z", re.DOTALL)
+"""What `setpriv` says, exiting 126 or 127, when the command it was to become cannot start."""
+_ERRNO_OF = {os.strerror(code): code for code in errno.errorcode}
 
 
 class StopReading(Exception):
@@ -63,8 +72,9 @@ def run_command(
 ) -> ProcessResult:
     """`on_start` gets the pid (and process group) as soon as the child exists; `on_output`
     gets each piece of stdout as it arrives (the workbench shows an answer as it streams)."""
+    started = dying_with_parent(argv)
     proc = subprocess.Popen(
-        argv,
+        started,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
@@ -80,10 +90,13 @@ def run_command(
         _kill_group(proc)
         _close(proc)
     returncode = _wait(proc)
+    stdout, stderr = _text(pipes.output[proc.stdout]), _text(pipes.output.get(proc.stderr, b""))
+    if started is not argv and returncode in (126, 127):
+        _raise_if_not_started(argv[0], stderr or stdout)
     return ProcessResult(
         returncode=None if timed_out else returncode,
-        stdout=_text(pipes.output[proc.stdout]),
-        stderr=_text(pipes.output.get(proc.stderr, b"")),
+        stdout=stdout,
+        stderr=stderr,
         timed_out=timed_out,
         too_large=pipes.too_large,
         stopped=pipes.stopped,
@@ -172,6 +185,15 @@ class _Pipes:
         if not self.data:
             self.selector.unregister(stdin)
             stdin.close()
+
+
+def _raise_if_not_started(command: str, said: str) -> None:
+    """The `OSError` starting the command itself would have raised (not found, not executable,
+    a full disk), when `setpriv` could not become it."""
+    found = _NOT_STARTED.match(said)
+    if found is not None:
+        why = found["why"]
+        raise OSError(_ERRNO_OF.get(why, errno.ENOEXEC), why, command)
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

@@ -23,7 +23,7 @@ from typing import Any, TextIO
 from pydantic import BaseModel
 
 from thoughtforge.adapters.kanban.client import VibeKanbanClient
-from thoughtforge.board.cards import Card, card_of, describe
+from thoughtforge.board.cards import Card, describe, project_card
 from thoughtforge.config import VibeKanbanConfig
 from thoughtforge.core import BOARD_CARD_FILE, Project, Status, git_repo, log_event
 from thoughtforge.errors import ServiceError
@@ -62,11 +62,14 @@ class VibeKanbanBoard:
         self._board_ids: dict[tuple[str, str], str] = {}
 
     def sync(self, project: Project, status: Status) -> None:
+        """The card as the project's files are when it is sent (`board.cards.project_card`):
+        `status`, just written, is among them, and a sync the courier delivers late shows the
+        files since, so the card ends where the project is."""
         settings = self._settings()
         if not settings.enabled:
             return
         api = _Api(server_url(settings), settings.timeout_seconds)
-        card = card_of(project.id, project.dir, status)
+        card = project_card(project)
         with _card_file(project.dir) as record_file:
             record = _read_record(record_file)
             if record is None or not api.update_card(record.card_id, card):

@@ -10,7 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from thoughtforge.adapters.agents.invoke import ATTEMPTS, AgentCall
+from thoughtforge.adapters.agents.agent_call import AgentCall
+from thoughtforge.adapters.agents.invoke import ATTEMPTS
 from thoughtforge.adapters.kanban.attempts.process_logs import agent_answer, process_output
 from thoughtforge.adapters.kanban.client import VibeKanbanClient
 from thoughtforge.adapters.kanban.vibekanban import server_url
