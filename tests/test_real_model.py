@@ -46,6 +46,7 @@ def model_url(tmp_path_factory: pytest.TempPathFactory) -> object:
         yield url
 
 
+@pytest.mark.timeout(1200)  # the model decodes on the CPU: minutes when the machine is shared
 def test_smollm2_takes_the_wedding_plan_to_done_or_an_actionable_halt(
     model_url: str, tmp_path: Path
 ) -> None:
