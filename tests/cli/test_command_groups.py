@@ -10,7 +10,6 @@ import sys
 import pytest
 import typer.main
 
-from tests.conftest import REPO_ROOT
 from thoughtforge.cli import GROUP_OF_COMMAND, GROUPS, app, groups_for
 
 
@@ -42,19 +41,15 @@ def test_the_group_is_read_from_the_arguments(arguments: list[str], groups: list
     assert groups_for(arguments) == groups
 
 
-def test_the_console_script_runs_a_command_of_its_group_and_lists_them_all() -> None:
-    def thoughtforge(*arguments: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "thoughtforge", *arguments],
-            capture_output=True,
-            text=True,
-            cwd=REPO_ROOT,
-            timeout=120,
-            env={"PATH": "/usr/bin:/bin", "COLUMNS": "200"},
-        )
+def _thoughtforge(*arguments: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "thoughtforge", *arguments]
+    env = {"PATH": "/usr/bin:/bin", "COLUMNS": "200"}  # wide: one command a line
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
 
-    listed = thoughtforge("--help").stdout
+
+def test_the_console_script_runs_a_command_of_its_group_and_lists_them_all() -> None:
+    listed = _thoughtforge("--help").stdout
     assert all(f" {name} " in listed for name in GROUP_OF_COMMAND)
-    assert "--print-config" in thoughtforge("mcp", "--help").stdout
-    typo = thoughtforge("mcpp")
+    assert "--print-config" in _thoughtforge("mcp", "--help").stdout
+    typo = _thoughtforge("mcpp")
     assert typo.returncode == 2 and "Did you mean 'mcp'?" in typo.stderr
