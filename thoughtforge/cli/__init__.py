@@ -135,4 +135,4 @@ def main() -> None:
     run_app()
 
 
-__all__ = ["app", "main"]
+__all__ = ["GROUPS", "GROUP_OF_COMMAND", "app", "groups_for", "import_groups", "main"]
