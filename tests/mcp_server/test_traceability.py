@@ -9,7 +9,8 @@ import pytest
 from tests.polish_setup import polishing_project
 from thoughtforge.config import Config
 from thoughtforge.errors import ThoughtForgeError
-from thoughtforge.mcp_server.tools import DOCUMENTS, Tools
+from thoughtforge.mcp_server.documents import DOCUMENTS
+from thoughtforge.mcp_server.tools import Tools
 
 
 def test_traceability_is_read_as_a_document(config: Config, tmp_path: Path) -> None:

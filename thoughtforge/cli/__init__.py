@@ -6,35 +6,133 @@ local web page).
 
 It asks `phases` and `core` to act and runs `flows`; it never changes a phase itself. Commands
 import what they need when they run, so `thoughtforge --help` loads neither Prefect nor a phase.
+
+A command group is imported when it is needed: `main` imports only the group of the command it
+is given (`thoughtforge mcp`, which an agent tool starts often and waits for, loads no other
+command and has Typer build no other), and every group when the command is not one it knows
+(`--help`, a typo). Whoever reads the app's commands first otherwise (a test, `CliRunner`) gets
+every group.
 """
 
-from thoughtforge.cli import (
-    after_done,
-    answers,
-    board,
-    budget,
-    chat,
-    deployment_run,
-    mcp,
-    projects,
-    stack,
-    web,
-)
-from thoughtforge.cli.app import app, main, reflow_help
+from __future__ import annotations
 
-reflow_help()
+import importlib
+import sys
+from collections.abc import Iterable, Iterator
+from typing import Any, SupportsIndex
 
-__all__ = [
-    "after_done",
-    "answers",
-    "app",
-    "board",
-    "budget",
-    "chat",
-    "deployment_run",
-    "main",
-    "mcp",
-    "projects",
-    "stack",
-    "web",
-]
+from typer.models import CommandInfo
+
+from thoughtforge.cli.app import app, reflow_help
+from thoughtforge.cli.app import main as run_app
+
+GROUP_OF_COMMAND = {
+    **dict.fromkeys(("revise", "history", "rollback"), "after_done"),
+    **dict.fromkeys(
+        (
+            "say",
+            "distill",
+            "realign",
+            "confirm",
+            "edit",
+            "agent",
+            "answer",
+            "resume",
+            "override",
+            "terminate",
+        ),
+        "answers",
+    ),
+    "board": "board",
+    "budget": "budget",
+    "chat": "chat",
+    "run-deployment": "deployment_run",
+    "mcp": "mcp",
+    **dict.fromkeys(
+        (
+            "init",
+            "new",
+            "run",
+            "continue",
+            "polish",
+            "status",
+            "doctor",
+            "pull",
+            "archive",
+            "unarchive",
+        ),
+        "projects",
+    ),
+    **dict.fromkeys(("up", "down", "worker", "recover", "server"), "stack"),
+    "web": "web",
+}
+"""Each command and the module of `thoughtforge.cli` that registers it (a test holds the table to
+the commands the modules register)."""
+GROUPS = sorted(set(GROUP_OF_COMMAND.values()))
+"""In the order `--help` lists their commands."""
+ROOT_OPTIONS_WITH_VALUE = ("--config", "-c")
+ROOT_FLAGS = ("--debug",)
+
+
+class CommandsOnFirstRead(list[CommandInfo]):
+    """`app.registered_commands`: reading it before any group is imported imports them all, so
+    the app is whole for whoever reads it; registering (Typer's `append`) reads nothing."""
+
+    def __init__(self, registered: Iterable[CommandInfo]) -> None:
+        super().__init__(registered)
+        self.imported = False
+
+    def _whole(self) -> None:
+        if not self.imported:
+            import_groups(GROUPS)
+
+    def __iter__(self) -> Iterator[CommandInfo]:
+        self._whole()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._whole()
+        return super().__len__()
+
+    def __getitem__(self, index: SupportsIndex | slice) -> Any:
+        self._whole()
+        return super().__getitem__(index)
+
+
+_commands = CommandsOnFirstRead(app.registered_commands)
+app.registered_commands = _commands
+
+
+def import_groups(groups: Iterable[str]) -> None:
+    """Import these command groups (their commands register on `app`), then reflow the help."""
+    _commands.imported = True
+    for group in groups:
+        importlib.import_module(f"{__name__}.{group}")
+    reflow_help()
+
+
+def groups_for(arguments: list[str]) -> list[str]:
+    """The one group the command in `arguments` needs (after the root options), or every group
+    when there is no command or one this table does not know: Typer then lists or refuses it
+    with the whole app in view."""
+    rest = iter(arguments)
+    for argument in rest:
+        if argument in ROOT_OPTIONS_WITH_VALUE:
+            next(rest, None)
+        elif argument in ROOT_FLAGS or argument.startswith("--config="):
+            continue
+        elif argument in GROUP_OF_COMMAND:
+            return [GROUP_OF_COMMAND[argument]]
+        else:
+            break
+    return GROUPS
+
+
+def main() -> None:
+    """The console script (and `python -m thoughtforge`): the command's own group, then the
+    command."""
+    import_groups(groups_for(sys.argv[1:]))
+    run_app()
+
+
+__all__ = ["GROUPS", "GROUP_OF_COMMAND", "app", "groups_for", "import_groups", "main"]

@@ -98,14 +98,16 @@ def _root(
         _debugging.append(True)
 
 
-def config_of(ctx: typer.Context) -> Config:
+def config_of(ctx: typer.Context, *, announced: bool = True) -> Config:
     """Loaded once per command, however many helpers ask for it; from then on, the command's
-    transitions update the board and notify as the config says."""
+    transitions update the board and notify as the config says (not `announced`: the command
+    has that done later itself, as `mcp` does at its first tool call)."""
     if "config" not in ctx.meta:
-        from thoughtforge.adapters.announce import announce_transitions
-
         loaded = load_config(ctx.obj, announce=lambda msg: err.print(f"[yellow]{msg}[/]"))
-        announce_transitions(config_path(ctx.obj), loaded)
+        if announced:
+            from thoughtforge.adapters.announce import announce_transitions
+
+            announce_transitions(config_path(ctx.obj), loaded)
         ctx.meta["config"] = loaded
     config: Config = ctx.meta["config"]
     return config

@@ -48,7 +48,7 @@ def mcp(
         else:
             typer.echo(client_configs(config_file))
         return
-    config = config_of(ctx)
+    config = config_of(ctx, announced=False)  # from the first tool call (`transports`)
     if http:
         from thoughtforge.mcp_server.transports import run_http
 

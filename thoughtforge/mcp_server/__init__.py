@@ -1,6 +1,8 @@
 """ThoughtForge as an MCP server for agent tools: `tool_table` (the tools as the agent sees them,
 `answers` what they take and return), `tools` (what each tool does, over `actions`, the
-functions the page and the CLI call; loaded at the first call), `runs` (starting a project's
+functions the page and the CLI call; loaded at the first call: the projects, spend and history
+there, `turns` the person's answers and drafts, `documents` what a project made, on
+`tool_base`'s config and project), `runs` (starting a project's
 run), `agent_words` (the page's notes naming tools instead of buttons), `transports` (the
 server, stdio or guarded HTTP; `sdk_server` its refusals of bad arguments), `client_config`
 (the entries to paste into an agent tool).

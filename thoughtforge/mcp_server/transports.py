@@ -82,12 +82,15 @@ def build_server(config_file: Path, config: Config) -> Any:
 
 def _first_call(config_file: Path, config: Config) -> Callable[[], Tools]:
     """The tools, made at the first call: they load the pipeline's actions, which listing the
-    tools does not need (an agent tool starts its servers often, and waits for the list)."""
+    tools does not need (an agent tool starts its servers often, and waits for the list). From
+    then on this process's transitions update the board and notify, as a CLI command's do."""
 
     @functools.cache
     def tools() -> Tools:
+        from thoughtforge.adapters.announce import announce_transitions
         from thoughtforge.mcp_server.tools import Tools
 
+        announce_transitions(config_file, config)
         return Tools(config_file, config)
 
     return tools

@@ -1,0 +1,196 @@
+"""The MCP tools that answer a project as the person would: a chat turn, a confirm, a decision,
+an edited draft, or the person's own answer through the host (`ask_person`), each taken as the
+page takes it (`actions.answering`, `actions.draft`), then the AI's reply when it comes within
+`wait_seconds` (what `--wait` prints in the CLI).
+
+A revision starts its own run, whose revised proposal is the reply; an answer no run waits for
+starts one and is handed over once that run asks for it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from pathlib import Path
+from typing import Any
+
+from thoughtforge.actions.answering import Answer, Outcome, take_answer
+from thoughtforge.actions.draft import DraftEdit, take_edit
+from thoughtforge.actions.run_state import current_composer, run_busy
+from thoughtforge.actions.starting import Started
+from thoughtforge.config import Config
+from thoughtforge.core import ChatMessage, Project, current_wait, read_thread
+from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.mcp_server.agent_words import for_agent
+from thoughtforge.mcp_server.answers import Decision, Message, PersonAnswer, Turn
+from thoughtforge.mcp_server.runs import start_project_run, started_run_alive
+from thoughtforge.mcp_server.tool_base import ToolBase
+from thoughtforge.models import Phase
+from thoughtforge.phases.chat import PHASE_LABELS, await_reply
+from thoughtforge.phases.draft_edits import current_draft
+
+POLL_SECONDS = 0.25
+START_SECONDS = 60.0
+"""How long a run started for an answer is given to ask for it (a cold start takes seconds)."""
+PERSON_ACTIONS = {"confirm", "resume", "override", "terminate"}
+"""The answers `ask_person` asks the person for: a draft's confirmation, a halt's decision."""
+
+
+def message_of(message: ChatMessage) -> Message:
+    return Message(
+        role=message.role,
+        phase=PHASE_LABELS[message.phase],
+        time=f"{message.timestamp:%Y-%m-%d %H:%M} UTC",
+        content=message.content,
+    )
+
+
+class TurnTools(ToolBase):
+    def answer(
+        self,
+        project_id: str,
+        action: str,
+        message: str,
+        wait_seconds: float,
+        *,
+        budget_usd: float | None = None,
+        edit: DraftEdit | None = None,
+    ) -> Turn:
+        """Take `action` as the page takes it (with `edit`: the page's Save, or Save and
+        confirm); then the AI's reply, within `wait_seconds`.
+
+        When no run waits for it, the page starts one and hands the answer over once it asks;
+        here the run is started, its question awaited, and the answer given to it then, so the
+        reply is known to follow that question. A revision starts its own run, whose revised
+        proposal is the reply."""
+        project = self.project(project_id)
+        self._until_possible(project, "confirm" if edit else action, wait_seconds)
+        since, answered = len(read_thread(project.dir)), current_wait(project.dir)
+        pending: list[dict[str, Any]] = []
+        answer = Answer(action=action, message=message, budget_usd=budget_usd)
+        outcome = self._take(project, answer, pending, edit)
+        key = answered.key if answered else None
+        if outcome.delivery == "started" and pending:
+            asked = self._next_wait_key(project, key, max(wait_seconds, START_SECONDS))
+            if asked is None:
+                return Turn(
+                    delivery="started",
+                    note=for_agent(
+                        f"{outcome.note} It did not ask for '{action}' in time: call it again."
+                    ),
+                    now=for_agent(current_composer(self.config, project).note),
+                )
+            since, key = len(read_thread(project.dir)), asked
+            outcome = self._take(project, answer, [], None)  # a saved edit is the draft now
+        turn = Turn(delivery=outcome.delivery, note=for_agent(outcome.note), now="")
+        replied = outcome.delivery in ("handed_over", "applied") or (
+            action == "revise" and outcome.delivery == "started"
+        )
+        if wait_seconds > 0 and replied:
+            turn.reply_complete = await_reply(
+                project,
+                since,
+                key,
+                wait_seconds,
+                lambda reply: turn.replies.append(message_of(reply)),
+            )
+        turn.now = for_agent(current_composer(self.config, project).note)
+        return turn
+
+    def _take(
+        self,
+        project: Project,
+        answer: Answer,
+        pending: list[dict[str, Any]],
+        edit: DraftEdit | None,
+    ) -> Outcome:
+        """The page's `take_answer` (or `take_edit`), starting a run (on the deployment, else
+        the CLI's) without handing it the answer: `pending` gets what was to be handed over."""
+
+        def start(config: Config, config_file: Path, project: Project, then: Any) -> Started:
+            if then is not None:
+                pending.append(then)
+            return start_project_run(config, config_file, project)
+
+        if edit is not None:
+            return take_edit(self.config, self.config_file, project, edit, start=start)
+        return take_answer(self.config, self.config_file, project, answer, start=start)
+
+    def decide(
+        self,
+        project_id: str,
+        decision: Decision,
+        confirm_terminate: bool,
+        message: str,
+        wait_seconds: float,
+        budget_usd: float | None = None,
+    ) -> Turn:
+        if decision == "terminate" and not confirm_terminate:
+            raise ThoughtForgeError(
+                f"terminate stops {project_id} for good and cannot be undone: call again with "
+                "confirm_terminate set to true to do it"
+            )
+        return self.answer(project_id, decision, message, wait_seconds, budget_usd=budget_usd)
+
+    def question(self, project_id: str) -> str:
+        """What the project asks the person now, for the host to show them: the note (what it
+        waits for, the halt and what to do about it) and the draft to confirm, if any; a
+        refusal when it asks nothing of the person."""
+        project = self.project(project_id)
+        composer = current_composer(self.config, project)
+        asked = {action.name for action in composer.actions} & PERSON_ACTIONS
+        if not asked:
+            raise ThoughtForgeError(
+                f"{project_id} asks nothing of the person now. {for_agent(composer.note)}"
+            )
+        question = f"{project_id}: {for_agent(composer.note)}"
+        if "confirm" in asked:
+            with contextlib.suppress(ThoughtForgeError):
+                question += f"\n\n{current_draft(project).text}"
+        return question
+
+    def take_person_answer(
+        self, project_id: str, answer: PersonAnswer, wait_seconds: float
+    ) -> Turn:
+        """The person's answer from the host's form, taken as the page takes that button."""
+        if answer.action == "correct":
+            return self.answer(project_id, "send", answer.message, wait_seconds)
+        if answer.action == "confirm":
+            return self.answer(project_id, "confirm", "", wait_seconds)
+        return self.decide(project_id, answer.action, True, answer.message, wait_seconds)
+
+    def read_draft(self, project_id: str) -> dict[str, str]:
+        draft = current_draft(self.project(project_id))
+        return {"kind": draft.kind, "version": draft.version, "text": draft.text}
+
+    def edit_draft(
+        self, project_id: str, text: str, version: str, confirm: bool, wait_seconds: float
+    ) -> Turn:
+        edit = DraftEdit(text=text, version=version, confirm=confirm)
+        return self.answer(project_id, "confirm", "", wait_seconds, edit=edit)
+
+    def _until_possible(self, project: Project, action: str, seconds: float) -> None:
+        """A run that works (or was just started) is given `seconds` to ask for `action`, as the
+        CLI gives a busy run time; then the page's refusal stands."""
+        deadline = time.monotonic() + seconds
+        while action not in ("send", "start") and time.monotonic() < deadline:
+            if current_composer(self.config, project).allows(action):
+                return
+            if current_wait(project.dir) is not None:
+                return  # a run asks, and not for this: it is refused at once
+            if not (run_busy(self.config, project) or started_run_alive(self.config_file, project)):
+                return
+            time.sleep(POLL_SECONDS)
+
+    def _next_wait_key(self, project: Project, answered: str | None, seconds: float) -> str | None:
+        """The key of the question a newly started run asks (any wait but `answered`, which a
+        run that died left), or None when it asks nothing within `seconds`."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            waiting = current_wait(project.dir)
+            if waiting is not None and waiting.key != answered:
+                return waiting.key
+            if project.status().phase in (Phase.DONE, Phase.HALTED):
+                return None
+            time.sleep(POLL_SECONDS)
+        return None
