@@ -49,7 +49,7 @@ _HEADS: dict[Phase, PaneHead] = {
     ),
     Phase.SPEC_BUILDING: PaneHead(
         title="The spec (draft)",
-        note="Answer its open items in the chat; Confirm locks it and the build starts.",
+        note="Change it in the chat, or edit it directly; Confirm locks it and the build starts.",
     ),
     Phase.BUILDING: PaneHead(
         title="The deliverable, being built",
@@ -59,7 +59,10 @@ _HEADS: dict[Phase, PaneHead] = {
         title="The deliverable, being polished",
         note="Each review's findings, and the fixes, as they land.",
     ),
-    Phase.DONE: PaneHead(title="The deliverable", note="Final."),
+    Phase.DONE: PaneHead(
+        title="The deliverable",
+        note="Final. Revise to change it; History has every version, to compare or restore.",
+    ),
     Phase.HALTED: PaneHead(
         title="The deliverable so far",
         note="Halted: the conversation says what it needs to go on.",
@@ -67,8 +70,8 @@ _HEADS: dict[Phase, PaneHead] = {
 }
 
 
-def pane_head(status: Status) -> PaneHead:
-    return _HEADS[status.phase]
+def pane_head(phase: Phase) -> PaneHead:
+    return _HEADS[phase]
 
 
 def draft_view(project: Project, status: Status) -> DraftView | None:

@@ -10,7 +10,7 @@ let count = Number(body.dataset.count || 0);
 
 function $(id) { return document.getElementById(id); }
 
-const FADE_AFTER_MS = 8000;
+const FADE_AFTER_MS = 6000;
 let fading = null;
 
 function say(text, kind, fade) {
@@ -112,6 +112,7 @@ function openTab(pane, focus) {
   layOut();
   if (focus) tabOf(pane).focus();
   if (pane === "conversation") toNewest();
+  else if (NARROW.matches) window.scrollTo(0, 0);  // the deliverable from its head
 }
 
 function changed(pane) {
