@@ -56,3 +56,6 @@ def test_every_phase_has_a_head_and_none_names_an_enum() -> None:
         head = pane_head(phase)
         assert head.title and head.note
         assert "_" not in head.title + head.note, phase
+    early = pane_head(Phase.HALTED, Phase.DISTILLING)
+    assert early.title == "Your intent" and early.note.startswith("Halted")
+    assert pane_head(Phase.HALTED, Phase.BUILDING).title == "The deliverable so far"

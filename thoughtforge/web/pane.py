@@ -11,7 +11,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from thoughtforge.core import Project, Status
-from thoughtforge.models import Phase
+from thoughtforge.models import CONVERSATION_PHASES, Phase
 from thoughtforge.phases.draft_edits import DraftRefused, current_draft
 from thoughtforge.phases.spec import latest_proposal
 from thoughtforge.web.thread import render_markdown
@@ -70,7 +70,10 @@ _HEADS: dict[Phase, PaneHead] = {
 }
 
 
-def pane_head(phase: Phase) -> PaneHead:
+def pane_head(phase: Phase, halted_from: Phase | None = None) -> PaneHead:
+    """A halt before the spec was locked has no deliverable yet: the pane names the draft."""
+    if phase is Phase.HALTED and halted_from in CONVERSATION_PHASES:
+        return _HEADS[Phase.HALTED].model_copy(update={"title": _HEADS[halted_from].title})
     return _HEADS[phase]
 
 
