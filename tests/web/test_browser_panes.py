@@ -272,6 +272,9 @@ def test_on_a_phone_the_panes_are_tabs_and_the_other_one_says_when_it_changed(
     )
     assert fits, "the composer's placeholder is clipped"
 
+    badge = pane.locator(".tab-badge")
+    page.wait_for_timeout(2000)  # the stream's first events (the page as served): no change
+    assert badge.is_hidden()
     append_chat(
         project.dir,
         ChatMessage(
@@ -280,7 +283,6 @@ def test_on_a_phone_the_panes_are_tabs_and_the_other_one_says_when_it_changed(
             phase=Phase.HUMAN_REVIEW,
         ),
     )
-    badge = pane.locator(".tab-badge")
     badge.wait_for(state="visible")  # the draft changed out of sight
     _shot(page, "73-phone-tabs-with-badge")
     _accessible(page)

@@ -141,8 +141,11 @@ function setUpPanes() {
 }
 
 function replaced(element, html) {
-  // Put `html` in `element`; whether that changed anything.
-  if (!element || element.innerHTML === html) return false;
+  // Put `html` in `element`; whether that changed anything (compared as the browser writes
+  // HTML, so the stream's first event, the page as it was served, is no change).
+  const parsed = document.createElement("template");
+  parsed.innerHTML = html;
+  if (!element || element.innerHTML === parsed.innerHTML) return false;
   element.innerHTML = html;
   return true;
 }
