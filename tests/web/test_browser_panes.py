@@ -191,23 +191,35 @@ def test_phase_three_mid_build_then_polish_with_the_sidebar_in_step(
     page.locator("#project-header .phase", has_text="Phase 4 · Polishing").wait_for()
     assert page.inner_text(entry).startswith("Phase 4 · Polishing")  # the same moment
     assert page.inner_text("#pane-head h2") == "The deliverable, being polished"
+    _progress(project, done=len(SECTIONS))
+    _polished(project, iterations=2, completed=False)
+    page.locator("#panel svg.chart").wait_for()
+    assert "Build: 5 of 5 done" in page.inner_text("#panel")
+    _shot(page, "71b-phase-four-polishing-wide")
+
+
+def _polished(project: Project, iterations: int, completed: bool) -> None:
+    now = datetime.now(UTC)
+    trajectory = [
+        TrajectoryEntry(
+            iteration=n, critical=0, medium=m, minor=1, total=m + 1, fix_applied=True, timestamp=now
+        )
+        for n, m in zip(range(1, iterations + 1), (3, 1, 0), strict=False)
+    ]
+    state = PolishState(
+        iteration=iterations, counts=Counts(minor=1), trajectory=trajectory, completed=completed
+    )
+    write_polish_state(project.dir, state)
 
 
 def _done_project(bench: Bench) -> Project:
     project = building_project(bench.config)
     (project.dir / "docs" / "plan.md").write_text(_plan(len(SECTIONS)))
     _progress(project, done=len(SECTIONS))
-    now = datetime.now(UTC)
-    trajectory = [
-        TrajectoryEntry(
-            iteration=n, critical=0, medium=m, minor=1, total=m + 1, fix_applied=True, timestamp=now
-        )
-        for n, m in ((1, 3), (2, 1), (3, 0))
-    ]
-    write_polish_state(
-        project.dir,
-        PolishState(iteration=3, counts=Counts(minor=1), trajectory=trajectory, completed=True),
-    )
+    _polished(project, iterations=3, completed=True)
+    for n in range(1, 13):  # a thread longer than the screen: the page opens at its end
+        said = f"Polish iteration {n}: " + "the budget table was checked again. " * 6
+        append_chat(project.dir, ChatMessage(role="ai", content=said, phase=Phase.POLISHING))
     append_chat(
         project.dir,
         ChatMessage(role="system", content="Done: the plan is final.", phase=Phase.POLISHING),
@@ -228,6 +240,8 @@ def test_done_puts_the_deliverable_and_its_actions_above_the_fold(
         assert page.locator("#conversation").is_hidden()
     else:
         _side_by_side(page)
+        assert page.evaluate("() => window.scrollY") > 0  # at the newest message
+        _in_view(page, "#conversation .message.system")
     head = page.locator("#pane-head")
     assert head.locator("h2").inner_text() == "The deliverable"
     for selector in (
