@@ -21,6 +21,7 @@ import pytest
 from tests.build_setup import building_project
 from tests.phases.conftest import distillation, under_review
 from tests.web.conftest import Bench
+from tests.web.test_browser_chat import _accessible as accessible  # axe, as every page
 from thoughtforge.core import (
     ChatMessage,
     PolishState,
@@ -69,20 +70,6 @@ def _shot(page: Any, name: str) -> None:
     """What the person sees (the viewport), as they see it."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"))
-
-
-def _accessible(page: Any) -> None:
-    from axe_playwright_python.sync_playwright import Axe
-
-    results = Axe().run(page)
-    bad = [
-        (v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
-        for v in results.response["violations"]
-        if v["impact"] in ("serious", "critical")
-    ]
-    assert bad == [], f"{page.url}: {bad}"
-    width = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
-    assert width[0] <= width[1], f"{page.url} scrolls sideways: {width}"
 
 
 def _in_view(page: Any, selector: str) -> None:
@@ -142,7 +129,7 @@ def test_phase_one_shows_the_draft_in_the_pane_and_the_words_stay_true(
     assert page.get_attribute("#message", "placeholder") == "Write to ThoughtForge…"
     assert page.locator("#keys").is_visible()  # a keyboard here: the keys are told
     _shot(page, "70-phase-one-draft-in-pane-wide")
-    _accessible(page)
+    accessible(page)
 
     page.fill("#message", "The barn seats 80.")  # no run: kept for the AI's next call
     page.locator('#actions [data-action="send"]').click()
@@ -179,7 +166,7 @@ def test_phase_three_mid_build_then_polish_with_the_sidebar_in_step(
     assert page.locator("#panel .deliverable h2", has_text="Roof").count() == 0
     _in_view(page, "#panel ol.build li.current")
     _shot(page, "71-phase-three-mid-build-wide")
-    _accessible(page)
+    accessible(page)
 
     (project.dir / "docs" / "plan.md").write_text(_plan(3))
     _progress(project, done=3)  # the next part lands: the page shows it without a reload
@@ -254,7 +241,7 @@ def test_done_puts_the_deliverable_and_its_actions_above_the_fold(
         _in_view(page, selector)
     assert head.locator(".spend").inner_text().startswith("spent ")
     _shot(page, f"72-done-deliverable-above-the-fold-{size}")
-    _accessible(page)
+    accessible(page)
 
     head.locator("button[data-revise]").click()  # Revise: write the change in the composer
     assert page.evaluate("() => document.activeElement.id") == "message"
@@ -299,7 +286,7 @@ def test_on_a_phone_the_panes_are_tabs_and_the_other_one_says_when_it_changed(
     )
     badge.wait_for(state="visible")  # the draft changed out of sight
     _shot(page, "73-phone-tabs-with-badge")
-    _accessible(page)
+    accessible(page)
 
     chat.focus()
     page.keyboard.press("ArrowRight")  # the tablist's keys
@@ -309,7 +296,7 @@ def test_on_a_phone_the_panes_are_tabs_and_the_other_one_says_when_it_changed(
     assert "80 guests in the barn" in page.inner_text("#deliverable .draft-view")
     assert page.locator("#conversation").is_hidden()
     _shot(page, "74-phone-deliverable-tab")
-    _accessible(page)
+    accessible(page)
     page.keyboard.press("ArrowLeft")
     assert chat.get_attribute("aria-selected") == "true"
     assert page.locator("#message").is_visible()
