@@ -28,11 +28,14 @@ from thoughtforge.core import (
     Project,
     TrajectoryEntry,
     append_chat,
+    hold_run_lock,
     read_status,
+    utc_now,
     write_polish_state,
     write_status,
     write_text_atomic,
 )
+from thoughtforge.core.agent_activity import AgentActivity, begin_call
 from thoughtforge.core.build_progress import BuildProgress, ProgressItem
 from thoughtforge.core.state import BUILD_PROGRESS_FILE
 from thoughtforge.models import Counts, Phase
@@ -154,9 +157,19 @@ def test_phase_three_mid_build_then_polish_with_the_sidebar_in_step(
     project = building_project(bench.config)
     (project.dir / "docs" / "plan.md").write_text(_plan(2))
     _progress(project, done=2)
-    page = open_page("wide")
+    with hold_run_lock(project):  # a run at work on the plan
+        _building(bench, project, open_page("wide"))
+
+
+def _building(bench: Bench, project: Project, page: Any) -> None:
+    activity = AgentActivity(
+        agent="demo", step="plan-build", phase="building", attempt=1, started_at=utc_now()
+    )
+    begin_call(project.dir, activity)
     page.goto(f"{bench.url}/projects/{project.id}")
     _side_by_side(page)
+    page.locator("#pane-head .pane-step", has_text="Now: Writing the plan").wait_for()
+    page.locator("#work .working", has_text="The AI is working: Writing the plan").wait_for()
     current = page.locator("#panel ol.build li.current")
     assert current.inner_text().strip().startswith("Roof")
     assert current.get_attribute("aria-current") == "step"

@@ -160,6 +160,8 @@ def test_the_ai_at_work_and_its_answer_so_far_are_shown(bench: Bench, project: P
     assert "A &lt;i&gt;wedding&lt;/i&gt;" in work and "<i>" not in work  # inert
     actions = _named(events, "state")[-1]["actions"]
     assert 'data-action="send"' in actions and 'data-action="start"' not in actions
+    pane = next(s["pane"] for s in _named(events, "state") if "working" in s["work"])
+    assert "Now: Distilling your brain dump</p>" in pane  # the step, without a ticking clock
 
 
 def test_the_inbox_follows_new_projects(bench: Bench, project: Project) -> None:

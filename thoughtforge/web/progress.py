@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from thoughtforge.core import Project, Status
+from thoughtforge.core import Project, Status, is_running
 from thoughtforge.core.build_progress import ProgressItem, read_build_progress
 from thoughtforge.core.links import read_own_text
 from thoughtforge.core.spend import usd
@@ -79,7 +79,7 @@ class Panel(BaseModel):
     draft: DraftView | None = None
     build: list[ProgressItem] = []
     in_progress: int | None = None
-    """The build step being worked on now (the first not done, while Phase 3 runs)."""
+    """The build step being worked on now (the first not done, while a run builds)."""
     final: bool = False
     """Done: the deliverable comes first, the way it was made after it."""
     chart: Chart | None = None
@@ -113,7 +113,7 @@ def panel_for(project: Project, status: Status, plugin: Plugin) -> Panel:
     keeps it (a deliverable that is the project's files is not a document)."""
     panel = Panel(draft=draft_view(project, status), final=status.phase is Phase.DONE)
     panel.build = _build_progress(project, panel.problems)
-    if status.phase is Phase.BUILDING:
+    if status.phase is Phase.BUILDING and is_running(project):
         panel.in_progress = next((n for n, item in enumerate(panel.build) if not item.done), None)
     _add_polish(project, panel)
     document = plugin.deliverable_path(project.dir)
