@@ -20,6 +20,7 @@ import pytest
 
 from tests.build_setup import building_project
 from tests.phases.conftest import distillation, under_review
+from tests.phases.test_spec import proposal, say_ai, spec_building_project
 from tests.web.conftest import Bench
 from tests.web.test_browser_chat import _accessible as accessible  # axe, as every page
 from thoughtforge.core import (
@@ -141,6 +142,8 @@ def test_phase_one_shows_the_draft_in_the_pane_and_the_words_stay_true(
         "() => document.getElementById('feedback').textContent === ''", timeout=WAIT_MS
     )  # a confirmation fades
 
+    _spec_draft_with_open_items(bench, page)
+
     brand = page.locator("#sidebar .brand").bounding_box()
     page.evaluate(
         "() => { const b = document.getElementById('connection'); b.hidden = false;"
@@ -149,6 +152,19 @@ def test_phase_one_shows_the_draft_in_the_pane_and_the_words_stay_true(
     banner = page.locator("#connection").bounding_box()
     assert brand is not None and banner is not None
     assert banner["x"] >= brand["x"] + brand["width"], (banner, brand)  # the brand stays readable
+
+
+def _spec_draft_with_open_items(bench: Bench, page: Any) -> None:
+    """Phase 2: the spec proposal in the pane with what it leaves open, and the Confirm that
+    accepts those offered beside the plain one."""
+    project = spec_building_project(bench.config)
+    say_ai(project, proposal(resolved="- Exact date in June: UNRESOLVED: the barn has not said"))
+    page.goto(f"{bench.url}/projects/{project.id}")
+    assert page.inner_text("#pane-head h2") == "The spec (draft)"
+    items = page.locator("#deliverable .open-items")
+    assert items.locator("h3").inner_text() == "2 open items"
+    _in_view(page, "#deliverable .open-items")
+    _shot(page, "70b-phase-two-spec-draft-wide")
 
 
 def test_phase_three_mid_build_then_polish_with_the_sidebar_in_step(
