@@ -16,6 +16,7 @@ import pytest
 
 from tests.cli.test_board import real_projects
 from tests.conftest import REPO_ROOT
+from tests.phases.test_spec import proposal, say_ai, spec_building_project
 from tests.web.conftest import Bench
 from thoughtforge.actions.starting import NO_SERVER
 from thoughtforge.core import (
@@ -180,6 +181,24 @@ def test_the_thread_page_shows_every_message_and_only_the_actions_of_the_wait(
     assert 'data-action="confirm"' not in page
     assert 'class="action danger" data-action="terminate"' in page  # apart, in red
     assert "Waiting for more detail, or Distill." in page
+
+
+def test_confirm_with_open_items_unresolved_is_offered_only_when_the_spec_has_some(
+    bench: Bench,
+) -> None:
+    project = spec_building_project(bench.config)
+    say_ai(project, proposal())  # every Unknown and Open Question resolved
+    _wait(project, "SpecTurn")
+    page = bench.get(f"/projects/{project.id}").text
+    assert 'data-action="confirm"' in page
+    assert 'data-action="accept_unresolved"' not in page and 'class="open-items"' not in page
+
+    say_ai(project, proposal(resolved="- Exact date in June: UNRESOLVED: the barn has not said"))
+    _wait(project, "SpecTurn")
+    page = bench.get(f"/projects/{project.id}").text
+    assert 'data-action="accept_unresolved"' in page
+    pane = page.split('id="deliverable"', 1)[1]
+    assert "2 open items" in pane and "Is the budget per person or in total?" in pane
 
 
 def test_a_message_with_no_run_is_kept_and_queued(bench: Bench) -> None:

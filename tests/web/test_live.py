@@ -9,9 +9,12 @@ from collections.abc import Callable
 import httpx
 import pytest
 
+from tests.phases.conftest import distillation
 from tests.web.conftest import TOKEN, Bench
 from thoughtforge.core import (
+    ChatMessage,
     Project,
+    append_chat,
     create_project,
     hold_run_lock,
     read_chat,
@@ -104,8 +107,32 @@ def test_a_phase_change_redraws_the_header_and_the_actions(bench: Bench, project
         until=lambda got: any("June Wedding" in s["header"] for s in _named(got, "state")),
         on_hello=move,
     )
-    header = _named(events, "state")[-1]["header"]
+    state = _named(events, "state")[-1]
+    header = state["header"]
     assert "Phase 1 · Reviewing the distillation" in header and ">human_review" not in header
+    # the sidebar and the deliverable pane's head come in the same event, from the same state
+    assert "June Wedding" in state["sidebar"]
+    assert "Phase 1 · Reviewing the distillation" in state["sidebar"]
+    assert "Your intent (draft)" in state["pane"]
+
+
+def test_a_new_draft_redraws_the_deliverable_pane(bench: Bench, project: Project) -> None:
+    transition(project, Phase.DISTILLING)
+    transition(project, Phase.HUMAN_REVIEW)
+
+    def distil() -> None:
+        draft = distillation(objective="A barn wedding for <b>eighty</b>.")
+        append_chat(project.dir, ChatMessage(role="ai", content=draft, phase=Phase.HUMAN_REVIEW))
+
+    events = _listen(
+        bench,
+        f"project={project.id}&after=1",
+        until=lambda got: any("eighty" in p["html"] for p in _named(got, "panel")),
+        on_hello=distil,
+    )
+    pane = _named(events, "panel")[-1]["html"]
+    assert 'class="draft-view" aria-label="The distillation"' in pane
+    assert "A barn wedding for &lt;b&gt;eighty&lt;/b&gt;." in pane  # inert
 
 
 def test_the_ai_at_work_and_its_answer_so_far_are_shown(bench: Bench, project: Project) -> None:
@@ -133,6 +160,8 @@ def test_the_ai_at_work_and_its_answer_so_far_are_shown(bench: Bench, project: P
     assert "A &lt;i&gt;wedding&lt;/i&gt;" in work and "<i>" not in work  # inert
     actions = _named(events, "state")[-1]["actions"]
     assert 'data-action="send"' in actions and 'data-action="start"' not in actions
+    pane = next(s["pane"] for s in _named(events, "state") if "working" in s["work"])
+    assert "Now: Distilling your brain dump</p>" in pane  # the step, without a ticking clock
 
 
 def test_the_inbox_follows_new_projects(bench: Bench, project: Project) -> None:

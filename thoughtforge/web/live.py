@@ -33,12 +33,14 @@ from thoughtforge.web.thread import render_markdown
 
 Stamp = tuple[tuple[int, int] | None, ...]
 PANEL_FILES = (
+    CHAT_HISTORY_FILE,
     STATUS_FILE,
     POLISH_STATE_FILE,
     POLISH_LOG_FILE,
     BUILD_PROGRESS_FILE,
     TRACEABILITY_FILE,
 )
+"""What the deliverable pane shows is read from: the chat holds Phases 1–2's draft."""
 STATE_FILES = (STATUS_FILE, WAITING_FILE, ACTIVITY_FILE)
 STREAM_TAIL_CHARS = 4000
 """How much of an answer being written the page shows (its end)."""

@@ -1,5 +1,6 @@
-"""Phases 3–4 as the page shows them: build progress, the polish trajectory as a chart, the last
-iteration's guard verdicts, and the deliverable.
+"""The deliverable pane's body: the draft under review in Phases 1–2 (`pane`), then Phases 3–4
+as the page shows them: build progress (the step in progress marked), the polish trajectory as a
+chart, the last iteration's guard verdicts, and the deliverable.
 
 Read from the files the phases write (`build_progress.json`, as the deliverable type's plugin
 reported it, whatever the type; `polish_state.json`, `polish_log.md`); a file that cannot be read
@@ -12,17 +13,18 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from thoughtforge.core import Project, Status
+from thoughtforge.core import Project, Status, is_running
 from thoughtforge.core.build_progress import ProgressItem, read_build_progress
 from thoughtforge.core.links import read_own_text
 from thoughtforge.core.spend import usd
 from thoughtforge.errors import StateFileError
-from thoughtforge.models import Severity
+from thoughtforge.models import Phase, Severity
 from thoughtforge.phases.plugin_contract import Plugin
 from thoughtforge.phases.polish.ledger import Ledger
 from thoughtforge.phases.polish.polish_log import finding_state
 from thoughtforge.phases.polish.record import read_polish_record
 from thoughtforge.phases.traceability import TRACEABILITY_FILE
+from thoughtforge.web.pane import DraftView, draft_view
 from thoughtforge.web.thread import render_markdown
 
 CHART_WIDTH = 560
@@ -72,9 +74,14 @@ class FindingRow(BaseModel):
 
 
 class Panel(BaseModel):
-    """Everything below the thread for a project past Phase 2."""
+    """Everything the deliverable pane shows under its head."""
 
+    draft: DraftView | None = None
     build: list[ProgressItem] = []
+    in_progress: int | None = None
+    """The build step being worked on now (the first not done, while a run builds)."""
+    final: bool = False
+    """Done: the deliverable comes first, the way it was made after it."""
     chart: Chart | None = None
     costs: list[IterationCost] = []
     guards: list[str] = []
@@ -92,7 +99,8 @@ class Panel(BaseModel):
     @property
     def empty(self) -> bool:
         return not (
-            self.build
+            self.draft
+            or self.build
             or self.chart
             or self.deliverable_html
             or self.traceability_html
@@ -103,8 +111,10 @@ class Panel(BaseModel):
 def panel_for(project: Project, status: Status, plugin: Plugin) -> Panel:
     """`plugin` is the project's type: a document deliverable is previewed wherever its plugin
     keeps it (a deliverable that is the project's files is not a document)."""
-    panel = Panel()
+    panel = Panel(draft=draft_view(project, status), final=status.phase is Phase.DONE)
     panel.build = _build_progress(project, panel.problems)
+    if status.phase is Phase.BUILDING and is_running(project):
+        panel.in_progress = next((n for n, item in enumerate(panel.build) if not item.done), None)
     _add_polish(project, panel)
     document = plugin.deliverable_path(project.dir)
     if document.is_file():

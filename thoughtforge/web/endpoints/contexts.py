@@ -7,6 +7,7 @@ from typing import Any
 
 from starlette.requests import Request
 
+from thoughtforge.actions.composer import Composer
 from thoughtforge.actions.inbox import inbox
 from thoughtforge.actions.run_state import composer_of, project_view
 from thoughtforge.adapters.agents import AgentState, agent_state
@@ -27,15 +28,16 @@ from thoughtforge.core.spend import spend_of
 from thoughtforge.errors import StateFileError, ThoughtForgeError
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.web import live
+from thoughtforge.web.pane import open_items, pane_head
 from thoughtforge.web.progress import panel_for
 from thoughtforge.web.workbench import render, workbench_of
 
 
 def project_state(request: Request, project: Project) -> dict[str, Any]:
-    """What the header, the composer and the work line show."""
+    """What the header, the composer, the work line and the deliverable pane's head show."""
     config = workbench_of(request).config
     view = project_view(config, project)
-    status, composer = view.status, composer_of(view)
+    status, composer = view.status, _offered(composer_of(view), project)
     return {
         "status": status,
         "run": view.run,
@@ -49,7 +51,16 @@ def project_state(request: Request, project: Project) -> dict[str, Any]:
         "spend": spend_of(config, project),
         "revision": view.revision,
         "stale": staleness_note(project.dir),
+        "pane": pane_head(status.phase, status.halted_from),
     }
+
+
+def _offered(composer: Composer, project: Project) -> Composer:
+    """ "Confirm, open items unresolved" only while the spec proposal has open items to accept."""
+    if not composer.allows("accept_unresolved") or open_items(project):
+        return composer
+    kept = [action for action in composer.actions if action.name != "accept_unresolved"]
+    return composer.model_copy(update={"actions": kept})
 
 
 def agent_choices(config: Config) -> list[AgentState]:

@@ -30,8 +30,9 @@ INBOX_EVERY_SECONDS = 2.0
 async def events(request: Request) -> Response:
     """Server-Sent Events: `hello` (the token), then `message`, `reads` (where the person's
     messages were read), `state`, `panel`, `inbox` (and `board`, for the board page) whenever
-    what they show changes. A page that reconnects passes
-    how many messages it has (`after`) and gets only the rest."""
+    what they show changes. A project's `state` carries the sidebar too, rendered in the same
+    tick from the same files, so the sidebar never tells another story than the header. A page
+    that reconnects passes how many messages it has (`after`) and gets only the rest."""
     project_id = request.query_params.get("project")
     project = await requested_project(request, project_id) if project_id else None
     after = natural_number(request.query_params.get("after"), 0)
@@ -100,6 +101,8 @@ async def _project_events(
             "header": render(request, "project_header.html", {"project": project, **state}),
             "actions": render(request, "actions.html", state),
             "work": render(request, "work.html", state),
+            "pane": render(request, "pane_head.html", {"project": project, **state}),
+            "sidebar": await run_in_threadpool(render_sidebar, request),
         }
         if seen.get("fragments") != fragments:
             seen["fragments"] = fragments

@@ -10,11 +10,20 @@ let count = Number(body.dataset.count || 0);
 
 function $(id) { return document.getElementById(id); }
 
-function say(text, kind) {
+const FADE_AFTER_MS = 6000;
+let fading = null;
+
+function say(text, kind, fade) {
+  // A confirmation ("Sent.") fades after a while; an error, or work under way, stays.
   const feedback = $("feedback");
   if (!feedback) return;
+  clearTimeout(fading);
   feedback.textContent = text;
   feedback.className = kind || "";
+  if (fade) fading = setTimeout(() => {
+    feedback.classList.add("faded");
+    fading = setTimeout(() => { feedback.textContent = ""; feedback.className = ""; }, 600);
+  }, FADE_AFTER_MS);
 }
 
 async function post(url, payload, headers) {
@@ -51,6 +60,7 @@ function hiddenBelow() {
 function atNewest() { return hiddenBelow() <= STICK_PIXELS; }
 
 function toNewest() {
+  if (!shown("conversation")) return;
   const below = hiddenBelow();
   if (below > -8) window.scrollBy(0, below + 8);
   const marker = $("new-messages");
@@ -63,6 +73,81 @@ function keepingNewest(change) {
   change();
   if (stuck) toNewest();
   return stuck;
+}
+
+// --- the two panes ----------------------------------------------------------------------------
+// Wide screens show the conversation beside the deliverable; narrower ones show one at a time
+// as tabs, and a tab whose pane changed out of sight says "new" until it is opened.
+
+const NARROW = window.matchMedia("(max-width: 1080px)");
+const PANES = ["conversation", "deliverable"];
+let openPane = "conversation";
+
+function shown(pane) { return !NARROW.matches || openPane === pane; }
+
+function tabOf(pane) { return $("tab-" + pane); }
+
+function layOut() {
+  for (const pane of PANES) {
+    const panel = $(pane), tab = tabOf(pane);
+    if (!panel || !tab) continue;
+    const open = pane === openPane;
+    tab.setAttribute("aria-selected", String(open));
+    tab.tabIndex = open ? 0 : -1;
+    if (NARROW.matches) {
+      panel.setAttribute("role", "tabpanel");
+      panel.setAttribute("aria-labelledby", tab.id);
+      panel.hidden = !open;
+    } else {
+      panel.removeAttribute("role");
+      panel.removeAttribute("aria-labelledby");
+      panel.hidden = false;
+    }
+  }
+}
+
+function openTab(pane, focus) {
+  openPane = pane;
+  tabOf(pane).querySelector(".tab-badge").hidden = true;
+  layOut();
+  if (focus) tabOf(pane).focus();
+  if (pane === "conversation") toNewest();
+  else if (NARROW.matches) window.scrollTo(0, 0);  // the deliverable from its head
+}
+
+function changed(pane) {
+  // Something new in `pane`: its tab says so while the person looks at the other one.
+  const tab = tabOf(pane);
+  if (tab && !shown(pane)) tab.querySelector(".tab-badge").hidden = false;
+}
+
+function setUpPanes() {
+  const tabs = document.querySelector(".pane-tabs");
+  if (!tabs) return;
+  tabs.addEventListener("click", (event) => {
+    const tab = event.target.closest('[role="tab"]');
+    if (tab) openTab(tab.getAttribute("aria-controls"), false);
+  });
+  tabs.addEventListener("keydown", (event) => {
+    // The tablist's keys: arrows move between the tabs (and open them), Home and End go to the ends.
+    const at = PANES.indexOf(openPane);
+    const to = {ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: PANES.length - 1}[event.key];
+    if (to === undefined) return;
+    event.preventDefault();
+    openTab(PANES[(to + PANES.length) % PANES.length], true);
+  });
+  NARROW.addEventListener("change", layOut);
+  layOut();
+}
+
+function replaced(element, html) {
+  // Put `html` in `element`; whether that changed anything (compared as the browser writes
+  // HTML, so the stream's first event, the page as it was served, is no change).
+  const parsed = document.createElement("template");
+  parsed.innerHTML = html;
+  if (!element || element.innerHTML === parsed.innerHTML) return false;
+  element.innerHTML = html;
+  return true;
 }
 
 // --- live updates ---------------------------------------------------------------------------
@@ -87,7 +172,8 @@ function connect() {
     const followed = keepingNewest(() => messages.insertAdjacentHTML("beforeend", data.html));
     count = Math.max(count, data.index + 1);
     refreshEdit();
-    if (!followed) $("new-messages").hidden = false;
+    changed("conversation");
+    if (!followed && shown("conversation")) $("new-messages").hidden = false;
   });
   source.addEventListener("reads", (event) => {
     // Where each of the person's messages was read ("read at distillation 3").
@@ -105,7 +191,10 @@ function connect() {
     const focusedAction = focused && focused.closest && focused.closest("#actions") ? focused.dataset.action : null;
     const agent = $("switch-agent") ? $("switch-agent").value : null;
     const budget = $("raise-budget") ? $("raise-budget").value : null;
+    // One state, one update: the header, the composer, the pane's head and the sidebar together.
     $("project-header").innerHTML = data.header;
+    replaced($("sidebar-list"), data.sidebar);
+    if (replaced($("pane-head"), data.pane)) changed("deliverable");
     keepingNewest(() => {
       $("actions").innerHTML = data.actions;
       $("work").innerHTML = data.work;
@@ -119,7 +208,9 @@ function connect() {
     }
     refreshButtons();
   });
-  source.addEventListener("panel", (event) => { $("panel").innerHTML = JSON.parse(event.data).html; });
+  source.addEventListener("panel", (event) => {
+    if (replaced($("panel"), JSON.parse(event.data).html)) changed("deliverable");
+  });
   source.addEventListener("inbox", (event) => { $("sidebar-list").innerHTML = JSON.parse(event.data).html; });
   source.addEventListener("board", (event) => { $("board").innerHTML = JSON.parse(event.data).html; });
   source.onerror = () => {
@@ -156,7 +247,7 @@ async function act(button) {
   try {
     const result = await post("/projects/" + project + "/answer", payload);
     if (text && message.value === text) message.value = "";
-    say(result.note);
+    say(result.note, "", true);
     toNewest();  // what you sent is where you look next, as in any chat
   } catch (error) {
     say(error.message, "error");
@@ -237,7 +328,7 @@ async function saveEdit(box, text, version, confirm, feedback) {
   try {
     const result = await post("/projects/" + project + "/draft", {text: text.value, version: version, confirm: confirm});
     box.remove();
-    say(result.note);
+    say(result.note, "", true);
     toNewest();
   } catch (error) {
     feedback.textContent = error.message.replace(/[.\s]*$/, ".") + " Your text is kept here.";
@@ -269,6 +360,7 @@ async function upload(files) {
 }
 
 function setUpThread() {
+  setUpPanes();
   const message = $("message");
   message.addEventListener("input", refreshButtons);
   message.addEventListener("keydown", (event) => {
@@ -295,8 +387,16 @@ function setUpThread() {
   $("messages").addEventListener("click", (event) => {
     if (event.target.closest("button.edit-draft")) openEditor();
   });
-  $("project-header").addEventListener("click", async (event) => {
-    const button = event.target.closest("button[data-archive]");
+  $("pane-head").addEventListener("click", (event) => {
+    if (!event.target.closest("button[data-revise]")) return;
+    // Revise takes a change request: the composer is where it is written.
+    openTab("conversation", false);
+    message.placeholder = "What should change? Write it, then press Revise.";
+    message.focus();
+    toNewest();
+  });
+  document.addEventListener("click", async (event) => {
+    const button = event.target.closest("#main button[data-archive]");
     if (!button) return;
     button.disabled = true;
     try {
