@@ -69,10 +69,10 @@ def test_each_passage_says_where_it_is_and_a_rewrite_reads_old_then_new(config: 
     assert kept.bookkeeping and not plan.bookkeeping and notes.summary == "new file"
     wheres = [passage.where for passage in plan.passages]
     assert wheres == [
-        "line 5, under “## Summary”",
-        "line 9, under “## Resources & Budget”",
-        "line 14, under “## Risks”",
-        "line 18, under “## Review”",
+        "line 5, under “Summary”",
+        "line 9, under “Resources & Budget”",
+        "line 14, under “Risks”",
+        "line 18, under “Review”",
     ]
     [row] = plan.passages[1].lines
     assert row[0].text.startswith("… ") and len(row[0].text.split()) <= 11, "cut before"

@@ -138,7 +138,7 @@ def _passages(lines: list[str]) -> Iterator[Passage]:
         elif mark == " ":
             yield from flush()
             if _HEADING.match(text):
-                heading = text.strip()
+                heading = text.lstrip("#").strip()
             old_line += 1
             new_line += 1
     yield from flush()
