@@ -108,11 +108,8 @@ def _start_everything(
         fresh = local_server.start_server(config, directory)
         step.done(f"Prefect server {'started' if fresh else 'already running'} at {url}")
     api = PrefectApi(url)
-    with stage(f"Worker on pool '{WORK_POOL}'") as step:
+    with stage("Work pool and deployments") as step:
         create_work_pool(api, _job_template)
-        worker = local_server.start_worker(env, directory, warm_start)
-        step.done(f"Worker {'started' if worker else 'already running'} on pool '{WORK_POOL}'")
-    with stage("Deployments") as step:
         set_limits(api, config)
         command = launcher_command(warm_start)
         deployments = deployments_file(config_file)
@@ -126,6 +123,10 @@ def _start_everything(
     with stage("Warm starter (runs start without a cold Python)") as step:
         ready = _wait_for_warm_starter(directory, warm_start)
         step.done("Warm starter taking runs" if ready else "Warm starter not ready: cold starts")
+    # Last: nothing above waits for the worker, and its start-up would take the cores they use.
+    with stage(f"Worker on pool '{WORK_POOL}'") as step:
+        worker = local_server.start_worker(env, directory, warm_start)
+        step.done(f"Worker {'started' if worker else 'already running'} on pool '{WORK_POOL}'")
 
 
 def _flow_parts(entrypoint: str) -> FlowShape:
