@@ -110,9 +110,7 @@ def test_history_diff_reads_in_words_and_leaves_escapes_inert(
     commit(done.dir, "fix #2: docs/plan.md updated")
     shown = _run(tmp_path, "history", done.id, "--diff", _last_commit(done))
     assert shown.returncode == 0, shown.stdout + shown.stderr
-    assert shown.stdout.startswith(
-        "docs/plan.md — changed in 1 place\n  line 5, under “Budget”:"
-    )
+    assert shown.stdout.startswith("docs/plan.md — changed in 1 place\n  line 5, under “Budget”:")
     assert "{+ \\x1b]52;c;cHduZWQ=\\x07[bold]x[/]+}" in shown.stdout
     assert "\x1b" not in shown.stdout and "\x07" not in shown.stdout
     assert "@@" not in shown.stdout

@@ -210,3 +210,8 @@ def test_the_demo_agent_applies_a_change_request_where_it_shows(
     said = "\n".join(m.content for m in read_thread(project))
     assert "Revision 3: the rebuild changed nothing in plan.md (Summary came back word" in said
     assert git.Repo(project).git.log("--format=%s").count("(plan.md unchanged)") == 1
+    listed = run_cli(cli_env, config, "history", project.name, "--named").stdout
+    assert "Phase 3 end: the rebuild changed nothing" in " ".join(listed.split())
+    shown = run_cli(cli_env, config, "history", project.name, "--diff", "r2-phase3").stdout
+    assert shown.startswith("docs/plan.md — changed in 2 places")
+    assert "budget is [-15k-]{+12k+} all in" in shown

@@ -57,5 +57,7 @@ def test_the_board_on_a_phone_shows_the_projects_on_the_first_screen(
     assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     card = phone.locator(f'.card[data-project-id="{revised.id}"]')
     assert card.locator(".revision-tag").inner_text() == "revision 2"
-    wedding = phone.locator(f'.card[data-project-id="{projects["Wedding"].id}"] .polish').inner_text()
+    wedding = phone.locator(
+        f'.card[data-project-id="{projects["Wedding"].id}"] .polish'
+    ).inner_text()
     assert wedding == "Issues found per polish iteration: 9 → 5 → 3 (iteration 3)"
