@@ -61,3 +61,10 @@ def test_the_board_on_a_phone_shows_the_projects_on_the_first_screen(
         f'.card[data-project-id="{projects["Wedding"].id}"] .polish'
     ).inner_text()
     assert wedding == "Issues found per polish iteration: 9 → 5 → 3 (iteration 3)"
+
+    phone.set_viewport_size({"width": 1300, "height": 900})  # wide: every column keeps its place
+    phone.screenshot(path=str(SHOTS / "board-wide.png"))
+    building = phone.locator('.column[data-column="building"]').bounding_box()
+    polishing = phone.locator('.column[data-column="polishing"]').bounding_box()
+    assert building is not None and polishing is not None
+    assert building["y"] == polishing["y"] and abs(building["width"] - polishing["width"]) < 1
