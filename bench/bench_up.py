@@ -5,6 +5,9 @@ Three figures, interleaved round by round so the machine's mood hits them alike:
 - cold: `up` with nothing running (the database, pool and deployments are there from before);
 - warm: `up` again with everything running and nothing changed.
 A first `up` (fresh database: migrations, pool, deployments) is timed once, before the rounds.
+Beside each wall time, the CPU time the command itself used (user + system, its waited-for
+children included, not the servers it leaves running): on a loaded machine, where wall times
+stretch with the load, it says what `up` costs by itself.
 
 Run: `.venv/bin/python bench/bench_up.py [ROUNDS]`.
 """
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import signal
 import socket
 import statistics
@@ -26,6 +30,7 @@ from pathlib import Path
 import yaml
 
 BIN = Path(sys.executable).parent
+HEALTH_DEADLINE_SECONDS = 120.0
 
 
 def _free_port() -> int:
@@ -37,7 +42,7 @@ def _free_port() -> int:
 def _healthy(url: str) -> bool:
     try:
         with urllib.request.urlopen(f"{url}/health", timeout=0.5) as response:
-            return response.status == 200
+            return bool(response.status == 200)
     except OSError:
         return False
 
@@ -64,15 +69,18 @@ class Setup:
         }
         self.env.pop("PREFECT_API_URL", None)
 
-    def tf(self, command: str) -> float:
+    def tf(self, command: str) -> tuple[float, float]:
+        """Wall and CPU seconds of `thoughtforge COMMAND`."""
+        before = _children_cpu()
         started = time.perf_counter()
         subprocess.run(
             [str(BIN / "thoughtforge"), "--config", str(self.config), command],
             env=self.env,
             check=True,
             capture_output=True,
+            timeout=300,
         )
-        return time.perf_counter() - started
+        return time.perf_counter() - started, _children_cpu() - before
 
     def server_start(self) -> float:
         """`prefect server start` until healthy; stopped afterwards."""
@@ -84,7 +92,11 @@ class Setup:
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
+        deadline = time.monotonic() + HEALTH_DEADLINE_SECONDS
         while not _healthy(self.api):
+            if time.monotonic() > deadline or process.poll() is not None:
+                os.killpg(process.pid, signal.SIGTERM)
+                raise SystemExit("`prefect server start` did not answer its health check")
             time.sleep(0.05)
         elapsed = time.perf_counter() - started
         os.killpg(process.pid, signal.SIGTERM)
@@ -92,31 +104,38 @@ class Setup:
         return elapsed
 
 
-def _line(name: str, times: list[float]) -> str:
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _line(name: str, times: list[float], cpu: list[float] | None = None) -> str:
+    spent = f"  CPU median {statistics.median(cpu):5.2f} s" if cpu else ""
     return (
         f"{name:<34} median {statistics.median(times):6.2f} s  "
-        f"min {min(times):6.2f}  max {max(times):6.2f}  (n={len(times)})"
+        f"min {min(times):6.2f}  max {max(times):6.2f}  (n={len(times)}){spent}"
     )
 
 
 def main(rounds: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         setup = Setup(Path(folder))
-        first = setup.tf("up")
+        first, _ = setup.tf("up")
         setup.tf("down")
         anchor: list[float] = []
-        cold: list[float] = []
-        warm: list[float] = []
+        cold: list[tuple[float, float]] = []
+        warm: list[tuple[float, float]] = []
         for _ in range(rounds):
             anchor.append(setup.server_start())
             cold.append(setup.tf("up"))
             warm.append(setup.tf("up"))
             setup.tf("down")
+        print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
         print(f"first `up` (fresh database)         {first:6.2f} s")
         print(_line("`prefect server start` → healthy", anchor))
-        print(_line("cold `up` (nothing running)", cold))
-        print(_line("warm `up` (nothing changed)", warm))
-        ratio = statistics.median(cold) / statistics.median(anchor)
+        print(_line("cold `up` (nothing running)", [t for t, _ in cold], [c for _, c in cold]))
+        print(_line("warm `up` (nothing changed)", [t for t, _ in warm], [c for _, c in warm]))
+        ratio = statistics.median(t for t, _ in cold) / statistics.median(anchor)
         print(f"cold `up` / server start: {ratio:.2f}×")
 
 

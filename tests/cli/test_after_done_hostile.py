@@ -147,3 +147,21 @@ def test_two_rollback_commands_started_together_one_proceeds_the_other_is_told_w
 
 def _rollback_commits(repo: git.Repo) -> int:
     return sum(c.summary.startswith("Rollback to ") for c in repo.iter_commits())
+
+
+def test_history_diff_reads_in_words_and_leaves_escapes_inert(
+    done: Project, tmp_path: Path
+) -> None:
+    plan = done.dir / "docs" / "plan.md"
+    plan.write_text(FIXED.replace("contingency", "contingency \x1b]52;c;cHduZWQ=\x07[bold]x[/]"))
+    commit(done.dir, "fix #2: docs/plan.md updated")
+    shown = _run(tmp_path, "history", done.id, "--diff", _last_commit(done))
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    assert shown.stdout.startswith("docs/plan.md — changed in 1 place\n  line 5, under “Budget”:")
+    assert "{+ \\x1b]52;c;cHduZWQ=\\x07[bold]x[/]+}" in shown.stdout
+    assert "\x1b" not in shown.stdout and "\x07" not in shown.stdout
+    assert "@@" not in shown.stdout
+
+
+def _last_commit(project: Project) -> str:
+    return git.Repo(project.dir).head.commit.hexsha[:10]

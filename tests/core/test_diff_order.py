@@ -6,7 +6,7 @@ from __future__ import annotations
 from tests.conftest import BRAIN_DUMP
 from thoughtforge.config import Config
 from thoughtforge.core import create_project
-from thoughtforge.core.diff_order import by_reading_order, in_reading_order
+from thoughtforge.core.diff_order import by_reading_order
 from thoughtforge.core.git_repo import commit
 from thoughtforge.core.history import item_diff, project_history
 
@@ -36,10 +36,11 @@ def test_the_plan_comes_first_and_bookkeeping_last(config: Config) -> None:
     assert order[-len(kept) :] == kept
     assert set(kept) >= {"build_progress.json", "built_from.json", "polish_log.md"}
     assert "docs/plan.md" not in kept and "src/odd name.py" not in kept
-    assert sorted(in_reading_order(diff).splitlines()) == sorted(diff.splitlines()), "nothing lost"
+    joined = "\n".join(file.text for file in files)
+    assert sorted(joined.splitlines()) == sorted(diff.splitlines()), "nothing lost"
 
 
 def test_text_before_the_first_file_and_an_empty_diff_are_kept() -> None:
     assert by_reading_order("") == []
     odd = "note\ndiff --git a/docs/plan.md b/docs/plan.md\n+x"
-    assert in_reading_order(odd) == odd
+    assert "\n".join(file.text for file in by_reading_order(odd)) == odd

@@ -38,6 +38,13 @@ def test_a_commit_subject_says_what_the_commit_was(
     assert classify(subject)[:2] == (kind, name)
 
 
+def test_a_revision_build_that_changed_nothing_says_so_in_the_history() -> None:
+    unchanged = classify("Phase 3 complete: revision 3 rebuilt Summary (plan.md unchanged)")
+    assert unchanged == ("phase_end", "phase3", "Phase 3 end: the rebuild changed nothing")
+    built = classify("Phase 3 complete: revision 2 rebuilt Summary")
+    assert built[2] == "Phase 3 end: deliverable built"
+
+
 def _items() -> list:
     commits = [
         ("a" * 40, T, "Create project"),

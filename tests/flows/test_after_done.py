@@ -15,6 +15,7 @@ import yaml
 
 from tests.flows.conftest import run_cli
 from tests.flows.test_pipeline import DEMO_STEPS, REPO, _flow_runs_of, _only_project
+from thoughtforge.adapters.agents.scripted import DEMO_SCRIPT
 from thoughtforge.config import load_config
 from thoughtforge.core import hold_run_lock, open_project, read_polish_state, read_status
 from thoughtforge.core.revisions import REVISION_TAG_PREFIX
@@ -159,3 +160,58 @@ def test_a_change_request_rebuilds_one_section_then_rollback_restores_earlier_st
     assert read_status(project).phase is Phase.POLISHING
     assert read_polish_state(project).iteration == 0
     assert plan.read_text() == first
+
+
+def test_the_demo_agent_applies_a_change_request_where_it_shows(
+    tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path], prefect_api_url: str
+) -> None:
+    """The README's first command's agent: a revision puts the new figure in the spec proposal
+    and in the rebuilt sections, and quotes the request; a rebuild that changes nothing says so."""
+    config = cli_config()
+    brain_dump = str(REPO / "examples" / "wedding-plan.md")
+    assert run_cli(cli_env, config, "run", brain_dump, "--auto-confirm").returncode == 0
+    project = _only_project(tmp_path)
+    plan = project / "docs" / "plan.md"
+    first = plan.read_text()
+    assert "15k" in first and "12k" not in first
+
+    revised = run_cli(cli_env, config, "revise", project.name, CHANGE, "--auto-confirm")
+    assert revised.returncode == 0, revised.stdout + revised.stderr
+    [shown] = [
+        m.content for m in read_thread(project) if m.content.startswith("What this proposal")
+    ]
+    assert "12k" in shown and f"“{CHANGE}”" in shown
+    spec = (project / "docs" / "spec.md").read_text().split("## Superseded", 1)[0]
+    assert "budget is 12k all in" in spec and "budget is 15k" not in spec
+    assert f"- Changed at the person's request: “{CHANGE}”" in spec
+    before, after = _sections(first), _sections(plan.read_text())
+    changed = [heading for heading in before if before[heading] != after[heading]]
+    assert changed == ["Summary", "Goals & Scope"], changed
+    assert f"“{CHANGE}”" in after["Summary"]
+    assert "budget is 12k all in" in after["Goals & Scope"]
+    assert "15k" not in after["Goals & Scope"]
+    assert "changed nothing" not in revised.stdout
+    words = "\n".join(m.content for m in read_thread(project))
+    assert "rebuilding 2 of 7 plan sections (Summary, Goals & Scope)" in words
+
+    # A reviser that gives every section back as it was: the build says it changed nothing.
+    echo = {"steps": {**yaml.safe_load(DEMO_SCRIPT.read_text())["steps"]}}
+    echo["steps"]["plan-revise"] = {"echo_after": "The section as it is now:\n\n"}
+    script = tmp_path / "echo.yaml"
+    script.write_text(yaml.safe_dump(echo))
+    kept = plan.read_text()
+    again = run_cli(
+        cli_env, config, "revise", project.name, "Add a photographer.", "--auto-confirm",
+        THOUGHTFORGE_SCRIPT=str(script),
+    )  # fmt: skip
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert plan.read_text() == kept
+    assert "Revision 3's rebuild changed nothing in plan.md" in again.stdout.replace("\n", " ")
+    said = "\n".join(m.content for m in read_thread(project))
+    assert "Revision 3: the rebuild changed nothing in plan.md (Summary came back word" in said
+    assert git.Repo(project).git.log("--format=%s").count("(plan.md unchanged)") == 1
+    listed = run_cli(cli_env, config, "history", project.name, "--named").stdout
+    assert "Phase 3 end: the rebuild changed nothing" in " ".join(listed.split())
+    shown = run_cli(cli_env, config, "history", project.name, "--diff", "r2-phase3").stdout
+    assert shown.startswith("docs/plan.md — changed in 2 places")
+    assert "budget is [-15k-]{+12k+} all in" in shown

@@ -55,6 +55,16 @@ def _processes_of_run(flow_run_id: str) -> list[int]:
     return found
 
 
+_WITHOUT_PREFECT = (
+    "import sys\nfrom thoughtforge.cli import main\n"
+    "sys.argv = ['thoughtforge', *sys.argv[1:]]\n"
+    "try:\n    main()\nexcept SystemExit:\n    pass\n"
+    "loaded = any(m.split('.')[0] == 'prefect' for m in sys.modules)\n"
+    "print('PREFECT_LOADED' if loaded else 'NO_PREFECT')\n"
+)
+"""A `thoughtforge` command that says last whether it imported Prefect."""
+
+
 def _thoughtforge_events(stack: Stack) -> list[str]:
     body = {"filter": {"event": {"prefix": ["thoughtforge.project."]}}, "limit": 50}
     page = httpx.post(f"{stack.api}/events/filter", json=body, timeout=10).json()
@@ -199,6 +209,12 @@ def test_down_stops_what_up_started_and_its_runs_in_flight_and_nothing_else(
         assert len(live_processes(state_dir(stack.config))) == 4  # server, worker, starter, page
         starter = int((state_dir(stack.config) / "warm-start.pid").read_text())
         assert listening(socket_name(str(state_dir(stack.config).resolve())), starter)  # ready
+        warm = subprocess.run(
+            [sys.executable, "-c", _WITHOUT_PREFECT, "--config", str(stack.config), "up"],
+            env=stack.env, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert "Deployments up to date" in warm.stdout, warm.stdout + warm.stderr
+        assert warm.stdout.rstrip().endswith("NO_PREFECT"), "a warm `up` imported Prefect"
         started = stack.prefect(
             "deployment",
             "run",

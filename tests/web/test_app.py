@@ -291,7 +291,9 @@ def test_the_board_shows_each_card_in_its_column_linked_to_its_thread(bench: Ben
     wedding = projects["Wedding"].id
     polishing = page.split('data-column="polishing"', 1)[1].split("</section>", 1)[0]
     assert f'data-project-id="{wedding}"' in polishing
-    assert f'href="/projects/{wedding}"' in polishing and "iteration 3" in polishing
+    assert f'href="/projects/{wedding}"' in polishing and "(iteration 3)" in polishing
+    assert '<span class="trend">9 → 5 → 3</span>' in polishing and "▁" not in page
+    assert 'class="column is-empty" data-column="building"' in page
     assert 'data-badge="TERMINATED"' in page and 'data-badge="UNREADABLE"' in page
     cards = json.loads(bench.get("/cards.json").text)
     assert {card["project_id"] for card in cards} == {p.id for p in projects.values()}

@@ -85,16 +85,14 @@ def test_restore_this_version_from_the_history_page(bench: Bench, page: Any) -> 
     _shot(page, "after-done-01-history")
 
     page.locator('li[data-item="polish-1"] a.history-diff').click()
-    changed = page.locator("#changed").inner_text()
-    assert (
-        "-Budget 15k, first draft." in changed and "+Budget 15k, with a 10% contingency." in changed
-    )
-    files = page.locator("#changed pre.diff")
-    assert files.first.get_attribute("data-file") == "docs/plan.md", "the deliverable first"
+    words = page.locator("#changed .diff-file").first
+    assert words.get_attribute("data-file") == "docs/plan.md", "the deliverable first"
+    assert words.locator("del").inner_text() == "first draft"
+    assert words.locator("ins").inner_text() == "with a 10% contingency"
     folded = page.locator("#changed details.bookkeeping")
     assert folded.get_attribute("open") is None
     assert "polish_state.json" in folded.locator("summary").inner_text()
-    assert not folded.locator('pre[data-file="polish_state.json"]').is_visible()
+    assert not folded.locator('[data-file="polish_state.json"]').is_visible()
     _shot(page, "after-done-02-before-after")
 
     page.goto(f"{bench.url}/projects/{project.id}/history")

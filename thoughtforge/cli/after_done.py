@@ -10,7 +10,7 @@ from rich.table import Table
 
 from thoughtforge.cli.app import AutoConfirm, ProjectArgument, app, config_of, out, read_text_source
 from thoughtforge.errors import ThoughtForgeError
-from thoughtforge.terminal_text import inert_markup
+from thoughtforge.terminal_text import inert_markup, inert_text
 
 KeepEdits = Annotated[
     bool,
@@ -65,7 +65,10 @@ def history(
         str | None,
         typer.Option(
             "--diff",
-            help="Show what ITEM changed (its deliverable and docs before → after).",
+            help=(
+                "Show what ITEM changed, in words: the deliverable first, removed words as "
+                "[-…-] and added ones as {+…+}, bookkeeping files only named."
+            ),
             metavar="ITEM",
             show_default=False,
         ),
@@ -77,14 +80,20 @@ def history(
     """A project's history: phase ends, polish iterations and every commit, oldest first, with
     what each was. A name (or a commit id) is what `rollback --to` takes."""
     from thoughtforge.core import open_project
-    from thoughtforge.core.diff_order import in_reading_order
     from thoughtforge.core.history import find_item, item_diff, project_history
+    from thoughtforge.core.word_diff import as_text, changes_in_words
 
     project = open_project(config_of(ctx), project_id)
     items = project_history(project.dir)
     if diff is not None:
-        text = in_reading_order(item_diff(project.dir, items, find_item(items, diff)))
-        out.print(inert_markup(text) if text else f"{diff} changed no file.", highlight=False)
+        text = as_text(changes_in_words(item_diff(project.dir, items, find_item(items, diff))))
+        if not text:
+            out.print(f"{inert_markup(diff)} changed no file.", highlight=False)
+            return
+        shown = inert_text(text)
+        shown.highlight_regex(r"\[-.*?-\]", "red")
+        shown.highlight_regex(r"\{\+.*?\+\}", "green")
+        out.print(shown, highlight=False, soft_wrap=True)
         return
     table = Table("name", "commit", "rev", "when (UTC)", "what")
     for item in items:

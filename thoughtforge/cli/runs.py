@@ -29,6 +29,7 @@ EXIT_STOPPED = 130
 def run_pipeline(ctx: typer.Context, project_id: str, auto_confirm: bool) -> None:
     """Exit 0 when the project is done, `EXIT_HALTED` when it halted or waits for the human."""
     from thoughtforge.core import open_project, read_status
+    from thoughtforge.core.revisions import read_revisions
     from thoughtforge.models import Phase
     from thoughtforge.phases.plugin_loader import plugin_for
 
@@ -48,7 +49,15 @@ def run_pipeline(ctx: typer.Context, project_id: str, auto_confirm: bool) -> Non
     status = read_status(project.dir)
     if status.phase is Phase.DONE:
         plugin = plugin_for(config_of(ctx), status.deliverable_type)
-        out.print(f"[green]Done.[/] Deliverable: {plugin.deliverable_path(project.dir)}")
+        deliverable = plugin.deliverable_path(project.dir)
+        out.print(f"[green]Done.[/] Deliverable: {deliverable}")
+        revision = read_revisions(project.dir).latest
+        if revision is not None and revision.unchanged:
+            out.print(
+                f"Revision {revision.number}'s rebuild changed nothing in "
+                f"{inert_markup(deliverable.name)}: say the change differently "
+                f"(`thoughtforge revise {project_id} ...`) or edit it yourself."
+            )
         return
     if status.phase is Phase.HALTED:
         err.print(

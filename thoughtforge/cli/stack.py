@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -15,6 +16,9 @@ from thoughtforge.cli.up_progress import stage
 from thoughtforge.config import Config, config_path, state_dir
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.plurals import plural
+
+if TYPE_CHECKING:
+    from thoughtforge.stack.deployments import FlowShape
 
 
 @app.command()
@@ -87,7 +91,6 @@ def _start_everything(
     ctx: typer.Context, config: Config, config_file: Path, directory: Path
 ) -> None:
     """`up`'s stages, in order; each one either finds its part running or starts it."""
-    from thoughtforge.flows.deployment_parts import FlowParts, process_job_template
     from thoughtforge.flows.warm_start import launcher_command
     from thoughtforge.stack import local_server
     from thoughtforge.stack.api import PrefectApi, configured_url
@@ -105,16 +108,13 @@ def _start_everything(
         fresh = local_server.start_server(config, directory)
         step.done(f"Prefect server {'started' if fresh else 'already running'} at {url}")
     api = PrefectApi(url)
-    with stage(f"Worker on pool '{WORK_POOL}'") as step:
-        create_work_pool(api, process_job_template)
-        worker = local_server.start_worker(env, directory, warm_start)
-        step.done(f"Worker {'started' if worker else 'already running'} on pool '{WORK_POOL}'")
-    with stage("Deployments") as step:
+    with stage("Work pool and deployments") as step:
+        create_work_pool(api, _job_template)
         set_limits(api, config)
         command = launcher_command(warm_start)
         deployments = deployments_file(config_file)
         deployed = deploy_changed(
-            api, deployments, config_file.parent, FlowParts, {"command": command}
+            api, deployments, config_file.parent, _flow_parts, {"command": command}
         )
         step.done(f"Deployed: {', '.join(deployed)}" if deployed else "Deployments up to date")
     with stage(f"Workbench at {page_address(config)}") as step:
@@ -123,6 +123,24 @@ def _start_everything(
     with stage("Warm starter (runs start without a cold Python)") as step:
         ready = _wait_for_warm_starter(directory, warm_start)
         step.done("Warm starter taking runs" if ready else "Warm starter not ready: cold starts")
+    # Last: nothing above waits for the worker, and its start-up would take the cores they use.
+    with stage(f"Worker on pool '{WORK_POOL}'") as step:
+        worker = local_server.start_worker(env, directory, warm_start)
+        step.done(f"Worker {'started' if worker else 'already running'} on pool '{WORK_POOL}'")
+
+
+def _flow_parts(entrypoint: str) -> FlowShape:
+    """The flow's name and schema, importing Prefect only when a deployment is (re)built."""
+    from thoughtforge.flows.deployment_parts import FlowParts
+
+    return FlowParts(entrypoint)
+
+
+def _job_template() -> dict[str, Any]:
+    """The process worker's job template, importing Prefect only when the pool is made."""
+    from thoughtforge.flows.deployment_parts import process_job_template
+
+    return process_job_template()
 
 
 def _choose_ports(config: Config, port: int | None, web_port: int | None) -> None:

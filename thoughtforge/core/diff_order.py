@@ -46,11 +46,6 @@ def by_reading_order(diff: str) -> list[FileDiff]:
     return sorted(files, key=lambda file: _rank(file.path))
 
 
-def in_reading_order(diff: str) -> str:
-    """`diff` with its files in reading order (see `by_reading_order`)."""
-    return "\n".join(file.text for file in by_reading_order(diff))
-
-
 def _rank(path: str) -> int:
     """0: the deliverable (the plan, or code); 1: the person's documents; 2: bookkeeping."""
     if path == PLAN_FILE:

@@ -57,6 +57,8 @@ def classify(subject: str) -> tuple[Kind, str | None, str]:
     """What a commit subject says the commit was: its kind, base name and words."""
     for pattern, name, what in _PHASE_ENDS:
         if pattern.match(subject):
+            if name == "phase3" and subject.endswith(" unchanged)"):  # a revision's no-op build
+                what = "Phase 3 end: the rebuild changed nothing"
             return "phase_end", name, what
     found = _POLISH_END.match(subject)
     if found:

@@ -45,6 +45,8 @@ class Revision(BaseModel):
     build_begun: bool = False
     """Code mode: the builder's state was started again for the change's new steps."""
     built: bool = False
+    unchanged: bool = False
+    """Its build left the deliverable as it was (said in the chat and by the CLI)."""
 
 
 class Revisions(BaseModel):

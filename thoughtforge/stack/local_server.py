@@ -77,7 +77,11 @@ def missing_parts(config: Config, directory: Path, deployments: Path) -> list[st
         for entrypoint in missing_flows(deployments)
     ]
     server, web = config.server, config.web
-    if not is_healthy(configured_url(config)) and _port_taken(server.host, server.port):
+    if (
+        not _alive(directory, "server")
+        and not is_healthy(configured_url(config))
+        and _port_taken(server.host, server.port)
+    ):
         missing.append(
             f"port {server.port} ({server.host}) is taken by another program: choose another "
             "with `up --port N` (or THOUGHTFORGE_SERVER_PORT, or server.port)"
@@ -157,21 +161,32 @@ def server_command(config: Config) -> tuple[list[str], dict[str, str]]:
 
 
 def start_server(config: Config, directory: Path) -> bool:
-    """Start the server unless one answers already; False when it was already there."""
+    """Start the server unless one answers already, or the one recorded in `directory` is alive
+    (busy, on a loaded machine: it is waited for, never doubled); False when it was there."""
     url = configured_url(config)
     if is_healthy(url):
         return False
+    if _alive(directory, "server"):
+        _wait_until_healthy(url, directory, None)
+        return False
     args, env = server_command(config)
     process = _spawn(args, directory, "server", env)
+    _wait_until_healthy(url, directory, process)
+    return True
+
+
+def _wait_until_healthy(url: str, directory: Path, process: subprocess.Popen[bytes] | None) -> None:
+    """Until the server at `url` answers; a `process` this `up` started that dies or never
+    answers is ended, and either way the failure names the server's log."""
     deadline = time.monotonic() + SERVER_START_SECONDS
     while not is_healthy(url):
-        if process.poll() is not None or time.monotonic() > deadline:
-            end_leftover_processes(directory, grace_seconds=1.0, only=[process.pid])
+        if (process is not None and process.poll() is not None) or time.monotonic() > deadline:
+            if process is not None:
+                end_leftover_processes(directory, grace_seconds=1.0, only=[process.pid])
             raise ThoughtForgeError(
-                f"the Prefect server did not start on {url}; see {directory / 'server.log'}"
+                f"the Prefect server did not answer on {url}; see {directory / 'server.log'}"
             )
         time.sleep(0.1)
-    return True
 
 
 def start_worker(

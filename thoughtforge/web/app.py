@@ -20,7 +20,6 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from thoughtforge.board.cards import sparkline
 from thoughtforge.config import Config, LiveConfig
 from thoughtforge.errors import ThoughtForgeError, schema_problems
 from thoughtforge.serving.guard import RequestGuard, new_token
@@ -52,7 +51,6 @@ HERE = Path(__file__).parent
 
 def create_app(config_file: Path, config: Config, token: str | None = None) -> Starlette:
     templates = Jinja2Templates(directory=HERE / "templates")
-    templates.env.filters["sparkline"] = sparkline
     workbench = Workbench(
         config_file, LiveConfig(config_file, config), token or new_token(), templates
     )

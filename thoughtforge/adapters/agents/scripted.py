@@ -19,7 +19,10 @@ prompt after the last occurrence of a marker), optionally with `append` (text ad
 `{iteration}` replaced by `THOUGHTFORGE_ITERATION`: a fixer that changes the document each time),
 `sleep` (seconds before answering), `exit` (exit code) and `stderr`. A `template` is a file
 whose `$names` are filled with the brain dump's own sentences (`demo_words`), JSON-escaped in a
-`.json` file: how the built-in demo script answers each brain dump with its own words.
+`.json` file: how the built-in demo script answers each brain dump with its own words. A
+`revision` answer applies a change request as the demo does (`demo_revision`): `proposal` (the
+spec in a revision, else the answer's other source), `sections` (the sections it touches) or
+`section` (one section rewritten).
 
 A coding agent's answer also acts on the project, as a real coding agent with write access does:
 `write` maps paths (relative to the project directory) to their new text and `delete` lists paths to
@@ -39,11 +42,16 @@ import sys
 import time
 from pathlib import Path
 from string import Template
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
+from thoughtforge.adapters.agents.demo_revision import (
+    chosen_sections,
+    revised_proposal,
+    revised_section,
+)
 from thoughtforge.adapters.agents.demo_words import words_for
 from thoughtforge.bounded_input import MAX_CONFIG_BYTES, InputRefused, load_yaml, read_capped_text
 
@@ -67,6 +75,7 @@ class Answer(BaseModel):
     stderr: str = ""
     write: dict[str, str] = {}
     delete: list[str] = []
+    revision: Literal["proposal", "sections", "section"] | None = None
 
     @model_validator(mode="after")
     def _one_source(self) -> Answer:
@@ -76,9 +85,10 @@ class Answer(BaseModel):
             self.template is not None,
             self.echo,
             self.echo_after is not None,
+            self.revision in ("sections", "section"),
         ]
         if sum(sources) > 1:
-            raise ValueError("give only one of text, file, template, echo, echo_after")
+            raise ValueError("give only one of text, file, template, echo, echo_after, revision")
         return self
 
 
@@ -213,6 +223,16 @@ def _act(answer: Answer, project_dir: Path) -> None:
 
 
 def _answer_text(answer: Answer, prompt: str, script_dir: Path) -> str:
+    project_dir = Path(os.environ.get("THOUGHTFORGE_PROJECT_DIR") or Path.cwd())
+    if answer.revision == "sections":
+        return chosen_sections(prompt, project_dir)
+    if answer.revision == "section":
+        return revised_section(prompt, project_dir)
+    if (
+        answer.revision == "proposal"
+        and (proposal := revised_proposal(prompt, project_dir)) is not None
+    ):
+        return proposal
     if answer.file is not None:
         return (script_dir / answer.file).read_text(encoding="utf-8")
     if answer.template is not None:

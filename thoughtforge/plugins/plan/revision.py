@@ -16,9 +16,16 @@ from thoughtforge.core import (
     SPEC_FILE,
     Project,
     TransitionHooks,
+    git_repo,
     log_event,
 )
-from thoughtforge.core.revisions import Revision, open_revision, record_built_from, update_revision
+from thoughtforge.core.revisions import (
+    REVISION_TAG_PREFIX,
+    Revision,
+    open_revision,
+    record_built_from,
+    update_revision,
+)
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.deliverable.verdict import Candidate
@@ -45,6 +52,10 @@ ATTEMPTS = 2
 SECTIONS_STEP = "plan-revise-sections"
 REVISE_STEP = "plan-revise"
 MILESTONE = "Phase 3 complete. The change is built into the plan. Polish loop starting."
+_PLAN_NAME = PLAN_FILE.rsplit("/", 1)[-1]
+UNCHANGED_MILESTONE = (
+    "Phase 3 complete. The rebuild changed nothing in the plan. Polish loop starting."
+)
 
 
 class PlanReviser:
@@ -167,13 +178,26 @@ class PlanReviser:
         self.engine.write(PLAN_FILE, revised)
 
     def _finish(self) -> BuildOutcome:
-        finish_build(self.engine.project)
-        record_built_from(self.engine.project.dir)
+        project = self.engine.project
+        number = self.revision.number
         rebuilt = ", ".join(self.revision.rebuilt) or "no section"
-        self.engine.commit(f"Phase 3 complete: revision {self.revision.number} rebuilt {rebuilt}")
+        tag = f"{REVISION_TAG_PREFIX}{number}"
+        unchanged = git_repo.changed_since(project.dir, tag, [PLAN_FILE]) == []
+        self._save(unchanged=unchanged)
+        finish_build(project)
+        record_built_from(project.dir)
+        if unchanged:
+            self.engine.say(
+                f"Revision {number}: the rebuild changed nothing in {_PLAN_NAME} ({rebuilt} "
+                "came back word for word). Say the change differently with Revise, or edit the "
+                "plan yourself."
+            )
+        kept = f" ({_PLAN_NAME} unchanged)" if unchanged else ""
+        self.engine.commit(f"Phase 3 complete: revision {number} rebuilt {rebuilt}{kept}")
         self.engine.advance(Phase.POLISHING)
-        path = self.engine.project.dir / PLAN_FILE
-        return BuildOutcome(verdict="built", halt_reason=None, reason=MILESTONE, deliverable=path)
+        path = project.dir / PLAN_FILE
+        reason = UNCHANGED_MILESTONE if unchanged else MILESTONE
+        return BuildOutcome(verdict="built", halt_reason=None, reason=reason, deliverable=path)
 
     def _save(self, **changes: object) -> None:
         self.revision = self.revision.model_copy(update=changes)

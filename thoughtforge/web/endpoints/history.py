@@ -1,7 +1,7 @@
 """A project's history in the page: its phase ends and polish iterations, each with "Restore this
 version" (`actions.restoring`, as the CLI's rollback and MCP's) and a diff view of the deliverable
-before → after, and of what a restore would change: the deliverable first, ThoughtForge's
-bookkeeping last and folded (`core.diff_order`)."""
+before → after, and of what a restore would change, in words (`core.word_diff`): the deliverable
+first, ThoughtForge's bookkeeping last and folded."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from thoughtforge.actions.restoring import restore as restore_project
-from thoughtforge.core.diff_order import by_reading_order
 from thoughtforge.core.history import (
     UnknownHistoryItem,
     find_item,
@@ -20,6 +19,7 @@ from thoughtforge.core.history import (
     project_history,
     restore_diff,
 )
+from thoughtforge.core.word_diff import changes_in_words
 from thoughtforge.web.workbench import page, requested_project
 
 
@@ -50,8 +50,8 @@ async def diff_page(request: Request) -> Response:
         "title": f"{item.name or item.short}: {item.what}",
         "project": project,
         "item": item,
-        "changed": by_reading_order(changed),
-        "restoring": by_reading_order(restoring),
+        "changed": changes_in_words(changed),
+        "restoring": changes_in_words(restoring),
     }
     return page(request, "history_diff.html", context)
 
