@@ -174,14 +174,19 @@ class _CharacterCounts:
     the characters one text has that the other lacks and the reverse, counted with multiplicity:
     half of (the counts' L1 difference + the length difference). Folding characters into buckets
     and holding a count at a ceiling only lower that bound, so a pair it rules out can never be
-    similar. The counts are kept a bucket per row, so a chunk of texts is compared with the whole
-    window one bucket at a time.
+    similar. The L1 difference is the two texts' totals less twice the characters they share
+    (the least of each bucket's two counts), so only the shared characters are summed: one
+    minimum and one addition a bucket, in bytes while no text of the chunk could share more than
+    a byte holds. The counts are kept a bucket per row, so a chunk of texts is compared with the
+    whole window one bucket at a time.
     """
 
     BUCKETS = 32
 
     def __init__(self, texts: list[str]) -> None:
-        self.by_bucket = np.ascontiguousarray(_CHARACTER_ROWS.of(texts).T)
+        counts = _CHARACTER_ROWS.of(texts)
+        self.by_bucket = np.ascontiguousarray(counts.T)
+        self.totals = counts.sum(axis=1, dtype=np.int32)
         self.lengths = np.array([len(text) for text in texts], dtype=np.int32)
 
     def within_reach(self, texts: list[str]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
@@ -191,18 +196,25 @@ class _CharacterCounts:
         Only rows from 4/5 of the shortest to 5/4 of the longest text's length are compared:
         the distance is at least the length difference.
         """
-        sizes = np.array([len(text) for text in texts], dtype=np.int32)[:, None]
-        low = int(np.searchsorted(self.lengths, -(-4 * int(sizes[0, 0]) // 5)))
-        high = int(np.searchsorted(self.lengths, 5 * int(sizes[-1, 0]) // 4, side="right"))
-        lengths = self.lengths[None, low:high]
+        sizes = np.fromiter(map(len, texts), dtype=np.int32, count=len(texts))
+        low = int(np.searchsorted(self.lengths, -(-4 * int(sizes[0]) // 5)))
+        high = int(np.searchsorted(self.lengths, 5 * int(sizes[-1]) // 4, side="right"))
         counts = _CHARACTER_ROWS.of(texts)
-        differ = np.zeros((len(texts), high - low), dtype=np.int16)
-        step = np.empty(differ.shape, dtype=np.int8)
+        totals = counts.sum(axis=1, dtype=np.int32)
+        lengths, theirs = self.lengths[low:high], self.totals[low:high]
+        # 5 · (L1 + |Δlength|) ≤ 2 · longer, with L1 = totals + theirs − 2 · shared, is
+        # 10 · shared ≥ 5 · (totals + theirs) + the larger of the two signs of Δlength's terms.
+        need = np.maximum(
+            (5 * (totals - sizes))[:, None] + (5 * theirs + 3 * lengths)[None, :],
+            (5 * totals + 3 * sizes)[:, None] + (5 * (theirs - lengths))[None, :],
+        )
+        shared = np.zeros(need.shape, dtype=np.uint8 if totals.max() < 256 else np.uint16)
+        step = np.empty(need.shape, dtype=np.uint8)
         for bucket in range(self.BUCKETS):
-            np.subtract(self.by_bucket[bucket, None, low:high], counts[:, bucket, None], out=step)
-            np.add(differ, np.abs(step, out=step), out=differ)
-        within = 5 * (differ + np.abs(lengths - sizes)) <= 2 * np.maximum(lengths, sizes)
-        which, rows = np.nonzero(within)
+            np.minimum(self.by_bucket[bucket, None, low:high], counts[:, bucket, None], out=step)
+            np.add(shared, step, out=shared)
+        within = np.flatnonzero(np.multiply(shared, 10, dtype=np.int32) >= need)
+        which, rows = np.divmod(within, high - low)
         return which, rows + low
 
 
@@ -212,14 +224,16 @@ class _BigramCounts:
     An edit changes at most two adjacent pairs and adds at most two, so the L1 difference of two
     texts' pair counts is at most 4 × their distance; a similarity of 0.8 allows a distance of a
     fifth of the longer text, so 5 · L1 ≤ 4 · longer. Buckets and a ceiling only lower the L1, so
-    a pair it rules out can never be similar. Asked only about the pairs the character counts
-    left within reach: it is the finer, costlier bound.
+    a pair it rules out can never be similar; the L1 is summed as the character counts' is, from
+    the pairs shared. Asked only about the pairs the character counts left within reach: it is
+    the finer, costlier bound.
     """
 
     BUCKETS = 128  # a power of two: a pair's code is masked into a bucket
 
     def __init__(self, texts: list[str]) -> None:
         self.counts = _BIGRAM_ROWS.of(texts)
+        self.totals = self.counts.sum(axis=1, dtype=np.int64)
         self.lengths = np.array([len(text) for text in texts], dtype=np.int64)
 
     def within_reach(
@@ -228,15 +242,17 @@ class _BigramCounts:
         """Of the pairs (a text, a row) given, those whose bound allows a similarity of 0.8."""
         if not len(which):
             return which, rows
-        differ = _BIGRAM_ROWS.of(texts)[which]
-        np.subtract(differ, self.counts[rows], out=differ)
-        apart = np.abs(differ, out=differ).sum(axis=1, dtype=np.int16).astype(np.int64)
+        counts = _BIGRAM_ROWS.of(texts)
+        shared = np.take(counts, which, axis=0)
+        np.minimum(shared, np.take(self.counts, rows, axis=0), out=shared)
+        apart = counts.sum(axis=1, dtype=np.int64)[which] + self.totals[rows]
+        apart -= 2 * shared.sum(axis=1, dtype=np.uint16)
         sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
         keep = 5 * apart <= 4 * np.maximum(sizes[which], self.lengths[rows])
         return which[keep], rows[keep]
 
 
-def _bigram_counts(texts: list[str]) -> NDArray[np.int8]:
+def _bigram_counts(texts: list[str]) -> NDArray[np.uint8]:
     """One row of bucket counts of adjacent character pairs per text (none across texts), held
     at 127 as `_counts` holds them."""
     size = _BigramCounts.BUCKETS
@@ -246,18 +262,18 @@ def _bigram_counts(texts: list[str]) -> NDArray[np.int8]:
     same_text = rows[:-1] == rows[1:]
     codes = (points[:-1] * 31 + points[1:]) & (size - 1)  # no wrap: code points < 2**21
     flat = np.bincount(rows[:-1][same_text] * size + codes[same_text], minlength=len(texts) * size)
-    return np.minimum(flat, 127).reshape(len(texts), size).astype(np.int8)
+    return np.minimum(flat, 127).reshape(len(texts), size).astype(np.uint8)
 
 
-def _counts(texts: list[str]) -> NDArray[np.int8]:
+def _counts(texts: list[str]) -> NDArray[np.uint8]:
     """One row of bucket counts per text; a count held at 127 only lowers the bound, and keeps
-    each difference within int8 and the sum of a row's differences within int16."""
+    a count in a byte and the sum of a row's shared counts within uint16."""
     points = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
     codes = _BUCKET_OF[np.minimum(points, 127)]
     rows = np.repeat(np.arange(len(texts)), [len(text) for text in texts])
     size = _CharacterCounts.BUCKETS
     flat = np.bincount(rows * size + codes, minlength=len(texts) * size)
-    return np.minimum(flat, 127).reshape(len(texts), size).astype(np.int8)
+    return np.minimum(flat, 127).reshape(len(texts), size).astype(np.uint8)
 
 
 class _KeptRows:
@@ -268,11 +284,11 @@ class _KeptRows:
 
     LIMIT = 20_000
 
-    def __init__(self, count: Callable[[list[str]], NDArray[np.int8]]) -> None:
+    def __init__(self, count: Callable[[list[str]], NDArray[np.uint8]]) -> None:
         self.count = count
-        self.kept: dict[str, NDArray[np.int8]] = {}
+        self.kept: dict[str, NDArray[np.uint8]] = {}
 
-    def of(self, texts: list[str]) -> NDArray[np.int8]:
+    def of(self, texts: list[str]) -> NDArray[np.uint8]:
         kept = self.kept
         rows = [kept.get(text) for text in texts]
         fresh = list(
