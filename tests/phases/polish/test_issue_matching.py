@@ -17,7 +17,12 @@ import pytest
 from rapidfuzz.distance import Levenshtein
 
 from thoughtforge.models import Issue, Severity
-from thoughtforge.phases.polish.issue_matching import _counts, _KeptRows, match_findings
+from thoughtforge.phases.polish.issue_matching import (
+    _counts,
+    _KeptRows,
+    _WordIndex,
+    match_findings,
+)
 from thoughtforge.phases.polish.issue_wording import same_kind, same_words, words
 from thoughtforge.phases.polish.ledger import Ledger, after_fix, after_review
 from thoughtforge.phases.polish.places import same_place
@@ -330,12 +335,14 @@ def slightly_edited(text: str, rng: random.Random) -> str:
     return text[:cut] + rng.choice(["", " again", " still"]) + text[cut + 3 :]
 
 
-@pytest.mark.parametrize("carried_over", [0.0, 0.5, 0.9])
+@pytest.mark.parametrize(("carried_over", "batch"), [(0.0, 256), (0.5, 256), (0.9, 256), (0.0, 7)])
 def test_a_loop_of_reviews_matches_as_the_straightforward_matcher_does(
-    carried_over: float,
+    carried_over: float, batch: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Rounds as the bench's (`bench/bench_guards.py`) but smaller: the ledger's known findings,
-    active and recently closed, against a review that repeats, edits, rewords and replaces them."""
+    active and recently closed, against a review that repeats, edits, rewords and replaces them.
+    The word index counts a batch of issues at once: batches of 7 cut every review in many."""
+    monkeypatch.setattr(_WordIndex, "BATCH", batch)
     rng = random.Random(int(carried_over * 10))
     ledger, previous = Ledger(), [finding_text(rng) for _ in range(150)]
     for iteration in range(1, 6):

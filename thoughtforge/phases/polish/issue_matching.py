@@ -12,7 +12,7 @@ descriptions are made of leave the distance within reach.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
 from typing import Protocol
 
@@ -72,12 +72,13 @@ def match_findings(current: list[Issue], known: Sequence[Described]) -> list[int
     likely = previous.likely_texts([texts[at] for at in rest])
     rest = [at for at, near in zip(rest, likely, strict=True) if not take(at, near)]
     rest.sort(key=lambda at: len(texts[at]))
+    same_words_as = previous.same_word_texts([texts[at] for at in rest])
     for start in range(0, len(rest), _CHUNK):
         chunk = rest[start : start + _CHUNK]
         similar_texts = previous.resembling_texts([texts[at] for at in chunk])
-        for at, similar in zip(chunk, similar_texts, strict=True):
+        for n, (at, similar) in enumerate(zip(chunk, similar_texts, strict=True)):
             if not take(at, similar):
-                take(at, previous.same_word_texts(texts[at]))
+                take(at, same_words_as[start + n])
     return found
 
 
@@ -137,9 +138,14 @@ class _Previous:
             found[mine[n]].append(self.by_length[theirs[n]])
         return found
 
-    def same_word_texts(self, text: str) -> list[str]:
-        """The previous descriptions that name the same things in other words."""
-        return [self.by_length[n] for n in self.words.all_same(words(text))]
+    def same_word_texts(self, texts: list[str]) -> list[list[str]]:
+        """For each text, the previous descriptions that name the same things in other words."""
+        if not texts:
+            return []
+        return [
+            [self.by_length[n] for n in found]
+            for found in self.words.all_same([words(text) for text in texts])
+        ]
 
     @cached_property
     def pairs_of_characters(self) -> _BigramCounts:
@@ -321,60 +327,100 @@ _BUCKET_OF = _bucket_table()
 class _WordIndex:
     """The previous descriptions' words, one bit per description in each word's mask.
 
-    For a current description, the number of its words each previous one shares is counted for
-    all of them at once, in bit planes (an adder over the masks), so only the few that share
-    enough words to pass are compared word by word.
+    For a batch of current descriptions, the number of its words each previous one shares is
+    counted for all pairs at once, in bit planes (an adder over the masks, 64 descriptions a
+    machine word), and compared, bit plane by bit plane, with the number that pair needs
+    (`least_shared` of the two sizes), so only the pairs that share enough words to pass are
+    compared word by word (numbers alone are no shared subject).
     """
+
+    BATCH = 256
 
     def __init__(self, texts: list[str]) -> None:
         self.sets = [words(text) for text in texts]
-        self.masks: dict[str, int] = {}
-        for n, found in enumerate(self.sets):
-            bit = 1 << n
-            for word in found:
-                self.masks[word] = self.masks.get(word, 0) | bit
-        self.smallest = min((len(found) for found in self.sets if found), default=0)
-        self.every = (1 << len(self.sets)) - 1
+        self.row_of: dict[str, int] = {}
+        rows = [self.row_of.setdefault(word, len(self.row_of)) for f in self.sets for word in f]
+        self.sizes = np.array([len(found) for found in self.sets], dtype=np.int64)
+        columns = np.repeat(np.arange(len(texts)), self.sizes)
+        self.width = -(-len(texts) // 64)
+        masks = np.zeros((len(self.row_of) + 1, self.width * 8), dtype=np.uint8)  # + no word
+        bits = np.left_shift(1, columns & 7).astype(np.uint8)
+        np.bitwise_or.at(masks, (np.array(rows, dtype=np.intp), columns >> 3), bits)
+        self.masks = masks.view(np.uint64)
+        self.needs: dict[int, NDArray[np.uint64]] = {}
 
-    def all_same(self, found: frozenset[str]) -> list[int]:
-        return list(self._same(found))
+    def all_same(self, sets: list[frozenset[str]]) -> list[list[int]]:
+        """For each set of words, the previous descriptions (in order) with the same words."""
+        found: list[list[int]] = [[] for _ in sets]
+        none = len(self.row_of)
+        asked = sorted(
+            (len(mine), at, [self.row_of.get(word, none) for word in mine])
+            for at, mine in enumerate(sets)
+            if mine
+        )
+        for start in range(0, len(asked), self.BATCH):
+            batch = asked[start : start + self.BATCH]
+            table = np.full((len(batch), batch[-1][0]), none, dtype=np.intp)
+            for row, (size, _, rows) in enumerate(batch):
+                table[row, :size] = rows
+            hits = self._enough(self._count(table), [size for size, _, _ in batch])
+            which, places = np.nonzero(hits)
+            for row, place, bits in zip(
+                which.tolist(), places.tolist(), hits[which, places].tolist(), strict=True
+            ):
+                at = batch[row][1]
+                while bits:
+                    low = bits & -bits
+                    n = place * 64 + low.bit_length() - 1
+                    if same_words(sets[at], self.sets[n]):
+                        found[at].append(n)
+                    bits ^= low
+        return found
 
-    def _same(self, found: frozenset[str]) -> Iterator[int]:
-        masks = [self.masks[word] for word in found if word in self.masks]
-        if not masks or not self.smallest:
-            return
-        need = least_shared(len(found), max(self.smallest, -(-7 * len(found) // 13)))
-        if len(masks) < need:
-            return
-        candidates = _at_least(masks, need, self.every)
-        while candidates:
-            low = candidates & -candidates
-            if same_words(found, self.sets[low.bit_length() - 1]):
-                yield low.bit_length() - 1
-            candidates ^= low
+    def _count(self, table: NDArray[np.intp]) -> list[NDArray[np.uint64]]:
+        """How many of each row's words each description holds, in bit planes (lowest first)."""
+        planes: list[NDArray[np.uint64]] = []
+        carry = np.empty((len(table), self.width), dtype=np.uint64)
+        spare = np.empty_like(carry)
+        for column in range(table.shape[1]):
+            np.take(self.masks, table[:, column], axis=0, out=carry)
+            for plane in planes:
+                np.bitwise_and(plane, carry, out=spare)
+                np.bitwise_xor(plane, carry, out=plane)
+                carry, spare = spare, carry
+            if len(planes) < (column + 1).bit_length():
+                planes.append(carry.copy())
+        return planes
 
+    def _enough(self, planes: list[NDArray[np.uint64]], sizes: list[int]) -> NDArray[np.uint64]:
+        """The bits whose count (in `planes`) reaches what the pair of sizes needs: compared
+        from the highest plane down, still equal or already greater."""
+        distinct = sorted(set(sizes))
+        each = [self._needs(size) for size in distinct]
+        height = max(len(planes), *(len(needs) for needs in each))
+        stack = np.zeros((len(distinct), height, self.width), dtype=np.uint64)
+        for n, needs in enumerate(each):
+            stack[n, : len(needs)] = needs
+        need = stack[np.searchsorted(distinct, sizes)]
+        equal = np.bitwise_or.reduce(need[:, len(planes) :], axis=1, initial=0)
+        np.invert(equal, out=equal)  # a need past the highest count is never met
+        greater = np.zeros_like(equal)
+        for n in range(len(planes) - 1, -1, -1):
+            greater |= equal & planes[n] & ~need[:, n]
+            equal &= ~(planes[n] ^ need[:, n])
+        return greater | equal
 
-def _at_least(masks: list[int], need: int, every: int) -> int:
-    """The bits set in at least `need` of the masks: their counts summed in binary, bit plane by
-    bit plane, then compared with `need` from the highest plane down."""
-    planes: list[int] = []
-    for carry in masks:
-        for n, plane in enumerate(planes):
-            planes[n], carry = plane ^ carry, plane & carry
-            if not carry:
-                break
-        else:
-            if carry:
-                planes.append(carry)
-    greater, equal = 0, every
-    for n in range(max(len(planes), need.bit_length()) - 1, -1, -1):
-        plane = planes[n] if n < len(planes) else 0
-        if need >> n & 1:
-            equal &= plane
-        else:
-            greater |= equal & plane
-            equal &= ~plane
-    return greater | equal
+    def _needs(self, size: int) -> NDArray[np.uint64]:
+        """How many shared words each description needs with a set of `size` words, in bit
+        planes; one for the bits past the last description, which hold none."""
+        found = self.needs.get(size)
+        if found is None:
+            need = np.ones(self.width * 64, dtype=np.int64)
+            need[: len(self.sizes)] = least_shared(size, self.sizes)  # type: ignore[arg-type]
+            bits = need[None, :] >> np.arange(int(need.max()).bit_length())[:, None] & 1
+            found = np.packbits(bits.astype(np.uint8), axis=1, bitorder="little").view(np.uint64)
+            self.needs[size] = found
+        return found
 
 
 _CHARACTER_ROWS = _KeptRows(_counts)
