@@ -92,11 +92,8 @@ class _Previous:
     """
 
     def __init__(self, issues: Sequence[Described]) -> None:
-        self.by_length = sorted(
-            {issue.description for issue in issues}, key=lambda text: (len(text), text)
-        )
-        self.lengths = [len(text) for text in self.by_length]
-        self.forwards = sorted(self.by_length)
+        self.forwards = sorted({issue.description for issue in issues})
+        self.by_length = sorted(self.forwards, key=len)  # stable: equal lengths alphabetical
         self.backwards = sorted(text[::-1] for text in self.by_length)
 
     @cached_property
