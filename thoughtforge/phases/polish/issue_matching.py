@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Iterable, Sequence
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Protocol
 
 import numpy as np
@@ -124,10 +124,11 @@ class _Previous:
 
     def resembling_texts(self, texts: list[str]) -> list[list[str]]:
         """For each text (shortest first), the previous descriptions similar to it: of those its
-        characters leave within reach, those its pairs of characters do, measured."""
-        which, rows = self.pairs_of_characters.within_reach(
-            texts, *self.characters.within_reach(texts)
-        )
+        characters leave within reach, those its pairs of characters do (counted coarsely, then
+        finely), measured."""
+        within = self.characters.within_reach(texts)
+        within = self.pairs_of_characters.within_reach(texts, *within)
+        which, rows = self.finer_pairs_of_characters.within_reach(texts, *within)
         mine, theirs = which.tolist(), rows.tolist()
         pairs = _similar_pairs([texts[n] for n in mine], [self.by_length[row] for row in theirs])
         found: list[list[str]] = [[] for _ in texts]
@@ -147,7 +148,12 @@ class _Previous:
     @cached_property
     def pairs_of_characters(self) -> _BigramCounts:
         """Built when first asked, like `words`."""
-        return _BigramCounts(self.by_length)
+        return _BigramCounts(self.by_length, _BIGRAM_ROWS)
+
+    @cached_property
+    def finer_pairs_of_characters(self) -> _BigramCounts:
+        """Built when first asked, like `words`."""
+        return _BigramCounts(self.by_length, _FINER_BIGRAM_ROWS)
 
     @cached_property
     def characters(self) -> _CharacterCounts:
@@ -229,13 +235,17 @@ class _BigramCounts:
     fifth of the longer text, so 5 · L1 ≤ 4 · longer. Buckets and a ceiling only lower the L1, so
     a pair it rules out can never be similar; the L1 is summed as the character counts' is, from
     the pairs shared. Asked only about the pairs the character counts left within reach: it is
-    the finer, costlier bound.
+    the finer, costlier bound. Counted twice: in `BUCKETS` buckets for the pairs the characters
+    leave, then in `FINER` for the few those leave (rapidfuzz measures what is left, pair by
+    pair, at a higher cost per pair than a row of a thousand counts).
     """
 
-    BUCKETS = 128  # a power of two: a pair's code is masked into a bucket
+    BUCKETS = 128  # powers of two: a pair's code is masked into a bucket
+    FINER = 256
 
-    def __init__(self, texts: list[str]) -> None:
-        self.counts = _BIGRAM_ROWS.of(texts)
+    def __init__(self, texts: list[str], kept: _KeptRows) -> None:
+        self.kept = kept
+        self.counts = kept.of(texts)
         self.totals = self.counts.sum(axis=1, dtype=np.int64)
         self.lengths = np.array([len(text) for text in texts], dtype=np.int64)
 
@@ -245,7 +255,7 @@ class _BigramCounts:
         """Of the pairs (a text, a row) given, those whose bound allows a similarity of 0.8."""
         if not len(which):
             return which, rows
-        counts = _BIGRAM_ROWS.of(texts)
+        counts = self.kept.of(texts)
         shared = np.take(counts, which, axis=0)
         np.minimum(shared, np.take(self.counts, rows, axis=0), out=shared)
         apart = counts.sum(axis=1, dtype=np.int64)[which] + self.totals[rows]
@@ -255,10 +265,9 @@ class _BigramCounts:
         return which[keep], rows[keep]
 
 
-def _bigram_counts(texts: list[str]) -> NDArray[np.uint8]:
-    """One row of bucket counts of adjacent character pairs per text (none across texts), held
-    at 127 as `_counts` holds them."""
-    size = _BigramCounts.BUCKETS
+def _bigram_counts(texts: list[str], size: int = _BigramCounts.BUCKETS) -> NDArray[np.uint8]:
+    """One row of `size` bucket counts of adjacent character pairs per text (none across texts),
+    held at 127 as `_counts` holds them."""
     points = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     rows = np.repeat(np.arange(len(texts)), lengths)
@@ -422,3 +431,4 @@ class _WordIndex:
 
 _CHARACTER_ROWS = _KeptRows(_counts)
 _BIGRAM_ROWS = _KeptRows(_bigram_counts)
+_FINER_BIGRAM_ROWS = _KeptRows(partial(_bigram_counts, size=_BigramCounts.FINER))
