@@ -72,13 +72,12 @@ def match_findings(current: list[Issue], known: Sequence[Described]) -> list[int
     likely = previous.likely_texts([texts[at] for at in rest])
     rest = [at for at, near in zip(rest, likely, strict=True) if not take(at, near)]
     rest.sort(key=lambda at: len(texts[at]))
-    same_words_as = previous.same_word_texts([texts[at] for at in rest])
-    for start in range(0, len(rest), _CHUNK):
-        chunk = rest[start : start + _CHUNK]
-        similar_texts = previous.resembling_texts([texts[at] for at in chunk])
-        for n, (at, similar) in enumerate(zip(chunk, similar_texts, strict=True)):
-            if not take(at, similar):
-                take(at, same_words_as[start + n])
+    unmatched = [texts[at] for at in rest]
+    similar_texts = previous.resembling_texts(unmatched)
+    same_words_as = previous.same_word_texts(unmatched)
+    for at, similar, alike in zip(rest, similar_texts, same_words_as, strict=True):
+        if not take(at, similar):
+            take(at, alike)
     return found
 
 
@@ -125,11 +124,24 @@ class _Previous:
     def resembling_texts(self, texts: list[str]) -> list[list[str]]:
         """For each text (shortest first), the previous descriptions similar to it: of those its
         characters leave within reach, those its pairs of characters do (counted coarsely, then
-        finely), measured."""
-        within = self.characters.within_reach(texts)
-        within = self.pairs_of_characters.within_reach(texts, *within)
-        which, rows = self.finer_pairs_of_characters.within_reach(texts, *within)
-        mine, theirs = which.tolist(), rows.tolist()
+        finely), measured. The character bound compares a chunk of texts with a window of rows
+        at once."""
+        if not texts:
+            return []
+        sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        characters = _CHARACTER_ROWS.of(texts)
+        coarse, finer = _BIGRAM_ROWS.of(texts), _FINER_BIGRAM_ROWS.of(texts)
+        mine_in, theirs_in = [], []
+        for start in range(0, len(texts), _CHUNK):
+            chunk = slice(start, start + _CHUNK)
+            within = self.characters.within_reach(sizes[chunk], characters[chunk])
+            within = self.pairs_of_characters.within_reach(sizes[chunk], coarse[chunk], *within)
+            which, rows = self.finer_pairs_of_characters.within_reach(
+                sizes[chunk], finer[chunk], *within
+            )
+            mine_in.append(which + start)
+            theirs_in.append(rows)
+        mine, theirs = np.concatenate(mine_in).tolist(), np.concatenate(theirs_in).tolist()
         pairs = _similar_pairs([texts[n] for n in mine], [self.by_length[row] for row in theirs])
         found: list[list[str]] = [[] for _ in texts]
         for n in np.flatnonzero(pairs).tolist():
@@ -198,17 +210,18 @@ class _CharacterCounts:
         self.totals = counts.sum(axis=1, dtype=np.int32)
         self.lengths = np.array([len(text) for text in texts], dtype=np.int32)
 
-    def within_reach(self, texts: list[str]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-        """The pairs (a text, shortest first; a row) whose bound allows a similarity of 0.8, in
-        order of text then row.
+    def within_reach(
+        self, text_lengths: NDArray[np.int64], counts: NDArray[np.uint8]
+    ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+        """The pairs (a text, shortest first, of these lengths and counts; a row) whose bound
+        allows a similarity of 0.8, in order of text then row.
 
         Only rows from 4/5 of the shortest to 5/4 of the longest text's length are compared:
         the distance is at least the length difference.
         """
-        sizes = np.fromiter(map(len, texts), dtype=np.int32, count=len(texts))
+        sizes = text_lengths.astype(np.int32)
         low = int(np.searchsorted(self.lengths, -(-4 * int(sizes[0]) // 5)))
         high = int(np.searchsorted(self.lengths, 5 * int(sizes[-1]) // 4, side="right"))
-        counts = _CHARACTER_ROWS.of(texts)
         totals = counts.sum(axis=1, dtype=np.int32)
         lengths, theirs = self.lengths[low:high], self.totals[low:high]
         # 5 · (L1 + |Δlength|) ≤ 2 · longer, with L1 = totals + theirs − 2 · shared, is
@@ -244,23 +257,25 @@ class _BigramCounts:
     FINER = 256
 
     def __init__(self, texts: list[str], kept: _KeptRows) -> None:
-        self.kept = kept
         self.counts = kept.of(texts)
         self.totals = self.counts.sum(axis=1, dtype=np.int64)
         self.lengths = np.array([len(text) for text in texts], dtype=np.int64)
 
     def within_reach(
-        self, texts: list[str], which: NDArray[np.intp], rows: NDArray[np.intp]
+        self,
+        sizes: NDArray[np.int64],
+        counts: NDArray[np.uint8],
+        which: NDArray[np.intp],
+        rows: NDArray[np.intp],
     ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-        """Of the pairs (a text, a row) given, those whose bound allows a similarity of 0.8."""
+        """Of the pairs (a text, of these lengths and counts; a row) given, those whose bound
+        allows a similarity of 0.8."""
         if not len(which):
             return which, rows
-        counts = self.kept.of(texts)
         shared = np.take(counts, which, axis=0)
         np.minimum(shared, np.take(self.counts, rows, axis=0), out=shared)
         apart = counts.sum(axis=1, dtype=np.int64)[which] + self.totals[rows]
         apart -= 2 * shared.sum(axis=1, dtype=np.uint16)
-        sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
         keep = 5 * apart <= 4 * np.maximum(sizes[which], self.lengths[rows])
         return which[keep], rows[keep]
 
