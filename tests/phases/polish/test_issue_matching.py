@@ -277,17 +277,18 @@ def straightforward_match(current: list[Issue], known: Sequence[Issue]) -> list[
     found: list[int | None] = [None] * len(current)
 
     def take(at: int, candidates: list[str]) -> bool:
-        for text in candidates:
-            for n in indices.get(text, ()):
-                if (
-                    n not in taken
-                    and same_place(current[at].location, known[n].location)
-                    and same_kind(texts[at], text)
-                ):
-                    taken.add(n)
-                    found[at] = n
-                    return True
-        return False
+        """The first candidate finding not taken, at the issue's place, of its kind."""
+        free = [
+            n
+            for text in candidates
+            for n in indices.get(text, ())
+            if n not in taken and same_place(current[at].location, known[n].location)
+        ]
+        first = next((n for n in free if same_kind(texts[at], known[n].description)), None)
+        if first is not None:
+            taken.add(first)
+            found[at] = first
+        return first is not None
 
     def close(text: str, other: str) -> bool:
         return 5 * Levenshtein.distance(text, other) <= max(len(text), len(other))
