@@ -18,6 +18,8 @@ from rapidfuzz.distance import Levenshtein
 
 from thoughtforge.models import Issue, Severity
 from thoughtforge.phases.polish.issue_matching import (
+    _bigram_counts,
+    _BigramCounts,
     _counts,
     _KeptRows,
     _WordIndex,
@@ -357,3 +359,28 @@ def test_a_loop_of_reviews_matches_as_the_straightforward_matcher_does(
         previous = [
             rng.choice([slightly_edited, reworded_in_words])(text, rng) for text in previous[:kept]
         ] + [finding_text(rng) for _ in range(len(previous) - kept)]
+
+
+def test_a_pair_at_the_very_edge_of_the_pair_bounds_is_still_measured() -> None:
+    """Twelve substitutions in sixty distinct characters: a similarity of exactly 0.8, and pair
+    counts that differ by exactly 4 a substitution in both tables, so both bounds are met with
+    no slack; unlike descriptions sit next to it alphabetically, forwards and backwards, so the
+    cheap first pass misses it and the bounds decide whether it is measured."""
+    rng = random.Random(4)  # a draw whose pairs fall in distinct buckets of both tables
+    chars = rng.sample([chr(0x4E00 + n) for n in range(2000)], 72)
+    text = "".join(chars[:60])
+    other = list(text)
+    for n, at in enumerate(range(2, 60, 5)):
+        other[at] = chars[60 + n]
+    edge = "".join(other)
+    assert Levenshtein.distance(text, edge) == 12
+    for size in (_BigramCounts.BUCKETS, _BigramCounts.FINER):
+        mine, theirs = _bigram_counts([text, edge], size).astype(int)
+        assert np.abs(mine - theirs).sum() == 4 * 12
+    decoys = [
+        text[:10] + "a" * 50,
+        text[:10] + "\uac00" * 50,
+        "a" * 50 + text[-10:],
+        "\uac00" * 50 + text[-10:],
+    ]
+    assert match_findings(issues([text]), issues([edge, *decoys])) == [0]
