@@ -8,15 +8,26 @@ Each known finding is matched once at most.
 
 from __future__ import annotations
 
+import bisect
 import random
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
 from rapidfuzz.distance import Levenshtein
 
 from thoughtforge.models import Issue, Severity
-from thoughtforge.phases.polish.issue_matching import _counts, _KeptRows, match_findings
+from thoughtforge.phases.polish.issue_matching import (
+    _bigram_counts,
+    _BigramCounts,
+    _counts,
+    _KeptRows,
+    _WordIndex,
+    match_findings,
+)
 from thoughtforge.phases.polish.issue_wording import same_kind, same_words, words
+from thoughtforge.phases.polish.ledger import Ledger, after_fix, after_review
+from thoughtforge.phases.polish.places import same_place
 
 # Few letters, so that random texts often land either side of 0.8 from each other.
 ALPHABET = "ab c"
@@ -249,3 +260,127 @@ def test_counts_kept_across_calls_are_the_counts_of_those_texts() -> None:
         texts = rng.choices(pool, k=rng.randint(0, 8))
         assert np.array_equal(kept.of(texts), _counts(texts))
         assert len(kept.kept) <= kept.LIMIT + 8
+
+
+def straightforward_match(current: list[Issue], known: Sequence[Issue]) -> list[int | None]:
+    """`match_findings` without its shortcuts: the same stages in the same order, every pair
+    measured. The exact text first; then the alphabetical neighbours (forwards, then reversed)
+    that are similar; then, shortest issue first, every similar description, then every one with
+    the same words, in order of length."""
+    if not current or not known:
+        return [None] * len(current)
+    indices: dict[str, list[int]] = {}
+    for n, finding in enumerate(known):
+        indices.setdefault(finding.description, []).append(n)
+    by_length = sorted(indices, key=lambda text: (len(text), text))
+    forwards, backwards = sorted(by_length), sorted(text[::-1] for text in by_length)
+    texts = [issue.description for issue in current]
+    taken: set[int] = set()
+    found: list[int | None] = [None] * len(current)
+
+    def take(at: int, candidates: list[str]) -> bool:
+        """The first candidate finding not taken, at the issue's place, of its kind."""
+        free = [
+            n
+            for text in candidates
+            for n in indices.get(text, ())
+            if n not in taken and same_place(current[at].location, known[n].location)
+        ]
+        first = next((n for n in free if same_kind(texts[at], known[n].description)), None)
+        if first is not None:
+            taken.add(first)
+            found[at] = first
+        return first is not None
+
+    def close(text: str, other: str) -> bool:
+        return 5 * Levenshtein.distance(text, other) <= max(len(text), len(other))
+
+    def neighbours(text: str) -> list[str]:
+        near = []
+        for alphabetical, key, flip in ((forwards, text, False), (backwards, text[::-1], True)):
+            at = bisect.bisect_left(alphabetical, key)
+            for before in (1, 0):
+                other = alphabetical[min(max(at - before, 0), len(alphabetical) - 1)]
+                if close(key, other):
+                    near.append(other[::-1] if flip else other)
+        return near
+
+    rest = [at for at in range(len(current)) if not take(at, [texts[at]])]
+    rest = [at for at in rest if not take(at, neighbours(texts[at]))]
+    for at in sorted(rest, key=lambda at: len(texts[at])):
+        if not take(at, [text for text in by_length if close(texts[at], text)]):
+            mine = words(texts[at])
+            take(at, [text for text in by_length if same_words(mine, words(text))])
+    return found
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_matcher_picks_the_very_findings_the_straightforward_matcher_picks(seed: int) -> None:
+    rng = random.Random(seed)
+    alphabet = WIDE_ALPHABET if seed % 2 else ALPHABET
+    current, previous = review_pair(rng, alphabet)
+    assert match_findings(issues(current), issues(previous)) == straightforward_match(
+        issues(current), issues(previous)
+    )
+
+
+FILES = ["api/routes.py", "core/cache.py", "docs/plan.md", "Budget", "Timeline", ""]
+
+
+def finding_text(rng: random.Random) -> str:
+    """A reviewer's sentence, mostly words any finding might use, sometimes after a place."""
+    text = " ".join(rng.choices(VOCABULARY, k=rng.randint(3, 16)))
+    return f"{rng.choice(FILES)}:{rng.randint(1, 99)} {text}" if rng.random() < 0.5 else text
+
+
+def slightly_edited(text: str, rng: random.Random) -> str:
+    cut = rng.randint(len(text) // 2, max(len(text) // 2, len(text) - 5))
+    return text[:cut] + rng.choice(["", " again", " still"]) + text[cut + 3 :]
+
+
+@pytest.mark.parametrize(("carried_over", "batch"), [(0.0, 256), (0.5, 256), (0.9, 256), (0.0, 7)])
+def test_a_loop_of_reviews_matches_as_the_straightforward_matcher_does(
+    carried_over: float, batch: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rounds as the bench's (`bench/bench_guards.py`) but smaller: the ledger's known findings,
+    active and recently closed, against a review that repeats, edits, rewords and replaces them.
+    The word index counts a batch of issues at once: batches of 7 cut every review in many."""
+    monkeypatch.setattr(_WordIndex, "BATCH", batch)
+    rng = random.Random(int(carried_over * 10))
+    ledger, previous = Ledger(), [finding_text(rng) for _ in range(150)]
+    for iteration in range(1, 6):
+        review = issues(previous)
+        for at, issue in enumerate(review):
+            issue.location = rng.choice(FILES) if at % 7 == 0 else ""
+        known = [f for f in ledger.findings if f.active or (f.resolved_at or 0) >= iteration - 1]
+        assert match_findings(review, known) == straightforward_match(review, known)
+        ledger = after_fix(after_review(ledger, iteration, review, []), iteration, None)
+        kept = int(len(previous) * carried_over)
+        previous = [
+            rng.choice([slightly_edited, reworded_in_words])(text, rng) for text in previous[:kept]
+        ] + [finding_text(rng) for _ in range(len(previous) - kept)]
+
+
+def test_a_pair_at_the_very_edge_of_the_pair_bounds_is_still_measured() -> None:
+    """Twelve substitutions in sixty distinct characters: a similarity of exactly 0.8, and pair
+    counts that differ by exactly 4 a substitution in both tables, so both bounds are met with
+    no slack; unlike descriptions sit next to it alphabetically, forwards and backwards, so the
+    cheap first pass misses it and the bounds decide whether it is measured."""
+    rng = random.Random(4)  # a draw whose pairs fall in distinct buckets of both tables
+    chars = rng.sample([chr(0x4E00 + n) for n in range(2000)], 72)
+    text = "".join(chars[:60])
+    other = list(text)
+    for n, at in enumerate(range(2, 60, 5)):
+        other[at] = chars[60 + n]
+    edge = "".join(other)
+    assert Levenshtein.distance(text, edge) == 12
+    for size in (_BigramCounts.BUCKETS, _BigramCounts.FINER):
+        mine, theirs = _bigram_counts([text, edge], size).astype(int)
+        assert np.abs(mine - theirs).sum() == 4 * 12
+    decoys = [
+        text[:10] + "a" * 50,
+        text[:10] + "\uac00" * 50,
+        "a" * 50 + text[-10:],
+        "\uac00" * 50 + text[-10:],
+    ]
+    assert match_findings(issues([text]), issues([edge, *decoys])) == [0]

@@ -151,9 +151,9 @@ def same_words(first: frozenset[str], second: frozenset[str]) -> bool:
     """Dice ≥ SAME_WORDS, in integers: 2·shared·10 ≥ 7·(|first| + |second|); numbers alone
     (a count, a line) are no shared subject."""
     shared = first & second
-    if all(word.isdigit() for word in shared):
+    if len(shared) * 20 < 7 * (len(first) + len(second)):
         return False
-    return len(shared) * 20 >= 7 * (len(first) + len(second))
+    return not all(word.isdigit() for word in shared)
 
 
 def same_kind(text: str, other: str) -> bool:

@@ -37,6 +37,7 @@ LEDGER_FILE = POLISH_LEDGER_FILE
 Status = Literal["open", "addressed", "resolved", "dismissed"]
 _RANK = {Severity.CRITICAL: 0, Severity.MEDIUM: 1, Severity.MINOR: 2}
 _SERIOUS = (Severity.CRITICAL, Severity.MEDIUM)
+_ACTIVE = ("open", "addressed")
 _RELABELS_KEPT = 5
 REOPEN_WINDOW = 1
 """A finding closed this many iterations ago or less is open again when reported again; an older
@@ -66,7 +67,7 @@ class Finding(BaseModel):
 
     @property
     def active(self) -> bool:
-        return self.status in ("open", "addressed")
+        return self.status in _ACTIVE
 
     @property
     def serious(self) -> bool:
@@ -94,10 +95,10 @@ class Ledger(BaseModel):
 
     @property
     def active(self) -> list[Finding]:
-        return [f for f in self.findings if f.active]
+        return [f for f in self.findings if f.status in _ACTIVE]
 
     def reported_at(self, iteration: int) -> list[Finding]:
-        return [f for f in self.findings if f.active and f.last_reported == iteration]
+        return [f for f in self.findings if f.status in _ACTIVE and f.last_reported == iteration]
 
     def silent(self) -> list[Finding]:
         """Active findings the last review did not report and no fix has addressed since."""
@@ -116,8 +117,13 @@ def after_review(
     """The ledger once review `iteration` (shown the active findings) is taken in."""
     recent = iteration - REOPEN_WINDOW
     findings = list(ledger.findings)
-    active = [n for n, f in enumerate(findings) if f.active]
-    closed = [n for n, f in enumerate(findings) if not f.active and _closed_at(f) >= recent]
+    active: list[int] = []
+    closed: list[int] = []
+    for n, finding in enumerate(findings):
+        if finding.status in _ACTIVE:
+            active.append(n)
+        elif _closed_at(finding) >= recent:
+            closed.append(n)
     known = [*active, *closed]
     matched = match_findings(issues, [findings[n] for n in known])
     reported: set[int] = set()
@@ -133,19 +139,14 @@ def after_review(
         if n in reported:
             continue
         if finding.id in said:
-            findings[n] = finding.model_copy(
-                update={
-                    "status": "dismissed",
-                    "dismissed_at": iteration,
-                    "dismissal": said[finding.id],
-                }
+            findings[n] = _changed(
+                finding,
+                {"status": "dismissed", "dismissed_at": iteration, "dismissal": said[finding.id]},
             )
         elif finding.status == "addressed":
-            findings[n] = finding.model_copy(
-                update={"status": "resolved", "resolved_at": iteration}
-            )
+            findings[n] = _changed(finding, {"status": "resolved", "resolved_at": iteration})
         elif finding.silent_since is None:
-            findings[n] = finding.model_copy(update={"silent_since": iteration})
+            findings[n] = _changed(finding, {"silent_since": iteration})
     return Ledger.model_construct(findings=findings, reviewed=iteration)
 
 
@@ -158,12 +159,13 @@ def after_fix(
     findings = []
     for finding in ledger.findings:
         if finding.status == "open" and at_places(finding.location, places, every):
-            finding = finding.model_copy(
-                update={
+            finding = _changed(
+                finding,
+                {
                     "status": "addressed",
                     "addressed_by": [*finding.addressed_by, iteration],
                     "silent_since": None,
-                }
+                },
             )
         findings.append(finding)
     return Ledger.model_construct(findings=findings, reviewed=ledger.reviewed)
@@ -196,21 +198,21 @@ def write_ledger(project_dir: Path, ledger: Ledger) -> None:
 
 def _report(reported: Finding, issue: Issue, iteration: int) -> Finding:
     """A copy of the finding, reported again by `issue`."""
-    finding = reported.model_copy()
-    if _RANK[issue.severity] < _RANK[finding.severity]:
-        finding.severity = issue.severity
-    elif issue.severity is not finding.severity:
-        said = f"iteration {iteration} called it {issue.severity}; kept {finding.severity}"
-        finding.relabelled = [*finding.relabelled, said][-_RELABELS_KEPT:]
-    finding.description = issue.description
-    finding.location = issue.location or finding.location
-    finding.recommendation = issue.recommendation or finding.recommendation
-    finding.last_reported = iteration
-    finding.silent_since = None
-    if finding.status != "open":  # addressed, or closed and reported again
-        finding.status = "open"
-        finding.resolved_at = finding.dismissed_at = None
-    return finding
+    update: dict[str, object] = {
+        "description": issue.description,
+        "location": issue.location or reported.location,
+        "recommendation": issue.recommendation or reported.recommendation,
+        "last_reported": iteration,
+        "silent_since": None,
+    }
+    if _RANK[issue.severity] < _RANK[reported.severity]:
+        update["severity"] = issue.severity
+    elif issue.severity is not reported.severity:
+        said = f"iteration {iteration} called it {issue.severity}; kept {reported.severity}"
+        update["relabelled"] = [*reported.relabelled, said][-_RELABELS_KEPT:]
+    if reported.status != "open":  # addressed, or closed and reported again
+        update.update(status="open", resolved_at=None, dismissed_at=None)
+    return _changed(reported, update)
 
 
 def _closed_at(finding: Finding) -> int:
@@ -220,8 +222,9 @@ def _closed_at(finding: Finding) -> int:
 def _new(number: int, issue: Issue, iteration: int) -> Finding:
     """Built from an issue already validated (a review may hold a thousand): a copy of a blank
     finding costs less than constructing one."""
-    return _BLANK.model_copy(
-        update={
+    return _changed(
+        _BLANK,
+        {
             "id": f"F{number}",
             "severity": issue.severity,
             "description": issue.description,
@@ -231,10 +234,23 @@ def _new(number: int, issue: Issue, iteration: int) -> Finding:
             "last_reported": iteration,
             "addressed_by": [],
             "relabelled": [],
-        }
+        },
     )
 
 
+def _changed(finding: Finding, update: dict[str, object]) -> Finding:
+    """A copy of `finding` with `update`, values already valid: what `model_copy(update=)`
+    does (and `model_construct` sets), without its generic steps; a review may change a thousand
+    findings, and a fix as many."""
+    copied = Finding.__new__(Finding)
+    _set(copied, "__dict__", {**finding.__dict__, **update})
+    _set(copied, "__pydantic_fields_set__", finding.__pydantic_fields_set__ | update.keys())
+    _set(copied, "__pydantic_extra__", None)
+    _set(copied, "__pydantic_private__", None)
+    return copied
+
+
+_set = object.__setattr__
 _BLANK = Finding.model_construct(
     id="",
     severity=Severity.MINOR,
