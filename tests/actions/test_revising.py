@@ -1,18 +1,23 @@
 """Two change requests at once, from two processes (two CLIs, the page and MCP): one revision is
-recorded and started, the other is refused in words before anything moved."""
+recorded and started, the other is refused in words before anything moved. A Start racing the
+CLI's revise: the revision always runs, in the CLI's own run, and never beside another."""
 
 from __future__ import annotations
 
 import multiprocessing
-from multiprocessing.synchronize import Barrier
+from multiprocessing.synchronize import Barrier, Event
 
 import git
+import pytest
 
 from tests.cli.test_after_done_hostile import done_project
-from thoughtforge.actions.revising import revise
+from thoughtforge.actions.revising import revise, revised
 from thoughtforge.config import Config
 from thoughtforge.core import Project, read_chat, read_status
+from thoughtforge.core.course_claim import standing_claim
 from thoughtforge.core.revisions import read_revisions
+from thoughtforge.core.run_lock import hold_run_lock
+from thoughtforge.core.run_start import claimed_start
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.models import Phase
 
@@ -62,3 +67,86 @@ def test_two_revise_at_once_record_one_revision_and_refuse_the_other_in_words(
         assert [t.name for t in git.Repo(project.dir).tags] == ["thoughtforge-revision-2"]
         humans = [m.content for m in read_chat(project.dir) if m.role == "human"]
         assert humans == [revisions.revisions[0].change]
+
+
+def _cli_revise(
+    config: Config, project: Project, gate: Barrier, gap: Event, said: multiprocessing.Queue[str]
+) -> None:
+    """What `thoughtforge revise` does: the revision, then its own run in this process."""
+    gate.wait(timeout=10)
+    try:
+        with revised(config, project, "Add a rain plan.") as (revision, claim):
+            said.put(f"revision {revision.number}")
+            gap.set()  # a Start may come now, between the revision and its run
+            gate.wait(timeout=10)
+            try:
+                with claimed_start(project, "start", handed=claim), hold_run_lock(project):
+                    said.put("the revision's run")
+                    gate.wait(timeout=10)  # the other run tries to arrive while this one works
+            except ThoughtForgeError as exc:
+                said.put(f"the revision's run refused: {exc}")
+                gate.wait(timeout=10)
+            return
+    except ThoughtForgeError as exc:
+        said.put(f"revise refused: {exc}")
+    gate.wait(timeout=10)
+    gate.wait(timeout=10)
+
+
+def _page_start(
+    project: Project, gate: Barrier, gap: Event, in_gap: bool, said: multiprocessing.Queue[str]
+) -> None:
+    """The page's Start: a run asked for on the deployment, whose process arrives later."""
+    gate.wait(timeout=10)
+    if in_gap:
+        gap.wait(timeout=10)
+    asked = False
+    try:
+        with claimed_start(project, "start") as claim:
+            claim.keep("page-run-id", "page-run")
+            asked = True
+    except ThoughtForgeError as exc:
+        said.put(f"start refused: {exc}")
+    gate.wait(timeout=10)
+    if asked:
+        try:
+            with hold_run_lock(project):
+                said.put("the page's run")
+        except ThoughtForgeError as exc:
+            said.put(f"the page's run refused: {exc}")
+    gate.wait(timeout=10)
+
+
+@pytest.mark.parametrize("in_gap", [True, False], ids=["start-in-the-gap", "start-at-once"])
+def test_a_start_racing_the_cli_revise_never_leaves_the_revision_without_its_run(
+    config: Config, in_gap: bool
+) -> None:
+    """Before, the CLI's revise let go of the project between the revision and its own run: a
+    Start pressed then took it, and the CLI's run was refused "already starting"."""
+    context = multiprocessing.get_context("fork")
+    for _ in range(ROUNDS):
+        project = done_project(config)
+        gate, gap = context.Barrier(2), context.Event()
+        said: multiprocessing.Queue[str] = context.Queue()
+        doors = [
+            context.Process(target=_cli_revise, args=(config, project, gate, gap, said)),
+            context.Process(target=_page_start, args=(project, gate, gap, in_gap, said)),
+        ]
+        for door in doors:
+            door.start()
+        for door in doors:
+            door.join(timeout=30)
+            assert door.exitcode == 0
+        outcomes = []
+        while not said.empty():
+            outcomes.append(said.get(timeout=5))
+        runs = [o for o in outcomes if o.endswith("run")]
+        assert len(runs) == 1, outcomes  # one run, never two, never none
+        if "revision 2" in outcomes:
+            assert runs == ["the revision's run"], outcomes
+            assert any("a revision started by pid" in o for o in outcomes if "refused" in o)
+        else:
+            assert runs == ["the page's run"], outcomes
+            assert read_revisions(project.dir).revisions == []
+        assert in_gap is False or "revision 2" in outcomes
+        assert standing_claim(project) is None

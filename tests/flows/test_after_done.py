@@ -98,7 +98,9 @@ def test_a_change_request_rebuilds_one_section_then_rollback_restores_earlier_st
     assert any(text.startswith("— Revision 2 begins —") for text in thread)
     assert CHANGE in thread
     [shown] = [t for t in thread if t.startswith("What this proposal changes")]
-    assert f"-- {OLD_CRITERION}" in shown and f"+- {NEW_CRITERION}" in shown
+    assert "docs/constraints.md — changed in 1 place" in shown  # in words, with its heading
+    assert "under “Acceptance Criteria”" in shown
+    assert "cost{+, totals at most 12k,+} and{+ keeps+} a 10% contingency." in shown
 
     repo = git.Repo(project)
     assert f"{REVISION_TAG_PREFIX}2" in [t.name for t in repo.tags]

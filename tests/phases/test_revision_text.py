@@ -1,18 +1,64 @@
 """The pure text work of a revision: sections cut byte-exactly, superseded lines kept visible,
-the diff, and which plan sections an agent named."""
+what a proposal changes (in words for the chat: a golden file, UPDATE_GOLDEN=1 rewrites it; a
+diff for the agent), and which plan sections an agent named."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
+from markdown_it import MarkdownIt
 
 from thoughtforge.errors import UnusableAnswer
 from thoughtforge.phases.revision_text import (
+    changes_for_the_chat,
     chosen_sections,
     readable_diff,
     replace_sections,
     split_sections,
     with_superseded,
 )
+
+GOLDEN = Path(__file__).parent / "golden" / "proposal_changes.txt"
+FILLER = " ".join(f"word{n}" for n in range(40))
+SPEC_BEFORE = (
+    "# Spec\n\n## Summary\n\nA small wedding.\n\n"
+    f"## Constraints\n\n- Guests: sixty. {FILLER} The budget is 15k all in.\n"
+    "- Venue: the barn.\n\n"
+    "## Acceptance Criteria\n\n- Weekly review.\n- Rain plan: none.\n"
+)
+SPEC_AFTER = (
+    "# Spec\n\n## Summary\n\nA small wedding.\n\n"
+    f"## Constraints\n\n- Guests: sixty. {FILLER} The budget is 12k all in.\n"
+    "- Venue: the barn.\n\n"
+    "## Acceptance Criteria\n\n- Weekly review.\n"
+    "- Rain plan: <script>alert(1)</script> a marquee [x](javascript:alert(1)).\n"
+    "````\n```\n"
+)
+
+
+def test_the_chat_reads_what_a_proposal_changes_in_words_under_each_heading() -> None:
+    """Before, the chat showed a line diff: one changed figure in a long line came as two
+    near-identical lines to compare by eye."""
+    text = changes_for_the_chat(
+        [
+            ("docs/spec.md", SPEC_BEFORE, SPEC_AFTER),
+            ("docs/constraints.md", "## Limits\n\n- none\n", "## Limits\n\n- none\n"),
+        ]
+    )
+    if os.environ.get("UPDATE_GOLDEN"):
+        GOLDEN.write_text(text)
+    assert text == GOLDEN.read_text()
+    assert "[-15k-]{+12k+}" in text and "word20" not in text  # the unchanged middle is cut
+    assert "under “Constraints”" in text and "under “Acceptance Criteria”" in text
+    assert "constraints.md" not in text  # unchanged: not named
+    assert changes_for_the_chat([("docs/spec.md", SPEC_BEFORE, SPEC_BEFORE)]) == ""
+    # the text's own backtick runs cannot close the fence: the page shows it all as text
+    html = MarkdownIt("commonmark", {"html": False}).render(f"Changes:\n\n{text}")
+    assert html.count("<pre>") == 1 and "<script>" not in html and "<a" not in html
+    assert "{+12k+}" in html and "&lt;script&gt;" in html and "Acceptance Criteria" in html
+
 
 PLAN = (
     "# Plan: Wedding\n\n"

@@ -1,20 +1,38 @@
 """A change request to a done (or halted) project, from any door: refused while a run works on
 the project, else the revision starts (`phases.revision`) and a run takes it back to Phase 2 —
-the door's run: the CLI's in its own process, the page's and MCP's on the deployment."""
+the door's run: the CLI's in its own process, the page's and MCP's on the deployment.
+
+The CLI runs the revision itself: it holds the revision's claim until its run takes it over
+(`revised`, then `core.run_start.claimed_start(..., handed=...)`), so a Start pressed on the page
+meanwhile is refused rather than leave the CLI's run refused."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from thoughtforge.config import Config
 from thoughtforge.core import Project
-from thoughtforge.core.course_claim import claimed
+from thoughtforge.core.course_claim import Claim, claimed
 from thoughtforge.core.revisions import Revision
 from thoughtforge.phases.revision import refuse_while_a_run_works, start_revision
 
 
-def revise(config: Config, project: Project, change: str, *, keep_edits: bool = False) -> Revision:
-    """The revision started for `change`; `RevisionRefused` while a run works on the project,
-    `UncommittedEdits` over the person's uncommitted edits unless `keep_edits` commits them;
-    `ProjectClaimed` while another change of its course (a second revise) holds the project."""
-    with claimed(project, "revise"):
+@contextmanager
+def revised(
+    config: Config, project: Project, change: str, *, keep_edits: bool = False
+) -> Iterator[tuple[Revision, Claim]]:
+    """The revision started for `change`, and the claim that still holds the project for the
+    block, for the run that carries it out to take over. `RevisionRefused` while a run works on
+    the project, `UncommittedEdits` over the person's uncommitted edits unless `keep_edits`
+    commits them; `ProjectClaimed` while another change of its course holds the project."""
+    with claimed(project, "revise") as claim:
         refuse_while_a_run_works(project, "revise")
-        return start_revision(project, config, change, keep_edits=keep_edits)
+        yield start_revision(project, config, change, keep_edits=keep_edits), claim
+
+
+def revise(config: Config, project: Project, change: str, *, keep_edits: bool = False) -> Revision:
+    """The revision started for `change` (refused as `revised` says); the claim goes with the
+    call, for a run on the deployment to take."""
+    with revised(config, project, change, keep_edits=keep_edits) as (revision, _):
+        return revision

@@ -40,7 +40,7 @@ def revise(
     spec and your change; the agent proposes the revised spec, you correct and confirm as before,
     then only what the change touches is rebuilt and polished again (revision 2, 3, …). Runs the
     pipeline here; answer with say/confirm, in the page or the Prefect UI."""
-    from thoughtforge.actions.revising import revise as start_revising
+    from thoughtforge.actions.revising import revised
     from thoughtforge.cli.runs import run_pipeline
     from thoughtforge.core import open_project
 
@@ -49,12 +49,12 @@ def revise(
     text = change if change is not None else read_text_source(file or "-", "change")
     config = config_of(ctx)
     project = open_project(config, project_id)
-    revision = start_revising(config, project, text, keep_edits=keep_edits)
-    out.print(
-        f"Revision {revision.number} of [bold]{project_id}[/] started: back to Phase 2 with your "
-        "change request."
-    )
-    run_pipeline(ctx, project_id, auto_confirm)
+    with revised(config, project, text, keep_edits=keep_edits) as (revision, claim):
+        out.print(
+            f"Revision {revision.number} of [bold]{project_id}[/] started: back to Phase 2 with "
+            "your change request."
+        )
+        run_pipeline(ctx, project_id, auto_confirm, handed=claim)  # no Start slips in between
 
 
 @app.command()

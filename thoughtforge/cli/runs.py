@@ -14,6 +14,7 @@ import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -23,11 +24,17 @@ from thoughtforge.config import config_path
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.terminal_text import inert_markup
 
+if TYPE_CHECKING:
+    from thoughtforge.core.course_claim import Claim
+
 EXIT_STOPPED = 130
 
 
-def run_pipeline(ctx: typer.Context, project_id: str, auto_confirm: bool) -> None:
-    """Exit 0 when the project is done, `EXIT_HALTED` when it halted or waits for the human."""
+def run_pipeline(
+    ctx: typer.Context, project_id: str, auto_confirm: bool, *, handed: Claim | None = None
+) -> None:
+    """Exit 0 when the project is done, `EXIT_HALTED` when it halted or waits for the human.
+    `handed`: the claim this command holds on the project (a revision's), the run's own now."""
     from thoughtforge.core import open_project, read_status
     from thoughtforge.core.revisions import read_revisions
     from thoughtforge.models import Phase
@@ -40,7 +47,7 @@ def run_pipeline(ctx: typer.Context, project_id: str, auto_confirm: bool) -> Non
         # claimed until the run holds the lock, so a run the page starts meanwhile is refused;
         # a run that never reached the lock leaves no claim behind. Refused before Prefect's
         # flows are imported (seconds), while a run on its way still holds its claim.
-        with claimed_start(open_project(config_of(ctx), project_id), "start"):
+        with claimed_start(open_project(config_of(ctx), project_id), "start", handed=handed):
             _refuse_beside_a_suspended_run(ctx, project_id)
             from thoughtforge.flows.pipeline import pipeline_in_process
 

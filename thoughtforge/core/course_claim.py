@@ -83,12 +83,14 @@ class RunAlreadyStarting(ProjectClaimed):
     """A run was asked for while another is starting or holds the project's lock."""
 
 
-def take_claim(project: Project, why: Course) -> Claim:
+def take_claim(project: Project, why: Course, *, handed: Claim | None = None) -> Claim:
     """The project's claim for `why`, taken over from an owner that no longer lives; refused
-    (`ProjectClaimed`, `RunAlreadyStarting` when a run's) while another stands."""
+    (`ProjectClaimed`, `RunAlreadyStarting` when a run's) while another stands. `handed`, a
+    claim the caller holds, becomes this one in the same step (a revision's, handed to the run
+    that carries it out), so nobody takes the project between the two."""
     with state_lock(project.dir):
         standing = _read_standing(project)
-        if standing is not None:
+        if standing is not None and (handed is None or standing.id != handed.id):
             error = RunAlreadyStarting if standing.for_a_run else ProjectClaimed
             raise error(held_words(project, standing))
         claim = Claim(why=why, since=utc_now(), owner=this_process())
@@ -97,10 +99,10 @@ def take_claim(project: Project, why: Course) -> Claim:
 
 
 @contextmanager
-def claimed(project: Project, why: Course) -> Iterator[Claim]:
-    """The claim for the length of a `with` block: released at its end, however it ends,
-    unless it was kept for a run (`keep`)."""
-    claim = take_claim(project, why)
+def claimed(project: Project, why: Course, *, handed: Claim | None = None) -> Iterator[Claim]:
+    """The claim for the length of a `with` block (made of `handed`, see `take_claim`):
+    released at its end, however it ends, unless it was kept for a run (`keep`)."""
+    claim = take_claim(project, why, handed=handed)
     try:
         yield claim
     finally:

@@ -43,12 +43,15 @@ class StartClaim:
 
 
 @contextmanager
-def claimed_start(project: Project, why: Course) -> Iterator[StartClaim]:
+def claimed_start(
+    project: Project, why: Course, *, handed: Claim | None = None
+) -> Iterator[StartClaim]:
     """Claim the project for a run (refused with `RunAlreadyStarting` while a run holds the
     lock, or `ProjectClaimed` while anything else holds the claim) for the block; at its end,
-    or on any error in it, the claim goes unless kept."""
+    or on any error in it, the claim goes unless kept. `handed` (a revision's claim) becomes
+    the run's in one step, so no other start slips in between."""
     refuse_while_running(project)
-    with claimed(project, why) as claim:
+    with claimed(project, why, handed=handed) as claim:
         yield StartClaim(project, claim)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from difflib import SequenceMatcher
+from difflib import SequenceMatcher, unified_diff
 from typing import Literal
 
 from pydantic import BaseModel
@@ -83,6 +83,15 @@ def in_words(file: FileDiff) -> FileChange:
         what = "binary"
     passages = list(_passages(("@@" + body).splitlines())) if body else []
     return FileChange(path=file.path, what=what, bookkeeping=file.bookkeeping, passages=passages)
+
+
+def text_change(path: str, before: str, after: str) -> FileChange:
+    """Two versions of one text (no git between them) as a change, each passage under the
+    heading above it; no passage when only blank space changed."""
+    old, new = before.splitlines(), after.splitlines()
+    lines = list(unified_diff(old, new, lineterm="", n=max(len(old), len(new))))[2:]
+    passages = [passage for passage in _passages(lines) if passage.lines]
+    return FileChange(path=path, what="changed", bookkeeping=False, passages=passages)
 
 
 def as_text(changes: list[FileChange]) -> str:

@@ -40,7 +40,7 @@ from thoughtforge.errors import ProjectError
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.revision_text import (
     SUPERSEDED,
-    readable_diff,
+    changes_for_the_chat,
     split_sections,
     with_superseded,
 )
@@ -153,22 +153,21 @@ def awaits_revised_proposal(project: Project) -> bool:
 
 def show_changes(project: Project, spec: str, constraints: str) -> None:
     """In a revision, tell the chat what the proposal changes in `spec.md` and `constraints.md`
-    (a readable diff each)."""
+    (in words)."""
     revision = open_revision(project.dir)
     if revision is None:
         return
-    diffs = [
-        readable_diff(_without_superseded(before), after, name)
-        for name, before, after in (
-            (SPEC_FILE, revision.spec_before, spec),
-            (CONSTRAINTS_FILE, revision.constraints_before, constraints),
-        )
-    ]
-    shown = "\n\n".join(diff for diff in diffs if diff)
+    shown = changes_for_the_chat(
+        [
+            (SPEC_FILE, _without_superseded(revision.spec_before), spec),
+            (CONSTRAINTS_FILE, _without_superseded(revision.constraints_before), constraints),
+        ]
+    )
     _say(
         project,
         "system",
-        f"What this proposal changes:\n\n{shown}"
+        f"What this proposal changes (removed words as `[-…-]`, added ones as `{{+…+}}`):"
+        f"\n\n{shown}"
         if shown
         else "This proposal changes nothing in the spec or the constraints yet.",
     )

@@ -9,6 +9,7 @@ import re
 
 from pydantic import BaseModel
 
+from thoughtforge.core.word_diff import as_text, text_change
 from thoughtforge.errors import UnusableAnswer
 from thoughtforge.prompting import json_objects
 
@@ -16,6 +17,7 @@ SUPERSEDED = "Superseded"
 _SUPERSEDED_INTRO = "What each change request replaced, kept visible; none of it applies any more."
 _HEADING = re.compile(r"^##[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^(```|~~~)")
+_BACKTICKS = re.compile(r"`+")
 
 
 class Part(BaseModel):
@@ -87,8 +89,21 @@ def with_superseded(before: str, after: str, revision: int) -> str:
     return f"{base}\n\n## {SUPERSEDED}\n\n{_SUPERSEDED_INTRO}\n\n" + "\n\n".join(blocks) + "\n"
 
 
+def changes_for_the_chat(versions: list[tuple[str, str, str]]) -> str:
+    """What changed in each `(name, before, after)`, word by word (`core.word_diff`): each
+    changed line under its heading, removed words as `[-…-]` and added ones as `{+…+}`, long
+    unchanged stretches cut; in a fenced block no line of the text can close; "" when nothing
+    changed."""
+    changes = [text_change(name, before, after) for name, before, after in versions]
+    text = as_text([change for change in changes if change.passages])
+    if not text:
+        return ""
+    fence = "`" * max(3, 1 + max((len(run) for run in _BACKTICKS.findall(text)), default=0))
+    return f"{fence}text\n{text}\n{fence}"
+
+
 def readable_diff(before: str, after: str, name: str) -> str:
-    """A unified diff of `name`, in a fenced block for the chat; "" when nothing changed."""
+    """A unified diff of `name` in a fenced block, for the agent; "" when nothing changed."""
     lines = list(
         difflib.unified_diff(
             before.splitlines(),
