@@ -27,6 +27,10 @@ MAX_TEXT_FILE_BYTES = 16 * 1024 * 1024
 MAX_YAML_VALUES = 100_000
 """The most values a YAML document may hold once its aliases are expanded."""
 EXCERPT_CHARS = 60
+MAX_MESSAGE_CHARS = 200_000
+"""The longest text a person hands over, whatever the door (the page, the CLI, an MCP tool): a
+longer one belongs in a file under the project's resources/ (a brain dump is capped lower, by
+`brain_dump.max_chars`)."""
 
 
 class InputRefused(ThoughtForgeError):

@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import BRAIN_DUMP, REPO_ROOT
 from tests.web.conftest import Bench, serve_bench  # noqa: F401  (the workbench fixture)
-from thoughtforge.actions.answering import MAX_MESSAGE_CHARS
+from thoughtforge.bounded_input import MAX_MESSAGE_CHARS
 from thoughtforge.core import Project, create_project, read_chat, transition
 from thoughtforge.models import HaltReason, Phase
 

@@ -13,6 +13,7 @@ import pytest
 
 from thoughtforge.flows import prefect_internals
 from thoughtforge.flows.prefect_internals import INTERNALS, problem, usable
+from thoughtforge.flows.prefect_internals.shape import Changed, Internal, defined_with
 
 KEYS = [internal.key for internal in INTERNALS]
 
@@ -40,7 +41,7 @@ def test_thirteen_internals_each_named_with_why_and_what_is_lost() -> None:
 
 @pytest.mark.parametrize("internal", INTERNALS, ids=KEYS)
 def test_the_installed_prefect_still_has_it(
-    internal: prefect_internals.Internal, fresh: dict[str, str | None]
+    internal: Internal, fresh: dict[str, str | None]
 ) -> None:
     found = problem(internal.key)
     assert found is None, (
@@ -162,10 +163,9 @@ def test_the_server_side_checks_read_prefects_source_without_importing_the_serve
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
     )
     assert result.stdout.split() == ["None", "None", "False"], result.stderr
-    defined_with = prefect_internals._defined_with
-    with pytest.raises(prefect_internals.Changed, match="has no force_it"):
+    with pytest.raises(Changed, match="has no force_it"):
         defined_with("prefect.server.api.flow_runs", "set_flow_run_state", "force_it")
-    with pytest.raises(prefect_internals.Changed, match=r"has no AioSqliteConfiguration\.begin"):
+    with pytest.raises(Changed, match=r"has no AioSqliteConfiguration\.begin"):
         defined_with("prefect.server.database.configurations", "AioSqliteConfiguration.begin")
-    with pytest.raises(prefect_internals.Changed, match="is gone"):
+    with pytest.raises(Changed, match="is gone"):
         defined_with("prefect.server.api.moved_away", "set_flow_run_state")

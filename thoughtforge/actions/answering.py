@@ -27,6 +27,7 @@ from thoughtforge.actions.hand_over import Delivery, answer_in_chat, hand_over, 
 from thoughtforge.actions.revising import revise
 from thoughtforge.actions.run_state import current_composer
 from thoughtforge.actions.starting import Started, start_run
+from thoughtforge.bounded_input import MAX_MESSAGE_CHARS
 from thoughtforge.config import Config
 from thoughtforge.core import Project, Status
 from thoughtforge.core.course_claim import ProjectClaimed
@@ -37,10 +38,6 @@ from thoughtforge.models import Phase, Usd
 from thoughtforge.phases import add_human_message, halt_actions
 from thoughtforge.phases.chat import when_answered, when_read
 from thoughtforge.stack.api import AnsweredMeanwhile
-
-MAX_MESSAGE_CHARS = 200_000
-"""The longest message an answer carries, whatever the door (a longer text belongs in a file under
-the project's resources/)."""
 
 BUSY_SECONDS = 20.0
 """How long the page's action waits for a run that is about to ask (re-entering after the last

@@ -8,8 +8,6 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-MAX_TEXT_CHARS = 200_000
-"""The longest text a tool takes (a brain dump is capped lower by `brain_dump.max_chars`)."""
 MAX_WAIT_SECONDS = 600.0
 RESOURCE_URI = "thoughtforge://projects/{project_id}/{document}"
 Decision = Literal["resume", "override", "terminate"]

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 MAX_UNANSWERED = 32
 MAX_LINE_CHARS = 2 * 1024 * 1024
-"""One message: far over any tool's text limit (`tools.MAX_TEXT_CHARS`)."""
+"""One message: far over any tool's text limit (`bounded_input.MAX_MESSAGE_CHARS`)."""
 EXIT_GRACE_SECONDS = 3.0
 
 

@@ -12,9 +12,9 @@ from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
 from mcp.server.mcpserver import Resolve
 from pydantic import Field
 
+from thoughtforge.bounded_input import MAX_MESSAGE_CHARS
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.mcp_server.answers import (
-    MAX_TEXT_CHARS,
     MAX_WAIT_SECONDS,
     Decision,
     Document,
@@ -33,12 +33,12 @@ ProjectId = Annotated[
 BrainDump = Annotated[
     str,
     Field(
-        max_length=MAX_TEXT_CHARS,
+        max_length=MAX_MESSAGE_CHARS,
         description="What the person wants made, in their words (or give brain_dump_file).",
     ),
 ]
 MessageText = Annotated[
-    str, Field(max_length=MAX_TEXT_CHARS, description="What to say, as the person would say it.")
+    str, Field(max_length=MAX_MESSAGE_CHARS, description="What to say, as the person would say it.")
 ]
 ToDecide = Annotated[
     Decision,
@@ -162,7 +162,7 @@ def decide(
         bool, Field(description="Must be true for terminate: it ends the project for good.")
     ] = False,
     message: Annotated[
-        str, Field(max_length=MAX_TEXT_CHARS, description="Optional guidance with the decision.")
+        str, Field(max_length=MAX_MESSAGE_CHARS, description="Optional guidance with the decision.")
     ] = "",
     budget_usd: Annotated[
         float | None,
@@ -199,7 +199,7 @@ def revise(
     change: Annotated[
         str,
         Field(
-            max_length=MAX_TEXT_CHARS,
+            max_length=MAX_MESSAGE_CHARS,
             description="What should change in the deliverable, in the person's words.",
         ),
     ],
@@ -275,7 +275,7 @@ def edit_draft(
     text: Annotated[
         str,
         Field(
-            max_length=MAX_TEXT_CHARS,
+            max_length=MAX_MESSAGE_CHARS,
             description="The whole edited draft (Markdown, its sections kept).",
         ),
     ],
