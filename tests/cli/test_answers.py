@@ -56,7 +56,7 @@ def _refusals(
 def test_confirm_with_nothing_waiting_is_refused_in_the_pages_words(bench: Bench) -> None:
     project = create_project(bench.config, brain_dump=BRAIN_DUMP)
     page, cli = _refusals(bench, project, {"action": "confirm"}, "confirm", project.id)
-    assert page.startswith("'confirm' is not possible now. No run is working on this project")
+    assert page.startswith("Confirm is not possible now. No run is working on this project")
     assert cli == [f"error: {page}", f"Next: thoughtforge say|continue {project.id}"]
 
 
@@ -66,14 +66,14 @@ def test_say_to_a_halted_or_a_done_project_is_refused_in_the_pages_words(bench: 
     transition(halted, Phase.HALTED, halt_reason=HaltReason.AGENT_FAILURE)
     said = {"action": "send", "message": "Use the cheaper venue."}
     page, cli = _refusals(bench, halted, said, "say", halted.id, "Use the cheaper venue.")
-    assert page.startswith("'send' is not possible now. Halted (")
+    assert page.startswith("Send is not possible now. Halted (")
     assert cli == [f"error: {page}", f"Next: thoughtforge resume|terminate {halted.id}"]
 
     (done.dir / "status.json").write_text(
         (done.dir / "status.json").read_text().replace('"brain_dump"', '"done"')
     )
     page, cli = _refusals(bench, done, said, "say", done.id, "Use the cheaper venue.")
-    assert page.startswith("'send' is not possible now. Done: the deliverable is final.")
+    assert page.startswith("Send is not possible now. Done: the deliverable is final.")
     assert cli == [f"error: {page}", f"Next: thoughtforge revise {done.id}"]
 
 
@@ -83,7 +83,7 @@ def test_a_decision_the_halt_does_not_take_is_refused_in_the_pages_words(bench: 
     transition(project, Phase.HALTED, halt_reason=HaltReason.AGENT_FAILURE)
     answer = {"action": "provide_input", "message": "Build the venue page first."}
     page, cli = _refusals(bench, project, answer, "answer", project.id, answer["message"])
-    assert page.startswith("'provide_input' is not possible now. Halted (")
+    assert page.startswith("Provide input is not possible now. Halted (")
     assert cli == [f"error: {page}", f"Next: thoughtforge resume|terminate {project.id}"]
 
 

@@ -164,10 +164,10 @@ def test_cli_answer_without_a_waiting_run_unsticks_the_build(
     stopped = run_cli(env, config_path, "continue", project.id, "--auto-confirm")
     assert stopped.returncode == 3 and "stuck" in stopped.stderr, stopped.stderr
     refused = run_cli(env, config_path, "answer", project.id, "   ")
-    assert refused.returncode == 1 and "empty" in refused.stderr
+    assert refused.returncode == 1 and "Write a message first" in refused.stderr
     answered = run_cli(env, config_path, "answer", project.id, "1500 euros.")
     assert answered.returncode == 0, answered.stdout + answered.stderr
     assert read_status(project.dir).phase is Phase.DONE
     assert "Guidance from the person:\n\n1500 euros." in build_prompts(project)[2]
     not_waiting = run_cli(env, config_path, "answer", project.id, "more")
-    assert not_waiting.returncode == 1 and "not waiting for an answer" in not_waiting.stderr
+    assert not_waiting.returncode == 1 and "Provide input is not possible now" in not_waiting.stderr

@@ -132,7 +132,7 @@ def test_cli_override_of_a_refused_plan_builds_it(
     assert stopped.returncode == 3 and "plan_incomplete" in stopped.stderr, stopped.stderr
     refused = run_cli(env, config_path, "resume", project.id)
     assert refused.returncode == 1, refused.stderr
-    assert "'resume' is not possible now" in refused.stderr
+    assert "Resume is not possible now" in refused.stderr
     assert f"Next: thoughtforge override|revise|terminate {project.id}" in refused.stderr
     overridden = run_cli(env, config_path, "override", project.id)
     assert overridden.returncode == 0, overridden.stdout + overridden.stderr

@@ -291,7 +291,7 @@ def test_a_phase_one_agent_failure_in_a_batch_run_halts_with_the_agents_words(
     said = run_cli(env, config, "say", project.name, "Use the cheaper venue.")
     assert said.returncode == 1
     told = said.stderr.replace("\n", " ")
-    assert "'send' is not possible now. Halted" in told  # the page's words, stored nowhere
+    assert "Send is not possible now. Halted" in told  # the page's words, stored nowhere
     assert f"Next: thoughtforge resume|terminate {project.name}" in told
     assert "Additional properties" not in told
     assert "Use the cheaper venue." not in [m.content for m in read_chat(project)]

@@ -41,7 +41,7 @@ def test_a_plan_project_goes_from_create_to_done_through_mcp_tools(
             early = refusal(
                 await client.call_tool("confirm", {"project_id": project_id, "wait_seconds": 60})
             )  # the run asks for the brain dump first: confirm is not what it waits for
-            assert "'confirm' is not possible now. Waiting for more detail, or distill" in early
+            assert "Confirm is not possible now. Waiting for more detail, or distill" in early
             said = payload(
                 await client.call_tool(
                     "send_message",

@@ -229,9 +229,7 @@ def test_a_message_while_polishing_is_kept_for_the_next_iteration(bench: Bench) 
 def test_an_action_the_wait_does_not_take_or_an_empty_message_is_refused(bench: Bench) -> None:
     project = _project(bench)
     confirm = bench.post(f"/projects/{project.id}/answer", {"action": "confirm"})
-    assert (
-        confirm.status_code == 409 and "'confirm' is not possible now." in confirm.json()["error"]
-    )
+    assert confirm.status_code == 409 and "Confirm is not possible now." in confirm.json()["error"]
     empty = bench.post(f"/projects/{project.id}/answer", {"action": "send", "message": "  "})
     assert empty.status_code == 409 and "Write a message first" in empty.json()["error"]
     assert len(read_chat(project.dir)) == 1

@@ -109,7 +109,8 @@ def check_answer(composer: Composer, action: str, message: str) -> None:
     """Refuse what the project does not take now, in the words every door shows: an action its
     composer does not offer, an action that sends a message without one, a message too long."""
     if not composer.allows(action):
-        raise ActionRefused(f"'{action}' is not possible now. {composer.note}")
+        named = ACTIONS[action].label if action in ACTIONS else repr(action)
+        raise ActionRefused(f"{named} is not possible now. {composer.note}")
     if ACTIONS[action].needs_message and not message.strip():
         raise ActionRefused("Write a message first: this action sends it.")
     if len(message) > MAX_MESSAGE_CHARS:
