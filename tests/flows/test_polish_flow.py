@@ -362,7 +362,8 @@ def test_a_run_killed_with_9_leaves_neither_agent_nor_temporary_server_behind(
     tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
 ) -> None:
     """Before, the agent in flight and the temporary Prefect server (~195 MB) kept running.
-    The server now stops itself with the command; the agent, with the project's next run."""
+    The server now stops itself with the command, and the agent dies with it (`setpriv
+    --pdeathsig`); the project's next run still starts clean."""
     config = cli_config()
     project = _project(config)
     reviews = {1: review(2, 2, 2), "default": review()}
@@ -379,12 +380,11 @@ def test_a_run_killed_with_9_leaves_neither_agent_nor_temporary_server_behind(
     os.kill(worker.pid, signal.SIGKILL)  # ThoughtForge alone, as the OOM killer would
     worker.wait()
     _wait_for(lambda: not alive(server), "the server to stop itself")
-    assert alive(agent)
+    _wait_for(lambda: not alive(agent), "the agent to die with ThoughtForge", 10)
 
     fast = write_script(tmp_path / "fast.yaml", reviews)
     resumed = run_cli(alone, config, "continue", project.id, THOUGHTFORGE_SCRIPT=str(fast))
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
-    _wait_for(lambda: not alive(agent), "the agent to end", 10)
     # Its own temporary server, stopped at its clean exit, is no longer recorded either.
     assert not (project.dir / ".processes.json").exists()
 

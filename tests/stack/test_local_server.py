@@ -112,7 +112,9 @@ def test_a_deployed_run_suspends_at_each_human_step_and_reaches_done(
     assert notices == ["Nothing to send: write a message, or choose **distill**."]
 
     refused = stack.tf("confirm", project.name)
-    assert refused.returncode == 1 and "refused the input" in refused.stderr, refused.stdout
+    assert refused.returncode == 1 and "Confirm is not possible now" in refused.stderr, (
+        refused.stderr
+    )
 
     said = stack.tf("say", project.name, "The venue is booked for June the 14th.")
     assert said.returncode == 0 and "Sent your message to the waiting run" in said.stdout, (
@@ -342,7 +344,9 @@ def test_a_polish_halt_suspends_and_a_cli_override_finishes_it(tmp_path: Path) -
         wait_for(suspended_at(stack, "PolishHaltDecision"), "the halt decision")
         assert read_status(project.dir).halt_reason is not None
         refused = stack.tf("distill", project.id)  # not an action of this step
-        assert refused.returncode == 1 and "waits for a decision" in refused.stderr
+        assert refused.returncode == 1 and "Distill is not possible now" in refused.stderr, (
+            refused.stderr
+        )
         overridden = stack.tf("override", project.id)
         assert overridden.returncode == 0 and "waiting run" in overridden.stdout, overridden.stderr
         wait_for(lambda: read_status(project.dir).phase is Phase.DONE, "done by override")
