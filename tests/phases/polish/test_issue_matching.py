@@ -17,14 +17,13 @@ import pytest
 from rapidfuzz.distance import Levenshtein
 
 from thoughtforge.models import Issue, Severity
-from thoughtforge.phases.polish.issue_matching import (
-    _bigram_counts,
-    _BigramCounts,
-    _counts,
-    _KeptRows,
-    _WordIndex,
-    match_findings,
+from thoughtforge.phases.polish.distance_bounds import (
+    BigramCounts,
+    KeptRows,
+    bigram_counts,
+    character_counts,
 )
+from thoughtforge.phases.polish.issue_matching import _WordIndex, match_findings
 from thoughtforge.phases.polish.issue_wording import same_kind, same_words, words
 from thoughtforge.phases.polish.ledger import Ledger, after_fix, after_review
 from thoughtforge.phases.polish.places import same_place
@@ -252,13 +251,13 @@ def test_long_runs_and_folded_characters_are_still_measured(text: str, other: st
 def test_counts_kept_across_calls_are_the_counts_of_those_texts() -> None:
     """The rows kept from earlier calls, repeated texts and a drop past the limit included, are
     what counting the texts afresh gives."""
-    kept = _KeptRows(_counts)
+    kept = KeptRows(character_counts)
     kept.LIMIT = 5
     rng = random.Random(7)
     pool = [random_text(rng, WIDE_ALPHABET) for _ in range(12)]
     for _ in range(20):
         texts = rng.choices(pool, k=rng.randint(0, 8))
-        assert np.array_equal(kept.of(texts), _counts(texts))
+        assert np.array_equal(kept.of(texts), character_counts(texts))
         assert len(kept.kept) <= kept.LIMIT + 8
 
 
@@ -374,8 +373,8 @@ def test_a_pair_at_the_very_edge_of_the_pair_bounds_is_still_measured() -> None:
         other[at] = chars[60 + n]
     edge = "".join(other)
     assert Levenshtein.distance(text, edge) == 12
-    for size in (_BigramCounts.BUCKETS, _BigramCounts.FINER):
-        mine, theirs = _bigram_counts([text, edge], size).astype(int)
+    for size in (BigramCounts.BUCKETS, BigramCounts.FINER):
+        mine, theirs = bigram_counts([text, edge], size).astype(int)
         assert np.abs(mine - theirs).sum() == 4 * 12
     decoys = [
         text[:10] + "a" * 50,
