@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 
@@ -14,3 +15,14 @@ def alive(pid: int) -> bool:
         return False
     status = Path(f"/proc/{pid}/status")
     return status.exists() and "State:\tZ" not in status.read_text()
+
+
+def ends_within(pid: int, seconds: float = 5.0) -> bool:
+    """Whether the process is gone within `seconds`: a SIGKILL is delivered at once, but a
+    loaded machine may take a moment to tear the process down."""
+    deadline = time.monotonic() + seconds
+    while alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.process_checks import alive
+from tests.process_checks import ends_within
 from thoughtforge.config import default_test_commands
 from thoughtforge.plugins.code.test_output import read_output
 from thoughtforge.plugins.code.test_runner import TAIL_CHARS, detect_language, run_tests
@@ -453,7 +453,7 @@ def test_a_suite_past_its_timeout_is_killed_with_its_children(tmp_path: Path) ->
     assert run.crash_reason is not None
     assert run.crash_reason.startswith("timed out after 1 s")
     assert run.exit_code is None
-    assert not alive(int((tmp_path / "child.pid").read_text()))
+    assert ends_within(int((tmp_path / "child.pid").read_text()))
 
 
 def test_a_flood_of_output_on_stderr_is_capped_and_the_suite_stopped(tmp_path: Path) -> None:
