@@ -56,3 +56,20 @@ def test_a_command_that_cannot_start_raises_what_starting_it_raises(tmp_path: Pa
     not_executable.write_text("#!/bin/sh\necho hi\n")
     with pytest.raises(PermissionError):
         run_command([str(not_executable)], "", ENV, timeout=30, max_bytes=1000)
+
+
+def test_an_agent_that_closes_its_outputs_before_it_exits_is_not_killed() -> None:
+    """coreutils' `cat` closes stdout and stderr at exit, a moment before it ends: its answer
+    is whole and its exit code 0, never the -9 of the group's kill that reaps helpers."""
+    closes_first = (
+        "import os, sys, time; sys.stdout.write('the answer'); sys.stdout.flush()\n"
+        "os.close(1); os.close(2); time.sleep(0.4)"
+    )
+    result = run_command(python(closes_first), "", ENV, timeout=30, max_bytes=1000)
+    assert (result.returncode, result.stdout, result.timed_out) == (0, "the answer", False)
+
+
+def test_an_agent_that_closes_its_outputs_and_never_exits_is_killed_after_its_grace() -> None:
+    hangs = "import os, time; os.close(1); os.close(2); time.sleep(60)"
+    result = run_command(python(hangs), "", ENV, timeout=30, max_bytes=1000)
+    assert result.returncode == -9 and not result.timed_out

@@ -10,6 +10,7 @@ open forever:
 * timeout: at the deadline the group is killed, what was read so far is kept, the pipes closed;
 * an agent that exited: its answer is what it wrote; helpers still holding the pipes get
   `EXIT_GRACE_SECONDS` to finish, then the group is killed and the pipes closed;
+* an agent that closed its outputs gets `EXIT_GRACE_SECONDS` to exit before its group is killed;
 * an answer longer than `max_bytes` stops the reading and kills the group: it is refused whole;
 * stderr (diagnostics, not the answer) is never refused: only its last `max_bytes` are kept.
 
@@ -150,9 +151,21 @@ class _Pipes:
                     self._step(key.fileobj)  # type: ignore[arg-type]  # registered as IO[bytes]
                 if self.too_large or self.stopped:
                     return False
-            return False
+            return self._await_exit(deadline)
         finally:
             self.selector.close()
+
+    def _await_exit(self, deadline: float) -> bool:
+        """Both outputs ended, which can be before the agent itself has (coreutils close their
+        streams at exit): it gets `EXIT_GRACE_SECONDS` to end, within the deadline, so that the
+        group's kill that follows reaps only helpers and never turns an answer into a -9.
+        True when the deadline, not the grace, ran out first."""
+        grace_ends = time.monotonic() + EXIT_GRACE_SECONDS
+        try:
+            self.proc.wait(timeout=max(0.0, min(deadline, grace_ends) - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            return deadline < grace_ends
+        return False
 
     def _step(self, stream: IO[bytes]) -> None:
         if stream is self.proc.stdin:
