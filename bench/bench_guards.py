@@ -8,6 +8,7 @@ Run: pytest bench/bench_guards.py --benchmark-only -p no:cacheprovider -o addopt
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import pytest
@@ -55,9 +56,24 @@ def description(rng: random.Random) -> str:
 
 
 def edited(text: str, rng: random.Random) -> str:
-    """The same finding reworded slightly, as a reviewer repeats itself."""
-    cut = rng.randint(len(text) // 2, len(text) - 5)
-    return text[:cut] + rng.choice(["", " again", " still"]) + text[cut + 3 :]
+    """The same finding reworded slightly, as a reviewer repeats itself: in its second half, a
+    word dropped or one of emphasis added."""
+    words = text.removesuffix(".").split(" ")
+    at = rng.randint(len(words) // 2, len(words) - 1)
+    if rng.random() < 0.5 and len(words) > 3:
+        del words[at]
+    else:
+        words.insert(at, rng.choice(["again", "still"]))
+    return " ".join(words) + "."
+
+
+def near_miss(text: str, rng: random.Random) -> str:
+    """Another finding worded like a known one: a word of its second half swapped for another
+    (a reviewer's "lacks owners" after "lacks dates"), which the ledger must tell apart."""
+    words = text.removesuffix(".").split(" ")
+    at = rng.randint(len(words) // 2, len(words) - 1)
+    words[at] = rng.choice([word for word in WORDS if len(word) > 3 and word != words[at]])
+    return " ".join(words) + "."
 
 
 def issues(descriptions: list[str]) -> list[Issue]:
@@ -78,16 +94,18 @@ def entry(n: int) -> TrajectoryEntry:
     )
 
 
-def loop_reviews(carried_over: float, rounds: int) -> list[list[Issue]]:
-    """`rounds` reviews of 1,000 issues each: a share of the previous ones reworded slightly,
-    the rest new."""
+def loop_reviews(
+    carried_over: float, rounds: int, reworded: Callable[[str, random.Random], str] = edited
+) -> list[list[Issue]]:
+    """`rounds` reviews of 1,000 issues each: a share of the previous ones `reworded`, the rest
+    new."""
     rng = random.Random(42)
     reviews = [[description(rng) for _ in range(ISSUES)]]
     for _ in range(rounds - 1):
         kept = int(ISSUES * carried_over)
         previous = reviews[-1]
         reviews.append(
-            [edited(d, rng) for d in previous[:kept]]
+            [reworded(d, rng) for d in previous[:kept]]
             + [description(rng) for _ in range(ISSUES - kept)]
         )
     return [issues(review) for review in reviews]

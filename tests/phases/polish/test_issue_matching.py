@@ -2,8 +2,8 @@
 
 The matcher measures as few pairs as it can; the reference measures every pair: rapidfuzz's
 normalized Levenshtein similarity of the descriptions at least 0.8 (as the design words the rule),
-or the same words in another order (`issue_wording`), unless they say different kinds of problem.
-Each known finding is matched once at most.
+or the same words in another order (`issue_wording`), unless they say different kinds of problem
+or, alike in characters, name different things. Each known finding is matched once at most.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from thoughtforge.phases.polish.distance_bounds import (
     character_counts,
 )
 from thoughtforge.phases.polish.issue_matching import _WordIndex, match_findings
-from thoughtforge.phases.polish.issue_wording import same_kind, same_words, words
+from thoughtforge.phases.polish.issue_wording import same_kind, same_subject, same_words, words
 from thoughtforge.phases.polish.ledger import Ledger, after_fix, after_review
 from thoughtforge.phases.polish.places import same_place
 
@@ -36,10 +36,10 @@ WIDE_ALPHABET = "aAb é✓c\t"
 
 
 def similar(text: str, other: str) -> bool:
-    return same_kind(text, other) and (
-        Levenshtein.normalized_similarity(text, other) >= 0.8
-        or same_words(words(text), words(other))
-    )
+    alike = Levenshtein.normalized_similarity(text, other) >= 0.8
+    if not same_kind(text, other) or (alike and not same_subject(text, other)):
+        return False
+    return alike or same_words(words(text), words(other))
 
 
 def matched_as_the_reference_says(current: list[str], previous: list[str]) -> int:
@@ -146,6 +146,41 @@ def test_a_finding_of_another_kind_is_another_finding_however_alike_the_words() 
     assert match_findings(issues([reworded]), issues([missing])) == [0]
     unsaid = "Section 3 budget table: the contingency line is not there."
     assert match_findings(issues([unsaid]), issues([missing])) == [0], "naming no kind, any kind"
+
+
+@pytest.mark.parametrize(
+    ("known", "near"),
+    [
+        ("The vendor deposit is not in the schedule.", "The vendor deposit is not in the budget."),
+        ("Milestones in the timeline lack dates.", "Milestones in the timeline lack owners."),
+        ("The importer swallows the timeout error.", "The importer swallows the parse error."),
+    ],
+)
+def test_a_finding_worded_alike_about_another_thing_is_another_finding(
+    known: str, near: str
+) -> None:
+    """The design's character rule alone takes these for one finding; each names a thing the
+    other does not, so a careful reader would not."""
+    assert Levenshtein.normalized_similarity(known, near) >= 0.8
+    assert match_findings(issues([near]), issues([known])) == [None]
+
+
+@pytest.mark.parametrize(
+    ("known", "again"),
+    [
+        ("The vendor deposit is not in the schedule.", "The vendor deposit is not in the shedule."),
+        (
+            "The vendor deposit is not in the schedule.",
+            "The vendor deposit is still not scheduled.",
+        ),
+        ("The budget total of 12k exceeds the cap.", "The budget total of 14k exceeds the cap."),
+        ("Guest list lacks dietary needs.", "The guest list still lacks dietary needs."),
+    ],
+)
+def test_a_slip_a_dropped_word_or_a_changed_count_is_still_the_same_finding(
+    known: str, again: str
+) -> None:
+    assert match_findings(issues([again]), issues([known])) == [0]
 
 
 VOCABULARY = [
@@ -278,10 +313,12 @@ def straightforward_match(current: list[Issue], known: Sequence[Issue]) -> list[
     found: list[int | None] = [None] * len(current)
 
     def take(at: int, candidates: list[str]) -> bool:
-        """The first candidate finding not taken, at the issue's place, of its kind."""
+        """The first candidate finding not taken, at the issue's place, of its kind, not alike
+        in characters only."""
         free = [
             n
             for text in candidates
+            if same_subject(texts[at], text) or not close(texts[at], text)
             for n in indices.get(text, ())
             if n not in taken and same_place(current[at].location, known[n].location)
         ]

@@ -3,7 +3,8 @@
 An issue is a known finding when their descriptions are similar as the design says (normalized
 Levenshtein ≥ 0.8), or name the same things in other words (`issue_wording`: reviewers reword,
 reorder and swap synonyms from one round to the next), and their locations can name the same
-place (`places`), unless they say different kinds of problem (`issue_wording.same_kind`).
+place (`places`), unless they say different kinds of problem (`issue_wording.same_kind`) or,
+alike only in their characters, name different things (`issue_wording.same_subject`).
 Matching is the loop's only costly part, so it finds the cheap matches first (the same text, a
 text similar to its alphabetical neighbour) and measures a pair only when the characters the two
 descriptions are made of leave the distance within reach.
@@ -29,7 +30,13 @@ from thoughtforge.phases.polish.distance_bounds import (
     BigramCounts,
     CharacterCounts,
 )
-from thoughtforge.phases.polish.issue_wording import least_shared, same_kind, same_words, words
+from thoughtforge.phases.polish.issue_wording import (
+    least_shared,
+    same_kind,
+    same_subject,
+    same_words,
+    words,
+)
 from thoughtforge.phases.polish.places import same_place
 
 _CHUNK = 48
@@ -61,29 +68,48 @@ def match_findings(current: list[Issue], known: Sequence[Described]) -> list[int
     taken: set[int] = set()
     found: list[int | None] = [None] * len(current)
 
-    def take(at: int, descriptions: Iterable[str]) -> bool:
-        for text in descriptions:
-            for n in indices.get(text, ()):
-                if (
-                    n not in taken
-                    and same_place(current[at].location, known[n].location)
-                    and same_kind(texts[at], known[n].description)
-                ):
-                    taken.add(n)
-                    found[at] = n
-                    return True
+    vetoed: dict[tuple[int, str], bool] = {}
+
+    def different_subject(at: int, description: str, alike_in_characters: bool) -> bool:
+        """Alike in characters, but about different things: asked once a pair, though the
+        stages may offer a description to the same issue more than once."""
+        found = vetoed.get((at, description))
+        if found is None:
+            found = not same_subject(texts[at], description) and (
+                alike_in_characters or _alike_in_characters(texts[at], description)
+            )
+            vetoed[at, description] = found
+        return found
+
+    def take(at: int, descriptions: Iterable[str], alike_in_characters: bool = False) -> bool:
+        """Match issue `at` to the first free finding described by one of `descriptions`;
+        `alike_in_characters` when each was found by the design's rule."""
+        text = texts[at]
+        for description in descriptions:
+            free = [
+                n
+                for n in indices.get(description, ())
+                if n not in taken
+                and same_place(current[at].location, known[n].location)
+                and same_kind(text, description)
+            ]
+            if not free or different_subject(at, description, alike_in_characters):
+                continue
+            taken.add(free[0])
+            found[at] = free[0]
+            return True
         return False
 
     texts = [issue.description for issue in current]
     rest = [at for at in range(len(current)) if not take(at, [texts[at]])]
     likely = previous.likely_texts([texts[at] for at in rest])
-    rest = [at for at, near in zip(rest, likely, strict=True) if not take(at, near)]
+    rest = [at for at, near in zip(rest, likely, strict=True) if not take(at, near, True)]
     rest.sort(key=lambda at: len(texts[at]))
     unmatched = [texts[at] for at in rest]
     similar_texts = previous.resembling_texts(unmatched)
     same_words_as = previous.same_word_texts(unmatched)
     for at, similar, alike in zip(rest, similar_texts, same_words_as, strict=True):
-        if not take(at, similar):
+        if not take(at, similar, True):
             take(at, alike)
     return found
 
@@ -178,6 +204,11 @@ class _Previous:
     def characters(self) -> CharacterCounts:
         """Built when first asked, like `words`."""
         return CharacterCounts(self.by_length)
+
+
+def _alike_in_characters(text: str, other: str) -> bool:
+    """The design's rule on one pair, as `_similar_pairs` applies it."""
+    return 5 * Levenshtein.distance(text, other) <= max(len(text), len(other))
 
 
 def _similar_pairs(texts: list[str], others: list[str]) -> NDArray[np.bool_]:
