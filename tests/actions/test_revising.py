@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import multiprocessing
 from multiprocessing.synchronize import Barrier, Event
+from pathlib import Path
+from typing import Any
 
 import git
 import pytest
 
 from tests.cli.test_after_done_hostile import done_project
-from thoughtforge.actions.revising import revise, revised
+from thoughtforge.actions.answering import Answer, take_answer
+from thoughtforge.actions.revising import revised
+from thoughtforge.actions.starting import Started
 from thoughtforge.config import Config
 from thoughtforge.core import Project, read_chat, read_status
-from thoughtforge.core.course_claim import standing_claim
+from thoughtforge.core.course_claim import Claim, ProjectClaimed, standing_claim, take_claim
 from thoughtforge.core.revisions import read_revisions
 from thoughtforge.core.run_lock import hold_run_lock
 from thoughtforge.core.run_start import claimed_start
@@ -29,7 +33,8 @@ def _ask(
 ) -> None:
     gate.wait(timeout=30)
     try:
-        said.put(f"revision {revise(config, project, change).number}")
+        with revised(config, project, change) as (revision, _):
+            said.put(f"revision {revision.number}")
     except ThoughtForgeError as exc:
         said.put(f"refused: {exc}")
 
@@ -150,3 +155,38 @@ def test_a_start_racing_the_cli_revise_never_leaves_the_revision_without_its_run
             assert read_revisions(project.dir).revisions == []
         assert in_gap is False or "revision 2" in outcomes
         assert standing_claim(project) is None
+
+
+def test_the_pages_and_mcps_revise_hand_their_claim_to_the_run_they_start(
+    config: Config, tmp_path: Path
+) -> None:
+    """Before, `take_answer` let go of the revision's claim before it asked for the run: a Start
+    pressed in between took the project, and the revising door was told a run was starting."""
+    project = done_project(config)
+    asked: list[Claim | None] = []
+
+    def start(
+        config: Config,
+        config_file: Path,
+        project: Project,
+        then: dict[str, Any] | None,
+        /,
+        *,
+        handed: Claim | None = None,
+    ) -> Started:
+        asked.append(handed)
+        with pytest.raises(ProjectClaimed, match="a revision started by pid"):
+            take_claim(project, "start")  # another door's Start, while the run is asked for
+        with claimed_start(project, "start", handed=handed) as claim:
+            claim.keep("run-id", "the revision's run")
+        return Started(run_id="run-id", note="Started run the revision's run.")
+
+    answer = Answer(action="revise", message="Add a rain plan.")
+    outcome = take_answer(config, tmp_path / "config.yaml", project, answer, start=start)
+
+    assert outcome.delivery == "started" and "Revision 2 started" in outcome.note
+    assert asked and asked[0] is not None and asked[0].why == "revise"
+    standing = standing_claim(project)
+    assert standing is not None and standing.flow_run_id == "run-id"
+    with pytest.raises(ProjectClaimed, match="already starting"):
+        take_claim(project, "start")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel
 
@@ -24,13 +24,13 @@ from thoughtforge.actions.composer import (
     Composer,
 )
 from thoughtforge.actions.hand_over import Delivery, answer_in_chat, hand_over, kept_note
-from thoughtforge.actions.revising import revise
+from thoughtforge.actions.revising import revised
 from thoughtforge.actions.run_state import current_composer
 from thoughtforge.actions.starting import Started, start_run
 from thoughtforge.bounded_input import MAX_MESSAGE_CHARS
 from thoughtforge.config import Config
 from thoughtforge.core import Project, Status
-from thoughtforge.core.course_claim import ProjectClaimed
+from thoughtforge.core.course_claim import Claim, ProjectClaimed
 from thoughtforge.core.project_view import RunPlace, read_view
 from thoughtforge.core.run_start import StartClaim, claimed_start
 from thoughtforge.errors import ActionRefused
@@ -43,9 +43,24 @@ BUSY_SECONDS = 20.0
 """How long the page's action waits for a run that is about to ask (re-entering after the last
 answer)."""
 
-Starter = Callable[[Config, Path, Project, dict[str, Any] | None], Started]
-"""How a run is started when the answer needs one: the page starts the deployment's
-(`starting.start_run`); the MCP server, with no deployment to run on, starts the CLI's."""
+
+class Starter(Protocol):
+    """How a run is started when the answer needs one: the page starts the deployment's
+    (`starting.start_run`); the MCP server, with no deployment to run on, starts the CLI's.
+    `then` is an answer to hand the run once it asks; `handed`, a revision's claim for the run
+    to take over."""
+
+    def __call__(
+        self,
+        config: Config,
+        config_file: Path,
+        project: Project,
+        then: dict[str, Any] | None,
+        /,
+        *,
+        handed: Claim | None = None,
+    ) -> Started: ...
+
 
 Decision = Literal["resume", "override", "terminate", "provide_input"]
 
@@ -88,8 +103,8 @@ def take_answer(
         started = start(config, config_file, project, None)
         return Outcome(delivery="started" if started.run_id else "not_started", note=started.note)
     if answer.action == "revise":
-        revision = revise(config, project, answer.message)
-        started = start(config, config_file, project, None)
+        with revised(config, project, answer.message) as (revision, claim):
+            started = start(config, config_file, project, None, handed=claim)
         return Outcome(
             delivery="started" if started.run_id else "applied",
             note=f"Revision {revision.number} started: back to Phase 2. {started.note}",

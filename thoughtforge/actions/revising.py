@@ -2,9 +2,9 @@
 the project, else the revision starts (`phases.revision`) and a run takes it back to Phase 2 —
 the door's run: the CLI's in its own process, the page's and MCP's on the deployment.
 
-The CLI runs the revision itself: it holds the revision's claim until its run takes it over
-(`revised`, then `core.run_start.claimed_start(..., handed=...)`), so a Start pressed on the page
-meanwhile is refused rather than leave the CLI's run refused."""
+Every door holds the revision's claim until the run it starts takes it over (`revised`, then
+`core.run_start.claimed_start(..., handed=...)`), so a Start pressed meanwhile is refused rather
+than leave the revision's own run refused."""
 
 from __future__ import annotations
 
@@ -29,10 +29,3 @@ def revised(
     with claimed(project, "revise") as claim:
         refuse_while_a_run_works(project, "revise")
         yield start_revision(project, config, change, keep_edits=keep_edits), claim
-
-
-def revise(config: Config, project: Project, change: str, *, keep_edits: bool = False) -> Revision:
-    """The revision started for `change` (refused as `revised` says); the claim goes with the
-    call, for a run on the deployment to take."""
-    with revised(config, project, change, keep_edits=keep_edits) as (revision, _):
-        return revision

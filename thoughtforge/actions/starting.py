@@ -19,7 +19,7 @@ from thoughtforge.actions.inbox import inbox
 from thoughtforge.actions.run_state import project_view
 from thoughtforge.config import Config
 from thoughtforge.core import Project, create_project, log_event, safe_file_name, with_hints
-from thoughtforge.core.course_claim import RunAlreadyStarting
+from thoughtforge.core.course_claim import Claim, RunAlreadyStarting
 from thoughtforge.core.project_view import ProjectView
 from thoughtforge.core.run_start import claimed_start
 from thoughtforge.core.spend import change_budget
@@ -91,10 +91,16 @@ def create_from_request(config: Config, request: NewProject) -> Project:
 
 
 def start_run(
-    config: Config, config_file: Path, project: Project, then: dict[str, Any] | None = None
+    config: Config,
+    config_file: Path,
+    project: Project,
+    then: dict[str, Any] | None = None,
+    *,
+    handed: Claim | None = None,
 ) -> Started:
     """Ask the server for a run of the project; `then` is an input to hand it once it waits
-    (an answer that arrived while no run was there).
+    (an answer that arrived while no run was there); `handed`, the claim of a revision the run
+    is to carry out, becomes the run's with no moment free between them.
 
     Refused (`RunAlreadyStarting`) before any run is made when one works on the project, is
     scheduled or starting on the server, or was asked for and has not taken the lock yet: the
@@ -106,7 +112,7 @@ def start_run(
         return Started(run_id=None, note=NO_SERVER.format(id=project.id))
     api = PrefectApi(url)
     parameters = {"project_id": project.id, "config_path": str(config_file)}
-    with claimed_start(project, "start") as claim:
+    with claimed_start(project, "start", handed=handed) as claim:
         try:  # under the claim: a run another request made may have asked already and rested
             busy = _busy(api, project_view(config, project))
             if busy is not None:

@@ -19,17 +19,24 @@ from pathlib import Path
 from thoughtforge.actions.starting import Started, start_run
 from thoughtforge.config import Config, state_dir
 from thoughtforge.core import Project, log_event
+from thoughtforge.core.course_claim import Claim, release
 from thoughtforge.stack.api import find_api
 
 RUNS_DIR = "mcp-runs"
 
 
-def start_project_run(config: Config, config_file: Path, project: Project) -> Started:
-    """A run of the project on the deployment when a server has it, else in a CLI process."""
+def start_project_run(
+    config: Config, config_file: Path, project: Project, *, handed: Claim | None = None
+) -> Started:
+    """A run of the project on the deployment when a server has it, else in a CLI process;
+    `handed` (a revision's claim) becomes the deployment run's, and is let go before a CLI
+    process starts, which takes the project's claim itself."""
     if find_api(config) is not None:
-        started = start_run(config, config_file, project)
+        started = start_run(config, config_file, project, handed=handed)
         if started.run_id is not None:
             return started
+    if handed is not None:
+        release(project, handed)
     pid = _start_cli_run(config_file, project)
     return Started(
         run_id=f"pid-{pid}",

@@ -20,6 +20,7 @@ from thoughtforge.actions.run_state import current_composer, run_busy
 from thoughtforge.actions.starting import Started
 from thoughtforge.config import Config
 from thoughtforge.core import ChatMessage, Project, current_wait, read_thread
+from thoughtforge.core.course_claim import Claim
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.mcp_server.agent_words import for_agent
 from thoughtforge.mcp_server.answers import Decision, Message, PersonAnswer, Turn
@@ -107,10 +108,18 @@ class TurnTools(ToolBase):
         """The page's `take_answer` (or `take_edit`), starting a run (on the deployment, else
         the CLI's) without handing it the answer: `pending` gets what was to be handed over."""
 
-        def start(config: Config, config_file: Path, project: Project, then: Any) -> Started:
+        def start(
+            config: Config,
+            config_file: Path,
+            project: Project,
+            then: dict[str, Any] | None,
+            /,
+            *,
+            handed: Claim | None = None,
+        ) -> Started:
             if then is not None:
                 pending.append(then)
-            return start_project_run(config, config_file, project)
+            return start_project_run(config, config_file, project, handed=handed)
 
         if edit is not None:
             return take_edit(self.config, self.config_file, project, edit, start=start)
