@@ -94,7 +94,7 @@ def hand_over(
     try:
         api = PrefectApi(url)
         run = api.live_waiting_run(project)
-        if run is None and run_input.get("action") != "send" and _busy(api, project):
+        if run is None and run_input.get("action") != "send" and _on_its_way(api, project):
             on_busy()
             run = api.next_waiting_run(project, busy_seconds)
         if run is None:
@@ -113,8 +113,10 @@ def hand_over(
     return True
 
 
-def _busy(api: PrefectApi, project: Project) -> bool:
-    """A run is between two waits: Prefect says it runs, or it holds the project's lock (the
-    files' word, which stands while the server is slow to say so, as right after the run has
-    shown its reply and before it records its next wait)."""
-    return read_view(project).locked or api.busy_run(project) is not None
+def _on_its_way(api: PrefectApi, project: Project) -> bool:
+    """A run may be between two waits: it holds the project's lock (the files' word, which
+    stands while the server is slow to say so, as right after the run has shown its reply and
+    before it records its next wait), or Prefect has it scheduled, starting or running — running
+    before it takes the lock, too, as a resumed run is while it imports its flow (one killed
+    since is given up once it settles)."""
+    return read_view(project).locked or api.active_run(project) is not None

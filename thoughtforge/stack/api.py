@@ -185,7 +185,22 @@ class PrefectApi:
     def busy_run(self, project: Project) -> str | None:
         """The name of a run of the project that will wait for the human again soon: one that is
         scheduled or starting (a resumed run re-entering), or working with the project's run lock
-        held. A run that Prefect still calls running but that holds no lock died (kill -9)."""
+        held. A run that Prefect still calls running but that holds no lock has either not taken
+        the lock yet or died (kill -9): `active_run` names it, this does not."""
+        for run in self._active_runs(project):
+            state = (run.get("state") or {}).get("type")
+            if state != "RUNNING" or is_running(project):
+                return str(run["name"])
+        return None
+
+    def active_run(self, project: Project) -> str | None:
+        """The name of a run of the project Prefect calls scheduled, starting or running, with
+        the project's lock or without: one that may be on its way to its next wait, which
+        `next_waiting_run` gives `SETTLE_SECONDS` to show itself."""
+        runs = self._active_runs(project)
+        return str(runs[0]["name"]) if runs else None
+
+    def _active_runs(self, project: Project) -> list[dict[str, Any]]:
         body = {
             "flow_runs": {
                 "tags": {"all_": [project_tag(project.id)]},
@@ -194,11 +209,7 @@ class PrefectApi:
             "sort": "START_TIME_DESC",
             "limit": 5,
         }
-        for run in self.call("POST", "/flow_runs/filter", body):
-            state = (run.get("state") or {}).get("type")
-            if state != "RUNNING" or is_running(project):
-                return str(run["name"])
-        return None
+        return list(self.call("POST", "/flow_runs/filter", body))
 
     def next_waiting_run(self, project: Project, seconds: float) -> WaitingRun | None:
         """The project's waiting run, giving a busy run `seconds` to reach its next wait.
