@@ -218,6 +218,8 @@ class Issue(BaseModel):
     description: str = Field(min_length=1)
     location: str = ""
     recommendation: str = ""
+    finding: str = Field("", max_length=200)
+    """The id of an open finding the reviewer was shown ("F3") that this issue reports again."""
 
     @field_validator("severity", mode="before")
     @classmethod

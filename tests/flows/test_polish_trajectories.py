@@ -30,8 +30,9 @@ from tests.polish_setup import (
 from thoughtforge.config import load_config
 from thoughtforge.core import Project, read_chat, read_polish_state, read_status
 from thoughtforge.flows import polish
-from thoughtforge.models import HaltReason, Phase
+from thoughtforge.models import HaltReason, Issue, Phase
 from thoughtforge.phases.plugin_loader import plugin_for
+from thoughtforge.phases.polish.issue_matching import match_findings
 from thoughtforge.phases.polish.ledger import read_ledger
 from thoughtforge.phases.polish.loop import PolishOutcome
 from thoughtforge.web.progress import panel_for
@@ -406,6 +407,47 @@ def test_the_same_issues_reworded_each_round_are_no_rotation_and_halt_as_persist
         (f"F{n}", 1, 6) for n in range(1, 5)
     ], "one identity per finding across the rewordings"
     assert "the same issues survive every fix" in read_chat(project.dir)[-1].content
+
+
+UNRECOGNISABLE = [
+    ("No rain plan.", "If the weather turns, nothing shelters the guests."),
+    ("Nobody owns the guest list.", "Who keeps track of invitations is left open."),
+    ("The budget lacks a contingency line.", "Unexpected bills would sink the wedding."),
+    ("Dinner starts before the photos end.", "Pictures overrun into the meal."),
+]
+
+
+def test_findings_reworded_beyond_their_words_keep_their_ids_when_the_reviewer_cites_them(
+    run: Run,
+) -> None:
+    """A reviewer asked to give the id of each open finding it reports again: its rewordings
+    share no words, and are one finding each, persisting, by the ids it gives."""
+    assert all(
+        match_findings(
+            [Issue(severity="medium", description=b)], [Issue(severity="medium", description=a)]
+        )
+        == [None]
+        for a, b in UNRECOGNISABLE
+    ), "their words alone would make new findings each round"
+
+    def round_of(n: int) -> str:
+        issues = [
+            {
+                "severity": "medium",
+                "description": pair[n % 2],
+                "finding": f"F{k + 1}" if n > 1 else "",
+            }
+            for k, pair in enumerate(UNRECOGNISABLE)
+        ]
+        return json.dumps({"issues": issues})
+
+    reviews: dict[int | str, str] = {n: round_of(n) for n in range(1, 13)}
+    project, outcome = run(reviews, ECHO_FIX, max_iterations=12)
+    halted(project, outcome, HaltReason.GUARD_ISSUES_PERSIST, 6)
+    ledger = read_ledger(project.dir)
+    assert [(f.id, f.found_at, f.last_reported) for f in ledger.findings] == [
+        (f"F{n}", 1, 6) for n in range(1, 5)
+    ]
 
 
 def test_a_plateau_above_the_thresholds_says_so_and_lists_the_open_issues(

@@ -51,6 +51,51 @@ def test_a_reworded_finding_keeps_its_identity_and_a_relabel_does_not_lower_it()
     assert raised.findings[0].severity is Severity.CRITICAL
 
 
+def _cites(finding: str, description: str, location: str = "Risks") -> Issue:
+    return Issue(
+        severity=Severity.MEDIUM, description=description, location=location, finding=finding
+    )
+
+
+def test_an_issue_naming_a_finding_it_was_shown_is_that_finding_in_any_words() -> None:
+    """No words of "No rain plan." are left, so only the id the reviewer gives can say so."""
+    ledger = after_review(Ledger(), 1, [RAIN, OWNER], [])
+    cited = _cites(" f1 ", "If the weather turns, the event has nowhere to go.")
+    ledger = after_review(after_fix(ledger, 1, []), 2, [cited], [])
+    rain, owner = ledger.findings
+    assert (rain.id, rain.last_reported, rain.description) == ("F1", 2, cited.description)
+    assert rain.severity is Severity.CRITICAL, "the finding keeps its severity"
+    assert (owner.status, owner.silent_since) == ("open", 2), "not cited, not reported: silent"
+
+
+@pytest.mark.parametrize(
+    "cited",
+    [
+        _cites("F1", "The catering contract has no cancellation terms.", location="Budget"),
+        _cites("F7", "The catering contract has no cancellation terms."),
+        _cites("<the open finding's id it repeats, or empty>", "The catering has no terms."),
+    ],
+    ids=["another-place", "unknown-id", "the-prompts-example"],
+)
+def test_a_citation_that_cannot_be_the_finding_is_read_by_its_words(cited: Issue) -> None:
+    ledger = after_review(Ledger(), 1, [RAIN], [])
+    ledger = after_review(after_fix(ledger, 1, []), 2, [cited], [])
+    rain, new = ledger.findings
+    assert (rain.id, rain.last_reported, rain.silent_since) == ("F1", 1, 2)
+    assert (new.id, new.description, new.found_at) == ("F2", cited.description, 2)
+
+
+def test_a_finding_is_cited_once_and_a_second_citation_is_read_by_its_words() -> None:
+    ledger = after_review(Ledger(), 1, [RAIN], [])
+    first = _cites("F1", "The outdoor ceremony has no shelter if it rains.")
+    second = _cites("F1", "No rain plan.")  # its words match F1, which is taken: a new finding
+    ledger = after_review(after_fix(ledger, 1, []), 2, [first, second], [])
+    assert [(f.id, f.description, f.last_reported) for f in ledger.findings] == [
+        ("F1", first.description, 2),
+        ("F2", "No rain plan.", 2),
+    ]
+
+
 def test_a_dismissal_needs_a_reason_and_an_open_finding() -> None:
     ledger = after_review(Ledger(), 1, [RAIN, OWNER], [])
     said = [Dismissal(id="f1", reason="Section 5 has one."), Dismissal(id="F9", reason="x")]

@@ -1,6 +1,10 @@
 """The ledger of findings (`polish_ledger.json`): every finding a review made, with an identity
 that survives rewording and relabelling, and its life across iterations.
 
+An issue is a known finding when it names the finding's id, as the reviewer was shown it, at a
+place that can be the finding's (the reviewer's own identity, which no rewording breaks, and
+which can only ever keep a finding open); else when its words say so (`issue_matching`).
+
 A finding is *open* when found. A fix that changes its place (its `location`; `places`) makes it
 *addressed*; a later review, shown it, that does not report it again confirms it gone:
 *resolved*. A review may also *dismiss* it, saying why. Nothing else closes a finding: a review
@@ -29,7 +33,7 @@ from thoughtforge.core.staging import POLISH_LEDGER_FILE
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import Issue, Severity
 from thoughtforge.phases.polish.issue_matching import match_findings
-from thoughtforge.phases.polish.places import at_places
+from thoughtforge.phases.polish.places import at_places, same_place
 from thoughtforge.phases.polish.review import Dismissal
 
 LEDGER_FILE = POLISH_LEDGER_FILE
@@ -124,15 +128,13 @@ def after_review(
             active.append(n)
         elif _closed_at(finding) >= recent:
             closed.append(n)
-    known = [*active, *closed]
-    matched = match_findings(issues, [findings[n] for n in known])
     reported: set[int] = set()
-    for issue, m in zip(issues, matched, strict=True):
-        if m is None:
+    for issue, known in zip(issues, _identify(issues, findings, [*active, *closed]), strict=True):
+        if known is None:
             findings.append(_new(len(findings) + 1, issue, iteration))
         else:
-            findings[known[m]] = _report(findings[known[m]], issue, iteration)
-            reported.add(known[m])
+            findings[known] = _report(findings[known], issue, iteration)
+            reported.add(known)
     said = {d.id.strip().upper(): d.reason.strip() for d in dismissals if d.reason.strip()}
     for n in active:
         finding = findings[n]
@@ -148,6 +150,26 @@ def after_review(
         elif finding.silent_since is None:
             findings[n] = _changed(finding, {"silent_since": iteration})
     return Ledger.model_construct(findings=findings, reviewed=iteration)
+
+
+def _identify(issues: list[Issue], findings: list[Finding], known: list[int]) -> list[int | None]:
+    """For each issue, the index of the known finding it is: the one it cites, if that one is at
+    a place the issue can be and no earlier issue cited it; else the one its words match."""
+    found: list[int | None] = [None] * len(issues)
+    citing = [at for at, issue in enumerate(issues) if issue.finding]
+    by_id = {findings[n].id: n for n in known} if citing else {}
+    for at in citing:
+        n = by_id.get(issues[at].finding.strip().upper())
+        if n is not None and same_place(issues[at].location, findings[n].location):
+            found[at] = n
+            del by_id[findings[n].id]
+    cited = {n for n in found if n is not None}
+    rest = [n for n in known if n not in cited] if cited else known
+    uncited = [at for at, n in enumerate(found) if n is None]
+    words = match_findings([issues[at] for at in uncited], [findings[n] for n in rest])
+    for at, m in zip(uncited, words, strict=True):
+        found[at] = None if m is None else rest[m]
+    return found
 
 
 def after_fix(
