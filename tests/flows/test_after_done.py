@@ -193,6 +193,10 @@ def test_the_demo_agent_applies_a_change_request_where_it_shows(
     assert "budget is 12k all in" in after["Goals & Scope"]
     assert "15k" not in after["Goals & Scope"]
     assert "changed nothing" not in revised.stdout
+    repo = git.Repo(project)
+    [built] = [c for c in repo.iter_commits() if c.summary.startswith("Phase 3 complete: revision")]
+    trace = repo.git.show(f"{built.hexsha}:docs/traceability.md")  # a restore point
+    assert "budget is 12k all in" in trace and "budget is 15k" not in trace
     words = "\n".join(m.content for m in read_thread(project))
     assert "rebuilding 2 of 7 plan sections (Summary, Goals & Scope)" in words
 

@@ -1,10 +1,13 @@
 """Life after done in a real browser: Revise a done project from its thread, and on the History
-page see a polish iteration's before/after and Restore Phase 3's end. Screenshots go to
-`test-artifacts/web/`. The page runs without a Prefect server here: what a run does with a
-revision is the CLI's and the deployment's tests' business; this is the page's part."""
+page see a polish iteration's before/after and Restore Phase 3's end; and a revision the real
+pipeline carried out (the demo agent, the CLI with its temporary Prefect server) seen where a
+person looks: the deliverable pane and History's before/after. Screenshots go to
+`test-artifacts/web/`. The page runs without a Prefect server here."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.build_setup import building_project
+from tests.conftest import REPO_ROOT
 from tests.web.conftest import Bench
 from thoughtforge.core import (
     PolishState,
@@ -25,6 +29,7 @@ from thoughtforge.core import (
     write_status,
 )
 from thoughtforge.core.git_repo import commit
+from thoughtforge.core.revisions import current_revision
 from thoughtforge.models import Counts, Phase
 
 pytestmark = pytest.mark.slow
@@ -56,6 +61,24 @@ def _done_project(bench: Bench) -> Project:
     return project
 
 
+def _cli(bench: Bench, *args: str) -> str:
+    """A `thoughtforge` command on the bench's config, as a person runs it: no Prefect server
+    answers, so the command starts a temporary one for its run. Its output, once it succeeded."""
+    home = bench.config_file.parent
+    env = {
+        "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",  # the demo agent's command
+        "HOME": str(home),
+        "PREFECT_HOME": str(home / ".prefect"),
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "COLUMNS": "200",
+        "PYTHONPATH": str(REPO_ROOT),
+    }
+    command = [sys.executable, "-m", "thoughtforge", "--config", str(bench.config_file), *args]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=90)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
 def _move(project: Project, phase: Phase) -> None:
     write_status(project.dir, read_status(project.dir).model_copy(update={"phase": phase}))
 
@@ -71,9 +94,9 @@ def page(browser: Any) -> Iterator[Any]:
     assert errors == [], errors
 
 
-def _shot(page: Any, name: str) -> None:
+def _shot(page: Any, name: str, *, full_page: bool = True) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full_page)
 
 
 def test_restore_this_version_from_the_history_page(bench: Bench, page: Any) -> None:
@@ -133,3 +156,48 @@ def test_revise_a_done_project_from_its_thread(bench: Bench, page: Any) -> None:
     page.reload()
     page.locator(".revision", has_text="revision 2").wait_for()
     _shot(page, "after-done-05-revision-2-started")
+
+
+def test_a_revision_carried_out_shows_its_change_in_the_pane_and_in_history(
+    bench: Bench, page: Any
+) -> None:
+    """The README's first command, Revise on the page, the run the CLI carries out: the new
+    figure is in the deliverable the page shows, and History's before/after names the words."""
+    _cli(bench, "run", str(REPO_ROOT / "examples" / "wedding-plan.md"), "--auto-confirm")
+    [project_dir] = [
+        p for p in bench.config.projects.directory.iterdir() if not p.name.startswith(".")
+    ]
+    project = Project(id=project_dir.name, dir=project_dir)
+    first = (project.dir / "docs" / "plan.md").read_text()
+    assert "budget is 15k all in" in first and "12k" not in first
+
+    page.goto(f"{bench.url}/projects/{project.id}")
+    pane = page.locator("#deliverable")
+    pane.locator("#panel .deliverable", has_text="budget is 15k all in").wait_for()
+    page.fill("#message", CHANGE)
+    page.locator('#actions [data-action="revise"]').click()
+    page.locator("#feedback", has_text="Revision 2 started").wait_for(timeout=30_000)
+
+    said = _cli(bench, "continue", project.id, "--auto-confirm")
+    assert read_status(project.dir).phase is Phase.DONE, said
+    assert current_revision(project.dir) == 2
+
+    page.reload()
+    pane.locator("#pane-head .revision", has_text="revision 2").wait_for()
+    shown = pane.locator("#panel .deliverable").inner_text()
+    assert "budget is 12k all in" in shown and "budget is 15k" not in shown
+    assert f"“{CHANGE}”" in shown, "the plan's Summary quotes the request"
+    assert "changed nothing" not in page.locator("#messages").inner_text()
+    _shot(page, "after-done-06-revision-2-done", full_page=False)  # the screen, as a person sees it
+
+    page.goto(f"{bench.url}/projects/{project.id}/history")
+    rebuilt = page.locator('#history li[data-item="r2-phase3"]')
+    rebuilt.wait_for()
+    assert "revision 2" in rebuilt.inner_text().lower()
+    rebuilt.locator("a.history-diff").click()
+    plan = page.locator('#changed .diff-file[data-file="docs/plan.md"]')
+    plan.wait_for()
+    assert page.locator("#changed .diff-file").first.get_attribute("data-file") == "docs/plan.md"
+    assert "15k" in plan.locator("del").all_inner_texts()
+    assert "12k" in plan.locator("ins").all_inner_texts()
+    _shot(page, "after-done-07-revision-2-diff")

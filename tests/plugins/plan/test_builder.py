@@ -33,13 +33,13 @@ from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.polish.loop import PolishLoop
 from thoughtforge.phases.safety import SafetyViolation, write_checked
 from thoughtforge.plugins.plan.builder import (
-    CONSTRAINTS_UNREADABLE,
     MILESTONE,
     OUTPUT_INCOMPLETE,
     OUTPUT_MISSING,
     BuildOutcome,
     PlanBuilder,
 )
+from thoughtforge.plugins.plan.traceability_file import CONSTRAINTS_UNREADABLE
 
 T = TypeVar("T")
 NASTY = "Rent a van | or borrow one\nsecond line {{x}} and {{project_name}} stay literal"

@@ -17,7 +17,6 @@ from pathlib import Path
 
 from thoughtforge.config import Config
 from thoughtforge.core import (
-    CONSTRAINTS_FILE,
     PLAN_FILE,
     Project,
     TransitionHooks,
@@ -38,7 +37,6 @@ from thoughtforge.phases.engine import (
 from thoughtforge.phases.plugin_contract import BuildProgress, ProgressItem, ProgressListener
 from thoughtforge.phases.reasking import UNUSABLE_HELP
 from thoughtforge.phases.revision import finish_build
-from thoughtforge.phases.traceability import TRACEABILITY_FILE, plan_traceability
 from thoughtforge.plugins.plan.builder_response import (
     check_slots,
     parse_builder_response,
@@ -50,6 +48,7 @@ from thoughtforge.plugins.plan.section_prompt import BUILD_STEP, section_prompt
 from thoughtforge.plugins.plan.slot_content import unfilled_reason
 from thoughtforge.plugins.plan.template import PlanTemplate, PlanTemplateError, Section
 from thoughtforge.plugins.plan.template_selection import TEMPLATES_DIR
+from thoughtforge.plugins.plan.traceability_file import write_plan_traceability
 from thoughtforge.plugins.plan.validation import check_plan
 
 ATTEMPTS = 2  # ask, then re-ask once
@@ -57,10 +56,6 @@ ATTEMPTS = 2  # ask, then re-ask once
 MILESTONE = "Phase 3 complete. Deliverable built. Polish loop starting."
 OUTPUT_MISSING = (
     "Phase 3 reported success but deliverable files are missing. Review project directory."
-)
-CONSTRAINTS_UNREADABLE = (
-    "constraints.md missing or unreadable. Cannot start polish loop. Review project `/docs/` "
-    "directory."
 )
 
 
@@ -197,14 +192,7 @@ class PlanBuilder:
                 f"{OUTPUT_INCOMPLETE} ({PLAN_FILE} has {len(plan)} characters; "
                 f"phase3_completeness.plan_min_chars is {minimum})",
             )
-        try:
-            constraints = self.engine.read(CONSTRAINTS_FILE)
-        except PhaseHalt as exc:
-            raise PhaseHalt(
-                HaltReason.FILE_SYSTEM_ERROR, f"{CONSTRAINTS_UNREADABLE} ({exc})"
-            ) from None
-        trace = plan_traceability(self.engine.project_name, constraints, plan)
-        self.engine.write(TRACEABILITY_FILE, trace)
+        write_plan_traceability(self.engine)
         finish_build(self.engine.project)
         record_built_from(self.engine.project.dir)
         self.engine.commit("Phase 3 complete: plan built")

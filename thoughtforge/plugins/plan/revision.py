@@ -47,6 +47,7 @@ from thoughtforge.phases.revision_text import (
     section_body,
     split_sections,
 )
+from thoughtforge.plugins.plan.traceability_file import write_plan_traceability
 
 ATTEMPTS = 2
 SECTIONS_STEP = "plan-revise-sections"
@@ -184,6 +185,7 @@ class PlanReviser:
         tag = f"{REVISION_TAG_PREFIX}{number}"
         unchanged = git_repo.changed_since(project.dir, tag, [PLAN_FILE]) == []
         self._save(unchanged=unchanged)
+        write_plan_traceability(self.engine)  # the revised criteria, as the first build's end
         finish_build(project)
         record_built_from(project.dir)
         if unchanged:
