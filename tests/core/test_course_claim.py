@@ -47,16 +47,17 @@ time.sleep(120)
 """
 
 
-def _race(project: Project, gate: Barrier, results: multiprocessing.Queue[str]) -> None:
-    """One racer: every round, all try at once; the winner holds until all have tried."""
-    for _ in range(ROUNDS):
+def _race(project: Project, gate: Barrier, results: multiprocessing.Queue[tuple[int, str]]) -> None:
+    """One racer: every round, all try at once; the winner holds until all have tried. Each
+    outcome carries its round: a queue fed from several processes keeps no order between them."""
+    for round_number in range(ROUNDS):
         gate.wait(timeout=30)
         claim: Claim | None = None
         try:
             claim = take_claim(project, "rollback")
-            results.put("won")
+            results.put((round_number, "won"))
         except ProjectClaimed as exc:
-            results.put(f"refused: {exc}")
+            results.put((round_number, f"refused: {exc}"))
         gate.wait(timeout=30)  # every racer has tried
         if claim is not None:
             release(project, claim)
@@ -68,16 +69,18 @@ def test_processes_racing_for_the_claim_one_wins_each_round(config: Config) -> N
     project = create_project(config, brain_dump="x")
     context = multiprocessing.get_context("fork")
     gate = context.Barrier(RACERS)
-    results: multiprocessing.Queue[str] = context.Queue()
+    results: multiprocessing.Queue[tuple[int, str]] = context.Queue()
     racers = [context.Process(target=_race, args=(project, gate, results)) for _ in range(RACERS)]
     for racer in racers:
         racer.start()
-    outcomes = [results.get(timeout=60) for _ in range(ROUNDS * RACERS)]
+    tagged = [results.get(timeout=60) for _ in range(ROUNDS * RACERS)]
     for racer in racers:
         racer.join(timeout=30)
         assert racer.exitcode == 0
-    rounds = [outcomes[n * RACERS : (n + 1) * RACERS] for n in range(ROUNDS)]
+    rounds = [[outcome for n, outcome in tagged if n == r] for r in range(ROUNDS)]
+    assert all(len(outcome) == RACERS for outcome in rounds), rounds
     assert all(outcome.count("won") == 1 for outcome in rounds), rounds
+    outcomes = [outcome for _, outcome in tagged]
     refusals = [outcome for outcome in outcomes if outcome != "won"]
     assert len(refusals) == ROUNDS * (RACERS - 1)
     assert all("a rollback started by pid" in why and "on this machine" in why for why in refusals)
