@@ -73,13 +73,13 @@ def match_findings(current: list[Issue], known: Sequence[Described]) -> list[int
     def different_subject(at: int, description: str, alike_in_characters: bool) -> bool:
         """Alike in characters, but about different things: asked once a pair, though the
         stages may offer a description to the same issue more than once."""
-        found = vetoed.get((at, description))
-        if found is None:
-            found = not same_subject(texts[at], description) and (
+        refused = vetoed.get((at, description))
+        if refused is None:
+            refused = not same_subject(texts[at], description) and (
                 alike_in_characters or _alike_in_characters(texts[at], description)
             )
-            vetoed[at, description] = found
-        return found
+            vetoed[at, description] = refused
+        return refused
 
     def take(at: int, descriptions: Iterable[str], alike_in_characters: bool = False) -> bool:
         """Match issue `at` to the first free finding described by one of `descriptions`;

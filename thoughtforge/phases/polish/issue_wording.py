@@ -16,11 +16,13 @@ and earlier held-out pairs of `bench/bench_paraphrase.py`, which measures it on 
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from functools import lru_cache
 
 from rapidfuzz.distance import Levenshtein
 
-SAME_WORDS = 0.6
+SAME_WORDS = Fraction(3, 5)
+_SHARED, _OF = SAME_WORDS.numerator, 2 * SAME_WORDS.denominator
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _DIGIT = re.compile(r"[0-9]")
@@ -153,10 +155,10 @@ def words(text: str) -> frozenset[str]:
 
 
 def same_words(first: frozenset[str], second: frozenset[str]) -> bool:
-    """Dice ≥ SAME_WORDS, in integers: 2·shared·10 ≥ 6·(|first| + |second|); numbers alone
+    """Dice ≥ SAME_WORDS, in integers: shared·2·5 ≥ 3·(|first| + |second|); numbers alone
     (a count, a line) are no shared subject."""
     shared = first & second
-    if len(shared) * 20 < 6 * (len(first) + len(second)):
+    if len(shared) * _OF < _SHARED * (len(first) + len(second)):
         return False
     return not all(word.isdigit() for word in shared)
 
@@ -171,7 +173,7 @@ def same_kind(text: str, other: str) -> bool:
 
 def least_shared(size: int, other: int) -> int:
     """The fewest shared words two sets of these sizes need to be the same issue."""
-    return -(-6 * (size + other) // 20)
+    return -(-_SHARED * (size + other) // _OF)
 
 
 def same_subject(text: str, other: str) -> bool:
