@@ -4,7 +4,8 @@ An issue is a known finding when their descriptions are similar as the design sa
 Levenshtein ≥ 0.8), or name the same things in other words (`issue_wording`: reviewers reword,
 reorder and swap synonyms from one round to the next), and their locations can name the same
 place (`places`), unless they say different kinds of problem (`issue_wording.same_kind`) or,
-alike only in their characters, name different things (`issue_wording.same_subject`).
+worded in one frame, name different things or disagree on whether a thing is missing
+(`issue_wording.near_miss`).
 Matching is the loop's only costly part, so it finds the cheap matches first (the same text, a
 text similar to its alphabetical neighbour) and measures a pair only when the characters the two
 descriptions are made of leave the distance within reach.
@@ -32,8 +33,8 @@ from thoughtforge.phases.polish.distance_bounds import (
 )
 from thoughtforge.phases.polish.issue_wording import (
     least_shared,
+    near_miss,
     same_kind,
-    same_subject,
     same_words,
     words,
 )
@@ -68,22 +69,18 @@ def match_findings(current: list[Issue], known: Sequence[Described]) -> list[int
     taken: set[int] = set()
     found: list[int | None] = [None] * len(current)
 
-    vetoed: dict[tuple[int, str], bool] = {}
+    refused: dict[tuple[int, str], bool] = {}
 
-    def different_subject(at: int, description: str, alike_in_characters: bool) -> bool:
-        """Alike in characters, but about different things: asked once a pair, though the
-        stages may offer a description to the same issue more than once."""
-        refused = vetoed.get((at, description))
-        if refused is None:
-            refused = not same_subject(texts[at], description) and (
-                alike_in_characters or _alike_in_characters(texts[at], description)
-            )
-            vetoed[at, description] = refused
-        return refused
+    def worded_in_one_frame(at: int, description: str) -> bool:
+        """A near miss (`issue_wording.near_miss`), asked once a pair, though the stages may
+        offer a description to the same issue more than once."""
+        found = refused.get((at, description))
+        if found is None:
+            found = refused[at, description] = near_miss(texts[at], description)
+        return found
 
-    def take(at: int, descriptions: Iterable[str], alike_in_characters: bool = False) -> bool:
-        """Match issue `at` to the first free finding described by one of `descriptions`;
-        `alike_in_characters` when each was found by the design's rule."""
+    def take(at: int, descriptions: Iterable[str]) -> bool:
+        """Match issue `at` to the first free finding described by one of `descriptions`."""
         text = texts[at]
         for description in descriptions:
             free = [
@@ -93,7 +90,7 @@ def match_findings(current: list[Issue], known: Sequence[Described]) -> list[int
                 and same_place(current[at].location, known[n].location)
                 and same_kind(text, description)
             ]
-            if not free or different_subject(at, description, alike_in_characters):
+            if not free or worded_in_one_frame(at, description):
                 continue
             taken.add(free[0])
             found[at] = free[0]
@@ -103,13 +100,13 @@ def match_findings(current: list[Issue], known: Sequence[Described]) -> list[int
     texts = [issue.description for issue in current]
     rest = [at for at in range(len(current)) if not take(at, [texts[at]])]
     likely = previous.likely_texts([texts[at] for at in rest])
-    rest = [at for at, near in zip(rest, likely, strict=True) if not take(at, near, True)]
+    rest = [at for at, near in zip(rest, likely, strict=True) if not take(at, near)]
     rest.sort(key=lambda at: len(texts[at]))
     unmatched = [texts[at] for at in rest]
     similar_texts = previous.resembling_texts(unmatched)
     same_words_as = previous.same_word_texts(unmatched)
     for at, similar, alike in zip(rest, similar_texts, same_words_as, strict=True):
-        if not take(at, similar, True):
+        if not take(at, similar):
             take(at, alike)
     return found
 
@@ -204,11 +201,6 @@ class _Previous:
     def characters(self) -> CharacterCounts:
         """Built when first asked, like `words`."""
         return CharacterCounts(self.by_length)
-
-
-def _alike_in_characters(text: str, other: str) -> bool:
-    """The design's rule on one pair, as `_similar_pairs` applies it."""
-    return 5 * Levenshtein.distance(text, other) <= max(len(text), len(other))
 
 
 def _similar_pairs(texts: list[str], others: list[str]) -> NDArray[np.bool_]:
