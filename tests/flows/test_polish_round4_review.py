@@ -475,3 +475,123 @@ def test_a_clean_review_that_comes_only_once_the_fixer_went_idle_is_no_done(run:
     assert outcome.iteration <= 4, outcome.reason
     ledger = read_ledger(project.dir)
     assert [f.status for f in ledger.findings if f.status == "resolved"] == []
+
+
+# --- 14. one review both reports a finding and dismisses it --------------------------------------
+
+
+def test_a_finding_reported_and_dismissed_in_the_same_review_is_not_dismissed(run: Run) -> None:
+    """A human: review 2 reports F1 again (with its id) and, in the same answer, dismisses it
+    with a reason. The review contradicts itself; the safe reading is that the finding still
+    stands, so F1 is not dismissed and the run never ends `done` with it (a halt: the review
+    refused as malformed, or the finding persisting)."""
+    first = reviewed(located("critical", BUDGET, 1), located("medium", RAIN, 2))
+    both = reviewed(
+        cited(located("critical", BUDGET, 1), "F1"),
+        dismissed=[{"id": "F1", "reason": "Section 4 already caps spend at 14k."}],
+    )
+    project, outcome = run({1: first, "default": both}, every_section_fix(), max_iterations=12)
+    not_done(project)
+    assert outcome.verdict == "halt", outcome.reason
+    assert outcome.halt_reason in (HaltReason.GUARD_ISSUES_PERSIST, HaltReason.REVIEW_MALFORMED)
+    [budget] = findings_with(project.dir, BUDGET)
+    assert budget.status != "dismissed", budget.dismissal
+
+
+# --- 15. a location that names no part of the plan ----------------------------------------------
+
+
+def test_findings_placed_where_the_plan_has_nothing_close_once_every_section_changed(
+    run: Run,
+) -> None:
+    """A human: the reviewer places its findings at 'Appendix B' and 'Section 9', which the plan
+    does not have; the fixer rewrote every section, and review 2, shown both, reports neither.
+    Wherever they were, the document changed there and a later look agrees: `done` at 2."""
+    first = reviewed(
+        {**located("critical", BUDGET, 1), "location": "Appendix B"},
+        located("medium", RAIN, 9),
+    )
+    project, outcome = run({1: first, "default": reviewed()}, every_section_fix())
+    assert (outcome.verdict, outcome.iteration) == ("done", 2), outcome.reason
+    ledger = read_ledger(project.dir)
+    assert [(f.status, f.addressed_by) for f in ledger.findings] == [
+        ("resolved", [1]),
+        ("resolved", [1]),
+    ]
+
+
+# --- 16. locations written as models write them -------------------------------------------------
+
+LOOSELY_PLACED = reviewed(
+    {**located("critical", BUDGET, 2), "location": "## Section 2 — Plan column"},
+    {**located("medium", RAIN, 3), "location": "section 3, row 1"},
+)
+
+
+@pytest.mark.parametrize(
+    ("sections", "verdict", "iteration", "addressed_by"),
+    [([2, 3], "done", 2, [1]), ([5], "halt", 3, [])],
+    ids=["their-sections-fixed", "another-section-fixed"],
+)
+def test_a_location_written_loosely_still_names_its_section(
+    run: Run, sections: list[int], verdict: str, iteration: int, addressed_by: list[int]
+) -> None:
+    """A human: '## Section 2 — Plan column' and 'section 3, row 1' are Sections 2 and 3. A fix
+    of those sections, then an empty review, closes them (`done` at 2); a fix of Section 5
+    only, then empty reviews, is no evidence: the silence about unchanged places halts
+    `guard_issues_persist` at 3."""
+    project, outcome = run({1: LOOSELY_PLACED, "default": reviewed()}, only_sections_fix(sections))
+    assert (outcome.verdict, outcome.iteration) == (verdict, iteration), outcome.reason
+    if verdict == "halt":
+        halted(project, outcome, HaltReason.GUARD_ISSUES_PERSIST, 3)
+    ledger = read_ledger(project.dir)
+    assert [f.addressed_by for f in ledger.findings] == [addressed_by, addressed_by]
+
+
+# --- 17. top-level counts that disagree with the issues -----------------------------------------
+
+
+def test_counts_come_from_the_issues_not_from_the_reviewers_own_totals(run: Run) -> None:
+    """A human (the spec: counts are derived from the issues array): a review that says
+    critical 0, medium 0 beside a critical and a medium issue has 1 critical and 1 medium;
+    one that says critical 2 beside no issue at all, after a fix of every section, has none:
+    `done` at 2."""
+    first = reviewed(
+        located("critical", BUDGET, 1), located("medium", RAIN, 2), critical=0, medium=0, minor=0
+    )
+    second = reviewed(critical=2, medium=1, minor=0)
+    project, outcome = run({1: first, "default": second}, every_section_fix())
+    entries = log(project).split("## Iteration ")
+    assert "**Review:** 1 critical, 1 medium, 0 minor (total 2)" in entries[1]
+    assert "**Review:** 0 critical, 0 medium, 0 minor (total 0)" in entries[2]
+    assert subjects(project)[0].startswith("review #1: 1 critical, 1 medium, 0 minor")
+    assert (outcome.verdict, outcome.iteration) == ("done", 2), outcome.reason
+
+
+# --- 18. several findings merged into one issue that cites all their ids ------------------------
+
+
+def test_one_issue_citing_two_ids_keeps_both_findings_open(run: Run) -> None:
+    """A human: after a fix of every section, the reviewer folds F1 and F2 into one issue citing
+    'F1, F2', every round: both still stand. Neither is resolved by the fold; the run never ends
+    `done` and halts `guard_issues_persist` (by iteration 6)."""
+    first = reviewed(located("critical", BUDGET, 1), located("medium", RAIN, 2))
+    folded = reviewed(
+        {
+            "severity": "critical",
+            "description": "The budget exceeds the 15k limit and there is still no rain plan.",
+            "location": "Sections 1-2",
+            "finding": "F1, F2",
+        }
+    )
+    project, outcome = run({1: first, "default": folded}, every_section_fix(), max_iterations=12)
+    not_done(project)
+    assert (outcome.verdict, outcome.halt_reason) == (
+        "halt",
+        HaltReason.GUARD_ISSUES_PERSIST,
+    ), outcome.reason
+    assert outcome.iteration <= 6, outcome.reason
+    [budget] = findings_with(project.dir, BUDGET)
+    [rain] = findings_with(project.dir, RAIN)
+    assert (budget.resolved_at, rain.resolved_at) == (None, None), "neither closed by the fold"
+    assert still_open(budget) and still_open(rain)
