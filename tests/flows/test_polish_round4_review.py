@@ -591,7 +591,7 @@ def test_one_issue_citing_two_ids_keeps_both_findings_open(run: Run) -> None:
         HaltReason.GUARD_ISSUES_PERSIST,
     ), outcome.reason
     assert outcome.iteration <= 6, outcome.reason
-    [budget] = findings_with(project.dir, BUDGET)
-    [rain] = findings_with(project.dir, RAIN)
+    budget, rain = read_ledger(project.dir).findings[:2]
+    assert (budget.id, rain.id) == ("F1", "F2")
     assert (budget.resolved_at, rain.resolved_at) == (None, None), "neither closed by the fold"
     assert still_open(budget) and still_open(rain)
