@@ -9,13 +9,12 @@ found the loop deciding otherwise is kept, marked `xfail(strict=True)` with what
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.flows.test_polish_trajectories import (
-    ECHO_FIX,
-    PLAN,
     Run,
     halted,
     located,
@@ -24,10 +23,11 @@ from tests.flows.test_polish_trajectories import (
     subjects,
 )
 from tests.flows.test_polish_trajectories import run as polish_run  # noqa: F401  (the fixture `run`)
-from tests.polish_setup import every_section_fix
-from thoughtforge.core import read_status
+from tests.polish_setup import ECHO_FIX, PLAN, every_section_fix
+from thoughtforge.core import Project, read_status
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.polish.ledger import Finding, read_ledger
+from thoughtforge.phases.polish.loop import PolishOutcome
 
 BUDGET = "The budget exceeds the 15k limit."
 RAIN = "No rain plan for the ceremony."
@@ -69,7 +69,7 @@ def only_sections_fix(sections: list[int], iterations: int = 12) -> dict[str, An
     }
 
 
-def findings_with(project_dir: Any, description: str) -> list[Finding]:
+def findings_with(project_dir: Path, description: str) -> list[Finding]:
     return [f for f in read_ledger(project_dir).findings if f.description == description]
 
 
@@ -77,8 +77,18 @@ def still_open(finding: Finding) -> bool:
     return finding.status in ("open", "addressed")
 
 
-def not_done(project: Any) -> None:
+def not_done(project: Project) -> None:
     assert read_status(project.dir).phase is not Phase.DONE
+
+
+def halted_persisting_by_six(project: Project, outcome: PolishOutcome) -> None:
+    """Halted `guard_issues_persist` within twice `stagnation_limit` iterations, never done."""
+    not_done(project)
+    assert (outcome.verdict, outcome.halt_reason) == (
+        "halt",
+        HaltReason.GUARD_ISSUES_PERSIST,
+    ), outcome.reason
+    assert outcome.iteration <= 6, outcome.reason
 
 
 # --- 1. the previous review, verbatim, after a fix that changed every place it named -------------
@@ -319,12 +329,7 @@ def test_a_reviewer_alternating_two_disjoint_sets_is_no_rotation_and_never_done(
     b = reviewed(located("critical", CATERER, 3), located("medium", PARKING, 4))
     reviews: dict[int | str, str] = {n: a if n % 2 else b for n in range(1, 13)}
     project, outcome = run(reviews, every_section_fix(), max_iterations=12)
-    not_done(project)
-    assert (outcome.verdict, outcome.halt_reason) == (
-        "halt",
-        HaltReason.GUARD_ISSUES_PERSIST,
-    ), outcome.reason
-    assert outcome.iteration <= 6, outcome.reason
+    halted_persisting_by_six(project, outcome)
     ledger = read_ledger(project.dir)
     assert len(ledger.findings) == 4, [(f.id, f.description) for f in ledger.findings]
     [budget] = findings_with(project.dir, BUDGET)
@@ -593,12 +598,7 @@ def test_one_issue_citing_two_ids_keeps_both_findings_open(run: Run) -> None:
         }
     )
     project, outcome = run({1: first, "default": folded}, every_section_fix(), max_iterations=12)
-    not_done(project)
-    assert (outcome.verdict, outcome.halt_reason) == (
-        "halt",
-        HaltReason.GUARD_ISSUES_PERSIST,
-    ), outcome.reason
-    assert outcome.iteration <= 6, outcome.reason
+    halted_persisting_by_six(project, outcome)
     budget, rain = read_ledger(project.dir).findings[:2]
     assert (budget.id, rain.id) == ("F1", "F2")
     assert (budget.resolved_at, rain.resolved_at) == (None, None), "neither closed by the fold"
