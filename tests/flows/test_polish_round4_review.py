@@ -313,13 +313,6 @@ def test_a_flood_of_300_distinct_findings_is_kept_whole_and_closed_by_evidence(r
 # --- 8. two disjoint sets, alternating ----------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "round 4 finding: halts guard_issues_persist at iteration 7, not by 6; its reason says "
-        "F1, F2 'reported open since iteration 2', found at 1 and absent at every even round"
-    ),
-)
 def test_a_reviewer_alternating_two_disjoint_sets_is_no_rotation_and_never_done(run: Run) -> None:
     """A human: set A on odd rounds, set B on even rounds, each with a critical: what 'went'
     comes back the round after next, word for word. That is no quality plateau of rotating

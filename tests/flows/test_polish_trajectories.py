@@ -457,11 +457,11 @@ def test_a_plateau_above_the_thresholds_says_so_and_lists_the_open_issues(
     sufficient', not that 7 issues were still open."""
     tags = ["alpha", "bravo", "charlie"]
     reviews: dict[int | str, str] = {
-        n: review(1, 3, 3, tags[n - 1], located=True) for n in (1, 2, 3)
+        n: review(0, 4, 3, tags[n - 1], located=True) for n in (1, 2, 3)
     }
     project, outcome = run(reviews, every_section_fix())
     assert (outcome.verdict, outcome.iteration) == ("done", 3), outcome.reason
-    assert "Converged at a plateau above the thresholds (1 critical > 0): 7 finding(s)" in (
+    assert "Converged at a plateau above the thresholds (4 medium > 3): 7 finding(s)" in (
         outcome.reason
     )
     message = read_chat(project.dir)[-1].content
@@ -469,7 +469,7 @@ def test_a_plateau_above_the_thresholds_says_so_and_lists_the_open_issues(
     status = read_status(project.dir)
     plugin = plugin_for(load_config(tmp_path / "config.yaml"), "plan")
     panel = panel_for(project, status, plugin)
-    assert len(panel.still_open) == 7 and panel.still_open[0].startswith("critical (Section 1)")
+    assert len(panel.still_open) == 7 and panel.still_open[0].startswith("medium (Section 1)")
     assert [f.id for f in panel.findings if f.open] == [f"F{n}" for n in range(15, 22)]
     assert panel.findings[0].state.startswith("addressed, found at iteration 3 (1 review(s))")
 

@@ -298,7 +298,7 @@ def test_a_similarity_of_exactly_0_8_is_the_same_finding(length: int) -> None:
 def test_a_similarity_of_0_79_is_another_finding() -> None:
     before, after = exact_pair(100, 21)
     assert Levenshtein.normalized_similarity(before, after) == pytest.approx(0.79)
-    report = run(criticals(1, 1, 1), issues(after), issues(before))
+    report = run(criticals(1, 1, 1), minors(after), minors(before))
     assert report.guard == "stagnation"
     assert report.verdict == "done"
 
@@ -318,6 +318,30 @@ def test_fewer_than_70_percent_of_small_findings_persisting_is_rotation(
     report = run(criticals(100, 100, 100), minors(*current), minors(*previous))
     assert report.verdict == verdict
     assert f"({share})" in named(report, "stagnation").detail
+
+
+def test_a_plateau_of_rotating_critical_findings_is_not_polish_enough() -> None:
+    """The spec's plateau is a reviewer cycling cosmetic issues: before, critical findings that
+    rotated ended `done` with a critical open."""
+    rotating, other = random_descriptions(7, seed=11), random_descriptions(7, seed=12)
+    report = run(criticals(7, 7, 7), issues(*rotating), issues(*other))
+    assert report.verdict == "continue"
+    assert "a plateau with a critical finding is not polish enough" in (
+        named(report, "stagnation").detail
+    )
+
+
+def test_a_critical_finding_in_every_review_under_new_ids_halts_as_persisting() -> None:
+    """A critical that moves or is reworded each round gets a new id each round; over twice the
+    stagnation window it is still a critical the fixer does not resolve."""
+    reviews = [issues(*random_descriptions(1, seed=40 + n)) for n in range(8)]
+    iteration, report = first_stop(criticals(*[1] * 8), reviews)
+    assert (iteration, report.guard, report.halt_reason) == (
+        6,
+        "persistence",
+        HaltReason.GUARD_ISSUES_PERSIST,
+    )
+    assert report.reason.startswith("Each of the last 6 reviews found a critical finding")
 
 
 def test_one_critical_finding_open_all_along_is_no_rotation_whatever_comes_around_it() -> None:
@@ -355,9 +379,9 @@ def test_plateau_with_rotating_findings_is_done_and_counts_them() -> None:
 def test_the_plateau_spans_stagnation_limit_iterations_within_one(
     totals: tuple[int, ...], limit: int, verdict: str
 ) -> None:
-    rotating = issues(*random_descriptions(7, seed=5))
+    rotating = minors(*random_descriptions(7, seed=5))
     config = PolishConfig(stagnation_limit=limit)
-    report = run(criticals(*totals), rotating, issues(*random_descriptions(7, seed=6)), config)
+    report = run(criticals(*totals), rotating, minors(*random_descriptions(7, seed=6)), config)
     assert report.verdict == verdict
 
 
@@ -419,7 +443,7 @@ def test_hallucination_beats_fabrication() -> None:
 def test_termination_beats_stagnation() -> None:
     rotating, other = random_descriptions(5, seed=7), random_descriptions(5, seed=8)
     trajectory = entries((0, 2, 3), (0, 2, 3), (0, 2, 3))
-    assert run(criticals(5, 5, 5), issues(*rotating), issues(*other)).guard == "stagnation"
+    assert run(criticals(5, 5, 5), minors(*rotating), minors(*other)).guard == "stagnation"
     assert run(trajectory, minors(*rotating), minors(*other)).guard == "termination"
 
 
@@ -433,7 +457,7 @@ def test_stagnation_beats_max_iterations() -> None:
     rotating, other = random_descriptions(7, seed=11), random_descriptions(7, seed=12)
     config = PolishConfig(max_iterations=3)
     assert run(criticals(7, 8, 7), config=config).guard == "max_iterations"
-    assert run(criticals(7, 7, 7), issues(*rotating), issues(*other), config).guard == "stagnation"
+    assert run(criticals(7, 7, 7), minors(*rotating), minors(*other), config).guard == "stagnation"
 
 
 def test_an_empty_trajectory_is_a_programming_error() -> None:
@@ -485,10 +509,11 @@ def test_scenario_a_spike_after_near_convergence_is_fabrication() -> None:
 
 
 def test_scenario_a_plateau_with_rotating_issues_is_done() -> None:
-    reviews = [issues(*random_descriptions(6, seed=20 + n)) for n in range(5)]
-    iteration, report = first_stop(criticals(12, 9, 6, 6, 6), reviews)
+    reviews = [minors(*random_descriptions(6, seed=20 + n)) for n in range(5)]
+    trajectory = entries(*((0, 0, total) for total in (12, 9, 6, 6, 6)))
+    iteration, report = first_stop(trajectory, reviews)
     assert (iteration, report.verdict, report.guard) == (5, "done", "stagnation")
-    assert "plateau (6→6→6, 6 critical, 0 medium, 0 minor) for 3 iterations" in report.reason
+    assert "plateau (6→6→6, 0 critical, 0 medium, 6 minor) for 3 iterations" in report.reason
     assert "(0 of 6 reported open since iteration 3)" in report.reason
 
 

@@ -102,7 +102,7 @@ def test_zero_issues_makes_one_commit_and_no_fix(
 
 def test_plateau_with_rotating_issues_is_done(config: Config, script: Callable[..., Path]) -> None:
     script(
-        {1: review(1, 3, 3, "alpha"), 2: review(1, 3, 3, "bravo"), 3: review(1, 3, 3, "charlie")}
+        {1: review(0, 4, 3, "alpha"), 2: review(0, 4, 3, "bravo"), 3: review(0, 4, 3, "charlie")}
     )
     project = polishing_project(config)
     recorder = Recorder()
@@ -113,11 +113,11 @@ def test_plateau_with_rotating_issues_is_done(config: Config, script: Callable[.
     assert done.event_type == "convergence_success"
     assert done.summary.startswith(
         "Project 'Wedding' — polish sufficient: total on a plateau "
-        "(7→7→7, 1 critical, 3 medium, 3 minor)"
+        "(7→7→7, 0 critical, 4 medium, 3 minor)"
     ), "the counts per severity, as the spec's convergence message carries them"
     # a plateau above the thresholds says so, and lists what is still open (issue 33)
-    assert "Converged at a plateau above the thresholds (1 critical > 0)" in done.summary
-    assert "Still open:\n- **F15 critical**: charlie" in done.summary
+    assert "Converged at a plateau above the thresholds (4 medium > 3)" in done.summary
+    assert "Still open:\n- **F15 medium**: charlie" in done.summary
     assert done.summary.count("\n- **") == 7
     assert read_polish_state(project.dir).plateau
 

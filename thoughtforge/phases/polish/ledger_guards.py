@@ -10,13 +10,14 @@ their own severity (a relabel does not lower it) and must be within the threshol
 A plateau is a total that stays within one of itself (a count wobbling by one hides nothing):
 its findings persist when a critical or medium finding has been open since the window began, or
 when 70 % of those reported have, and rotate otherwise (stagnation: done, the open findings
-listed); a plateau twice as long whose findings persist halts (persistence), however many fresh
+listed — never with a critical finding open); a plateau twice as long whose findings persist, or
+whose every review found a critical (under whatever id), halts (persistence), however many fresh
 small findings come and go around them.
 """
 
 from __future__ import annotations
 
-from thoughtforge.models import Counts
+from thoughtforge.models import Counts, Severity
 from thoughtforge.phases.polish.guard_view import (
     Seen,
     arrow,
@@ -84,6 +85,12 @@ def stagnation(seen: Seen) -> tuple[bool, str]:
             False,
             f"total on a plateau ({arrow(totals)}) but the same findings persist ({share})",
         )
+    critical = [f for f in seen.ledger.active if f.severity is Severity.CRITICAL]
+    if critical:
+        return False, (
+            f"total on a plateau ({arrow(totals)}) but {_names(critical)} open: a plateau with a "
+            "critical finding is not polish enough, whether its findings rotate or not"
+        )
     above = ", ".join(over(seen))
     left = seen.ledger.active
     return True, (
@@ -104,13 +111,21 @@ def persistence(seen: Seen) -> tuple[bool, str]:
         return False, f"the total fell over {span} iterations ({arrow(seen.totals[-span:])})"
     reported, old = _persisting(seen, window[0].iteration)
     share = f"{len(old)} of {len(reported)} reported open since iteration {window[0].iteration}"
-    if not _persists(reported, old):
+    persisting = _persists(reported, old)
+    if not persisting and not _critical_throughout(seen, window[0].iteration):
         return False, f"the findings rotate ({share})"
     if not any(fix_of(e) in ("changed", "restored") for e in window):
         return False, "no fix changed the deliverable in the window"
+    totals = f"totals {arrow(seen.totals[-span:])}, {describe(counts(seen.last))}"
+    if not persisting:
+        critical = [f for f in reported if f.severity is Severity.CRITICAL]
+        return True, (
+            f"Each of the last {span} reviews found a critical finding ({totals}; now "
+            f"{_names(critical)}) although the fixes changed the deliverable: however the "
+            "reviewer names them, the fixer is not resolving them."
+        )
     return True, (
-        f"The same findings have stayed open for {span} iterations (totals "
-        f"{arrow(seen.totals[-span:])}, {describe(counts(seen.last))}; {share}: "
+        f"The same findings have stayed open for {span} iterations ({totals}; {share}: "
         f"{_names(old)}) although the fixes changed the deliverable: the fixer is not "
         "resolving them."
     )
@@ -128,6 +143,20 @@ def _silent(seen: Seen) -> list[Finding]:
 def _persisting(seen: Seen, since: int) -> tuple[list[Finding], list[Finding]]:
     reported = seen.ledger.reported_at(seen.last.iteration)
     return reported, [f for f in reported if f.found_at <= since]
+
+
+def _critical_throughout(seen: Seen, since: int) -> bool:
+    """Whether every review since `since` reported a finding the ledger holds critical, one
+    finding or another: a critical that moves or changes its words each round is still there."""
+    spans = [
+        (f.found_at, f.last_reported)
+        for f in seen.ledger.findings
+        if f.severity is Severity.CRITICAL
+    ]
+    return all(
+        any(found <= n <= last for found, last in spans)
+        for n in range(since, seen.last.iteration + 1)
+    )
 
 
 def _persists(reported: list[Finding], old: list[Finding]) -> bool:
