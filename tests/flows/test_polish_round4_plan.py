@@ -1,0 +1,373 @@
+"""Round 4 of labelled trajectories, written blind: plan-mode fixers that misbehave as models do,
+each run through the polish flow on a real Prefect server.
+
+Each expectation was written from the design spec (Phase 4: a fix returns the whole plan, the
+OPA structure is fixed), issue 46 and ARCHITECTURE.md before the case was run: a careful human
+reviewer's call. A fix that is not the plan is refused and the plan kept (two in a row:
+`fix_output_invalid`), or its wrapping or chatter is stripped and the log says what.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.flows.test_polish_trajectories import (
+    EVERY_SECTION_FIXED,
+    Run,
+    halted,
+    log,
+    plan_commits,
+    run,
+    subjects,
+)
+from tests.polish_setup import PLAN, review
+from thoughtforge.core import Project, read_status
+from thoughtforge.models import HaltReason, Phase
+from thoughtforge.phases.polish.ledger import read_ledger
+from thoughtforge.phases.polish.loop import PolishOutcome
+
+__all__ = ["run"]  # the fixture, shared with the earlier rounds' trajectories
+
+FIXED = EVERY_SECTION_FIXED
+TWO_CRITICAL_ROUNDS: dict[int | str, str] = {
+    1: review(1, 0, 0, "a"),
+    2: review(1, 0, 0, "b"),
+    "default": review(),
+}
+"""A critical finding in each of the first two reviews: two refused fixes in a row halt."""
+ONE_CRITICAL_ROUND: dict[int | str, str] = {1: review(1, 0, 0, "a"), "default": review()}
+
+
+def section(text: str, n: int) -> str:
+    """Section n of a plan shaped like PLAN, from its heading to the next one."""
+    start = text.index(f"## Section {n}")
+    end = text.find("## Section", start + 1)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def refused_and_kept(project: Project, outcome: PolishOutcome, names: tuple[str, ...]) -> None:
+    """Two refused fixes in a row: the plan as it was, never committed changed, and the refusal
+    naming what was wrong (one of `names`), in the commit and in the log."""
+    halted(project, outcome, HaltReason.FIX_OUTPUT_INVALID, 2)
+    assert (project.docs_dir / "plan.md").read_text() == PLAN
+    assert plan_commits(project) == 1, "no commit ever changed the plan"
+    said = subjects(project)
+    assert said[1].startswith("fix #1: refused: "), said[1]
+    assert any(name in said[1] for name in names), f"the refusal names none of {names}: {said[1]}"
+    why = said[1].removeprefix("fix #1: refused: ").split(" — ")[0]
+    assert why[:40] in log(project)
+
+
+# --- 1. the template's structure changed ---------------------------------------------------------
+
+RENAMED = FIXED.replace("## Section 3", "## Section 3: Venue and catering")
+DEMOTED = FIXED.replace("## Section 4", "### Section 4")
+REORDERED = FIXED.replace(section(FIXED, 2), "@@").replace(section(FIXED, 3), section(FIXED, 2))
+REORDERED = REORDERED.replace("@@", section(FIXED, 3))
+EXTRA_SECTION = FIXED + (
+    "\n## Section 6\n\n| Objective | Plan | Assessment |\n| --- | --- | --- |\n"
+    "| Thank-you notes | Send within a month | Every guest thanked |\n"
+)
+SECTION_TWICE = FIXED.replace(section(FIXED, 3), section(FIXED, 3) * 2)
+ONLY_CHANGED = FIXED.replace(section(FIXED, 3), "")
+CUT_AT_A_SECTION = FIXED[: FIXED.index("## Section 5")].rstrip() + "\n"
+LOOK_ALIKE = FIXED.replace("## Section 3", "## Sect\u0456on 3")  # a Cyrillic i
+ZERO_WIDTH = FIXED.replace("## Section 2", "## Section\u200b 2")
+TITLE_DROPPED = FIXED.replace("# Wedding plan\n\n", "")
+TRANSLATED = (
+    FIXED.replace("# Wedding plan", "# Plan de mariage")
+    .replace("## Section", "## Partie")
+    .replace("| Objective | Plan | Assessment |", "| Objectif | Plan | Évaluation |")
+    .replace("Book item", "Réserver l'élément")
+    .replace("by May", "avant mai")
+    .replace("Goal", "But")
+    .replace("Check", "Vérifier")
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "names"),
+    [
+        (RENAMED, ("Section 3",)),
+        (DEMOTED, ("Section 4",)),
+        (REORDERED, ("Section 2", "Section 3")),
+        (EXTRA_SECTION, ("Section 6",)),
+        (SECTION_TWICE, ("Section 3",)),
+        (ONLY_CHANGED, ("Section 3",)),
+        (CUT_AT_A_SECTION, ("Section 5",)),
+        (LOOK_ALIKE, ("Section 3", "Sect\u0456on 3")),
+        (ZERO_WIDTH, ("Section 2",)),
+        (TITLE_DROPPED, ("Wedding plan",)),
+        (TRANSLATED, ("Wedding plan", "Section 1", "Plan de mariage", "Partie 1")),
+    ],
+    ids=[
+        "heading-renamed",
+        "heading-demoted",
+        "sections-reordered",
+        "section-added",
+        "section-twice",
+        "section-dropped",
+        "cut-at-a-section-boundary",
+        "look-alike-heading",
+        "zero-width-in-heading",
+        "title-dropped",
+        "translated",
+    ],
+)
+def test_a_fix_that_changes_the_templates_sections_is_refused(
+    run: Run, answer: str, names: tuple[str, ...]
+) -> None:
+    """A careful reviewer refuses a plan whose OPA headings are not the template's, in its
+    order, each once (the AI fills the tables but cannot alter the structure); the plan kept."""
+    assert answer != FIXED and len(answer) > len(PLAN) / 2, "the 50 % rule alone does not catch it"
+    project, outcome = run(TWO_CRITICAL_ROUNDS, {"text": answer})
+    refused_and_kept(project, outcome, names)
+
+
+def table(n: int) -> str:
+    """The OPA table of section n of FIXED."""
+    return (
+        "| Objective | Plan | Assessment |\n| --- | --- | --- |\n"
+        f"| Goal {n} | Book item {n} by May | Check {n} |"
+    )
+
+
+# --- 2. a table changed --------------------------------------------------------------------------
+
+COLUMNS_SWAPPED = FIXED.replace(
+    "| Objective | Plan | Assessment |\n| --- | --- | --- |\n| Goal 2 | Book item 2 by May |",
+    "| Plan | Objective | Assessment |\n| --- | --- | --- |\n| Book item 2 by May | Goal 2 |",
+)
+HEADER_REWORDED = FIXED.replace(
+    "| Objective | Plan | Assessment |\n| --- | --- | --- |\n| Goal 4",
+    "| Objective | Plan | Evaluation |\n| --- | --- | --- |\n| Goal 4",
+)
+COLUMN_ADDED = FIXED.replace(
+    table(5),
+    "| Objective | Plan | Assessment | Owner |\n| --- | --- | --- | --- |\n"
+    "| Goal 5 | Book item 5 by May | Check 5 | Sam |",
+)
+CELL_MISSING = FIXED.replace(
+    "| Goal 3 | Book item 3 by May | Check 3 |", "| Goal 3 | Book item 3 by May |"
+)
+ROW_TWICE = FIXED.replace(
+    "| Goal 1 | Book item 1 by May | Check 1 |\n",
+    "| Goal 1 | Book item 1 by May | Check 1 |\n| Goal 1 | Book item 1 by May | Check 1 |\n",
+)
+TABLE_IN_A_CODE_BLOCK = FIXED.replace(
+    table(2),
+    "```text\n| Objective | Plan | Assessment |\n| --- | --- | --- |\n"
+    "| Goal 2 | Book item 2 by May | Check 2 |\n```",
+)
+HTML_TABLE = FIXED.replace(
+    table(4),
+    "<table>\n<tr><th>Objective</th><th>Plan</th><th>Assessment</th></tr>\n"
+    "<tr><td>Goal 4</td><td>Book item 4 by May</td><td>Check 4</td></tr>\n</table>",
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "names"),
+    [
+        (COLUMNS_SWAPPED, ("Section 2",)),
+        (HEADER_REWORDED, ("Section 4", "Evaluation")),
+        (COLUMN_ADDED, ("Section 5", "Owner")),
+        (CELL_MISSING, ("Section 3",)),
+        (ROW_TWICE, ("Section 1", "Goal 1")),
+        (TABLE_IN_A_CODE_BLOCK, ("Section 2",)),
+        (HTML_TABLE, ("Section 4",)),
+    ],
+    ids=[
+        "columns-swapped",
+        "header-reworded",
+        "column-added",
+        "cell-missing",
+        "row-twice",
+        "table-in-a-code-block",
+        "html-table",
+    ],
+)
+def test_a_fix_that_changes_an_opa_table_is_refused(
+    run: Run, answer: str, names: tuple[str, ...]
+) -> None:
+    """A careful reviewer refuses an OPA table whose header row, column count or rows are not the
+    template's (a row repeated verbatim is a glitch, a table in a code block or in HTML is no
+    Markdown table); the plan kept."""
+    assert answer != FIXED
+    project, outcome = run(TWO_CRITICAL_ROUNDS, {"text": answer})
+    refused_and_kept(project, outcome, names)
+
+
+# --- 3. a cell that says nothing -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "placeholder",
+    ["N/A", "TODO", "???", "[placeholder]", "Lorem ipsum dolor sit amet", "-", "see above", "..."],
+)
+def test_a_fix_with_a_placeholder_cell_is_refused(run: Run, placeholder: str) -> None:
+    """Phase 3 refuses empty and placeholder cells; a fix that puts one in an Assessment cell is
+    refused the same way, the placeholder named."""
+    answer = FIXED.replace("| Check 3 |", f"| {placeholder} |")
+    project, outcome = run(TWO_CRITICAL_ROUNDS, {"text": answer})
+    refused_and_kept(project, outcome, (f"'{placeholder}'", "Section 3"))
+
+
+# --- 4. wrappers: unwrapped, stripped or refused, never in plan.md -------------------------------
+
+FENCE_BODY = FIXED.rstrip("\n")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        f"```text\n{FENCE_BODY}\n```\n",
+        f"~~~\n{FENCE_BODY}\n~~~\n",
+        f"~~~markdown\n{FENCE_BODY}\n~~~\n",
+        f"```md\n{FENCE_BODY}\n```\n",
+        f"````markdown\n{FENCE_BODY}\n````\n",
+    ],
+    ids=["text-fence", "tilde-fence", "tilde-markdown-fence", "md-fence", "four-backtick-fence"],
+)
+def test_a_plan_in_a_fence_of_another_kind_is_unwrapped_like_a_markdown_fence(
+    run: Run, answer: str
+) -> None:
+    """A ```markdown fence is unwrapped; a careful reviewer sees the same whole plan in a ```text,
+    ~~~ or four-backtick fence and accepts it the same way: done, plan.md the plan alone."""
+    project, outcome = run(ONE_CRITICAL_ROUND, {"text": answer})
+    assert (outcome.verdict, outcome.iteration) == ("done", 2), outcome.reason
+    assert (project.docs_dir / "plan.md").read_text() == FIXED
+    assert subjects(project)[1].startswith("fix #1: docs/plan.md updated ("), subjects(project)[1]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        json.dumps({"plan": FIXED}),
+        json.dumps({"revised_plan": FIXED, "changes": ["Every item is booked by May."]}),
+        f"<html>\n<body>\n{FIXED}</body>\n</html>\n",
+        f'<div class="plan">\n\n{FIXED}\n</div>\n',
+        f"```markdown\n```markdown\n{FENCE_BODY}\n```\n```\n",
+    ],
+    ids=["json-string", "json-with-changes", "html-page", "html-div", "fence-in-a-fence"],
+)
+def test_a_plan_wrapped_in_json_html_or_two_fences_never_reaches_plan_md_wrapped(
+    run: Run, answer: str
+) -> None:
+    """A careful reviewer either takes the whole plan out of its wrapping (the log says so) or
+    refuses the fix and keeps the plan; plan.md never holds JSON, HTML or a fence line."""
+    project, outcome = run(TWO_CRITICAL_ROUNDS, {"text": answer})
+    plan = (project.docs_dir / "plan.md").read_text()
+    assert plan in (FIXED, PLAN), f"plan.md holds the wrapping: {plan[:80]!r}"
+    if plan == FIXED:
+        assert outcome.verdict == "done", outcome.reason
+        said = subjects(project)[1]
+        assert said.startswith("fix #1: docs/plan.md updated (") and "stripped" in said, said
+        assert "stripped" in log(project)
+    else:
+        halted(project, outcome, HaltReason.FIX_OUTPUT_INVALID, 2)
+        assert plan_commits(project) == 1
+        assert subjects(project)[1].startswith("fix #1: refused: ")
+
+
+# --- 5. chatter around an unfenced plan: stripped, and the log says what -------------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "quoted"),
+    [
+        (f"{FIXED}\nLet me know if you want more changes!\n", "Let me know"),
+        (f"{FIXED}\nNote: I assumed the budget is in euros and kept every date in May.\n", "Note:"),
+        (f"{FIXED}\n---\n\n*I hope this helps!*\n", "I hope this helps"),
+        (f"Sure! Below is the updated plan, with every item booked by May.\n\n{FIXED}", "Sure!"),
+        (f"**Revised plan**\n\n{FIXED}", "Revised plan"),
+    ],
+    ids=["closing-line", "note-paragraph", "rule-then-sign-off", "sure-preamble", "bold-label"],
+)
+def test_chatter_around_an_unfenced_plan_is_stripped_and_named(
+    run: Run, answer: str, quoted: str
+) -> None:
+    """Text to the reader outside the document is stripped, and the commit and the log quote it:
+    done with plan.md the plan alone."""
+    project, outcome = run(ONE_CRITICAL_ROUND, {"text": answer})
+    assert (outcome.verdict, outcome.iteration) == ("done", 2), outcome.reason
+    assert (project.docs_dir / "plan.md").read_text() == FIXED
+    said = subjects(project)[1]
+    assert "stripped" in said and quoted in said, said
+    assert quoted in log(project)
+
+
+# --- 6. encodings --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [FIXED.replace("\n", "\r\n"), "\ufeff" + FIXED, "\ufeff" + FIXED.replace("\n", "\r\n")],
+    ids=["crlf", "bom", "bom-and-crlf"],
+)
+def test_a_plan_with_windows_line_endings_or_a_bom_is_the_same_plan(run: Run, answer: str) -> None:
+    """The same whole plan with CRLF line endings or a byte-order mark is accepted, and plan.md
+    keeps the document's own encoding (LF, no BOM): no line of it reads as changed."""
+    project, outcome = run(ONE_CRITICAL_ROUND, {"text": answer})
+    assert (outcome.verdict, outcome.iteration) == ("done", 2), outcome.reason
+    assert (project.docs_dir / "plan.md").read_bytes() == FIXED.encode()
+
+
+# --- 7. trajectories: a refusal between good fixes, a good fix undone ----------------------------
+
+
+def test_a_refused_fix_then_a_good_one_goes_on_and_reaches_done(run: Run) -> None:
+    """Only two refusals in a row halt: a TODO fix refused, then a whole fix accepted, then a clean
+    review shown the finding → done at iteration 3, the finding resolved by fix #2."""
+    fix = {
+        "by_iteration": {
+            1: {"text": FIXED.replace("| Check 2 |", "| TODO |")},
+            "default": {"text": FIXED},
+        }
+    }
+    reviews: dict[int | str, str] = {1: review(1, 0, 0, "a"), 2: review(1, 0, 0, "a")}
+    reviews["default"] = review()
+    project, outcome = run(reviews, fix)
+    assert (outcome.verdict, outcome.iteration) == ("done", 3), outcome.reason
+    assert (project.docs_dir / "plan.md").read_text() == FIXED
+    said = subjects(project)
+    assert said[1].startswith("fix #1: refused: ") and "TODO" in said[1]
+    assert said[3].startswith("fix #2: docs/plan.md updated (")
+    ledger = read_ledger(project.dir)
+    assert [(f.id, f.status) for f in ledger.findings] == [("F1", "resolved")]
+
+
+def test_a_fix_that_undoes_the_fix_of_a_critical_then_a_clean_review_is_no_done(run: Run) -> None:
+    """Fix #1 resolves a critical in Section 1; fix #2, asked about a minor in Section 5, returns
+    the plan as polishing began (the critical's text back); review #3 is clean. A careful reviewer
+    does not call that done: the plan is byte for byte the one review #1 found a critical in."""
+    critical = {
+        "severity": "critical",
+        "description": "The budget exceeds the 15k limit.",
+        "location": "Section 1",
+    }
+    minor = {
+        "severity": "minor",
+        "description": "The parking note ends without a full stop.",
+        "location": "Section 5",
+    }
+    reviews: dict[int | str, str] = {
+        1: json.dumps({"issues": [critical]}),
+        2: json.dumps({"issues": [minor]}),
+        "default": review(),
+    }
+    good = PLAN.replace("Steps for 1", "Cap spend at 14k")
+    fix = {"by_iteration": {1: {"text": good}, "default": {"text": PLAN}}}
+    project, outcome = run(reviews, fix, max_iterations=6)
+    assert outcome.verdict == "halt", outcome.reason
+    assert outcome.halt_reason in (HaltReason.GUARD_ISSUES_PERSIST, HaltReason.GUARD_FIX_CIRCULAR)
+    assert read_status(project.dir).phase is Phase.HALTED
+    assert "F1" in outcome.reason, "the halt names the critical the undo brought back"
+    said = subjects(project)
+    assert said[3].startswith("fix #2: docs/plan.md (") and said[3].endswith(
+        "restored to the version polishing began with"
+    ), said[3]
+    f1 = read_ledger(project.dir).findings[0]
+    assert f1.status != "resolved", "its fix was undone"
