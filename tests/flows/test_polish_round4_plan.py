@@ -37,6 +37,17 @@ TWO_CRITICAL_ROUNDS: dict[int | str, str] = {
     "default": review(),
 }
 """A critical finding in each of the first two reviews: two refused fixes in a row halt."""
+
+
+def finding(what: str) -> pytest.MarkDecorator:
+    """A case this round found failing: the lead fixes the product and removes the mark."""
+    return pytest.mark.xfail(strict=True, reason=f"round 4 finding: {what}")
+
+
+BOM_REFUSED = finding(
+    "a byte-order mark hides every heading: the whole plan refused as 'dropped or reordered "
+    "the heading(s) # Wedding plan, ## Section 1, ...'"
+)
 ONE_CRITICAL_ROUND: dict[int | str, str] = {1: review(1, 0, 0, "a"), "default": review()}
 
 
@@ -75,6 +86,12 @@ ONLY_CHANGED = FIXED.replace(section(FIXED, 3), "")
 CUT_AT_A_SECTION = FIXED[: FIXED.index("## Section 5")].rstrip() + "\n"
 LOOK_ALIKE = FIXED.replace("## Section 3", "## Sect\u0456on 3")  # a Cyrillic i
 ZERO_WIDTH = FIXED.replace("## Section 2", "## Section\u200b 2")
+BODY_IN_A_CODE_BLOCK = FIXED.replace("## Section 1", "```\n## Section 1").rstrip("\n") + "\n```\n"
+MARKED_UPDATED = FIXED.replace("## Section 2", "## Section 2 (updated)")
+ALTERNATIVE_AFTER = (
+    f"{FIXED}\nAlternatively, a shorter version:\n\n{section(FIXED, 1)}{section(FIXED, 2)}"
+)
+ESCAPED_NEWLINES = FIXED.replace("\n", "\\n") + "\n"
 TITLE_DROPPED = FIXED.replace("# Wedding plan\n\n", "")
 TRANSLATED = (
     FIXED.replace("# Wedding plan", "# Plan de mariage")
@@ -93,13 +110,21 @@ TRANSLATED = (
         (RENAMED, ("Section 3",)),
         (DEMOTED, ("Section 4",)),
         (REORDERED, ("Section 2", "Section 3")),
-        (EXTRA_SECTION, ("Section 6",)),
+        pytest.param(
+            EXTRA_SECTION,
+            ("Section 6",),
+            marks=finding("a section the template lacks is accepted into plan.md"),
+        ),
         (SECTION_TWICE, ("Section 3",)),
         (ONLY_CHANGED, ("Section 3",)),
         (CUT_AT_A_SECTION, ("Section 5",)),
         (LOOK_ALIKE, ("Section 3", "Sect\u0456on 3")),
         (ZERO_WIDTH, ("Section 2",)),
         (TITLE_DROPPED, ("Wedding plan",)),
+        (BODY_IN_A_CODE_BLOCK, ("Section 1",)),
+        (MARKED_UPDATED, ("Section 2",)),
+        (ALTERNATIVE_AFTER, ("Section 1", "Section 2", "Alternatively")),
+        (ESCAPED_NEWLINES, ("Section 1",)),
         (TRANSLATED, ("Wedding plan", "Section 1", "Plan de mariage", "Partie 1")),
     ],
     ids=[
@@ -113,6 +138,10 @@ TRANSLATED = (
         "look-alike-heading",
         "zero-width-in-heading",
         "title-dropped",
+        "body-in-a-code-block",
+        "heading-marked-updated",
+        "alternative-version-after",
+        "escaped-newlines",
         "translated",
     ],
 )
@@ -175,7 +204,11 @@ HTML_TABLE = FIXED.replace(
         (HEADER_REWORDED, ("Section 4", "Evaluation")),
         (COLUMN_ADDED, ("Section 5", "Owner")),
         (CELL_MISSING, ("Section 3",)),
-        (ROW_TWICE, ("Section 1", "Goal 1")),
+        pytest.param(
+            ROW_TWICE,
+            ("Section 1", "Goal 1"),
+            marks=finding("a table row repeated verbatim is accepted into plan.md"),
+        ),
         (TABLE_IN_A_CODE_BLOCK, ("Section 2",)),
         (HTML_TABLE, ("Section 4",)),
     ],
@@ -205,7 +238,19 @@ def test_a_fix_that_changes_an_opa_table_is_refused(
 
 @pytest.mark.parametrize(
     "placeholder",
-    ["N/A", "TODO", "???", "[placeholder]", "Lorem ipsum dolor sit amet", "-", "see above", "..."],
+    [
+        "N/A",
+        "TODO",
+        "???",
+        "[placeholder]",
+        pytest.param(
+            "Lorem ipsum dolor sit amet",
+            marks=finding("a Lorem ipsum cell is accepted into plan.md"),
+        ),
+        "-",
+        pytest.param("see above", marks=finding("a 'see above' cell is accepted into plan.md")),
+        "...",
+    ],
 )
 def test_a_fix_with_a_placeholder_cell_is_refused(run: Run, placeholder: str) -> None:
     """Phase 3 refuses empty and placeholder cells; a fix that puts one in an Assessment cell is
@@ -247,9 +292,18 @@ def test_a_plan_in_a_fence_of_another_kind_is_unwrapped_like_a_markdown_fence(
     [
         json.dumps({"plan": FIXED}),
         json.dumps({"revised_plan": FIXED, "changes": ["Every item is booked by May."]}),
-        f"<html>\n<body>\n{FIXED}</body>\n</html>\n",
-        f'<div class="plan">\n\n{FIXED}\n</div>\n',
-        f"```markdown\n```markdown\n{FENCE_BODY}\n```\n```\n",
+        pytest.param(
+            f"<html>\n<body>\n{FIXED}</body>\n</html>\n",
+            marks=finding("'<html>' stripped as a preamble, '</body></html>' kept in plan.md"),
+        ),
+        pytest.param(
+            f'<div class="plan">\n\n{FIXED}\n</div>\n',
+            marks=finding("'<div>' stripped as a preamble, '</div>' kept in plan.md"),
+        ),
+        pytest.param(
+            f"```markdown\n```markdown\n{FENCE_BODY}\n```\n```\n",
+            marks=finding("one fence line stripped as a preamble, the closing '```' kept"),
+        ),
     ],
     ids=["json-string", "json-with-changes", "html-page", "html-div", "fence-in-a-fence"],
 )
@@ -279,8 +333,16 @@ def test_a_plan_wrapped_in_json_html_or_two_fences_never_reaches_plan_md_wrapped
     ("answer", "quoted"),
     [
         (f"{FIXED}\nLet me know if you want more changes!\n", "Let me know"),
-        (f"{FIXED}\nNote: I assumed the budget is in euros and kept every date in May.\n", "Note:"),
-        (f"{FIXED}\n---\n\n*I hope this helps!*\n", "I hope this helps"),
+        pytest.param(
+            f"{FIXED}\nNote: I assumed the budget is in euros and kept every date in May.\n",
+            "Note:",
+            marks=finding("a 'Note:' paragraph after the plan is kept in plan.md, not stripped"),
+        ),
+        pytest.param(
+            f"{FIXED}\n---\n\n*I hope this helps!*\n",
+            "I hope this helps",
+            marks=finding("the sign-off is stripped but its '---' rule is left at plan.md's end"),
+        ),
         (f"Sure! Below is the updated plan, with every item booked by May.\n\n{FIXED}", "Sure!"),
         (f"**Revised plan**\n\n{FIXED}", "Revised plan"),
     ],
@@ -299,12 +361,40 @@ def test_chatter_around_an_unfenced_plan_is_stripped_and_named(
     assert quoted in log(project)
 
 
-# --- 6. encodings --------------------------------------------------------------------------------
+# --- 6. the same tables, formatted otherwise: accepted ------------------------------------------
+
+PADDED = (
+    FIXED.replace(
+        "| Objective | Plan | Assessment |", "| Objective | Plan               | Assessment |"
+    )
+    .replace("| --- | --- | --- |", "|-----------|--------------------|------------|")
+    .replace("| Check ", "| Check    ")
+)
+ALIGNED = FIXED.replace("| --- | --- | --- |", "| :--- | :---: | ---: |")
+
+
+@pytest.mark.parametrize("answer", [PADDED, ALIGNED], ids=["padded-cells", "alignment-colons"])
+def test_a_plan_whose_tables_are_only_formatted_otherwise_is_accepted(
+    run: Run, answer: str
+) -> None:
+    """Pretty-printed tables (padded cells, a longer delimiter row) or alignment colons are the
+    same OPA tables: a careful reviewer accepts the fix as the fixer wrote it, and the run ends."""
+    project, outcome = run(ONE_CRITICAL_ROUND, {"text": answer})
+    assert (outcome.verdict, outcome.iteration) == ("done", 2), outcome.reason
+    assert (project.docs_dir / "plan.md").read_text() == answer
+    assert subjects(project)[1].startswith("fix #1: docs/plan.md updated ("), subjects(project)[1]
+
+
+# --- 7. encodings --------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
     "answer",
-    [FIXED.replace("\n", "\r\n"), "\ufeff" + FIXED, "\ufeff" + FIXED.replace("\n", "\r\n")],
+    [
+        FIXED.replace("\n", "\r\n"),
+        pytest.param("\ufeff" + FIXED, marks=BOM_REFUSED),
+        pytest.param("\ufeff" + FIXED.replace("\n", "\r\n"), marks=BOM_REFUSED),
+    ],
     ids=["crlf", "bom", "bom-and-crlf"],
 )
 def test_a_plan_with_windows_line_endings_or_a_bom_is_the_same_plan(run: Run, answer: str) -> None:
@@ -315,7 +405,7 @@ def test_a_plan_with_windows_line_endings_or_a_bom_is_the_same_plan(run: Run, an
     assert (project.docs_dir / "plan.md").read_bytes() == FIXED.encode()
 
 
-# --- 7. trajectories: a refusal between good fixes, a good fix undone ----------------------------
+# --- 8. trajectories: a refusal between good fixes, a good fix undone ----------------------------
 
 
 def test_a_refused_fix_then_a_good_one_goes_on_and_reaches_done(run: Run) -> None:
@@ -339,35 +429,39 @@ def test_a_refused_fix_then_a_good_one_goes_on_and_reaches_done(run: Run) -> Non
     assert [(f.id, f.status) for f in ledger.findings] == [("F1", "resolved")]
 
 
+@finding(
+    "a fix that puts a resolved critical's text back is not noticed: done at iteration 3, "
+    "'2 finding(s) resolved by a fix'"
+)
 def test_a_fix_that_undoes_the_fix_of_a_critical_then_a_clean_review_is_no_done(run: Run) -> None:
-    """Fix #1 resolves a critical in Section 1; fix #2, asked about a minor in Section 5, returns
-    the plan as polishing began (the critical's text back); review #3 is clean. A careful reviewer
-    does not call that done: the plan is byte for byte the one review #1 found a critical in."""
-    critical = {
+    """Fix #1 resolves a critical in Section 1; fix #2, asked about a critical in Section 5, fixes
+    it but puts Section 1 back as polishing began (the first critical's text back); the reviews
+    after are clean. A careful reviewer does not call that done: Section 1 is byte for byte the
+    text review #1 found a critical in, and nothing since has looked at it and said why not."""
+    budget = {
         "severity": "critical",
         "description": "The budget exceeds the 15k limit.",
         "location": "Section 1",
     }
-    minor = {
-        "severity": "minor",
-        "description": "The parking note ends without a full stop.",
+    parking = {
+        "severity": "critical",
+        "description": "The parking plan leaves 40 guests without a space.",
         "location": "Section 5",
     }
     reviews: dict[int | str, str] = {
-        1: json.dumps({"issues": [critical]}),
-        2: json.dumps({"issues": [minor]}),
+        1: json.dumps({"issues": [budget]}),
+        2: json.dumps({"issues": [parking]}),
         "default": review(),
     }
     good = PLAN.replace("Steps for 1", "Cap spend at 14k")
-    fix = {"by_iteration": {1: {"text": good}, "default": {"text": PLAN}}}
+    undone = PLAN.replace("Steps for 5", "Reserve 60 parking spaces")
+    fix = {"by_iteration": {1: {"text": good}, "default": {"text": undone}}}
     project, outcome = run(reviews, fix, max_iterations=6)
     assert outcome.verdict == "halt", outcome.reason
     assert outcome.halt_reason in (HaltReason.GUARD_ISSUES_PERSIST, HaltReason.GUARD_FIX_CIRCULAR)
     assert read_status(project.dir).phase is Phase.HALTED
     assert "F1" in outcome.reason, "the halt names the critical the undo brought back"
     said = subjects(project)
-    assert said[3].startswith("fix #2: docs/plan.md (") and said[3].endswith(
-        "restored to the version polishing began with"
-    ), said[3]
+    assert said[3].startswith("fix #2: docs/plan.md"), said[3]
     f1 = read_ledger(project.dir).findings[0]
     assert f1.status != "resolved", "its fix was undone"
