@@ -190,6 +190,7 @@ TABLE_IN_A_CODE_BLOCK = FIXED.replace(
     "```text\n| Objective | Plan | Assessment |\n| --- | --- | --- |\n"
     "| Goal 2 | Book item 2 by May | Check 2 |\n```",
 )
+ROW_DROPPED = FIXED.replace("| Goal 1 | Book item 1 by May | Check 1 |\n", "")
 HTML_TABLE = FIXED.replace(
     table(4),
     "<table>\n<tr><th>Objective</th><th>Plan</th><th>Assessment</th></tr>\n"
@@ -211,6 +212,7 @@ HTML_TABLE = FIXED.replace(
         ),
         (TABLE_IN_A_CODE_BLOCK, ("Section 2",)),
         (HTML_TABLE, ("Section 4",)),
+        (ROW_DROPPED, ("Section 1",)),
     ],
     ids=[
         "columns-swapped",
@@ -220,6 +222,7 @@ HTML_TABLE = FIXED.replace(
         "row-twice",
         "table-in-a-code-block",
         "html-table",
+        "only-row-dropped",
     ],
 )
 def test_a_fix_that_changes_an_opa_table_is_refused(
@@ -304,24 +307,32 @@ def test_a_plan_in_a_fence_of_another_kind_is_unwrapped_like_a_markdown_fence(
             f"```markdown\n```markdown\n{FENCE_BODY}\n```\n```\n",
             marks=finding("one fence line stripped as a preamble, the closing '```' kept"),
         ),
+        f"{FIXED}\n```json\n{review(1, 0, 0, 'a')}\n```\n",
     ],
-    ids=["json-string", "json-with-changes", "html-page", "html-div", "fence-in-a-fence"],
+    ids=[
+        "json-string",
+        "json-with-changes",
+        "html-page",
+        "html-div",
+        "fence-in-a-fence",
+        "review-echoed-after",
+    ],
 )
-def test_a_plan_wrapped_in_json_html_or_two_fences_never_reaches_plan_md_wrapped(
+def test_a_plan_wrapped_in_json_html_or_fences_never_reaches_plan_md_wrapped(
     run: Run, answer: str
 ) -> None:
     """A careful reviewer either takes the whole plan out of its wrapping (the log says so) or
     refuses the fix and keeps the plan; plan.md never holds JSON, HTML or a fence line."""
-    project, outcome = run(TWO_CRITICAL_ROUNDS, {"text": answer})
+    project, outcome = run(ONE_CRITICAL_ROUND, {"text": answer})
     plan = (project.docs_dir / "plan.md").read_text()
     assert plan in (FIXED, PLAN), f"plan.md holds the wrapping: {plan[:80]!r}"
     if plan == FIXED:
-        assert outcome.verdict == "done", outcome.reason
+        assert (outcome.verdict, outcome.iteration) == ("done", 2), outcome.reason
         said = subjects(project)[1]
         assert said.startswith("fix #1: docs/plan.md updated (") and "stripped" in said, said
         assert "stripped" in log(project)
     else:
-        halted(project, outcome, HaltReason.FIX_OUTPUT_INVALID, 2)
+        assert outcome.verdict == "halt", "a critical found, its fix refused: never done"
         assert plan_commits(project) == 1
         assert subjects(project)[1].startswith("fix #1: refused: ")
 
@@ -345,8 +356,16 @@ def test_a_plan_wrapped_in_json_html_or_two_fences_never_reaches_plan_md_wrapped
         ),
         (f"Sure! Below is the updated plan, with every item booked by May.\n\n{FIXED}", "Sure!"),
         (f"**Revised plan**\n\n{FIXED}", "Revised plan"),
+        (f"Plan:\n\n{FIXED}", "Plan:"),
     ],
-    ids=["closing-line", "note-paragraph", "rule-then-sign-off", "sure-preamble", "bold-label"],
+    ids=[
+        "closing-line",
+        "note-paragraph",
+        "rule-then-sign-off",
+        "sure-preamble",
+        "bold-label",
+        "prompt-label",
+    ],
 )
 def test_chatter_around_an_unfenced_plan_is_stripped_and_named(
     run: Run, answer: str, quoted: str
@@ -361,7 +380,7 @@ def test_chatter_around_an_unfenced_plan_is_stripped_and_named(
     assert quoted in log(project)
 
 
-# --- 6. the same tables, formatted otherwise: accepted ------------------------------------------
+# --- 6. the template's tables written otherwise, or fuller: accepted ---------------------------
 
 PADDED = (
     FIXED.replace(
@@ -371,14 +390,26 @@ PADDED = (
     .replace("| Check ", "| Check    ")
 )
 ALIGNED = FIXED.replace("| --- | --- | --- |", "| :--- | :---: | ---: |")
+ROW_ADDED = FIXED.replace(
+    "| Goal 2 | Book item 2 by May | Check 2 |\n",
+    "| Goal 2 | Book item 2 by May | Check 2 |\n"
+    "| Rain cover | Hire a tent by April | Tent booked |\n",
+)
+ESCAPED_PIPE = FIXED.replace("Book item 3 by May", "Book item 3 by May \\| June at the latest")
+LINE_BREAK = FIXED.replace("Book item 4 by May", "Book item 4 by May<br>Pay the deposit")
 
 
-@pytest.mark.parametrize("answer", [PADDED, ALIGNED], ids=["padded-cells", "alignment-colons"])
-def test_a_plan_whose_tables_are_only_formatted_otherwise_is_accepted(
+@pytest.mark.parametrize(
+    "answer",
+    [PADDED, ALIGNED, ROW_ADDED, ESCAPED_PIPE, LINE_BREAK],
+    ids=["padded-cells", "alignment-colons", "row-added", "escaped-pipe", "br-in-a-cell"],
+)
+def test_a_plan_with_the_templates_tables_written_otherwise_or_fuller_is_accepted(
     run: Run, answer: str
 ) -> None:
-    """Pretty-printed tables (padded cells, a longer delimiter row) or alignment colons are the
-    same OPA tables: a careful reviewer accepts the fix as the fixer wrote it, and the run ends."""
+    """Pretty-printed tables (padded cells, a longer delimiter row), alignment colons, a new
+    objective row, an escaped pipe or a <br> in a cell keep the template's OPA tables: a careful
+    reviewer accepts the fix as the fixer wrote it, and the run ends."""
     project, outcome = run(ONE_CRITICAL_ROUND, {"text": answer})
     assert (outcome.verdict, outcome.iteration) == ("done", 2), outcome.reason
     assert (project.docs_dir / "plan.md").read_text() == answer
@@ -465,3 +496,21 @@ def test_a_fix_that_undoes_the_fix_of_a_critical_then_a_clean_review_is_no_done(
     assert said[3].startswith("fix #2: docs/plan.md"), said[3]
     f1 = read_ledger(project.dir).findings[0]
     assert f1.status != "resolved", "its fix was undone"
+
+
+def test_a_fixer_that_writes_plan_md_itself_and_answers_a_sentence_changes_nothing(
+    run: Run,
+) -> None:
+    """A plan-mode fixer returns the plan; one that writes docs/plan.md itself (as a coding agent
+    would) and answers "I've updated docs/plan.md" gave no plan: a careful reviewer refuses it
+    (or halts the plan-mode breach), and the plan stays as it was, never committed changed."""
+    fix = {
+        "text": "I've updated docs/plan.md with every fix from the issue list.",
+        "write": {"docs/plan.md": FIXED},
+    }
+    project, outcome = run(TWO_CRITICAL_ROUNDS, fix)
+    assert outcome.verdict == "halt", outcome.reason
+    assert outcome.halt_reason in (HaltReason.FIX_OUTPUT_INVALID, HaltReason.PLAN_MODE_VIOLATION)
+    assert read_status(project.dir).phase is Phase.HALTED
+    assert (project.docs_dir / "plan.md").read_text() == PLAN
+    assert plan_commits(project) == 1, "no commit ever changed the plan"
