@@ -212,7 +212,11 @@ HTML_TABLE = FIXED.replace(
         ),
         (TABLE_IN_A_CODE_BLOCK, ("Section 2",)),
         (HTML_TABLE, ("Section 4",)),
-        (ROW_DROPPED, ("Section 1",)),
+        pytest.param(
+            ROW_DROPPED,
+            ("Section 1",),
+            marks=finding("a table left with its header row and no row is accepted into plan.md"),
+        ),
     ],
     ids=[
         "columns-swapped",
@@ -307,7 +311,12 @@ def test_a_plan_in_a_fence_of_another_kind_is_unwrapped_like_a_markdown_fence(
             f"```markdown\n```markdown\n{FENCE_BODY}\n```\n```\n",
             marks=finding("one fence line stripped as a preamble, the closing '```' kept"),
         ),
-        f"{FIXED}\n```json\n{review(1, 0, 0, 'a')}\n```\n",
+        pytest.param(
+            f"{FIXED}\n```json\n{review(1, 0, 0, 'a')}\n```\n",
+            marks=finding(
+                "the issue list echoed in a ```json fence after the plan is kept in plan.md"
+            ),
+        ),
     ],
     ids=[
         "json-string",
@@ -498,6 +507,10 @@ def test_a_fix_that_undoes_the_fix_of_a_critical_then_a_clean_review_is_no_done(
     assert f1.status != "resolved", "its fix was undone"
 
 
+@finding(
+    "the fixer's own write of docs/plan.md is committed in 'fix #1: refused: ... kept the previous "
+    "version' and stays: the halt says 'The deliverable was kept as it was' over the fixer's text"
+)
 def test_a_fixer_that_writes_plan_md_itself_and_answers_a_sentence_changes_nothing(
     run: Run,
 ) -> None:
@@ -514,3 +527,42 @@ def test_a_fixer_that_writes_plan_md_itself_and_answers_a_sentence_changes_nothi
     assert read_status(project.dir).phase is Phase.HALTED
     assert (project.docs_dir / "plan.md").read_text() == PLAN
     assert plan_commits(project) == 1, "no commit ever changed the plan"
+
+
+# --- 9. fixes that change only whitespace --------------------------------------------------------
+
+
+def test_a_fixer_that_changes_only_blank_lines_is_an_idle_fixer(run: Run) -> None:
+    """Each fix adds blank lines at the end or between sections, nothing else: a careful reviewer
+    sees the same plan returned, as with a byte-identical one (halt at the second), and never
+    commits it as 'updated'."""
+    fix = {
+        "by_iteration": {
+            n: {"text": PLAN.replace("\n\n## Section", "\n" * (n + 2) + "## Section") + "\n" * n}
+            for n in range(1, 9)
+        }
+    }
+    project, outcome = run({"default": review(1, 1, 0)}, fix, max_iterations=8)
+    halted(project, outcome, HaltReason.GUARD_FIX_UNCHANGED, 2)
+    said = subjects(project)
+    assert said[1].startswith("fix #1: unchanged"), said[1]
+    assert "updated" not in log(project)
+
+
+def test_whitespace_in_a_findings_section_does_not_address_it(run: Run) -> None:
+    """A critical in Section 2; the fix only doubles a space in Section 2's row; the next review is
+    clean. A careful reviewer: nothing changed where the finding was, so the clean review is
+    confirmed like one of an unchanged plan, and two that stay silent do not make it done."""
+    critical = {
+        "severity": "critical",
+        "description": "No caterer is booked for the dinner.",
+        "location": "Section 2",
+    }
+    reviews: dict[int | str, str] = {1: json.dumps({"issues": [critical]}), "default": review()}
+    spaced = PLAN.replace("| Goal 2 | Steps for 2 |", "| Goal 2 |  Steps  for 2 |")
+    project, outcome = run(reviews, {"text": spaced}, max_iterations=6)
+    assert outcome.verdict == "halt", outcome.reason
+    assert outcome.halt_reason in (HaltReason.GUARD_ISSUES_PERSIST, HaltReason.GUARD_FIX_UNCHANGED)
+    assert "F1" in outcome.reason or "unchanged" in outcome.reason
+    [f1] = read_ledger(project.dir).findings
+    assert (f1.status, f1.addressed_by) == ("open", []), "whitespace addressed nothing"
