@@ -317,6 +317,11 @@ def test_a_plan_in_a_fence_of_another_kind_is_unwrapped_like_a_markdown_fence(
                 "the issue list echoed in a ```json fence after the plan is kept in plan.md"
             ),
         ),
+        FIXED.replace(
+            "## Section 2\n",
+            "## Section 2\n\n<!-- Updated: every item now has a May deadline -->\n",
+        ),
+        f"{FIXED}\n## Summary of changes\n\n- Every item is booked by May.\n",
     ],
     ids=[
         "json-string",
@@ -325,13 +330,16 @@ def test_a_plan_in_a_fence_of_another_kind_is_unwrapped_like_a_markdown_fence(
         "html-div",
         "fence-in-a-fence",
         "review-echoed-after",
+        "html-comment-inside",
+        "changes-heading-after",
     ],
 )
 def test_a_plan_wrapped_in_json_html_or_fences_never_reaches_plan_md_wrapped(
     run: Run, answer: str
 ) -> None:
     """A careful reviewer either takes the whole plan out of its wrapping (the log says so) or
-    refuses the fix and keeps the plan; plan.md never holds JSON, HTML or a fence line."""
+    refuses the fix and keeps the plan; plan.md never holds JSON, HTML, a fence line, a comment
+    to the reader or a changelog."""
     project, outcome = run(ONE_CRITICAL_ROUND, {"text": answer})
     plan = (project.docs_dir / "plan.md").read_text()
     assert plan in (FIXED, PLAN), f"plan.md holds the wrapping: {plan[:80]!r}"
@@ -532,6 +540,10 @@ def test_a_fixer_that_writes_plan_md_itself_and_answers_a_sentence_changes_nothi
 # --- 9. fixes that change only whitespace --------------------------------------------------------
 
 
+@finding(
+    "blank lines only are fixes: 'updated' each time, halted as persisting at iteration 6, "
+    "not as an idle fixer at 2"
+)
 def test_a_fixer_that_changes_only_blank_lines_is_an_idle_fixer(run: Run) -> None:
     """Each fix adds blank lines at the end or between sections, nothing else: a careful reviewer
     sees the same plan returned, as with a byte-identical one (halt at the second), and never
@@ -549,6 +561,10 @@ def test_a_fixer_that_changes_only_blank_lines_is_an_idle_fixer(run: Run) -> Non
     assert "updated" not in log(project)
 
 
+@finding(
+    "a doubled space in the finding's row addresses it: done at iteration 2, "
+    "'1 finding(s) resolved by a fix'"
+)
 def test_whitespace_in_a_findings_section_does_not_address_it(run: Run) -> None:
     """A critical in Section 2; the fix only doubles a space in Section 2's row; the next review is
     clean. A careful reviewer: nothing changed where the finding was, so the clean review is
