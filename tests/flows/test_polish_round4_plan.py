@@ -317,9 +317,14 @@ def test_a_plan_in_a_fence_of_another_kind_is_unwrapped_like_a_markdown_fence(
                 "the issue list echoed in a ```json fence after the plan is kept in plan.md"
             ),
         ),
-        FIXED.replace(
-            "## Section 2\n",
-            "## Section 2\n\n<!-- Updated: every item now has a May deadline -->\n",
+        pytest.param(
+            FIXED.replace(
+                "## Section 2\n",
+                "## Section 2\n\n<!-- Updated: every item now has a May deadline -->\n",
+            ),
+            marks=finding(
+                "a '<!-- Updated: ... -->' comment to the reader is accepted into plan.md"
+            ),
         ),
         f"{FIXED}\n## Summary of changes\n\n- Every item is booked by May.\n",
     ],
