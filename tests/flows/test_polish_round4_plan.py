@@ -91,6 +91,7 @@ MARKED_UPDATED = FIXED.replace("## Section 2", "## Section 2 (updated)")
 ALTERNATIVE_AFTER = (
     f"{FIXED}\nAlternatively, a shorter version:\n\n{section(FIXED, 1)}{section(FIXED, 2)}"
 )
+CUT_IN_AN_OPEN_FENCE = "```markdown\n" + FIXED[: FIXED.rindex("| Check 5")]
 ESCAPED_NEWLINES = FIXED.replace("\n", "\\n") + "\n"
 TITLE_DROPPED = FIXED.replace("# Wedding plan\n\n", "")
 TRANSLATED = (
@@ -125,6 +126,7 @@ TRANSLATED = (
         (MARKED_UPDATED, ("Section 2",)),
         (ALTERNATIVE_AFTER, ("Section 1", "Section 2", "Alternatively")),
         (ESCAPED_NEWLINES, ("Section 1",)),
+        (CUT_IN_AN_OPEN_FENCE, ("Section 5", "cut off")),
         (TRANSLATED, ("Wedding plan", "Section 1", "Plan de mariage", "Partie 1")),
     ],
     ids=[
@@ -142,6 +144,7 @@ TRANSLATED = (
         "heading-marked-updated",
         "alternative-version-after",
         "escaped-newlines",
+        "cut-off-in-an-open-fence",
         "translated",
     ],
 )
@@ -327,6 +330,8 @@ def test_a_plan_in_a_fence_of_another_kind_is_unwrapped_like_a_markdown_fence(
             ),
         ),
         f"{FIXED}\n## Summary of changes\n\n- Every item is booked by May.\n",
+        FIXED.replace("Book item 1 by May", "Book item 1 by May (fixes F1)"),
+        FIXED.replace("Book item 2 by May", "~~Steps for 2~~ Book item 2 by May"),
     ],
     ids=[
         "json-string",
@@ -337,6 +342,8 @@ def test_a_plan_in_a_fence_of_another_kind_is_unwrapped_like_a_markdown_fence(
         "review-echoed-after",
         "html-comment-inside",
         "changes-heading-after",
+        "finding-ids-in-cells",
+        "strikethrough-edits",
     ],
 )
 def test_a_plan_wrapped_in_json_html_or_fences_never_reaches_plan_md_wrapped(
@@ -344,7 +351,7 @@ def test_a_plan_wrapped_in_json_html_or_fences_never_reaches_plan_md_wrapped(
 ) -> None:
     """A careful reviewer either takes the whole plan out of its wrapping (the log says so) or
     refuses the fix and keeps the plan; plan.md never holds JSON, HTML, a fence line, a comment
-    to the reader or a changelog."""
+    to the reader, a changelog, the ledger's ids or edit marks."""
     project, outcome = run(ONE_CRITICAL_ROUND, {"text": answer})
     plan = (project.docs_dir / "plan.md").read_text()
     assert plan in (FIXED, PLAN), f"plan.md holds the wrapping: {plan[:80]!r}"
