@@ -533,10 +533,6 @@ def test_a_fix_that_undoes_the_fix_of_a_critical_then_a_clean_review_is_no_done(
     assert f1.status != "resolved", "its fix was undone"
 
 
-@finding(
-    "the fixer's own write of docs/plan.md is committed in 'fix #1: refused: ... kept the previous "
-    "version' and stays: the halt says 'The deliverable was kept as it was' over the fixer's text"
-)
 def test_a_fixer_that_writes_plan_md_itself_and_answers_a_sentence_changes_nothing(
     run: Run,
 ) -> None:
@@ -558,10 +554,6 @@ def test_a_fixer_that_writes_plan_md_itself_and_answers_a_sentence_changes_nothi
 # --- 9. fixes that change only whitespace --------------------------------------------------------
 
 
-@finding(
-    "blank lines only are fixes: 'updated' each time, halted as persisting at iteration 6, "
-    "not as an idle fixer at 2"
-)
 def test_a_fixer_that_changes_only_blank_lines_is_an_idle_fixer(run: Run) -> None:
     """Each fix adds blank lines at the end or between sections, nothing else: a careful reviewer
     sees the same plan returned, as with a byte-identical one (halt at the second), and never
@@ -579,10 +571,6 @@ def test_a_fixer_that_changes_only_blank_lines_is_an_idle_fixer(run: Run) -> Non
     assert "updated" not in log(project)
 
 
-@finding(
-    "a doubled space in the finding's row addresses it: done at iteration 2, "
-    "'1 finding(s) resolved by a fix'"
-)
 def test_whitespace_in_a_findings_section_does_not_address_it(run: Run) -> None:
     """A critical in Section 2; the fix only doubles a space in Section 2's row; the next review is
     clean. A careful reviewer: nothing changed where the finding was, so the clean review is

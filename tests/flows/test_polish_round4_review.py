@@ -364,14 +364,6 @@ UNLOCATED = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "round 4 finding: a finding with no location is addressed by any change: 2 critical + 3"
-        " medium, a 3-character fix, an empty review: done at iteration 2, '5 finding(s) "
-        "resolved by a fix'"
-    ),
-)
 def test_findings_without_a_location_are_not_closed_by_a_three_character_fix(run: Run) -> None:
     """A human (issue 46's own case, with a reviewer that names no places): 2 critical + 3
     medium, a fix that changed 3 characters, then empty reviews. A finding without a place is
@@ -396,15 +388,7 @@ def test_findings_without_a_location_are_not_closed_by_a_three_character_fix(run
     "reason",
     [
         pytest.param("", id="empty"),
-        pytest.param(
-            "n/a",
-            id="one-word",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="round 4 finding: a critical dismissed with the reason 'n/a' is dismissed: "
-                "done at iteration 2 ('Dismissed, not fixed: F1 (critical) … — n/a')",
-            ),
-        ),
+        pytest.param("n/a", id="one-word"),
     ],
 )
 def test_a_critical_dismissed_with_no_reason_is_not_dismissed(run: Run, reason: str) -> None:

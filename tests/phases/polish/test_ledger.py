@@ -98,7 +98,10 @@ def test_a_finding_is_cited_once_and_a_second_citation_is_read_by_its_words() ->
 
 def test_a_dismissal_needs_a_reason_and_an_open_finding() -> None:
     ledger = after_review(Ledger(), 1, [RAIN, OWNER], [])
-    said = [Dismissal(id="f1", reason="Section 5 has one."), Dismissal(id="F9", reason="x")]
+    said = [
+        Dismissal(id="f1", reason="Section 5 has one."),
+        Dismissal(id="F9", reason="No such finding here."),
+    ]
     ledger = after_review(ledger, 2, [OWNER], said)
     rain, owner = ledger.findings
     assert (rain.status, rain.dismissal, rain.dismissed_at) == (

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from pydantic import ValidationError
 
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.polish_setup import polishing_project
@@ -15,6 +16,7 @@ from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.phases.polish.iteration import PolishSteps
 from thoughtforge.phases.polish.review import (
     CodeReview,
+    Dismissal,
     MalformedReview,
     PlanReview,
     merge_duplicates,
@@ -296,3 +298,15 @@ def test_duplicates_count_once_at_their_highest_severity() -> None:
         (Severity.MEDIUM, "§3"),
         (Severity.MINOR, "§4"),
     ]
+
+
+@pytest.mark.parametrize("reason", ["n/a", "N/A - none", "ok fine", "fixed", "12 34 56"])
+def test_a_dismissal_that_does_not_say_why_is_refused(reason: str) -> None:
+    """A dismissal stands instead of a fix, so its reason is all the evidence there is."""
+    with pytest.raises(ValidationError, match="a dismissal must say why in words"):
+        Dismissal(id="F1", reason=reason)
+
+
+@pytest.mark.parametrize("reason", ["Out of scope", "Duplicate of F2", "Section 4 caps it."])
+def test_a_dismissal_in_three_words_says_why(reason: str) -> None:
+    assert Dismissal(id="F1", reason=reason).reason == reason

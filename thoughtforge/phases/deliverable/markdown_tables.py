@@ -100,8 +100,16 @@ def changed_headings(old: str, new: str) -> list[str]:
     return [key[0] for key, lines in _section_texts(new) if before.get(key) != lines]
 
 
+def same_text(line: str) -> str:
+    """A line as a change is judged: its indentation kept (it nests a list), runs of spaces
+    inside it and at its end made one (they change nothing a reader sees)."""
+    body = line.lstrip()
+    return line[: len(line) - len(body)] + " ".join(body.split()) if body else ""
+
+
 def _section_texts(text: str) -> list[tuple[tuple[str, int], list[str]]]:
-    """Each section's non-blank lines, keyed by its heading and that heading's occurrence."""
+    """Each section's non-blank lines (`same_text`), keyed by its heading and that heading's
+    occurrence."""
     found: list[tuple[tuple[str, int], list[str]]] = []
     seen: dict[str, int] = {}
     heading, lines = "", []
@@ -109,7 +117,7 @@ def _section_texts(text: str) -> list[tuple[tuple[str, int], list[str]]]:
         name = heading_text(line)
         if name is None:
             if line.strip():
-                lines.append(line.rstrip())
+                lines.append(same_text(line))
             continue
         if heading or lines:
             seen[heading] = seen.get(heading, 0) + 1

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
@@ -37,7 +38,7 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import Counts, HaltReason, Issue
-from thoughtforge.phases.deliverable.markdown_tables import changed_headings, sections
+from thoughtforge.phases.deliverable.markdown_tables import changed_headings, same_text, sections
 from thoughtforge.phases.deliverable.verdict import Candidate
 from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.phases.polish import polish_log
@@ -98,9 +99,9 @@ class FixResult(BaseModel):
 
 
 def version_of(text: str) -> str:
-    """The content hash of a document, blind to trailing spaces and line endings: a fix that
-    changes only those changes nothing."""
-    normal = "\n".join(line.rstrip() for line in text.strip().splitlines())
+    """The content hash of a document, blind to blank lines, line endings and runs of spaces
+    (`same_text`): a fix that changes only those changes nothing."""
+    normal = "\n".join(filter(None, map(same_text, text.splitlines())))
     return hashlib.sha256(normal.encode("utf-8")).hexdigest()[:16]
 
 
@@ -203,6 +204,11 @@ class PolishSteps:
         )
         call = self.engine.call(self.fix_step, review.iteration)
         answer = self.engine.ask(self.fixer, prompt, call)
+        if self.engine.read(self.document) != old:  # the fix is its answer, not what it wrote
+            self.engine.write(self.document, old)
+            log_event(
+                self.dir, "fixer_wrote_the_document", level="warning", iteration=review.iteration
+            )
         verdict = self.plugin.check_deliverable(
             self.engine.project, Candidate(stage="fix", text=answer, previous=old)
         )
@@ -224,9 +230,8 @@ class PolishSteps:
         summary = f"{self.document} updated {sizes}{verdict.stripped_note}"
         result = self.changed(state, version_of(new), summary, f"{self.document} {sizes}")
         every = [s.heading for s in sections(new)]
-        return result.model_copy(
-            update={"places": changed_headings(old, new), "every_place": every}
-        )
+        places = changed_headings(old, new) if _WORD.findall(old) != _WORD.findall(new) else []
+        return result.model_copy(update={"places": places, "every_place": every})
 
     def refuse(self, n: int, why: str, answer: str) -> FixResult:
         """A fix that is not a whole deliverable: kept in `rejected/`, the deliverable unchanged."""
@@ -314,6 +319,11 @@ class PolishSteps:
             open_findings=self.open_findings,
             **{self.plugin.name: document},
         )
+
+
+_WORD = re.compile(r"\w+")
+"""A fix that changed no word (punctuation, a symbol) changed the document, but no place of it:
+it addresses no finding, and a clean review after it is no evidence."""
 
 
 def _snapshot(path: Path) -> str | None:

@@ -20,7 +20,7 @@ import reprlib
 from collections.abc import Iterable
 from typing import TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from thoughtforge.errors import UnusableAnswer
 from thoughtforge.models import Counts, Issue, Severity
@@ -40,6 +40,21 @@ class Dismissal(BaseModel):
 
     id: str = Field(min_length=1, max_length=20)
     reason: str = Field(min_length=1, max_length=2000)
+
+    @field_validator("reason")
+    @classmethod
+    def _says_why(cls, reason: str) -> str:
+        """ "n/a", "ok" or "fixed" dismiss nothing: a dismissal stands instead of a fix, so its
+        reason is the only evidence there is."""
+        if sum(not word.isdigit() for word in _REASON_WORD.findall(reason)) < _REASON_WORDS:
+            raise ValueError(
+                f"a dismissal must say why in words (at least {_REASON_WORDS}), not {reason!r}"
+            )
+        return reason
+
+
+_REASON_WORD = re.compile(r"[^\W_]{2,}")
+_REASON_WORDS = 3
 
 
 class Review(BaseModel):
