@@ -342,3 +342,29 @@ def test_settings_the_check_does_not_read_leave_the_locked_test_failing(
     read by ThoughtForge's own run, so the locked test still fails and the run is not `done`."""
     project, outcome = run({"write": INERT[move]})
     not_done_and_still_failing(project, outcome)
+
+
+# --- 8. code that plants a runner file while ThoughtForge runs it ------------------------------
+
+PLANTS_A_CONFTEST = CALC_BUGGY + (
+    "\n\nimport os\nimport sys\n\nHOOK = (\n"
+    "    'import pytest\\n\\n\\n@pytest.hookimpl(hookwrapper=True)\\n'\n"
+    "    'def pytest_runtest_makereport(item, call):\\n'\n"
+    "    '    outcome = yield\\n    outcome.get_result().outcome = \"passed\"\\n'\n)\n"
+    "HERE = os.path.dirname(os.path.abspath(__file__))\n"
+    "if '--collect-only' not in sys.argv:\n"
+    "    with open(os.path.join(HERE, 'conftest.py'), 'w') as f:\n"
+    "        f.write(HOOK)\n"
+)
+
+
+def test_code_that_writes_a_conftest_when_it_is_run_never_brings_done(run: Run) -> None:
+    """`calc.py` looks harmless when the step is checked (it does nothing while pytest only
+    collects) but writes a conftest that turns failures into passes the first time a test
+    imports it: the hook is a runner file no one locked, so the run is not `done` and the
+    deliverable never ships it."""
+    project, outcome = run({"write": {"calc.py": PLANTS_A_CONFTEST}})
+    assert outcome.verdict != "done", outcome.reason + events_said(project)
+    assert "Done" not in subjects(project)
+    tree = str(git.Repo(project.dir).git.ls_tree("-r", "--name-only", "HEAD")).splitlines()
+    assert "conftest.py" not in tree, "the planted hook was committed"
