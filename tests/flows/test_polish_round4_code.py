@@ -7,6 +7,13 @@ The expectation, from the issue ("checks the agents cannot change") and ARCHITEC
 that touches a locked acceptance test or the runner's files is refused like a broken fix, two in
 a row: `fix_output_invalid`): ThoughtForge's own run still runs the locked test as written, the
 gamed fix is refused and undone, the log names what was refused, and `done` never comes.
+
+Run blind against main, nine of the fourteen cases ended otherwise: a `pytest.py` (or `pytest/`
+package) at the root, run by `python -m pytest` in place of the real one, and code under test
+that answers only under pytest (`sys.modules`, `PYTEST_CURRENT_TEST`), patches the runner
+through `sys.modules` or rewrites the JUnit report at exit all reached `done`; a `tests/pytest.ini`
+that ThoughtForge's own run reads (the project's suite does not) was accepted. The lock now sees
+them (`plugins/code/acceptance`); the two still marked xfail are left to decide.
 """
 
 from __future__ import annotations
@@ -331,10 +338,8 @@ INERT = {
 }
 
 
-@pytest.mark.parametrize(
-    "move",
-    [pytest.param(m, marks=[] if m == "dotenv-addopts" else [pytest.mark.slow]) for m in INERT],
-)
+@pytest.mark.slow
+@pytest.mark.parametrize("move", list(INERT))
 def test_settings_the_check_does_not_read_leave_the_locked_test_failing(
     run: Run, move: str
 ) -> None:
@@ -358,6 +363,7 @@ PLANTS_A_CONFTEST = CALC_BUGGY + (
 )
 
 
+@pytest.mark.slow
 def test_code_that_writes_a_conftest_when_it_is_run_never_brings_done(run: Run) -> None:
     """`calc.py` looks harmless when the step is checked (it does nothing while pytest only
     collects) but writes a conftest that turns failures into passes the first time a test
