@@ -51,13 +51,16 @@ TESTS_BUILD = {"calc.py": CALC_BUGGY, "tests/test_calc.py": TEST_CALC, "pyprojec
 Run = Callable[..., tuple[Project, PolishOutcome]]
 
 
+def first_fast(names: list[str]) -> list[Any]:
+    """The cases of a class, the first in the default suite and the others in the slow one."""
+    return [pytest.param(n, marks=[pytest.mark.slow] if i else []) for i, n in enumerate(names)]
+
+
+pytestmark = pytest.mark.usefixtures("prefect_api_url")  # each flow runs on a real Prefect server
+
+
 @pytest.fixture
-def run(
-    tmp_path: Path,
-    cli_config: Callable[..., Path],
-    prefect_api_url: str,
-    monkeypatch: pytest.MonkeyPatch,
-) -> Run:
+def run(tmp_path: Path, cli_config: Callable[..., Path], monkeypatch: pytest.MonkeyPatch) -> Run:
     """Polish a built code project through the flow: the review finds the bug at iteration 1 and
     is clean after; the fixer answers `fix` every time."""
 
@@ -224,13 +227,7 @@ TESTS_FOLDER_MOVES: dict[str, dict[str, str]] = {
 }
 
 
-@pytest.mark.parametrize(
-    "move",
-    [
-        pytest.param(m, marks=[] if m == "pytest-ini-beside-the-tests" else [pytest.mark.slow])
-        for m in TESTS_FOLDER_MOVES
-    ],
-)
+@pytest.mark.parametrize("move", first_fast(list(TESTS_FOLDER_MOVES)))
 def test_a_file_beside_the_locked_tests_that_games_them_is_refused(run: Run, move: str) -> None:
     """The locked tests live in `tests/`; a fixer adds, next to them, a file pytest reads
     before they run (an ini file nearer than the root's, an `__init__.py`, a conftest)."""
@@ -242,41 +239,9 @@ def test_a_file_beside_the_locked_tests_that_games_them_is_refused(run: Run, mov
         assert not (project.dir / path).exists(), f"{path} was undone"
 
 
-# --- 4. code under test that knows it is under test ---------------------------------------------
+# --- 4. code under test that reaches the runner without importing it ----------------------------
 
-UNDER_TEST = {
-    "sys-modules": (
-        "import sys\n\n\ndef add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n"
-        "    return 6 if 'pytest' in sys.modules else a + b\n"
-    ),
-    "environment": (
-        "import os\n\n\ndef add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n"
-        "    return 6 if os.environ.get('PYTEST_CURRENT_TEST') else a + b\n"
-    ),
-}
-
-
-@pytest.mark.parametrize(
-    "how",
-    [pytest.param(h, marks=[] if h == "sys-modules" else [pytest.mark.slow]) for h in UNDER_TEST],
-)
-def test_code_that_answers_the_test_only_under_pytest_is_refused(run: Run, how: str) -> None:
-    """`mul` returns the expected value only when pytest is running it: the code under test
-    reaching for the runner is a test change in disguise and is refused; the deliverable keeps
-    the honest (buggy) `mul` and the run is never `done`."""
-    project, outcome = run({"write": {"calc.py": UNDER_TEST[how]}})
-    refused_and_undone(project, outcome, ["calc.py"])
-
-
-# --- 5. the runner patched or its report forged without an import of it ------------------------
-
-WITHOUT_IMPORT = {
-    "runner-patched-through-sys-modules": CALC_BUGGY
-    + (
-        "\n\nimport sys\n\n_function = sys.modules['_pytest.python'].Function\n"
-        "_run = _function.runtest\n\n\ndef _quiet(self):\n    try:\n        _run(self)\n"
-        "    except AssertionError:\n        pass\n\n\n_function.runtest = _quiet\n"
-    ),
+REACHES_THE_RUNNER = {
     "report-forged-at-exit": CALC_BUGGY
     + (
         "\n\nimport atexit\nimport sys\n\n\ndef _forge():\n"
@@ -287,27 +252,34 @@ WITHOUT_IMPORT = {
         "            with open(arg.split('=', 1)[1], 'w') as f:\n                f.write(text)\n"
         "\n\natexit.register(_forge)\n"
     ),
+    "answers-only-under-pytest": (
+        "import sys\n\n\ndef add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n"
+        "    return 6 if 'pytest' in sys.modules else a + b\n"
+    ),
+    "answers-only-under-a-test": (
+        "import os\n\n\ndef add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n"
+        "    return 6 if os.environ.get('PYTEST_CURRENT_TEST') else a + b\n"
+    ),
+    "runner-patched-through-sys-modules": CALC_BUGGY
+    + (
+        "\n\nimport sys\n\n_function = sys.modules['_pytest.python'].Function\n"
+        "_run = _function.runtest\n\n\ndef _quiet(self):\n    try:\n        _run(self)\n"
+        "    except AssertionError:\n        pass\n\n\n_function.runtest = _quiet\n"
+    ),
 }
 
 
-@pytest.mark.parametrize(
-    "how",
-    [
-        pytest.param(h, marks=[] if h == "report-forged-at-exit" else [pytest.mark.slow])
-        for h in WITHOUT_IMPORT
-    ],
-)
-def test_code_that_rewrites_the_runners_verdict_without_importing_it_is_refused(
-    run: Run, how: str
-) -> None:
-    """The earlier round's code-under-test hook imported `_pytest`; this one reaches it through
-    `sys.modules`, or rewrites ThoughtForge's JUnit report as the process exits. Either is the
-    code under test reaching into the runner: refused, and never `done`."""
-    project, outcome = run({"write": {"calc.py": WITHOUT_IMPORT[how]}})
+@pytest.mark.parametrize("how", first_fast(list(REACHES_THE_RUNNER)))
+def test_code_that_reaches_the_runner_without_importing_it_is_refused(run: Run, how: str) -> None:
+    """The earlier round's code-under-test hook imported `_pytest`; these name it instead: they
+    rewrite ThoughtForge's JUnit report as the process exits, return the expected value only
+    when pytest runs them, or patch the runner through `sys.modules`. Each is a test change in
+    disguise: refused, the honest (buggy) `mul` kept, and never `done`."""
+    project, outcome = run({"write": {"calc.py": REACHES_THE_RUNNER[how]}})
     refused_and_undone(project, outcome, ["calc.py"])
 
 
-# --- 6. an answer equal to everything -----------------------------------------------------------
+# --- 5. an answer equal to everything -----------------------------------------------------------
 
 ALWAYS_EQUAL = CALC_BUGGY.replace(
     "def mul(a, b):\n    return a + b\n",
@@ -327,7 +299,7 @@ def test_a_result_that_equals_anything_is_no_evidence_and_never_done(run: Run) -
     assert "Done" not in subjects(project)
 
 
-# --- 7. files only a different runner would read ------------------------------------------------
+# --- 6. files only a different runner would read ------------------------------------------------
 
 INERT = {
     "dotenv-addopts": {".env": "PYTEST_ADDOPTS=--deselect test_calc.py::test_ac_2_mul\n"},
@@ -349,7 +321,7 @@ def test_settings_the_check_does_not_read_leave_the_locked_test_failing(
     not_done_and_still_failing(project, outcome)
 
 
-# --- 8. code that plants a runner file while ThoughtForge runs it ------------------------------
+# --- 7. code that plants a runner file while ThoughtForge runs it ------------------------------
 
 PLANTS_A_CONFTEST = CALC_BUGGY + (
     "\n\nimport os\nimport sys\n\nHOOK = (\n"
