@@ -10,6 +10,7 @@ from thoughtforge.plugins.code.acceptance.python_tests import (
     ModuleContext,
     context_kept,
     criterion_of,
+    reaches_into_runner,
     read_module,
 )
 
@@ -129,3 +130,21 @@ def test_an_import_that_rebinds_a_name_is_refused(added: str, why: str) -> None:
 
 def test_a_module_that_does_not_parse_has_no_tests() -> None:
     assert read_module("test_x.py", "def test_ac_1(:\n") is None
+
+
+@pytest.mark.parametrize(
+    ("source", "named"),
+    [
+        ("import _pytest.python\n", ["_pytest"]),
+        ("import sys\nUNDER = 'pytest' in sys.modules\n", ["pytest"]),
+        ("import os\nUNDER = os.environ.get('PYTEST_CURRENT_TEST')\n", ["PYTEST_CURRENT_TEST"]),
+        ("import sys\nF = sys.modules['_pytest.python'].Function\n", ["_pytest.python"]),
+        ("import sys\nR = [a for a in sys.argv if a.startswith('--junitxml=')]\n", ["--junitxml="]),
+        ('"""Tested with pytest."""\nSUFFIX = "py"\n', []),
+        ("import json\n", []),
+    ],
+)
+def test_code_that_names_the_runner_in_a_string_reaches_into_it(
+    source: str, named: list[str]
+) -> None:
+    assert reaches_into_runner(source) == named

@@ -43,6 +43,14 @@ def _changed(files: dict[str, str]) -> list[str]:
         ),
         ("tests/helpers.py", "EXPECTED = 5\n", True),
         ("sitecustomize.py", "import builtins\n", True),
+        ("tests/pytest.ini", "[pytest]\npythonpath = ../vendor\n", True),  # nearer than the root's
+        ("tests/tox.ini", "[pytest]\npythonpath = ../vendor\n", True),
+        ("pytest.py", "import sys\nsys.exit(0)\n", True),  # `python -m pytest` would run it
+        ("pluggy/__init__.py", "", True),
+        ("_pytest/python.py", "", True),
+        ("docs/tox.ini", "[tox]\nenvlist = py311\n", False),
+        ("pytest_helpers.py", "X = 1\n", False),
+        ("src/pytest.py", "X = 1\n", False),
         ("conftest.py", "import pytest  # a comment only\n", False),
         ("pyproject.toml", BEFORE["pyproject.toml"].replace('"calc"', '"calc2"'), False),
         ("setup.cfg", "[metadata]\nname = other\n", False),

@@ -50,9 +50,17 @@ RUNNER_MODULES = frozenset({"pytest", "_pytest", "pluggy", "py"})
 """What the code under test has no reason to import: the test runner's own machinery."""
 
 
+RUNNER_WORD = re.compile(
+    r"(?:_?pytest|pluggy)(?:\.[\w.]+)?|PYTEST_\w+|-*junit-?xml=?", re.IGNORECASE
+)
+"""A string that names the runner: a module of it (`sys.modules['_pytest.python']`), its
+variables (`PYTEST_CURRENT_TEST`) or its report (`--junitxml=`)."""
+
+
 def reaches_into_runner(source: str) -> list[str]:
-    """The test runner's modules a source file imports (the code under test registering hooks
-    or rewriting reports is a test change in disguise); a file that does not parse, none."""
+    """The test runner's modules a source file imports or names in a string (the code under test
+    registering hooks, rewriting reports or answering differently under pytest is a test change
+    in disguise); a file that does not parse, none."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -74,6 +82,10 @@ def reaches_into_runner(source: str) -> list[str]:
             and isinstance(node.args[0].value, str)
         ):
             names = [node.args[0].value]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if RUNNER_WORD.fullmatch(node.value.strip()):
+                found.add(node.value.strip())
+            continue
         found.update(name.split(".")[0] for name in names if name.split(".")[0] in RUNNER_MODULES)
     return sorted(found)
 

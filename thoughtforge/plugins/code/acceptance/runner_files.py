@@ -1,7 +1,12 @@
 """What pytest reads before it runs a test, besides the test's own module: its configuration
 (the ini files and the `[tool.pytest]`, `[tool:pytest]` and `[pytest]` sections), every
-`conftest.py`, the support modules of the test folders (`__init__.py`, helpers) and the
-interpreter's start-up hooks (`sitecustomize.py`, `usercustomize.py`).
+`conftest.py`, the support modules of the test folders (`__init__.py`, helpers), the
+interpreter's start-up hooks (`sitecustomize.py`, `usercustomize.py`), and a module at the root
+named like the runner's own (`pytest.py`, a `pluggy/` package): `python -m pytest` puts the root
+first on the path, so it would run instead of the real one.
+
+A configuration file counts in any folder: pytest looks for it from the tests it is given
+upwards, so a `tests/pytest.ini` beside `tests/test_calc.py` is read before the root's.
 
 Each is fingerprinted so that a step that changes any of them (a `--deselect` or `-k` in
 `addopts`, a `collect_ignore`, a conftest hook that turns failures into passes, a new
@@ -21,16 +26,18 @@ import tomllib
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
-from thoughtforge.plugins.code.acceptance.python_tests import TEST_FILE
+from thoughtforge.plugins.code.acceptance.python_tests import RUNNER_MODULES, TEST_FILE
 
 WHOLE_FILES = ("pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml")
 SECTIONS = {"setup.cfg": "tool:pytest", "tox.ini": "pytest"}
 START_UP = ("sitecustomize.py", "usercustomize.py")
 TEST_FOLDERS = frozenset({"test", "tests", "testing"})
-RUNNER_NAMES = frozenset({"conftest.py"})
+RUNNER_NAMES = frozenset({"conftest.py", *WHOLE_FILES, *SECTIONS, "pyproject.toml"})
 """Runner files that count in any folder."""
-ROOT_RUNNER_NAMES = frozenset({*WHOLE_FILES, *SECTIONS, "pyproject.toml", *START_UP})
+ROOT_RUNNER_NAMES = frozenset(START_UP)
 """Runner files that count at the project's root."""
+SHADOWED = frozenset({*RUNNER_MODULES, "iniconfig", "packaging", "exceptiongroup", "tomli"})
+"""The modules pytest is made of: one at the project's root is imported in their place."""
 
 Reader = Callable[[str], str | None]
 """A file's text by its path in the project, or None when it is not there."""
@@ -94,17 +101,31 @@ def changed_runner_files(locked: dict[str, str], now: dict[str, str]) -> list[st
 def is_runner_file(relpath: str) -> bool:
     """A Python file the runner loads as its own: a conftest, a start-up hook, test support."""
     path = PurePosixPath(relpath)
-    return path.name == "conftest.py" or relpath in START_UP or _support_module(path)
+    return (
+        path.name == "conftest.py"
+        or relpath in START_UP
+        or _support_module(path)
+        or shadows_the_runner(relpath)
+    )
+
+
+def shadows_the_runner(relpath: str) -> bool:
+    """A Python file at the root, or in a package at the root, named like a module of pytest."""
+    path = PurePosixPath(relpath)
+    if path.suffix != ".py":
+        return False
+    top = path.stem if len(path.parts) == 1 else path.parts[0]
+    return top in SHADOWED
 
 
 def _fingerprint(relpath: str, text: str) -> str | None:
     path = PurePosixPath(relpath)
-    if relpath in WHOLE_FILES:
+    if path.name in WHOLE_FILES:
         return _digest("\n".join(line.rstrip() for line in text.strip().splitlines()))
-    if relpath == "pyproject.toml":
+    if path.name == "pyproject.toml":
         return _pyproject(text)
-    if relpath in SECTIONS:
-        return _ini_section(text, SECTIONS[relpath])
+    if path.name in SECTIONS:
+        return _ini_section(text, SECTIONS[path.name])
     if path.suffix != ".py":
         return None
     return _python(text) if is_runner_file(relpath) else None

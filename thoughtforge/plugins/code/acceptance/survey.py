@@ -29,6 +29,7 @@ from thoughtforge.plugins.code.acceptance.runner_files import (
     generic_fingerprints,
     is_runner_file,
     runner_fingerprints,
+    shadows_the_runner,
 )
 from thoughtforge.plugins.code.building.source_files import is_test_path
 
@@ -149,7 +150,9 @@ def _runner_files_anywhere(project_dir: Path) -> list[str]:
         found += [
             (base / name).as_posix()
             for name in files
-            if name in RUNNER_NAMES or (base.as_posix() == "." and name in ROOT_RUNNER_NAMES)
+            if name in RUNNER_NAMES
+            or (base.as_posix() == "." and name in ROOT_RUNNER_NAMES)
+            or shadows_the_runner((base / name).as_posix())
         ]
     return found
 

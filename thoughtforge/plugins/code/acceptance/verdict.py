@@ -81,7 +81,10 @@ def judge(
         for path in changed_runner_files(lock.runner, now.runner)
     ]
     touched += [
-        Touched(what=path, how=f"the code under test now imports {', '.join(modules)}")
+        Touched(
+            what=path,
+            how=f"the code under test now reaches into the test runner: {', '.join(modules)}",
+        )
         for path, modules in now.code_imports.items()
         if not set(modules) <= set(lock.code_imports.get(path, []))
     ]
