@@ -495,10 +495,6 @@ def test_a_refused_fix_then_a_good_one_goes_on_and_reaches_done(run: Run) -> Non
     assert [(f.id, f.status) for f in ledger.findings] == [("F1", "resolved")]
 
 
-@finding(
-    "a fix that puts a resolved critical's text back is not noticed: done at iteration 3, "
-    "'2 finding(s) resolved by a fix'"
-)
 def test_a_fix_that_undoes_the_fix_of_a_critical_then_a_clean_review_is_no_done(run: Run) -> None:
     """Fix #1 resolves a critical in Section 1; fix #2, asked about a critical in Section 5, fixes
     it but puts Section 1 back as polishing began (the first critical's text back); the reviews

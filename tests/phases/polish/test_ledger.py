@@ -17,6 +17,7 @@ from thoughtforge.phases.polish.ledger import (
     read_ledger,
     write_ledger,
 )
+from thoughtforge.phases.polish.polish_log import finding_state
 from thoughtforge.phases.polish.review import Dismissal
 
 RAIN = Issue(severity=Severity.CRITICAL, description="No rain plan.", location="Risks")
@@ -134,3 +135,24 @@ def test_the_file_round_trips_and_a_corrupt_one_is_a_state_file_error(tmp_path: 
     with pytest.raises(StateFileError, match="cannot be read"):
         read_ledger(tmp_path)
     assert read_ledger(tmp_path / "nowhere") == Ledger()
+
+
+def test_a_fix_that_puts_a_fixed_place_back_as_it_was_opens_its_finding_again() -> None:
+    """Fix 1 changes Section 1 (its finding resolved by review 2); fix 2 puts Section 1 back as
+    review 1 read it: the finding is open again, and the log says which fix undid it."""
+    budget = Issue(severity=Severity.CRITICAL, description="Over budget", location="Section 1")
+    found, fixed, other = {"Section 1": "a1", "Section 2": "b1"}, {"Section 1": "a2"}, "b2"
+    ledger = after_review(Ledger(), 1, [budget], [])
+    ledger = after_fix(ledger, 1, ["Section 1"], None, (found, {**found, **fixed}))
+    ledger = after_review(ledger, 2, [], [])
+    assert ledger.findings[0].status == "resolved"
+    elsewhere = after_fix(
+        ledger, 2, ["Section 2"], None, (found | fixed, found | {"Section 2": other})
+    )
+    assert elsewhere.findings[0].status == "resolved", "another place changed: nothing undone"
+    changed_again = after_fix(ledger, 2, ["Section 1"], None, (found | fixed, {"Section 1": "a3"}))
+    assert changed_again.findings[0].status == "resolved", "changed again, not put back"
+    undone = after_fix(ledger, 2, ["Section 1"], None, (found | fixed, found))
+    [finding] = undone.findings
+    assert (finding.status, finding.resolved_at, finding.undone_by) == ("open", None, [2])
+    assert "put back as it was by fix #2" in finding_state(finding, 3)

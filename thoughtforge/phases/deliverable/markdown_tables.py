@@ -8,6 +8,7 @@ text before the first heading is the section ''. A table is a header row, a rule
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 
@@ -98,6 +99,18 @@ def changed_headings(old: str, new: str) -> list[str]:
     for key, lines in _section_texts(old):
         before[key] = lines
     return [key[0] for key, lines in _section_texts(new) if before.get(key) != lines]
+
+
+def section_versions(text: str) -> dict[str, str]:
+    """Each section's content hash (its non-blank lines as `same_text` reads them), by heading;
+    a heading that occurs twice names no one section and is left out."""
+    found = _section_texts(text)
+    twice = {heading for (heading, occurrence), _ in found if occurrence > 1}
+    return {
+        heading: hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()[:16]
+        for (heading, _), lines in found
+        if heading not in twice
+    }
 
 
 def same_text(line: str) -> str:

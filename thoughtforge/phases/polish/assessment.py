@@ -69,7 +69,7 @@ def assess(
         versions=versions,
         plateau=report.verdict == "done" and report.guard in ("stagnation", "value"),
     )
-    ledger = after_fix(reviewed, n, fix.changed_places, fix.every_place)
+    ledger = after_fix(reviewed, n, fix.changed_places, fix.every_place, fix.place_versions)
     return Assessment(state=state, report=report, entry=entry, ledger=ledger)
 
 

@@ -38,7 +38,12 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import Counts, HaltReason, Issue
-from thoughtforge.phases.deliverable.markdown_tables import changed_headings, same_text, sections
+from thoughtforge.phases.deliverable.markdown_tables import (
+    changed_headings,
+    same_text,
+    section_versions,
+    sections,
+)
 from thoughtforge.phases.deliverable.verdict import Candidate
 from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.phases.polish import polish_log
@@ -81,6 +86,9 @@ class FixResult(BaseModel):
     """Where it changed the deliverable (a document's headings); None: unknown, so anywhere."""
     every_place: list[str] | None = None
     """Every place of the deliverable it left (a document's headings), when known."""
+    place_versions: tuple[dict[str, str], dict[str, str]] | None = None
+    """Each place's content hash before the fix and after it, when known (`after_fix` reopens a
+    finding whose fixed place the fix put back as it was)."""
 
     @property
     def changed_places(self) -> list[str] | None:
@@ -231,7 +239,10 @@ class PolishSteps:
         result = self.changed(state, version_of(new), summary, f"{self.document} {sizes}")
         every = [s.heading for s in sections(new)]
         places = changed_headings(old, new) if _WORD.findall(old) != _WORD.findall(new) else []
-        return result.model_copy(update={"places": places, "every_place": every})
+        versions = (section_versions(old), section_versions(new))
+        return result.model_copy(
+            update={"places": places, "every_place": every, "place_versions": versions}
+        )
 
     def refuse(self, n: int, why: str, answer: str) -> FixResult:
         """A fix that is not a whole deliverable: kept in `rejected/`, the deliverable unchanged."""

@@ -33,7 +33,7 @@ from thoughtforge.core.staging import POLISH_LEDGER_FILE
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import Issue, Severity
 from thoughtforge.phases.polish.issue_matching import match_findings
-from thoughtforge.phases.polish.places import at_places, same_place
+from thoughtforge.phases.polish.places import at_places, place_words, same_place
 from thoughtforge.phases.polish.review import Dismissal
 
 LEDGER_FILE = POLISH_LEDGER_FILE
@@ -68,6 +68,11 @@ class Finding(BaseModel):
     silent_since: int | None = None
     """The first review since it was last reported that did not report it, its place unchanged."""
     relabelled: list[str] = []
+    fixed_from: str | None = None
+    """The content hash of its place as a fix first changed it: a later fix that puts that text
+    back undoes the fix, and the finding is open again."""
+    undone_by: list[int] = []
+    """The iterations whose fix put its place back as it was when it was found."""
 
     @property
     def active(self) -> bool:
@@ -173,24 +178,55 @@ def _identify(issues: list[Issue], findings: list[Finding], known: list[int]) ->
 
 
 def after_fix(
-    ledger: Ledger, iteration: int, places: list[str] | None, every: list[str] | None = None
+    ledger: Ledger,
+    iteration: int,
+    places: list[str] | None,
+    every: list[str] | None = None,
+    versions: tuple[dict[str, str], dict[str, str]] | None = None,
 ) -> Ledger:
     """The ledger once fix `iteration` changed `places` (None: unknown, so every place; an
     unchanged or refused fix changed none) of the deliverable's `every` places (a location that
-    names none of them, "the vendors", is addressed by any change)."""
+    names none of them, "the vendors", is addressed by any change). With each place's content
+    `versions` before and after the fix, a closed finding whose place the fix put back as it
+    was when a fix first changed it is open again: its fix was undone."""
+    before, after = versions or ({}, {})
     findings = []
     for finding in ledger.findings:
-        if finding.status == "open" and at_places(finding.location, places, every):
+        if not at_places(finding.location, places, every):
+            findings.append(finding)
+            continue
+        place = _one_place(finding.location, after)
+        if finding.status == "open":
             finding = _changed(
                 finding,
                 {
                     "status": "addressed",
                     "addressed_by": [*finding.addressed_by, iteration],
                     "silent_since": None,
+                    "fixed_from": finding.fixed_from or before.get(place or ""),
+                },
+            )
+        elif (
+            finding.status == "resolved"
+            and finding.fixed_from is not None
+            and after.get(place or "") == finding.fixed_from
+        ):
+            finding = _changed(
+                finding,
+                {
+                    "status": "open",
+                    "resolved_at": None,
+                    "undone_by": [*finding.undone_by, iteration],
                 },
             )
         findings.append(finding)
     return Ledger.model_construct(findings=findings, reviewed=ledger.reviewed)
+
+
+def _one_place(location: str, places: dict[str, str]) -> str | None:
+    """The one place of `places` a location names, if it names exactly one."""
+    named = [place for place in places if place_words(place) & place_words(location)]
+    return named[0] if len(named) == 1 else None
 
 
 def after_resume(ledger: Ledger) -> Ledger:
@@ -256,6 +292,7 @@ def _new(number: int, issue: Issue, iteration: int) -> Finding:
             "last_reported": iteration,
             "addressed_by": [],
             "relabelled": [],
+            "undone_by": [],
         },
     )
 
@@ -288,4 +325,6 @@ _BLANK = Finding.model_construct(
     dismissal="",
     silent_since=None,
     relabelled=[],
+    fixed_from=None,
+    undone_by=[],
 )

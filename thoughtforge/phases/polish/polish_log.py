@@ -86,6 +86,9 @@ def finding_state(
         return f"dismissed at iteration {finding.dismissed_at}: {quote(finding.dismissal)}"
     fixes = ", ".join(f"#{n}" for n in finding.addressed_by)
     addressed = f"; its place changed by fix {fixes}" if fixes else ""
+    if finding.undone_by:
+        undone = ", ".join(f"#{n}" for n in finding.undone_by)
+        addressed += f"; put back as it was by fix {undone}"
     if finding.status == "resolved":
         return f"resolved at iteration {finding.resolved_at}{addressed}"
     age = finding.age(iteration)
