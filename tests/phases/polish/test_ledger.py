@@ -156,3 +156,20 @@ def test_a_fix_that_puts_a_fixed_place_back_as_it_was_opens_its_finding_again() 
     [finding] = undone.findings
     assert (finding.status, finding.resolved_at, finding.undone_by) == ("open", None, [2])
     assert "put back as it was by fix #2" in finding_state(finding, 3)
+
+
+def test_one_issue_citing_two_findings_reports_both() -> None:
+    """Before, "F1, F2" was read as no id: both were resolved by the fix while the fold stood."""
+    ledger = after_fix(after_review(Ledger(), 1, [RAIN, OWNER], []), 1, None)
+    fold = Issue(
+        severity=Severity.CRITICAL,
+        description="Neither the rain plan nor the guest list is sorted.",
+        location="Risks, Team",
+        finding="F1, F2",
+    )
+    ledger = after_review(ledger, 2, [fold], [])
+    assert [(f.id, f.status, f.last_reported) for f in ledger.findings] == [
+        ("F1", "open", 2),
+        ("F2", "open", 2),
+    ]
+    assert ledger.findings[1].description == OWNER.description, "kept in its own words"

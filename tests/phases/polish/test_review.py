@@ -22,6 +22,7 @@ from thoughtforge.phases.polish.review import (
     merge_duplicates,
     parse_review,
     prompt_echoes,
+    still_standing,
 )
 
 PLAN, CODE = PlanReview, CodeReview
@@ -310,3 +311,16 @@ def test_a_dismissal_that_does_not_say_why_is_refused(reason: str) -> None:
 @pytest.mark.parametrize("reason", ["Out of scope", "Duplicate of F2", "Section 4 caps it."])
 def test_a_dismissal_in_three_words_says_why(reason: str) -> None:
     assert Dismissal(id="F1", reason=reason).reason == reason
+
+
+def test_issues_whose_words_say_they_are_gone_are_not_issues() -> None:
+    said = [
+        "Resolved: the budget now stays under 15k.",
+        "**Fixed** — the ceremony has a rain plan.",
+        "Addressed - owners are named.",
+        "Fixed-width font makes the table hard to read.",
+        "The budget fix is not resolved yet.",
+    ]
+    standing, gone = still_standing([Issue(severity=Severity.MEDIUM, description=d) for d in said])
+    assert gone == 3
+    assert [issue.description for issue in standing] == said[3:]

@@ -55,6 +55,7 @@ from thoughtforge.phases.polish.review import (
     merge_duplicates,
     parse_review,
     prompt_echoes,
+    still_standing,
 )
 from thoughtforge.phases.reasking import UNUSABLE_HELP, reask
 from thoughtforge.phases.traceability import TRACEABILITY_FILE, plan_traceability
@@ -179,7 +180,10 @@ class PolishSteps:
                 f"Review output still malformed after {retries} re-asks at iteration {n}: {exc}. "
                 f"{UNUSABLE_HELP}",
             ) from None
-        issues, merged = merge_duplicates(parsed.issues)
+        standing, gone = still_standing(parsed.issues)
+        if gone:
+            log_event(self.dir, "issues_said_resolved", iteration=n, dropped=gone)
+        issues, merged = merge_duplicates(standing)
         if merged:
             log_event(self.dir, "duplicate_issues_merged", iteration=n, merged=merged)
         review = StoredReview(

@@ -23,6 +23,7 @@ the findings no step changed with the one it came from (each step copies what it
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -134,12 +135,16 @@ def after_review(
         elif _closed_at(finding) >= recent:
             closed.append(n)
     reported: set[int] = set()
-    for issue, known in zip(issues, _identify(issues, findings, [*active, *closed]), strict=True):
+    identified, also = _identify(issues, findings, [*active, *closed])
+    for issue, known in zip(issues, identified, strict=True):
         if known is None:
             findings.append(_new(len(findings) + 1, issue, iteration))
         else:
             findings[known] = _report(findings[known], issue, iteration)
             reported.add(known)
+    for n in also:
+        findings[n] = _report(findings[n], findings[n].as_issue(), iteration)
+        reported.add(n)
     said = {d.id.strip().upper(): d.reason.strip() for d in dismissals if d.reason.strip()}
     for n in active:
         finding = findings[n]
@@ -157,24 +162,37 @@ def after_review(
     return Ledger.model_construct(findings=findings, reviewed=iteration)
 
 
-def _identify(issues: list[Issue], findings: list[Finding], known: list[int]) -> list[int | None]:
-    """For each issue, the index of the known finding it is: the one it cites, if that one is at
-    a place the issue can be and no earlier issue cited it; else the one its words match."""
+def _identify(
+    issues: list[Issue], findings: list[Finding], known: list[int]
+) -> tuple[list[int | None], list[int]]:
+    """For each issue, the index of the known finding it is: the first it cites, if that one is
+    at a place the issue can be and no earlier issue cited it; else the one its words match. And
+    the other findings an issue citing several cites ("F1, F2": one issue standing for both),
+    which it reports too."""
     found: list[int | None] = [None] * len(issues)
+    also: list[int] = []
     citing = [at for at, issue in enumerate(issues) if issue.finding]
     by_id = {findings[n].id: n for n in known} if citing else {}
     for at in citing:
-        n = by_id.get(issues[at].finding.strip().upper())
-        if n is not None and same_place(issues[at].location, findings[n].location):
-            found[at] = n
-            del by_id[findings[n].id]
-    cited = {n for n in found if n is not None}
-    rest = [n for n in known if n not in cited] if cited else known
+        for cited in _FINDING_ID.findall(issues[at].finding.upper()):
+            n = by_id.get(cited)
+            if n is None or not same_place(issues[at].location, findings[n].location):
+                continue
+            if found[at] is None:
+                found[at] = n
+            else:
+                also.append(n)
+            del by_id[cited]
+    taken = {n for n in found if n is not None} | set(also)
+    rest = [n for n in known if n not in taken] if taken else known
     uncited = [at for at, n in enumerate(found) if n is None]
     words = match_findings([issues[at] for at in uncited], [findings[n] for n in rest])
     for at, m in zip(uncited, words, strict=True):
         found[at] = None if m is None else rest[m]
-    return found
+    return found, also
+
+
+_FINDING_ID = re.compile(r"\bF\d+\b")
 
 
 def after_fix(

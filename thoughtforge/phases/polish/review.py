@@ -185,6 +185,18 @@ def merge_duplicates(issues: list[Issue]) -> tuple[list[Issue], int]:
     return list(kept.values()), len(issues) - len(kept)
 
 
+def still_standing(issues: list[Issue]) -> tuple[list[Issue], int]:
+    """The review's issues less those whose words say they are gone ("Resolved: …", "Fixed —
+    …"): a reviewer listing what it saw fixed reports no issue there, and how many there were."""
+    standing = [issue for issue in issues if not _SAID_GONE.match(issue.description)]
+    return standing, len(issues) - len(standing)
+
+
+_SAID_GONE = re.compile(
+    r"\W*(?:resolved|fixed|addressed|no longer an issue)\b[*_]*\s*(?::|[-–—](?=\s))", re.I
+)
+
+
 def _most_relevant(failures: list[tuple[dict[str, object], ValidationError]]) -> ValidationError:
     """An object with an `issues` key was meant as the review; its errors say what to fix."""
     return next((exc for value, exc in failures if "issues" in value), failures[0][1])
