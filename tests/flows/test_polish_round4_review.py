@@ -446,6 +446,9 @@ def test_a_clean_review_that_comes_only_once_the_fixer_went_idle_is_no_done(run:
     assert outcome.iteration <= 4, outcome.reason
     ledger = read_ledger(project.dir)
     assert [f.status for f in ledger.findings if f.status == "resolved"] == []
+    if outcome.halt_reason is HaltReason.GUARD_FIX_UNCHANGED:
+        # before, it said only "while the reviewer still reports 0 critical, 0 medium, 0 minor"
+        assert "the ledger holds 1 critical, 1 medium, 0 minor open" in outcome.reason
 
 
 # --- 14. one review both reports a finding and dismisses it --------------------------------------

@@ -10,6 +10,7 @@ from thoughtforge.phases.polish.guard_view import (
     counts,
     describe,
     fix_of,
+    open_counts,
     version_name,
 )
 
@@ -76,8 +77,9 @@ def fix_unchanged(seen: Seen) -> tuple[bool, str]:
     said = "; ".join(f"iteration {e.iteration}: {_IDLE[fix_of(e)]}" for e in idle)
     return True, (
         f"No fix changed the deliverable in iterations {idle[0].iteration} and "
-        f"{idle[1].iteration} ({said}) while the reviewer still reports "
-        f"{describe(counts(seen.last))}: the same document would get the same review."
+        f"{idle[1].iteration} ({said}) while the reviewer reports "
+        f"{describe(counts(seen.last))} and the ledger holds {describe(open_counts(seen))} "
+        "open: the same document would get the same review."
     )
 
 

@@ -82,3 +82,9 @@ def arrow(totals: list[int]) -> str:
 
 def number(value: float) -> str:
     return f"{value:.1f}".removesuffix(".0")
+
+
+def open_counts(seen: Seen) -> Counts:
+    """The active findings, each counted at the severity the ledger holds for it (a silent
+    review leaves them open)."""
+    return Counts.of([f.as_issue() for f in seen.ledger.active])

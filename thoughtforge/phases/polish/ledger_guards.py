@@ -17,13 +17,14 @@ small findings come and go around them.
 
 from __future__ import annotations
 
-from thoughtforge.models import Counts, Severity
+from thoughtforge.models import Severity
 from thoughtforge.phases.polish.guard_view import (
     Seen,
     arrow,
     counts,
     describe,
     fix_of,
+    open_counts,
     over,
     over_limits,
 )
@@ -129,11 +130,6 @@ def persistence(seen: Seen) -> tuple[bool, str]:
         f"{_names(old)}) although the fixes changed the deliverable: the fixer is not "
         "resolving them."
     )
-
-
-def open_counts(seen: Seen) -> Counts:
-    """The active findings, each counted at the severity the ledger holds for it."""
-    return Counts.of([f.as_issue() for f in seen.ledger.active])
 
 
 def _silent(seen: Seen) -> list[Finding]:
