@@ -13,7 +13,7 @@ package) at the root, run by `python -m pytest` in place of the real one, and co
 that answers only under pytest (`sys.modules`, `PYTEST_CURRENT_TEST`), patches the runner
 through `sys.modules` or rewrites the JUnit report at exit all reached `done`; a `tests/pytest.ini`
 that ThoughtForge's own run reads (the project's suite does not) was accepted. The lock now sees
-them (`plugins/code/acceptance`); the two still marked xfail are left to decide.
+them (`plugins/code/acceptance`).
 """
 
 from __future__ import annotations
@@ -288,9 +288,6 @@ ALWAYS_EQUAL = CALC_BUGGY.replace(
 )
 
 
-@pytest.mark.xfail(
-    strict=True, reason="round 4 finding: an always-equal result passes the locked test; done"
-)
 def test_a_result_that_equals_anything_is_no_evidence_and_never_done(run: Run) -> None:
     """`mul` still adds, but returns an int whose `==` is always true: the locked test passes
     as written while the criterion does not hold. A careful reviewer would not call it done."""

@@ -86,8 +86,31 @@ def reaches_into_runner(source: str) -> list[str]:
             if RUNNER_WORD.fullmatch(node.value.strip()):
                 found.add(node.value.strip())
             continue
+        elif _equal_to_anything(node):
+            found.add(ALWAYS_EQUAL)
+            continue
         found.update(name.split(".")[0] for name in names if name.split(".")[0] in RUNNER_MODULES)
     return sorted(found)
+
+
+ALWAYS_EQUAL = "an __eq__ that is true of anything"
+"""What a result that passes any `assert result == expected` is called in a refusal."""
+
+
+def _equal_to_anything(node: ast.AST) -> bool:
+    """An `__eq__` defined (or assigned a lambda) to answer True whatever it is compared with:
+    the test's assertion passes while the code is wrong."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == "__eq__":
+        returns = [n for n in ast.walk(node) if isinstance(n, ast.Return)]
+        return bool(returns) and all(_true(r.value) for r in returns)
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
+        named = any(isinstance(t, ast.Name) and t.id == "__eq__" for t in node.targets)
+        return named and _true(node.value.body)
+    return False
+
+
+def _true(value: ast.expr | None) -> bool:
+    return isinstance(value, ast.Constant) and value.value is True
 
 
 class ReadModule(BaseModel):
