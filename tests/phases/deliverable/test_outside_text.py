@@ -137,3 +137,9 @@ def test_a_comment_the_previous_version_had_is_kept() -> None:
     with_comment = PLAN.replace("## Section 2\n", "## Section 2\n<!-- keep -->\n")
     answer = with_comment.replace("Steps for 2", "Book the caterer")
     assert separate(answer, with_comment).document == answer.strip()
+
+
+def test_blank_lines_away_from_a_stripped_comment_are_kept() -> None:
+    spaced = FIXED.replace("\n\n## Section 4", "\n\n\n\n## Section 4")
+    answer = spaced.replace("## Section 2\n", "## Section 2\n\n<!-- Updated -->\n")
+    assert separate(answer, PLAN).document == spaced.strip()

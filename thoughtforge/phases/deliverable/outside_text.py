@@ -164,14 +164,15 @@ def _strip_comments(found: Separated, lines: list[str], known: set[str]) -> list
     """Without the new HTML comments that fill whole lines (a note to whoever reads the source);
     a new comment inside a line of the document refuses the answer."""
     kept: list[str] = []
-    fenced = False
+    fenced = cut = False
     n = 0
     while n < len(lines):
         stripped = lines[n].strip()
         fenced = fenced != bool(_FENCE.fullmatch(lines[n]))
         if fenced or "<!--" not in stripped or stripped in known:
-            if stripped or not kept or kept[-1].strip():
-                kept.append(lines[n])
+            if stripped or not cut or (kept and kept[-1].strip()):
+                kept.append(lines[n])  # the blank line after a cut comment goes with it
+            cut = False
             n += 1
             continue
         end = next((k for k in range(n, len(lines)) if "-->" in lines[k]), n)
@@ -182,6 +183,7 @@ def _strip_comments(found: Separated, lines: list[str], known: set[str]) -> list
             )
             return lines
         found.stripped.append(f"a comment to the reader ({_quote(comment)})")
+        cut = True
         n = end + 1
     return kept
 
