@@ -143,3 +143,35 @@ def test_blank_lines_away_from_a_stripped_comment_are_kept() -> None:
     spaced = FIXED.replace("\n\n## Section 4", "\n\n\n\n## Section 4")
     answer = spaced.replace("## Section 2\n", "## Section 2\n\n<!-- Updated -->\n")
     assert separate(answer, PLAN).document == spaced.strip()
+
+
+@pytest.mark.parametrize(
+    ("edited", "mark"),
+    [
+        ("Book the caterer by April (fixes F1)", "(fixes F1)"),
+        ("Book the caterer by April [addresses findings F1, F3]", "[addresses findings F1, F3]"),
+        ("Book the caterer by April (finding 2)", "(finding 2)"),
+        ("~~Steps for 2~~ Book the caterer by April", "~~Steps for 2~~"),
+    ],
+    ids=["fixes-id", "addresses-ids", "finding-number", "struck-through"],
+)
+def test_a_mark_of_the_edit_in_a_new_line_refuses_the_answer(edited: str, mark: str) -> None:
+    found = separate(FIXED.replace("Book the caterer by April", edited), PLAN)
+    assert found.refused is not None and f"marks its edits inside the document ('{mark}')" in (
+        found.refused
+    )
+
+
+@pytest.mark.parametrize(
+    "edited",
+    ["Book the F1 paddock (per 100 guests)", "Print it in issue 2 (issue 2)", "Room (F2)"],
+)
+def test_numbers_in_brackets_that_name_no_finding_are_content(edited: str) -> None:
+    found = separate(FIXED.replace("Book the caterer by April", edited), PLAN)
+    assert found.refused is None
+
+
+def test_a_struck_through_line_the_previous_version_had_is_kept() -> None:
+    struck = PLAN.replace("Steps for 1", "~~Steps for 1~~ Done")
+    answer = struck.replace("Steps for 2", "Book the caterer")
+    assert separate(answer, struck).refused is None

@@ -6,8 +6,9 @@ Read tolerantly where it can be cut off cleanly: fences around the whole documen
 and a preamble before the document's first line or an afterword after its last (a changelog, a
 "Note: I assumed …", a fenced block after the last table, with the rule that led into it) is
 stripped, as is a whole-line `<!-- comment -->`; each is named so the log can say what was taken
-off. A wrapper cut off at one end only, a note between parts of the document or a comment inside
-a line cannot be told apart from the document: the answer is refused and the reason says why.
+off. A wrapper cut off at one end only, a note between parts of the document, a comment inside
+a line or a mark of the edit (old words struck through `~~…~~`, "(fixes F1)") cannot be told
+apart from the document: the answer is refused and the reason says why.
 Lines the previous version already had are the document's own (a plan may have a section called
 "Notes"). A leading byte-order mark is an encoding's, not the document's: it is dropped.
 """
@@ -49,6 +50,16 @@ _RULE = re.compile(r"(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}")
 _OPEN_TAGS = re.compile(r"(?:<([A-Za-z][\w-]*)(?:\s[^<>]*)?>\s*)+")
 _CLOSE_TAGS = re.compile(r"(?:</([A-Za-z][\w-]*)\s*>\s*)+")
 _TAG_NAME = re.compile(r"<(/?)([A-Za-z][\w-]*)")
+_IDS = r"(?:F|#)?\d+(?:\s*(?:,|&|and)\s*(?:F|#)?\d+)*\s*[)\]]"
+_EDIT_MARK = re.compile(
+    r"~~[^~\n]+~~"
+    r"|[(\[]\s*(?:fix|address|resolv|clos)\w*\s*:?\s*(?:(?:findings?|issues?)\s+)?"
+    + _IDS
+    + r"|[(\[]\s*findings?\s+"
+    + _IDS,
+    re.IGNORECASE,
+)
+"""Marks of the edit left in the text: old words struck through, a finding's id ("(fixes F1)")."""
 BOM = "\ufeff"
 
 
@@ -93,8 +104,24 @@ def separate(answer: str, previous: str | None) -> Separated:
             found.stripped.append(f"a note after the document ({_quote(tail[0])})")
             lines = _without_trailing_rules(lines[:end])
     lines = _strip_comments(found, lines, known)
+    mark = _edit_mark(lines, known)
+    if mark and found.refused is None:
+        found.refused = (
+            f"the answer marks its edits inside the document ({_quote(mark)}): "
+            "a note to the reader, not the document"
+        )
     found.document = "\n".join(lines).strip()
     return found
+
+
+def _edit_mark(lines: list[str], known: set[str]) -> str | None:
+    """The first mark of the edit in a line the previous version did not have: it cannot be cut
+    off without rewriting the line (which words were meant?), so the answer is refused."""
+    for line in lines:
+        found = None if line.strip() in known else _EDIT_MARK.search(line)
+        if found:
+            return found.group(0)
+    return None
 
 
 def _unwrap_html(found: Separated, lines: list[str], known: set[str]) -> list[str]:
