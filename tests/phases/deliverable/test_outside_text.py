@@ -54,7 +54,7 @@ def test_html_tags_at_one_end_only_refuse_the_answer(answer: str) -> None:
 def test_a_fence_inside_a_fence_is_unwrapped_whole() -> None:
     found = separate(f"```markdown\n```markdown\n{BODY}\n```\n```\n", PLAN)
     assert (found.document, found.refused) == (BODY, None)
-    assert found.stripped, "the inner fence is named"
+    assert found.stripped == ["a fence inside its fence ('```markdown')"]
 
 
 @pytest.mark.parametrize(
@@ -175,3 +175,9 @@ def test_a_struck_through_line_the_previous_version_had_is_kept() -> None:
     struck = PLAN.replace("Steps for 1", "~~Steps for 1~~ Done")
     answer = struck.replace("Steps for 2", "Book the caterer")
     assert separate(answer, struck).refused is None
+
+
+def test_a_note_in_the_persons_own_voice_is_the_plans() -> None:
+    answer = f"{FIXED}\nNote: my sister brings the flowers, and I prefer June.\n"
+    found = separate(answer, PLAN)
+    assert (found.document, found.stripped) == (answer.strip(), [])

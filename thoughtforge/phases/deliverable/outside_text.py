@@ -44,8 +44,12 @@ _CHATTER = re.compile(
 _NOTE = re.compile(
     r"[*_]{0,2}(?:notes?|n\.\s?b\.?|nb|p\.\s?s\.?|ps)[*_]{0,2}\s*[:.,-]", re.IGNORECASE
 )
-_FIRST_PERSON = re.compile(r"\b(?:I|I'(?:ve|m|d|ll)|[Mm]e|[Mm]y|[Mm]yself)\b")
-"""A note that speaks as the model ("Note: I assumed …") is to the reader, not the document's."""
+_FIRST_PERSON = re.compile(
+    r"\bI(?:'ve|'m| have| am)\b|\bI\s+(?:\w+ed|kept|left|made|chose|did(?:n't| not)?|rewrote|"
+    r"put|set|took|split|could(?:n't| not)?|was(?:n't| not)?)\b"
+)
+"""A note that speaks as the one who edited ("Note: I assumed …", "I've kept …") is to the
+reader, not the document's ("Note: my sister brings the flowers" may be the plan's)."""
 _RULE = re.compile(r"(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}")
 _OPEN_TAGS = re.compile(r"(?:<([A-Za-z][\w-]*)(?:\s[^<>]*)?>\s*)+")
 _CLOSE_TAGS = re.compile(r"(?:</([A-Za-z][\w-]*)\s*>\s*)+")
@@ -84,7 +88,9 @@ def separate(answer: str, previous: str | None) -> Separated:
     document, chatter = _unfence(answer.strip().removeprefix(BOM))
     found = Separated(document.removeprefix(BOM))
     if chatter:
-        found.stripped.append(f"the chatter around its fence ({_quote(chatter)})")
+        inner = _FENCE.fullmatch(chatter)
+        what = "a fence inside its fence" if inner else "the chatter around its fence"
+        found.stripped.append(f"{what} ({_quote(chatter)})")
     known = {line.strip() for line in (previous or "").splitlines() if line.strip()}
     lines = _unwrap_html(found, found.document.splitlines(), known)
     start = _document_start(lines, previous, known)
