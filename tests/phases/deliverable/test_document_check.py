@@ -141,3 +141,49 @@ def test_a_document_that_had_an_empty_cell_may_keep_it() -> None:
     """Only what the fix brings is held against it: the person's own gap is not a new one."""
     before = PLAN.replace("| Check 3 |", "|  |")
     assert fix(before.replace("Steps for 1", "Book the barn"), previous=before).accepted
+
+
+def test_a_section_the_previous_version_lacks_is_refused() -> None:
+    extra = (
+        "\n## Section 6\n\n| Objective | Plan | Assessment |\n| --- | --- | --- |\n| A | B | C |\n"
+    )
+    verdict = fix(FIXED + extra)
+    assert (verdict.accepted, verdict.problem) == (False, "structure")
+    assert "adds the section(s) ## Section 6" in verdict.reason
+
+
+def test_a_row_written_twice_is_refused_unless_the_previous_version_had_it_twice() -> None:
+    row = "| Goal 1 | Steps for 1 | Check 1 |\n"
+    verdict = fix(FIXED.replace(row, row * 2))
+    assert (verdict.accepted, verdict.problem) == (False, "repeated")
+    assert "'## Section 1' holds the row '| Goal 1 | Steps for 1 | Check 1 |' twice" in (
+        verdict.reason
+    )
+    doubled = PLAN.replace(row, row * 2)
+    assert fix(doubled.replace("Steps for 2", "Book it"), previous=doubled).accepted
+
+
+def test_a_table_left_with_its_header_row_and_no_row_is_refused() -> None:
+    verdict = fix(FIXED.replace("| Goal 1 | Steps for 1 | Check 1 |\n", ""))
+    assert (verdict.accepted, verdict.problem) == (False, "unfilled")
+    assert "'## Section 1' holds a table with its header row and no row" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("cell", "said"),
+    [
+        ("Lorem ipsum dolor sit amet", "placeholder text 'Lorem ipsum'"),
+        ("see above", "a pointer to another cell ('see above')"),
+        ("Same as above.", "a pointer to another cell ('Same as above.')"),
+        ("Ditto", "a pointer to another cell ('Ditto')"),
+    ],
+)
+def test_a_cell_of_filler_or_a_pointer_to_another_cell_is_refused(cell: str, said: str) -> None:
+    verdict = fix(FIXED.replace("| Check 3 |", f"| {cell} |"))
+    assert (verdict.accepted, verdict.problem) == (False, "unfilled")
+    assert said in verdict.reason and "Section 3" in verdict.reason
+
+
+def test_a_cell_that_refers_to_another_and_says_more_is_content() -> None:
+    answer = FIXED.replace("| Check 3 |", "| Same caterer as above, plus a tent |")
+    assert fix(answer).accepted

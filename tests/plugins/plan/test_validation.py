@@ -39,6 +39,14 @@ def test_a_tbd_in_a_slot_is_refused_as_phase_3_refuses_it() -> None:
     assert "placeholder text 'TBD'" in verdict.reason
 
 
+def test_a_slot_that_points_at_another_or_holds_filler_is_refused_at_the_build() -> None:
+    filler = dict(FILLED, **{"goals.plan": "see above", "risks.assessment": "Lorem ipsum"})
+    verdict = check_plan(Candidate(stage="build", text=GENERIC.render("Shed", filler)), GENERIC)
+    assert (verdict.accepted, verdict.problem) == (False, "unfilled")
+    assert "a pointer to another cell ('see above')" in verdict.reason
+    assert "placeholder text 'Lorem ipsum'" in verdict.reason
+
+
 def test_a_build_is_held_to_the_template_with_the_slots_named() -> None:
     partial = GENERIC.render("Garden Shed", {k: v for k, v in FILLED.items() if k != "goals.plan"})
     verdict = check_plan(Candidate(stage="build", text=partial), GENERIC)

@@ -19,8 +19,15 @@ from thoughtforge.phases.deliverable import markdown_tables, outside_text, whole
 from thoughtforge.phases.deliverable.markdown_tables import Section, Table
 from thoughtforge.phases.deliverable.verdict import Candidate, DeliverableVerdict, Problem
 
-PLACEHOLDER = re.compile(r"\b(?:tbd|todo|placeholder)s?\b", re.IGNORECASE)
-"""A word that says the content is still to come, as a whole word in any case ("TODOs", "tbd.")."""
+PLACEHOLDER = re.compile(r"\b(?:tbd|todo|placeholder)s?\b|\blorem ipsum\b", re.IGNORECASE)
+"""A word that says the content is still to come, as a whole word in any case ("TODOs", "tbd."),
+or the printer's filler text ("Lorem ipsum")."""
+REFERENCE_ONLY = re.compile(
+    r"[\W_]*(?:(?:see|same as|as|refer to|per)\s+(?:above|below|previous|earlier)"
+    r"(?:\s+(?:row|cell|section|table))?|ditto|ibid|idem|same)[\W_]*",
+    re.IGNORECASE,
+)
+"""A cell that only points at another ("see above", "ditto"): it fills nothing itself."""
 
 CellProblem = Callable[[str], str | None]
 _WHOLE_ENDS = (".", "!", "?", "|", ":", ")", "*", "_", "`")
@@ -32,12 +39,8 @@ def check_document(
 ) -> DeliverableVerdict:
     """The verdict on a document candidate (`candidate.previous`: the version it would replace)."""
     separated = outside_text.separate(candidate.text, candidate.previous)
-    if separated.inside is not None:
-        return DeliverableVerdict.refused(
-            "outside_text",
-            f"the answer holds a note to the reader inside the document ({separated.inside!r}), "
-            "which cannot be told apart from it",
-        )
+    if separated.refused is not None:
+        return DeliverableVerdict.refused("outside_text", separated.refused)
     document = separated.document
     if not document.strip():
         return DeliverableVerdict.refused("empty", "the answer holds no document")
@@ -57,10 +60,12 @@ def _problem(new: str, old: str | None, cell_problem: CellProblem) -> tuple[Prob
     if cut:
         return "truncated", cut
     if old is not None:
-        repeated = _repeated(new_sections, old_sections)
+        repeated = _repeated(new_sections, old_sections) or _repeated_rows(
+            new_sections, old_sections
+        )
         if repeated:
             return "repeated", repeated
-        shape = _table_shape(new_sections, old_sections)
+        shape = _added(new_sections, old_sections) or _table_shape(new_sections, old_sections)
         if shape:
             return "structure", shape
     content = _unfilled(new_sections, old_sections, cell_problem)
@@ -95,6 +100,34 @@ def _repeated(new: list[Section], old: list[Section]) -> str | None:
     if len(twice) * 2 > len(before):
         return f"the answer holds the document more than once ({len(twice)} sections repeated)"
     return f"the answer repeats the section(s) {', '.join(twice)}"
+
+
+def _repeated_rows(new: list[Section], old: list[Section]) -> str | None:
+    """A table row written twice, word for word, where the previous version had it once."""
+    had = _row_counts(old)
+    for (heading, row), count in _row_counts(new).items():
+        if count > max(had.get((heading, row), 0), 1):
+            return f"the table of '{heading}' holds the row '| {' | '.join(row)[:60]} |' twice"
+    return None
+
+
+def _row_counts(parts: list[Section]) -> Counter[tuple[str, tuple[str, ...]]]:
+    return Counter(
+        (section.heading, tuple(row))
+        for section in parts
+        for table in section.tables
+        for row in table.rows
+    )
+
+
+def _added(new: list[Section], old: list[Section]) -> str | None:
+    """A section the previous version lacks: the template's sections are fixed (a fix or a
+    revision fills them, it adds none)."""
+    had = {section.heading for section in old}
+    added = [s.heading for s in new if s.heading not in had]
+    if not added:
+        return None
+    return f"the answer adds the section(s) {', '.join(added)}, which the document does not have"
 
 
 def _table_shape(new: list[Section], old: list[Section]) -> str | None:
@@ -133,6 +166,8 @@ def _content_problems(parts: list[Section], cell_problem: CellProblem) -> Counte
     problems: Counter[tuple[str, str]] = Counter()
     for section in parts:
         for table in section.tables:
+            if not table.rows:
+                problems[(section.heading, "a table with its header row and no row")] += 1
             for row in table.rows:
                 for cell in row:
                     why = cell_problem(cell)
@@ -147,8 +182,18 @@ def _content_problems(parts: list[Section], cell_problem: CellProblem) -> Counte
 def _no_content(cell: str) -> str | None:
     if not any(char.isalnum() for char in cell):
         return "no content"
+    return placeholder_in(cell)
+
+
+def placeholder_in(cell: str) -> str | None:
+    """Why a cell's text stands in for content it lacks (a placeholder, filler text, a pointer
+    to another cell), or None."""
     found = PLACEHOLDER.search(cell)
-    return f"placeholder text '{found.group(0)}'" if found else None
+    if found:
+        return f"placeholder text '{found.group(0)}'"
+    if REFERENCE_ONLY.fullmatch(cell):
+        return f"a pointer to another cell ('{cell.strip()}') instead of content"
+    return None
 
 
 def _tables_by_place(parts: list[Section]) -> dict[tuple[str, int, int], Table]:

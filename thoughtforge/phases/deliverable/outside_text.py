@@ -1,11 +1,16 @@
 """What an agent writes around a document that is no part of it: a fence, a preamble ("Here is
 the revised plan:"), a trailing changelog ("Changes made:") or a note to the reader.
 
-Read tolerantly where it can be cut off cleanly: one fence around the whole document is unwrapped,
-and a preamble before the document's first line or an afterword after its last is stripped, each
-named so the log can say what was taken off. A note between parts of the document cannot be told
-apart from the document: it is reported, and the answer refused. Lines the previous version
-already had are the document's own (a plan may have a section called "Notes").
+Read tolerantly where it can be cut off cleanly: fences around the whole document are unwrapped
+(a fence in a fence too), HTML tags around it are taken off when they close in order at its end,
+and a preamble before the document's first line or an afterword after its last (a changelog, a
+"Note: I assumed …", a fenced block after the last table, with the rule that led into it) is
+stripped, as is a whole-line `<!-- comment -->`; each is named so the log can say what was taken
+off. A wrapper cut off at one end only, a note between parts of the document, a comment inside
+a line or a mark of the edit (old words struck through `~~…~~`, "(fixes F1)") cannot be told
+apart from the document: the answer is refused and the reason says why.
+Lines the previous version already had are the document's own (a plan may have a section called
+"Notes"). A leading byte-order mark is an encoding's, not the document's: it is dropped.
 """
 
 from __future__ import annotations
@@ -36,14 +41,40 @@ _CHATTER = re.compile(
 )
 
 
+_NOTE = re.compile(
+    r"[*_]{0,2}(?:notes?|n\.\s?b\.?|nb|p\.\s?s\.?|ps)[*_]{0,2}\s*[:.,-]", re.IGNORECASE
+)
+_FIRST_PERSON = re.compile(
+    r"\bI(?:'ve|'m| have| am)\b|\bI\s+(?:\w+ed|kept|left|made|chose|did(?:n't| not)?|rewrote|"
+    r"put|set|took|split|could(?:n't| not)?|was(?:n't| not)?)\b"
+)
+"""A note that speaks as the one who edited ("Note: I assumed …", "I've kept …") is to the
+reader, not the document's ("Note: my sister brings the flowers" may be the plan's)."""
+_RULE = re.compile(r"(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}")
+_OPEN_TAGS = re.compile(r"(?:<([A-Za-z][\w-]*)(?:\s[^<>]*)?>\s*)+")
+_CLOSE_TAGS = re.compile(r"(?:</([A-Za-z][\w-]*)\s*>\s*)+")
+_TAG_NAME = re.compile(r"<(/?)([A-Za-z][\w-]*)")
+_IDS = r"(?:F|#)?\d+(?:\s*(?:,|&|and)\s*(?:F|#)?\d+)*\s*[)\]]"
+_EDIT_MARK = re.compile(
+    r"~~[^~\n]+~~"
+    r"|[(\[]\s*(?:fix|address|resolv|clos)\w*\s*:?\s*(?:(?:findings?|issues?)\s+)?"
+    + _IDS
+    + r"|[(\[]\s*findings?\s+"
+    + _IDS,
+    re.IGNORECASE,
+)
+"""Marks of the edit left in the text: old words struck through, a finding's id ("(fixes F1)")."""
+BOM = "\ufeff"
+
+
 @dataclass
 class Separated:
-    """The document out of an answer; `stripped` names what was taken off; `inside` quotes a
-    note found between parts of the document (then the answer cannot be used)."""
+    """The document out of an answer; `stripped` names what was taken off; `refused` says why
+    the answer cannot be used (text to the reader that cannot be cut off cleanly)."""
 
     document: str
     stripped: list[str] = field(default_factory=list)
-    inside: str | None = None
+    refused: str | None = None
 
 
 def unwrap(text: str) -> str:
@@ -54,26 +85,140 @@ def unwrap(text: str) -> str:
 
 def separate(answer: str, previous: str | None) -> Separated:
     """The document in `answer`, whose previous version (if any) was `previous`."""
-    document, chatter = _unfence(answer)
-    found = Separated(document)
+    document, chatter = _unfence(answer.strip().removeprefix(BOM))
+    found = Separated(document.removeprefix(BOM))
     if chatter:
-        found.stripped.append(f"the chatter around its fence ({_quote(chatter)})")
+        inner = _FENCE.fullmatch(chatter)
+        what = "a fence inside its fence" if inner else "the chatter around its fence"
+        found.stripped.append(f"{what} ({_quote(chatter)})")
     known = {line.strip() for line in (previous or "").splitlines() if line.strip()}
-    lines = found.document.splitlines()
+    lines = _unwrap_html(found, found.document.splitlines(), known)
     start = _document_start(lines, previous, known)
     if start:
         found.stripped.append(f"a preamble ({_quote(_first(lines[:start]))})")
         lines = lines[start:]
+    lines = _strip_trailing_fence(found, lines, known)
     end = _afterword_start(lines, known)
     if end is not None:
         tail = [line.strip() for line in lines[end:] if line.strip()]
         if any(_documents(line, known) for line in tail[1:]):
-            found.inside = tail[0][:_QUOTED]
+            found.refused = (
+                "the answer holds a note to the reader inside the document "
+                f"({tail[0][:_QUOTED]!r}), which cannot be told apart from it"
+            )
         else:
             found.stripped.append(f"a note after the document ({_quote(tail[0])})")
-            lines = lines[:end]
+            lines = _without_trailing_rules(lines[:end])
+    lines = _strip_comments(found, lines, known)
+    mark = _edit_mark(lines, known)
+    if mark and found.refused is None:
+        found.refused = (
+            f"the answer marks its edits inside the document ({_quote(mark)}): "
+            "a note to the reader, not the document"
+        )
     found.document = "\n".join(lines).strip()
     return found
+
+
+def _edit_mark(lines: list[str], known: set[str]) -> str | None:
+    """The first mark of the edit in a line the previous version did not have: it cannot be cut
+    off without rewriting the line (which words were meant?), so the answer is refused."""
+    for line in lines:
+        found = None if line.strip() in known else _EDIT_MARK.search(line)
+        if found:
+            return found.group(0)
+    return None
+
+
+def _unwrap_html(found: Separated, lines: list[str], known: set[str]) -> list[str]:
+    """The lines inside HTML tags that open before the document and close, in order, after it;
+    tags at one end only cannot be cut off cleanly (`found.refused`)."""
+    body = [n for n, line in enumerate(lines) if line.strip()]
+    head = [n for n in body if _OPEN_TAGS.fullmatch(lines[n].strip())]
+    head = [n for k, n in enumerate(head) if n == body[k]]
+    tail = [n for n in reversed(body) if _CLOSE_TAGS.fullmatch(lines[n].strip())]
+    tail = [n for k, n in enumerate(tail) if n == body[-1 - k]][::-1]
+    if any(lines[n].strip() in known for n in head + tail) or (not head and not tail):
+        return lines
+    opened = [m.group(2) for n in head for m in _TAG_NAME.finditer(lines[n]) if not m.group(1)]
+    closed = [m.group(2) for n in tail for m in _TAG_NAME.finditer(lines[n]) if m.group(1)]
+    if [name.lower() for name in opened] != [name.lower() for name in reversed(closed)]:
+        ends = (
+            "".join(lines[n].strip() for n in head)
+            + " … "
+            + "".join(lines[n].strip() for n in tail)
+        )
+        found.refused = (
+            f"the answer is wrapped in HTML tags that do not close around it ({ends.strip()!r}), "
+            "so they cannot be cut off cleanly"
+        )
+        return lines
+    found.stripped.append(
+        f"the HTML around it ({_quote(lines[head[0]])} … {_quote(lines[tail[-1]])})"
+    )
+    return lines[head[-1] + 1 : tail[0]]
+
+
+def _strip_trailing_fence(found: Separated, lines: list[str], known: set[str]) -> list[str]:
+    """Without a fenced block the answer ends with after the document's last table or heading
+    (an echoed issue list, a JSON summary), unless the previous version had it."""
+    body = [n for n, line in enumerate(lines) if line.strip()]
+    if len(body) < 2 or not _FENCE.fullmatch(lines[body[-1]]):
+        return lines
+    closing = lines[body[-1]].strip()
+    opening = next(
+        (
+            n
+            for n in reversed(body[:-1])
+            if _FENCE.fullmatch(lines[n]) and lines[n].strip().startswith(closing)
+        ),
+        None,
+    )
+    if opening is None or any(line.strip() in known for line in lines[opening : body[-1] + 1]):
+        return lines
+    before = lines[:opening]
+    if not any(_documents(line, known) for line in before) or any(
+        _FENCE.fullmatch(line) for line in before
+    ):
+        return lines
+    found.stripped.append(f"a fenced block after the document ({_quote(lines[opening])})")
+    return _without_trailing_rules(before)
+
+
+def _without_trailing_rules(lines: list[str]) -> list[str]:
+    """Without the blank lines and horizontal rules that led into what was cut off after them."""
+    kept = list(lines)
+    while kept and (not kept[-1].strip() or _RULE.fullmatch(kept[-1].strip())):
+        kept.pop()
+    return kept
+
+
+def _strip_comments(found: Separated, lines: list[str], known: set[str]) -> list[str]:
+    """Without the new HTML comments that fill whole lines (a note to whoever reads the source);
+    a new comment inside a line of the document refuses the answer."""
+    kept: list[str] = []
+    fenced = cut = False
+    n = 0
+    while n < len(lines):
+        stripped = lines[n].strip()
+        fenced = fenced != bool(_FENCE.fullmatch(lines[n]))
+        if fenced or "<!--" not in stripped or stripped in known:
+            if stripped or not cut or (kept and kept[-1].strip()):
+                kept.append(lines[n])  # the blank line after a cut comment goes with it
+            cut = False
+            n += 1
+            continue
+        end = next((k for k in range(n, len(lines)) if "-->" in lines[k]), n)
+        comment = "\n".join(lines[n : end + 1]).strip()
+        if not (comment.startswith("<!--") and comment.endswith("-->")):
+            found.refused = (
+                f"the answer holds a comment to the reader inside the document ({_quote(stripped)})"
+            )
+            return lines
+        found.stripped.append(f"a comment to the reader ({_quote(comment)})")
+        cut = True
+        n = end + 1
+    return kept
 
 
 def _document_start(lines: list[str], previous: str | None, known: set[str]) -> int:
@@ -108,7 +253,9 @@ def _afterword_start(lines: list[str], known: set[str]) -> int | None:
         stripped = line.strip()
         if n == 0 or not stripped or stripped in known:
             continue
-        if _AFTERWORD.fullmatch(stripped):
+        if _AFTERWORD.fullmatch(stripped) or (
+            _NOTE.match(stripped) and _FIRST_PERSON.search(stripped)
+        ):
             return n
         if _CHATTER.match(stripped) and not any(_documents(line, known) for line in lines[n:]):
             return n  # a model's closing words; in the middle, such words may be the plan's
@@ -122,7 +269,18 @@ def _documents(line: str, known: set[str]) -> bool:
 
 
 def _unfence(text: str) -> tuple[str, str]:
-    """The inside of one fence around the whole text, and the chatter dropped around it."""
+    """The inside of the fences around the whole text (a fence in a fence too), and the chatter
+    dropped around them (an inner fence's line when there was none)."""
+    inner, chatter = _unfence_once(text)
+    while inner != text.strip():
+        text = inner
+        inner, more = _unfence_once(text)
+        if inner != text.strip():
+            chatter = chatter or more or text.splitlines()[0]
+    return inner, chatter
+
+
+def _unfence_once(text: str) -> tuple[str, str]:
     stripped = text.strip()
     lines = stripped.splitlines()
     opening = next((n for n, line in enumerate(lines) if _FENCE.fullmatch(line)), None)

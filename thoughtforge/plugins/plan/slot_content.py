@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from thoughtforge.phases.deliverable.document_check import PLACEHOLDER
+from thoughtforge.phases.deliverable.document_check import placeholder_in
 
 _TEMPLATE_TEXT = re.compile(
     r"<[a-z][a-z0-9]*_[a-z0-9_]*>|\[(?:insert|your|add|describe)\b[^\]]*\]|^\{\{[^}]*\}\}$"
@@ -34,9 +34,9 @@ def unfilled_reason(text: str) -> str | None:
     """Why `text` cannot fill a slot, or None when it can."""
     if not any(char.isalnum() for char in text):
         return "empty"
-    placeholder = PLACEHOLDER.search(text)
+    placeholder = placeholder_in(text)
     if placeholder:
-        return f"placeholder text '{placeholder.group(0)}'"
+        return placeholder
     template = _TEMPLATE_TEXT.search(text.strip())
     if template:
         return f"template text '{template.group(0)}' instead of content"
