@@ -152,6 +152,15 @@ def test_a_section_the_previous_version_lacks_is_refused() -> None:
     assert "adds the section(s) ## Section 6" in verdict.reason
 
 
+def test_a_subheading_inside_a_section_is_its_content_not_a_new_section() -> None:
+    sub = FIXED.replace(
+        "| Goal 1 | Steps for 1 | Check 1 |\n",
+        "| Goal 1 | Steps for 1 | Check 1 |\n\n### Suppliers\n\nThe barn and the caterer.\n",
+    )
+    assert sub != FIXED
+    assert fix(sub).accepted
+
+
 def test_a_row_written_twice_is_refused_unless_the_previous_version_had_it_twice() -> None:
     row = "| Goal 1 | Steps for 1 | Check 1 |\n"
     verdict = fix(FIXED.replace(row, row * 2))

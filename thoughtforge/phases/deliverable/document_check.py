@@ -121,13 +121,17 @@ def _row_counts(parts: list[Section]) -> Counter[tuple[str, tuple[str, ...]]]:
 
 
 def _added(new: list[Section], old: list[Section]) -> str | None:
-    """A section the previous version lacks: the template's sections are fixed (a fix or a
-    revision fills them, it adds none)."""
+    """A section the previous version lacks: the template's sections (its `#` and `##`
+    headings) are fixed (a fix or a revision fills them, it adds none; a `###` inside one is
+    its content)."""
     had = {section.heading for section in old}
-    added = [s.heading for s in new if s.heading not in had]
+    added = [s.heading for s in new if s.heading not in had and _TEMPLATE_LEVEL.match(s.heading)]
     if not added:
         return None
     return f"the answer adds the section(s) {', '.join(added)}, which the document does not have"
+
+
+_TEMPLATE_LEVEL = re.compile(r"#{1,2}\s")
 
 
 def _table_shape(new: list[Section], old: list[Section]) -> str | None:
