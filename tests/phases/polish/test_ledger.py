@@ -173,3 +173,16 @@ def test_one_issue_citing_two_findings_reports_both() -> None:
         ("F2", "open", 2),
     ]
     assert ledger.findings[1].description == OWNER.description, "kept in its own words"
+
+
+def test_a_finding_that_names_no_one_place_is_never_opened_again_by_an_untouched_place() -> None:
+    """Only a finding whose location names one section can have that section put back: before
+    this test, an unlocated finding took the text before the first heading as its place, and
+    any later fix that left that text alone opened it again."""
+    vague = Issue(severity=Severity.MEDIUM, description="Tone is too casual.", location="")
+    first = {"": "title", "Section 1": "a1"}
+    ledger = after_review(Ledger(), 1, [vague], [])
+    ledger = after_fix(ledger, 1, ["Section 1"], None, (first, {"": "title", "Section 1": "a2"}))
+    ledger = after_review(ledger, 2, [], [])
+    later = after_fix(ledger, 2, ["Section 1"], None, ({"": "title", "Section 1": "a2"}, first))
+    assert [(f.status, f.fixed_from) for f in later.findings] == [("resolved", None)]

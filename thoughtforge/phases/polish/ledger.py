@@ -210,10 +210,13 @@ def after_fix(
     before, after = versions or ({}, {})
     findings = []
     for finding in ledger.findings:
-        if not at_places(finding.location, places, every):
+        undoable = finding.status == "resolved" and finding.fixed_from is not None
+        if not (finding.status == "open" or undoable) or not at_places(
+            finding.location, places, every
+        ):
             findings.append(finding)
             continue
-        place = _one_place(finding.location, after)
+        place = _one_place(finding.location, after) if after else None
         if finding.status == "open":
             finding = _changed(
                 finding,
@@ -221,14 +224,10 @@ def after_fix(
                     "status": "addressed",
                     "addressed_by": [*finding.addressed_by, iteration],
                     "silent_since": None,
-                    "fixed_from": finding.fixed_from or before.get(place or ""),
+                    "fixed_from": finding.fixed_from or (place and before.get(place)),
                 },
             )
-        elif (
-            finding.status == "resolved"
-            and finding.fixed_from is not None
-            and after.get(place or "") == finding.fixed_from
-        ):
+        elif place is not None and after.get(place) == finding.fixed_from:
             finding = _changed(
                 finding,
                 {
