@@ -4,7 +4,8 @@ each run through the polish flow on a real Prefect server.
 Each expectation was written from the design spec (Phase 4: a fix returns the whole plan, the
 OPA structure is fixed), issue 46 and ARCHITECTURE.md before the case was run: a careful human
 reviewer's call. A fix that is not the plan is refused and the plan kept (two in a row:
-`fix_output_invalid`), or its wrapping or chatter is stripped and the log says what.
+`fix_output_invalid`), or its wrapping or chatter is stripped and the log says what. Run blind
+against main, 20 of the 66 cases ended otherwise; each is fixed.
 """
 
 from __future__ import annotations
@@ -37,11 +38,6 @@ TWO_CRITICAL_ROUNDS: dict[int | str, str] = {
     "default": review(),
 }
 """A critical finding in each of the first two reviews: two refused fixes in a row halt."""
-
-
-def finding(what: str) -> pytest.MarkDecorator:
-    """A case this round found failing: the lead fixes the product and removes the mark."""
-    return pytest.mark.xfail(strict=True, reason=f"round 4 finding: {what}")
 
 
 ONE_CRITICAL_ROUND: dict[int | str, str] = {1: review(1, 0, 0, "a"), "default": review()}
