@@ -86,7 +86,7 @@ def test_a_halt_exits_3_and_names_the_next_steps(
 
 OUTCOMES = {
     "plateau": (
-        {1: review(1, 3, 3, "a"), 2: review(1, 3, 3, "b"), 3: review(1, 3, 3, "c")},
+        {1: review(0, 4, 3, "a"), 2: review(0, 4, 3, "b"), 3: review(0, 4, 3, "c")},
         None,
         0,
     ),
