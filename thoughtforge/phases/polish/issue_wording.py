@@ -184,6 +184,8 @@ def near_miss(text: str, other: str) -> bool:
     raw trace"). A reviewer rewording a finding changes more of its wording than that, or keeps
     both what it names and whether it is missing; a changed absence is the stronger sign, so it
     counts in a looser frame."""
+    if text == other:
+        return False
     same_absence = _says_absent(text) == _says_absent(other)
     if same_absence and _same_subject(text, other):
         return False
@@ -236,12 +238,7 @@ def _words(text: str) -> frozenset[str]:
 @lru_cache(maxsize=4096)
 def _says_absent(text: str) -> bool:
     """Whether a description says something is missing ("no", "lacks", "doesn't")."""
-    return any(
-        word in _ABSENCE or word.endswith("n't") for word in _CONTRACTED.findall(text.lower())
-    )
-
-
-_CONTRACTED = re.compile(r"[a-z0-9]+(?:['’]t)?")
+    return _ABSENT.search(text) is not None
 
 
 @lru_cache(maxsize=4096)
@@ -261,7 +258,8 @@ _KINDS = {
 """The words that say which kind of problem a finding is (a reviewer rewording a finding keeps
 its kind), each word of one kind only; "not" says none ("not clear", "not given")."""
 _KIND_OF = {word: kind for kind, found in _KINDS.items() for word in found.split()}
-_ABSENCE = frozenset(_KINDS["absent"].split()) | {"not", "nobody", "nothing", "cannot", "nor"}
+_ABSENCE_WORDS = sorted({*_KINDS["absent"].split(), "not", "nobody", "nothing", "cannot", "nor"})
+_ABSENT = re.compile(rf"\b(?:{'|'.join(_ABSENCE_WORDS)})\b|n['’]t\b", re.IGNORECASE)
 
 
 def _canonical(word: str) -> str:
