@@ -152,9 +152,11 @@ class PhaseEngine:
                     "back. Only you change these documents (edit them, or ask for a revision)."
                 )
 
-    def ask(self, agent: str, prompt: str, call: AgentCall) -> str:
+    def ask(self, agent: str, prompt: str, call: AgentCall, also: tuple[str, ...] = ()) -> str:
+        """The agent's answer; what it wrote to the person's documents or to `also` is put back
+        (`agent_at_work`)."""
         try:
-            with self.agent_at_work(call.step):
+            with self.agent_at_work(call.step, also):
                 return invoke_agent(self.config, agent, prompt, call)
         except AnswerCutOff as exc:
             raise PhaseHalt(HaltReason.ANSWER_UNUSABLE, f"{exc}. {UNUSABLE_HELP}") from None

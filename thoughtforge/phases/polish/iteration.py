@@ -215,12 +215,8 @@ class PolishSteps:
             **{self.plugin.name: old},
         )
         call = self.engine.call(self.fix_step, review.iteration)
-        answer = self.engine.ask(self.fixer, prompt, call)
-        if self.engine.read(self.document) != old:  # the fix is its answer, not what it wrote
-            self.engine.write(self.document, old)
-            log_event(
-                self.dir, "fixer_wrote_the_document", level="warning", iteration=review.iteration
-            )
+        # the fix is its answer: a document it wrote itself is put back before it is judged
+        answer = self.engine.ask(self.fixer, prompt, call, also=(self.document,))
         verdict = self.plugin.check_deliverable(
             self.engine.project, Candidate(stage="fix", text=answer, previous=old)
         )
