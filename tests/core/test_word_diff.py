@@ -84,3 +84,19 @@ def test_each_passage_says_where_it_is_and_a_rewrite_reads_old_then_new(config: 
 
 def test_an_empty_diff_says_nothing() -> None:
     assert changes_in_words("") == [] and as_text([]) == ""
+
+
+def test_a_change_far_below_its_heading_is_placed_under_it(config: Config) -> None:
+    """The heading comes from the document, not from the hunk's three lines of context: a line
+    deep in Acceptance Criteria is under that heading, not under the section before it."""
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+    plan = project.dir / "docs" / "plan.md"
+    plan.parent.mkdir(parents=True, exist_ok=True)
+    criteria = "".join(f"{n}. Criterion {n} holds.\n" for n in range(1, 13))
+    plan.write_text(f"# Plan\n\n## Exclusions\n\nNo band.\n\n## Acceptance Criteria\n\n{criteria}")
+    commit(project.dir, "Phase 3 complete: plan built")
+    plan.write_text(plan.read_text().replace("9. Criterion 9 holds.", "9. Criterion 9 is met."))
+    commit(project.dir, "fix #1: docs/plan.md updated")
+
+    [passage] = changes_in_words(_changes(project))[0].passages
+    assert passage.where == "line 17, under “Acceptance Criteria”"

@@ -32,6 +32,7 @@ AUTHOR_EMAIL = "thoughtforge@localhost"
 LOCK_WAIT_SECONDS = 10.0
 SAFE_CONFIG = ("core.hooksPath=/dev/null", "core.fsmonitor=false", "commit.gpgSign=false")
 """Given to every git process ThoughtForge starts: no hook, monitor or signer runs for it."""
+DIFF_ATTRIBUTES = Path(__file__).with_name("diff.gitattributes")
 SAFE_OPTIONS = tuple(part for setting in SAFE_CONFIG for part in ("-c", setting))
 OWN_CONFIG_KEYS = frozenset(
     {
@@ -248,8 +249,10 @@ def tags_with_prefix(path: Path, prefix: str) -> dict[str, str]:
 
 @_one_line_errors
 def diff_text(path: Path, revisions: Sequence[str], relpaths: Sequence[str]) -> str:
-    """`git diff` between commits (or a commit and the work tree) for `relpaths`."""
-    return str(_repo(path).git.diff(*revisions, "--", *relpaths))
+    """`git diff` between commits (or a commit and the work tree) for `relpaths`, each Markdown
+    hunk's header naming the heading above it (`diff.gitattributes`)."""
+    attributes = f"core.attributesFile={DIFF_ATTRIBUTES}"
+    return str(_repo(path).git(c=attributes).diff(*revisions, "--", *relpaths))
 
 
 @_one_line_errors

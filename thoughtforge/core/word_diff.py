@@ -26,7 +26,7 @@ MAX_COMPARED_TOKENS = 4000
 SIMILAR_ENOUGH = 0.4
 """Below this likeness, a rewritten run reads better as the old words then the new."""
 
-_HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+_HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@ ?(.*)")
 _TOKEN = re.compile(r"\s+|\w+|[^\w\s]")
 _HEADING = re.compile(r"^#{1,6}\s+\S")
 
@@ -118,7 +118,8 @@ def _marked(pieces: list[Piece]) -> str:
 
 def _passages(lines: list[str]) -> Iterator[Passage]:
     """The change runs of a file's hunks, each with its new line number and the last heading
-    seen before it."""
+    before it: the one a hunk's header names (git finds it in the whole document), else the last
+    seen in the hunk's context."""
     heading = ""
     removed: list[str] = []
     added: list[str] = []
@@ -134,6 +135,8 @@ def _passages(lines: list[str]) -> Iterator[Passage]:
         if hunk := _HUNK.match(line):
             yield from flush()
             old_line, new_line = int(hunk[1]), int(hunk[2])
+            if _HEADING.match(hunk[3]):
+                heading = hunk[3].lstrip("#").strip()
             continue
         mark, text = line[:1], line[1:]
         if mark in "-+" and not (removed or added):
