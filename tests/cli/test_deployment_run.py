@@ -1,6 +1,6 @@
 """`thoughtforge run-deployment` against a real Prefect server: the run it starts carries the
-parameters as `prefect deployment run` would send them (a `@FILE` made absolute, the project's
-tag added), and each way it cannot start a run is one clear line. Its use from a tool install,
+parameters as `prefect deployment run` would send them (a `@FILE` read here and sent as its text,
+the project's tag added), and each way it cannot start a run is one clear line. Its use from a tool install,
 where no `prefect` command exists, is `tests/stack/test_installed.py`'s."""
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def test_a_run_starts_with_the_parameters_given(
     assert started.stdout.startswith("Started ") and f"of {flow_name}/local: " in started.stdout
     run = api.call("GET", f"/flow_runs/{run_id}")
     assert run["parameters"] == {
-        "brain_dump": f"@{tmp_path / 'dump.md'}",
+        "brain_dump": "the brain dump",
         "project_id": "20261128-x-abcd",
         "auto_confirm": True,
         "change_request": "Add a rain plan",
@@ -70,6 +70,9 @@ def test_a_missing_deployment_a_bad_parameter_and_no_server_are_one_line_each(
     assert "thoughtforge up" in missing.stderr and "Traceback" not in missing.stderr
     bad = _tf(config, "run-deployment", "x/local", "-p", "brain_dump", api=prefect_api_url)
     assert bad.returncode == 1 and "give a parameter as KEY=VALUE" in bad.stderr
+    unread = _tf(config, "run-deployment", "x/local", "-p", "brain_dump=@nosuch.md", api=None)
+    assert unread.returncode == 1 and "Started" not in unread.stdout
+    assert "-p brain_dump=@nosuch.md: no such file in" in unread.stderr
     alone = _tf(config, "run-deployment", "thoughtforge-pipeline/local", api=None)
     assert alone.returncode == 1
     assert "no Prefect server answers: start one with `thoughtforge up`" in alone.stderr

@@ -2,9 +2,10 @@
 
 A tool install (`pipx`, `uv tool`) puts only `thoughtforge` on PATH, so every run the README or
 `up` tells a person to start goes through this command rather than `prefect deployment run`.
-It takes that command's `-p KEY=VALUE` (a value is JSON when it reads as JSON, else text), and a
-`@FILE` value names its file by its absolute path: the run starts in the config's folder, not
-the shell's.
+It takes that command's `-p KEY=VALUE` (a value is JSON when it reads as JSON, else text). A
+`@FILE` value is read here, from where the command runs, and sent as its text: the worker runs
+elsewhere (another folder, another machine), and a file that cannot be read is refused before any
+run is started.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ def run_deployment(
         typer.Option(
             "--param",
             "-p",
-            help="A flow parameter as KEY=VALUE (repeat it); brain_dump=@FILE reads the file.",
+            help="A flow parameter as KEY=VALUE (repeat it); KEY=@FILE sends the file's text "
+            "(read here, before the run starts).",
         ),
     ] = None,
 ) -> None:
@@ -93,9 +95,24 @@ def _parameter(text: str) -> tuple[str, Any]:
     key, equals, value = text.partition("=")
     if not equals or not key.strip():
         raise ThoughtForgeError(f"-p {text!r}: give a parameter as KEY=VALUE")
-    if value.startswith("@") and Path(value[1:]).expanduser().is_file():
-        return key.strip(), f"@{Path(value[1:]).expanduser().resolve()}"
+    if value.startswith("@"):
+        return key.strip(), _file_text(key.strip(), value[1:])
     try:
         return key.strip(), json.loads(value)
     except json.JSONDecodeError:
         return key.strip(), value
+
+
+def _file_text(key: str, name: str) -> str:
+    """The text of `-p KEY=@NAME`, or one line saying why it cannot be sent."""
+    from thoughtforge.bounded_input import MAX_TEXT_FILE_BYTES, read_capped_text
+
+    path = Path(name).expanduser()
+    if not path.is_file():
+        raise ThoughtForgeError(
+            f"-p {key}=@{name}: no such file in {Path.cwd()} (the file is read here, before "
+            "the run starts); give its path from this folder"
+        )
+    text = read_capped_text(path, MAX_TEXT_FILE_BYTES, f"-p {key}=@")
+    # The worker reads a one-line value that starts with "@" as a file's name: keep this text text.
+    return text + "\n" if text.startswith("@") and "\n" not in text else text
