@@ -11,6 +11,7 @@ from tests.conftest import config_data
 from thoughtforge.config import load_config
 from thoughtforge.config.ports import (
     SERVER_PORT_ENV,
+    TEMPORARY_PORT_ENV,
     WEB_PORT_ENV,
     Ports,
     forget_ports,
@@ -23,6 +24,7 @@ from thoughtforge.errors import ConfigError
 def config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv(SERVER_PORT_ENV, raising=False)
     monkeypatch.delenv(WEB_PORT_ENV, raising=False)
+    monkeypatch.delenv(TEMPORARY_PORT_ENV, raising=False)
     path = tmp_path / "config.yaml"
     data = config_data(tmp_path, server={"host": "127.0.0.1", "port": 4200}, web={"port": 8765})
     path.write_text(yaml.safe_dump(data))
@@ -60,3 +62,14 @@ def test_a_damaged_record_is_ignored(config_file: Path) -> None:
     record.parent.mkdir()
     record.write_text("{not json")
     assert load_config(config_file).server.port == 4200
+
+
+def test_the_temporary_servers_port_has_a_variable(
+    config_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert load_config(config_file).server.temporary_port is None
+    monkeypatch.setenv(TEMPORARY_PORT_ENV, "4377")
+    assert load_config(config_file).server.temporary_port == 4377
+    monkeypatch.setenv(TEMPORARY_PORT_ENV, "0")
+    with pytest.raises(ConfigError, match=TEMPORARY_PORT_ENV):
+        load_config(config_file)

@@ -88,6 +88,13 @@ def test_the_wheel_in_a_venv_of_its_own_runs_a_deployed_project_to_done(
         assert command[1:3] == ["run-deployment", "thoughtforge-pipeline/local"]
         example = Path(command[-1].removeprefix("brain_dump=@"))
         assert example.is_relative_to(installed), "the example travels with the package"
+        # The line for Prefect's own commands names one this install has (PATH has none).
+        [(prefect, api)] = re.findall(
+            r"For `(.+)` commands in this shell: export PREFECT_API_URL=(\S+)", started.stdout
+        )
+        assert prefect == str(bin_dir / "prefect")
+        listed = _run([prefect, "deployment", "ls"], env={**env, "PREFECT_API_URL": api}, cwd=work)
+        assert "thoughtforge-pipeline/local" in listed.stdout
         _run([*command, "-p", "auto_confirm=true"], env=env, cwd=work, timeout=300)
         projects = work / "projects"
 

@@ -80,15 +80,17 @@ def start_command(brain_dump: Path, config_file: Path | None) -> str:
     and the config `up` was given, when not the default one."""
     config = ["--config", str(config_file)] if config_file is not None else []
     words = ["run-deployment", "thoughtforge-pipeline/local", "-p", f"brain_dump=@{brain_dump}"]
-    return shlex.join([_own_command(), *config, *words])
+    return shlex.join([installed_command("thoughtforge") or "thoughtforge", *config, *words])
 
 
-def _own_command() -> str:
-    beside = Path(sys.executable).parent / "thoughtforge"
+def installed_command(name: str) -> str | None:
+    """How to run this install's own `name` script from any shell: its name when PATH finds it,
+    else its path (a tool install puts only `thoughtforge` on PATH); None when it has none."""
+    beside = Path(sys.executable).parent / name
     if not beside.is_file():
-        return "thoughtforge"
-    found = shutil.which("thoughtforge")
-    return "thoughtforge" if found and Path(found).resolve() == beside.resolve() else str(beside)
+        return None
+    found = shutil.which(name)
+    return name if found and Path(found).resolve() == beside.resolve() else str(beside)
 
 
 def _parameter(text: str) -> tuple[str, Any]:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from thoughtforge.cli.app import app, config_of, err, out
-from thoughtforge.cli.deployment_run import start_command
+from thoughtforge.cli.deployment_run import installed_command, start_command
 from thoughtforge.cli.up_progress import stage
 from thoughtforge.config import Config, config_path, state_dir
 from thoughtforge.errors import ThoughtForgeError
@@ -78,11 +78,14 @@ def up(
     example = _example_brain_dump()
     given = config_file if ctx.obj is not None else None
     start = f"\nThen start a project from it: {start_command(example, given)}" if example else ""
+    prefect = installed_command("prefect")
+    for_prefect = (
+        f"\nFor `{prefect}` commands in this shell: export PREFECT_API_URL={url}" if prefect else ""
+    )
     out.print(
         f"Ready in {time.monotonic() - started_at:.1f} s.\n"
         f"Open the workbench: {page_address(config)} (start a project, answer it, watch it work)\n"
-        f"Prefect UI: {url.removesuffix('/api')}/runs\n"
-        f"For `prefect` commands in this shell: export PREFECT_API_URL={url}{start}",
+        f"Prefect UI: {url.removesuffix('/api')}/runs{for_prefect}{start}",
         soft_wrap=True,
     )
 

@@ -62,7 +62,8 @@ def start_temporary_server(config: Config, directory: Path) -> str:
     if pinned:
         raise ThoughtForgeError(
             f"the temporary Prefect server did not start on port {pinned} "
-            f"(server.temporary_port): is another program using it? See {log}"
+            f"(THOUGHTFORGE_TEMPORARY_PORT or server.temporary_port): is another program using it? "
+            f"See {log}"
         )
     raise ThoughtForgeError(f"the temporary Prefect server did not start; see {log}")
 
