@@ -10,7 +10,7 @@ import sys
 import pytest
 import typer.main
 
-from thoughtforge.cli import GROUP_OF_COMMAND, GROUPS, app, groups_for
+from thoughtforge.cli import GROUP_OF_COMMAND, GROUPS, HELP_PANELS, app, groups_for
 
 
 def test_the_table_names_each_commands_own_module() -> None:
@@ -53,3 +53,13 @@ def test_the_console_script_runs_a_command_of_its_group_and_lists_them_all() -> 
     assert "--print-config" in _thoughtforge("mcp", "--help").stdout
     typo = _thoughtforge("mcpp")
     assert typo.returncode == 2 and "Did you mean 'mcp'?" in typo.stderr
+
+
+def test_help_lists_each_command_once_in_its_panel_the_first_steps_first() -> None:
+    paneled = [name for names in HELP_PANELS.values() for name in names]
+    assert sorted(paneled) == sorted(GROUP_OF_COMMAND)
+    listed = _thoughtforge("--help").stdout
+    assert listed.index("Start here") < listed.index("Answer a project")
+    words = [line.split()[1] for line in listed.splitlines() if line.startswith("│ ")]
+    commands = [word for word in words if word in GROUP_OF_COMMAND]
+    assert commands[:3] == ["init", "up", "run"]

@@ -69,7 +69,20 @@ GROUP_OF_COMMAND = {
 """Each command and the module of `thoughtforge.cli` that registers it (a test holds the table to
 the commands the modules register)."""
 GROUPS = sorted(set(GROUP_OF_COMMAND.values()))
-"""In the order `--help` lists their commands."""
+HELP_PANELS = {
+    "Start here": ("init", "up", "run", "new", "status", "web", "down", "doctor"),
+    "Answer a project": (
+        *("say", "distill", "realign", "confirm", "edit", "answer"),
+        *("resume", "override", "terminate", "agent", "chat"),
+    ),
+    "After done": ("revise", "history", "rollback", "budget", "archive", "unarchive"),
+    "Runs, the stack and other doors": (
+        *("run-deployment", "continue", "polish", "pull", "board", "mcp"),
+        *("worker", "recover", "server"),
+    ),
+}
+"""`--help`'s panels, in order: what a newcomer types first comes first (a test holds the panels
+to the commands)."""
 ROOT_OPTIONS_WITH_VALUE = ("--config", "-c")
 ROOT_FLAGS = ("--debug",)
 
@@ -104,11 +117,27 @@ app.registered_commands = _commands
 
 
 def import_groups(groups: Iterable[str]) -> None:
-    """Import these command groups (their commands register on `app`), then reflow the help."""
+    """Import these command groups (their commands register on `app`), then reflow the help and
+    put each command in its panel, the panels in `HELP_PANELS`' order."""
     _commands.imported = True
     for group in groups:
         importlib.import_module(f"{__name__}.{group}")
     reflow_help()
+    panel_of = {name: panel for panel, names in HELP_PANELS.items() for name in names}
+    order = [name for names in HELP_PANELS.values() for name in names]
+    for command in list.__iter__(_commands):
+        command.rich_help_panel = panel_of.get(command_name(command))
+    list.sort(_commands, key=lambda command: _place(order, command_name(command)))
+
+
+def command_name(command: CommandInfo) -> str:
+    """The name a command is typed by (Typer's: its function's, dashed, unless it names one)."""
+    callback_name = getattr(command.callback, "__name__", "")
+    return command.name or callback_name.replace("_", "-")
+
+
+def _place(order: list[str], name: str) -> int:
+    return order.index(name) if name in order else len(order)
 
 
 def groups_for(arguments: list[str]) -> list[str]:
@@ -135,4 +164,13 @@ def main() -> None:
     run_app()
 
 
-__all__ = ["GROUPS", "GROUP_OF_COMMAND", "app", "groups_for", "import_groups", "main"]
+__all__ = [
+    "GROUPS",
+    "GROUP_OF_COMMAND",
+    "HELP_PANELS",
+    "app",
+    "command_name",
+    "groups_for",
+    "import_groups",
+    "main",
+]
