@@ -88,6 +88,7 @@ def test_readme_main_command_takes_a_fresh_project_to_done(
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "scripted demo agent" in result.stderr
+    assert "Loading Prefect and the flows…\n  ready (" in result.stderr  # no silent wait
     project = _only_project(tmp_path)
     assert read_status(project).phase is Phase.DONE
     for name in ("intent.md", "spec.md", "constraints.md", "plan.md"):

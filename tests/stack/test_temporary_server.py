@@ -46,7 +46,10 @@ def test_a_pinned_port_in_use_is_named_with_its_setting_and_not_swapped_for_anot
         with pytest.raises(ThoughtForgeError) as refused:
             temporary_server.start_temporary_server(config, tmp_path / "state")
     message = str(refused.value)
-    assert f"did not start on port {port} (server.temporary_port)" in message
+    assert (
+        f"did not start on port {port} (server.temporary_port, or THOUGHTFORGE_TEMPORARY_PORT)"
+        in message
+    )
     assert temporary_server.temporary_server_pid() is None
 
 

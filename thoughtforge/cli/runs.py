@@ -20,6 +20,7 @@ import typer
 
 from thoughtforge.cli.app import EXIT_HALTED, config_of, err, out
 from thoughtforge.cli.next_steps import after_halt
+from thoughtforge.cli.progress import stage
 from thoughtforge.config import config_path
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.terminal_text import inert_markup
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from thoughtforge.core.course_claim import Claim
 
 EXIT_STOPPED = 130
+LOADING = "Loading Prefect and the flows"
 
 
 def run_pipeline(
@@ -49,7 +51,8 @@ def run_pipeline(
         # flows are imported (seconds), while a run on its way still holds its claim.
         with claimed_start(open_project(config_of(ctx), project_id), "start", handed=handed):
             _refuse_beside_a_suspended_run(ctx, project_id)
-            from thoughtforge.flows.pipeline import pipeline_in_process
+            with stage(LOADING, err, still="still loading"):
+                from thoughtforge.flows.pipeline import pipeline_in_process
 
             pipeline_in_process(project_id, config_path(ctx.obj).resolve(), auto_confirm)
     project = open_project(config_of(ctx), project_id)
@@ -82,7 +85,8 @@ def run_polish(ctx: typer.Context, project_id: str, wait: bool) -> None:
 
     with _stoppable(project_id):
         _prepare_prefect(ctx)
-        from thoughtforge.flows.polish import polish_in_process
+        with stage(LOADING, err, still="still loading"):
+            from thoughtforge.flows.polish import polish_in_process
 
         outcome = polish_in_process(project_id, config_path(ctx.obj).resolve(), wait)
     if outcome.verdict == "done":
@@ -131,8 +135,10 @@ def _prepare_prefect(ctx: typer.Context) -> None:
     config = config_of(ctx)
     url = find_api(config)
     if url is None:
-        err.print("No Prefect server is running (`thoughtforge up`): starting one for this run.")
-        url = start_temporary_server(config, state_dir(config_path(ctx.obj)))
+        starting = "No Prefect server is running (`thoughtforge up`): starting one for this run"
+        with stage(starting, err, still="still starting the server") as step:
+            url = start_temporary_server(config, state_dir(config_path(ctx.obj)))
+            step.done(f"ready at {url.removesuffix('/api')}")
     os.environ["PREFECT_API_URL"] = url
     from thoughtforge.flows.console import hide_tracebacks
 

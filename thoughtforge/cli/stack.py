@@ -12,7 +12,7 @@ import typer
 
 from thoughtforge.cli.app import app, config_of, err, out
 from thoughtforge.cli.deployment_run import installed_command, start_command
-from thoughtforge.cli.up_progress import stage
+from thoughtforge.cli.progress import stage
 from thoughtforge.config import Config, config_path, state_dir
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.plurals import plural

@@ -62,7 +62,7 @@ def start_temporary_server(config: Config, directory: Path) -> str:
     if pinned:
         raise ThoughtForgeError(
             f"the temporary Prefect server did not start on port {pinned} "
-            f"(THOUGHTFORGE_TEMPORARY_PORT or server.temporary_port): is another program using it? "
+            f"(server.temporary_port, or THOUGHTFORGE_TEMPORARY_PORT): is another program using it? "
             f"See {log}"
         )
     raise ThoughtForgeError(f"the temporary Prefect server did not start; see {log}")
