@@ -1,7 +1,7 @@
 """`thoughtforge run-deployment` against a real Prefect server: the run it starts carries the
-parameters as `prefect deployment run` would send them (a `@FILE` read here and sent as its text,
-the project's tag added), and each way it cannot start a run is one clear line. Its use from a tool install,
-where no `prefect` command exists, is `tests/stack/test_installed.py`'s."""
+parameters as `prefect deployment run` would send them (a `@FILE` read here and sent as its
+text, the project's tag added), and each way it cannot start a run is one clear line. Its use
+from a tool install, where no `prefect` command exists, is `tests/stack/test_installed.py`'s."""
 
 from __future__ import annotations
 

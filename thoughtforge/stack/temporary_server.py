@@ -62,8 +62,8 @@ def start_temporary_server(config: Config, directory: Path) -> str:
     if pinned:
         raise ThoughtForgeError(
             f"the temporary Prefect server did not start on port {pinned} "
-            f"(server.temporary_port, or THOUGHTFORGE_TEMPORARY_PORT): is another program using it? "
-            f"See {log}"
+            "(server.temporary_port, or THOUGHTFORGE_TEMPORARY_PORT): is another program using "
+            f"it? See {log}"
         )
     raise ThoughtForgeError(f"the temporary Prefect server did not start; see {log}")
 
