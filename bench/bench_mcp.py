@@ -7,6 +7,8 @@
   1.3), with the machine's load average while they ran.
 - `list_projects`: one `list_projects` call over stdio with 20 projects.
 - `image_part`: a 1 MB PNG read, checked by its bytes and made an image content part.
+- `tool_list_bytes`: the bytes of the tool list as JSON, what a host keeps in its model's context
+  (printed, and kept in the benchmark's extra_info).
 
 Run: pytest bench/bench_mcp.py --benchmark-only -p no:cacheprovider -o addopts=''
 """
@@ -122,3 +124,21 @@ def test_image_part(benchmark: BenchmarkFixture, tmp_path: Path) -> None:
     )
     part = benchmark(lambda: image_part(*load_image(path, path.name, spec)))
     assert part["image_url"]["url"].startswith("data:image/png;base64,")
+
+
+def test_tool_list_bytes(config_file: Path, benchmark: BenchmarkFixture) -> None:
+    import asyncio
+    import json
+
+    from thoughtforge.mcp_server.transports import build_server
+
+    server = build_server(config_file, load_config(config_file))
+
+    def listed() -> int:
+        tools = asyncio.run(server.list_tools())
+        shown = [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools]
+        return len(json.dumps(shown))
+
+    size = benchmark(listed)
+    benchmark.extra_info["bytes"] = size
+    print(f"\ntool list: {size:,} bytes")

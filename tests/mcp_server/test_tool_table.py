@@ -9,7 +9,7 @@ import inspect
 from pathlib import Path
 
 from thoughtforge.config import Config
-from thoughtforge.mcp_server import tool_table
+from thoughtforge.mcp_server import tool_hints, tool_table
 from thoughtforge.mcp_server.tool_table import TOOLS
 from thoughtforge.mcp_server.transports import build_server
 
@@ -40,3 +40,25 @@ def test_every_function_of_the_table_is_a_tool_with_its_own_parameters(
         )
     limit = listed["send_message"].input_schema["properties"]["message"]
     assert limit["maxLength"] > 0  # the limits of the signature reach the agent
+
+
+def test_each_tool_says_whether_it_reads_or_may_undo_and_carries_no_titles(
+    config: Config, tmp_path: Path
+) -> None:
+    server = build_server(tmp_path / "config.yaml", config)
+    listed = {tool.name: tool for tool in asyncio.run(server.list_tools())}
+    hints = {name: tool.annotations for name, tool in listed.items()}
+    named = tool_hints.READING | tool_hints.UNDOING | tool_hints.REPEATABLE | tool_hints.LOCAL
+    assert named <= set(listed), "a hint for a tool that does not exist"
+    assert all(hint is not None for hint in hints.values())
+    read = hints["read_document"]
+    assert read is not None and read.read_only_hint and read.idempotent_hint
+    rollback = hints["rollback"]
+    assert rollback is not None and rollback.read_only_hint is False
+    assert rollback.destructive_hint is True
+    message = hints["send_message"]
+    assert message is not None and message.destructive_hint is False
+    assert message.open_world_hint is True  # it sets an AI agent to work
+    assert (hints["archive_project"] or message).idempotent_hint is True
+    shown = str([(tool.input_schema, tool.output_schema) for tool in listed.values()])
+    assert "'title'" not in shown  # pydantic's titles repeat each field's name

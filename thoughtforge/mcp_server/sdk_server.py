@@ -1,6 +1,7 @@
 """The SDK's `MCPServer` with ThoughtForge's words for arguments an agent got wrong: the field
 and what it allows (`errors.schema_problems`), where the SDK would hand back pydantic's own text
-with its documentation links; and `the_question`, how `ask_person` has the host ask the person
+with its documentation links; a tool list without the titles pydantic gives every schema (the
+field's name again, in the host's context for every tool); and `the_question`, how `ask_person` has the host ask the person
 (MCP's elicitation: `input_required` from protocol 2026-07-28, a request mid-call before)."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import Context, Elicit, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.types import Tool
 from pydantic import ValidationError
 
 from thoughtforge.errors import ThoughtForgeError, schema_problems
@@ -26,6 +28,17 @@ class ThoughtForgeServer(MCPServer):
         super().__init__("thoughtforge", **settings)
         self.tools = tools
 
+    async def list_tools(self) -> list[Tool]:
+        return [
+            tool.model_copy(
+                update={
+                    "input_schema": untitled(tool.input_schema),
+                    "output_schema": tool.output_schema and untitled(tool.output_schema),
+                }
+            )
+            for tool in await super().list_tools()
+        ]
+
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:
             return await super().call_tool(name, arguments, context)
@@ -34,6 +47,23 @@ class ThoughtForgeServer(MCPServer):
             if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
                 raise
             raise ToolError(f"{name}: bad arguments: {schema_problems(cause)}") from cause
+
+
+_NAMING_KEYS = frozenset({"properties", "$defs", "definitions", "patternProperties"})
+"""Schema keys whose own keys are names (a field may be called "title"), not keywords."""
+
+
+def untitled(schema: Any, *, names: bool = False) -> Any:
+    """A JSON schema without its `title` keywords."""
+    if isinstance(schema, dict):
+        return {
+            key: untitled(value, names=key in _NAMING_KEYS)
+            for key, value in schema.items()
+            if names or key != "title"
+        }
+    if isinstance(schema, list):
+        return [untitled(item) for item in schema]
+    return schema
 
 
 def the_question(project_id: str, ctx: Context) -> Elicit[PersonAnswer]:

@@ -1,7 +1,8 @@
 """The MCP tools, one function each, over `tools.Tools` (which calls `actions`): their names,
 descriptions (the docstrings) and parameters (the signatures, with their limits) are what the
-agent sees. `transports.build_server` registers every function in `TOOLS`, so adding a tool is
-writing its function here and naming it in the table.
+agent sees, and their hints (`tool_hints`) what a host decides from without reading them.
+`transports.build_server` registers every function in `TOOLS`, so adding a tool is writing its
+function here and naming it in the table (and in `tool_hints` when it reads, undoes or repeats).
 """
 
 from __future__ import annotations

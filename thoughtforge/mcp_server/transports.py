@@ -29,6 +29,7 @@ from thoughtforge.config import Config, state_dir
 from thoughtforge.errors import ThoughtForgeError, schema_problems
 from thoughtforge.mcp_server.agent_words import for_agent
 from thoughtforge.mcp_server.answers import RESOURCE_URI, Document
+from thoughtforge.mcp_server.tool_hints import hints
 from thoughtforge.mcp_server.tool_table import TOOLS
 from thoughtforge.serving.guard import RequestGuard
 
@@ -74,7 +75,7 @@ def build_server(config_file: Path, config: Config) -> Any:
     tools = _first_call(config_file, config)
     server: Any = ThoughtForgeServer(tools, instructions=INSTRUCTIONS, version=package_version())
     for tool in TOOLS:
-        server.tool()(_bound(tool, tools))
+        server.tool(annotations=hints(tool.__name__))(_bound(tool, tools))
     for document in get_args(Document):
         _add_document_resource(server, tools, document, ResourceError)
     return server
