@@ -1,8 +1,9 @@
 """The SDK's `MCPServer` with ThoughtForge's words for arguments an agent got wrong: the field
 and what it allows (`errors.schema_problems`), where the SDK would hand back pydantic's own text
 with its documentation links; a tool list without the titles pydantic gives every schema (the
-field's name again, in the host's context for every tool); and `the_question`, how `ask_person` has the host ask the person
-(MCP's elicitation: `input_required` from protocol 2026-07-28, a request mid-call before)."""
+field's name again, in the host's context for every tool); and `the_question`, how `ask_person`
+has the host ask the person (MCP's elicitation: `input_required` from protocol 2026-07-28, a
+request mid-call before)."""
 
 from __future__ import annotations
 
