@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import REPO_ROOT
 from thoughtforge.adapters.agents import AgentCall, invoke_agent
-from thoughtforge.adapters.agents.demo_words import from_brain_dump, human_turns
+from thoughtforge.adapters.agents.demo_words import from_brain_dump, from_prompt, human_turns
 from thoughtforge.config import Config
 from thoughtforge.prompting import PromptLibrary
 
@@ -98,3 +98,19 @@ def test_a_json_template_gets_escaped_words_and_no_placeholder_word_survives() -
     values = words.placeholders(for_json=True)
     assert json.loads(f'"{values["objective"]}"') == 'A "to-do" app.'
     assert json.loads(f'"{values["constraints"]}"') == "- It must cost $0."
+
+
+def test_a_hint_is_no_sentence_and_a_correction_corrects() -> None:
+    """The page's "Deliverable type: plan" was glued to the next correction and became a
+    constraint, while the objective kept the old head count."""
+    prompt = (
+        "Human:\nA garden party for 25 people in June. Budget 300 euros.\n\n"
+        "Deliverable type: plan\n\nAI:\n## Objective\nx\n\n"
+        "Human:\nCorrection: it's 30 people now\n\nHuman:\nKeep it relaxed"
+        "\n\nResources the person provided:\n\nnotes.md"
+    )
+    words = from_prompt(prompt)
+    assert words.about == "A garden party for 30 people in June."
+    assert words.constraints == ["Budget 300 euros."]
+    assert words.assumptions == ["Keep it relaxed"]
+    assert "Deliverable type" not in words.model_dump_json()

@@ -4,7 +4,10 @@ The demo agent is not an AI, but its answers must show what the product does wit
 dump: a plan about a wedding names the wedding, its date and its budget. So it sorts the brain
 dump's sentences (the first one is what the project is about, one saying "I want…" is the ask,
 one with a question or a doubt is an unknown, one with a figure or a limit a constraint) and
-fills its templates with them, word for word. After Phase 1 it reads the same words back from
+fills its templates with them, word for word. A paragraph ends a sentence without a full stop,
+the hints the page adds ("Deliverable type: plan", "Sources:") are no sentences of the person's,
+and a later turn that gives a new figure for something ("it's 30 people now") corrects the
+sentence that gave the old one ("for 25 people"). After Phase 1 it reads the same words back from
 `docs/intent.md`, so the spec and the plan quote what the person confirmed.
 """
 
@@ -20,6 +23,9 @@ INTENT_FILE = Path("docs") / "intent.md"
 MAX_ITEMS = 8
 
 _TURN = re.compile(r"^(Human|AI):\n", re.MULTILINE)
+_HINT = re.compile(r"^(?:Deliverable type: \S+|Sources:(?:\n- \S+)*)$")
+_PARAGRAPH_END = re.compile(r"\n\s*\n")
+_FIGURE = re.compile(r"(\d[\d,.]*)(\s+[A-Za-z]+)")
 _CONVERSATION_END = "\n\nResources the person provided:"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 _FILLER = re.compile(r"^(?:(?:ok|okay|so|well|hi|hey|um|right|alright)\b[,.!]*\s*)+", re.I)
@@ -80,20 +86,31 @@ def words_for(prompt: str, project_dir: Path) -> Words:
     try:
         return from_intent((project_dir / INTENT_FILE).read_text(encoding="utf-8"))
     except OSError:
-        return from_brain_dump(human_turns(prompt))
+        return from_prompt(prompt)
 
 
 def human_turns(prompt: str) -> str:
-    """The person's turns of a Phase 1 prompt's conversation (the brain dump, then corrections)."""
+    """The person's turns of a Phase 1 prompt's conversation (the brain dump, then corrections),
+    a blank line between turns."""
+    return "\n\n".join(_turns(prompt))
+
+
+def _turns(prompt: str) -> list[str]:
     conversation = prompt.split(_CONVERSATION_END, 1)[0]
     parts = _TURN.split(conversation)
-    return "\n\n".join(
-        text for role, text in zip(parts[1::2], parts[2::2], strict=True) if role == "Human"
-    )
+    return [text for role, text in zip(parts[1::2], parts[2::2], strict=True) if role == "Human"]
 
 
-def from_brain_dump(text: str) -> Words:
-    sentences = [s for s in _SENTENCE_END.split(" ".join(text.split())) if s]
+def from_prompt(prompt: str) -> Words:
+    """The brain dump's words with the later turns' corrections applied."""
+    turns = _turns(prompt)
+    return from_brain_dump(turns[0] if turns else "", corrections=turns[1:])
+
+
+def from_brain_dump(text: str, corrections: list[str] | None = None) -> Words:
+    sentences = _sentences(text)
+    for correction in corrections or []:
+        sentences += [s for s in _sentences(correction) if not _corrects(s, sentences)]
     if not sentences:
         return Words(about="The brain dump was empty.")
     first, rest = _capitalised(_FILLER.sub("", sentences[0])), sentences[1:]
@@ -109,6 +126,27 @@ def from_brain_dump(text: str) -> Words:
         assumptions=assumptions[:MAX_ITEMS],
         unknowns=unknowns[:MAX_ITEMS],
     )
+
+
+def _sentences(text: str) -> list[str]:
+    """The person's sentences: a paragraph ends one even without a full stop, and the hints a
+    door adds are left out."""
+    paragraphs = [part.strip() for part in _PARAGRAPH_END.split(text)]
+    kept = [" ".join(part.split()) for part in paragraphs if part and not _HINT.match(part)]
+    return [s for part in kept for s in _SENTENCE_END.split(part) if s]
+
+
+def _corrects(correction: str, sentences: list[str]) -> bool:
+    """Put `correction`'s figures into the sentences that gave the same thing another figure
+    ("30 people" for "25 people"); whether it corrected one (then it says nothing more)."""
+    corrected = False
+    for figure, unit in _FIGURE.findall(correction):
+        then = re.compile(rf"\d[\d,.]*(?={re.escape(unit)}\b)", re.IGNORECASE)
+        for index, sentence in enumerate(sentences):
+            if then.search(sentence):
+                sentences[index] = then.sub(figure, sentence)
+                corrected = True
+    return corrected
 
 
 def from_intent(text: str) -> Words:
