@@ -128,6 +128,8 @@ def test_restore_this_version_from_the_history_page(bench: Bench, page: Any) -> 
     note = page.locator(".composer-note").inner_text()
     assert note.startswith("Restored phase3") and "Start polishes on from iteration 1." in note
     assert "stopped mid-phase" not in note
+    head = page.inner_text("#pane-head h2")  # nothing runs: not "being polished"
+    assert head == "The deliverable, polishing paused"
     _shot(page, "after-done-03-restored")
 
     # Restore again, forward to the done it came from: before, refused as "in polishing".
@@ -138,6 +140,24 @@ def test_restore_this_version_from_the_history_page(bench: Bench, page: Any) -> 
     assert read_status(project.dir).phase is Phase.DONE
     page.locator("#messages", has_text="Rolled back to phase4").wait_for()
     _shot(page, "after-done-03b-restored-again")
+
+
+def test_history_fits_a_phone(bench: Bench, browser: Any) -> None:
+    project = _done_project(bench)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    try:
+        page = context.new_page()
+        page.goto(f"{bench.url}/projects/{project.id}/history")
+        page.locator('#history li[data-item="polish-1"]').wait_for()
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+        for button in page.locator("#history .restore").all():
+            box = button.bounding_box()
+            assert box is not None and box["x"] + box["width"] <= 390
+        when = page.locator("#history .history-when").first.bounding_box()
+        assert when is not None and when["height"] < 60  # a line or two, not five
+        _shot(page, "after-done-01b-history-phone", full_page=False)
+    finally:
+        context.close()
 
 
 def test_revise_a_done_project_from_its_thread(bench: Bench, page: Any) -> None:

@@ -183,6 +183,8 @@ def test_a_phase_one_turn_by_keyboard_alone_with_the_newest_message_in_view(
     assert _focused(page) == "attach-button"  # Attach is reachable
     page.keyboard.press("Shift+Tab")
     assert "Ctrl+Enter" in page.inner_text('#actions [data-action="distill"]')
+    primary = page.locator("#actions button.primary")  # the step's next action, not Send
+    assert primary.count() == 1 and primary.get_attribute("data-action") == "distill"
 
     asked = current_wait(project)
     assert asked is not None

@@ -37,6 +37,7 @@ from thoughtforge.core import (
     write_text_atomic,
 )
 from thoughtforge.core.agent_activity import AgentActivity, begin_call
+from thoughtforge.core.archive import archive
 from thoughtforge.core.build_progress import BuildProgress, ProgressItem
 from thoughtforge.core.state import BUILD_PROGRESS_FILE
 from thoughtforge.models import Counts, Phase
@@ -251,13 +252,17 @@ def test_done_puts_the_deliverable_and_its_actions_above_the_fold(
     project = _done_project(bench)
     page = open_page(size)
     page.goto(f"{bench.url}/projects/{project.id}")
-    if size == "phone":
-        page.locator("#tab-deliverable").click()
+    if size == "phone":  # done opens on what it made; the thread is one tap away
+        assert page.locator("#tab-deliverable").get_attribute("aria-selected") == "true"
         assert page.locator("#conversation").is_hidden()
     else:
         _side_by_side(page)
         assert page.evaluate("() => window.scrollY") > 0  # at the newest message
         _in_view(page, "#conversation .message.system")
+        _in_view(page, "#project-header h1")  # however long the thread, which project, where
+        _in_view(page, "#project-header .phase")
+        current = page.locator(f'#sidebar-list .entry[data-project-id="{project.id}"] > a')
+        assert current.get_attribute("aria-current") == "page"
     head = page.locator("#pane-head")
     assert head.locator("h2").inner_text() == "The deliverable"
     for selector in (
@@ -329,3 +334,22 @@ def test_on_a_phone_the_panes_are_tabs_and_the_other_one_says_when_it_changed(
     page.keyboard.press("ArrowLeft")
     assert chat.get_attribute("aria-selected") == "true"
     assert page.locator("#message").is_visible()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_an_archived_project_says_so_where_the_page_opens_and_unarchives_from_there(
+    bench: Bench, open_page: Any, size: str
+) -> None:
+    project = _done_project(bench)
+    archive(project)
+    page = open_page(size)
+    page.goto(f"{bench.url}/projects/{project.id}")
+    _in_view(page, "#pane-head .badge.archived")
+    _in_view(page, '#pane-head button[data-archive="unarchive"]')
+    if size == "wide":
+        _in_view(page, "#project-header .badge.archived")
+    _shot(page, f"75-archived-done-{size}")
+    accessible(page)
+    page.locator('#pane-head button[data-archive="unarchive"]').click()
+    page.locator('#pane-head button[data-archive="archive"]').wait_for()
+    assert read_status(project.dir).archived_at is None

@@ -80,6 +80,9 @@ not they have said anything yet."""
 AGENT_SWITCH_ACTIONS = frozenset({"resume", "override", "provide_input"})
 """Decisions after which the next agent call may be another agent's (a halt, a stuck build)."""
 
+_ALWAYS_THERE = frozenset({"send", "revise"})
+"""Actions offered whatever the step, so never its next one."""
+
 CHAT_ACTIONS = frozenset({"send", "distill", "realign", "confirm", "accept_unresolved"})
 """Actions of Phases 1–2, answered through the chat (the rest decide a halt)."""
 
@@ -95,6 +98,18 @@ class Composer(BaseModel):
 
     def allows(self, name: str) -> bool:
         return any(action.name == name for action in self.actions)
+
+    @property
+    def primary(self) -> str | None:
+        """The step's next action, the one button drawn as primary: the one the main key
+        presses, else a decision that needs the person's words (Provide input); never Send or
+        Revise, which are there whatever the step."""
+        candidates = [action for action in self.actions if action.shortcut] or [
+            action
+            for action in self.actions
+            if action.needs_message and action.name not in _ALWAYS_THERE
+        ]
+        return candidates[0].name if candidates else None
 
     @property
     def switches_agent(self) -> bool:

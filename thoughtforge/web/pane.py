@@ -70,10 +70,20 @@ _HEADS: dict[Phase, PaneHead] = {
 }
 
 
-def pane_head(phase: Phase, halted_from: Phase | None = None) -> PaneHead:
-    """A halt before the spec was locked has no deliverable yet: the pane names the draft."""
+_STOPPED = {Phase.BUILDING: "building", Phase.POLISHING: "polishing"}
+
+
+def pane_head(phase: Phase, halted_from: Phase | None = None, *, stopped: bool = False) -> PaneHead:
+    """A halt before the spec was locked has no deliverable yet: the pane names the draft.
+    `stopped`: nothing works on the project (a restore, a killed run), so Phases 3–4 are not
+    "being" done; the pane says how they go on."""
     if phase is Phase.HALTED and halted_from in CONVERSATION_PHASES:
         return _HEADS[Phase.HALTED].model_copy(update={"title": _HEADS[halted_from].title})
+    if stopped and phase in _STOPPED:
+        return PaneHead(
+            title=f"The deliverable, {_STOPPED[phase]} paused",
+            note="Nothing is working on it now: Start the run to go on from here.",
+        )
     return _HEADS[phase]
 
 

@@ -51,7 +51,7 @@ def project_state(request: Request, project: Project) -> dict[str, Any]:
         "spend": spend_of(config, project),
         "revision": view.revision,
         "stale": staleness_note(project.dir),
-        "pane": pane_head(status.phase, status.halted_from),
+        "pane": pane_head(status.phase, status.halted_from, stopped=composer.allows("start")),
     }
 
 

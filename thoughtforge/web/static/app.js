@@ -137,7 +137,41 @@ function setUpPanes() {
     openTab(PANES[(to + PANES.length) % PANES.length], true);
   });
   NARROW.addEventListener("change", layOut);
+  // A done project opens on what it made, at every width (the thread is one tap away).
+  if (phaseNow() === "done") openPane = "deliverable";
   layOut();
+  // The header stays in view above the panes: the deliverable pane keeps clear of it.
+  const header = $("project-header");
+  new ResizeObserver(() => {
+    body.style.setProperty("--header-height", header.offsetHeight + "px");
+  }).observe(header);
+}
+
+function phaseNow() {
+  const phase = document.querySelector("#project-header .phase[data-phase]");
+  return phase ? phase.dataset.phase : "";
+}
+
+let phaseShown = null;
+
+function settleWords() {
+  // Words of the step before go with it: the composer's "press Revise" once Revise is no
+  // longer offered, the feedback line ("Sent.") once the phase moved on.
+  const message = $("message");
+  if (!document.querySelector('#actions [data-action="revise"]')) message.placeholder = message.dataset.placeholder;
+  const phase = phaseNow();
+  if (phaseShown !== null && phase !== phaseShown) say("");
+  phaseShown = phase;
+}
+
+function markOpenProject() {
+  // The sidebar says which project this page is (for a screen reader too).
+  for (const link of document.querySelectorAll("#sidebar-list .entry > a")) {
+    const open = !!project && link.closest(".entry").dataset.projectId === project;
+    if (open) link.setAttribute("aria-current", "page"); else link.removeAttribute("aria-current");
+    const folded = link.closest("details");
+    if (open && folded) folded.open = true;  // an archived or terminated one: its list unfolds
+  }
 }
 
 function replaced(element, html) {
@@ -194,6 +228,7 @@ function connect() {
     // One state, one update: the header, the composer, the pane's head and the sidebar together.
     $("project-header").innerHTML = data.header;
     replaced($("sidebar-list"), data.sidebar);
+    markOpenProject();
     if (replaced($("pane-head"), data.pane)) changed("deliverable");
     keepingNewest(() => {
       $("actions").innerHTML = data.actions;
@@ -202,6 +237,7 @@ function connect() {
     if (agent && $("switch-agent")) $("switch-agent").value = agent;
     if (budget && $("raise-budget")) $("raise-budget").value = budget;
     refreshEdit();
+    settleWords();
     if (focusedAction) {
       const again = document.querySelector('#actions [data-action="' + focusedAction + '"]');
       if (again) again.focus(); else $("message").focus();
@@ -211,7 +247,10 @@ function connect() {
   source.addEventListener("panel", (event) => {
     if (replaced($("panel"), JSON.parse(event.data).html)) changed("deliverable");
   });
-  source.addEventListener("inbox", (event) => { $("sidebar-list").innerHTML = JSON.parse(event.data).html; });
+  source.addEventListener("inbox", (event) => {
+    $("sidebar-list").innerHTML = JSON.parse(event.data).html;
+    markOpenProject();
+  });
   source.addEventListener("board", (event) => { $("board").innerHTML = JSON.parse(event.data).html; });
   source.onerror = () => {
     source.close();
@@ -266,8 +305,7 @@ const DRAFT_PHASES = {human_review: ["distilling", "human_review"], spec_buildin
 function refreshEdit() {
   // Only the current phase's newest draft: earlier phases' drafts stay in the thread, locked.
   const drafts = document.querySelectorAll("#messages .message.draft");
-  const phase = document.querySelector("#project-header .phase[data-phase]");
-  const mine = DRAFT_PHASES[phase ? phase.dataset.phase : ""] || [];
+  const mine = DRAFT_PHASES[phaseNow()] || [];
   const open = !!document.querySelector('#actions [data-action="confirm"], #actions [data-action="start"]');
   drafts.forEach((article, i) => {
     const button = article.querySelector("button.edit-draft");
@@ -362,6 +400,8 @@ async function upload(files) {
 function setUpThread() {
   setUpPanes();
   const message = $("message");
+  message.dataset.placeholder = message.placeholder;
+  phaseShown = phaseNow();
   message.addEventListener("input", refreshButtons);
   message.addEventListener("keydown", (event) => {
     if (event.key !== "Enter" || event.shiftKey || event.isComposing) return;
@@ -530,6 +570,7 @@ function setUpMenu() {
 }
 
 setUpMenu();
+markOpenProject();
 const setUp = {thread: setUpThread, new: setUpNewProject, prompt: setUpPromptEditor};
 if (setUp[body.dataset.page]) setUp[body.dataset.page]();
 connect();
