@@ -12,7 +12,7 @@ from thoughtforge.config import Config
 from thoughtforge.core import Project, create_project
 from thoughtforge.core.git_repo import commit
 from thoughtforge.core.history import item_diff, project_history
-from thoughtforge.core.word_diff import Piece, as_text, changes_in_words
+from thoughtforge.core.word_diff import Piece, as_text, changes_in_words, marked_pieces
 
 GOLDEN = Path(__file__).parent / "golden" / "word_diff.txt"
 ROW = (
@@ -100,3 +100,16 @@ def test_a_change_far_below_its_heading_is_placed_under_it(config: Config) -> No
 
     [passage] = changes_in_words(_changes(project))[0].passages
     assert passage.where == "line 17, under “Acceptance Criteria”"
+
+
+def test_a_terminal_line_reads_back_as_its_pieces() -> None:
+    """The page renders the chat's `word-diff` block from the marks a terminal shows."""
+    pieces = [
+        Piece(kind="same", text="The budget is "),
+        Piece(kind="removed", text="15k"),
+        Piece(kind="added", text="12k"),
+        Piece(kind="same", text=" all in."),
+    ]
+    line = "The budget is [-15k-]{+12k+} all in."
+    assert marked_pieces(line) == pieces
+    assert marked_pieces("no change at all") == [Piece(kind="same", text="no change at all")]

@@ -8,7 +8,6 @@ import os
 from pathlib import Path
 
 import pytest
-from markdown_it import MarkdownIt
 
 from thoughtforge.errors import UnusableAnswer
 from thoughtforge.phases.revision_text import (
@@ -19,6 +18,7 @@ from thoughtforge.phases.revision_text import (
     split_sections,
     with_superseded,
 )
+from thoughtforge.web.thread import render_markdown
 
 GOLDEN = Path(__file__).parent / "golden" / "proposal_changes.txt"
 FILLER = " ".join(f"word{n}" for n in range(40))
@@ -54,10 +54,12 @@ def test_the_chat_reads_what_a_proposal_changes_in_words_under_each_heading() ->
     assert "under “Constraints”" in text and "under “Acceptance Criteria”" in text
     assert "constraints.md" not in text  # unchanged: not named
     assert changes_for_the_chat([("docs/spec.md", SPEC_BEFORE, SPEC_BEFORE)]) == ""
-    # the text's own backtick runs cannot close the fence: the page shows it all as text
-    html = MarkdownIt("commonmark", {"html": False}).render(f"Changes:\n\n{text}")
-    assert html.count("<pre>") == 1 and "<script>" not in html and "<a" not in html
-    assert "{+12k+}" in html and "&lt;script&gt;" in html and "Acceptance Criteria" in html
+    # the text's own backtick runs cannot close the fence: the page shows it all, its words
+    # struck and underlined as History shows them (one notation), its tags as text
+    html = render_markdown(f"Changes:\n\n{text}")
+    assert html.count('<div class="word-diff">') == 1 and "<pre>" not in html
+    assert "<script>" not in html and "<a" not in html and "&lt;script&gt;" in html
+    assert "<del>15k</del><ins>12k</ins>" in html and "Acceptance Criteria" in html
 
 
 PLAN = (

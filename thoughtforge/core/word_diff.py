@@ -19,6 +19,9 @@ from pydantic import BaseModel
 
 from thoughtforge.core.diff_order import FileDiff, by_reading_order
 
+WORD_DIFF_FENCE = "word-diff"
+"""The info string of a fenced block holding `as_text`'s marks: the page renders it as History
+shows a change (struck and underlined words), a terminal prints the marks."""
 KEPT_WORDS = 10
 """Unchanged words kept on each side of a change in a long line."""
 MAX_COMPARED_TOKENS = 4000
@@ -111,9 +114,35 @@ def as_text(changes: list[FileChange]) -> str:
     return "\n\n".join(blocks)
 
 
+_MARKS: dict[str, tuple[str, str]] = {
+    "same": ("", ""),
+    "removed": ("[-", "-]"),
+    "added": ("{+", "+}"),
+}
+_MARKED = re.compile(r"\[-(.*?)-\]|\{\+(.*?)\+\}")
+
+
 def _marked(pieces: list[Piece]) -> str:
-    marks = {"same": ("", ""), "removed": ("[-", "-]"), "added": ("{+", "+}")}
-    return "".join(marks[p.kind][0] + p.text + marks[p.kind][1] for p in pieces)
+    return "".join(_MARKS[p.kind][0] + p.text + _MARKS[p.kind][1] for p in pieces)
+
+
+def marked_pieces(line: str) -> list[Piece]:
+    """A line of `as_text` back as its pieces (the marks read, the rest unchanged text)."""
+    pieces: list[Piece] = []
+    at = 0
+    for mark in _MARKED.finditer(line):
+        if mark.start() > at:
+            pieces.append(Piece(kind="same", text=line[at : mark.start()]))
+        removed, added = mark.group(1), mark.group(2)
+        pieces.append(
+            Piece(kind="removed", text=removed)
+            if removed is not None
+            else Piece(kind="added", text=added or "")
+        )
+        at = mark.end()
+    if at < len(line):
+        pieces.append(Piece(kind="same", text=line[at:]))
+    return pieces
 
 
 def _passages(lines: list[str]) -> Iterator[Passage]:

@@ -166,7 +166,7 @@ def show_changes(project: Project, spec: str, constraints: str) -> None:
     _say(
         project,
         "system",
-        f"What this proposal changes (removed words as `[-…-]`, added ones as `{{+…+}}`):"
+        "What this proposal changes (removed words struck through, added ones underlined):"
         f"\n\n{shown}"
         if shown
         else "This proposal changes nothing in the spec or the constraints yet.",

@@ -9,7 +9,7 @@ import re
 
 from pydantic import BaseModel
 
-from thoughtforge.core.word_diff import as_text, text_change
+from thoughtforge.core.word_diff import WORD_DIFF_FENCE, as_text, text_change
 from thoughtforge.errors import UnusableAnswer
 from thoughtforge.prompting import json_objects
 
@@ -92,14 +92,15 @@ def with_superseded(before: str, after: str, revision: int) -> str:
 def changes_for_the_chat(versions: list[tuple[str, str, str]]) -> str:
     """What changed in each `(name, before, after)`, word by word (`core.word_diff`): each
     changed line under its heading, removed words as `[-…-]` and added ones as `{+…+}`, long
-    unchanged stretches cut; in a fenced block no line of the text can close; "" when nothing
+    unchanged stretches cut; in a `word-diff` fenced block no line of the text can close (the
+    page strikes and underlines it as History does, a terminal shows the marks); "" when nothing
     changed."""
     changes = [text_change(name, before, after) for name, before, after in versions]
     text = as_text([change for change in changes if change.passages])
     if not text:
         return ""
     fence = "`" * max(3, 1 + max((len(run) for run in _BACKTICKS.findall(text)), default=0))
-    return f"{fence}text\n{text}\n{fence}"
+    return f"{fence}{WORD_DIFF_FENCE}\n{text}\n{fence}"
 
 
 def readable_diff(before: str, after: str, name: str) -> str:

@@ -9,12 +9,17 @@ newest `PAGE_SIZE` messages; older pages are fetched when the person scrolls bac
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
+from html import escape
+from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from pydantic import BaseModel
 
 from thoughtforge.core import ChatMessage
+from thoughtforge.core.word_diff import WORD_DIFF_FENCE, marked_pieces
 from thoughtforge.phases.chat import PHASE_LABELS
 from thoughtforge.phases.draft_edits import is_draft
 from thoughtforge.phases.intake import is_realign_command
@@ -23,6 +28,29 @@ PAGE_SIZE = 200
 ROLE_NAMES = {"human": "You", "ai": "ThoughtForge", "system": "Notice"}
 
 _MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+_TAGS = {"removed": "del", "added": "ins"}
+
+
+def _fence(renderer: Any, tokens: Sequence[Token], index: int, options: Any, env: Any) -> str:
+    """A `word-diff` block as History shows a change (the same `<del>`/`<ins>`); any other
+    fence as markdown-it renders it."""
+    token = tokens[index]
+    if token.info.strip() != WORD_DIFF_FENCE:
+        return str(_plain_fence(tokens, index, options, env))
+    lines = []
+    for line in token.content.rstrip("\n").split("\n"):
+        words = "".join(
+            f"<{_TAGS[p.kind]}>{escape(p.text)}</{_TAGS[p.kind]}>"
+            if p.kind in _TAGS
+            else escape(p.text)
+            for p in marked_pieces(line)
+        )
+        lines.append(words)
+    return '<div class="word-diff">' + "\n".join(lines) + "</div>\n"
+
+
+_plain_fence = _MARKDOWN.renderer.rules["fence"]
+_MARKDOWN.add_render_rule("fence", _fence)
 
 
 class MessageView(BaseModel):
