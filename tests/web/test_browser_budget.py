@@ -62,6 +62,12 @@ def test_new_project_takes_a_budget_and_the_config_default_is_shown(
     project = stack.projects / page.url.rstrip("/").rsplit("/", 1)[1]
     assert read_usage(project).budget == Budget(max_usd=2.5)
     page.locator("#project-header .spend", has_text="/ $2.50").wait_for(timeout=60_000)
+    page.locator("#budget-form summary").click()  # and later, at any step, from the thread
+    page.fill("#budget-usd", "3.75")
+    page.click("#budget-set")
+    page.locator("#project-header .spend", has_text="/ $3.75").wait_for(timeout=60_000)
+    assert read_usage(project).budget == Budget(max_usd=3.75)
+    _shot(page, "20b-budget-set-from-the-thread")
 
 
 def test_a_budget_halt_shows_the_spend_and_its_form_raises_the_budget_and_resumes(

@@ -11,6 +11,7 @@ from thoughtforge.core import (
     read_status,
     write_status,
 )
+from thoughtforge.core.spend import Budget, read_usage
 from thoughtforge.models import Phase
 
 BRAIN_DUMP = "We want a small wedding in June for sixty people, budget fifteen thousand."
@@ -58,3 +59,19 @@ def test_the_page_archives_a_finished_project_into_its_filter(bench: Bench) -> N
     assert refused.status_code == 409 and "in progress" in refused.json()["error"]
     assert bench.post(f"/projects/{done.id}/unarchive", {}).status_code == 200
     assert "Archived (" not in bench.get("/").text
+
+
+def test_the_page_sets_a_projects_budget_at_any_phase_and_refuses_a_bad_one(
+    bench: Bench,
+) -> None:
+    project = create_project(bench.config, brain_dump=BRAIN_DUMP)  # Phase 1, nothing halted
+    assert 'id="budget-form"' in bench.get(f"/projects/{project.id}").text
+    set_ = bench.post(f"/projects/{project.id}/budget", {"usd": 2.5})
+    assert set_.status_code == 200 and "of $2.50" in set_.json()["note"]
+    assert read_usage(project.dir).budget == Budget(max_usd=2.5)
+    for bad in ({"usd": "5"}, {"usd": True}, {"usd": -1}, {"tokens": 1.5}, {"dollars": 5}):
+        refused = bench.post(f"/projects/{project.id}/budget", bad)
+        assert refused.status_code == 400, bad
+    assert read_usage(project.dir).budget == Budget(max_usd=2.5)  # nothing half-set
+    tokens = bench.post(f"/projects/{project.id}/budget", {"tokens": 20000})
+    assert tokens.status_code == 200 and "of 20,000" in tokens.json()["note"]

@@ -1,14 +1,35 @@
-"""Raising a project's budget as part of a decision on its `budget_exhausted` halt: set before
-the decision, as `thoughtforge budget ID --usd N` sets it (`core.spend.change_budget`,
-which the CLI's `budget` and a new project's budget call too); the token limit stays as it was."""
+"""A project's own budget, set from a door at any time (`BudgetChange`), or raised as part of a
+decision on its `budget_exhausted` halt (the token limit then stays as it was): both as
+`thoughtforge budget ID --usd N` sets it (`core.spend.change_budget`, which the CLI's `budget` and
+a new project's budget call too)."""
 
 from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
 
 from thoughtforge.config import Config
 from thoughtforge.core import Project
 from thoughtforge.core.spend import change_budget, spend_of
 from thoughtforge.errors import ActionRefused
-from thoughtforge.models import HaltReason
+from thoughtforge.models import MAX_TOKENS, MAX_USD, HaltReason
+
+
+class BudgetChange(BaseModel):
+    """A new budget in dollars and/or tokens, or `clear` for the config's again."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    usd: StrictFloat | StrictInt | None = Field(None, gt=0, le=MAX_USD)
+    tokens: StrictInt | None = Field(None, gt=0, le=MAX_TOKENS)
+    clear: StrictBool = False
+
+
+def set_budget(config: Config, project: Project, change: BudgetChange) -> str:
+    """The budget set; what it is now, and a warning when it is already used up."""
+    usd = float(change.usd) if change.usd is not None else None
+    summary, warning = change_budget(config, project, usd, change.tokens, clear=change.clear)
+    note = f"Budget now: {summary.line}."
+    return f"{note} {warning}" if warning else note
 
 
 def raise_on_halt(config: Config, project: Project, usd: float, *, terminating: bool) -> None:

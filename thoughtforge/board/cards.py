@@ -20,7 +20,7 @@ from thoughtforge.config import Config
 from thoughtforge.core.project import Project, list_projects
 from thoughtforge.core.project_view import ProjectView, RunPlace, read_view
 from thoughtforge.core.revisions import revision_words
-from thoughtforge.core.spend import read_usage, usd
+from thoughtforge.core.spend import read_usage, short
 from thoughtforge.core.state import POLISH_STATE_FILE, Status, read_polish_state
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import POLISH_HALT_ADVICE, Counts, DeliverableType, HaltReason, Phase
@@ -198,8 +198,4 @@ def _with_spend(card: Card, project_dir: Path) -> Card:
         return card.model_copy(update={"spent": "unknown (usage.json unreadable)"})
     if not ledger.total.calls:
         return card
-    spent = usd(ledger.total.usd) if ledger.total.usd or not ledger.total.unpriced_calls else ""
-    spent = spent or f"{ledger.total.tokens:,} tokens"
-    if ledger.budget is not None and ledger.budget.max_usd is not None:
-        spent += f" / {usd(ledger.budget.max_usd)}"
-    return card.model_copy(update={"spent": spent})
+    return card.model_copy(update={"spent": short(ledger.total, ledger.budget)})

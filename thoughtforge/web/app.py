@@ -37,6 +37,7 @@ from thoughtforge.web.endpoints.pages import (
 from thoughtforge.web.endpoints.project_actions import (
     answer,
     archive,
+    budget,
     create_project,
     draft,
     drop_file,
@@ -95,6 +96,7 @@ ROUTES = [
     Route("/projects/{project_id}/rollback", restore, methods=["POST"]),
     Route("/projects/{project_id}/draft", draft),
     Route("/projects/{project_id}/draft", edit_draft, methods=["POST"]),
+    Route("/projects/{project_id}/budget", budget, methods=["POST"]),
     Route("/projects/{project_id}/archive", archive, methods=["POST"]),
     Route("/projects/{project_id}/unarchive", unarchive, methods=["POST"]),
     Route("/events", events),

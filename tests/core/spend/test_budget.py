@@ -22,6 +22,7 @@ from thoughtforge.core.spend import (
     over_budget,
     read_usage,
     rebuild,
+    short,
     spend_of,
 )
 from thoughtforge.errors import BudgetExhausted, PhaseHalt, ThoughtForgeError
@@ -215,3 +216,15 @@ def test_the_budget_command_refuses_what_no_budget_can_be(
     )
     assert refused.exit_code == 1 and isinstance(refused.exception, ThoughtForgeError)
     assert read_usage(project.dir).budget is None
+
+
+def test_the_short_spend_keeps_one_unit_and_says_an_unpriced_dollar_budget_cannot_bind() -> None:
+    """The card read "7,963 tokens / $2.00"; the header "$0.00 / $0.05" after 9,000 tokens."""
+    unpriced = Spend(calls=3, tokens_in=7000, tokens_out=963, unpriced_calls=3)
+    assert short(unpriced) == "7,963 tokens"
+    assert short(unpriced, Budget(max_tokens=20_000)) == "7,963 tokens / 20,000"
+    assert short(unpriced, Budget(max_usd=2.0)) == (
+        "7,963 tokens ($2.00 budget cannot bind: the agent has no price)"
+    )
+    priced = Spend(calls=1, usd=1.234, tokens_in=10)
+    assert short(priced, Budget(max_usd=5.0)) == "$1.23 / $5.00"

@@ -12,6 +12,7 @@ from thoughtforge.core.spend.budget import (
     lowered_below_spent,
     next_call_cost,
     over_budget,
+    short,
     usd,
 )
 from thoughtforge.core.spend.ledger import (
@@ -55,6 +56,7 @@ __all__ = [
     "rebuild",
     "rebuild_from_log",
     "set_budget",
+    "short",
     "spend_markdown",
     "spend_of",
     "usd",

@@ -82,6 +82,19 @@ def describe(spent: Spend, budget: Budget | None = None) -> str:
     return f"{money} · {tokens} ({', '.join(notes)})"
 
 
+def short(spent: Spend, budget: Budget | None = None) -> str:
+    """For a card or a header, in one unit: `$1.23 / $5.00`; the tokens when the calls had no
+    price (`7,963 tokens / 20,000`), and then a dollar budget says it cannot bind."""
+    limits = budget or Budget()
+    if spent.usd == 0 and spent.unpriced_calls:
+        used = f"{spent.tokens:,} tokens"
+        used += f" / {limits.max_tokens:,}" if limits.max_tokens else ""
+        if limits.max_usd is not None:
+            used += f" ({usd(limits.max_usd)} budget cannot bind: the agent has no price)"
+        return used
+    return usd(spent.usd) + (f" / {usd(limits.max_usd)}" if limits.max_usd is not None else "")
+
+
 def usd(amount: float) -> str:
     """Dollars as a person reads them: cents, or four decimals below a cent."""
     if 0 < amount < 0.01:

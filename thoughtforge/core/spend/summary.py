@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from thoughtforge.config import Config
 from thoughtforge.core.project import Project
-from thoughtforge.core.spend.budget import budget_of, describe, lowered_below_spent, usd
+from thoughtforge.core.spend.budget import budget_of, describe, lowered_below_spent, short
 from thoughtforge.core.spend.ledger import Budget, Spend, read_usage, rebuild_from_log, set_budget
 from thoughtforge.errors import StateFileError, ThoughtForgeError
 from thoughtforge.models import MAX_TOKENS, MAX_USD
@@ -35,14 +35,10 @@ class SpendSummary(BaseModel):
 
     @property
     def short(self) -> str:
-        """For a card or a header: `$1.23 / $5.00`, or the tokens when no money is known."""
+        """For a header (`budget.short`)."""
         if self.error is not None:
             return "spend unknown"
-        if self.total.usd == 0 and self.total.unpriced_calls and self.budget.max_usd is None:
-            used = f"{self.total.tokens:,} tokens"
-            return used + (f" / {self.budget.max_tokens:,}" if self.budget.max_tokens else "")
-        money = usd(self.total.usd)
-        return money + (f" / {usd(self.budget.max_usd)}" if self.budget.max_usd else "")
+        return short(self.total, self.budget)
 
     def breakdown(self) -> list[tuple[str, str]]:
         """(where, what it cost) per phase, then per polish iteration."""

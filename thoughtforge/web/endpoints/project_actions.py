@@ -1,5 +1,5 @@
 """What the person does to a project from the page: start one, answer its run, edit its draft,
-archive it, drop a file in. Each endpoint reads the request and calls one function of `actions`,
+set its budget, archive it, drop a file in. Each endpoint reads the request and calls one function of `actions`,
 the one the CLI and the MCP server call for the same thing."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from thoughtforge.actions.archiving import (
     archive_project,
     unarchive_project,
 )
+from thoughtforge.actions.budget import BudgetChange, set_budget
 from thoughtforge.actions.draft import DraftEdit, take_edit
 from thoughtforge.actions.starting import NewProject, create_from_request, start_run
 from thoughtforge.errors import ThoughtForgeError
@@ -75,6 +76,14 @@ async def unarchive(request: Request) -> Response:
     project = await requested_project(request)
     await run_in_threadpool(unarchive_project, project)
     return JSONResponse({"note": UNARCHIVED_NOTE})
+
+
+async def budget(request: Request) -> Response:
+    config = workbench_of(request).config
+    project = await requested_project(request)
+    change = BudgetChange.model_validate(await request.json())
+    note = await run_in_threadpool(set_budget, config, project, change)
+    return JSONResponse({"note": note})
 
 
 async def drop_file(request: Request) -> Response:

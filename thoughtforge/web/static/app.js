@@ -419,6 +419,15 @@ function setUpThread() {
     if (button) act(button);
   });
   $("composer").addEventListener("submit", (event) => event.preventDefault());
+  $("budget-set").addEventListener("click", async () => {
+    const number = (id) => ($(id).value.trim() === "" ? null : Number($(id).value));
+    const usd = number("budget-usd"), tokens = number("budget-tokens");
+    if (usd === null && tokens === null) { say("Give a budget in dollars or tokens.", "error"); return; }
+    try {
+      const result = await post("/projects/" + project + "/budget", {usd, tokens});
+      say(result.note, "", true);
+    } catch (error) { say(error.message, "error"); }
+  });
   $("attach").addEventListener("change", (event) => upload(event.target.files));
   $("attach-button").addEventListener("click", () => $("attach").click());
   $("new-messages").addEventListener("click", () => { toNewest(); message.focus(); });
