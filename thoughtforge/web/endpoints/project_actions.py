@@ -1,6 +1,6 @@
 """What the person does to a project from the page: start one, answer its run, edit its draft,
-set its budget, archive it, drop a file in. Each endpoint reads the request and calls one function of `actions`,
-the one the CLI and the MCP server call for the same thing."""
+set its budget, archive it, drop a file in. Each endpoint reads the request and calls one
+function of `actions`, the one the CLI and the MCP server call for the same thing."""
 
 from __future__ import annotations
 
