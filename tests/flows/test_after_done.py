@@ -18,7 +18,7 @@ from tests.flows.test_pipeline import DEMO_STEPS, REPO, _flow_runs_of, _only_pro
 from thoughtforge.adapters.agents.scripted import DEMO_SCRIPT
 from thoughtforge.config import load_config
 from thoughtforge.core import hold_run_lock, open_project, read_polish_state, read_status
-from thoughtforge.core.revisions import REVISION_TAG_PREFIX
+from thoughtforge.core.revisions import REVISION_TAG_PREFIX, read_revisions
 from thoughtforge.core.state import read_thread
 from thoughtforge.models import Phase
 from thoughtforge.phases.revision_text import split_sections
@@ -134,6 +134,9 @@ def test_a_change_request_rebuilds_one_section_then_rollback_restores_earlier_st
     assert kept.returncode == 0, kept.stdout + kept.stderr
     assert "One more thought." in repo.git.show("HEAD~1:docs/spec.md")  # the person's commit
     assert plan.read_text() == first
+    # revision 1's files: the page, status and the board say revision 1, not 2
+    assert (read_revisions(project).shown, read_revisions(project).current) == (1, 2)
+    assert "revision" not in run_cli(env, config, "status", project.name).stdout
 
     commits = len(list(repo.iter_commits()))
     back = run_cli(env, config, "rollback", project.name, "--to", "polish-1")

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from thoughtforge.core.course_claim import Claim, clearing_words, held_words, standing_claim
 from thoughtforge.core.project import Project
-from thoughtforge.core.revisions import current_revision
+from thoughtforge.core.revisions import shown_revision
 from thoughtforge.core.run_lock import LOCK_FILE, is_running
 from thoughtforge.core.state import POLISH_STATE_FILE, Status, read_polish_state
 from thoughtforge.core.waiting import Waiting, current_wait
@@ -112,7 +112,7 @@ def read_view(project: Project) -> ProjectView:
         course=held if claim is None else None,
         locked=running,
         holder=_lock_holder(project) if running else None,
-        revision=current_revision(project.dir),
+        revision=shown_revision(project.dir),
         open_findings=_open_findings(project),
     )
 

@@ -53,10 +53,18 @@ class Revisions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     revisions: list[Revision] = []
+    restored: int | None = None
+    """The revision a restore put the files back to (`phases.rollback`), until the next change
+    request: what the person sees is that revision's, though the next one is `current + 1`."""
 
     @property
     def current(self) -> int:
         return 1 + len(self.revisions)
+
+    @property
+    def shown(self) -> int:
+        """The revision the project's files are from."""
+        return self.restored if self.restored is not None else self.current
 
     @property
     def latest(self) -> Revision | None:
@@ -84,6 +92,11 @@ def write_revisions(project_dir: Path, revisions: Revisions) -> None:
 def current_revision(project_dir: Path) -> int:
     """The revision the project is on (1 until a change request)."""
     return read_revisions(project_dir).current
+
+
+def shown_revision(project_dir: Path) -> int:
+    """The revision the project's files are from (a restore's, else the current one)."""
+    return read_revisions(project_dir).shown
 
 
 def open_revision(project_dir: Path) -> Revision | None:

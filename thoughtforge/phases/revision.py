@@ -122,6 +122,7 @@ def start_revision(
         constraints_before=_text(project, CONSTRAINTS_FILE),
     )
     revisions.revisions.append(revision)
+    revisions.restored = None
     write_revisions(project.dir, revisions)
     commit_own(project.dir, f"Revision {number} begins: {_first_line(text)}")
     git_repo.tag(project.dir, f"{REVISION_TAG_PREFIX}{number}")

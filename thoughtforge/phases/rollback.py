@@ -2,7 +2,8 @@
 commit, with a new commit (history is never rewritten), and set its state files to match.
 
 What stays as it is: the chat (the thread says the rollback happened), `revisions.json` (what was
-asked) and `status.json`, which moves through `transition()`. `polish_state.json` comes back as it
+asked; it notes the revision the files are from now) and `status.json`, which moves through
+`transition()`. `polish_state.json` comes back as it
 was at that point, so the trajectory matches it and a later `polish` continues from there.
 """
 
@@ -32,7 +33,12 @@ from thoughtforge.core import (
     write_polish_state,
 )
 from thoughtforge.core.history import HistoryItem, find_item, project_history
-from thoughtforge.core.revisions import REVISIONS_FILE, read_revisions, update_revision
+from thoughtforge.core.revisions import (
+    REVISIONS_FILE,
+    read_revisions,
+    update_revision,
+    write_revisions,
+)
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.revision import RevisionRefused, refuse_while_a_run_works
 
@@ -114,6 +120,7 @@ def rollback(project: Project, wanted: str, *, keep_edits: bool = False) -> Roll
     git_repo.restore_tree(project.dir, item.commit, KEPT)
     write_polish_state(project.dir, polish)
     _close_abandoned_revision(project, item)
+    _mark_restored(project, item)
     words = (
         f"Rolled back to {label}: {item.what}. The files are as they were then; the project is "
         f"in {phase}."
@@ -135,6 +142,14 @@ def _close_abandoned_revision(project: Project, item: HistoryItem) -> None:
     latest = read_revisions(project.dir).latest
     if latest is not None and not latest.built and item.revision < latest.number:
         update_revision(project.dir, latest.model_copy(update={"built": True}))
+
+
+def _mark_restored(project: Project, item: HistoryItem) -> None:
+    """The files are `item`'s revision's now: the header, status and the board say so."""
+    revisions = read_revisions(project.dir)
+    restored = item.revision if item.revision != revisions.current else None
+    if revisions.restored != restored:
+        write_revisions(project.dir, revisions.model_copy(update={"restored": restored}))
 
 
 def _at(project: Project, commit: str, relpath: str, model: type[M]) -> M | None:
