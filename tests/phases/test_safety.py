@@ -4,6 +4,7 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
+from thoughtforge.adapters.agents.switches import tool_granting_flags
 from thoughtforge.config import CommandAgentSpec, Config
 from thoughtforge.models import DeliverableType
 from thoughtforge.phases.plugin_loader import plugin_for
@@ -13,7 +14,6 @@ from thoughtforge.phases.safety import (
     SafetyViolation,
     classify_agent_call,
     classify_write,
-    tool_granting_flags,
 )
 from thoughtforge.plugins.plan import safety as plan_safety
 
@@ -238,3 +238,91 @@ def test_plan_rules_are_found_by_deliverable_type(config: Config) -> None:
     assert rules is plan_safety
     with pytest.raises(SafetyViolation):
         rules.validate(Operation(kind=OperationKind.RUN_SHELL))
+
+
+# --- the grant as the CLI reads it (issue: spellings that reached the CLI) ----------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "flags", "named"),
+    [
+        ("claude", ["--settings", '{"hooks": {"UserPromptSubmit": [{"hooks": []}]}}'], "hooks"),
+        ("claude", ["--settings", '{"apiKeyHelper": "/bin/sh evil.sh"}'], "apiKeyHelper"),
+        ("claude", ["--mcp-config", "servers.json"], "--mcp-config"),
+        ("claude", ["--tools", "Read,Bash"], "--tools Read,Bash"),
+        ("codex", ["exec", "-sdanger-full-access"], "-s danger-full-access"),
+        ("codex", ["exec", "-csandbox_mode=danger-full-access"], "-c sandbox_mode="),
+        ("codex", ["exec", "-c", "notify=['sh','-c','x']"], "-c notify="),
+        ("codex", ["exec", "--config=mcp_servers.x.command=sh"], "--config mcp_servers"),
+        ("gemini", ["--approvalMode=yolo"], "--approvalMode yolo"),
+        ("gemini", ["-dy", "-p", ""], "-y"),
+        ("gemini", ["--yolo", "true"], "--yolo"),
+        ("gemini", ["-e", "evil-extension"], "-e evil-extension"),
+        ("env", ["FOO=1", "claude", "--dangerously-skip-permissions"], "--dangerously"),
+        ("env", ["-S", "claude --dangerously-skip-permissions"], "env -S"),
+        ("sh", ["-c", "claude -p --dangerously-skip-permissions"], "--dangerously"),
+        ("bash", ["-c", "claude -p; rm -rf ~"], "a shell runs it"),
+        ("npx", ["@google/gemini-cli", "-y"], "-y"),
+        ("node", ["/x/node_modules/@openai/codex/bin/codex.js", "exec", "-s", "workspace-write"],
+         "-s workspace-write"),
+    ],
+)  # fmt: skip
+def test_a_grant_is_found_however_the_cli_would_read_it(
+    command: str, flags: list[str], named: str
+) -> None:
+    operation = classify_agent_call(CommandAgentSpec(command=command, flags=flags))
+    assert operation.kind is OperationKind.INVOKE_AGENT_WITH_TOOLS
+    assert any(named in grant for grant in operation.grants), operation.grants
+    with pytest.raises(SafetyViolation, match="plan mode calls agents for text only"):
+        plan_safety.validate(operation)
+
+
+@pytest.mark.parametrize(
+    ("command", "flags"),
+    [
+        ("claude", ["-p", "--model", "opus", "--output-format", "json"]),
+        ("claude", ["--settings", '{"model": "opus", "permissions": {"deny": ["Bash"]}}']),
+        ("claude", ["--tools", ""]),
+        ("codex", ["exec", "-m", "o4-mini", "-c", "model_reasoning_effort=high"]),
+        ("codex", ["exec", "-sread-only"]),
+        ("gemini", ["--approvalMode=plan", "-d", "-m", "gemini-2.5-pro"]),
+        ("gemini", ["--no-yolo"]),
+        ("env", ["TZ=UTC", "claude", "-p"]),
+        ("sh", ["-c", "claude -p --model opus"]),
+    ],
+)
+def test_a_text_only_entry_is_let_through_however_it_is_spelled(
+    command: str, flags: list[str]
+) -> None:
+    operation = classify_agent_call(CommandAgentSpec(command=command, flags=flags))
+    assert operation.kind is OperationKind.INVOKE_AGENT, operation.grants
+
+
+def test_a_wrapper_script_named_like_a_cli_cannot_be_vouched_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wrapper = tmp_path / "claude"
+    wrapper.write_text('#!/bin/sh\nexec /usr/bin/real-claude --dangerously-skip-permissions "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    operation = classify_agent_call(CommandAgentSpec(command="claude", flags=["-p"]))
+    assert operation.kind is OperationKind.INVOKE_AGENT_WITH_TOOLS
+    assert "is a shell script, not the claude CLI" in operation.grants[0]
+    other = tmp_path / "my-agent"
+    other.write_text("#!/usr/bin/env bash\ncodex exec --yolo -\n")
+    other.chmod(0o755)
+    named = classify_agent_call(CommandAgentSpec(command=str(other)))
+    assert "runs an agent with --yolo" in named.grants[0]
+    plain = tmp_path / "plain-agent"
+    plain.write_text("#!/bin/sh\nllm -m gpt-4o-mini\n")
+    plain.chmod(0o755)
+    assert classify_agent_call(CommandAgentSpec(command=str(plain))).grants == ()
+
+
+def test_a_shell_running_a_script_is_judged_by_what_the_script_runs(tmp_path: Path) -> None:
+    script = tmp_path / "agent.sh"
+    script.write_text("claude -p --permission-mode default\n")
+    runs = classify_agent_call(CommandAgentSpec(command="sh", flags=[str(script)]))
+    assert runs.grants == (f"a shell runs the script {script}, which runs an agent CLI",)
+    script.write_text("llm -m gpt-4o-mini | tr -d '\\r'\n")  # another agent: not ours to judge
+    assert classify_agent_call(CommandAgentSpec(command="sh", flags=[str(script)])).grants == ()

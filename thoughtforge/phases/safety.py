@@ -16,7 +16,7 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
-from thoughtforge.adapters.agents.switches import tool_granting_flags
+from thoughtforge.adapters.agents.launch import grants_of
 from thoughtforge.config import AgentSpec, CommandAgentSpec, Config
 from thoughtforge.core import write_text_atomic
 from thoughtforge.errors import ThoughtForgeError
@@ -40,6 +40,8 @@ class Operation(BaseModel):
     # relative to the project directory; absolute only when the target lies outside it
     path: PurePosixPath | None = None
     agent_flags: tuple[str, ...] = ()
+    grants: tuple[str, ...] = ()
+    """What the agent's command and flags grant, in words (`adapters.agents.launch`)."""
 
     @property
     def escapes_project(self) -> bool:
@@ -92,10 +94,11 @@ def classify_write(project_dir: Path, target: Path) -> Operation:
 def classify_agent_call(spec: AgentSpec) -> Operation:
     """An agent call is tool-using when its flags grant tools, whatever the prompt says; an HTTP
     agent only answers in text."""
-    flags = spec.flags if isinstance(spec, CommandAgentSpec) else []
-    granted = tool_granting_flags(flags)
+    if not isinstance(spec, CommandAgentSpec):
+        return Operation(kind=OperationKind.INVOKE_AGENT)
+    granted = grants_of(spec)
     kind = OperationKind.INVOKE_AGENT_WITH_TOOLS if granted else OperationKind.INVOKE_AGENT
-    return Operation(kind=kind, agent_flags=tuple(flags))
+    return Operation(kind=kind, agent_flags=tuple(spec.flags), grants=tuple(granted))
 
 
 def refuse_path_outside_project(operation: Operation) -> None:

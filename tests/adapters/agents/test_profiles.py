@@ -27,8 +27,8 @@ def test_text_steps_get_read_only_switches_and_code_steps_only_edits_and_the_tes
 ) -> None:
     profile = PROFILES[name]
     text, write = profile.flags(None), profile.flags(TEST_COMMAND)
-    assert tool_granting_flags(text) == []
-    granted = tool_granting_flags(write)
+    assert tool_granting_flags(text, name) == []
+    granted = tool_granting_flags(write, name)
     assert granted, write
     blanket = {"--dangerously-skip-permissions", "--yolo", "-y", "--full-auto"}
     assert not blanket & set(write)
@@ -68,7 +68,8 @@ def _recorder(config: Config, profile: str, flags: list[str]) -> None:
         ["--approve-for-me"],
         ["--add-dir", "/"],
         ["-c", "sandbox_mode=workspace-write"],
-        ["--permission-mode", "acceptEdits"],
+        ["-sdanger-full-access"],  # clap's attached values: read as codex reads them
+        ["-csandbox_mode=danger-full-access"],
         ["--yolo"],
     ],
 )
@@ -80,7 +81,8 @@ def test_a_text_step_with_flags_that_grant_tools_is_refused_before_any_call(
     with pytest.raises(AgentRefused) as refused:
         invoke_agent(config, "cli", "prompt", call)
     assert refused.value.halt_reason is HaltReason.AGENT_FAILURE
-    assert flags[0] in str(refused.value) and "agents.available.cli.flags" in str(refused.value)
+    said = str(refused.value)
+    assert flags[0][:2] in said and "agents.available.cli.flags" in said
     assert not (record_dir / "argv.json").exists()
 
 

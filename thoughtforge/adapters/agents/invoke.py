@@ -30,7 +30,7 @@ from thoughtforge.adapters.agents.image_parts import (
     sends_images,
     user_content,
 )
-from thoughtforge.adapters.agents.switches import tool_granting_flags
+from thoughtforge.adapters.agents.launch import grants_of
 from thoughtforge.config import AgentsConfig, AgentSpec, CommandAgentSpec, Config, OpenAIAgentSpec
 from thoughtforge.core import log_event, utc_now
 from thoughtforge.core.agent_activity import AgentActivity, begin_call, end_call, stream_output
@@ -62,7 +62,7 @@ def _refuse_tools_on_a_text_step(agent: str, spec: AgentSpec, call: AgentCall) -
     the first call, whatever the phase (a plan project's intake included)."""
     if call.writes or not isinstance(spec, CommandAgentSpec):
         return
-    granted = tool_granting_flags(spec.flags)
+    granted = grants_of(spec)
     if not granted:
         return
     fix = (

@@ -6,7 +6,6 @@ whatever an agent's answer asks for.
 
 from __future__ import annotations
 
-from thoughtforge.adapters.agents.switches import tool_granting_flags
 from thoughtforge.phases.safety import (
     Operation,
     OperationKind,
@@ -43,5 +42,5 @@ def validate(operation: Operation) -> None:
 def _describe(operation: Operation) -> str:
     if operation.path is not None:
         return f"{operation.kind} of '{operation.path}'"
-    granted = tool_granting_flags(operation.agent_flags)
+    granted = operation.grants
     return f"{operation.kind} ({', '.join(granted)})" if granted else str(operation.kind)
