@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -143,3 +144,41 @@ def test_ask_prefect_answers_from_the_server_else_falls_back_never_raising(
     record_wait(tmp_path, waiting.model_copy(update={"api_url": healthy_url}))
     assert ask_prefect(silent, health, "fallback", tmp_path) == "True"  # the wait's server
     assert asked == [CLOSED, healthy_url, healthy_url]
+
+
+def test_a_busy_server_is_waited_for_and_nothing_listening_is_no_server_at_once(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Twenty starts at once: the server was up but slower than the health check's 0.5 s, and
+    some starts were refused "no Prefect server answers"."""
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    slow_for = [2]  # the first two checks time out, then it answers
+
+    class Busy(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            if slow_for[0] > 0:
+                slow_for[0] -= 1
+                time.sleep(api_module.HEALTH_TIMEOUT_SECONDS * 2)
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"true")
+
+        def log_message(self, *args: object) -> None:
+            return None
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Busy)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        port = server.server_port
+        busy = config.model_copy(update={"server": config.server.model_copy(update={"port": port})})
+        told: list[str] = []
+        assert find_api(busy, on_busy=told.append) == configured_url(busy)
+        assert told == [configured_url(busy)]  # said once, while it waited
+        slow_for[0] = 100
+        assert find_api(busy, busy_wait=1.0) is None  # a deadline, then no server
+    finally:
+        server.shutdown()
+    closed = config.model_copy(update={"server": config.server.model_copy(update={"port": 9})})
+    started = time.monotonic()
+    assert find_api(closed, on_busy=told.append) is None
+    assert time.monotonic() - started < 1.0 and len(told) == 1  # refused: not waited for

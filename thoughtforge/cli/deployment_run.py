@@ -19,7 +19,7 @@ from typing import Annotated, Any
 
 import typer
 
-from thoughtforge.cli.app import app, config_of, out
+from thoughtforge.cli.app import app, config_of, err, out
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.terminal_text import inert_markup
 
@@ -49,7 +49,7 @@ def run_deployment(
     from thoughtforge.stack.api import PrefectApi, PrefectApiError, find_api, project_tag
 
     parameters = dict(_parameter(text) for text in param or [])
-    url = find_api(config_of(ctx))
+    url = find_api(config_of(ctx), on_busy=_say_busy)
     if url is None:
         raise ThoughtForgeError(
             "no Prefect server answers: start one with `thoughtforge up`, then run this again"
@@ -71,6 +71,16 @@ def run_deployment(
         f"Started {inert_markup(run.name)} of {inert_markup(deployment)}: {page}",
         soft_wrap=True,
         highlight=False,
+    )
+
+
+def _say_busy(url: str) -> None:
+    from thoughtforge.stack.api import BUSY_WAIT_SECONDS
+
+    err.print(
+        f"The Prefect server at {url} is busy: waiting up to {BUSY_WAIT_SECONDS:.0f} s for it "
+        "to answer…",
+        soft_wrap=True,
     )
 
 

@@ -16,7 +16,7 @@ import urllib.request
 from collections.abc import Callable
 from http import HTTPStatus
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
@@ -28,6 +28,9 @@ from thoughtforge.errors import ServiceError, ThoughtForgeError
 
 PROJECT_TAG_PREFIX = "project:"
 HEALTH_TIMEOUT_SECONDS = 0.5
+BUSY_WAIT_SECONDS = 30.0
+"""How long a command waits for a server that is there but too busy to answer its health check
+(twenty runs starting at once), before it says no server answers."""
 REQUEST_TIMEOUT_SECONDS = 10.0
 SCHEMA_WAIT_SECONDS = 30.0
 SETTLE_SECONDS = 10.0
@@ -48,13 +51,26 @@ def configured_url(config: Config) -> str:
     return f"http://{config.server.host}:{config.server.port}/api"
 
 
-def find_api(config: Config) -> str | None:
-    """`PREFECT_API_URL` when set, else the configured server when it answers, else None."""
+def find_api(
+    config: Config,
+    *,
+    busy_wait: float = BUSY_WAIT_SECONDS,
+    on_busy: Callable[[str], None] | None = None,
+) -> str | None:
+    """`PREFECT_API_URL` when set, else the configured server when it answers, else None. A
+    server that is there but busy is waited for up to `busy_wait` seconds (`on_busy` told once,
+    with its URL); nothing listening is None at once."""
     explicit = os.environ.get("PREFECT_API_URL")
     if explicit:
         return explicit
     url = configured_url(config)
-    return url if is_healthy(url) else None
+    deadline = time.monotonic() + busy_wait
+    while (state := server_state(url)) == "busy" and time.monotonic() < deadline:
+        if on_busy is not None:
+            on_busy(url)
+            on_busy = None  # said once
+        time.sleep(_BUSY_POLL_SECONDS)
+    return url if state == "up" else None
 
 
 def api_for_project(config: Config, project_dir: Path) -> str | None:
@@ -87,11 +103,25 @@ def ask_prefect(
 
 def is_healthy(url: str, timeout: float = HEALTH_TIMEOUT_SECONDS) -> bool:
     """Whether a Prefect API answers its health check at `url`."""
+    return server_state(url, timeout) == "up"
+
+
+def server_state(
+    url: str, timeout: float = HEALTH_TIMEOUT_SECONDS
+) -> Literal["up", "busy", "down"]:
+    """`up` when the health check answers, `busy` when something listens but does not answer in
+    time (or answers 429/5xx), `down` when nothing listens there."""
     try:
         with urllib.request.urlopen(f"{url}/health", timeout=timeout) as response:
-            return bool(response.status == 200)
+            return "up" if response.status == 200 else "busy"
+    except urllib.error.HTTPError as exc:
+        return "busy" if exc.code == 429 or exc.code >= 500 else "down"
+    except urllib.error.URLError as exc:
+        return "busy" if isinstance(exc.reason, TimeoutError) else "down"
+    except TimeoutError:
+        return "busy"
     except (OSError, ValueError):
-        return False
+        return "down"
 
 
 class PrefectApiError(ServiceError):
