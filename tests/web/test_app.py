@@ -114,6 +114,8 @@ def test_new_project_keeps_the_dropped_files_and_says_how_to_start_without_a_ser
     ]
     assert not (bench.config.projects.directory.parent / "escape.txt").exists()
     assert read_chat(project.dir)[0].content.endswith("Deliverable type: plan\n")
+    header = bench.get(created["url"]).text.split('id="project-header"', 1)[1]
+    assert "plan (asked for; Distill settles it)" in header  # not "type not decided yet"
 
 
 def test_a_bad_new_project_is_a_clear_400_and_makes_nothing(bench: Bench) -> None:

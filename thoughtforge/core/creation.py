@@ -247,6 +247,16 @@ def brain_dump_text(brain_dump: str, brain_dump_file: str) -> str:
     return read_capped_text(path, MAX_TEXT_FILE_BYTES, "brain_dump_file")
 
 
+_TYPE_HINT = re.compile(r"^Deliverable type: ([a-z][a-z0-9_]{0,39})$", re.MULTILINE)
+
+
+def asked_type(brain_dump: str) -> str | None:
+    """The deliverable type the person asked for beside their brain dump (`with_hints`), if any:
+    Phase 1 decides the type, and until then the page says what was asked."""
+    found = _TYPE_HINT.findall(brain_dump)
+    return found[-1] if found else None
+
+
 def with_hints(text: str, connector_urls: list[str] | None, deliverable_type: str) -> str:
     """The brain dump with what the person gave beside it: links to pull before the first
     distillation, and the kind of deliverable they want (a hint the distillation weighs)."""

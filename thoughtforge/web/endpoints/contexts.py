@@ -23,6 +23,7 @@ from thoughtforge.core import (
     read_chat,
     utc_now,
 )
+from thoughtforge.core.creation import asked_type
 from thoughtforge.core.revisions import staleness_note
 from thoughtforge.core.spend import spend_of
 from thoughtforge.errors import StateFileError, ThoughtForgeError
@@ -38,10 +39,12 @@ def project_state(request: Request, project: Project) -> dict[str, Any]:
     config = workbench_of(request).config
     view = project_view(config, project)
     status, composer = view.status, _offered(composer_of(view), project)
+    early_chat = _phase_one_chat(project, status)
     return {
         "status": status,
         "run": view.run,
-        "title": working_title(status, _phase_one_chat(project, status), project.id),
+        "title": working_title(status, early_chat, project.id),
+        "asked_type": _asked_type(status, early_chat),
         "phase_words": phase_words(status),
         "waiting": view.waiting,
         "composer": composer,
@@ -69,9 +72,17 @@ def agent_choices(config: Config) -> list[AgentState]:
     return sorted(states, key=lambda s: not s.usable)
 
 
+def _asked_type(status: Status, chat: list[ChatMessage]) -> str | None:
+    """The type asked for with the brain dump, until Phase 1 decides it."""
+    if status.deliverable_type is not None:
+        return None
+    return next((asked_type(m.content) for m in chat if m.role == "human"), None)
+
+
 def _phase_one_chat(project: Project, status: Status) -> list[ChatMessage]:
-    """What a working title is made from: only read while the project has no name."""
-    if status.project_name:
+    """What a working title and the asked-for type are made from: only read while the project
+    has no name or no type."""
+    if status.project_name and status.deliverable_type is not None:
         return []
     try:
         return read_chat(project.dir)
