@@ -25,9 +25,8 @@ def named_identifiers(text: str) -> set[str]:
 
 
 def readme_mcp_section() -> str:
-    readme = (REPO_ROOT / "README.md").read_text()
-    start = readme.index("## Use it from your agent tool")
-    return readme[start : readme.index("\n## ", start + 1)]
+    """`docs/mcp.md`, where the README sends an agent host's owner."""
+    return (REPO_ROOT / "docs" / "mcp.md").read_text()
 
 
 def test_the_instructions_name_every_tool_and_only_tools_that_exist() -> None:

@@ -112,8 +112,9 @@ def test_the_wheel_in_a_venv_of_its_own_runs_a_deployed_project_to_done(
         assert "done" in status, status
         [project] = [p for p in projects.glob("*") if not p.name.startswith(".")]
 
-        # The README's other runs, as it writes them, by this install's own command.
-        readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+        # The README's (and docs') other runs, as written there, by this install's own command.
+        documents = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+        readme = " ".join(" ".join(d.read_text(encoding="utf-8").split()) for d in documents)
         revise = (
             "thoughtforge run-deployment thoughtforge-pipeline/local -p project_id=ID -p "
             'change_request="…"'
