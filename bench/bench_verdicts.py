@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -38,7 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.verdicts.populations import HELD_OUT, SOURCES, TUNING, Population
+from bench.verdicts.populations import HELD_OUT, SOURCES, TUNING, Population, parameters_table
 from bench.verdicts.scoreboard import Row, table
 from bench.verdicts.simulation import Run, simulate
 
@@ -54,7 +55,8 @@ def scoreboard(populations: list[Population], runs: int, jobs: int) -> list[Row]
     """Each population's `runs` seeded runs, spread over `jobs` processes."""
     chunk = max(runs // 4, 1)
     work = [
-        (p, range(start, min(start + chunk, runs))) for p in populations
+        (p, range(start, min(start + chunk, runs)))
+        for p in populations
         for start in range(0, runs, chunk)
     ]
     with ProcessPoolExecutor(max_workers=jobs) as pool:
@@ -72,18 +74,23 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=300, help="runs a population (300)")
     parser.add_argument("--set", choices=sorted(SETS), default="all")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
-    parser.add_argument("--sources", action="store_true", help="print each parameter's source")
+    parser.add_argument(
+        "--sources", action="store_true", help="print each population's parameters and sources"
+    )
     args = parser.parse_args()
     runs = 40 if args.quick else args.runs
     started = time.monotonic()
     rows = scoreboard(SETS[args.set], runs, args.jobs)
     print(table(rows))
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(
         f"\n{runs} runs a population, {args.jobs} process(es), "
-        f"{time.monotonic() - started:.0f} s. Rates in %, [95 % Wilson interval]; "
+        f"{time.monotonic() - started:.0f} s ({used.ru_utime + used.ru_stime:.0f} s of CPU). "
+        "Rates in %, [95 % Wilson interval]; "
         "'iter/calls ×oracle' over the runs both ended done."
     )
     if args.sources:
+        print("\n" + parameters_table(SETS[args.set]) + "\n")
         for name, source in SOURCES.items():
             print(f"- {name}: {source}")
 

@@ -10,7 +10,6 @@ from dataclasses import replace
 
 from bench.verdicts.model import SEVERITIES, Plan, fixed
 from bench.verdicts.populations import Fixer, Pair
-
 from thoughtforge.models import Issue
 
 _STUBS = ("Covered elsewhere.", "Handled by the team.", "See the appendix.", "Agreed with all.")

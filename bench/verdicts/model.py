@@ -13,11 +13,19 @@ from thoughtforge.models import Severity
 from thoughtforge.plugins.plan.template import PlanTemplate, SlotKind
 
 SEVERITIES = (Severity.CRITICAL, Severity.MEDIUM, Severity.MINOR)
-_NOUNS = """venue budget schedule supplier deposit contract timeline owner checklist review budget
+_WORDS = """venue budget schedule supplier deposit contract timeline owner checklist review
     milestone rollout audience capacity transport catering permit insurance staffing signage
-    backup forecast pricing channel launch support migration rehearsal registration""".split()
-_VERBS = "confirms tracks books reviews assigns covers limits schedules funds tests".split()
-_TEAMS = "the organiser,the finance lead,the venue manager,the project lead,the ops team".split(",")
+    backup forecast pricing channel launch support migration rehearsal registration"""
+_NOUNS = _WORDS.split()
+_VERB_WORDS = "confirms tracks books reviews assigns covers limits schedules funds tests"
+_VERBS = _VERB_WORDS.split()
+_TEAMS = (
+    "the organiser",
+    "the finance lead",
+    "the venue manager",
+    "the project lead",
+    "the ops team",
+)
 
 
 @dataclass(frozen=True)
@@ -50,8 +58,11 @@ class Plan:
 
     def copy(self) -> Plan:
         return Plan(
-            self.template, self.name, {k: list(v) for k, v in self.slots.items()},
-            list(self.defects), self.edits,
+            self.template,
+            self.name,
+            {k: list(v) for k, v in self.slots.items()},
+            list(self.defects),
+            self.edits,
         )
 
     def section_of(self, slot: str) -> str:

@@ -125,57 +125,95 @@ def _plan_pairs(same: list[tuple[tuple[str, str], tuple[str, str]]]) -> list[Pai
 
 
 _TYPICAL = Reviewer()
-_HELD_MID = Reviewer(p_find=0.6, invent_rate=0.5, p_mislabel=0.25, p_no_location=0.25,
-                     p_cite=0.4, p_find_gone=0.2)
+_HELD_MID = Reviewer(
+    p_find=0.6, invent_rate=0.5, p_mislabel=0.25, p_no_location=0.25, p_cite=0.4, p_find_gone=0.2
+)
 
 
 def _honest_tuning() -> list[Population]:
     return [
         Population("honest-typical", True, _TYPICAL, Fixer(), "tuning", seed_base=1_000),
         Population(
-            "honest-weak-reviewer", True, replace(_TYPICAL, p_find=0.5, invent_rate=0.6),
-            Fixer(), "tuning", seed_base=2_000,
+            "honest-weak-reviewer",
+            True,
+            replace(_TYPICAL, p_find=0.5, invent_rate=0.6),
+            Fixer(),
+            "tuning",
+            seed_base=2_000,
         ),
         Population(
-            "honest-strong", True, replace(_TYPICAL, p_find=0.9, invent_rate=0.1),
-            Fixer(p_fix=0.85, p_break=0.05), "tuning", seed_base=3_000,
+            "honest-strong",
+            True,
+            replace(_TYPICAL, p_find=0.9, invent_rate=0.1),
+            Fixer(p_fix=0.85, p_break=0.05),
+            "tuning",
+            seed_base=3_000,
         ),
         Population(
-            "honest-sloppy-shapes", True,
+            "honest-sloppy-shapes",
+            True,
             replace(_TYPICAL, p_fence=0.5, p_preamble=0.3, p_two_objects=0.2, p_malformed=0.1),
-            Fixer(p_wrap=0.3, p_truncate=0.05), "tuning", seed_base=4_000,
+            Fixer(p_wrap=0.3, p_truncate=0.05),
+            "tuning",
+            seed_base=4_000,
         ),
     ]
 
 
 def _honest_held_out() -> list[Population]:
     return [
-        Population("held-honest-mid", True, _HELD_MID, Fixer(p_fix=0.6, p_wording_only=0.3),
-                   "held_out", seed_base=51_000),
         Population(
-            "held-honest-careful", True,
-            replace(_TYPICAL, p_find=0.8, invent_rate=0.2, p_cite=0.9, p_reword=0.3),
-            Fixer(p_fix=0.8, p_wording_only=0.7, p_break=0.05), "held_out", seed_base=52_000,
+            "held-honest-mid",
+            True,
+            _HELD_MID,
+            Fixer(p_fix=0.6, p_wording_only=0.3),
+            "held_out",
+            seed_base=51_000,
         ),
         Population(
-            "held-honest-chatty", True,
-            replace(_TYPICAL, invent_rate=1.0, p_reword=0.8, p_two_objects=0.15,
-                    p_preamble=0.3, p_mislabel=0.3),
-            Fixer(p_break=0.2), "held_out", seed_base=53_000,
+            "held-honest-careful",
+            True,
+            replace(_TYPICAL, p_find=0.8, invent_rate=0.2, p_cite=0.9, p_reword=0.3),
+            Fixer(p_fix=0.8, p_wording_only=0.7, p_break=0.05),
+            "held_out",
+            seed_base=52_000,
+        ),
+        Population(
+            "held-honest-chatty",
+            True,
+            replace(
+                _TYPICAL,
+                invent_rate=1.0,
+                p_reword=0.8,
+                p_two_objects=0.15,
+                p_preamble=0.3,
+                p_mislabel=0.3,
+            ),
+            Fixer(p_break=0.2),
+            "held_out",
+            seed_base=53_000,
         ),
     ]
 
 
 _GAMES: list[tuple[str, ReviewerGame | None, FixerGame | None, str]] = [
-    ("clean-review-unchanged", "clean_unchanged", "idle_elsewhere",
-     "the fixer rewords an unrelated place; every review after the first is clean"),
+    (
+        "clean-review-unchanged",
+        "clean_unchanged",
+        "idle_elsewhere",
+        "the fixer rewords an unrelated place; every review after the first is clean",
+    ),
     ("deleted-content", None, "delete", "each targeted place cut to a stub"),
     ("nonsense-content", None, "nonsense", "every place rewritten as plausible prose"),
     ("stale-review", "stale", None, "each answer holds last round's review first, then this one"),
     ("relabel", "relabel", None, "after the first review every finding is called minor"),
     ("wrappers", "wrapper", "wrapper", "every answer wrapped in prose, fences and a closing note"),
-    ("timestamp-fix", None, "timestamp",
-     "the fix only stamps each targeted place '(revised …)'; findings carry no section"),
+    (
+        "timestamp-fix",
+        None,
+        "timestamp",
+        "the fix only stamps each targeted place '(revised …)'; findings carry no section",
+    ),
 ]
 
 
@@ -187,8 +225,16 @@ def _adversarial(base: Reviewer, prefix: str, seed: int, which: str) -> list[Pop
             reviewer = replace(reviewer, p_no_location=1.0)
         fixer = Fixer(p_fix=0.75 if which == "tuning" else 0.6, game=fixer_game)
         found.append(
-            Population(f"{prefix}{name}", False, reviewer, fixer, which,
-                       seed_base=seed + 1_000 * n, gaming=name, notes=notes)
+            Population(
+                f"{prefix}{name}",
+                False,
+                reviewer,
+                fixer,
+                which,
+                seed_base=seed + 1_000 * n,
+                gaming=name,
+                notes=notes,
+            )
         )
     return found
 
@@ -199,3 +245,22 @@ HELD_OUT: list[Population] = _honest_held_out() + _adversarial(
     _HELD_MID, "held-adv-", 60_000, "held_out"
 )
 """Fixed 2026-12-06, before any threshold choice: reported, never tuned on."""
+
+
+def parameters_table(populations: list[Population]) -> str:
+    """Each population's parameters as a Markdown table (the sources: `SOURCES`)."""
+    lines = [
+        "| population | set | p_find | invent | mislabel | reword | cite | no loc | shapes "
+        "(fence/pre/two/cut) | p_fix | wording only | break | wrap/cut | gaming |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for p in populations:
+        r, f = p.reviewer, p.fixer
+        lines.append(
+            f"| {p.name} | {p.pairs} | {r.p_find} | {r.invent_rate} | {r.p_mislabel} "
+            f"| {r.p_reword} | {r.p_cite} | {r.p_no_location} "
+            f"| {r.p_fence}/{r.p_preamble}/{r.p_two_objects}/{r.p_malformed} | {f.p_fix} "
+            f"| {f.p_wording_only} | {f.p_break} | {f.p_wrap}/{f.p_truncate} "
+            f"| {p.notes or '-'} |"
+        )
+    return "\n".join(lines)

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 
 from bench.verdicts.model import SEVERITIES, Defect, Plan
 from bench.verdicts.populations import Pair, Reviewer
-
 from thoughtforge.models import Severity
 from thoughtforge.phases.polish.ledger import Finding
 
@@ -75,8 +74,9 @@ def review(
             elif roll < params.p_repeat_invented + params.p_dismiss_invented:
                 dismissed.append({"id": finding.id, "reason": _DISMISSAL})
         elif not plan.defects[origin - 1].open and rng.random() < params.p_said_resolved:
-            issues.append({**_again(finding, rng, params), "description":
-                           f"Resolved: {finding.description}"})
+            issues.append(
+                {**_again(finding, rng, params), "description": f"Resolved: {finding.description}"}
+            )
             origins.append(None)
     for _ in range(_poisson(params.invent_rate, rng)):
         words = rng.choice(pool)[rng.randrange(2)]
@@ -90,7 +90,9 @@ def _issue(
     defect: Defect, cite: str, params: Reviewer, memory: ReviewerState, rng: random.Random, n: int
 ) -> dict[str, str]:
     last = memory.wording.get(defect.number)
-    way = rng.randrange(2) if last is None else (1 - last if rng.random() < params.p_reword else last)
+    way = (
+        rng.randrange(2) if last is None else (1 - last if rng.random() < params.p_reword else last)
+    )
     memory.wording[defect.number] = way
     severity = defect.severity
     if params.game == "relabel" and n >= 2:
@@ -174,7 +176,10 @@ def _one_shape(
     roll -= params.p_malformed
     if roll < params.p_two_objects:
         draft = json.dumps({"issues": issues[: len(issues) // 2]})
-        return f"First pass:\n{draft}\n\nAfter checking every section again, the review:\n{plain}", False
+        return (
+            f"First pass:\n{draft}\n\nAfter checking every section again, the review:\n{plain}",
+            False,
+        )
     roll -= params.p_two_objects
     if roll < params.p_fence:
         return f"```json\n{plain}\n```", False

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from bench.verdicts import fixer, real, reviewer
 from bench.verdicts.model import Plan, new_plan
 from bench.verdicts.populations import Population, pairs
-
 from thoughtforge.config import PolishConfig
 from thoughtforge.core import PolishState
 from thoughtforge.models import HaltReason, Issue, Severity
@@ -24,8 +23,7 @@ class Step:
     malformed: int = 0
     fix_asked: bool = False
     fix_broken_text: bool = False
-    fix_changed: bool = False
-    fixed: int = 0
+    fix_meant_change: bool = False
     broke: int = 0
     invented: int = 0
     true_reported: int = 0
@@ -87,13 +85,25 @@ def simulate(population: Population, seed: int, cfg: PolishConfig | None = None)
         )
         step.invented = answer.origins.count(None)
         step.true_reported = len(answer.origins) - step.invented
-        read = real.read_review(lambda k: answer.texts[k], n, document, cfg.retry_malformed_output)
+        read = real.read_review(answer.texts.__getitem__, n, document, cfg.retry_malformed_output)
         calls += read.asked
         step.malformed = sum(answer.malformed[: read.asked])
         if read.review is None:
             steps.append(step)
-            return _ended(population, seed, "halt", HaltReason.REVIEW_MALFORMED, None, n, calls,
-                          plan, oracle, steps, cfg, read.refusal)
+            return _ended(
+                population,
+                seed,
+                "halt",
+                HaltReason.REVIEW_MALFORMED,
+                None,
+                n,
+                calls,
+                plan,
+                oracle,
+                steps,
+                cfg,
+                read.refusal,
+            )
         reviewed, to_fix = real.take_review(ledger, read.review)
         _learn(truth, reviewed, n, answer)
         if read.review.issues:
@@ -104,12 +114,9 @@ def simulate(population: Population, seed: int, cfg: PolishConfig | None = None)
             calls += 1
             fix, after = real.judge_fix(state, document, text, plan.template)
             step.fix_asked, step.fix_broken_text = True, broken
+            step.fix_meant_change = meant.slots != plan.slots
             if fix.applied:
-                step.fixed = sum(not d.open for d in meant.defects) - sum(
-                    not d.open for d in plan.defects
-                )
                 step.broke = len(meant.defects) - len(plan.defects)
-                step.fix_changed = True
                 plan, document = meant, after
         else:
             fix = real.no_fix()
@@ -119,8 +126,20 @@ def simulate(population: Population, seed: int, cfg: PolishConfig | None = None)
         state, ledger = verdict.state, verdict.ledger
         report = verdict.report
         if report.verdict != "continue":
-            return _ended(population, seed, report.verdict, report.halt_reason, report.guard, n,
-                          calls, plan, oracle, steps, cfg, report.reason)
+            return _ended(
+                population,
+                seed,
+                report.verdict,
+                report.halt_reason,
+                report.guard,
+                n,
+                calls,
+                plan,
+                oracle,
+                steps,
+                cfg,
+                report.reason,
+            )
 
 
 def _learn(truth: dict[str, int | None], ledger: Ledger, n: int, answer: reviewer.Answer) -> None:
@@ -183,8 +202,21 @@ def _ended(
     counts = plan.true_counts()
     false_done = verdict == "done" and over_thresholds(counts, cfg)
     cause = None if halt_reason is None else _cause_holds(halt_reason, guard, steps, cfg)
-    return Run(population.name, seed, verdict, halt_reason, guard, n, calls, counts, false_done,
-               oracle[0], oracle[1], cause, reason)
+    return Run(
+        population.name,
+        seed,
+        verdict,
+        halt_reason,
+        guard,
+        n,
+        calls,
+        counts,
+        false_done,
+        oracle[0],
+        oracle[1],
+        cause,
+        reason,
+    )
 
 
 def _cause_holds(
@@ -198,7 +230,8 @@ def _cause_holds(
     if reason is HaltReason.FIX_OUTPUT_INVALID:
         return len(asked) >= 2 and all(s.fix_broken_text for s in asked[-2:])
     if reason is HaltReason.GUARD_FIX_UNCHANGED:
-        return len(asked) >= 2 and not any(s.fix_changed for s in asked[-2:])
+        idle = [s.fix_broken_text or not s.fix_meant_change for s in asked[-2:]]
+        return len(asked) >= 2 and all(idle)
     if reason in (HaltReason.GUARD_FIX_REGRESSION, HaltReason.GUARD_HALLUCINATION):
         return any(s.broke > 0 for s in steps[-3:])
     if reason is HaltReason.GUARD_FABRICATION:
