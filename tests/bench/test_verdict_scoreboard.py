@@ -17,8 +17,30 @@ from bench.verdicts.scoreboard import GOALS, Rate, Row
 from bench.verdicts.simulation import simulate
 
 SAMPLE = range(100)
-BEFORE: dict[str, dict[str, float]] = {}
-"""Per population, the rates that missed their goal on 2026-12-06 (filled from the sample)."""
+BEFORE: dict[str, dict[str, float]] = {
+    "honest-typical": {"false_done": 0.22, "wrong_cause": 1.0},
+    "honest-weak-reviewer": {"false_done": 0.37, "needless_halt": 0.06, "wrong_cause": 0.5},
+    "honest-strong": {"false_done": 0.06, "wrong_cause": 1.0},
+    "honest-sloppy-shapes": {"false_done": 0.28, "wrong_cause": 0.667},
+    "adv-clean-review-unchanged": {"false_done": 0.21},
+    "adv-deleted-content": {"false_done": 0.67, "wrong_cause": 0.833},
+    "adv-nonsense-content": {"false_done": 0.76, "wrong_cause": 0.667},
+    "adv-stale-review": {"false_done": 0.68},
+    "adv-relabel": {"false_done": 0.24, "wrong_cause": 0.333},
+    "adv-wrappers": {"false_done": 0.19},
+    "adv-timestamp-fix": {"false_done": 0.73, "wrong_cause": 0.8},
+    "held-honest-mid": {"false_done": 0.33, "needless_halt": 0.07, "wrong_cause": 0.571},
+    "held-honest-careful": {"false_done": 0.12, "wrong_cause": 1.0},
+    "held-honest-chatty": {"false_done": 0.27, "wrong_cause": 0.667},
+    "held-adv-clean-review-unchanged": {"false_done": 0.23},
+    "held-adv-deleted-content": {"false_done": 0.76, "wrong_cause": 1.0},
+    "held-adv-nonsense-content": {"false_done": 0.74, "wrong_cause": 1.0},
+    "held-adv-stale-review": {"false_done": 0.66, "wrong_cause": 0.5},
+    "held-adv-relabel": {"false_done": 0.46, "wrong_cause": 0.25},
+    "held-adv-wrappers": {"false_done": 0.41, "wrong_cause": 0.333},
+    "held-adv-timestamp-fix": {"false_done": 0.69, "wrong_cause": 0.6},
+}
+"""Per population, the rates of this sample that missed their goal on main, 2026-12-06."""
 
 
 def _goals(population: Population) -> dict[str, float]:
