@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from bench.verdicts import fixer, real, reviewer
 from bench.verdicts.model import Plan, new_plan
@@ -28,6 +29,15 @@ class Step:
     invented: int = 0
     true_reported: int = 0
     open_after: dict[Severity, int] = field(default_factory=dict)
+
+
+class Ending(NamedTuple):
+    """How the loop ended, in the guards' (or the review reader's) words."""
+
+    verdict: str
+    halt_reason: HaltReason | None
+    guard: str | None
+    reason: str
 
 
 @dataclass
@@ -90,20 +100,8 @@ def simulate(population: Population, seed: int, cfg: PolishConfig | None = None)
         step.malformed = sum(answer.malformed[: read.asked])
         if read.review is None:
             steps.append(step)
-            return _ended(
-                population,
-                seed,
-                "halt",
-                HaltReason.REVIEW_MALFORMED,
-                None,
-                n,
-                calls,
-                plan,
-                oracle,
-                steps,
-                cfg,
-                read.refusal,
-            )
+            ending = Ending("halt", HaltReason.REVIEW_MALFORMED, None, read.refusal)
+            return _ended(population, seed, ending, calls, plan, oracle, steps, cfg)
         reviewed, to_fix = real.take_review(ledger, read.review)
         _learn(truth, reviewed, n, answer)
         if read.review.issues:
@@ -126,20 +124,8 @@ def simulate(population: Population, seed: int, cfg: PolishConfig | None = None)
         state, ledger = verdict.state, verdict.ledger
         report = verdict.report
         if report.verdict != "continue":
-            return _ended(
-                population,
-                seed,
-                report.verdict,
-                report.halt_reason,
-                report.guard,
-                n,
-                calls,
-                plan,
-                oracle,
-                steps,
-                cfg,
-                report.reason,
-            )
+            ending = Ending(report.verdict, report.halt_reason, report.guard, report.reason)
+            return _ended(population, seed, ending, calls, plan, oracle, steps, cfg)
 
 
 def _learn(truth: dict[str, int | None], ledger: Ledger, n: int, answer: reviewer.Answer) -> None:
@@ -188,34 +174,32 @@ def _oracle(
 def _ended(
     population: Population,
     seed: int,
-    verdict: str,
-    halt_reason: HaltReason | None,
-    guard: str | None,
-    n: int,
+    ending: Ending,
     calls: int,
     plan: Plan,
     oracle: tuple[int | None, int],
     steps: list[Step],
     cfg: PolishConfig,
-    reason: str,
 ) -> Run:
     counts = plan.true_counts()
-    false_done = verdict == "done" and over_thresholds(counts, cfg)
-    cause = None if halt_reason is None else _cause_holds(halt_reason, guard, steps, cfg)
+    false_done = ending.verdict == "done" and over_thresholds(counts, cfg)
+    cause = None
+    if ending.halt_reason is not None:
+        cause = _cause_holds(ending.halt_reason, ending.guard, steps, cfg)
     return Run(
         population.name,
         seed,
-        verdict,
-        halt_reason,
-        guard,
-        n,
+        ending.verdict,
+        ending.halt_reason,
+        ending.guard,
+        len(steps),
         calls,
         counts,
         false_done,
         oracle[0],
         oracle[1],
         cause,
-        reason,
+        ending.reason,
     )
 
 
