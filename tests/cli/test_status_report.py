@@ -16,7 +16,14 @@ from tests.core.test_course_claim import held_elsewhere
 from thoughtforge.actions.composer import WAITS_FOR
 from thoughtforge.cli.status_report import UNNAMED, ProjectTable, project_detail, project_table
 from thoughtforge.config import Config
-from thoughtforge.core import Waiting, create_project, record_wait
+from thoughtforge.core import (
+    PolishState,
+    TrajectoryEntry,
+    Waiting,
+    create_project,
+    record_wait,
+    write_polish_state,
+)
 from thoughtforge.core.waiting import ANSWER_VERBS
 from thoughtforge.models import Phase
 
@@ -151,3 +158,27 @@ def test_status_shows_what_holds_the_project_and_that_it_clears_itself(config: C
     console = CONSOLES["plain"](200)
     console.print(project_detail(config, project.id))
     assert "claim:" not in console.file.getvalue()  # type: ignore[attr-defined]
+
+
+def test_status_says_where_the_polish_loop_is_heading(config: Config) -> None:
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+    at = datetime(2026, 12, 6, tzinfo=UTC)
+    trajectory = [
+        TrajectoryEntry(
+            iteration=n,
+            critical=0,
+            medium=total,
+            minor=0,
+            total=total,
+            fix_applied=True,
+            timestamp=at,
+            usd=0.5,
+        )
+        for n, total in enumerate((7, 5), start=1)
+    ]
+    write_polish_state(project.dir, PolishState(iteration=2, trajectory=trajectory))
+    shown = " ".join(_printed(project_detail(config, project.id), 200).split())
+    assert (
+        "converging: 7 → 5 issues over iterations 1–2 (the reviewer's counts); "
+        "the last iteration cost $0.50" in shown
+    )

@@ -101,6 +101,10 @@ def test_the_panel_shows_sections_chart_guards_and_the_deliverable(config: Confi
         ("Risks", False, "1/2 slots"),
     ]
     assert panel.chart is not None and panel.chart.last_iteration == 1
+    assert panel.trend == "starting: one review so far"
+    templates = Jinja2Templates(directory=REPO_ROOT / "thoughtforge" / "web" / "templates")
+    html = templates.get_template("panel.html").render(panel=panel)
+    assert '<p class="trend">Heading: starting: one review so far</p>' in html
     assert panel.guards == ["termination: TRIGGERED — 0/1/0 within 0/3/5"]
     assert panel.verdict == "done (termination) — under every threshold"
     assert "<h2>Section 1</h2>" in panel.deliverable_html

@@ -13,6 +13,7 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
+from thoughtforge.board.heading import polish_heading
 from thoughtforge.cli.next_steps import start_command
 from thoughtforge.config import Config
 from thoughtforge.core import (
@@ -285,8 +286,10 @@ def _polish_summary(project_dir: Path) -> Text:
     except StateFileError as exc:
         return inert_text(f"polish state: {exc}", style="red")
     c = state.counts
+    heading = polish_heading(state.trajectory)
     return Text(
         f"polish: iteration {state.iteration}, "
         f"{c.critical} critical, {c.medium} medium, {c.minor} minor"
         + (" (completed)" if state.completed else "")
+        + (f"\n  {heading.line}" if heading is not None else "")
     )

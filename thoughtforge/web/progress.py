@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from thoughtforge.board.heading import polish_heading
 from thoughtforge.core import Project, Status, is_running
 from thoughtforge.core.build_progress import ProgressItem, read_build_progress
 from thoughtforge.core.links import read_own_text
@@ -84,6 +85,8 @@ class Panel(BaseModel):
     """Done: the deliverable comes first, the way it was made after it."""
     chart: Chart | None = None
     costs: list[IterationCost] = []
+    trend: str = ""
+    """Converging, stuck or diverging, with the figures (`phases.polish.trend`)."""
     guards: list[str] = []
     verdict: str = ""
     deliverable_html: str = ""
@@ -185,6 +188,8 @@ def _add_polish(project: Project, panel: Panel) -> None:
         )
         for entry in record.trajectory
     ]
+    heading = polish_heading(record.trajectory)
+    panel.trend = heading.line if heading is not None else ""
     panel.polish_log_html = render_markdown(record.log_text) if record.log_text else ""
     last = record.last_iteration
     if last is not None:

@@ -226,23 +226,13 @@ class PolishSteps:
             log_event(
                 self.dir, "outside_text_stripped", iteration=review.iteration, what=verdict.stripped
             )
-        new = verdict.document + "\n"
-        if version_of(new) == version_of(old):
-            return FixResult(
-                outcome="unchanged",
-                summary=f"unchanged: the fixer returned {self.document} as it was"
-                + verdict.stripped_note,
-            )
-        self.engine.write(self.document, new)
-        sizes = f"({len(old)} → {len(new)} chars)"
-        summary = f"{self.document} updated {sizes}{verdict.stripped_note}"
-        result = self.changed(state, version_of(new), summary, f"{self.document} {sizes}")
-        every = [s.heading for s in sections(new)]
-        places = changed_headings(old, new) if _WORD.findall(old) != _WORD.findall(new) else []
-        versions = (section_versions(old), section_versions(new))
-        return result.model_copy(
-            update={"places": places, "every_place": every, "place_versions": versions}
-        )
+        result = fix_result(state, old, verdict.document, self.document, verdict.stripped_note)
+        if result.outcome == "unchanged":
+            return result
+        self.engine.write(self.document, verdict.document + "\n")
+        if result.outcome == "restored":
+            self._restored(state, result)
+        return result
 
     def refuse(self, n: int, why: str, answer: str) -> FixResult:
         """A fix that is not a whole deliverable: kept in `rejected/`, the deliverable unchanged."""
@@ -252,15 +242,14 @@ class PolishSteps:
 
     def changed(self, state: PolishState, version: str, summary: str, what: str) -> FixResult:
         """A fix that changed `what`: a new version (`summary` says how), or one seen before."""
-        earlier = state.versions.get(version)
-        if earlier is None:
-            return FixResult(outcome="changed", summary=summary, version=version)
-        log_event(self.dir, "fix_restored_version", iteration=state.iteration + 1, of=earlier)
-        return FixResult(
-            outcome="restored",
-            summary=f"{what} restored to {version_name(earlier)}",
-            restored=earlier,
-            version=version,
+        result = changed_version(state, version, summary, what)
+        if result.outcome == "restored":
+            self._restored(state, result)
+        return result
+
+    def _restored(self, state: PolishState, result: FixResult) -> None:
+        log_event(
+            self.dir, "fix_restored_version", iteration=state.iteration + 1, of=result.restored
         )
 
     def fingerprint(self) -> str:
@@ -330,6 +319,43 @@ class PolishSteps:
             open_findings=self.open_findings,
             **{self.plugin.name: document},
         )
+
+
+def fix_result(
+    state: PolishState, old: str, document: str, name: str, stripped_note: str = ""
+) -> FixResult:
+    """What a fix whose answer the validator accepted as `document` did to `old`, the
+    deliverable `name`: nothing, a new version (with the places it changed), or an earlier
+    version restored. Pure: `PolishSteps.fix` writes the document, and the verdict scoreboard
+    (`bench/verdicts`) judges its simulated fixes by the same function."""
+    new = document + "\n"
+    if version_of(new) == version_of(old):
+        return FixResult(
+            outcome="unchanged",
+            summary=f"unchanged: the fixer returned {name} as it was{stripped_note}",
+        )
+    sizes = f"({len(old)} → {len(new)} chars)"
+    summary = f"{name} updated {sizes}{stripped_note}"
+    result = changed_version(state, version_of(new), summary, f"{name} {sizes}")
+    every = [s.heading for s in sections(new)]
+    places = changed_headings(old, new) if _WORD.findall(old) != _WORD.findall(new) else []
+    versions = (section_versions(old), section_versions(new))
+    return result.model_copy(
+        update={"places": places, "every_place": every, "place_versions": versions}
+    )
+
+
+def changed_version(state: PolishState, version: str, summary: str, what: str) -> FixResult:
+    """A fix that changed `what`: a new version (`summary` says how), or one seen before."""
+    earlier = state.versions.get(version)
+    if earlier is None:
+        return FixResult(outcome="changed", summary=summary, version=version)
+    return FixResult(
+        outcome="restored",
+        summary=f"{what} restored to {version_name(earlier)}",
+        restored=earlier,
+        version=version,
+    )
 
 
 _WORD = re.compile(r"\w+")
