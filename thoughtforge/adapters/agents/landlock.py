@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -132,7 +133,7 @@ def _allow(libc: ctypes.CDLL, ruleset: int, path: Path, rights: int) -> None:
     except FileNotFoundError:
         return
     try:
-        allowed = rights if os.path.isdir(path) else rights & _FILE_RIGHTS
+        allowed = rights if stat.S_ISDIR(os.fstat(fd).st_mode) else rights & _FILE_RIGHTS
         rule = _PathBeneathAttr(allowed, fd)
         added = _syscall(libc, _ADD_RULE, ruleset, _RULE_PATH_BENEATH, ctypes.addressof(rule), 0)
         _checked(added, f"rule for {path}")
