@@ -141,11 +141,13 @@ def _run_in_a_process(config_path: Path, project_dir: Path, agent: str, record_d
 
 @pytest.mark.parametrize("ending", [signal.SIGKILL, signal.SIGTERM])
 def test_a_run_that_ends_leaves_no_process_of_its_agent_call_after_2_s(
-    config: Config, tmp_path: Path, record_dir: Path, ending: signal.Signals
+    config: Config, tmp_path: Path, ending: signal.Signals
 ) -> None:
     """Before, the agent alone died with the run (setpriv --pdeathsig): its grandchild, and a
     helper in a session of its own, ran on. Now the call's supervisor ends its whole tree."""
     project = create_project(config, brain_dump="x")
+    record_dir = project.dir / "record"  # the agent writes in its project only
+    record_dir.mkdir()
     runner = _run_in_a_process(tmp_path / "config.yaml", project.dir, "escaper", record_dir)
     helpers = record_dir / "helpers"
     for _ in range(200):
