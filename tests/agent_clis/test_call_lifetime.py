@@ -61,7 +61,7 @@ def test_a_run_killed_with_9_leaves_no_process_of_its_call_after_2_s(
         print(f"\n{cli}'s call, as a tree below its supervisor:")
         for pid in tree:
             print(f"  {pid} {_command_line(pid)}")
-        assert len(tree) >= 3, "the supervisor, the CLI and what it started"
+        assert len(tree) >= 2, "the supervisor and the CLI (and what it started)"
         run.send_signal(signal.SIGKILL)  # ThoughtForge alone, as the OOM killer would
         run.wait()
         ended = time.monotonic()
