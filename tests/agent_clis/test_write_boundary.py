@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.agent_clis.conftest import CLIS, Bench
-from tests.agent_clis.test_real_clis import CODE_BRAIN_DUMP, _halted_agent_failure, _run
 from tests.agent_clis.model_answers import Write
+from tests.agent_clis.test_real_clis import CODE_BRAIN_DUMP, _halted_agent_failure, _run
 from thoughtforge.adapters.agents.landlock import abi_version
 
 pytestmark = pytest.mark.slow
@@ -29,7 +29,10 @@ def test_the_clis_own_edit_tool_cannot_write_outside_the_project(cli: str, bench
     is), and the run reached `done`."""
     assert abi_version() >= 1, "the test machine's kernel offers Landlock"
     beside, under_tmp = _outside(bench, cli, "edit")
-    bench.api.wander = (Write("../escape-edit.txt", "escaped\n"), Write(str(under_tmp), "escaped\n"))
+    bench.api.wander = (
+        Write("../escape-edit.txt", "escaped\n"),
+        Write(str(under_tmp), "escaped\n"),
+    )
     try:
         project = _run(bench, cli, CODE_BRAIN_DUMP)
         written = [str(place) for place in (beside, under_tmp) if place.exists()]
