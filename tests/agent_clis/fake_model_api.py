@@ -9,7 +9,8 @@ offers), Gemini's `write_file`/`run_shell_command` function calls.
 Every exchange is recorded with the usage reported for it (input tokens: the request's size /4,
 the way a provider counts the whole request the CLI sent; output: the answer's), so a test can
 compare what ThoughtForge recorded with what the "provider" billed. `fail(status, message)`
-makes every request fail with that API's own error body.
+makes every request fail with that API's own error body; `stall_step` holds a step's request
+unanswered (a call in flight, for as long as a test needs one).
 
     with FakeModelAPI() as api:
         ... ANTHROPIC_BASE_URL=api.url ...
@@ -52,6 +53,8 @@ class FakeModelAPI(LocalHttpServer):
         self.failure: tuple[int, str] | None = None
         self.wander: tuple[Action, ...] = ()
         """Tool calls each coding step tries first (`model_answers.next_turn`)."""
+        self.stall_step: str | None = None
+        """A request of this step is recorded, then held unanswered until the fake closes."""
         self._lock = threading.Lock()
         super().__init__(_handler_for(self))
 
@@ -175,6 +178,10 @@ class _Protocol:
         if self.api.failure is not None:
             self.api.record(Exchange(self.api_name, self.handler.path, step, 0, 0, self.body, []))
             self.error(*self.api.failure)
+            return
+        if step is not None and step == self.api.stall_step:
+            self.api.record(Exchange(self.api_name, self.handler.path, step, 0, 0, self.body, []))
+            self.api._released.wait(300)
             return
         turn = self.turn(prompt, results, _workdir(texts + context))
         tokens_in = max(1, self.size // 4)

@@ -17,6 +17,7 @@ from tests.capture_server import CaptureServer, refused_url
 from tests.conftest import AGENTS_DIR, REPO_ROOT
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.vibe_kanban import VibeKanban
+from thoughtforge.adapters.agents.landlock import abi_version
 from thoughtforge.adapters.announce import board_for
 from thoughtforge.config import load_config
 from thoughtforge.core import TransitionHooks, create_project, install_hooks
@@ -91,6 +92,16 @@ def test_board_and_notifications_off_are_ok_rows(
     assert result.returncode == 0, result.stdout + result.stderr
     assert row(result, "board") == "board ok Vibe Kanban off (vibekanban.enabled)"
     assert row(result, "notifications") == "notifications ok off (notifications.enabled)"
+
+
+def test_the_write_boundary_in_force_is_named(run: Run, write_config: Callable[..., Path]) -> None:
+    """This machine's kernel offers Landlock: doctor names it; without, it warns (not fails)."""
+    write_config()
+    result = run("doctor")
+    abi = abi_version()
+    assert abi >= 1, "the test machine's kernel offers Landlock"
+    said = row(result, "write boundary")
+    assert said.startswith(f"write boundary ok Landlock (ABI {abi}): an agent call"), said
 
 
 def test_deliverable_types_are_listed_and_a_broken_plugin_folder_fails(

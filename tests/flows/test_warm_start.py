@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from tests.flows.test_polish_flow import _wait_for
-from thoughtforge.core.processes import descendants
 from thoughtforge.flows import run_tags
+from thoughtforge.process_tree import descendants
 from thoughtforge.stack.local_server import wait_for_warm_starter
 from thoughtforge.stack.warm_start_address import listening, socket_name
 

@@ -18,7 +18,6 @@ import pytest
 from tests.conftest import REPO_ROOT
 from thoughtforge.config import Config, load_config
 from thoughtforge.core.process_identity import running
-from thoughtforge.core.processes import descendants
 from thoughtforge.errors import PluginError
 from thoughtforge.models import DeliverableType
 from thoughtforge.phases import plugin_loader
@@ -27,6 +26,7 @@ from thoughtforge.phases.plugin_loader import load_plugins, plugin_for
 from thoughtforge.phases.polish.review import CodeReview, PlanReview
 from thoughtforge.plugins.code.polish import PolishSteps as CodePolishSteps
 from thoughtforge.plugins.plan import safety as plan_safety
+from thoughtforge.process_tree import descendants
 
 CHECKLIST = REPO_ROOT / "examples" / "plugins" / "checklist"
 

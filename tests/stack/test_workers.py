@@ -21,8 +21,9 @@ from tests.postgresql import PASSWORD, Cluster, create_database, throwaway_clust
 from tests.stack.conftest import REPO, Stack, running, wait_for
 from thoughtforge.config import load_config, state_dir
 from thoughtforge.core import Project, read_events, read_status
-from thoughtforge.core.processes import descendants, live_processes
+from thoughtforge.core.processes import live_processes
 from thoughtforge.models import HaltReason, Phase
+from thoughtforge.process_tree import descendants
 from thoughtforge.stack.api import PrefectApi, RunSummary
 from thoughtforge.stack.database import PASSWORD_ENV
 

@@ -130,6 +130,13 @@ def _agent(config: Config) -> dict[str, str]:
     return {"outcome": "ok", "detail": describe_agent(config, config.agents.default)}
 
 
+def _write_boundary(config: Config) -> dict[str, str]:
+    """What holds an agent's writes to its project: Landlock, or nothing (said, not fatal)."""
+    from thoughtforge.adapters.agents.write_boundary import boundary_in_force, landlock_abi
+
+    return {"outcome": "ok" if landlock_abi() else "warn", "detail": boundary_in_force()}
+
+
 def _projects_directory(config: Config) -> dict[str, str]:
     root = config.projects.directory
     try:
@@ -283,6 +290,7 @@ def _connectors(config: Config) -> list[Check]:
 
 _PROBES: list[tuple[str, Callable[[Config], dict[str, str]]]] = [
     ("agent", _agent),
+    ("write boundary", _write_boundary),
     ("projects directory", _projects_directory),
     ("prompts", _prompts),
     ("deliverable types", _plugins),

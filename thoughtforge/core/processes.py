@@ -1,10 +1,12 @@
 """The processes a run starts (agents, a temporary Prefect server), recorded so the next run can
 end them if this one dies.
 
-A run killed with -9 cannot stop its agent; the agent leads its own session and goes on (and
-holds memory) until it ends by itself. Each one is recorded in the project with its start time, and
-whoever next takes the project's run lock ends exactly those that are still the same processes:
-a pid alone could by then belong to anything, the start time cannot.
+An agent call's supervisor ends its whole tree when the run dies (`adapters.agents.supervisor`);
+what is left anyway (a supervisor killed itself, a temporary Prefect server) is found here. Each
+process started is recorded in the project with its start time, and whoever next takes the
+project's run lock ends exactly those that are still the same processes (a pid alone could by then
+belong to anything, the start time cannot), with everything below them, and every process still
+carrying the project's `AGENT_MARK` in its environment (an agent's helper that left the tree).
 """
 
 from __future__ import annotations
@@ -19,8 +21,12 @@ from pathlib import Path
 from thoughtforge.core.atomic_write import write_text_atomic
 from thoughtforge.core.process_identity import running, start_time
 from thoughtforge.core.project_log import log_event
+from thoughtforge.process_tree import carrying, descendants
 
 PROCESSES_FILE = ".processes.json"
+AGENT_MARK = "THOUGHTFORGE_PROJECT_DIR"
+"""Set to the project's folder in the environment of every process of an agent call or a test
+run, which its helpers inherit whatever they do."""
 
 
 def track_process(project_dir: Path, pid: int) -> None:
@@ -60,18 +66,27 @@ def end_leftover_processes(
 
     With `grace_seconds`, each is asked to stop (SIGTERM) and given that long before it is
     killed: `thoughtforge down` lets the server close its database cleanly. With `only`, just
-    those recorded pids are ended, and the others stay recorded. `expected` (a `down`) logs the
-    ending as news, not as a warning about leftovers.
+    those recorded pids are ended, and the others stay recorded; without, also the processes
+    marked with the project (`AGENT_MARK`). `expected` (a `down`) logs the ending as news, not as
+    a warning about leftovers.
     """
     alive = live_processes(project_dir)
     chosen = [pid for pid in alive if only is None or pid in only]
-    ended = _end(chosen, grace_seconds)
+    strays = [] if only is not None else _marked(project_dir)
+    ended = _end([*chosen, *strays], grace_seconds)
     if ended:
         level = "info" if expected else "warning"
         log_event(project_dir, "leftover_processes_ended", level=level, pids=ended)
     still = {pid: at for pid, at in _records(project_dir).items() if int(pid) in alive}
     _save(project_dir, {pid: at for pid, at in still.items() if int(pid) not in chosen})
-    return [pid for pid in chosen if pid in ended]
+    return [pid for pid in [*chosen, *strays] if pid in ended]
+
+
+def _marked(project_dir: Path) -> list[int]:
+    """The processes of the project's earlier calls, by their mark; never this one."""
+    names = {str(project_dir), str(project_dir.resolve())}
+    found = {pid for name in names for pid in carrying(AGENT_MARK, name)}
+    return sorted(found - {os.getpid()})
 
 
 def _end(roots: list[int], grace_seconds: float) -> list[int]:
@@ -86,26 +101,6 @@ def _end(roots: list[int], grace_seconds: float) -> list[int]:
         if running(pid):
             _signal(pid, signal.SIGKILL)
     return ended
-
-
-def descendants(roots: list[int]) -> list[int]:
-    """Every live process below `roots` (by parent pid, read from /proc)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        children.setdefault(parent, []).append(int(entry.name))
-    found: list[int] = []
-    queue = list(roots)
-    while queue:
-        for child in children.get(queue.pop(), []):
-            found.append(child)
-            queue.append(child)
-    return found
 
 
 def _signal(pid: int, signum: int) -> bool:

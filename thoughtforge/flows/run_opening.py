@@ -21,7 +21,9 @@ work on each project. Every flow starts here, so a fix to the order is made once
 7. graceful stop, innermost: a SIGTERM or Ctrl-C lets the agent call in flight finish and be
    recorded, and every hold above is still there while it does;
 8. the temporary server this process started, if any, recorded with the project, once the lock
-   is held: whoever next takes the lock ends it if this process dies.
+   is held: whoever next takes the lock ends it if this process dies;
+9. the write boundary the run's agent calls are held by, in the project's log: a warning where
+   the system offers none (`adapters.agents.write_boundary`).
 
 The TLS context every Prefect client shares is set up when this module is imported, before any
 run's client is made (`tls_context`).
@@ -35,8 +37,9 @@ from pathlib import Path
 
 from prefect import runtime
 
+from thoughtforge.adapters.agents.write_boundary import boundary_in_force, landlock_abi
 from thoughtforge.config import Config, load_config
-from thoughtforge.core import Project, hold_run_lock
+from thoughtforge.core import Project, hold_run_lock, log_event
 from thoughtforge.core.run_start import refuse_beside_another
 from thoughtforge.flows.console import make_run_output_inert
 from thoughtforge.flows.events import announce
@@ -77,4 +80,7 @@ def working_on(
         held.enter_context(holding_for(config.human.hold_seconds))
         held.enter_context(stopping_gracefully(config))
         track_temporary_server(project)
+        held_by = boundary_in_force()
+        level = "info" if landlock_abi() else "warning"
+        log_event(project.dir, "write_boundary", level=level, boundary=held_by)
         yield project

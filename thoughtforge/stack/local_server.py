@@ -24,8 +24,9 @@ from pydantic import BaseModel
 
 from thoughtforge.config import Config
 from thoughtforge.core import end_leftover_processes, track_process
-from thoughtforge.core.processes import descendants, live_processes
+from thoughtforge.core.processes import live_processes
 from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.process_tree import descendants
 from thoughtforge.stack.api import PrefectApi, PrefectApiError, configured_url, is_healthy
 from thoughtforge.stack.database import server_database_env, without_password
 from thoughtforge.stack.warm_start_address import WARM_START_ENV, listening, socket_name

@@ -2,11 +2,13 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -26,8 +28,9 @@ from thoughtforge.core.agent_activity import (
     stream_output,
     streamed_text,
 )
-from thoughtforge.core.processes import PROCESSES_FILE
+from thoughtforge.core.processes import AGENT_MARK, PROCESSES_FILE
 from thoughtforge.errors import AgentFailure, FailureKind
+from thoughtforge.process_tree import descendants
 
 HOSTILE = (
     "Budget: $(rm -rf ~) and `whoami` and $HOME; 'quotes' \"double\" \\ back\n\x00nul ünïcödé 🎉\n"
@@ -82,7 +85,8 @@ def test_timeout_kills_the_whole_process_group_and_retries_once(
 def test_a_helper_in_its_own_session_holding_stdout_cannot_stretch_the_timeout(
     config: Config, tmp_path: Path, record_dir: Path
 ) -> None:
-    """Before, the pipes were drained without a deadline: a 5 s call waited 609 s."""
+    """Before, the pipes were drained without a deadline: a 5 s call waited 609 s. The helper
+    left the agent's group, yet it ends with the call (its supervisor's tree)."""
     config.agents.call_timeout_seconds = 1
     started = time.monotonic()
     try:
@@ -91,9 +95,11 @@ def test_a_helper_in_its_own_session_holding_stdout_cannot_stretch_the_timeout(
         elapsed = time.monotonic() - started
     finally:
         helpers = [int(p) for p in (record_dir / "helpers").read_text().split()]
-        for pid in helpers:
+        left = [pid for pid in helpers if alive(pid)]
+        for pid in left:
             os.kill(pid, 9)
     assert len(helpers) == 2
+    assert left == [], "a helper in a session of its own outlived its call"
     assert all(why.kind is FailureKind.TIMED_OUT for why in caught.value.attempts)
     assert elapsed < 60, f"two 1 s attempts took {elapsed:.0f} s: the pipes were waited on"
 
@@ -116,45 +122,77 @@ def test_an_answer_over_the_size_cap_is_refused_and_the_agent_stopped(
     assert [why.kind for why in caught.value.attempts] == [FailureKind.TOO_LARGE] * 2
 
 
-def test_a_killed_run_kills_its_agent_and_the_next_run_ends_what_the_agent_started(
-    config: Config, tmp_path: Path, record_dir: Path
-) -> None:
-    project = create_project(config, brain_dump="x")
-    runner = subprocess.Popen(
+def _run_in_a_process(config_path: Path, project_dir: Path, agent: str, record_dir: Path) -> Any:
+    return subprocess.Popen(
         [
             sys.executable,
             "-c",
             "import sys; from pathlib import Path; from thoughtforge.config import load_config; "
             "from thoughtforge.adapters.agents import AgentCall, invoke_agent; "
-            "invoke_agent(load_config(Path(sys.argv[1])), 'sleeper', 'x', "
+            "invoke_agent(load_config(Path(sys.argv[1])), sys.argv[3], 'x', "
             "AgentCall(step='plan-review', project_dir=Path(sys.argv[2]), phase='polishing'))",
-            str(tmp_path / "config.yaml"),
-            str(project.dir),
+            str(config_path),
+            str(project_dir),
+            agent,
         ],
         env={**os.environ, "RECORD_DIR": str(record_dir)},
     )
-    pids_file = record_dir / "pids"
-    recorded = project.dir / PROCESSES_FILE
+
+
+@pytest.mark.parametrize("ending", [signal.SIGKILL, signal.SIGTERM])
+def test_a_run_that_ends_leaves_no_process_of_its_agent_call_after_2_s(
+    config: Config, tmp_path: Path, ending: signal.Signals
+) -> None:
+    """Before, the agent alone died with the run (setpriv --pdeathsig): its grandchild, and a
+    helper in a session of its own, ran on. Now the call's supervisor ends its whole tree."""
+    project = create_project(config, brain_dump="x")
+    record_dir = project.dir / "record"  # the agent writes in its project only
+    record_dir.mkdir()
+    runner = _run_in_a_process(tmp_path / "config.yaml", project.dir, "escaper", record_dir)
+    helpers = record_dir / "helpers"
     for _ in range(200):
-        if recorded.exists() and pids_file.exists() and pids_file.read_text().strip():
+        if helpers.exists() and helpers.read_text().strip():
             break
         time.sleep(0.05)
-    runner.kill()
+    [helper] = [int(p) for p in helpers.read_text().split()]
+    [supervisor] = [int(p) for p in json.loads((project.dir / PROCESSES_FILE).read_text())]
+    tree = [supervisor, *descendants([supervisor]), helper]
+    assert len(tree) >= 4  # the supervisor, the agent, its sleep, the helper in its session
+    os.kill(runner.pid, ending)  # SIGTERM with no graceful stop installed: the default action
     runner.wait()
-    grandchild, agent = (int(p) for p in pids_file.read_text().split())
-    for _ in range(40):  # the agent dies with the run (setpriv --pdeathsig KILL)
-        if not alive(agent):
-            break
+    ended_at = time.monotonic()
+    while any(alive(pid) for pid in tree) and time.monotonic() - ended_at < 2:
         time.sleep(0.05)
-    assert not alive(agent), "the agent outlived the run killed with -9"
-    assert alive(grandchild), "what the agent started is left to the next run"
+    try:
+        assert [pid for pid in tree if alive(pid)] == [], "a process outlived its run by 2 s"
+    finally:
+        for pid in tree:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
 
-    with hold_run_lock(project):
-        pass
 
-    time.sleep(0.2)
-    assert not alive(agent) and not alive(grandchild)
-    assert not (project.dir / PROCESSES_FILE).exists()
+def test_the_next_run_ends_a_leftover_of_an_earlier_call_of_its_project(
+    config: Config, tmp_path: Path
+) -> None:
+    """A helper no supervisor holds any longer (its supervisor was killed with it gone astray)
+    is found by the project's mark in its environment when the next run takes the lock; a
+    process of another project is left alone."""
+    project = create_project(config, brain_dump="x")
+    other = create_project(config, brain_dump="y")
+    sleep = ["setsid", "sleep", "300"]
+    leftover = subprocess.Popen(sleep, env={**os.environ, AGENT_MARK: str(project.dir)})
+    stranger = subprocess.Popen(sleep, env={**os.environ, AGENT_MARK: str(other.dir)})
+    try:
+        with hold_run_lock(project):
+            pass
+        leftover.wait(timeout=5)
+        assert leftover.returncode == -signal.SIGKILL
+        assert stranger.poll() is None
+        ended = [e for e in read_events(project.dir) if e["event"] == "leftover_processes_ended"]
+        assert ended and leftover.pid in ended[-1]["pids"]
+    finally:
+        stranger.kill()
+        leftover.kill()
 
 
 def test_failure_then_success_returns_the_second_answer(
@@ -230,7 +268,7 @@ def test_links_an_agent_planted_as_the_call_files_are_never_followed(
 def test_a_call_from_a_worker_thread_completes_while_other_threads_come_and_go(
     config: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The agent dies with the thread that starts it (PR_SET_PDEATHSIG, through setpriv): that
+    """The agent dies with the thread that starts it (PR_SET_PDEATHSIG, on its supervisor): that
     thread waits for it to its end, and threads that start and end meanwhile do not touch it."""
     script = tmp_path / "script.yaml"
     script.write_text(yaml.safe_dump({"steps": {"plan-review": {"text": "slow", "sleep": 1}}}))

@@ -48,7 +48,7 @@ def test_merge_stderr_reads_both_streams_in_the_order_written() -> None:
 
 
 def test_a_command_that_cannot_start_raises_what_starting_it_raises(tmp_path: Path) -> None:
-    """Started through `setpriv`, a command that cannot be executed is still the `OSError`
+    """Started through its supervisor, a command that cannot be executed is still the `OSError`
     Popen raises (the agent layer says 'could not start', a full disk halts), not an exit code."""
     with pytest.raises(FileNotFoundError):
         run_command([str(tmp_path / "missing")], "", ENV, timeout=30, max_bytes=1000)

@@ -14,6 +14,7 @@ from thoughtforge.adapters.agents import AgentCall, invoke_agent
 from thoughtforge.adapters.agents.invoke import overhead_tokens
 from thoughtforge.adapters.agents.profiles import PROFILES, missing_login
 from thoughtforge.adapters.agents.switches import tool_granting_flags
+from thoughtforge.adapters.agents.write_boundary import landlock_abi
 from thoughtforge.config import CommandAgentSpec, Config
 from thoughtforge.errors import AgentFailure, AgentRefused, PromptTooLarge
 from thoughtforge.models import HaltReason
@@ -49,8 +50,23 @@ def test_the_write_grant_names_exactly_the_projects_test_command() -> None:
         "--json",
         "--sandbox",
         "workspace-write",
+        "-c",
+        "sandbox_workspace_write.exclude_slash_tmp=true",
+        "-c",
+        "sandbox_workspace_write.exclude_tmpdir_env_var=true",
         "-",
     ]
+    # Inside ThoughtForge's boundary its own sandbox cannot run: the boundary alone holds it.
+    assert PROFILES["codex"].flags(TEST_COMMAND, held=True) == [
+        "exec",
+        "--json",
+        "--sandbox",
+        "danger-full-access",
+        "-",
+    ]
+    assert PROFILES["claude"].flags(TEST_COMMAND, held=True) == PROFILES["claude"].flags(
+        TEST_COMMAND
+    )
 
 
 def _recorder(config: Config, profile: str, flags: list[str]) -> None:
@@ -87,15 +103,18 @@ def test_a_text_step_with_flags_that_grant_tools_is_refused_before_any_call(
 
 
 def test_the_persons_flags_follow_the_profiles_on_either_kind_of_step(
-    config: Config, tmp_path: Path, record_dir: Path
+    config: Config, tmp_path: Path, record_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # A text step leaves the project read-only: the recorder writes where Codex may, its home.
+    monkeypatch.setenv("CODEX_HOME", str(record_dir))
     _recorder(config, "codex", ["-m", "o4-mini"])
     call = AgentCall(step="code-build", project_dir=tmp_path, phase="building")
     writing = call.model_copy(update={"test_command": TEST_COMMAND})
     with pytest.raises(AgentFailure, match="expected Codex JSON events"):  # it prints none
         invoke_agent(config, "cli", "prompt", writing, 1)
     argv = json.loads((record_dir / "argv.json").read_text())
-    assert argv == [*PROFILES["codex"].flags(TEST_COMMAND), "-m", "o4-mini"]
+    held = landlock_abi() > 0  # this kernel's: Codex's own sandbox cannot run inside it
+    assert argv == [*PROFILES["codex"].flags(TEST_COMMAND, held), "-m", "o4-mini"]
     with pytest.raises(AgentFailure):
         invoke_agent(config, "cli", "prompt", call, 1)
     argv = json.loads((record_dir / "argv.json").read_text())

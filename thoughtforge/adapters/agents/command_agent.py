@@ -1,7 +1,8 @@
 """One attempt of a command agent: the prompt on stdin, the answer read from stdout as its CLI
-profile says, each way it can fail (not found, timed out, too long, refused, exited, empty)
-turned into an `Attempt` the retry loop (`invoke`) reads; a disk that cannot take the call is the
-disk's failure, raised at once."""
+profile says, within its write boundary (`write_boundary`), each way it can fail (not found,
+timed out, too long, refused, wrote outside its project, exited, empty) turned into an `Attempt`
+the retry loop (`invoke`) reads; a disk that cannot take the call is the disk's failure, raised
+at once."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import errno
 import os
 import shutil
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,6 +24,7 @@ from thoughtforge.adapters.agents.output import (
 )
 from thoughtforge.adapters.agents.process import ProcessResult, run_command
 from thoughtforge.adapters.agents.profiles import CliProfile, profile_of
+from thoughtforge.adapters.agents.write_boundary import Boundary, open_boundary
 from thoughtforge.config import AgentsConfig, AgentSpec, CommandAgentSpec
 from thoughtforge.core import track_process, untrack_process
 from thoughtforge.core.agent_activity import stream_output
@@ -51,34 +54,27 @@ def run_command_agent(
     executable = find_command(spec)
     if executable is None:
         return failed(FailureKind.UNAVAILABLE, f"command '{spec.command}' not found on PATH")
-    env = {**os.environ, **call.environment()}
-    started: list[int] = []
-
-    def track(pid: int) -> None:
-        started.append(pid)
-        track_process(call.project_dir, pid)
-
     profile = profile_for(spec)
-    flags = [*profile.flags(call.test_command), *spec.flags] if profile else spec.flags
     try:
-        result = run_command(
-            [executable, *flags],
-            prompt,
-            env,
-            limits.call_timeout_seconds,
-            limits.max_reply_bytes,
-            on_start=track,
-            cwd=call.project_dir,
-            on_output=_watched(call, profile),
+        boundary = open_boundary(
+            call.project_dir,
+            project_writable=call.writes or profile is None,
+            also_writable=profile.own_paths(os.environ) if profile else (),
         )
+    except OSError as exc:
+        raise unwritable(Path(tempfile.gettempdir()), exc) from None
+    try:
+        result = _run(executable, spec, profile, prompt, call, limits, boundary)
     except OSError as exc:
         if exc.errno in _DISK_ERRORS:  # the project's disk, not the agent: no retry helps
             raise unwritable(call.project_dir, exc) from None
         reason = f"could not start '{spec.command}': {exc.strerror or exc}"
         return failed(FailureKind.UNAVAILABLE, reason)
     finally:
-        for pid in started:
-            untrack_process(call.project_dir, pid)
+        boundary.close()
+    outside = boundary.written_outside()
+    if outside is not None:
+        return Attempt(refusal=outside)
     if result.stopped and profile is not None:  # a refused login: no retry helps
         return Attempt(refusal=f"{result.stopped}: {profile.login_hint}, then resume.")
     output = profile.output if profile else spec.output
@@ -103,6 +99,42 @@ def run_command_agent(
     if not answer:
         return failed(FailureKind.EMPTY, "empty output" + _stderr_excerpt(result))
     return Attempt(answer=answer)
+
+
+def _run(
+    executable: str,
+    spec: CommandAgentSpec,
+    profile: CliProfile | None,
+    prompt: str,
+    call: AgentCall,
+    limits: AgentsConfig,
+    boundary: Boundary,
+) -> ProcessResult:
+    """The command, in its project, within its write boundary, tracked while it runs."""
+    env = {**os.environ, **call.environment(), **boundary.environment()}
+    held = boundary.writable is not None
+    flags = [*profile.flags(call.test_command, held), *spec.flags] if profile else spec.flags
+    started: list[int] = []
+
+    def track(pid: int) -> None:
+        started.append(pid)
+        track_process(call.project_dir, pid)
+
+    try:
+        return run_command(
+            [executable, *flags],
+            prompt,
+            env,
+            limits.call_timeout_seconds,
+            limits.max_reply_bytes,
+            on_start=track,
+            cwd=call.project_dir,
+            on_output=_watched(call, profile),
+            writable=boundary.writable,
+        )
+    finally:
+        for pid in started:
+            untrack_process(call.project_dir, pid)
 
 
 def _watched(call: AgentCall, profile: CliProfile | None) -> Callable[[bytes], None]:

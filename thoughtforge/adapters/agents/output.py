@@ -181,8 +181,11 @@ def _codex_jsonl(stdout: str, stderr: str, writes: bool) -> str:
 
 
 _CODEX_REFUSAL = re.compile(
-    r"((?:patch|command) rejected:[^\n]*|[^\n]*blocked by (?:the )?[\w-]+ sandbox[^\n]*)"
+    r"((?:patch|command) rejected:[^\n]*|[^\n]*blocked by (?:the )?[\w-]+ sandbox[^\n]*"
+    r"|Failed to write file [^\n]*)"
 )
+"""Its sandbox's refusals, and a patch the write boundary refused (`write_boundary`: Codex runs
+without its own sandbox inside it, and says only that the write failed)."""
 
 
 def _event(line: str) -> dict[str, Any]:

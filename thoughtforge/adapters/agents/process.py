@@ -1,15 +1,15 @@
 """Run one agent command: prompt on stdin, answer on stdout, bounded in time and in size.
 
-No shell is involved and the prompt never touches argv. The child leads a new session, so
-`killpg` reaches everything it spawned in its group, and it is killed if ThoughtForge is (started
-through `core.child_lifetime.dying_with_parent`: the thread that starts it waits for it here to
-its end, so the signal never comes early). The pipes are read with a deadline, never
+No shell is involved and the prompt never touches argv. The command runs under a `supervisor`
+that leads a new session and ends the command's whole tree, however it forked, when the call
+ends or ThoughtForge does (the thread that starts it waits for it here to its end, so the
+parent-death signal never comes early); with `writable`, the supervisor also holds every write
+of the tree beneath those paths (`landlock`). The pipes are read with a deadline, never
 waited on unbounded, because a helper the agent started in a session of its own can hold them
 open forever:
 
 * timeout: at the deadline the group is killed, what was read so far is kept, the pipes closed;
-* an agent that exited: its answer is what it wrote; helpers still holding the pipes get
-  `EXIT_GRACE_SECONDS` to finish, then the group is killed and the pipes closed;
+* an agent that exited: its answer is what it wrote; the supervisor ends what it left running;
 * an agent that closed its outputs gets `EXIT_GRACE_SECONDS` to exit before its group is killed;
 * an answer longer than `max_bytes` stops the reading and kills the group: it is refused whole;
 * stderr (diagnostics, not the answer) is never refused: only its last `max_bytes` are kept.
@@ -21,27 +21,22 @@ open forever:
 
 from __future__ import annotations
 
-import errno
 import os
-import re
 import selectors
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
 from pydantic import BaseModel
 
-from thoughtforge.core.child_lifetime import dying_with_parent
+from thoughtforge.adapters.agents.supervisor import NOT_STARTED, not_started, supervised
 
 EXIT_GRACE_SECONDS = 1.0
 _POLL_SECONDS = 0.05
 _CHUNK = 65536
-_NOT_STARTED = re.compile(r"\Asetpriv: failed to execute .*: (?P<why>[^\n]+)\n?\Z", re.DOTALL)
-"""What `setpriv` says, exiting 126 or 127, when the command it was to become cannot start."""
-_ERRNO_OF = {os.strerror(code): code for code in errno.errorcode}
 
 
 class StopReading(Exception):
@@ -70,10 +65,12 @@ def run_command(
     cwd: Path | None = None,
     merge_stderr: bool = False,
     on_output: Callable[[bytes], None] = lambda chunk: None,
+    writable: Sequence[Path] | None = None,
 ) -> ProcessResult:
     """`on_start` gets the pid (and process group) as soon as the child exists; `on_output`
-    gets each piece of stdout as it arrives (the workbench shows an answer as it streams)."""
-    started = dying_with_parent(argv)
+    gets each piece of stdout as it arrives (the workbench shows an answer as it streams);
+    `writable`, where the command may write (None: anywhere)."""
+    started = supervised(argv, writable)
     proc = subprocess.Popen(
         started,
         stdin=subprocess.PIPE,
@@ -88,12 +85,14 @@ def run_command(
         pipes = _Pipes(proc, stdin_text.encode("utf-8"), max_bytes, on_output)
         timed_out = pipes.exchange(time.monotonic() + timeout)
     finally:
-        _kill_group(proc)
+        _end_tree(proc)
         _close(proc)
     returncode = _wait(proc)
     stdout, stderr = _text(pipes.output[proc.stdout]), _text(pipes.output.get(proc.stderr, b""))
-    if started is not argv and returncode in (126, 127):
-        _raise_if_not_started(argv[0], stderr or stdout)
+    if returncode == NOT_STARTED:
+        refused = not_started(stderr or stdout, argv[0])
+        if refused is not None:
+            raise refused
     return ProcessResult(
         returncode=None if timed_out else returncode,
         stdout=stdout,
@@ -200,17 +199,15 @@ class _Pipes:
             stdin.close()
 
 
-def _raise_if_not_started(command: str, said: str) -> None:
-    """The `OSError` starting the command itself would have raised (not found, not executable,
-    a full disk), when `setpriv` could not become it."""
-    found = _NOT_STARTED.match(said)
-    if found is not None:
-        why = found["why"]
-        raise OSError(_ERRNO_OF.get(why, errno.ENOEXEC), why, command)
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """Also reaps helpers the agent left running in its group after it exited."""
+def _end_tree(proc: subprocess.Popen[bytes]) -> None:
+    """The supervisor ends the command's tree and itself (at once when the command has ended);
+    the group's kill after it is for a supervisor that could not."""
+    if proc.poll() is None:
+        try:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=EXIT_GRACE_SECONDS)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            pass
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):

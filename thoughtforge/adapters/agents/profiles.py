@@ -14,6 +14,7 @@ Profiles are for the versions named in `TESTED_WITH`, whose switches the tests d
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -51,12 +52,34 @@ class CliProfile(BaseModel):
     """Environment variables any one of which logs the CLI in."""
     login_files: tuple[str, ...]
     """Files (under the home folder, or `$CODEX_HOME`) a login leaves."""
+    own_files: tuple[str, ...]
+    """Where the CLI keeps its sessions, logs and settings, as `login_files` names them (a
+    folder ends with `/`): it does not start unless it may write there (`write_boundary`)."""
+    held_write_flags: tuple[str, ...] | None = None
+    """The write switches when ThoughtForge's own boundary holds the call's writes, for a CLI
+    whose sandbox cannot run inside it; None: `write_flags` as they are."""
 
-    def flags(self, test_command: Sequence[str] | None) -> list[str]:
-        """Text-only switches, or with a test command the write-in-the-workspace ones."""
+    def flags(self, test_command: Sequence[str] | None, held: bool = False) -> list[str]:
+        """Text-only switches, or with a test command the write-in-the-workspace ones (`held`:
+        inside ThoughtForge's write boundary)."""
         if test_command is None:
             return list(self.text_flags)
-        return [*self.write_flags, *self.test_grant(test_command)]
+        chosen = self.held_write_flags if held and self.held_write_flags else self.write_flags
+        return [*chosen, *self.test_grant(test_command)]
+
+    def own_paths(self, env: Mapping[str, str]) -> tuple[Path, ...]:
+        """`own_files` in this environment (those it cannot place left out), a folder made
+        where it is missing: a boundary can hold writes only beneath what exists."""
+        paths = []
+        for place in self.own_files:
+            path = _placed(place.rstrip("/"), env)
+            if path is None:
+                continue
+            if place.endswith("/"):
+                with contextlib.suppress(OSError):  # then the CLI says what it cannot write
+                    path.mkdir(parents=True, exist_ok=True)
+            paths.append(path)
+        return tuple(paths)
 
     def test_grant(self, test_command: Sequence[str]) -> list[str]:
         """The switch that lets the agent run exactly the project's test command."""
@@ -92,18 +115,34 @@ PROFILES: dict[str, CliProfile] = {
         login_hint="run `claude` once and log in, or set ANTHROPIC_API_KEY",
         key_variables=("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"),
         login_files=("~/.claude/.credentials.json", "~/.claude.json"),
+        own_files=("$CLAUDE_CONFIG_DIR/", "~/.claude/", "~/.claude.json"),
     ),
     "codex": CliProfile(
         name="codex",
         output="codex_jsonl",
         # `-` reads the prompt on stdin; --json prints events with each turn's usage.
         text_flags=("exec", "--json", "--sandbox", "read-only", "-"),
-        # workspace-write: writes and commands inside the project folder, no network.
-        write_flags=("exec", "--json", "--sandbox", "workspace-write", "-"),
+        # workspace-write: writes and commands inside the project folder, no network; without
+        # /tmp and $TMPDIR, which it adds by default (a project under /tmp: its neighbours).
+        write_flags=(
+            "exec",
+            "--json",
+            "--sandbox",
+            "workspace-write",
+            "-c",
+            "sandbox_workspace_write.exclude_slash_tmp=true",
+            "-c",
+            "sandbox_workspace_write.exclude_tmpdir_env_var=true",
+            "-",
+        ),
+        # Its sandbox (bubblewrap) cannot mount inside Landlock, and its legacy Landlock mode
+        # refuses workspace-write: ThoughtForge's boundary alone holds the writes.
+        held_write_flags=("exec", "--json", "--sandbox", "danger-full-access", "-"),
         overhead_tokens=16_000,
         login_hint="run `codex login`, or set CODEX_API_KEY",
         key_variables=("CODEX_API_KEY", "OPENAI_API_KEY"),
         login_files=("$CODEX_HOME/auth.json", "~/.codex/auth.json"),
+        own_files=("$CODEX_HOME/", "~/.codex/"),
     ),
     "gemini": CliProfile(
         name="gemini",
@@ -122,6 +161,7 @@ PROFILES: dict[str, CliProfile] = {
             "GOOGLE_GENAI_USE_VERTEXAI",
         ),
         login_files=("~/.gemini/oauth_creds.json",),
+        own_files=("~/.gemini/",),
     ),
 }
 
@@ -133,20 +173,25 @@ def missing_login(profile: CliProfile, env: Mapping[str, str]) -> str | None:
     if any(env.get(name) for name in profile.key_variables):
         return None
     for place in profile.login_files:
-        if place.startswith("$CODEX_HOME/"):
-            if not env.get("CODEX_HOME"):
-                continue
-            place = str(Path(env["CODEX_HOME"]) / place.removeprefix("$CODEX_HOME/"))
-        elif place.startswith("~/"):
-            if not env.get("HOME"):
-                continue
-            place = str(Path(env["HOME"]) / place.removeprefix("~/"))
-        if Path(place).is_file():
+        path = _placed(place, env)
+        if path is not None and path.is_file():
             return None
     return (
         f"{profile.name} is not logged in (none of {', '.join(profile.key_variables)} is set "
         f"and no login file): {profile.login_hint}"
     )
+
+
+def _placed(place: str, env: Mapping[str, str]) -> Path | None:
+    """`~/x` under HOME, `$NAME/x` under that variable; None when it is not set."""
+    if place.startswith("~/"):
+        home = env.get("HOME")
+        return Path(home) / place.removeprefix("~/") if home else None
+    if place.startswith("$"):
+        variable, _, rest = place[1:].partition("/")
+        base = env.get(variable)
+        return (Path(base) / rest if rest else Path(base)) if base else None
+    return Path(place)
 
 
 def profile_of(name: str | None) -> CliProfile | None:

@@ -5,9 +5,10 @@ point of its language (`npm test`, `make test`, pytest, ...), and `code.test_com
 language to that command. `detect_language` picks the language, `run_tests` runs the command in
 the project directory and `test_output` reads the result.
 
-An agent-written suite is untrusted: it may wait for input, hang, print megabytes or leave
-children behind. So stdin is closed, the run is bounded by a timeout after which its whole process
-group is killed, and its output is refused past `MAX_OUTPUT_BYTES` (the run is stopped there).
+An agent-written suite is untrusted: it may wait for input, hang, print megabytes, leave
+children behind or write outside the project. So stdin is closed, the run is bounded by a timeout
+after which its whole tree is killed, its writes are held as an agent call's are, and its output
+is refused past `MAX_OUTPUT_BYTES` (the run is stopped there).
 A run that could not produce a verdict on the tests is `crashed`; a failing test is not a crash.
 """
 
@@ -24,6 +25,8 @@ from typing import ClassVar
 from pydantic import computed_field
 
 from thoughtforge.adapters.agents.process import ProcessResult, run_command
+from thoughtforge.adapters.agents.write_boundary import open_boundary
+from thoughtforge.core.processes import AGENT_MARK
 from thoughtforge.plugins.code.test_output import Tally, read_output, strip_ansi
 from thoughtforge.prompting import SectionedText
 
@@ -160,19 +163,31 @@ def run_tests(project_dir: Path, command: list[str], timeout: float) -> TestRun:
 
 
 def run_in_project(
-    project_dir: Path, command: list[str], timeout: float, env: Mapping[str, str] | None = None
+    project_dir: Path,
+    command: list[str],
+    timeout: float,
+    env: Mapping[str, str] | None = None,
+    report_dir: Path | None = None,
 ) -> ProcessResult:
     """Run a command of the untrusted suite in the project: stdin closed, output merged and
-    capped, the whole process group killed at the timeout."""
-    return run_command(
-        command,
-        stdin_text="",
-        env={**os.environ, **_RUN_ENV, **(env or {})},
-        timeout=timeout,
-        max_bytes=MAX_OUTPUT_BYTES,
-        cwd=project_dir,
-        merge_stderr=True,
-    )
+    capped, its whole tree killed at the timeout, its writes held to the project and a scratch
+    folder as an agent's are (`write_boundary`), and `report_dir` (ThoughtForge's report)."""
+    also = () if report_dir is None else (report_dir,)
+    boundary = open_boundary(project_dir, project_writable=True, also_writable=also)
+    marked = {AGENT_MARK: str(project_dir), **boundary.environment()}
+    try:
+        return run_command(
+            command,
+            stdin_text="",
+            env={**os.environ, **_RUN_ENV, **marked, **(env or {})},
+            timeout=timeout,
+            max_bytes=MAX_OUTPUT_BYTES,
+            cwd=project_dir,
+            merge_stderr=True,
+            writable=boundary.writable,
+        )
+    finally:
+        boundary.close()
 
 
 def _cannot_start(project_dir: Path, program: str) -> str | None:

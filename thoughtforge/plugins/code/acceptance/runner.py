@@ -73,7 +73,7 @@ def run_locked(
             "--",
             *node_ids,
         ]
-        output, crash = _run(project_dir, argv, timeout)
+        output, crash = _run(project_dir, argv, timeout, Path(scratch))
         cases = _read_report(report)
     if cases is None:
         crash = crash or "pytest wrote no report"
@@ -91,9 +91,11 @@ def collected_count(project_dir: Path, program: list[str], timeout: float) -> in
     return int(found[-1]) if found and found[-1] else 0
 
 
-def _run(project_dir: Path, argv: list[str], timeout: float) -> tuple[str, str | None]:
+def _run(
+    project_dir: Path, argv: list[str], timeout: float, report_dir: Path | None = None
+) -> tuple[str, str | None]:
     try:
-        result = run_in_project(project_dir, argv, timeout, _ENV)
+        result = run_in_project(project_dir, argv, timeout, _ENV, report_dir)
     except OSError as exc:
         return "", f"cannot start {argv[0]}: {exc}"
     return strip_ansi(result.stdout), stopped_early(result, timeout)
