@@ -160,14 +160,20 @@ def run_tests(project_dir: Path, command: list[str], timeout: float) -> TestRun:
 
 
 def run_in_project(
-    project_dir: Path, command: list[str], timeout: float, env: Mapping[str, str] | None = None
+    project_dir: Path,
+    command: list[str],
+    timeout: float,
+    env: Mapping[str, str] | None = None,
+    *,
+    dropped: str | None = None,
 ) -> ProcessResult:
     """Run a command of the untrusted suite in the project: stdin closed, output merged and
-    capped, the whole process group killed at the timeout."""
+    capped, the whole process group killed at the timeout; no variable starting `dropped`."""
+    inherited = {k: v for k, v in os.environ.items() if not (dropped and k.startswith(dropped))}
     return run_command(
         command,
         stdin_text="",
-        env={**os.environ, **_RUN_ENV, **(env or {})},
+        env={**inherited, **_RUN_ENV, **(env or {})},
         timeout=timeout,
         max_bytes=MAX_OUTPUT_BYTES,
         cwd=project_dir,

@@ -1,0 +1,166 @@
+"""A pytest plugin ThoughtForge loads into its own run of the locked tests (`-p`): it records
+what the tests read and how to call each test without pytest, into the file `--tf-record` names.
+
+What the tests read: every project file opened for reading and every project module imported,
+each with the project file whose code did it (the innermost project frame; a file read by the
+import machinery is the import, not a read) and the test running then. How to call a test: its
+module, class and function, the fixtures it asks for, the interpreter and `sys.path` as pytest
+set them, and the conftests pytest loaded (`plain_run` reads this).
+
+As pytest ends (its reports written) the process exits at once, so no exit handler of the code
+under test runs after them. It runs in the project's interpreter: standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+import pytest
+
+ROOT = os.path.realpath(os.getcwd())
+"""The project: ThoughtForge runs pytest in it."""
+NOT_THE_PROJECT = frozenset(
+    {".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", "site-packages"}
+)
+_reads: list[dict[str, Any]] = []
+_imports: list[dict[str, Any]] = []
+_running: list[str | None] = [None]
+_frames: dict[str, str] = {}
+_record: dict[str, Any] = {}
+_status: list[int] = [0]
+
+
+def project_path(path: str) -> str | None:
+    """`path` relative to the project (with `/`), or None outside it or in an environment."""
+    if not path or path.startswith("<"):
+        return None
+    full = os.path.realpath(os.path.abspath(path))
+    if not full.startswith(ROOT + os.sep):
+        return None
+    parts = full[len(ROOT) + 1 :].split(os.sep)
+    return None if NOT_THE_PROJECT.intersection(parts) else "/".join(parts)
+
+
+def _frame_path(filename: str) -> str:
+    known = _frames.get(filename)
+    if known is None:
+        known = _frames[filename] = project_path(filename) or ""
+    return known
+
+
+def _innermost(frame: Any) -> tuple[str | None, bool]:
+    """The project file whose code is innermost on the stack, and whether the import machinery
+    ran inside it (the file is then read to be imported)."""
+    importing = False
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name.startswith("<frozen importlib"):
+            importing = True
+        else:
+            found = _frame_path(name)
+            if found:
+                return found, importing
+        frame = frame.f_back
+    return None, importing
+
+
+def _reading(mode: Any, flags: Any) -> bool:
+    if isinstance(mode, str):
+        return not any(c in mode for c in "wax+")
+    return isinstance(flags, int) and not flags & (os.O_WRONLY | os.O_RDWR)
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if event == "open" and len(args) == 3:
+        path, mode, flags = args
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        if not isinstance(path, str) or not _reading(mode, flags):
+            return
+        relpath = project_path(path)
+        if relpath is None:
+            return
+        by, importing = _innermost(sys._getframe(1))
+        if by is not None and not importing:
+            _reads.append({"kind": "open", "path": relpath, "by": by, "test": _running[0]})
+    elif event == "import" and args and isinstance(args[0], str):
+        by, _ = _innermost(sys._getframe(1))
+        if by is not None:
+            _imports.append({"module": args[0], "by": by, "test": _running[0]})
+
+
+sys.addaudithook(_audit)
+
+
+def pytest_addoption(parser: Any) -> None:
+    parser.addoption("--tf-record", default=None)
+
+
+def pytest_collection_finish(session: Any) -> None:
+    items = []
+    for item in session.items:
+        function = getattr(item, "function", None)
+        module = getattr(item, "module", None)
+        if function is None or module is None:
+            continue
+        spec = getattr(item, "callspec", None)
+        params = sorted(spec.params) if spec is not None else []
+        cls = getattr(item, "cls", None)
+        items.append(
+            {
+                "node": item.nodeid.split("[")[0],
+                "module": module.__name__,
+                "file": module.__file__,
+                "cls": cls.__name__ if cls is not None else None,
+                "function": getattr(item, "originalname", None) or item.name,
+                "fixtures": [f for f in item.fixturenames if f not in params],
+                "params": params,
+            }
+        )
+    _record.update(
+        items=items,
+        sys_path=list(sys.path),
+        executable=sys.executable,
+        conftests=[
+            [name, module.__file__]
+            for name, module in list(sys.modules.items())
+            if os.path.basename(getattr(module, "__file__", None) or "") == "conftest.py"
+            and project_path(module.__file__)
+        ],
+    )
+
+
+def pytest_runtest_logstart(nodeid: str) -> None:
+    _running[0] = nodeid.split("[")[0]
+
+
+def pytest_runtest_logfinish(nodeid: str) -> None:
+    _running[0] = None
+
+
+def pytest_sessionfinish(session: Any, exitstatus: int) -> None:
+    _status[0] = int(exitstatus)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: Any) -> None:
+    target = config.getoption("--tf-record")
+    if target:
+        modules = {}
+        for name in {i["module"] for i in _imports}:
+            found = project_path(getattr(sys.modules.get(name), "__file__", None) or "")
+            if found:
+                modules[name] = found
+        imports = [
+            {"kind": "import", "path": modules[i["module"]], **i}
+            for i in _imports
+            if i["module"] in modules
+        ]
+        with open(target, "w", encoding="utf-8") as out:
+            json.dump({**_record, "reads": _reads + imports, "modules": modules}, out)
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    os._exit(_status[0])
