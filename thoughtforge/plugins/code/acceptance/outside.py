@@ -7,6 +7,7 @@ pytest's verdict, and the run says which.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Literal
 
@@ -16,6 +17,7 @@ from thoughtforge.plugins.code.acceptance.record import PLAIN_RUN, RECORD, RunRe
 from thoughtforge.plugins.code.test_runner import run_in_project, stopped_early
 
 OUT = "outside.json"
+NODES = "nodes.json"
 MAX_OUT_BYTES = 5_000_000
 
 
@@ -39,9 +41,10 @@ def run_outside(
     if not _outside_the_project(interpreter, project_dir):
         why = "pytest's record names no interpreter outside the project"
         return {node: Outside(result="failed", why=why) for node in nodes}
-    argv = [str(interpreter), str(scratch / PLAIN_RUN), str(scratch / RECORD), str(scratch / OUT)]
+    (scratch / NODES).write_text(json.dumps(nodes), encoding="utf-8")  # argv would show them
+    argv = [str(interpreter), *(str(scratch / name) for name in (PLAIN_RUN, RECORD, NODES, OUT))]
     try:
-        ran = run_in_project(project_dir, [*argv, *nodes], timeout, env, dropped="PYTEST_")
+        ran = run_in_project(project_dir, argv, timeout, env, dropped="PYTEST_")
         stopped = stopped_early(ran, timeout)
     except OSError as exc:
         stopped = f"cannot start {interpreter}: {exc}"

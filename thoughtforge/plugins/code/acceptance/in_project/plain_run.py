@@ -1,7 +1,8 @@
 """ThoughtForge's second run of the locked tests, outside pytest's runtime: a plain Python
 process that imports each locked test's module and calls the test itself, so that code which
-answers right only under pytest is seen. Run as `python plain_run.py RECORD OUT NODE...` in the
-project, with the record `record_plugin` wrote; it writes each node's result to OUT and exits.
+answers right only under pytest is seen. Run as `python plain_run.py RECORD NODES OUT` in the
+project, with the record `record_plugin` wrote and the node ids (a JSON list: on the command
+line the code under test would read them); it writes each node's result to OUT and exits.
 
 What the code under test would see of pytest is not there: no `PYTEST_*` variables (ThoughtForge
 starts it without them), no runner module in `sys.modules` while a test runs (they are set
@@ -332,9 +333,9 @@ def run(record: dict[str, Any], nodes: list[str]) -> dict[str, dict[str, str]]:
 
 
 if __name__ == "__main__":
-    _record_path, _out_path, *_nodes = sys.argv[1:]
-    with open(_record_path, encoding="utf-8") as _source:
-        _results = run(json.load(_source), _nodes)
+    _record_path, _nodes_path, _out_path = sys.argv[1:]
+    with open(_record_path, encoding="utf-8") as _record, open(_nodes_path, encoding="utf-8") as _nodes:
+        _results = run(json.load(_record), json.load(_nodes))
     with open(_out_path, "w", encoding="utf-8") as _out:
         json.dump(_results, _out)
     for _stream in (sys.stdout, sys.stderr):
