@@ -66,7 +66,9 @@ CONSTRAINTS = (
     "# Constraints: Thermometer\n\n## Acceptance Criteria\n\n"
     "- f_to_c(212) is 100\n- c_to_f(100) is 212\n"
 )
-CONV_BUGGY = "def f_to_c(f):\n    return (f - 32) / 1.8\n\n\ndef c_to_f(c):\n    return c * 1.8 + 23\n"
+CONV_BUGGY = (
+    "def f_to_c(f):\n    return (f - 32) / 1.8\n\n\ndef c_to_f(c):\n    return c * 1.8 + 23\n"
+)
 CONV_FIXED = CONV_BUGGY.replace("+ 23", "+ 32")
 COMPARE = "def approx_equal(a, b, tol=1e-9):\n    return abs(a - b) <= tol\n"
 EXPECTED = '{"boiling_f": 212}\n'
@@ -92,7 +94,11 @@ READS_BUILD = {
     "pyproject.toml": PYPROJECT,
 }
 """Criterion 2's test reads a data file and compares with a helper outside `tests/`."""
-PLAIN_BUILD = {"conv.py": CONV_BUGGY, "tests/test_conv.py": PLAIN_TESTS, "pyproject.toml": PYPROJECT}
+PLAIN_BUILD = {
+    "conv.py": CONV_BUGGY,
+    "tests/test_conv.py": PLAIN_TESTS,
+    "pyproject.toml": PYPROJECT,
+}
 """Criterion 2's test compares with `==`."""
 ISSUE = {
     "severity": "medium",

@@ -1,6 +1,6 @@
 """The locked tests' second run, outside pytest, with a real pytest and a real interpreter: an
-honest test passes both ways (pytest's helpers, its fixtures `tmp_path` and `monkeypatch`,
-parametrised cases, classes, a package of tests with a conftest); code that answers right only
+honest test passes both ways (pytest's helpers, `tmp_path` and `monkeypatch`, fixtures of the
+module and of a conftest, parametrised cases, classes, a package of tests); code that answers right only
 under pytest, only to a caller named `test*`, or with an `==` of its own fails outside it, and
 ThoughtForge's run says why."""
 
@@ -28,7 +28,13 @@ HONEST = {
         "    return c\n"
     ),
     "tests/__init__.py": "",
-    "tests/conftest.py": "import os\n\nos.environ['THERMO_MODE'] = 'test'\n",
+    "tests/conftest.py": (
+        "import os\n\nimport pytest\n\nos.environ['THERMO_MODE'] = 'test'\n\n\n"
+        "@pytest.fixture(scope='session')\ndef boiling_c():\n    return 100\n\n\n"
+        "@pytest.fixture\ndef log():\n    lines = []\n    yield lines\n    lines.clear()\n\n\n"
+        "@pytest.fixture(autouse=True)\ndef units(monkeypatch):\n"
+        "    monkeypatch.setenv('UNITS', 'metric')\n"
+    ),
     "tests/helpers.py": "BOILING = 212\n",
     "tests/test_conv.py": (
         "import os\n\nimport pytest\n\nfrom app.conv import Reading, Scale, c_to_f, old, reading, "
@@ -47,7 +53,10 @@ HONEST = {
         "def test_ac_4_cases(c, f, unit):\n    assert c_to_f(c) == f or c_to_f(c) != f\n\n\n"
         "class TestFive:\n    def test_ac_5_in_a_class(self):\n        assert c_to_f(0) == 32\n\n\n"
         "def test_ac_6_captured(capsys):\n    print(c_to_f(0))\n"
-        "    assert capsys.readouterr().out == '32.0\\n'\n"
+        "    assert capsys.readouterr().out == '32.0\\n'\n\n\n"
+        "@pytest.fixture\ndef converter(boiling_c):\n    return lambda: c_to_f(boiling_c)\n\n\n"
+        "def test_ac_7_fixtures(converter, log):\n    log.append(converter())\n"
+        "    assert log == [212.0]\n    assert os.environ['UNITS'] == 'metric'\n"
     ),
 }
 
@@ -62,13 +71,16 @@ def test_an_honest_suite_passes_both_ways(tmp_path: Path) -> None:
     _write(tmp_path, HONEST)
     nodes = [f"tests/test_conv.py::test_ac_{n}" for n in ("1_plain", "2_pytest_helpers")]
     nodes += [f"tests/test_conv.py::test_ac_{n}" for n in ("3_fixtures", "4_cases", "6_captured")]
+    nodes.append("tests/test_conv.py::test_ac_7_fixtures")
     nodes.append("tests/test_conv.py::TestFive::test_ac_5_in_a_class")
 
     run = run_locked(tmp_path, PROGRAM, nodes, timeout=120)
 
     assert run.results == dict.fromkeys(nodes, "passed"), (run.outside, run.output_tail)
     assert run.outside == {}
-    assert run.unchecked == {"tests/test_conv.py::test_ac_6_captured": "it needs the fixtures capsys"}
+    assert run.unchecked == {
+        "tests/test_conv.py::test_ac_6_captured": "it needs the fixture capsys"
+    }
 
 
 GAMED = {
@@ -127,8 +139,14 @@ def _tells_the_run_apart(tmp_path: Path) -> None:
         f"def test_ac_{n}_{name.replace('-', '_')}():\n    {line}\n\n\n"
         for n, (name, line) in enumerate(JUDGED.items(), start=len(GAMED) + 1)
     )
+    tests += (
+        "@pytest.fixture\ndef hundred():\n    yield 100\n\n\n"
+        f"def test_ac_{len(GAMED) + len(JUDGED) + 1}_with_a_fixture(hundred):\n"
+        "    assert variable_in_pieces(hundred) == 212\n"
+    )
     _write(tmp_path, {"thermo.py": CODE, "test_thermo.py": tests})
     nodes = [f"test_thermo.py::test_ac_{n}_{m.replace('-', '_')}" for n, m in _numbered()]
+    nodes.append(f"test_thermo.py::test_ac_{len(nodes) + 1}_with_a_fixture")
 
     run = run_locked(tmp_path, PROGRAM, nodes, timeout=120)
 

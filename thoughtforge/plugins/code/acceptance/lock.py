@@ -4,8 +4,9 @@ Written when Phase 3 ends in code mode (and again after each accepted step that 
 change to a criterion unlocked): for each criterion of `constraints.md`, its text and the tests
 named after it (`test_ac_<n>_...`), each with its file, node id and fingerprint; the runner's
 files (`runner_files`); the files the tests read besides themselves (`reads`); the test modules'
-contexts; and how many tests the whole suite collected, which may never fall. A file of ThoughtForge's own, written atomically; an agent that edits it
-has its edit put back before the step is judged.
+contexts; and how many tests the whole suite collected, which may never fall. A file of
+ThoughtForge's own, written atomically; an agent that edits it has its edit put back before the
+step is judged.
 """
 
 from __future__ import annotations

@@ -56,8 +56,10 @@ def run_outside(
 def _outside_the_project(interpreter: Path, project_dir: Path) -> bool:
     try:
         real = interpreter.resolve()
-        return interpreter.is_absolute() and real.is_file() and not real.is_relative_to(
-            project_dir.resolve()
+        return (
+            interpreter.is_absolute()
+            and real.is_file()
+            and not real.is_relative_to(project_dir.resolve())
         )
     except OSError:
         return False

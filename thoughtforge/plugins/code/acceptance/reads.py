@@ -32,7 +32,9 @@ def names_tests(relpath: str) -> bool:
     return any(NAMES_TESTS.search(part) for part in [*path.parts[:-1], path.stem])
 
 
-def locked_reads(project_dir: Path, reads: list[Read], lock: AcceptanceLock) -> dict[str, LockedRead]:
+def locked_reads(
+    project_dir: Path, reads: list[Read], lock: AcceptanceLock
+) -> dict[str, LockedRead]:
     """The files the locked tests read, each with its fingerprint and the tests that read it
     (none: read while pytest collected them, so it counts for all)."""
     tests = {test.file for test in lock.tests}

@@ -3,8 +3,9 @@ record_plugin.py`, loaded with `-p`): every project file the tests opened or imp
 the project file whose code did it and the test then running, and how to call each test outside
 pytest (read by `outside`).
 
-The plugin and the plain run are copied into the run's scratch folder, which is put first on
-`PYTHONPATH` (both runs get the same value, so it tells the code under test nothing).
+The plugin and the plain run (`in_project/`) are copied into the run's scratch folder, which is
+put first on `PYTHONPATH` (both runs get the same value, so it tells the code under test
+nothing).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 IN_PROJECT = Path(__file__).parent / "in_project"
 PLUGIN = "thoughtforge_locked_run"
 PLAIN_RUN = "thoughtforge_plain_run.py"
+"""The plain run (with its two siblings beside it, `thoughtforge_plain_*.py`)."""
 RECORD = "record.json"
 MAX_RECORD_BYTES = 20_000_000
 
@@ -45,7 +47,8 @@ def install(scratch: Path) -> tuple[list[str], dict[str, str]]:
     """The plugin and the plain run copied into `scratch`: pytest's extra arguments (the plugin
     and where it writes) and the environment both runs share."""
     shutil.copyfile(IN_PROJECT / "record_plugin.py", scratch / f"{PLUGIN}.py")
-    shutil.copyfile(IN_PROJECT / "plain_run.py", scratch / PLAIN_RUN)
+    for name in ("plain_run", "plain_equality", "plain_fixtures"):
+        shutil.copyfile(IN_PROJECT / f"{name}.py", scratch / f"thoughtforge_{name}.py")
     path = os.pathsep.join(p for p in (str(scratch), os.environ.get("PYTHONPATH", "")) if p)
     return ["-p", PLUGIN, f"--tf-record={scratch / RECORD}"], {"PYTHONPATH": path}
 

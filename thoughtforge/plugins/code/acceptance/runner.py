@@ -126,7 +126,9 @@ def _run(
     project_dir: Path, argv: list[str], timeout: float, env: dict[str, str] | None = None
 ) -> tuple[str, str | None]:
     try:
-        result = run_in_project(project_dir, argv, timeout, {**_ENV, **(env or {})}, dropped="PYTEST_")
+        result = run_in_project(
+            project_dir, argv, timeout, {**_ENV, **(env or {})}, dropped="PYTEST_"
+        )
     except OSError as exc:
         return "", f"cannot start {argv[0]}: {exc}"
     return strip_ansi(result.stdout), stopped_early(result, timeout)

@@ -109,6 +109,7 @@ def pytest_collection_finish(session: Any) -> None:
         spec = getattr(item, "callspec", None)
         params = sorted(spec.params) if spec is not None else []
         cls = getattr(item, "cls", None)
+        info = getattr(item, "_fixtureinfo", None)
         items.append(
             {
                 "node": item.nodeid.split("[")[0],
@@ -117,6 +118,8 @@ def pytest_collection_finish(session: Any) -> None:
                 "cls": cls.__name__ if cls is not None else None,
                 "function": getattr(item, "originalname", None) or item.name,
                 "fixtures": [f for f in item.fixturenames if f not in params],
+                "wanted": [f for f in getattr(info, "initialnames", ()) if f not in params],
+                "defined": {f: _fixture(info, f) for f in item.fixturenames if f not in params},
                 "params": params,
             }
         )
@@ -131,6 +134,23 @@ def pytest_collection_finish(session: Any) -> None:
             and project_path(module.__file__)
         ],
     )
+
+
+def _fixture(info: Any, name: str) -> dict[str, Any] | None:
+    """Where the fixture `name` a test gets is defined, its scope and what it asks for; None
+    when pytest's record of it is not there."""
+    chain = getattr(info, "name2fixturedefs", {}).get(name)
+    if not chain:
+        return None
+    definition = chain[-1]
+    function = getattr(definition, "func", None)
+    return {
+        "module": getattr(function, "__module__", None),
+        "qualname": getattr(function, "__qualname__", None),
+        "scope": str(getattr(definition, "scope", "function")),
+        "argnames": list(getattr(definition, "argnames", ())),
+        "params": getattr(definition, "params", None) is not None,
+    }
 
 
 def pytest_runtest_logstart(nodeid: str) -> None:
