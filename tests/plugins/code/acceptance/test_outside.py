@@ -1,8 +1,8 @@
 """The locked tests' second run, outside pytest, with a real pytest and a real interpreter: an
 honest test passes both ways (pytest's helpers, `tmp_path` and `monkeypatch`, fixtures of the
-module and of a conftest, parametrised cases, classes, a package of tests); code that answers right only
-under pytest, only to a caller named `test*`, or with an `==` of its own fails outside it, and
-ThoughtForge's run says why."""
+module and of a conftest, parametrised cases, classes, a package of tests); code that answers
+right only under pytest, only to a caller named `test*`, or with an `==` of its own fails
+outside it, and ThoughtForge's run says why."""
 
 from __future__ import annotations
 
