@@ -59,7 +59,9 @@ def _children_cpu() -> float:
     return used.ru_utime + used.ru_stime
 
 
-if __name__ == "__main__":  # wall time, and CPU time of the runs' processes (steadier on a busy box)
+if (
+    __name__ == "__main__"
+):  # wall time, and CPU time of the runs' processes (steadier on a busy box)
     with tempfile.TemporaryDirectory(prefix="bench-locked-") as folder:
         project = _project(Path(folder))
         walls, cpus = [], []

@@ -128,10 +128,10 @@ def pytest_collection_finish(session: Any) -> None:
         sys_path=list(sys.path),
         executable=sys.executable,
         conftests=[
-            [name, module.__file__]
+            [name, path]
             for name, module in list(sys.modules.items())
-            if os.path.basename(getattr(module, "__file__", None) or "") == "conftest.py"
-            and project_path(module.__file__)
+            if os.path.basename(path := getattr(module, "__file__", None) or "") == "conftest.py"
+            and project_path(path)
         ],
     )
 
