@@ -1,5 +1,6 @@
 """What the locked tests read, from a real run of pytest in a real git repository: the tests' data
-and their helpers are locked, wherever they are; the code under test and what it reads are not."""
+and their helpers are locked, wherever they are; the code under test and what it reads are not,
+nor a file the tests wrote and read back (their own output)."""
 
 from __future__ import annotations
 
@@ -43,7 +44,8 @@ FILES = {
         "def test_ac_1_boiling():\n    assert approx_equal(c_to_f(100), EXPECTED['boiling'])\n\n\n"
         "def test_ac_2_freezing():\n    result = c_to_f(0)\n"
         "    assert close(result, float((HERE / 'data' / 'freezing.txt').read_text()))\n\n\n"
-        "def test_ac_3_primes():\n    assert is_prime(7)\n"
+        "def test_ac_3_primes():\n    Path('out.txt').write_text('7')\n"
+        "    assert is_prime(int(Path('out.txt').read_text()))\n"
     ),
 }
 NODES = [

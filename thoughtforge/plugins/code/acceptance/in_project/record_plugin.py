@@ -1,9 +1,10 @@
 """A pytest plugin ThoughtForge loads into its own run of the locked tests (`-p`): it records
 what the tests read and how to call each test without pytest, into the file `--tf-record` names.
 
-What the tests read: every project file opened for reading and every project module imported,
-each with the project file whose code did it (the innermost project frame; a file read by the
-import machinery is the import, not a read) and the test running then. How to call a test: its
+What the tests read: every project file opened for reading (but one the run wrote: its own
+output) and every project module imported, each once with the project file whose code did it
+(the innermost project frame; a file read by the import machinery is the import, not a read)
+and the test running then. How to call a test: its
 module, class and function, the fixtures it asks for, the interpreter and `sys.path` as pytest
 set them, and the conftests pytest loaded (`plain_run` reads this).
 
@@ -25,8 +26,11 @@ ROOT = os.path.realpath(os.getcwd())
 NOT_THE_PROJECT = frozenset(
     {".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", "site-packages"}
 )
-_reads: list[dict[str, Any]] = []
-_imports: list[dict[str, Any]] = []
+_reads: dict[tuple[str, str, str | None], None] = {}
+"""(path, by, test) of each read, once, in the order they came."""
+_imports: dict[tuple[str, str, str | None], None] = {}
+_written: set[str] = set()
+"""What the run wrote in the project: a file it reads back is its own output, not its data."""
 _running: list[str | None] = [None]
 _frames: dict[str, str] = {}
 _record: dict[str, Any] = {}
@@ -78,18 +82,19 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
         path, mode, flags = args
         if isinstance(path, bytes):
             path = os.fsdecode(path)
-        if not isinstance(path, str) or not _reading(mode, flags):
-            return
-        relpath = project_path(path)
+        relpath = project_path(path) if isinstance(path, str) else None
         if relpath is None:
+            return
+        if not _reading(mode, flags):
+            _written.add(relpath)
             return
         by, importing = _innermost(sys._getframe(1))
         if by is not None and not importing:
-            _reads.append({"kind": "open", "path": relpath, "by": by, "test": _running[0]})
+            _reads[(relpath, by, _running[0])] = None
     elif event == "import" and args and isinstance(args[0], str):
         by, _ = _innermost(sys._getframe(1))
         if by is not None:
-            _imports.append({"module": args[0], "by": by, "test": _running[0]})
+            _imports[(args[0], by, _running[0])] = None
 
 
 sys.addaudithook(_audit)
@@ -170,17 +175,22 @@ def pytest_unconfigure(config: Any) -> None:
     target = config.getoption("--tf-record")
     if target:
         modules = {}
-        for name in {i["module"] for i in _imports}:
+        for name in {module for module, _, _ in _imports}:
             found = project_path(getattr(sys.modules.get(name), "__file__", None) or "")
             if found:
                 modules[name] = found
-        imports = [
-            {"kind": "import", "path": modules[i["module"]], **i}
-            for i in _imports
-            if i["module"] in modules
+        reads = [
+            {"kind": "open", "path": path, "by": by, "test": test}
+            for path, by, test in _reads
+            if path not in _written
+        ]
+        reads += [
+            {"kind": "import", "path": modules[module], "module": module, "by": by, "test": test}
+            for module, by, test in _imports
+            if module in modules
         ]
         with open(target, "w", encoding="utf-8") as out:
-            json.dump({**_record, "reads": _reads + imports, "modules": modules}, out)
+            json.dump({**_record, "reads": reads, "modules": modules}, out)
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
     os._exit(_status[0])
