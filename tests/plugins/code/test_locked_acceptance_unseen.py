@@ -165,7 +165,15 @@ READ_MOVES = {
 }
 
 
-@pytest.mark.parametrize("move", list(READ_MOVES))
+FAST = {"data-file-edited", "runner-variable-named-in-pieces", "float-equal-within-ten-degrees"}
+"""The moves the default suite runs; the others are marked slow (each is a whole polish run)."""
+
+
+def marked(moves: list[str]) -> list[Any]:
+    return [pytest.param(m, marks=[] if m in FAST else [pytest.mark.slow]) for m in moves]
+
+
+@pytest.mark.parametrize("move", marked(list(READ_MOVES)))
 def test_a_fix_that_changes_what_the_locked_test_reads_is_refused_and_never_done(
     polish: Callable[..., tuple[Project, Any]], move: str
 ) -> None:
@@ -226,7 +234,7 @@ SEEN_MOVES = {
 }
 
 
-@pytest.mark.parametrize("move", list(SEEN_MOVES))
+@pytest.mark.parametrize("move", marked(list(SEEN_MOVES)))
 def test_code_that_passes_only_as_the_locked_test_runs_never_brings_done(
     polish: Callable[..., tuple[Project, Any]], move: str
 ) -> None:
