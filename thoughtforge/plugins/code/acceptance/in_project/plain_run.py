@@ -14,8 +14,8 @@ module outside a package is imported under another name too. Each `==` and `!=` 
 
 A test gets its own `parametrize` cases and its fixtures (`plain_fixtures`); one that needs a
 fixture the plain run cannot make as pytest does is "unchecked": its verdict is pytest's alone.
-Runs in the project's interpreter, beside its two siblings (copied with a `thoughtforge_`
-prefix, imported before the project's `sys.path` is set): standard library only.
+Runs in the project's interpreter (Python 3.8 on), beside its two siblings (copied with a
+`thoughtforge_` prefix, imported before the project's `sys.path` is set): standard library only.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ class _Renamed(ast.NodeTransformer):
     def __init__(self, tree: ast.Module) -> None:
         self.names: dict[str, str] = {}
         for node in ast.walk(tree):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and (
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
                 node.name.startswith("test")
             ):
                 self.names.setdefault(node.name, f"check_{len(self.names) + 1}")
@@ -95,7 +95,7 @@ class _Renamed(ast.NodeTransformer):
 class _Judged(ast.NodeTransformer):
     def visit_Compare(self, node: ast.Compare) -> ast.expr:
         self.generic_visit(node)
-        if len(node.ops) != 1 or not isinstance(node.ops[0], ast.Eq | ast.NotEq):
+        if len(node.ops) != 1 or not isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
             return node
         equal = ast.Constant(isinstance(node.ops[0], ast.Eq))
         call = ast.Call(ast.Name(EQUAL, ast.Load()), [node.left, node.comparators[0], equal], [])
@@ -152,7 +152,7 @@ def _cases(function: Any, params: list[str]) -> list[dict[str, Any]]:
                 args = tuple(value.values)
             else:
                 args = (value,) if len(names) == 1 else tuple(value)
-            group.append(dict(zip(names, args, strict=False)))
+            group.append(dict(zip(names, args)))  # noqa: B905  # older interpreters
         groups.append(group)
     cases = [
         {k: v for case in combo for k, v in case.items()} for combo in itertools.product(*groups)
@@ -277,11 +277,10 @@ def run(record: dict[str, Any], nodes: list[str]) -> dict[str, dict[str, str]]:
 
 if __name__ == "__main__":
     _record_path, _nodes_path, _out_path = sys.argv[1:]
-    with (
-        open(_record_path, encoding="utf-8") as _record,
-        open(_nodes_path, encoding="utf-8") as _nodes,
-    ):
-        _results = run(json.load(_record), json.load(_nodes))
+    with open(_record_path, encoding="utf-8") as _record:
+        _recorded = json.load(_record)
+    with open(_nodes_path, encoding="utf-8") as _nodes:
+        _results = run(_recorded, json.load(_nodes))
     with open(_out_path, "w", encoding="utf-8") as _out:
         json.dump(_results, _out)
     for _stream in (sys.stdout, sys.stderr):
