@@ -37,7 +37,8 @@ HONEST = {
     ),
     "tests/helpers.py": "BOILING = 212\n",
     "tests/test_conv.py": (
-        "import os\n\nimport pytest\n\nfrom app.conv import Reading, Scale, c_to_f, old, reading, "
+        "import os\nimport unittest\n\nimport pytest\n\n"
+        "from app.conv import Reading, Scale, c_to_f, old, reading, "
         "strict\n\nfrom .helpers import BOILING\n\n\n"
         "def test_ac_1_plain():\n    assert c_to_f(100) == BOILING\n    assert c_to_f(100) != 200\n"
         "    assert Scale.CELSIUS == 1\n    assert reading(3) == Reading(3)\n"
@@ -54,6 +55,8 @@ HONEST = {
         "class TestFive:\n    def test_ac_5_in_a_class(self):\n        assert c_to_f(0) == 32\n\n\n"
         "def test_ac_6_captured(capsys):\n    print(c_to_f(0))\n"
         "    assert capsys.readouterr().out == '32.0\\n'\n\n\n"
+        "class TestEight(unittest.TestCase):\n    def setUp(self):\n        self.c = 100\n\n"
+        "    def test_ac_8_unittest(self):\n        self.assertEqual(c_to_f(self.c), 212)\n\n\n"
         "@pytest.fixture\ndef converter(boiling_c):\n    return lambda: c_to_f(boiling_c)\n\n\n"
         "def test_ac_7_fixtures(converter, log):\n    log.append(converter())\n"
         "    assert log == [212.0]\n    assert os.environ['UNITS'] == 'metric'\n"
@@ -72,6 +75,7 @@ def test_an_honest_suite_passes_both_ways(tmp_path: Path) -> None:
     nodes = [f"tests/test_conv.py::test_ac_{n}" for n in ("1_plain", "2_pytest_helpers")]
     nodes += [f"tests/test_conv.py::test_ac_{n}" for n in ("3_fixtures", "4_cases", "6_captured")]
     nodes.append("tests/test_conv.py::test_ac_7_fixtures")
+    nodes.append("tests/test_conv.py::TestEight::test_ac_8_unittest")
     nodes.append("tests/test_conv.py::TestFive::test_ac_5_in_a_class")
 
     run = run_locked(tmp_path, PROGRAM, nodes, timeout=120)
@@ -130,7 +134,7 @@ def test_code_that_tells_the_locked_run_apart_fails_outside_pytest_and_says_why(
 
 
 def _tells_the_run_apart(tmp_path: Path) -> None:
-    tests = "import pytest\n\nfrom thermo import *  # noqa\n\n\n" + "".join(
+    tests = "import unittest\n\nimport pytest\n\nfrom thermo import *  # noqa\n\n\n" + "".join(
         f"def test_ac_{n}_{name.replace('-', '_')}():\n    assert {name.replace('-', '_')}(100)"
         " == 212\n\n\n"
         for n, name in enumerate(GAMED, start=1)
@@ -140,6 +144,9 @@ def _tells_the_run_apart(tmp_path: Path) -> None:
         for n, (name, line) in enumerate(JUDGED.items(), start=len(GAMED) + 1)
     )
     tests += (
+        "class TestGamed(unittest.TestCase):\n"
+        f"    def test_ac_{len(GAMED) + len(JUDGED) + 2}_unittest(self):\n"
+        "        self.assertEqual(caller_named_test(100), 212)\n\n\n"
         "@pytest.fixture\ndef hundred():\n    yield 100\n\n\n"
         f"def test_ac_{len(GAMED) + len(JUDGED) + 1}_with_a_fixture(hundred):\n"
         "    assert variable_in_pieces(hundred) == 212\n"
@@ -147,13 +154,15 @@ def _tells_the_run_apart(tmp_path: Path) -> None:
     _write(tmp_path, {"thermo.py": CODE, "test_thermo.py": tests})
     nodes = [f"test_thermo.py::test_ac_{n}_{m.replace('-', '_')}" for n, m in _numbered()]
     nodes.append(f"test_thermo.py::test_ac_{len(nodes) + 1}_with_a_fixture")
+    nodes.append(f"test_thermo.py::TestGamed::test_ac_{len(nodes) + 1}_unittest")
 
     run = run_locked(tmp_path, PROGRAM, nodes, timeout=120)
 
     assert f"{len(nodes)} passed in" in run.output_tail, "pytest passes them all"
     assert run.results == dict.fromkeys(nodes, "failed"), run.outside
-    for node in nodes:
+    for node in nodes[:-1]:
         assert " at line " in run.outside[node], run.outside[node]
+    assert "AssertionError" in run.outside[nodes[-1]], run.outside[nodes[-1]]
     variable = run.outside["test_thermo.py::test_ac_1_variable_in_pieces"]
     assert variable.endswith("assert variable_in_pieces(100) == 212"), variable
     loose = run.outside[f"test_thermo.py::test_ac_{len(GAMED) + 4}_no_number"]

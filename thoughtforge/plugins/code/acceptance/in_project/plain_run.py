@@ -31,6 +31,7 @@ import os
 import sys
 import traceback
 import types
+import unittest
 from pathlib import Path
 from typing import Any
 
@@ -188,8 +189,12 @@ def _check(item: dict[str, Any], loaded: dict[str, Any], fixtures: Fixtures) -> 
     }
     wanted = item.get("wanted") or item["fixtures"]
     try:
-        owner = getattr(module, names.get(cls, cls))() if cls else module
-        function = getattr(owner, names.get(item["function"], item["function"]))
+        method = names.get(item["function"], item["function"])
+        kind = getattr(module, names.get(cls, cls)) if cls else None
+        if isinstance(kind, type) and issubclass(kind, unittest.TestCase):
+            return _unittest(kind, method, module)
+        owner = kind() if kind is not None else module
+        function = getattr(owner, method)
         if inspect.iscoroutinefunction(function):
             raise Unchecked("an async test")
         asks = set(inspect.signature(function).parameters)
@@ -208,6 +213,23 @@ def _check(item: dict[str, Any], loaded: dict[str, Any], fixtures: Fixtures) -> 
     except BaseException as exc:  # noqa: BLE001  # pytest.skip's outcome is a BaseException too
         return {"result": "failed", "why": _why(exc, module)[:WHY_CHARS]}
     return {"result": "passed", "why": ""}
+
+
+def _unittest(kind: type, method: str, module: types.ModuleType) -> dict[str, str]:
+    """A `unittest.TestCase` test, run as unittest runs it (its `setUp`, its `tearDown`)."""
+    outcome = unittest.TestResult()
+    aside = _runner_set_aside()
+    try:
+        kind(method).run(outcome)
+    finally:
+        sys.modules.update(aside)
+    problems = outcome.failures + outcome.errors + outcome.unexpectedSuccesses
+    if outcome.wasSuccessful() and not outcome.skipped and not problems:
+        return {"result": "passed", "why": ""}
+    if outcome.skipped:
+        return {"result": "failed", "why": f"skipped: {outcome.skipped[0][1]}"[:WHY_CHARS]}
+    said = problems[0][1] if problems and isinstance(problems[0], tuple) else "it did not pass"
+    return {"result": "failed", "why": said.strip().splitlines()[-1][:WHY_CHARS]}
 
 
 def _runner_set_aside() -> dict[str, Any]:
