@@ -76,7 +76,8 @@ def _plain(value: Any) -> Any:
         return value
     for base in HELD:
         if isinstance(value, base):  # `complex.__complex__`, `bytes.__bytes__`: Python 3.11 on
-            return getattr(base, f"__{base.__name__}__", base)(value)
+            held: Any = getattr(base, f"__{base.__name__}__", base)
+            return held(value)
     raise AssertionError(
         f"the result is a {type(value).__qualname__}, a class of the project's own that "
         "decides by itself what it equals; the locked test expects a plain value"
