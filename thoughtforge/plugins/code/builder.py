@@ -81,7 +81,7 @@ class CodeBuilder(PlanGateStage, ConstructionStage, FixCycleStage):
                 f"{OUTPUT_INCOMPLETE} (the project has {len(sources)} source file(s) besides "
                 f"its tests; phase3_completeness.code_min_source_files is {minimum})",
             )
-        self.acceptance.take_lock()
+        self.acceptance.take_lock(self.green)
         self.acceptance.write_traceability(self.acceptance.traces(self.green))
         finish_build(self.engine.project)
         record_built_from(self.dir)

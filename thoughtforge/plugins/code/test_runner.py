@@ -168,18 +168,22 @@ def run_in_project(
     timeout: float,
     env: Mapping[str, str] | None = None,
     report_dir: Path | None = None,
+    *,
+    dropped: str | None = None,
 ) -> ProcessResult:
     """Run a command of the untrusted suite in the project: stdin closed, output merged and
     capped, its whole tree killed at the timeout, its writes held to the project and a scratch
-    folder as an agent's are (`write_boundary`), and `report_dir` (ThoughtForge's report)."""
+    folder as an agent's are (`write_boundary`), and `report_dir` (ThoughtForge's report); no
+    variable starting `dropped`."""
     also = () if report_dir is None else (report_dir,)
     boundary = open_boundary(project_dir, project_writable=True, also_writable=also)
     marked = {AGENT_MARK: str(project_dir), **boundary.environment()}
+    inherited = {k: v for k, v in os.environ.items() if not (dropped and k.startswith(dropped))}
     try:
         return run_command(
             command,
             stdin_text="",
-            env={**os.environ, **_RUN_ENV, **marked, **(env or {})},
+            env={**inherited, **_RUN_ENV, **marked, **(env or {})},
             timeout=timeout,
             max_bytes=MAX_OUTPUT_BYTES,
             cwd=project_dir,

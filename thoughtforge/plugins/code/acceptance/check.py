@@ -33,6 +33,7 @@ from thoughtforge.phases.traceability import (
     render,
 )
 from thoughtforge.plugins.code.acceptance.lock import AcceptanceLock, read_lock, write_lock
+from thoughtforge.plugins.code.acceptance.reads import fingerprints_now, locked_reads
 from thoughtforge.plugins.code.acceptance.runner import (
     AcceptanceRun,
     Result,
@@ -77,7 +78,8 @@ def check_locked_acceptance(
         verdict = judge(lock, stated, generic_survey(project_dir), None)
     else:
         collected = collected_count(project_dir, program, timeout) if count else None
-        verdict = judge(lock, stated, survey(project_dir), collected)
+        reads = fingerprints_now(project_dir, lock.reads)
+        verdict = judge(lock, stated, survey(project_dir), collected, reads)
     base = before or lock.commit
     if verdict.refused and base:
         changed = git_repo.changed_since(project_dir, base, []) or []
@@ -137,11 +139,20 @@ class Acceptance:
         run = run_locked(
             self.dir, self.program(), [n for n in node_ids if n in present], self.timeout
         )
+        if run.outside or run.unchecked:
+            log_event(
+                self.dir,
+                "acceptance_outside_pytest",
+                level="warning" if run.outside else "info",
+                failed=run.outside,
+                unchecked=run.unchecked,
+            )
         missing: dict[str, Result] = {n: "not run" for n in node_ids if n not in present}
         return run.model_copy(update={"results": {**run.results, **missing}})
 
-    def take_lock(self) -> AcceptanceLock:
-        """Lock the tests named after each criterion as they stand now."""
+    def take_lock(self, ran: AcceptanceRun | None = None) -> AcceptanceLock:
+        """Lock the tests named after each criterion as they stand now, with what they read in
+        `ran` (their run on this tree; run now without one)."""
         per_test = self.per_test()
         now = self.survey()
         if per_test:
@@ -150,6 +161,9 @@ class Acceptance:
             collected = self.suite.run_once().total
         lock = lock_of(self.criteria(), now, collected, _head(self.dir))
         lock = lock.model_copy(update={"per": "test" if per_test else "file"})
+        if per_test and lock.tests:
+            ran = ran or self.run([t.node_id for t in lock.tests])
+            lock = lock.model_copy(update={"reads": locked_reads(self.dir, ran.reads, lock)})
         try:
             write_lock(self.dir, lock)
         except OSError as exc:
@@ -159,6 +173,7 @@ class Acceptance:
             "acceptance_locked",
             tests=[t.node_id for t in lock.tests],
             runner_files=sorted(lock.runner),
+            reads=sorted(lock.reads),
             collected=collected,
         )
         return lock
@@ -212,9 +227,11 @@ class Acceptance:
             f"criterion #{c.number} “{c.text}”: no test named {criterion_test_name(c.number)}"
             for c in untested
         ] + [
-            f"{node} ({result} when ThoughtForge ran it itself)"
+            f"{node} ({result} when ThoughtForge ran it itself"
+            + (f": it passed under pytest, not when called outside it: {why})" if why else ")")
             for node, result in run.results.items()
             if result != "passed"
+            for why in [run.outside.get(node)]
         ]
 
 

@@ -3,9 +3,10 @@
 Written when Phase 3 ends in code mode (and again after each accepted step that a person's
 change to a criterion unlocked): for each criterion of `constraints.md`, its text and the tests
 named after it (`test_ac_<n>_...`), each with its file, node id and fingerprint; the runner's
-files (`runner_files`); the test modules' contexts; and how many tests the whole suite collected,
-which may never fall. A file of ThoughtForge's own, written atomically; an agent that edits it
-has its edit put back before the step is judged.
+files (`runner_files`); the files the tests read besides themselves (`reads`); the test modules'
+contexts; and how many tests the whole suite collected, which may never fall. A file of
+ThoughtForge's own, written atomically; an agent that edits it has its edit put back before the
+step is judged.
 """
 
 from __future__ import annotations
@@ -29,6 +30,16 @@ class LockedCriterion(BaseModel):
     tests: list[FoundTest]
 
 
+class LockedRead(BaseModel):
+    """A file the locked tests read (their data, a helper), as it was locked."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    fingerprint: str
+    tests: list[str] = []
+    """The locked tests that read it; none: it was read as pytest collected them (all)."""
+
+
 class AcceptanceLock(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -39,6 +50,9 @@ class AcceptanceLock(BaseModel):
     """Test module path → its context, for every module holding a locked test."""
     runner: dict[str, str]
     """Path → fingerprint of every file the runner reads before the tests."""
+    reads: dict[str, LockedRead] = {}
+    """Path → each project file the locked tests opened or imported besides themselves and the
+    runner's files (`reads`), when the lock was taken."""
     code_imports: dict[str, list[str]] = {}
     """The code under test that imported the runner's modules when locked (normally none)."""
     collected: int = Field(ge=0)

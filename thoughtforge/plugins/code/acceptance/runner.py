@@ -6,7 +6,10 @@ itself. Only the locked tests' own modules are imported, so a test module the fi
 patch what they import.
 
 A locked test passes only when pytest reports it run and passed: skipped, xfailed, errored or
-not collected at all is a failure. A parametrised test passes when every case does.
+not collected at all is a failure. A parametrised test passes when every case does. And it
+passes only when it passes a second way too, outside pytest (`outside`): code that answers right
+only under pytest fails there. The run records what the tests read (`record`), which the lock
+holds to (`reads`).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from thoughtforge.plugins.code.acceptance.outside import run_outside
+from thoughtforge.plugins.code.acceptance.record import Read, install, read_record
 from thoughtforge.plugins.code.test_output import strip_ansi
 from thoughtforge.plugins.code.test_runner import TAIL_CHARS, run_in_project, stopped_early
 
@@ -36,6 +41,12 @@ class AcceptanceRun(BaseModel):
     """Locked node id → its result in this run."""
     crash: str | None = None
     output_tail: str = ""
+    outside: dict[str, str] = {}
+    """Node id → why it failed outside pytest, where pytest passed it."""
+    unchecked: dict[str, str] = {}
+    """Node id → why the run outside pytest could not call it (pytest's verdict stands)."""
+    reads: list[Read] = []
+    """The project files the run opened or imported (`record.Read`)."""
 
     @property
     def failing(self) -> list[str]:
@@ -60,11 +71,14 @@ def run_locked(
     """Run exactly `node_ids` and read each one's result from the JUnit report."""
     if not node_ids:
         return AcceptanceRun(results={})
-    with tempfile.TemporaryDirectory(prefix="thoughtforge-acceptance-") as scratch:
-        report = Path(scratch) / "report.xml"
+    with tempfile.TemporaryDirectory(prefix="thoughtforge-acceptance-") as folder:
+        scratch = Path(folder)
+        report = scratch / "report.xml"
+        plugin, env = install(scratch)
         argv = [
             *program,
             *_OWN_OPTIONS,
+            *plugin,
             "--rootdir",
             str(project_dir),
             f"--junitxml={report}",
@@ -73,13 +87,30 @@ def run_locked(
             "--",
             *node_ids,
         ]
-        output, crash = _run(project_dir, argv, timeout, Path(scratch))
+        output, crash = _run(project_dir, argv, timeout, env, scratch)
         cases = _read_report(report)
-    if cases is None:
-        crash = crash or "pytest wrote no report"
-        cases = {}
-    results = {node: _result_of(node, cases) for node in node_ids}
-    return AcceptanceRun(results=results, crash=crash, output_tail=output[-TAIL_CHARS:])
+        if cases is None:
+            crash = crash or "pytest wrote no report"
+            cases = {}
+        results = {node: _result_of(node, cases) for node in node_ids}
+        record = read_record(scratch)
+        passed = [node for node, result in results.items() if result == "passed"]
+        if record is None:
+            crash = crash or "pytest's run left no record of what it ran"
+            outside = {}
+            results.update(dict.fromkeys(passed, "error"))
+        else:
+            outside = run_outside(project_dir, scratch, record, {**_ENV, **env}, passed, timeout)
+    failed = {node: o.why for node, o in outside.items() if o.result == "failed"}
+    results.update(dict.fromkeys(failed, "failed"))
+    return AcceptanceRun(
+        results=results,
+        crash=crash,
+        output_tail=output[-TAIL_CHARS:],
+        outside=failed,
+        unchecked={node: o.why for node, o in outside.items() if o.result == "unchecked"},
+        reads=record.reads if record else [],
+    )
 
 
 def collected_count(project_dir: Path, program: list[str], timeout: float) -> int:
@@ -92,10 +123,16 @@ def collected_count(project_dir: Path, program: list[str], timeout: float) -> in
 
 
 def _run(
-    project_dir: Path, argv: list[str], timeout: float, report_dir: Path | None = None
+    project_dir: Path,
+    argv: list[str],
+    timeout: float,
+    env: dict[str, str] | None = None,
+    report_dir: Path | None = None,
 ) -> tuple[str, str | None]:
     try:
-        result = run_in_project(project_dir, argv, timeout, _ENV, report_dir)
+        result = run_in_project(
+            project_dir, argv, timeout, {**_ENV, **(env or {})}, report_dir, dropped="PYTEST_"
+        )
     except OSError as exc:
         return "", f"cannot start {argv[0]}: {exc}"
     return strip_ansi(result.stdout), stopped_early(result, timeout)

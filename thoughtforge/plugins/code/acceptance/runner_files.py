@@ -128,7 +128,7 @@ def _fingerprint(relpath: str, text: str) -> str | None:
         return _ini_section(text, SECTIONS[path.name])
     if path.suffix != ".py":
         return None
-    return _python(text) if is_runner_file(relpath) else None
+    return source_fingerprint(text) if is_runner_file(relpath) else None
 
 
 def _support_module(path: PurePosixPath) -> bool:
@@ -137,7 +137,8 @@ def _support_module(path: PurePosixPath) -> bool:
     return in_tests and not TEST_FILE.search(path.as_posix())
 
 
-def _python(text: str) -> str:
+def source_fingerprint(text: str) -> str:
+    """A Python source by its AST: comments and formatting are free."""
     try:
         return _digest(ast.dump(ast.parse(text), include_attributes=False))
     except (SyntaxError, ValueError):

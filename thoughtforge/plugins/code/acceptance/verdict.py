@@ -2,7 +2,7 @@
 which criteria it was free to change (the person reworded them) but left without a test.
 
 Pure: the lock, the criteria as `constraints.md` states them now, the survey of the tree the step
-left, and the suite's collected count.
+left, the suite's collected count and the fingerprints of the files the locked tests read.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from thoughtforge.plugins.code.acceptance.python_tests import (
     ModuleContext,
     context_kept,
 )
+from thoughtforge.plugins.code.acceptance.reads import changed_reads
 from thoughtforge.plugins.code.acceptance.runner_files import changed_runner_files
 from thoughtforge.plugins.code.acceptance.survey import Survey
 
@@ -64,9 +65,14 @@ class LockVerdict(BaseModel):
 
 
 def judge(
-    lock: AcceptanceLock, criteria: list[Criterion], now: Survey, collected: int | None
+    lock: AcceptanceLock,
+    criteria: list[Criterion],
+    now: Survey,
+    collected: int | None,
+    reads: dict[str, str] | None = None,
 ) -> LockVerdict:
-    """What the step did to the lock; `collected` is the suite's count now, if measured."""
+    """What the step did to the lock; `collected` is the suite's count now, if measured;
+    `reads` the fingerprints of the files the locked tests read (`reads.fingerprints_now`)."""
     current = {c.number: c for c in criteria}
     touched: list[Touched] = []
     unlocked: list[int] = []
@@ -76,6 +82,10 @@ def judge(
             unlocked.append(locked.number)
             continue
         touched += _test_changes(locked, lock.modules, now)
+    if reads is not None:
+        free = {t.node_id for n in unlocked if (c := lock.criterion(n)) for t in c.tests}
+        changed = changed_reads(lock.reads, reads, free)
+        touched += [Touched(what=path, how=how) for path, how in changed]
     touched += [
         Touched(what=path, how="the test runner's configuration or collection changed")
         for path in changed_runner_files(lock.runner, now.runner)
