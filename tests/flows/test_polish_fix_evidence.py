@@ -152,7 +152,10 @@ def test_unrelated_prose_in_every_slot_resolves_nothing(run: Run) -> None:
         ("Every slot has a named lead", "Stakeholders aligned at each gate"),
         ("Twelve stalls along the green, cake stall by the church", "Vendor ecosystem leveraged"),
         ("Stalls booked by 1 June", "KPIs tracked weekly"),
-        ("First-aid tent by the gate, staffed by two St John volunteers", "Risk owners empowered"),
+        (
+            "First-aid tent by the gate, staffed by two St John volunteers",
+            "Risk appetite calibrated",
+        ),
         ("Tent staffed all day", "Governance cadence agreed"),
         ("Meeting point at the information tent", "Synergies surfaced across workstreams"),
         ("Point signed", "Escalation paths socialised"),
