@@ -57,30 +57,39 @@ def termination(seen: Seen) -> tuple[bool, str]:
 
 
 def contradiction(seen: Seen) -> tuple[bool, str]:
-    """Two reviews in a row silent about a finding whose place no fix changed in between."""
+    """Two reviews in a row silent about a finding no fix has shown resolved in between: its
+    place unchanged, changed in a way that shows no fix, or (with no place) not confirmed."""
     twice = [f for f in _silent(seen) if (f.silent_since or 0) < seen.last.iteration]
     if not twice:
         return False, "no finding left silent by two reviews of an unchanged place"
     first = twice[0]
     reviews = f"the reviews of iterations {first.silent_since} and {seen.last.iteration}"
-    if first.not_shown or first.addressed_by:
+    found = f"iteration {first.last_reported}'s review found {_quote(first)}"
+    then = (
+        f"{_more(twice)}. Fix or dismiss it yourself (say, or edit the deliverable) and resume, "
+        "or override."
+    )
+    since = range(first.last_reported, seen.last.iteration + 1)
+    unshown = [
+        note for note in first.not_shown if any(note.startswith(f"fix #{n} ") for n in since)
+    ]
+    if unshown or any(n in since for n in first.addressed_by):
         why = (
-            f"{first.not_shown[-1]}, which shows no fix"
-            if first.not_shown
-            else "it names no place, so only a quote of what resolves it shows it fixed"
+            f"{unshown[-1]}, which shows no fix"
+            if unshown
+            else "a fix changed the document, but the finding names no place: only a quote of "
+            "what resolves it shows it fixed"
         )
         return True, (
-            f"No evidence that a finding is resolved: iteration {first.last_reported}'s review "
-            f"found {_quote(first)}; {why}, and {reviews}, shown it with the changes, neither "
-            f"report it, dismiss it, nor confirm it resolved quoting the text that resolves it"
-            f"{_more(twice)}. Fix or dismiss it yourself (say, or edit the deliverable) and "
-            "resume, or override."
+            f"No evidence that a finding is resolved: {found}; {why}, and {reviews}, shown it with "
+            "the changes, neither report it, dismiss it, nor confirm it resolved quoting the text "
+            f"that resolves it{then}"
         )
     return True, (
-        f"The reviewer contradicts itself: iteration {first.last_reported}'s review found "
-        f"{_quote(first)}; {reviews}, shown it, of a place no fix changed since, neither report "
-        f"it nor dismiss it{_more(twice)}. A silent review is not evidence that it is gone: fix "
-        "or dismiss it yourself (say, or edit the deliverable) and resume, or override."
+        f"The reviewer contradicts itself: {found}; {reviews}, shown it, of a place no fix "
+        f"changed since, neither report it nor dismiss it{_more(twice)}. A silent review is not "
+        "evidence that it is gone: fix or dismiss it yourself (say, or edit the deliverable) and "
+        "resume, or override."
     )
 
 
@@ -127,13 +136,14 @@ def persistence(seen: Seen) -> tuple[bool, str]:
     reported, old = _persisting(seen, window[0].iteration)
     share = f"{len(old)} of {len(reported)} reported open since iteration {window[0].iteration}"
     persisting = _persists(reported, old)
-    fell = window[0].total - seen.last.total > 1
-    if not persisting and (fell or not _critical_throughout(seen, window[0].iteration)):
-        said = f"the total fell over {span} iterations ({arrow(seen.totals[-span:])}) and " * fell
+    rotating = f"the findings of the last review are not those of the window's start ({share})"
+    if not persisting and window[0].total - seen.last.total > 1:
         return (
             False,
-            f"{said}the findings of the last review are not those of the window's start ({share})",
+            f"the total fell over {span} iterations ({arrow(seen.totals[-span:])}) and {rotating}",
         )
+    if not persisting and not _critical_throughout(seen, window[0].iteration):
+        return False, rotating
     if not any(fix_of(e) in ("changed", "restored") for e in window):
         return False, "no fix changed the deliverable in the window"
     totals = f"totals {arrow(seen.totals[-span:])}, {describe(counts(seen.last))}"
