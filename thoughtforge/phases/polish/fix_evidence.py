@@ -15,6 +15,7 @@ The words compared are `issue_wording.words` (stop words dropped, stems and syno
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import cached_property
@@ -84,7 +85,7 @@ class PlaceChange:
         return [token for token, _ in _words_by_line(self.after)]
 
     @cached_property
-    def _opcodes(self) -> list[tuple[str, int, int, int, int]]:
+    def _opcodes(self) -> Sequence[tuple[str, int, int, int, int]]:
         before = [token for token, _ in self._lines]
         matcher = SequenceMatcher(None, before, self._after_tokens, autojunk=False)
         return matcher.get_opcodes()
