@@ -660,3 +660,31 @@ def test_low_value_near_the_thresholds_ends_the_loop_as_done_with_the_issues_lef
     report = run(priced([(0, 6, 3), (0, 6, 2), (0, 5, 3), (0, 5, 2)], 1.0), config=VALUE)
     assert report.verdict == "done" and report.guard == "value"
     assert "polish stopped on value" in report.reason and "7 issue(s) still open" in report.reason
+
+
+# --- issue 54, item 7: the guard that applies ----------------------------------------------------
+
+
+def test_a_spike_of_findings_found_before_is_relabelling_not_fabrication() -> None:
+    """The same seven findings, labelled higher: nothing was manufactured, so fabrication does
+    not fire (the persistence guard weighs them)."""
+    same = issues(*random_descriptions(7, seed=54))
+    report = run(entries((0, 4, 2), (0, 4, 2), (0, 4, 2), (0, 7, 2)), same, same)
+    assert report.guard != "fabrication", report.reason
+    assert "7 of the 7 findings reported were found before" in named(report, "fabrication").detail
+    fresh = run(entries((0, 4, 2), (0, 4, 2), (0, 4, 2), (0, 7, 2)), same, same[:1])
+    assert fresh.guard == "fabrication", "six new findings of seven: manufactured"
+
+
+def test_findings_kept_open_while_the_total_falls_halt_at_twice_the_stagnation_limit() -> None:
+    """Four criticals reported by every review (new words under their ids, say), fresh ones
+    around them falling away: persistence halts at 6, whatever the total did."""
+    same = issues(*random_descriptions(4, seed=7))
+    assert run(criticals(9, 8, 7, 6, 5), same, same).verdict == "continue"
+    report = run(criticals(9, 8, 7, 6, 5, 4), same, same)
+    assert report.halt_reason is HaltReason.GUARD_ISSUES_PERSIST
+    assert "stayed open for 6 iterations (totals 9→8→7→6→5→4" in report.reason
+    others = issues(*random_descriptions(4, seed=8))
+    rotating = run(criticals(9, 8, 7, 6, 5, 4), others, same)
+    assert rotating.verdict == "continue", "new findings and a falling total: progress"
+    assert "the total fell over 6 iterations" in named(rotating, "persistence").detail

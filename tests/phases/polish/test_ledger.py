@@ -18,7 +18,7 @@ from thoughtforge.phases.polish.ledger import (
     write_ledger,
 )
 from thoughtforge.phases.polish.polish_log import finding_state
-from thoughtforge.phases.polish.review import Dismissal
+from thoughtforge.phases.polish.review import CheckedConfirmation, Dismissal
 
 RAIN = Issue(severity=Severity.CRITICAL, description="No rain plan.", location="Risks")
 OWNER = Issue(severity=Severity.MEDIUM, description="Nobody owns the guest list.", location="Team")
@@ -186,3 +186,58 @@ def test_a_finding_that_names_no_one_place_is_never_opened_again_by_an_untouched
     ledger = after_review(ledger, 2, [], [])
     later = after_fix(ledger, 2, ["Section 1"], None, ({"": "title", "Section 1": "a2"}, first))
     assert [(f.status, f.fixed_from) for f in later.findings] == [("resolved", None)]
+
+
+RAFFLE = Issue(severity=Severity.CRITICAL, description="Nobody holds the raffle money.")
+BEFORE = "# Fete\n\n## Risks\n\nRain: the tent.\n\n## Team\n\nAnn runs the stalls.\n"
+
+
+def confirmed(finding_id: str, quote: str, found: bool = True) -> CheckedConfirmation:
+    return CheckedConfirmation(id=finding_id, quote=quote, found=found)
+
+
+def test_a_finding_without_a_location_closes_on_a_quote_once_the_reviewer_confirms() -> None:
+    """A reviewer that confirms anything must confirm a finding with no place, with a quote
+    found in the deliverable: silence, or a quote not there, leaves it open (silent)."""
+    after = BEFORE + "\nBen holds the raffle money and banks it.\n"
+    fixed = after_fix(
+        after_review(Ledger(), 1, [RAFFLE, RAIN], []),
+        1,
+        ["## Risks", "## Team"],
+        ["## Risks", "## Team"],
+        None,
+        (BEFORE, after.replace("the tent", "the church hall")),
+    )
+    assert [f.status for f in fixed.findings] == ["addressed", "addressed"]
+    quoted = after_review(fixed, 2, [], [], [confirmed("F1", "Ben holds the raffle money")])
+    raffle, rain = quoted.findings
+    assert (raffle.status, raffle.resolution, raffle.quote) == (
+        "resolved",
+        "confirmed",
+        "Ben holds the raffle money",
+    )
+    assert (rain.status, rain.resolution) == ("resolved", "place"), "its place shows the fix"
+    assert "review #2 confirmed it, quoting 'Ben holds the raffle money'" in finding_state(
+        raffle, 2
+    )
+    false_quote = after_review(fixed, 2, [], [], [confirmed("F1", "Ben banks it", found=False)])
+    assert (false_quote.findings[0].status, false_quote.findings[0].silent_since) == ("open", 2)
+    silent = after_review(fixed, 2, [], [], [confirmed("F2", "the church hall")])
+    assert silent.findings[0].status == "open", "this reviewer confirms: F1 needed its own"
+    legacy = after_review(fixed, 2, [], [])
+    assert (legacy.findings[0].status, legacy.findings[0].resolution) == ("resolved", "unplaced")
+
+
+def test_a_fix_that_deletes_a_findings_text_leaves_it_open_and_says_why() -> None:
+    tent = Issue(
+        severity=Severity.MEDIUM, description="Rain: the tent is too small.", location="Risks"
+    )
+    ledger = after_review(Ledger(), 1, [tent], [])
+    deleted = BEFORE.replace("Rain: the tent.", "Fine.")
+    ledger = after_fix(ledger, 1, ["## Risks"], ["## Risks", "## Team"], None, (BEFORE, deleted))
+    [finding] = ledger.findings
+    assert (finding.status, finding.addressed_by) == ("open", [])
+    assert finding.not_shown == ["fix #1 deleted most of what it is about"]
+    assert "not resolved: fix #1 deleted most of what it is about" in finding_state(finding, 1)
+    ledger = after_review(ledger, 2, [], [], [confirmed("F1", "Ann runs the stalls")])
+    assert ledger.findings[0].resolution == "confirmed", "a review shown the change may confirm"

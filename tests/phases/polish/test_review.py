@@ -187,6 +187,7 @@ def test_counts_are_derived_from_the_issues_never_from_the_agent() -> None:
     assert review.model_dump() == {
         "issues": [i.model_dump() for i in review.issues],
         "dismissed": [],
+        "resolved": [],
     }
 
 
@@ -324,3 +325,16 @@ def test_issues_whose_words_say_they_are_gone_are_not_issues() -> None:
     standing, gone = still_standing([Issue(severity=Severity.MEDIUM, description=d) for d in said])
     assert gone == 3
     assert [issue.description for issue in standing] == said[3:]
+
+
+def test_confirmations_are_optional_and_a_malformed_one_confirms_nothing() -> None:
+    """A review without "resolved" reads as before; entries that are not an id with a quote are
+    dropped, never making the review unusable."""
+    assert parse_review('{"issues": []}', PlanReview).resolved == []
+    answer = {
+        "issues": [],
+        "resolved": ["F1", {"id": "F2", "quote": "Ben holds the raffle money"}, {"quote": "x"}],
+    }
+    review = parse_review(json.dumps(answer), PlanReview)
+    assert [(c.id, c.quote) for c in review.resolved] == [("F2", "Ben holds the raffle money")]
+    assert parse_review('{"issues": [], "resolved": "all of them"}', PlanReview).resolved == []

@@ -104,13 +104,18 @@ def changed_headings(old: str, new: str) -> list[str]:
 def section_versions(text: str) -> dict[str, str]:
     """Each section's content hash (its non-blank lines as `same_text` reads them), by heading;
     a heading that occurs twice names no one section and is left out."""
+    return {
+        heading: hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
+        for heading, body in section_texts(text).items()
+    }
+
+
+def section_texts(text: str) -> dict[str, str]:
+    """Each section's text (its non-blank lines), by heading; a heading that occurs twice names
+    no one section and is left out."""
     found = _section_texts(text)
     twice = {heading for (heading, occurrence), _ in found if occurrence > 1}
-    return {
-        heading: hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()[:16]
-        for (heading, _), lines in found
-        if heading not in twice
-    }
+    return {heading: "\n".join(lines) for (heading, _), lines in found if heading not in twice}
 
 
 def same_text(line: str) -> str:

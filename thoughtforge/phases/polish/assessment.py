@@ -69,7 +69,9 @@ def assess(
         versions=versions,
         plateau=report.verdict == "done" and report.guard in ("stagnation", "value"),
     )
-    ledger = after_fix(reviewed, n, fix.changed_places, fix.every_place, fix.place_versions)
+    ledger = after_fix(
+        reviewed, n, fix.changed_places, fix.every_place, fix.place_versions, fix.documents
+    )
     return Assessment(state=state, report=report, entry=entry, ledger=ledger)
 
 

@@ -57,6 +57,13 @@ def fabrication(seen: Seen) -> tuple[bool, str]:
     near = _last_near_convergence(seen)
     if near is None:
         return False, f"{spiked}, but no earlier iteration was within twice the thresholds"
+    reported = seen.ledger.reported_at(seen.last.iteration)
+    known = [f for f in reported if f.found_at < seen.last.iteration]
+    if known and len(known) * 2 >= len(reported):
+        return False, (
+            f"{spiked}, but {len(known)} of the {len(reported)} findings reported were found "
+            "before (their labels changed, not their number): nothing was manufactured"
+        )
     return True, (
         f"fabrication suspected at iteration {seen.last.iteration}. Errors were near-converged "
         f"({describe(counts(near))}) at iteration {near.iteration} then spiked: {spiked}. "

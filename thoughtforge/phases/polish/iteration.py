@@ -47,15 +47,22 @@ from thoughtforge.phases.deliverable.markdown_tables import (
 from thoughtforge.phases.deliverable.verdict import Candidate
 from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.phases.polish import polish_log
+from thoughtforge.phases.polish.fix_evidence import quoted_in
 from thoughtforge.phases.polish.guards import describe, version_name
 from thoughtforge.phases.polish.ledger import LEDGER_FILE, Finding, Ledger, write_ledger
 from thoughtforge.phases.polish.review import (
+    CheckedConfirmation,
     Dismissal,
     TestResults,
     merge_duplicates,
     parse_review,
     prompt_echoes,
     still_standing,
+)
+from thoughtforge.phases.polish.review_request import (
+    NO_OPEN_FINDINGS,
+    changes_since_review,
+    open_findings_text,
 )
 from thoughtforge.phases.reasking import UNUSABLE_HELP, reask
 from thoughtforge.phases.traceability import TRACEABILITY_FILE, plan_traceability
@@ -74,6 +81,8 @@ class StoredReview(BaseModel):
     """Duplicate issues of the answer counted once."""
     dismissed: list[Dismissal] = []
     """The open findings it was shown that it dismissed, with why."""
+    confirmed: list[CheckedConfirmation] = []
+    """The open findings it said are resolved, each quote checked against what it read."""
 
 
 class FixResult(BaseModel):
@@ -90,6 +99,9 @@ class FixResult(BaseModel):
     place_versions: tuple[dict[str, str], dict[str, str]] | None = None
     """Each place's content hash before the fix and after it, when known (`after_fix` reopens a
     finding whose fixed place the fix put back as it was)."""
+    documents: tuple[str, str] | None = None
+    """The document before the fix and after it, when known (`after_fix` weighs whether its
+    change of a finding's place shows a fix)."""
 
     @property
     def changed_places(self) -> list[str] | None:
@@ -162,7 +174,7 @@ class PolishSteps:
         """Ask the reviewer, re-asking on malformed output; write and commit the review. The
         reviewer is shown the ledger's open `findings` to confirm or dismiss."""
         measured = self.measure()
-        self.open_findings = open_findings_text(findings or [])
+        self.open_findings = open_findings_text(findings or [], self.changes_shown(n))
         prompt = self._review_prompt(constraints, guidance)
         echoes = prompt_echoes(prompt, self.plugin.review)
         retries = self.engine.config.polish.retry_malformed_output
@@ -186,6 +198,11 @@ class PolishSteps:
         issues, merged = merge_duplicates(standing)
         if merged:
             log_event(self.dir, "duplicate_issues_merged", iteration=n, merged=merged)
+        read = self.quotable() if parsed.resolved else ""
+        confirmed = [
+            CheckedConfirmation(id=c.id, quote=c.quote, found=quoted_in(c.quote, read))
+            for c in parsed.resolved
+        ]
         review = StoredReview(
             iteration=n,
             issues=issues,
@@ -193,6 +210,7 @@ class PolishSteps:
             version=self.fingerprint(),
             merged=merged,
             dismissed=parsed.dismissed,
+            confirmed=confirmed,
         )
         self.engine.write(REVIEW_FILE, review.model_dump_json(indent=2) + "\n")
         if review.issues:
@@ -251,6 +269,17 @@ class PolishSteps:
         log_event(
             self.dir, "fix_restored_version", iteration=state.iteration + 1, of=result.restored
         )
+
+    def quotable(self) -> str:
+        """What a review's quotes are checked against: the deliverable as it is now."""
+        return self.deliverable.read_text(encoding="utf-8") if self.deliverable.is_file() else ""
+
+    def changes_shown(self, n: int) -> str:
+        """What changed in the deliverable since review #n−1 read it, in words (the reviewer is
+        shown it with the open findings); empty when nothing did or it cannot be told."""
+        if n < 2 or not self.deliverable.is_file():
+            return ""
+        return changes_since_review(self.dir, n - 1, self.document, self.quotable())
 
     def fingerprint(self) -> str:
         """The content hash of the deliverable as it is now."""
@@ -341,7 +370,12 @@ def fix_result(
     places = changed_headings(old, new) if _WORD.findall(old) != _WORD.findall(new) else []
     versions = (section_versions(old), section_versions(new))
     return result.model_copy(
-        update={"places": places, "every_place": every, "place_versions": versions}
+        update={
+            "places": places,
+            "every_place": every,
+            "place_versions": versions,
+            "documents": (old, new),
+        }
     )
 
 
@@ -372,24 +406,3 @@ def _restore(path: Path, content: str | None) -> None:
         path.unlink(missing_ok=True)
     else:
         write_text_atomic(path, content)
-
-
-NO_OPEN_FINDINGS = "(none)"
-
-
-def open_findings_text(findings: list[Finding]) -> str:
-    """The ledger's open findings as the reviewer is shown them, oldest first, with their ids."""
-    if not findings:
-        return NO_OPEN_FINDINGS
-    shown = [
-        {
-            "id": f.id,
-            "severity": f.severity.value,
-            "description": f.description,
-            "location": f.location,
-            "found_at_iteration": f.found_at,
-            "place_changed_by_fix": f.addressed_by[-1] if f.status == "addressed" else None,
-        }
-        for f in findings
-    ]
-    return json.dumps(shown, indent=2)

@@ -5,12 +5,16 @@ An issue is a known finding when it names the finding's id, as the reviewer was 
 place that can be the finding's (the reviewer's own identity, which no rewording breaks, and
 which can only ever keep a finding open); else when its words say so (`issue_matching`).
 
-A finding is *open* when found. A fix that changes its place (its `location`; `places`) makes it
-*addressed*; a later review, shown it, that does not report it again confirms it gone:
-*resolved*. A review may also *dismiss* it, saying why. Nothing else closes a finding: a review
-that stops mentioning a finding whose place no fix changed leaves it open (*silent*), and it goes
-to the fixer with the review's own issues; a second such review halts the loop, quoting both
-(`ledger_guards`). A finding reported again after a fix is open again.
+A finding is *open* when found. A fix that changes its place (its `location`; `places`) in a way
+that shows (`fix_evidence`: not deleting what it is about, not unrelated text, not only a date or
+a revision stamp) makes it *addressed*; a later review, shown it, that does not report it again
+confirms it gone: *resolved*. A review shown a finding and the fixes' changes may confirm it
+resolved, quoting the text that resolves it (checked to be in the deliverable): the one way a
+finding without a location closes once the reviewer confirms anything (one that never confirms
+keeps the older rule). A review may also *dismiss* it, saying why. Nothing else closes a finding:
+a review that stops mentioning a finding no fix has shown at its place leaves it open (*silent*),
+and it goes to the fixer with the review's own issues; a second such review halts the loop,
+quoting both (`ledger_guards`). A finding reported again after a fix is open again.
 
 Severity belongs to the finding: the highest any review gave it while it was open. A reviewer
 that relabels a critical finding minor does not make it minor (it is recorded, in `relabelled`);
@@ -33,13 +37,17 @@ from thoughtforge.core import read_own_text, write_text_atomic
 from thoughtforge.core.staging import POLISH_LEDGER_FILE
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import Issue, Severity
+from thoughtforge.phases.polish.fix_evidence import NOT_SHOWN, FixEvidence
 from thoughtforge.phases.polish.issue_matching import match_findings
-from thoughtforge.phases.polish.places import at_places, place_words, same_place
-from thoughtforge.phases.polish.review import Dismissal
+from thoughtforge.phases.polish.places import at_places, place_words, same_place, unplaced
+from thoughtforge.phases.polish.review import CheckedConfirmation, Dismissal
 
 LEDGER_FILE = POLISH_LEDGER_FILE
 
 Status = Literal["open", "addressed", "resolved", "dismissed"]
+Resolution = Literal["", "place", "unplaced", "confirmed"]
+"""Why it was resolved: a fix showed at its place (or, with none, changed the document and the
+reviewer confirms nothing) and a later review did not report it; a review confirmed it."""
 _RANK = {Severity.CRITICAL: 0, Severity.MEDIUM: 1, Severity.MINOR: 2}
 _SERIOUS = (Severity.CRITICAL, Severity.MEDIUM)
 _ACTIVE = ("open", "addressed")
@@ -74,6 +82,13 @@ class Finding(BaseModel):
     back undoes the fix, and the finding is open again."""
     undone_by: list[int] = []
     """The iterations whose fix put its place back as it was when it was found."""
+    fixed_at: str = ""
+    """The place whose change addressed it ("" for a finding without a location)."""
+    not_shown: list[str] = []
+    """What the fixes that changed its place without showing a fix did ("fix #2 deleted …")."""
+    resolution: Resolution = ""
+    quote: str = ""
+    """The text of the deliverable a review quoted when it confirmed it resolved."""
 
     @property
     def active(self) -> bool:
@@ -122,9 +137,14 @@ class Ledger(BaseModel):
 
 
 def after_review(
-    ledger: Ledger, iteration: int, issues: list[Issue], dismissals: list[Dismissal]
+    ledger: Ledger,
+    iteration: int,
+    issues: list[Issue],
+    dismissals: list[Dismissal],
+    confirmations: list[CheckedConfirmation] | None = None,
 ) -> Ledger:
-    """The ledger once review `iteration` (shown the active findings) is taken in."""
+    """The ledger once review `iteration` (shown the active findings and the fixes' changes) is
+    taken in; `confirmations` are the findings it says are resolved, each quote checked."""
     recent = iteration - REOPEN_WINDOW
     findings = list(ledger.findings)
     active: list[int] = []
@@ -146,20 +166,40 @@ def after_review(
         findings[n] = _report(findings[n], findings[n].as_issue(), iteration)
         reported.add(n)
     said = {d.id.strip().upper(): d.reason.strip() for d in dismissals if d.reason.strip()}
+    confirms = confirmations or []
+    quoted = {c.id.strip().upper(): c.quote for c in confirms if c.found}
     for n in active:
         finding = findings[n]
         if n in reported:
             continue
         if finding.id in said:
-            findings[n] = _changed(
-                finding,
-                {"status": "dismissed", "dismissed_at": iteration, "dismissal": said[finding.id]},
-            )
-        elif finding.status == "addressed":
-            findings[n] = _changed(finding, {"status": "resolved", "resolved_at": iteration})
-        elif finding.silent_since is None:
-            findings[n] = _changed(finding, {"silent_since": iteration})
+            update: dict[str, object] = {
+                "status": "dismissed",
+                "dismissed_at": iteration,
+                "dismissal": said[finding.id],
+            }
+        elif finding.id in quoted and (finding.addressed_by or finding.not_shown):
+            update = _resolved(iteration, "confirmed", quote=quoted[finding.id])
+        elif finding.status == "addressed" and finding.fixed_at:
+            update = _resolved(iteration, "place")
+        elif finding.status == "addressed" and not confirms:
+            update = _resolved(iteration, "unplaced")
+        elif finding.status == "addressed" or finding.silent_since is None:
+            update = {"status": "open", "silent_since": iteration}
+        else:
+            continue
+        findings[n] = _changed(finding, update)
     return Ledger.model_construct(findings=findings, reviewed=iteration)
+
+
+def _resolved(iteration: int, resolution: Resolution, quote: str = "") -> dict[str, object]:
+    return {
+        "status": "resolved",
+        "resolved_at": iteration,
+        "resolution": resolution,
+        "quote": quote,
+        "silent_since": None,
+    }
 
 
 def _identify(
@@ -201,13 +241,17 @@ def after_fix(
     places: list[str] | None,
     every: list[str] | None = None,
     versions: tuple[dict[str, str], dict[str, str]] | None = None,
+    documents: tuple[str, str] | None = None,
 ) -> Ledger:
     """The ledger once fix `iteration` changed `places` (None: unknown, so every place; an
     unchanged or refused fix changed none) of the deliverable's `every` places (a location that
     names none of them, "the vendors", is addressed by any change). With each place's content
     `versions` before and after the fix, a closed finding whose place the fix put back as it
-    was when a fix first changed it is open again: its fix was undone."""
+    was when a fix first changed it is open again: its fix was undone. With the whole
+    `documents` before and after, a change of a finding's place (the whole document for one
+    without a location) addresses it only when it shows (`fix_evidence`)."""
     before, after = versions or ({}, {})
+    evidence = FixEvidence(*documents) if documents is not None else None
     findings = []
     for finding in ledger.findings:
         undoable = finding.status == "resolved" and finding.fixed_from is not None
@@ -217,7 +261,12 @@ def after_fix(
             findings.append(finding)
             continue
         place = _one_place(finding.location, after) if after else None
-        if finding.status == "open":
+        fixed_at = "" if unplaced(finding.location, every) else (place or finding.location)
+        how = "shows" if evidence is None else evidence.of(finding.as_issue(), place)
+        if finding.status == "open" and how != "shows":
+            note = f"fix #{iteration} {NOT_SHOWN[how]}"
+            finding = _changed(finding, {"not_shown": [*finding.not_shown, note][-_RELABELS_KEPT:]})
+        elif finding.status == "open":
             finding = _changed(
                 finding,
                 {
@@ -225,6 +274,7 @@ def after_fix(
                     "addressed_by": [*finding.addressed_by, iteration],
                     "silent_since": None,
                     "fixed_from": finding.fixed_from or (place and before.get(place)),
+                    "fixed_at": fixed_at,
                 },
             )
         elif place is not None and after.get(place) == finding.fixed_from:
@@ -286,7 +336,7 @@ def _report(reported: Finding, issue: Issue, iteration: int) -> Finding:
         said = f"iteration {iteration} called it {issue.severity}; kept {reported.severity}"
         update["relabelled"] = [*reported.relabelled, said][-_RELABELS_KEPT:]
     if reported.status != "open":  # addressed, or closed and reported again
-        update.update(status="open", resolved_at=None, dismissed_at=None)
+        update.update(status="open", resolved_at=None, dismissed_at=None, resolution="", quote="")
     return _changed(reported, update)
 
 
@@ -310,6 +360,7 @@ def _new(number: int, issue: Issue, iteration: int) -> Finding:
             "addressed_by": [],
             "relabelled": [],
             "undone_by": [],
+            "not_shown": [],
         },
     )
 
@@ -328,20 +379,10 @@ def _changed(finding: Finding, update: dict[str, object]) -> Finding:
 
 _set = object.__setattr__
 _BLANK = Finding.model_construct(
+    _fields_set=set(Finding.model_fields),
     id="",
     severity=Severity.MINOR,
     description="",
-    location="",
-    recommendation="",
     found_at=0,
     last_reported=0,
-    status="open",
-    addressed_by=[],
-    resolved_at=None,
-    dismissed_at=None,
-    dismissal="",
-    silent_since=None,
-    relabelled=[],
-    fixed_from=None,
-    undone_by=[],
 )

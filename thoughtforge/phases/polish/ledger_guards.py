@@ -57,17 +57,39 @@ def termination(seen: Seen) -> tuple[bool, str]:
 
 
 def contradiction(seen: Seen) -> tuple[bool, str]:
-    """Two reviews in a row silent about a finding whose place no fix changed in between."""
+    """Two reviews in a row silent about a finding no fix has shown resolved in between: its
+    place unchanged, changed in a way that shows no fix, or (with no place) not confirmed."""
     twice = [f for f in _silent(seen) if (f.silent_since or 0) < seen.last.iteration]
     if not twice:
         return False, "no finding left silent by two reviews of an unchanged place"
     first = twice[0]
+    reviews = f"the reviews of iterations {first.silent_since} and {seen.last.iteration}"
+    found = f"iteration {first.last_reported}'s review found {_quote(first)}"
+    then = (
+        f"{_more(twice)}. Fix or dismiss it yourself (say, or edit the deliverable) and resume, "
+        "or override."
+    )
+    since = range(first.last_reported, seen.last.iteration + 1)
+    unshown = [
+        note for note in first.not_shown if any(note.startswith(f"fix #{n} ") for n in since)
+    ]
+    if unshown or any(n in since for n in first.addressed_by):
+        why = (
+            f"{unshown[-1]}, which shows no fix"
+            if unshown
+            else "a fix changed the document, but the finding names no place: only a quote of "
+            "what resolves it shows it fixed"
+        )
+        return True, (
+            f"No evidence that a finding is resolved: {found}; {why}, and {reviews}, shown it with "
+            "the changes, neither report it, dismiss it, nor confirm it resolved quoting the text "
+            f"that resolves it{then}"
+        )
     return True, (
-        f"The reviewer contradicts itself: iteration {first.last_reported}'s review found "
-        f"{_quote(first)}; the reviews of iterations {first.silent_since} and "
-        f"{seen.last.iteration}, shown it, of a place no fix changed since, neither report it "
-        f"nor dismiss it{_more(twice)}. A silent review is not evidence that it is gone: fix or "
-        "dismiss it yourself (say, or edit the deliverable) and resume, or override."
+        f"The reviewer contradicts itself: {found}; {reviews}, shown it, of a place no fix "
+        f"changed since, neither report it nor dismiss it{_more(twice)}. A silent review is not "
+        "evidence that it is gone: fix or dismiss it yourself (say, or edit the deliverable) and "
+        "resume, or override."
     )
 
 
@@ -102,19 +124,26 @@ def stagnation(seen: Seen) -> tuple[bool, str]:
 
 
 def persistence(seen: Seen) -> tuple[bool, str]:
-    """A plateau twice as long as stagnation's whose findings persist although the fixes
-    changed the deliverable: more iterations would only repeat that."""
+    """Twice stagnation's window in which the same findings stay open although the fixes changed
+    the deliverable, whatever the total did meanwhile (a reviewer that files new findings under
+    old ids, or fewer small ones around them, keeps them open all the same), or in which every
+    review found a critical while the total did not fall: more iterations would only repeat
+    that."""
     span = 2 * seen.config.stagnation_limit
     window = seen.entries[-span:]
     if len(window) < span:
-        return False, f"no plateau of {span} iterations"
-    if window[0].total - seen.last.total > 1:
-        return False, f"the total fell over {span} iterations ({arrow(seen.totals[-span:])})"
+        return False, f"fewer than {span} iterations to weigh"
     reported, old = _persisting(seen, window[0].iteration)
     share = f"{len(old)} of {len(reported)} reported open since iteration {window[0].iteration}"
     persisting = _persists(reported, old)
+    rotating = f"the findings of the last review are not those of the window's start ({share})"
+    if not persisting and window[0].total - seen.last.total > 1:
+        return (
+            False,
+            f"the total fell over {span} iterations ({arrow(seen.totals[-span:])}) and {rotating}",
+        )
     if not persisting and not _critical_throughout(seen, window[0].iteration):
-        return False, f"the findings rotate ({share})"
+        return False, rotating
     if not any(fix_of(e) in ("changed", "restored") for e in window):
         return False, "no fix changed the deliverable in the window"
     totals = f"totals {arrow(seen.totals[-span:])}, {describe(counts(seen.last))}"
@@ -165,7 +194,11 @@ def _closed(seen: Seen) -> str:
     ledger = seen.ledger
     resolved = [f for f in ledger.findings if f.status == "resolved"]
     dismissed = [f for f in ledger.findings if f.status == "dismissed"]
-    said = f" {len(resolved)} finding(s) resolved by a fix." if resolved else ""
+    confirmed = [f for f in resolved if f.resolution == "confirmed"]
+    by_fix = len(resolved) - len(confirmed)
+    said = f" {by_fix} finding(s) resolved by a fix." if by_fix else ""
+    if confirmed:
+        said += f" {len(confirmed)} confirmed resolved by a review quoting the deliverable."
     if dismissed:
         said += " Dismissed, not fixed: " + "; ".join(
             f"{f.id} ({f.severity}) {_clip(f.description)} — {_clip(f.dismissal)}"

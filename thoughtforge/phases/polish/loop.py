@@ -122,7 +122,7 @@ class PolishLoop:
             review = self.step_runner(
                 f"review #{n}", lambda: self.steps.review(n, constraints, guidance, shown)
             )
-        reviewed = after_review(self.ledger, n, review.issues, review.dismissed)
+        reviewed = after_review(self.ledger, n, review.issues, review.dismissed, review.confirmed)
         to_fix = _with_silent_findings(review, reviewed)
         fix = self.steps.previous_fix(to_fix, recovered) or self.step_runner(
             f"fix #{n}", lambda: self.steps.fix(state, to_fix, constraints, guidance)

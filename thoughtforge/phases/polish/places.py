@@ -47,7 +47,14 @@ def at_places(location: str, places: list[str] | None, every: list[str] | None =
         return True
     if not places:
         return False
-    words = place_words(location)
-    if every is not None and not any(words & place_words(place) for place in every):
+    if unplaced(location, every):
         return True
-    return not words or any(words & place_words(place) for place in places)
+    words = place_words(location)
+    return any(words & place_words(place) for place in places)
+
+
+def unplaced(location: str, every: list[str] | None = None) -> bool:
+    """Whether a location names no place: empty, only words of no place, or, with `every` place
+    of the deliverable, none of them."""
+    words = place_words(location)
+    return not words or (every is not None and not any(words & place_words(p) for p in every))

@@ -80,8 +80,8 @@ def finding_line(finding: Finding, iteration: int) -> str:
 def finding_state(
     finding: Finding, iteration: int, quote: Callable[[str], str] = escape_untrusted
 ) -> str:
-    """Its life so far: age, what addressed it, how it closed (the reviewer's words `quote`d,
-    for Markdown by default)."""
+    """Its life so far: age, what addressed it, why it closed or why not (the reviewer's words
+    `quote`d, for Markdown by default)."""
     if finding.status == "dismissed":
         return f"dismissed at iteration {finding.dismissed_at}: {quote(finding.dismissal)}"
     fixes = ", ".join(f"#{n}" for n in finding.addressed_by)
@@ -90,7 +90,9 @@ def finding_state(
         undone = ", ".join(f"#{n}" for n in finding.undone_by)
         addressed += f"; put back as it was by fix {undone}"
     if finding.status == "resolved":
-        return f"resolved at iteration {finding.resolved_at}{addressed}"
+        return f"resolved at iteration {finding.resolved_at}{_why_resolved(finding, quote)}"
+    if finding.not_shown:
+        addressed += f"; not resolved: {'; '.join(finding.not_shown)}"
     age = finding.age(iteration)
     silent = (
         f"; not reported since iteration {finding.last_reported}, its place unchanged"
@@ -99,6 +101,25 @@ def finding_state(
     )
     found = f"found at iteration {finding.found_at} ({age} review(s))"
     return f"{finding.status}, {found}{addressed}{silent}"
+
+
+def _why_resolved(finding: Finding, quote: Callable[[str], str]) -> str:
+    fixes = ", ".join(f"#{n}" for n in finding.addressed_by)
+    review = f"review #{finding.resolved_at}"
+    if finding.resolution == "confirmed":
+        return f": {review} confirmed it, quoting '{quote(_clip(finding.quote))}'"
+    if finding.resolution == "unplaced":
+        return (
+            f"; its place changed by fix {fixes} (it names none: the whole document), and "
+            f"{review}, which confirms nothing, did not report it"
+        )
+    place = f" ({quote(_clip(finding.fixed_at, 60))})" if finding.fixed_at else ""
+    return f"; its place changed by fix {fixes}{place}, and {review} did not report it"
+
+
+def _clip(text: str, limit: int = 120) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _ledger_lines(ledger: Ledger, iteration: int) -> list[str]:

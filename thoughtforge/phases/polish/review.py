@@ -57,6 +57,21 @@ _REASON_WORD = re.compile(r"[^\W_]{2,}")
 _REASON_WORDS = 3
 
 
+class Confirmation(BaseModel):
+    """A review's word that an open finding a fix changed is resolved, quoting the text of the
+    deliverable that resolves it (ThoughtForge checks the quote is there)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str = Field(max_length=20)
+    quote: str = Field(default="", max_length=2000)
+
+
+class CheckedConfirmation(Confirmation):
+    found: bool
+    """Whether the quote is in the deliverable the review read (`fix_evidence.quoted_in`)."""
+
+
 class Review(BaseModel):
     """What every review holds: the issues, with the shared severities the guards count, and
     the open findings it was shown that it dismisses (`ledger`)."""
@@ -65,6 +80,25 @@ class Review(BaseModel):
 
     issues: list[Issue]
     dismissed: list[Dismissal] = []
+    resolved: list[Confirmation] = []
+    """Optional: a reviewer that confirms nothing is read as before."""
+
+    @field_validator("resolved", mode="before")
+    @classmethod
+    def _confirmations_only(cls, value: object) -> object:
+        """A confirmation that is not an id with a quote ("F1" alone) confirms nothing, and it
+        does not make the rest of the review unusable."""
+        if not isinstance(value, list):
+            return []
+        return [
+            item
+            for item in value
+            if isinstance(item, dict)
+            and isinstance(item.get("id"), str)
+            and isinstance(item.get("quote", ""), str)
+            and 0 < len(item["id"]) <= 20
+            and len(item.get("quote", "")) <= 2000
+        ]
 
     @property
     def counts(self) -> Counts:
