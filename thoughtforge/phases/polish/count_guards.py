@@ -50,25 +50,43 @@ def fabrication(seen: Seen) -> tuple[bool, str]:
     window = seen.entries[-1 - _FABRICATION_WINDOW : -1]
     if not window:
         return False, "first iteration: no trailing average"
-    spikes = [spike for severity in Severity if (spike := _spike(seen.last, window, severity))]
-    if not spikes:
+    spiking = {
+        severity: spike for severity in Severity if (spike := _spike(seen.last, window, severity))
+    }
+    if not spiking:
         return False, f"no severity spiked against the last {len(window)} iteration(s)"
-    spiked = "; ".join(spikes)
+    spiked = "; ".join(spiking.values())
     near = _last_near_convergence(seen)
     if near is None:
         return False, f"{spiked}, but no earlier iteration was within twice the thresholds"
-    reported = seen.ledger.reported_at(seen.last.iteration)
-    known = [f for f in reported if f.found_at < seen.last.iteration]
-    if known and len(known) * 2 >= len(reported):
+    if not any(_mostly_new(seen, severity, window) for severity in spiking):
+        reported = seen.ledger.reported_at(seen.last.iteration)
+        known = sum(1 for f in reported if f.found_at < seen.last.iteration)
         return False, (
-            f"{spiked}, but {len(known)} of the {len(reported)} findings reported were found "
-            "before (their labels changed, not their number): nothing was manufactured"
+            f"{spiked}, but {known} of the {len(reported)} findings reported were found before "
+            "(their labels changed, not their number): nothing was manufactured"
         )
     return True, (
         f"fabrication suspected at iteration {seen.last.iteration}. Errors were near-converged "
         f"({describe(counts(near))}) at iteration {near.iteration} then spiked: {spiked}. "
         "The reviewer may be manufacturing issues because nothing real remains."
     )
+
+
+def _mostly_new(seen: Seen, severity: Severity, window: list[TrajectoryEntry]) -> bool:
+    """Whether at least half of `severity`'s rise over its trailing average is findings new this
+    iteration: a rise made of findings reported before under another label is relabelling."""
+    iteration = seen.last.iteration
+    everything = seen.ledger.reported_at(iteration)
+    labelled = [f for f in everything if f.severity is severity]
+    pool = labelled or everything  # the ledger holds it under other labels: judge them all
+    if not pool:
+        return True  # the counts alone: nothing says the rise is old findings
+    new = sum(1 for finding in pool if finding.found_at == iteration)
+    if not labelled:
+        return new * 2 > len(pool)
+    average = sum(getattr(e, severity.value) for e in window) / len(window)
+    return new * 2 >= getattr(seen.last, severity.value) - average
 
 
 def _spike(entry: TrajectoryEntry, window: list[TrajectoryEntry], severity: Severity) -> str | None:
