@@ -326,10 +326,11 @@ class PolishSteps:
         self.engine.write(REVIEW_FILE, fixed.model_dump_json(indent=2) + "\n")
 
     def previous_fix(self, review: StoredReview, recovered: bool) -> FixResult | None:
-        """The fix that needs no agent: none for a clean review, or one written before a kill."""
+        """The fix that needs no agent: none for a clean review, or the one this review's fixer
+        wrote before a kill or a halt (`fixed_to`), committed or not."""
         if not review.issues:
             return FixResult(outcome="none", summary="none needed: the review found no issues")
-        if recovered and git_repo.is_dirty(self.dir, self.document):
+        if recovered and review.fixed_to == self.fingerprint():
             return FixResult(
                 outcome="changed",
                 summary=f"{self.document} updated before an interruption; kept",

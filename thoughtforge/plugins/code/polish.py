@@ -238,7 +238,7 @@ class PolishSteps(PlanPolishSteps):
         failing = review.tests is not None and review.tests.failed > 0
         if not review.issues and not failing:
             return FixResult(outcome="none", summary="none needed: no issues and the tests pass")
-        if recovered and changes(self.dir).foreign:
+        if recovered and review.fixed_to == self.fingerprint():
             return FixResult(
                 outcome="changed",
                 summary="code changed before an interruption; kept",
