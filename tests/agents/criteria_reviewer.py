@@ -11,7 +11,7 @@ import re
 import sys
 
 prompt = sys.stdin.read()
-criteria = prompt.split("## Acceptance Criteria", 1)[1] if "## Acceptance Criteria" in prompt else ""
+_, _, criteria = prompt.partition("## Acceptance Criteria")
 limit = re.search(r"at most ([\d,]+) EUR", criteria.split("\nPlan:\n", 1)[0])
 total = re.search(r"Total: ([\d,]+) EUR", prompt.rsplit("\nPlan:\n", 1)[-1])
 
