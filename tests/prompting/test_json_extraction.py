@@ -78,14 +78,15 @@ def test_any_answer_is_parsed_reading_each_character_a_bounded_number_of_times(
     monkeypatch.setattr(json_repair, "repair_json", counting_repair)
     monkeypatch.setattr(json_extraction, "REPAIR_STEPS", 50_000)
     for text in HOSTILE:
-        parsed.clear()
-        failed_at.clear()
-        handed.clear()
-        calls = _python_calls(lambda text=text: _all_objects(text))
-        assert sum(parsed) <= 3 * len(text)
-        assert sum(failed_at) <= 3 * len(text)
-        assert sum(handed) <= len(text) + json_extraction.MAX_REPAIR_CHARS
-        assert calls <= json_extraction.REPAIR_STEPS + 2 * len(text), text[:40]
+        for latest_first in (False, True):
+            parsed.clear()
+            failed_at.clear()
+            handed.clear()
+            calls = _python_calls(lambda t=text, last=latest_first: _all_objects(t, last))
+            assert sum(parsed) <= 3 * len(text)
+            assert sum(failed_at) <= 3 * len(text)
+            assert sum(handed) <= len(text) + json_extraction.MAX_REPAIR_CHARS
+            assert calls <= json_extraction.REPAIR_STEPS + 2 * len(text), text[:40]
 
 
 def test_a_broken_answer_of_real_size_is_still_repaired() -> None:
@@ -117,11 +118,11 @@ def test_an_object_after_an_unclosed_prose_brace_is_found() -> None:
     assert list(json_objects('Re {your question: here it is {"issues": []}')) == [{"issues": []}]
 
 
-def _all_objects(text: str) -> list[dict[str, object]]:
+def _all_objects(text: str, latest_first: bool = False) -> list[dict[str, object]]:
     """Every object found, also in an answer that turns out to be cut off."""
     found: list[dict[str, object]] = []
     with contextlib.suppress(CutOffAnswer):
-        found.extend(json_objects(text))
+        found.extend(json_objects(text, latest_first=latest_first))
     return found
 
 
@@ -148,3 +149,49 @@ def test_an_answer_cut_off_inside_its_object_says_so_after_its_complete_inner_ob
 
 def test_prose_with_an_unclosed_brace_is_not_taken_for_a_cut_off_answer() -> None:
     assert list(json_objects("Use {curly braces for templates, as asked")) == []
+
+
+# --- the last complete object first (a review's answer) ----------------------------------------
+
+
+def test_latest_first_reads_the_objects_from_the_end_of_the_answer() -> None:
+    """Last round's empty review repeated before this round's findings: read by the findings."""
+    text = 'Last time: {"issues": []}\nThis round:\n```json\n{"issues": [{"n": 1}]}\n```\nDone.'
+    assert list(json_objects(text, latest_first=True)) == [
+        {"issues": [{"n": 1}]},
+        {"n": 1},
+        {"issues": []},
+    ]
+
+
+def test_latest_first_reads_an_example_in_another_fence_language_last() -> None:
+    text = 'Mine: {"issues": [1]}\nAn empty one reads:\n```text\n{"issues": []}\n```\n'
+    assert next(json_objects(text, latest_first=True)) == {"issues": [1]}
+
+
+def test_latest_first_reads_a_single_object_answer_and_repairs_the_last_one() -> None:
+    assert list(json_objects('{"issues": []}', latest_first=True)) == [{"issues": []}]
+    text = '{"issues": []} then, corrected: {"issues": [{"n": 2},],}'
+    assert next(json_objects(text, latest_first=True)) == {"issues": [{"n": 2}]}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"issues": []}\nNow the findings: {"issues": [{"severity": "critical", "desc',
+        '{"issues": []}\n{"issues": [{"severity": "critical"}',
+        '```json\n{"issues": [\n```',
+        "{'issues': [",
+    ],
+)
+def test_latest_first_an_answer_ending_inside_an_object_is_cut_off_whatever_came_before(
+    text: str,
+) -> None:
+    """A complete object before a cut one must not stand for the answer: it is asked again."""
+    with pytest.raises(CutOffAnswer, match="cut off: its last JSON object never closes"):
+        next(json_objects(text, latest_first=True))
+
+
+def test_latest_first_a_brace_in_prose_is_no_cut_off() -> None:
+    text = 'The key {"issues" holds the list, and {as asked: {"issues": []}'
+    assert list(json_objects(text, latest_first=True)) == [{"issues": []}]

@@ -18,11 +18,20 @@ budget counted in operations: the lines of Python the library runs (`REPAIR_STEP
 a trace function); when it is spent, the repair stops and the chunk counts as not JSON. Each
 distinct chunk is repaired once, and one nested deeper than any answer is not handed to it.
 The bound, measured, is in `bench/bench_json_reader.py`.
+
+An answer may hold more than one object meant as the answer: a model that repeats last round's
+empty review and then writes this round's, or a draft and then its correction. Read first, the
+stale one wins. `latest_first` reads such answers as a person would, by their last complete
+object: the objects in the order they end in the text, last first (those inside a fence in
+another language after all others), and an answer that ends inside an object that opens as JSON
+(`{"key":`) is cut off at once, whatever complete objects came before it.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -45,10 +54,14 @@ about 90,000 characters (a trailing comma, unescaped quotes) needs about 65 a ch
 _LENIENT = json.JSONDecoder(strict=False)
 
 
-def json_objects(text: str) -> Iterator[dict[str, Any]]:
+def json_objects(text: str, *, latest_first: bool = False) -> Iterator[dict[str, Any]]:
     """Most deliberate first: the whole answer, ```json fences, then objects inside prose; each
     object also yields the objects nested in it, outermost first. Then the same chunks repaired;
-    `CutOffAnswer` at the end when the answer stops inside its first object."""
+    `CutOffAnswer` at the end when the answer stops inside its first object. With
+    `latest_first`, the answer's last complete object first (`_latest_first`)."""
+    if latest_first:
+        yield from _latest_first(text)
+        return
     spans, cut_off = _balanced_spans(text)
     unread: dict[str, None] = {}  # each distinct chunk once, in order
     for chunk in (text, *_fenced_blocks(text), *spans):
@@ -69,6 +82,64 @@ def json_objects(text: str) -> Iterator[dict[str, Any]]:
             f"the answer was cut off: its JSON object never closes ({len(text)} characters "
             "in); a shorter answer, or a larger max_tokens, is needed"
         )
+
+
+def _latest_first(text: str) -> Iterator[dict[str, Any]]:
+    """The whole answer when it is JSON; else each balanced `{…}` span, the last first (each read
+    strictly, then repaired), those inside a fence in another language (an example) after the
+    rest. `CutOffAnswer` before anything when the answer ends inside an object opening as JSON."""
+    whole = _parse(text)
+    if whole is not None:
+        yield from _objects_within(whole)
+        return
+    spans, unclosed = _span_positions(text)
+    if any(_OPENS_OBJECT.match(text, start) for start in unclosed):
+        raise CutOffAnswer(
+            f"the answer was cut off: its last JSON object never closes ({len(text)} characters "
+            "in); a shorter answer, or a larger max_tokens, is needed"
+        )
+    examples = _foreign_fences(text)
+    latest = spans[-MAX_SPANS:][::-1]  # outermost spans never overlap: in order of their ends
+    ordered = [s for s in latest if not _within(s, examples)]
+    ordered += [s for s in latest if _within(s, examples)]
+    budget = _RepairBudget(REPAIR_STEPS)
+    for chunk in dict.fromkeys(text[start:end] for start, end in ordered):
+        value = _parse(chunk)
+        if value is None:
+            value = _repaired(chunk.strip(), budget)
+        if value is not None:
+            yield from _objects_within(value)
+
+
+_OPENS_OBJECT = re.compile(
+    r"""\{\s*(?:\Z|"(?:[^"\\]|\\.)*(?:\Z|"\s*(?::|\Z))|'(?:[^'\\]|\\.)*(?:\Z|'\s*(?::|\Z)))"""
+)
+"""A `{` that opens a JSON object: its first key and colon, or the text ending on the way (a
+brace in prose, `{"issues" is the key}`, opens none)."""
+
+
+def _within(span: tuple[int, int], ranges: list[tuple[int, int]]) -> bool:
+    """Whether `span` lies inside one of `ranges` (in order, never overlapping)."""
+    at = bisect.bisect_right(ranges, span[0], key=lambda where: where[0]) - 1
+    return at >= 0 and ranges[at][0] <= span[0] and span[1] <= ranges[at][1]
+
+
+def _foreign_fences(text: str) -> list[tuple[int, int]]:
+    """Where the ``` fences whose language is neither empty nor `json` stand in `text`."""
+    ranges: list[tuple[int, int]] = []
+    language: str | None = None
+    opened = offset = 0
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            if language is None:
+                language, opened = stripped[3:].strip().lower(), offset
+            else:
+                if language not in ("", "json"):
+                    ranges.append((opened, offset + len(line)))
+                language = None
+        offset += len(line)
+    return ranges
 
 
 def _parse(chunk: str) -> Any:
@@ -182,9 +253,18 @@ def _balanced_spans(text: str) -> tuple[list[str], bool]:
     A `{` that never closes (prose such as "{as asked:") does not hide a whole object after it:
     spans are taken from the innermost brace that closes, and only the outermost of those count.
     """
+    spans, opened = _span_positions(text)
+    first = text.find("{")
+    opens_json = text[first + 1 :].lstrip()[:1] in ('"', "'")
+    cut_off = bool(opened) and opened[0] == first and opens_json
+    return [text[start:end] for start, end in spans[:MAX_SPANS]], cut_off
+
+
+def _span_positions(text: str) -> tuple[list[tuple[int, int]], list[int]]:
+    """Where the outermost balanced `{…}` spans start and end, in order; and where each `{` that
+    never closes stands."""
     spans: list[tuple[int, int]] = []
     opened: list[int] = []
-    first = text.find("{")
     for index, char in _brackets(text, "{"):
         if char == "{":
             opened.append(index)
@@ -193,9 +273,7 @@ def _balanced_spans(text: str) -> tuple[list[str], bool]:
             while spans and spans[-1][0] > start:
                 spans.pop()  # nested inside this one
             spans.append((start, index + 1))
-    opens_json = text[first + 1 :].lstrip()[:1] in ('"', "'")
-    cut_off = bool(opened) and opened[0] == first and opens_json
-    return [text[start:end] for start, end in spans[:MAX_SPANS]], cut_off
+    return spans, opened
 
 
 def _objects_within(value: Any) -> Iterator[dict[str, Any]]:

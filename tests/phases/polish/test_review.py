@@ -116,9 +116,37 @@ def test_an_object_in_prose_is_found_even_with_braces_in_its_strings() -> None:
     assert review.issues[0].description == description
 
 
-def test_the_first_object_that_fits_the_schema_wins() -> None:
+def test_an_object_that_does_not_fit_the_schema_is_passed_over() -> None:
     text = f'Context: {{"files_read": 3}}. Review: {review_json(issue("medium"))}'
     assert parse_review(text, PLAN).counts == Counts(medium=1)
+    text = f'Review: {review_json(issue("medium"))}. Context: {{"files_read": 3}}.'
+    assert parse_review(text, PLAN).counts == Counts(medium=1)
+
+
+def test_last_rounds_empty_review_then_the_new_findings_is_read_by_the_findings() -> None:
+    """Before: the first object was read, the stale `{"issues": []}`, and the loop ended done
+    with a critical finding never counted."""
+    for stale, new in (
+        ('{"issues": []}', review_json(issue("critical"), issue("medium", "No rain plan"))),
+        ('```json\n{"issues": []}\n```', f"```json\n{review_json(issue('critical'))}\n```"),
+    ):
+        text = f"Last round's review was:\n{stale}\nThis round I found:\n{new}"
+        assert parse_review(text, PLAN).counts.critical == 1, text
+
+
+def test_a_draft_then_its_correction_is_read_by_the_correction() -> None:
+    text = (
+        f"Draft: {review_json(issue('minor'))}\n"
+        f"On a second look it is worse: {review_json(issue('critical'), issue('minor'))}"
+    )
+    assert parse_review(text, PLAN).counts == Counts(critical=1, minor=1)
+
+
+def test_a_complete_empty_review_before_a_cut_off_one_is_no_answer() -> None:
+    """Before: the complete `{"issues": []}` was read and the cut findings after it lost."""
+    text = '{"issues": []}\nUpdated: {"issues": [{"severity": "critical", "description": "No ven'
+    with pytest.raises(CutOffAnswer, match="cut off"):
+        parse_review(text, PLAN)
 
 
 @pytest.mark.parametrize(

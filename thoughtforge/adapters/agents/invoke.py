@@ -57,6 +57,12 @@ def overhead_tokens(spec: AgentSpec) -> int:
     return 0 if profile is None else profile.overhead_tokens
 
 
+def prompt_room(spec: AgentSpec) -> int:
+    """What of an agent's window a prompt may take: all but the answer's room and what its CLI
+    adds to every prompt (the measure `invoke` refuses a prompt by)."""
+    return spec.prompt_budget_tokens - overhead_tokens(spec)
+
+
 def _refuse_tools_on_a_text_step(agent: str, spec: AgentSpec, call: AgentCall) -> None:
     """A text step never runs with tools: an entry whose own flags grant them is refused before
     the first call, whatever the phase (a plan project's intake included)."""

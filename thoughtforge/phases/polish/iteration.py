@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
@@ -36,6 +37,7 @@ from thoughtforge.core import (
     write_polish_state,
     write_text_atomic,
 )
+from thoughtforge.core.revisions import current_revision
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import Counts, HaltReason, Issue
 from thoughtforge.phases.deliverable.markdown_tables import (
@@ -59,6 +61,7 @@ from thoughtforge.phases.polish.review import (
     prompt_echoes,
     still_standing,
 )
+from thoughtforge.phases.polish.review_prompt import Cut, fit_review_prompt
 from thoughtforge.phases.polish.review_request import (
     NO_OPEN_FINDINGS,
     changes_since_review,
@@ -66,9 +69,6 @@ from thoughtforge.phases.polish.review_request import (
 )
 from thoughtforge.phases.reasking import UNUSABLE_HELP, reask
 from thoughtforge.phases.traceability import TRACEABILITY_FILE, plan_traceability
-from thoughtforge.prompting import estimate_tokens, truncate_text
-
-_PROMPT_OVERHEAD_TOKENS = 2_000
 
 
 class StoredReview(BaseModel):
@@ -77,6 +77,13 @@ class StoredReview(BaseModel):
     tests: TestResults | None = None
     version: str | None = None
     """The content hash of the deliverable the review read."""
+    constraints: str | None = None
+    """The content hash of the constraints it judged against (`version_of`)."""
+    revision: int | None = None
+    """The revision it belongs to (`core.revisions`): a revision always gets its own review."""
+    fixed_to: str | None = None
+    """The content hash of what its fix made of the deliverable, recorded before the fix is
+    committed: a run stopped in between finds the fix, and keeps it."""
     merged: int = 0
     """Duplicate issues of the answer counted once."""
     dismissed: list[Dismissal] = []
@@ -147,6 +154,8 @@ class PolishSteps:
         self.fix_step = f"{engine.plugin.name}-fix"
         self.open_findings = NO_OPEN_FINDINGS
         """The review prompt's list of the ledger's open findings, set before each review."""
+        self.measured: TestResults | None = None
+        """What `measure` found before the review being asked."""
 
     @property
     def deliverable(self) -> Path:
@@ -173,7 +182,7 @@ class PolishSteps:
     ) -> StoredReview:
         """Ask the reviewer, re-asking on malformed output; write and commit the review. The
         reviewer is shown the ledger's open `findings` to confirm or dismiss."""
-        measured = self.measure()
+        measured = self.measured = self.measure()
         self.open_findings = open_findings_text(findings or [], self.changes_shown(n))
         prompt = self._review_prompt(constraints, guidance)
         echoes = prompt_echoes(prompt, self.plugin.review)
@@ -208,6 +217,8 @@ class PolishSteps:
             issues=issues,
             tests=measured,
             version=self.fingerprint(),
+            constraints=version_of(constraints),
+            revision=current_revision(self.dir),
             merged=merged,
             dismissed=parsed.dismissed,
             confirmed=confirmed,
@@ -247,6 +258,7 @@ class PolishSteps:
         result = fix_result(state, old, verdict.document, self.document, verdict.stripped_note)
         if result.outcome == "unchanged":
             return result
+        self.mark_fixed(version_of(verdict.document + "\n"))
         self.engine.write(self.document, verdict.document + "\n")
         if result.outcome == "restored":
             self._restored(state, result)
@@ -289,24 +301,49 @@ class PolishSteps:
         """Re-read at every iteration: the human may edit them while the loop runs."""
         return self.engine.read(CONSTRAINTS_FILE)
 
-    def stored_review(self, n: int) -> StoredReview | None:
-        """The review of iteration `n` if a previous run got that far before it was stopped."""
+    def stored_review(self, n: int, constraints: str) -> StoredReview | None:
+        """The review of iteration `n` if a previous run got that far before it was stopped, and
+        only if it read what stands now (`_stale`): an iteration number alone is no proof, as a
+        revision or a re-polish numbers its iterations from 1 again."""
         try:
             review = StoredReview.model_validate_json((self.dir / REVIEW_FILE).read_bytes())
         except (OSError, ValidationError):
             return None
         if review.iteration != n:
             return None
+        stale = self._stale(review, constraints)
+        if stale:
+            log_event(self.dir, "stored_review_stale", iteration=n, why=stale)
+            return None
         if review.issues and git_repo.is_dirty(self.dir, REVIEW_FILE):
             self.engine.commit(f"review #{n}: {describe(Counts.of(review.issues))}")
         log_event(self.dir, "review_reused", iteration=n)
         return review
 
+    def _stale(self, review: StoredReview, constraints: str) -> str | None:
+        """Why `review` is no review of the deliverable as it stands; None when it is. It must
+        belong to this revision, have judged these constraints, and have read this version (or
+        its own fix made it: a fix written before an interruption is kept)."""
+        if review.revision != current_revision(self.dir):
+            return f"it belongs to revision {review.revision}"
+        if review.constraints != version_of(constraints):
+            return "the constraints changed since it was written"
+        if self.fingerprint() not in (review.version, review.fixed_to):
+            return f"it read another version of {self.document}"
+        return None
+
+    def mark_fixed(self, version: str) -> None:
+        """Record in the stored review what its fix made of the deliverable (`fixed_to`)."""
+        stored = StoredReview.model_validate_json((self.dir / REVIEW_FILE).read_bytes())
+        fixed = stored.model_copy(update={"fixed_to": version})
+        self.engine.write(REVIEW_FILE, fixed.model_dump_json(indent=2) + "\n")
+
     def previous_fix(self, review: StoredReview, recovered: bool) -> FixResult | None:
-        """The fix that needs no agent: none for a clean review, or one written before a kill."""
+        """The fix that needs no agent: none for a clean review, or the one this review's fixer
+        wrote before a kill or a halt (`fixed_to`), committed or not."""
         if not review.issues:
             return FixResult(outcome="none", summary="none needed: the review found no issues")
-        if recovered and git_repo.is_dirty(self.dir, self.document):
+        if recovered and review.fixed_to == self.fingerprint():
             return FixResult(
                 outcome="changed",
                 summary=f"{self.document} updated before an interruption; kept",
@@ -335,19 +372,22 @@ class PolishSteps:
             raise
 
     def _review_prompt(self, constraints: str, guidance: str) -> str:
+        """The review prompt within the reviewer's window, the acceptance criteria and the
+        document whole (`review_prompt`)."""
         document = self.engine.read(self.document)
-        window = self.engine.config.agent(self.reviewer).prompt_budget_tokens
-        room = window - estimate_tokens(document + guidance) - _PROMPT_OVERHEAD_TOKENS
-        fitted = truncate_text(constraints, max(room, 0))
-        if fitted.truncated:
-            log_event(self.dir, "constraints_truncated", level="warning", tokens=room)
-        return self.engine.prompts.render(
-            self.review_step,
-            constraints=fitted.text,
-            guidance=guidance,
-            open_findings=self.open_findings,
-            **{self.plugin.name: document},
-        )
+
+        def render(parts: Mapping[str, str]) -> str:
+            return self.engine.prompts.render(
+                self.review_step,
+                constraints=parts["constraints"],
+                guidance=parts["guidance"],
+                open_findings=self.open_findings,
+                **{self.plugin.name: document},
+            )
+
+        parts = {"constraints": constraints, "guidance": guidance}
+        cuts = [Cut("constraints"), Cut("guidance", keep="tail")]
+        return fit_review_prompt(self.engine, self.reviewer, render, parts, cuts).text
 
 
 def fix_result(

@@ -7,8 +7,10 @@ go to the fixer, and a second review silent about the same unchanged place halts
 reviews, instead of ending `done` — the person decides. The findings still open are counted at
 their own severity (a relabel does not lower it) and must be within the thresholds too.
 
-A plateau is a total that stays within one of itself (a count wobbling by one hides nothing):
-its findings persist when a critical or medium finding has been open since the window began, or
+A plateau is the spec's: a total that does not fall over `stagnation_limit` iterations. A count
+wobbling by one with no net fall (11, 12, 11) hides nothing and is one; a total still falling
+(12, 11, 11) is not, however little it fell, so a loop still making progress goes on. Its
+findings persist when a critical or medium finding has been open since the window began, or
 when 70 % of those reported have, and rotate otherwise (stagnation: done, the open findings
 listed — never with a critical finding open); a plateau twice as long whose findings persist, or
 whose every review found a critical (under whatever id), halts (persistence), however many fresh
@@ -99,6 +101,8 @@ def stagnation(seen: Seen) -> tuple[bool, str]:
     totals = [e.total for e in window]
     if len(window) < limit or max(totals) - min(totals) > 1:
         return False, f"no plateau: last totals {arrow(totals)}, need {limit} within one"
+    if totals[-1] < totals[0]:
+        return False, f"no plateau: the total is still falling ({arrow(totals)})"
     reported, old = _persisting(seen, window[0].iteration)
     if not reported:
         return False, f"total on a plateau ({arrow(totals)}) but no finding reported to weigh"

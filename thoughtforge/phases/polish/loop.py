@@ -14,7 +14,9 @@ The files are the truth, which makes a kill at any point safe:
   (otherwise it is put back), so `iteration` is always the last iteration fully recorded in git.
 * `review.json` holds the latest review and is committed right after the review ("review #N"). A
   re-run that finds the review of the next iteration reuses it instead of asking again, and a fix
-  already written to the deliverable before the kill is kept, not applied twice.
+  already written to the deliverable before the kill is kept, not applied twice. The review names
+  the deliverable version, the constraints and the revision it read; one that read anything else
+  (a revision's or a re-polish's loop starts numbering again) is never reused.
 * Anything left uncommitted by a kill after the state was written is committed on the next start.
 
 This module drives the iterations; `iteration` holds one iteration's steps and `assessment` the
@@ -115,7 +117,7 @@ class PolishLoop:
         constraints = self.steps.constraints()
         said = chat.unread_words(self.engine.chat())
         guidance = chat.guidance_text(said)
-        review = self.steps.stored_review(n)
+        review = self.steps.stored_review(n, constraints)
         recovered = review is not None
         if review is None:
             shown = self.ledger.active

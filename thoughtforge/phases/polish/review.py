@@ -1,8 +1,9 @@
 """What a reviewer agent must answer in Phase 4, and how that answer is read out of its text.
 
 Agents wrap JSON in prose or Markdown fences, so the answer is searched for an object that fits the
-schema rather than parsed as a whole. The severity counts are always derived from the issues: a
-reviewer's own tally is ignored, because the guards must not depend on its arithmetic.
+schema rather than parsed as a whole; of several, the last complete one is the review. The
+severity counts are always derived from the issues: a reviewer's own tally is ignored, because the
+guards must not depend on its arithmetic.
 
 An answer that fits the schema can still be no review: a reviewer that copies the prompt's example
 (`"description": "..."`, `"location": "<section>"`) has reported nothing, and its echo must never
@@ -122,10 +123,13 @@ class CodeReview(Review):
 
 
 def parse_review(text: str, schema: type[R], echoes: Iterable[str] = ()) -> R:
-    """Return the first JSON object in `text` that fits `schema` and reports real findings;
-    `echoes` are the example values of the prompt the reviewer was given (`prompt_echoes`)."""
+    """Return the last complete JSON object in `text` that fits `schema` and reports real
+    findings; `echoes` are the example values of the prompt the reviewer was given
+    (`prompt_echoes`). The last, never the first: an answer that repeats last round's review
+    (`{"issues": []}`) before this round's findings is read by its findings, a draft by its
+    correction; an answer whose last object was cut off is re-asked (`CutOffAnswer`)."""
     failures: list[tuple[dict[str, object], ValidationError]] = []
-    for candidate in json_objects(text):
+    for candidate in json_objects(text, latest_first=True):
         try:
             review = schema.model_validate(candidate)
         except ValidationError as exc:

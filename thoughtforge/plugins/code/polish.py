@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 
-from thoughtforge.adapters.agents.invoke import ATTEMPTS
+from thoughtforge.adapters.agents.invoke import ATTEMPTS, prompt_room
 from thoughtforge.core import PolishState, changes, git_repo, log_event
 from thoughtforge.core.staging import PRIVATE_FILES, is_own
 from thoughtforge.errors import AgentFailure, PhaseHalt
@@ -29,18 +30,26 @@ from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.phases.polish.iteration import FixResult, StoredReview
 from thoughtforge.phases.polish.iteration import PolishSteps as PlanPolishSteps
 from thoughtforge.phases.polish.review import TestResults
+from thoughtforge.phases.polish.review_prompt import Cut, fit_review_prompt
 from thoughtforge.phases.traceability import unevidenced, without_evidence_reason
 from thoughtforge.plugins.code.acceptance.check import REMEDY, Acceptance
 from thoughtforge.plugins.code.acceptance.lock import LOCK_FILE, AcceptanceLock, write_lock
 from thoughtforge.plugins.code.acceptance.runner import AcceptanceRun
 from thoughtforge.plugins.code.acceptance.verdict import LockVerdict, criterion_test_name
 from thoughtforge.plugins.code.coder import coder_for
-from thoughtforge.plugins.code.context import fix_context, review_context
+from thoughtforge.plugins.code.context import ReviewContext, fix_context, review_context
 from thoughtforge.plugins.code.suite import Suite, describe, results
 from thoughtforge.plugins.code.test_runner import TestRun
 from thoughtforge.prompting import estimate_tokens
 
 _PROMPT_OVERHEAD_TOKENS = 2_000
+_CODE_SHARE = 4
+"""The code is left at least a quarter of the reviewer's window: the rest is cut first."""
+_CODE_MODES = {
+    "codebase": "the whole codebase",
+    "manifest": "too large to show whole: a manifest and the last iteration's diff",
+}
+_FAILING_NAMED = 8
 GITIGNORE = ".gitignore"
 """ThoughtForge's: a fixer that edits it could hide a file from what is judged and committed."""
 
@@ -178,6 +187,7 @@ class PolishSteps(PlanPolishSteps):
         version = self.fingerprint()
         if not changed or version == review.version:
             return FixResult(outcome="unchanged", summary="unchanged: the fixer changed no file")
+        self.mark_fixed(version)
         more = f" and {len(changed) - 5} more" if len(changed) > 5 else ""
         named = f"{', '.join(changed[:5])}{more}"
         return self.changed(state, version, f"changed {named}", named)
@@ -228,7 +238,7 @@ class PolishSteps(PlanPolishSteps):
         failing = review.tests is not None and review.tests.failed > 0
         if not review.issues and not failing:
             return FixResult(outcome="none", summary="none needed: no issues and the tests pass")
-        if recovered and changes(self.dir).foreign:
+        if recovered and review.fixed_to == self.fingerprint():
             return FixResult(
                 outcome="changed",
                 summary="code changed before an interruption; kept",
@@ -237,33 +247,69 @@ class PolishSteps(PlanPolishSteps):
         return None
 
     def _review_prompt(self, constraints: str, guidance: str) -> str:
+        """The test results as ThoughtForge measured them (its own run of the locked tests
+        among them), then the code in the room the rest leaves: whole when it fits, else a
+        manifest and a diff. The rest is fitted first (`review_prompt`: the acceptance
+        criteria never cut), leaving the code its whole size or a `_CODE_SHARE` of the window,
+        whichever is less."""
         run = self.last_run
-        output = run.output_tail if run else ""
-        window = self.engine.config.agent(self.reviewer).prompt_budget_tokens
-        room = window - estimate_tokens(constraints + guidance + output) - _PROMPT_OVERHEAD_TOKENS
-        code = review_context(self.dir, max(room, 0), since=None)
+
+        def render(parts: Mapping[str, str], code: ReviewContext | None = None) -> str:
+            return self.engine.prompts.render(
+                "code-review",
+                test_command=" ".join(self.suite.command()),
+                test_results=self._measured_line(),
+                test_output=parts["test_output"],
+                constraints=parts["constraints"],
+                guidance=parts["guidance"],
+                open_findings=self.open_findings,
+                code_mode=_CODE_MODES[code.mode if code else "codebase"],
+                code=code.text if code else "",
+            )
+
+        parts = {
+            "constraints": constraints,
+            "guidance": guidance,
+            "test_output": run.output_tail if run else "",
+        }
+        cuts = [Cut("test_output", keep="tail"), Cut("constraints"), Cut("guidance", keep="tail")]
+        room = prompt_room(self.engine.config.agent(self.reviewer))
+        whole = review_context(self.dir, room, since=None)
+        kept = min(whole.tokens, room // _CODE_SHARE)
+        fitted = fit_review_prompt(self.engine, self.reviewer, render, parts, cuts, kept)
+        left = max(room - estimate_tokens(render(fitted.parts)), 0)
+        fits = whole.mode == "codebase" and whole.tokens <= left
+        code = whole if fits else review_context(self.dir, left, since=None)
         if code.truncated:
             log_event(self.dir, "review_context_truncated", level="warning", mode=code.mode)
-        return self.engine.prompts.render(
-            "code-review",
-            test_command=" ".join(self.suite.command()),
-            test_results=self._tests_line(results(run) if run else None),
-            test_output=output,
-            constraints=constraints,
-            guidance=guidance,
-            open_findings=self.open_findings,
-            code_mode=(
-                "the whole codebase"
-                if code.mode == "codebase"
-                else "too large to show whole: a manifest and the last iteration's diff"
-            ),
-            code=code.text,
+        return render(fitted.parts, code)
+
+    def _measured_line(self) -> str:
+        """What the reviewer is told of the tests: ThoughtForge's measure, and its own run of
+        the locked acceptance tests, never only the project's suite line, which the code under
+        test could influence."""
+        line = self._tests_line(self.measured)
+        accepted = self.last_acceptance
+        if accepted is None:
+            return line
+        failing = [f"{node} ({accepted.results[node]})" for node in accepted.failing]
+        ran = len(accepted.results)
+        own = (
+            f"ThoughtForge's own run of the locked acceptance tests: {ran - len(failing)} of "
+            f"{ran} passed"
         )
+        more = len(failing) - _FAILING_NAMED
+        if failing:
+            own += f"; not passing: {', '.join(failing[:_FAILING_NAMED])}"
+            own += f" and {more} more" if more > 0 else ""
+        if accepted.crash:
+            own += f"; the run crashed: {accepted.crash}"
+        return f"{line}. {own}."
 
     def _tests_line(self, tests: TestResults | None) -> str:
         if tests is None:
             return "not run"
         line = f"{tests.passed} passed, {tests.failed} failed, {tests.total} in total"
         if self.last_run is not None:
-            line += f" ({describe(self.last_run)})"
+            line += f" (the project's own suite: {describe(self.last_run)})"
         return line
