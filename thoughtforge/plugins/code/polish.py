@@ -29,7 +29,7 @@ from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.phases.polish.iteration import FixResult, StoredReview
 from thoughtforge.phases.polish.iteration import PolishSteps as PlanPolishSteps
 from thoughtforge.phases.polish.review import TestResults
-from thoughtforge.phases.traceability import unevidenced, without_evidence_reason
+from thoughtforge.phases.traceability import Trace, without_evidence, without_evidence_reason
 from thoughtforge.plugins.code.acceptance.check import REMEDY, Acceptance
 from thoughtforge.plugins.code.acceptance.lock import LOCK_FILE, AcceptanceLock, write_lock
 from thoughtforge.plugins.code.acceptance.runner import AcceptanceRun
@@ -55,11 +55,14 @@ class PolishSteps(PlanPolishSteps):
         self.last_run: TestRun | None = None
         self.acceptance = Acceptance(engine, self.suite)
         self.last_acceptance: AcceptanceRun | None = None
+        self.measured_version: str | None = None
+        """The code's fingerprint when the tests were last run (`measure`)."""
 
     def measure(self) -> TestResults:
         """The suite's result; a locked acceptance test that does not pass when ThoughtForge
         runs it itself, or that anything since the lock touched (a reviewer with write access
         too), is one more failure, whatever the suite's own run said."""
+        self.measured_version = self.fingerprint()
         run = self.last_run = self.suite.run()
         measured = results(run)
         lock = self._lock()
@@ -87,9 +90,23 @@ class PolishSteps(PlanPolishSteps):
         )
 
     def before_done(self) -> None:
-        """A criterion no test is named after blocks `done`, as does a locked test changed
-        since its lock (by the reviewer, say): it is no evidence. Override accepts it as it is."""
+        """Every criterion's tests passed in ThoughtForge's own run of the code as it is now
+        (a fix after the last measure is run again first: its code is not trusted), or `done`
+        does not stand: a criterion with no test, or one skipped, xfailed, errored or failing,
+        halts, as does a locked test changed since its lock (by the reviewer, say). Override
+        accepts it as it is."""
         self._lock()
+        if self.measured_version != self.fingerprint():
+            again = self.measure()
+            self.write_traceability()
+            log_event(self.dir, "tests_rerun_before_done", failed=again.failed, total=again.total)
+            if again.failed and not without_evidence(self._traces()):
+                raise PhaseHalt(
+                    HaltReason.GUARD_FIX_REGRESSION,
+                    "The last fix came after the review that found the code good enough, and "
+                    f"ThoughtForge's run of it fails {again.failed} of {again.total} tests: "
+                    "resume to review it again, or override to accept it as it is.",
+                )
         touched = self.acceptance.verdict(None, count=False).touched
         if touched:
             raise PhaseHalt(
@@ -98,15 +115,18 @@ class PolishSteps(PlanPolishSteps):
                 f"{'; '.join(str(t) for t in touched[:8])}. Put them back as they were locked "
                 "(git) and resume, or override to accept the deliverable as it is.",
             )
-        missing = unevidenced(self.acceptance.traces(self._last_acceptance()))
+        missing = without_evidence(self._traces())
         if missing:
             raise PhaseHalt(
                 HaltReason.CRITERION_WITHOUT_EVIDENCE, without_evidence_reason(missing, REMEDY)
             )
 
+    def _traces(self) -> list[Trace]:
+        return self.acceptance.traces(self._last_acceptance())
+
     def write_traceability(self) -> None:
         """Each criterion with its tests as this iteration ran them, committed with it."""
-        self.acceptance.write_traceability(self.acceptance.traces(self._last_acceptance()))
+        self.acceptance.write_traceability(self._traces())
 
     def _last_acceptance(self) -> AcceptanceRun:
         """This iteration's run of the locked tests; run now when the review was one stored

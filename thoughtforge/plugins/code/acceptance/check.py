@@ -201,8 +201,8 @@ class Acceptance:
     def write_traceability(self, traces: list[Trace]) -> None:
         note = (
             f"Each acceptance criterion of constraints.md with the tests named after it "
-            f"({NAMING}), as ThoughtForge ran them itself. A skipped, xfailed or uncollected "
-            "test counts as failed."
+            f"({NAMING}), as ThoughtForge ran them itself. A skipped, xfailed, xpassed, errored "
+            "or uncollected test counts as failed."
         )
         self.engine.write(TRACEABILITY_FILE, render(self.engine.project_name, traces, note))
 
@@ -219,7 +219,9 @@ class Acceptance:
 
 
 REMEDY = (
-    f"Add a test named after it ({NAMING}) — by hand, or tell the agent in the chat and resume."
+    f"Each needs a test named after it ({NAMING}) that passes when ThoughtForge runs it itself "
+    "(skipped, xfailed, xpassed or errored is no pass): fix it by hand, or tell the agent in the "
+    "chat and resume."
 )
 
 
