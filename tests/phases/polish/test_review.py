@@ -187,6 +187,7 @@ def test_counts_are_derived_from_the_issues_never_from_the_agent() -> None:
     assert review.model_dump() == {
         "issues": [i.model_dump() for i in review.issues],
         "dismissed": [],
+        "evidence": [],
     }
 
 
