@@ -59,14 +59,17 @@ class PolishSteps(PlanPolishSteps):
         """The code's fingerprint when the tests were last run (`measure`)."""
 
     def measure(self) -> TestResults:
-        """The suite's result; a locked acceptance test that does not pass when ThoughtForge
-        runs it itself, or that anything since the lock touched (a reviewer with write access
-        too), is one more failure, whatever the suite's own run said."""
-        self.measured_version = self.fingerprint()
+        """The suite's result; a criterion's test (locked, or named after one since) that does
+        not pass when ThoughtForge runs it itself, or a locked one that anything since the lock
+        touched (a reviewer with write access too), is one more failure, whatever the suite's
+        own run said."""
         run = self.last_run = self.suite.run()
         measured = results(run)
         lock = self._lock()
-        accepted = self.last_acceptance = self.acceptance.run([t.node_id for t in lock.tests], run)
+        accepted = self.last_acceptance = self.acceptance.run(
+            self.acceptance.evidence_tests(lock), run
+        )
+        self.measured_version = self.fingerprint()
         tampered = [str(t) for t in self.acceptance.verdict(None, count=False).touched]
         if lock.per == "file" and run.total < lock.collected:
             tampered.append(
@@ -134,7 +137,7 @@ class PolishSteps(PlanPolishSteps):
         lock = self._lock()
         if self.last_acceptance is None:
             self.last_acceptance = self.acceptance.run(
-                [t.node_id for t in lock.tests], self.last_run
+                self.acceptance.evidence_tests(lock), self.last_run
             )
         return self.last_acceptance
 

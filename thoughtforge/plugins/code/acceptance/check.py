@@ -140,6 +140,14 @@ class Acceptance:
         missing: dict[str, Result] = {n: "not run" for n in node_ids if n not in present}
         return run.model_copy(update={"results": {**run.results, **missing}})
 
+    def evidence_tests(self, lock: AcceptanceLock) -> list[str]:
+        """What ThoughtForge runs as the criteria's evidence: the locked tests, and every test
+        named after a criterion since (one added skipped or xfailed says its criterion does not
+        hold, whatever the locked one says)."""
+        now = self.survey()
+        named = [t.node_id for c in self.criteria() for t in now.for_criterion(c.number)]
+        return list(dict.fromkeys([*(t.node_id for t in lock.tests), *named]))
+
     def take_lock(self) -> AcceptanceLock:
         """Lock the tests named after each criterion as they stand now."""
         per_test = self.per_test()
