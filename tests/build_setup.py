@@ -116,7 +116,7 @@ def write_script(path: Path, build: list[str], **steps: Any) -> Path:
     script = {
         "steps": {
             "plan-build": [{"text": text} for text in build],
-            "plan-review": {"text": '{"issues": []}'},
+            "plan-review": {"text": '{"issues": []}', "evidence": "Plan:\n\n"},
             "plan-fix": {"echo_after": "Plan:\n\n"},
             **steps,
         }

@@ -181,3 +181,20 @@ def test_a_fix_after_the_review_that_removes_a_quoted_passage_is_checked_again(
         1,
     ), outcome.reason
     assert "#2 “" in outcome.reason and "#1 “" not in outcome.reason
+
+
+def test_resumed_after_the_person_adds_what_was_missing_the_next_review_ends_done(
+    run: Callable[..., Any], config: Config
+) -> None:
+    """Resume is the way on: the person writes the missing passages, the next review quotes
+    them, and the loop ends done at the next iteration."""
+    reviews = {1: {"issues": []}, "default": {"issues": [], "evidence": HONEST}}
+    project, outcome = run(THIN_PLAN, reviews)
+    assert outcome.halt_reason is HaltReason.CRITERION_WITHOUT_EVIDENCE, outcome.reason
+    (project.dir / "docs" / "plan.md").write_text(PLAN)
+
+    halt_actions.apply(project, "resume")
+    again = PolishLoop(project, config).run()
+
+    assert (again.verdict, again.iteration) == ("done", 2), again.reason
+    assert traceability(project).count("Status: holds") == 3
