@@ -99,6 +99,14 @@ class PolishSteps(PlanPolishSteps):
         halts, as does a locked test changed since its lock (by the reviewer, say). Override
         accepts it as it is."""
         self._lock()
+        touched = self.acceptance.verdict(None, count=False).touched
+        if touched:
+            raise PhaseHalt(
+                HaltReason.CRITERION_WITHOUT_EVIDENCE,
+                "The locked acceptance tests changed outside a fix, so they are no evidence: "
+                f"{'; '.join(str(t) for t in touched[:8])}. Put them back as they were locked "
+                "(git) and resume, or override to accept the deliverable as it is.",
+            )
         if self.measured_version != self.fingerprint():
             again = self.measure()
             self.write_traceability()
@@ -110,14 +118,6 @@ class PolishSteps(PlanPolishSteps):
                     f"ThoughtForge's run of it fails {again.failed} of {again.total} tests: "
                     "resume to review it again, or override to accept it as it is.",
                 )
-        touched = self.acceptance.verdict(None, count=False).touched
-        if touched:
-            raise PhaseHalt(
-                HaltReason.CRITERION_WITHOUT_EVIDENCE,
-                "The locked acceptance tests changed outside a fix, so they are no evidence: "
-                f"{'; '.join(str(t) for t in touched[:8])}. Put them back as they were locked "
-                "(git) and resume, or override to accept the deliverable as it is.",
-            )
         missing = without_evidence(self._traces())
         if missing:
             raise PhaseHalt(
