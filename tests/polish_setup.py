@@ -23,8 +23,7 @@ PLAN = (
     "# Wedding plan\n\n"
     + "".join(
         f"## Section {n}\n\n| Objective | Plan | Assessment |\n| --- | --- | --- |\n"
-        f"| Goal {n} | Steps for {n} | Check {n} |\n\n"
-        + (f"{MEETS[n]}\n\n" if n in MEETS else "")
+        f"| Goal {n} | Steps for {n} | Check {n} |\n\n" + (f"{MEETS[n]}\n\n" if n in MEETS else "")
         for n in range(1, 6)
     ).rstrip()
     + "\n"
