@@ -94,7 +94,10 @@ def locked_project(
 
 def content(slot_id: str) -> str:
     """Decided content that a plan about a garden shed could hold."""
-    return f"Decided content for {slot_id}: order timber in week 1 and build on weekend 2."
+    return (
+        f"Decided content for {slot_id}: order timber in week 1 and build on weekend 2, "
+        "the budget under 1200 euros."
+    )
 
 
 def answer(slots: dict[str, str], stuck: bool = False, reason: str | None = None) -> str:
@@ -116,7 +119,7 @@ def write_script(path: Path, build: list[str], **steps: Any) -> Path:
     script = {
         "steps": {
             "plan-build": [{"text": text} for text in build],
-            "plan-review": {"text": '{"issues": []}'},
+            "plan-review": {"text": '{"issues": []}', "evidence": "Plan:\n\n"},
             "plan-fix": {"echo_after": "Plan:\n\n"},
             **steps,
         }

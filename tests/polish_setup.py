@@ -14,16 +14,26 @@ from thoughtforge.core import Project, create_project, read_status, write_status
 from thoughtforge.core.git_repo import commit
 from thoughtforge.models import DeliverableType, Phase
 
+MEETS = {
+    1: "The budget stays under 15k: each vendor is capped.",
+    2: "A rain plan exists: the barn is booked as the fallback.",
+}
+"""What sections 1 and 2 say that meets the two criteria of `CONSTRAINTS`."""
 PLAN = (
     "# Wedding plan\n\n"
     + "".join(
         f"## Section {n}\n\n| Objective | Plan | Assessment |\n| --- | --- | --- |\n"
-        f"| Goal {n} | Steps for {n} | Check {n} |\n\n"
+        f"| Goal {n} | Steps for {n} | Check {n} |\n\n" + (f"{MEETS[n]}\n\n" if n in MEETS else "")
         for n in range(1, 6)
     ).rstrip()
     + "\n"
 )
 CONSTRAINTS = "## Acceptance Criteria\n- Budget stays under 15k\n- Rain plan exists\n"
+EVIDENCE = [
+    {"criterion": 1, "section": "Section 1", "quote": "The budget stays under 15k"},
+    {"criterion": 2, "section": "Section 2", "quote": "A rain plan exists"},
+]
+"""An honest reviewer's evidence for `CONSTRAINTS` in `PLAN`: each passage is there."""
 ECHO_FIX: dict[str, Any] = {
     "echo_after": "Plan:\n\n",
     "append": "\nRevised in iteration {iteration}.\n",
@@ -50,11 +60,16 @@ def polishing_project(config: Config, plan: str = PLAN, constraints: str = CONST
 
 
 def review(
-    critical: int = 0, medium: int = 0, minor: int = 0, tag: str = "same", located: bool = False
+    critical: int = 0,
+    medium: int = 0,
+    minor: int = 0,
+    tag: str = "same",
+    located: bool = False,
+    evidence: list[dict[str, Any]] | None = None,
 ) -> str:
     """A review JSON with the given counts; issues with different tags do not match each other.
     `located` issues name a section ("Section 2"): only a fix that changes it addresses them;
-    the others are addressed by any change."""
+    the others are addressed by any change. Its evidence is `EVIDENCE` unless given."""
     issues = [
         {
             "severity": severity,
@@ -65,7 +80,7 @@ def review(
         for severity, count in (("critical", critical), ("medium", medium), ("minor", minor))
         for k in range(count)
     ]
-    return json.dumps({"issues": issues})
+    return json.dumps({"issues": issues, "evidence": EVIDENCE if evidence is None else evidence})
 
 
 def write_script(

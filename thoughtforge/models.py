@@ -76,9 +76,10 @@ POLISH_HALT_ADVICE: dict[HaltReason, str] = {
         "deliverable was kept: resume with another agent, or override"
     ),
     HaltReason.CRITERION_WITHOUT_EVIDENCE: (
-        "an acceptance criterion has no evidence (in code mode, no test named after it): add "
-        "one yourself or tell the agent (say), then resume; or override to accept the "
-        "deliverable without it"
+        "an acceptance criterion has no evidence that holds (a plan: no passage the review "
+        "quoted stands in the plan; code: no test named after it passed in ThoughtForge's own "
+        "run): make the deliverable meet it yourself or tell the agent (say), then resume; or "
+        "override to accept the deliverable without it"
     ),
     HaltReason.GUARD_FIX_UNCHANGED: (
         "the fixer keeps returning the deliverable unchanged: tell it what to do (say), edit "

@@ -4,6 +4,7 @@ agent answering each step, and nothing in ThoughtForge itself names it."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -91,6 +92,19 @@ MISSING_KIT = (
     '"location": "Gear", "recommendation": "Add a first-aid kit"}]}'
 )
 
+CLEAN = json.dumps(
+    {
+        "issues": [],
+        "evidence": [
+            {"criterion": 1, "section": "Clothing", "quote": "Two merino shirts"},
+            {"criterion": 1, "section": "Gear", "quote": "Hiking poles"},
+            {"criterion": 2, "section": "Gear", "quote": "First-aid kit"},
+            {"criterion": 2, "section": "Clothing", "quote": "Rain jacket"},
+        ],
+    }
+)
+"""The second review: each criterion met, in the checklist's own words."""
+
 
 @pytest.fixture
 def script(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -99,7 +113,7 @@ def script(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         "spec-building": {"text": PROPOSAL},
         "checklist-build": [{"text": "- [ ] Rain jacket"}, {"text": BUILT}],
         "checklist-review": {
-            "by_iteration": {1: {"text": MISSING_KIT}, "default": {"text": '{"issues": []}'}}
+            "by_iteration": {1: {"text": MISSING_KIT}, "default": {"text": CLEAN}}
         },
         "checklist-fix": {"text": FIXED},
     }

@@ -102,6 +102,9 @@ def test_readme_main_command_takes_a_fresh_project_to_done(
     name = read_status(project).project_name
     assert name is not None and name.startswith("We're getting married next June")
     assert "budget is 15k all in" in (project / "docs" / "plan.md").read_text()
+    trace = (project / "docs" / "traceability.md").read_text()  # every criterion quoted, checked
+    assert "No evidence." not in trace and "Refused" not in trace, trace
+    assert trace.count("Status: holds") == trace.count("\n## ") >= 3, trace
     [run] = _flow_runs_of(project.name)
     assert run.name == f"{name} · done"  # not Prefect's random name
     again = run_cli(cli_env, config, "confirm", project.name)

@@ -24,7 +24,7 @@ from tests.flows.test_polish_trajectories import (
     subjects,
 )
 from tests.flows.test_polish_trajectories import run as polish_run  # noqa: F401  (the fixture `run`)
-from tests.polish_setup import ECHO_FIX, PLAN, every_section_fix
+from tests.polish_setup import ECHO_FIX, EVIDENCE, PLAN, every_section_fix
 from thoughtforge.core import Project, read_status
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.polish.ledger import Finding, read_ledger
@@ -45,7 +45,8 @@ def run(polish_run: Run) -> Run:  # noqa: F811  (the imported fixture, by name)
 
 
 def reviewed(*issues: dict[str, Any], **extra: Any) -> str:
-    return json.dumps({"issues": list(issues), **extra})
+    """A review of `issues`, with an honest reviewer's evidence for the criteria."""
+    return json.dumps({"issues": list(issues), "evidence": EVIDENCE, **extra})
 
 
 def cited(issue: dict[str, str], finding: str, **changes: str) -> dict[str, str]:

@@ -19,6 +19,7 @@ import yaml
 
 from tests.polish_setup import (
     ECHO_FIX,
+    EVIDENCE,
     PLAN,
     UNCHANGED_FIX,
     calls,
@@ -357,7 +358,8 @@ def test_duplicate_issues_count_once_and_the_log_says_how_many_were_merged(run: 
         for n in (1, 2, 3)
     ]
     repeat = {**issues[0], "description": "section 1 has no owner.", "location": "section 1"}
-    project, outcome = run({"default": json.dumps({"issues": [*issues, repeat]})})
+    answer = {"issues": [*issues, repeat], "evidence": EVIDENCE}
+    project, outcome = run({"default": json.dumps(answer)})
     assert (outcome.verdict, outcome.iteration) == ("done", 1), outcome.reason
     assert "**Review:** 0 critical, 3 medium, 0 minor (total 3; 1 duplicate issue(s) merged)" in (
         log(project)
@@ -623,7 +625,11 @@ def test_a_good_run_reaches_done_and_names_the_finding_it_dismissed(
             located("medium", "No rain plan for the ceremony.", 2),
         ]
     }
-    second = {"issues": [], "dismissed": [{"id": "F2", "reason": "Section 4 already has one."}]}
+    second = {
+        "issues": [],
+        "dismissed": [{"id": "F2", "reason": "Section 4 already has one."}],
+        "evidence": EVIDENCE,
+    }
     fix = {"by_iteration": {1: {"text": PLAN.replace("Steps for 1", "Cap spend at 14k")}}}
     project, outcome = run({1: json.dumps(first), "default": json.dumps(second)}, fix)
     assert (outcome.verdict, outcome.iteration) == ("done", 2), outcome.reason

@@ -29,7 +29,7 @@ def test_a_plan_fixer_that_rewrites_the_constraints_is_put_back_and_never_commit
         if (project.dir / "docs/intent.md").exists()
         else None
     )
-    hand_edit = CONSTRAINTS + "- Vegetarian menu\n"
+    hand_edit = CONSTRAINTS.replace("under 15k", "under 15k in total")  # the plan meets it
     (project.dir / "docs/constraints.md").write_text(hand_edit)  # the person's, before the loop
 
     outcome = PolishLoop(project, config).run()

@@ -10,7 +10,7 @@ from thoughtforge.phases.traceability import (
     criteria,
     plan_traces,
     render,
-    unevidenced,
+    without_evidence,
     without_evidence_reason,
 )
 
@@ -48,10 +48,11 @@ def test_a_plan_row_or_section_is_the_evidence_of_the_criterion_it_covers() -> N
         ["section “Weather”"],
         [],
     ]
-    assert [c.number for c in unevidenced(traces)] == [3]
+    assert [t.criterion.number for t in without_evidence(traces)] == [3]
 
 
-def test_the_document_names_every_criterion_and_says_which_have_no_evidence() -> None:
+def test_the_document_names_every_criterion_and_says_which_have_no_evidence_that_holds() -> None:
+    """A skipped test is no evidence either: it blocks `done` with what it was."""
     traces = [
         Trace(
             criterion=Criterion(number=1, text="add | sub"),
@@ -66,5 +67,8 @@ def test_the_document_names_every_criterion_and_says_which_have_no_evidence() ->
     text = render("Calc", traces)
     assert "## 1. add \\| sub" in text and "| t.py::test_ac_1_x | passed | aaaaaaaaaaaa |" in text
     assert "Status: does not hold" in text and "Status: no evidence" in text
-    reason = without_evidence_reason(unevidenced(traces), "Add a test.")
-    assert reason.startswith("1 acceptance criterion(s) have no evidence: #3 “div”. Add a test.")
+    reason = without_evidence_reason(without_evidence(traces), "Add a test.")
+    assert reason.startswith(
+        "2 acceptance criterion(s) have no evidence that holds: #2 “mul” (t.py::test_ac_2_y "
+        "skipped); #3 “div” (no evidence). Add a test."
+    )

@@ -2,8 +2,11 @@
 
 Pure: the criteria are read from `constraints.md`'s `## Acceptance Criteria` list, numbered from
 1 in the order the person wrote them; a plugin names the evidence of each (code mode: the tests
-that check it, their last result and the commit; plan mode: the plan section or row that
-addresses it). A criterion with no evidence is named by `unevidenced`, which blocks `done`.
+that check it, their last result in ThoughtForge's own run and the commit; a document: the
+passage the reviewer quoted, checked to stand in the section it named, `quoted_traces`). Until a
+review has named any, Phase 3's end shows the plan row or section whose words cover a criterion
+best (`plan_traces`), a hint and no evidence. A criterion whose evidence does not hold (none, or
+a test not passed) is named by `without_evidence`, which blocks `done`.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import re
 from pydantic import BaseModel
 from rapidfuzz import fuzz, utils
 
+from thoughtforge.phases.quoted_evidence import Quote, criterion_number, refusal
 from thoughtforge.prompting import SectionedText, list_items
 
 TRACEABILITY_FILE = "docs/traceability.md"
@@ -23,6 +27,15 @@ ratio, 0–100) is named as what addresses it."""
 PLAN_NOTE = (
     "Each acceptance criterion of constraints.md with the plan section or table row whose words "
     "cover it best, found mechanically: the reviewer judges whether it really does."
+)
+QUOTED_NOTE = (
+    "Each acceptance criterion of constraints.md with the passage of the deliverable the "
+    "reviewer named as meeting it, checked by ThoughtForge to stand word for word in the section "
+    "named (in the deliverable as it is now). A criterion without a checked passage is not done."
+)
+QUOTE_REMEDY = (
+    "Each needs a passage of the deliverable that meets it, which the review quotes in the "
+    "section it names and ThoughtForge finds there: edit the deliverable or tell the agent (say)."
 )
 _ROW = re.compile(r"^\s*\|(.+)\|\s*$")
 _SEPARATOR = re.compile(r"^[\s|:-]+$")
@@ -42,18 +55,27 @@ class Evidence(BaseModel):
 
     @property
     def holds(self) -> bool:
-        return self.result == "passed" or self.result == "addressed"
+        return self.result in ("passed", "addressed", "quoted")
 
 
 class Trace(BaseModel):
     criterion: Criterion
     evidence: list[Evidence] = []
+    refused: list[str] = []
+    """Evidence named for it that did not stand when checked, each with why."""
 
     @property
     def status(self) -> str:
         if not self.evidence:
             return "no evidence"
         return "holds" if all(e.holds for e in self.evidence) else "does not hold"
+
+    def why_not(self) -> str:
+        """What stands in for its evidence, for a halt message: the results that are not a
+        pass, or the refused evidence, or nothing."""
+        failing = [f"{e.what} {e.result}" for e in self.evidence if not e.holds]
+        said = failing or self.refused
+        return "; ".join(said[:3]) if said else "no evidence"
 
 
 def criteria(constraints_text: str) -> list[Criterion]:
@@ -63,6 +85,11 @@ def criteria(constraints_text: str) -> list[Criterion]:
         Criterion(number=n, text=" ".join(text.split()))
         for n, text in enumerate(list_items(body), start=1)
     ]
+
+
+def numbered(criteria: list[Criterion]) -> str:
+    """The criteria as a reviewer is shown them, numbered as its evidence names them."""
+    return "\n".join(f"{c.number}. {c.text}" for c in criteria) or "(none)"
 
 
 def plan_traces(criteria: list[Criterion], plan_text: str) -> list[Trace]:
@@ -103,16 +130,41 @@ def _plan_places(plan_text: str) -> list[tuple[str, str]]:
     return rows + sections
 
 
-def unevidenced(traces: list[Trace]) -> list[Criterion]:
-    """The criteria nothing stands for: each blocks `done` until evidenced or accepted."""
-    return [trace.criterion for trace in traces if not trace.evidence]
+def quoted_traces(criteria: list[Criterion], document: str, quotes: list[Quote]) -> list[Trace]:
+    """Each criterion with the quotes given for it that stand in `document` as it is now, and
+    those that do not (refused, with why)."""
+    numbered = {c.number: c.text for c in criteria}
+    checked: dict[int, tuple[list[Evidence], list[str]]] = {n: ([], []) for n in numbered}
+    for quote in quotes:
+        number = criterion_number(quote, numbered)
+        if number is None:
+            continue
+        why = refusal(quote, document)
+        found, refused = checked[number]
+        if why is None:
+            found.append(Evidence(what=quote.shown(), result="quoted"))
+        else:
+            refused.append(f"{quote.shown()}: {why}")
+    return [
+        Trace(criterion=c, evidence=checked[c.number][0], refused=checked[c.number][1])
+        for c in criteria
+    ]
 
 
-def without_evidence_reason(missing: list[Criterion], remedy: str) -> str:
-    """The halt message naming each criterion with no evidence, and what the person can do."""
-    named = "; ".join(f"#{c.number} “{c.text}”" for c in missing)
+def without_evidence(traces: list[Trace]) -> list[Trace]:
+    """The criteria whose evidence does not hold (none, or a test that did not pass): each
+    blocks `done` until evidenced or accepted."""
+    return [trace for trace in traces if trace.status != "holds"]
+
+
+def without_evidence_reason(missing: list[Trace], remedy: str) -> str:
+    """The halt message naming each criterion without evidence that holds, with what stands
+    in its place, and what the person can do."""
+    named = "; ".join(
+        f"#{t.criterion.number} “{t.criterion.text}” ({t.why_not()})" for t in missing
+    )
     return (
-        f"{len(missing)} acceptance criterion(s) have no evidence: {named}. {remedy} "
+        f"{len(missing)} acceptance criterion(s) have no evidence that holds: {named}. {remedy} "
         "Resume once it is there, or override to accept the deliverable without it."
     )
 
@@ -129,13 +181,17 @@ def render(project_name: str, traces: list[Trace], note: str = "") -> str:
         lines += [f"## {c.number}. {_cell(c.text)}", "", f"Status: {trace.status}", ""]
         if not trace.evidence:
             lines += ["No evidence.", ""]
-            continue
-        lines += ["| Evidence | Result | Commit |", "| --- | --- | --- |"]
-        lines += [
-            f"| {_cell(e.what)} | {_cell(e.result)} | {_cell((e.commit or '')[:12])} |"
-            for e in trace.evidence
-        ]
-        lines.append("")
+        else:
+            lines += ["| Evidence | Result | Commit |", "| --- | --- | --- |"]
+            lines += [
+                f"| {_cell(e.what)} | {_cell(e.result)} | {_cell((e.commit or '')[:12])} |"
+                for e in trace.evidence
+            ]
+            lines.append("")
+        if trace.refused:
+            lines += ["Refused as evidence:", ""]
+            lines += [f"- {_cell(why)}" for why in trace.refused]
+            lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
 

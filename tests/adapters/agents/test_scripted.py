@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -78,7 +79,54 @@ def test_unknown_step_and_scripted_crash_fail_clearly(scripted: Config, tmp_path
 def test_builtin_demo_script_answers_the_plan_pipeline(config: Config, tmp_path: Path) -> None:
     intake = _ask(config, tmp_path, "brain-dump-intake")
     assert intake.startswith("## Deliverable Type")
-    assert _ask(config, tmp_path, "plan-review") == '{"issues": []}'
+    assert _ask(config, tmp_path, "plan-review") == '{"issues": [], "evidence": []}'
+
+
+DEMO_REVIEW_PROMPT = """Review the plan.
+
+Acceptance criteria, numbered:
+
+1. Every milestone has a date and an owner.
+2. The budget stays under 15k.
+3. Guests are fed.
+
+Plan:
+
+# Plan
+
+## Timeline & Milestones
+
+| Objective | Plan | Assessment |
+| --- | --- | --- |
+| Reach it | Week 1: the owner books the venue. Week 4: a review. | Each milestone has a date |
+
+## Resources & Budget
+
+Stay within the budget of 15k: each cost is logged.
+"""
+
+
+def test_the_demo_reviewer_quotes_the_passage_sharing_most_words_with_each_criterion(
+    config: Config, tmp_path: Path
+) -> None:
+    """It judges nothing, but each quote is really there, in the section it names; a criterion
+    no passage shares a word with gets none."""
+    answer = json.loads(_ask(config, tmp_path, "plan-review", DEMO_REVIEW_PROMPT))
+    assert answer == {
+        "issues": [],
+        "evidence": [
+            {
+                "criterion": 1,
+                "section": "Timeline & Milestones",
+                "quote": "Each milestone has a date",
+            },
+            {
+                "criterion": 2,
+                "section": "Resources & Budget",
+                "quote": "Stay within the budget of 15k: each cost is logged.",
+            },
+        ],
+    }
 
 
 def test_help_says_it_is_a_demo_agent() -> None:

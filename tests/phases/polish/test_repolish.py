@@ -8,16 +8,19 @@ import git
 import pytest
 
 from tests.phases.polish.test_loop import polish, subjects
-from tests.polish_setup import polishing_project, review, write_script
+from tests.polish_setup import EVIDENCE, polishing_project, review, write_script
 from thoughtforge.config import Config
 from thoughtforge.core import POLISHED_TAG, Project, read_polish_state, read_status
 from thoughtforge.models import Phase
 from thoughtforge.phases.polish.repolish import check, check_done_projects, start_repolish
 
+VENUE = {"criterion": 3, "section": "Section 2", "quote": "the barn is booked as the fallback"}
+"""The evidence for a third criterion, `- The rain plan names a venue`, once the person adds it."""
+
 
 @pytest.fixture
 def clean_reviews(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = write_script(tmp_path / "script.yaml", {"default": review()})
+    path = write_script(tmp_path / "script.yaml", {"default": review(evidence=[*EVIDENCE, VENUE])})
     monkeypatch.setenv("THOUGHTFORGE_SCRIPT", str(path))
 
 

@@ -216,6 +216,7 @@ def test_counts_are_derived_from_the_issues_never_from_the_agent() -> None:
         "issues": [i.model_dump() for i in review.issues],
         "dismissed": [],
         "resolved": [],
+        "evidence": [],
     }
 
 

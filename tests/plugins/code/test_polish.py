@@ -15,6 +15,7 @@ from tests.code_setup import (
     CALC_FIXED,
     GOOD_BUILD,
     ISSUE,
+    TEST_CALC,
     code_review,
     code_sections,
     polishing_code_project,
@@ -145,3 +146,83 @@ def test_a_coder_that_changes_nothing_twice_halts_as_idle(
     assert outcome.halt_reason is HaltReason.GUARD_FIX_UNCHANGED, outcome.reason
     subjects = git_repo._repo(project.dir).git.log("--format=%s").splitlines()
     assert "fix #1: unchanged: the fixer changed no file" in subjects
+
+
+# --- done rests on every criterion's tests passing in ThoughtForge's own run --------------------
+
+SMALL_ISSUE = {**ISSUE, "description": "mul has no docstring", "location": "calc.py:5"}
+PASSING_WITH_ISSUE = code_review({"total": 2, "passed": 2, "failed": 0}, SMALL_ISSUE)
+XFAILED_CRITERION_TEST = (
+    "import pytest\n\nfrom calc import mul\n\n\n@pytest.mark.xfail(reason='negative numbers')\n"
+    "def test_ac_2_mul_negative():\n    assert mul(-2, 3) == 6\n"
+)
+
+
+def test_a_criterion_test_added_xfailed_is_no_evidence_and_stops_done(
+    code_config: Config, script: Callable[..., Path]
+) -> None:
+    """Before: the fix added a test of criterion 2 marked xfail; the loop said "All tests
+    pass" and ended done while `docs/traceability.md` said criterion 2 did not hold."""
+    script(
+        **{
+            "code-review": {"text": PASSING_WITH_ISSUE},
+            "code-fix": wrote({"test_more.py": XFAILED_CRITERION_TEST}),
+        }
+    )
+    project = polishing_code_project(code_config, GOOD_BUILD)
+
+    outcome = PolishLoop(project, code_config).run()
+
+    assert outcome.halt_reason is HaltReason.CRITERION_WITHOUT_EVIDENCE, outcome.reason
+    assert "#2 “mul(2, 3) is 6” (test_more.py::test_ac_2_mul_negative xfailed)" in outcome.reason
+    assert "All tests pass" not in outcome.reason
+    assert read_status(project.dir).phase is Phase.HALTED
+    trace = (project.dir / "docs" / "traceability.md").read_text()
+    assert "| test_more.py::test_ac_2_mul_negative | xfailed |" in trace
+
+
+def test_a_fix_after_the_last_test_run_is_run_again_before_done(
+    code_config: Config, script: Callable[..., Path]
+) -> None:
+    """Before: the review found a small issue in passing code, the fix broke `mul`, and the
+    loop ended done saying "All tests pass" from the run made before the fix."""
+    script(
+        **{
+            "code-review": {"text": PASSING_WITH_ISSUE},
+            "code-fix": wrote({"calc.py": CALC_BUGGY}),
+        }
+    )
+    project = polishing_code_project(code_config, GOOD_BUILD)
+
+    outcome = PolishLoop(project, code_config).run()
+
+    assert outcome.halt_reason is HaltReason.CRITERION_WITHOUT_EVIDENCE, outcome.reason
+    assert "#2 “mul(2, 3) is 6” (test_calc.py::test_ac_2_mul failed)" in outcome.reason
+    assert read_status(project.dir).phase is Phase.HALTED
+    assert (
+        "| test_calc.py::test_ac_2_mul | failed |"
+        in (project.dir / "docs" / "traceability.md").read_text()
+    )
+
+
+def test_an_xfail_marked_criterion_test_that_passes_is_no_evidence(
+    code_config: Config, script: Callable[..., Path]
+) -> None:
+    """Before: the locked test of criterion 2 carried `@pytest.mark.xfail`; it passed
+    unexpectedly, pytest's report called that a pass, and the loop ended done at once."""
+    marked = TEST_CALC.replace("def test_ac_2_mul", "@pytest.mark.xfail\ndef test_ac_2_mul")
+    build = {**GOOD_BUILD, "test_calc.py": "import pytest\n" + marked}
+    script(**{"code-review": {"text": CLEAN}, "code-fix": {"text": "I looked at it."}})
+    project = polishing_code_project(code_config, build)
+    config = code_config.model_copy(
+        update={"polish": code_config.polish.model_copy(update={"max_iterations": 1})}
+    )
+
+    outcome = PolishLoop(project, config).run()
+
+    assert outcome.verdict == "halt" and "All tests pass" not in outcome.reason, outcome.reason
+    assert read_polish_state(project.dir).tests_passed is False
+    assert (
+        "| test_calc.py::test_ac_2_mul | failed |"
+        in (project.dir / "docs" / "traceability.md").read_text()
+    )

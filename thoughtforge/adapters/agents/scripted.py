@@ -22,7 +22,9 @@ whose `$names` are filled with the brain dump's own sentences (`demo_words`), JS
 `.json` file: how the built-in demo script answers each brain dump with its own words. A
 `revision` answer applies a change request as the demo does (`demo_revision`): `proposal` (the
 spec in a revision, else the answer's other source), `sections` (the sections it touches) or
-`section` (one section rewritten).
+`section` (one section rewritten). A review answer with `evidence` (the marker the reviewed
+document follows in the prompt, as `echo_after`) adds to its JSON text the passage of the
+document that shares the most words with each acceptance criterion (`demo_evidence`).
 
 A coding agent's answer also acts on the project, as a real coding agent with write access does:
 `write` maps paths (relative to the project directory) to their new text and `delete` lists paths to
@@ -47,6 +49,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
+from thoughtforge.adapters.agents.demo_evidence import with_evidence
 from thoughtforge.adapters.agents.demo_revision import (
     chosen_sections,
     revised_proposal,
@@ -76,6 +79,7 @@ class Answer(BaseModel):
     write: dict[str, str] = {}
     delete: list[str] = []
     revision: Literal["proposal", "sections", "section"] | None = None
+    evidence: str | None = None
 
     @model_validator(mode="after")
     def _one_source(self) -> Answer:
@@ -129,6 +133,8 @@ def main(argv: list[str] | None = None) -> None:
     time.sleep(answer.sleep)
     try:
         text = _answer_text(answer, prompt, script_path.parent)
+        if answer.evidence is not None:
+            text = _with_evidence(text, prompt, answer.evidence)
         text += answer.append.replace("{iteration}", os.environ.get("THOUGHTFORGE_ITERATION", ""))
     except ScriptError as exc:
         print(f"scripted agent: {exc}", file=sys.stderr)
@@ -243,6 +249,13 @@ def _answer_text(answer: Answer, prompt: str, script_dir: Path) -> str:
         _, _, tail = prompt.rpartition(answer.echo_after)
         return tail
     return answer.text or ""
+
+
+def _with_evidence(text: str, prompt: str, marker: str) -> str:
+    try:
+        return with_evidence(text, prompt, marker)
+    except ValueError as exc:
+        raise ScriptError(f"evidence is added to a JSON object answer only: {exc}") from None
 
 
 def _filled(template: Path, prompt: str) -> str:

@@ -67,8 +67,20 @@ from thoughtforge.phases.polish.review_request import (
     changes_since_review,
     open_findings_text,
 )
+from thoughtforge.phases.quoted_evidence import Quote
 from thoughtforge.phases.reasking import UNUSABLE_HELP, reask
-from thoughtforge.phases.traceability import TRACEABILITY_FILE, plan_traceability
+from thoughtforge.phases.traceability import (
+    QUOTE_REMEDY,
+    QUOTED_NOTE,
+    TRACEABILITY_FILE,
+    Trace,
+    criteria,
+    numbered,
+    quoted_traces,
+    render,
+    without_evidence,
+    without_evidence_reason,
+)
 
 
 class StoredReview(BaseModel):
@@ -90,6 +102,8 @@ class StoredReview(BaseModel):
     """The open findings it was shown that it dismissed, with why."""
     confirmed: list[CheckedConfirmation] = []
     """The open findings it said are resolved, each quote checked against what it read."""
+    evidence: list[Quote] = []
+    """The passages it named as meeting each acceptance criterion (checked when used)."""
 
 
 class FixResult(BaseModel):
@@ -156,6 +170,9 @@ class PolishSteps:
         """The review prompt's list of the ledger's open findings, set before each review."""
         self.measured: TestResults | None = None
         """What `measure` found before the review being asked."""
+        self.evidence: list[Quote] = []
+        """The last review's evidence for the criteria, checked against the document each time
+        it is used (the fix after the review may have changed the passages)."""
 
     @property
     def deliverable(self) -> Path:
@@ -167,15 +184,23 @@ class PolishSteps:
 
     def write_traceability(self) -> None:
         """`docs/traceability.md` for this iteration (`phases.traceability`): here each
-        criterion with the plan row or section that addresses it."""
-        document = plan_traceability(
-            self.engine.project_name, self.constraints(), self.engine.read(self.document)
-        )
+        criterion with the passage the review quoted for it, checked in the document as the
+        iteration left it."""
+        document = render(self.engine.project_name, self._traces(), QUOTED_NOTE)
         self.engine.write(TRACEABILITY_FILE, document)
 
     def before_done(self) -> None:
-        """What must hold before the guards' `done` stands: a plugin's steps raise `PhaseHalt`
-        when it does not (code mode: a criterion without a test)."""
+        """What must hold before the guards' `done` stands, raising `PhaseHalt` when it does
+        not: here a passage of the document as it is now, quoted by the last review, for every
+        criterion (code mode: a locked test of each passed in ThoughtForge's own run)."""
+        missing = without_evidence(self._traces())
+        if missing:
+            reason = without_evidence_reason(missing, QUOTE_REMEDY)
+            raise PhaseHalt(HaltReason.CRITERION_WITHOUT_EVIDENCE, reason)
+
+    def _traces(self) -> list[Trace]:
+        document = self.engine.read(self.document)
+        return quoted_traces(criteria(self.constraints()), document, self.evidence)
 
     def review(
         self, n: int, constraints: str, guidance: str, findings: list[Finding] | None = None
@@ -222,7 +247,9 @@ class PolishSteps:
             merged=merged,
             dismissed=parsed.dismissed,
             confirmed=confirmed,
+            evidence=parsed.evidence,
         )
+        self.evidence = review.evidence
         self.engine.write(REVIEW_FILE, review.model_dump_json(indent=2) + "\n")
         if review.issues:
             self.engine.commit(f"review #{n}: {describe(Counts.of(review.issues))}")
@@ -318,6 +345,7 @@ class PolishSteps:
         if review.issues and git_repo.is_dirty(self.dir, REVIEW_FILE):
             self.engine.commit(f"review #{n}: {describe(Counts.of(review.issues))}")
         log_event(self.dir, "review_reused", iteration=n)
+        self.evidence = review.evidence
         return review
 
     def _stale(self, review: StoredReview, constraints: str) -> str | None:
@@ -376,10 +404,13 @@ class PolishSteps:
         document whole (`review_prompt`)."""
         document = self.engine.read(self.document)
 
+        listed = numbered(criteria(constraints))  # never cut: the criteria, numbered
+
         def render(parts: Mapping[str, str]) -> str:
             return self.engine.prompts.render(
                 self.review_step,
                 constraints=parts["constraints"],
+                criteria=listed,
                 guidance=parts["guidance"],
                 open_findings=self.open_findings,
                 **{self.plugin.name: document},

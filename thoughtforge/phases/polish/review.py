@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from thoughtforge.errors import UnusableAnswer
 from thoughtforge.models import Counts, Issue, Severity
+from thoughtforge.phases.quoted_evidence import Quote, quotes_of
 from thoughtforge.prompting import json_objects
 
 R = TypeVar("R", bound="Review")
@@ -75,7 +76,7 @@ class CheckedConfirmation(Confirmation):
 
 class Review(BaseModel):
     """What every review holds: the issues, with the shared severities the guards count, and
-    the open findings it was shown that it dismisses (`ledger`)."""
+    the open findings it was shown that it dismisses (`ledger`), and the evidence it names."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -100,6 +101,15 @@ class Review(BaseModel):
             and 0 < len(item["id"]) <= 20
             and len(item.get("quote", "")) <= 2000
         ]
+
+    evidence: list[Quote] = []
+    """For a document: each acceptance criterion it meets, with the passage that meets it
+    (`phases.quoted_evidence`); `done` needs a checked one for every criterion."""
+
+    @field_validator("evidence", mode="before")
+    @classmethod
+    def _readable_items(cls, raw: object) -> list[Quote]:
+        return quotes_of(raw)
 
     @property
     def counts(self) -> Counts:

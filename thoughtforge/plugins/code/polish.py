@@ -31,7 +31,7 @@ from thoughtforge.phases.polish.iteration import FixResult, StoredReview
 from thoughtforge.phases.polish.iteration import PolishSteps as PlanPolishSteps
 from thoughtforge.phases.polish.review import TestResults
 from thoughtforge.phases.polish.review_prompt import Cut, fit_review_prompt
-from thoughtforge.phases.traceability import unevidenced, without_evidence_reason
+from thoughtforge.phases.traceability import Trace, without_evidence, without_evidence_reason
 from thoughtforge.plugins.code.acceptance.check import REMEDY, Acceptance
 from thoughtforge.plugins.code.acceptance.lock import LOCK_FILE, AcceptanceLock, write_lock
 from thoughtforge.plugins.code.acceptance.runner import AcceptanceRun
@@ -64,15 +64,21 @@ class PolishSteps(PlanPolishSteps):
         self.last_run: TestRun | None = None
         self.acceptance = Acceptance(engine, self.suite)
         self.last_acceptance: AcceptanceRun | None = None
+        self.measured_version: str | None = None
+        """The code's fingerprint when the tests were last run (`measure`)."""
 
     def measure(self) -> TestResults:
-        """The suite's result; a locked acceptance test that does not pass when ThoughtForge
-        runs it itself, or that anything since the lock touched (a reviewer with write access
-        too), is one more failure, whatever the suite's own run said."""
+        """The suite's result; a criterion's test (locked, or named after one since) that does
+        not pass when ThoughtForge runs it itself, or a locked one that anything since the lock
+        touched (a reviewer with write access too), is one more failure, whatever the suite's
+        own run said."""
         run = self.last_run = self.suite.run()
         measured = results(run)
         lock = self._lock()
-        accepted = self.last_acceptance = self.acceptance.run([t.node_id for t in lock.tests], run)
+        accepted = self.last_acceptance = self.acceptance.run(
+            self.acceptance.evidence_tests(lock), run
+        )
+        self.measured_version = self.fingerprint()
         tampered = [str(t) for t in self.acceptance.verdict(None, count=False).touched]
         if lock.per == "file" and run.total < lock.collected:
             tampered.append(
@@ -96,8 +102,11 @@ class PolishSteps(PlanPolishSteps):
         )
 
     def before_done(self) -> None:
-        """A criterion no test is named after blocks `done`, as does a locked test changed
-        since its lock (by the reviewer, say): it is no evidence. Override accepts it as it is."""
+        """Every criterion's tests passed in ThoughtForge's own run of the code as it is now
+        (a fix after the last measure is run again first: its code is not trusted), or `done`
+        does not stand: a criterion with no test, or one skipped, xfailed, errored or failing,
+        halts, as does a locked test changed since its lock (by the reviewer, say). Override
+        accepts it as it is."""
         self._lock()
         touched = self.acceptance.verdict(None, count=False).touched
         if touched:
@@ -107,15 +116,29 @@ class PolishSteps(PlanPolishSteps):
                 f"{'; '.join(str(t) for t in touched[:8])}. Put them back as they were locked "
                 "(git) and resume, or override to accept the deliverable as it is.",
             )
-        missing = unevidenced(self.acceptance.traces(self._last_acceptance()))
+        if self.measured_version != self.fingerprint():
+            again = self.measure()
+            self.write_traceability()
+            log_event(self.dir, "tests_rerun_before_done", failed=again.failed, total=again.total)
+            if again.failed and not without_evidence(self._traces()):
+                raise PhaseHalt(
+                    HaltReason.GUARD_FIX_REGRESSION,
+                    "The last fix came after the review that found the code good enough, and "
+                    f"ThoughtForge's run of it fails {again.failed} of {again.total} tests: "
+                    "resume to review it again, or override to accept it as it is.",
+                )
+        missing = without_evidence(self._traces())
         if missing:
             raise PhaseHalt(
                 HaltReason.CRITERION_WITHOUT_EVIDENCE, without_evidence_reason(missing, REMEDY)
             )
 
+    def _traces(self) -> list[Trace]:
+        return self.acceptance.traces(self._last_acceptance())
+
     def write_traceability(self) -> None:
         """Each criterion with its tests as this iteration ran them, committed with it."""
-        self.acceptance.write_traceability(self.acceptance.traces(self._last_acceptance()))
+        self.acceptance.write_traceability(self._traces())
 
     def _last_acceptance(self) -> AcceptanceRun:
         """This iteration's run of the locked tests; run now when the review was one stored
@@ -123,7 +146,7 @@ class PolishSteps(PlanPolishSteps):
         lock = self._lock()
         if self.last_acceptance is None:
             self.last_acceptance = self.acceptance.run(
-                [t.node_id for t in lock.tests], self.last_run
+                self.acceptance.evidence_tests(lock), self.last_run
             )
         return self.last_acceptance
 

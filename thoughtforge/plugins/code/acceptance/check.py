@@ -150,6 +150,14 @@ class Acceptance:
         missing: dict[str, Result] = {n: "not run" for n in node_ids if n not in present}
         return run.model_copy(update={"results": {**run.results, **missing}})
 
+    def evidence_tests(self, lock: AcceptanceLock) -> list[str]:
+        """What ThoughtForge runs as the criteria's evidence: the locked tests, and every test
+        named after a criterion since (one added skipped or xfailed says its criterion does not
+        hold, whatever the locked one says)."""
+        now = self.survey()
+        named = [t.node_id for c in self.criteria() for t in now.for_criterion(c.number)]
+        return list(dict.fromkeys([*(t.node_id for t in lock.tests), *named]))
+
     def take_lock(self, ran: AcceptanceRun | None = None) -> AcceptanceLock:
         """Lock the tests named after each criterion as they stand now, with what they read in
         `ran` (their run on this tree; run now without one)."""
@@ -216,8 +224,8 @@ class Acceptance:
     def write_traceability(self, traces: list[Trace]) -> None:
         note = (
             f"Each acceptance criterion of constraints.md with the tests named after it "
-            f"({NAMING}), as ThoughtForge ran them itself. A skipped, xfailed or uncollected "
-            "test counts as failed."
+            f"({NAMING}), as ThoughtForge ran them itself. A skipped, xfailed, xpassed, errored "
+            "or uncollected test counts as failed."
         )
         self.engine.write(TRACEABILITY_FILE, render(self.engine.project_name, traces, note))
 
@@ -236,7 +244,9 @@ class Acceptance:
 
 
 REMEDY = (
-    f"Add a test named after it ({NAMING}) — by hand, or tell the agent in the chat and resume."
+    f"Each needs a test named after it ({NAMING}) that passes when ThoughtForge runs it itself "
+    "(skipped, xfailed, xpassed or errored is no pass): fix it by hand, or tell the agent in the "
+    "chat and resume."
 )
 
 

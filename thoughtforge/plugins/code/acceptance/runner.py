@@ -6,10 +6,11 @@ itself. Only the locked tests' own modules are imported, so a test module the fi
 patch what they import.
 
 A locked test passes only when pytest reports it run and passed: skipped, xfailed, errored or
-not collected at all is a failure. A parametrised test passes when every case does. And it
-passes only when it passes a second way too, outside pytest (`outside`): code that answers right
-only under pytest fails there. The run records what the tests read (`record`), which the lock
-holds to (`reads`).
+not collected at all is a failure, and so is an xfail-marked test that passed (`xfail_strict`:
+a criterion's test its author expects to fail is no evidence either way). A parametrised test
+passes when every case does. And it passes only when it passes a second way too, outside pytest
+(`outside`): code that answers right only under pytest fails there. The run records what the
+tests read (`record`), which the lock holds to (`reads`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from thoughtforge.plugins.code.test_runner import TAIL_CHARS, run_in_project, st
 
 Result = Literal["passed", "failed", "error", "skipped", "xfailed", "not run"]
 MAX_REPORT_BYTES = 20_000_000
-_OWN_OPTIONS = ["-o", "addopts=", "-p", "no:cacheprovider", "-q"]
+_OWN_OPTIONS = ["-o", "addopts=", "-o", "xfail_strict=true", "-p", "no:cacheprovider", "-q"]
 _ENV = {"PYTHONDONTWRITEBYTECODE": "1"}
 _COLLECTED = re.compile(r"^(?:(\d+)(?:/\d+)? tests? collected|no tests collected)", re.MULTILINE)
 _WORST = ("not run", "error", "failed", "xfailed", "skipped", "passed")
