@@ -3,7 +3,8 @@
 
 It reports a critical finding when the prompt's `## Acceptance Criteria` set a budget limit
 ("at most N EUR") that the plan's total ("Total: N EUR") exceeds, and nothing otherwise, so its
-verdict depends on whether the criteria reached it, as a real model's does.
+verdict depends on whether the criteria reached it, as a real model's does. Its evidence quotes
+the plan: the total for criterion 1 when it is within the limit, a written confirmation for 2.
 """
 
 import json
@@ -31,4 +32,12 @@ if limit and total and amount(total) > amount(limit):
             "recommendation": "Cut costs until the total is within the limit.",
         }
     )
-print(json.dumps({"issues": issues}))
+plan = prompt.rsplit("\nPlan:\n", 1)[-1]
+evidence = []
+if limit and total and not issues:
+    quote = f"Total: {total.group(1)} EUR across every vendor"
+    evidence.append({"criterion": 1, "section": "Section 1", "quote": quote})
+if "Confirmed in writing by day 2" in plan:
+    quote = "Confirmed in writing by day 2"
+    evidence.append({"criterion": 2, "section": "Section 1", "quote": quote})
+print(json.dumps({"issues": issues, "evidence": evidence}))

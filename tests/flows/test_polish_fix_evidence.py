@@ -90,6 +90,9 @@ RAIN = issue("critical", "There is no wet-weather plan for the dog show")
 FLOAT = issue("medium", "The cash float is too small for change on 1 GBP tickets")
 PARKING = issue("medium", "Parking for the stallholders' vans is not arranged")
 CLEAN: dict[str, Any] = {"issues": []}
+STALLS = "## Acceptance Criteria\n- Twelve stalls line the green\n"
+EVIDENCE = [{"criterion": 1, "section": "Section 1", "quote": "Twelve stalls along the green"}]
+"""Every review's evidence for `STALLS`, a row no fix here touches (the criterion holds)."""
 
 Run = Callable[..., tuple[Project, PolishOutcome]]
 
@@ -111,8 +114,8 @@ def run(
         **limits: int,
     ) -> tuple[Project, PolishOutcome]:
         config_path = cli_config(polish={"max_iterations": 8, **limits})
-        project = polishing_project(load_config(config_path), plan=plan)
-        answers = {k: {"text": json.dumps(v)} for k, v in reviews.items()}
+        project = polishing_project(load_config(config_path), plan=plan, constraints=STALLS)
+        answers = {k: {"text": json.dumps({"evidence": EVIDENCE, **v})} for k, v in reviews.items()}
         steps = {"plan-review": {"by_iteration": answers}, "plan-fix": fix}
         script = tmp_path / "script.yaml"
         script.write_text(yaml.safe_dump({"steps": steps}))

@@ -23,7 +23,7 @@ from thoughtforge.prompting import estimate_tokens
 
 CRITERIA = (
     "## Acceptance Criteria\n\n- The total budget is at most 2,500 EUR\n"
-    "- Every vendor is booked by 1 May\n"
+    "- Vendors confirm in writing\n"
 )
 CONTEXT = " ".join(
     f"The couple's priority {n} is a calm day with a short walk between venue {n} and "

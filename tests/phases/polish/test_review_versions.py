@@ -70,7 +70,11 @@ def test_a_revision_gets_its_own_review_though_its_loop_numbers_from_1_again(
     (project.docs_dir / "spec.md").write_text("# Spec: Wedding\n\n## Objective\n\nA wedding.\n")
     commit_own(project.dir, "spec")
     assert polish(project, config).iteration == 1
-    rescript(tmp_path, {1: OVER_BUDGET, "default": review()})
+    under_12k = [
+        {"criterion": 1, "section": "Section 1", "quote": "Spend 12k at most"},
+        {"criterion": 2, "section": "Section 2", "quote": "A rain plan exists"},
+    ]
+    rescript(tmp_path, {1: OVER_BUDGET, "default": review(evidence=under_12k)})
     revise(project, config, REVISED, PLAN)
 
     outcome = polish(project, config)
