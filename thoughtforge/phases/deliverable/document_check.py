@@ -1,5 +1,6 @@
 """The one check a document deliverable passes before it is accepted, at a build, a fix or a
-revision: the document alone (nothing written around it), whole, and in the shape it had.
+revision: the document alone (read as every agent's document is, `reading`), whole, and in the
+shape it had.
 
 Against the version it would replace, a candidate must keep every heading in order and no section
 twice (a plan returned twice is refused, not stored), every table's header row and column count
@@ -15,8 +16,9 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-from thoughtforge.phases.deliverable import markdown_tables, outside_text, whole_document
+from thoughtforge.phases.deliverable import markdown_tables, whole_document
 from thoughtforge.phases.deliverable.markdown_tables import Section, Table
+from thoughtforge.phases.deliverable.reading import read_document
 from thoughtforge.phases.deliverable.verdict import Candidate, DeliverableVerdict, Problem
 
 PLACEHOLDER = re.compile(r"\b(?:tbd|todo|placeholder)s?\b|\blorem ipsum\b", re.IGNORECASE)
@@ -38,16 +40,14 @@ def check_document(
     candidate: Candidate, cell_problem: CellProblem | None = None
 ) -> DeliverableVerdict:
     """The verdict on a document candidate (`candidate.previous`: the version it would replace)."""
-    separated = outside_text.separate(candidate.text, candidate.previous)
-    if separated.refused is not None:
-        return DeliverableVerdict.refused("outside_text", separated.refused)
-    document = separated.document
-    if not document.strip():
-        return DeliverableVerdict.refused("empty", "the answer holds no document")
+    reading = read_document(candidate.text, candidate.previous)
+    if reading.problem is not None:
+        return DeliverableVerdict.refused(reading.problem, reading.reason)
+    document = reading.document
     problem = _problem(document, candidate.previous, cell_problem or _no_content)
     if problem is not None:
         return DeliverableVerdict.refused(*problem)
-    return DeliverableVerdict(accepted=True, document=document, stripped=separated.stripped)
+    return DeliverableVerdict(accepted=True, document=document, stripped=list(reading.stripped))
 
 
 def _problem(new: str, old: str | None, cell_problem: CellProblem) -> tuple[Problem, str] | None:
@@ -60,9 +60,7 @@ def _problem(new: str, old: str | None, cell_problem: CellProblem) -> tuple[Prob
     if cut:
         return "truncated", cut
     if old is not None:
-        repeated = _repeated(new_sections, old_sections) or _repeated_rows(
-            new_sections, old_sections
-        )
+        repeated = _repeated_rows(new_sections, old_sections)
         if repeated:
             return "repeated", repeated
         shape = _added(new_sections, old_sections) or _table_shape(new_sections, old_sections)
@@ -75,10 +73,8 @@ def _problem(new: str, old: str | None, cell_problem: CellProblem) -> tuple[Prob
 
 
 def _cut_off(new: list[Section], old: list[Section], text: str) -> str | None:
-    """The answer stops mid-row, or mid-sentence in a last section that lost rows it had."""
-    if new and new[-1].tables and new[-1].tables[-1].open_rows[-1:] == [True]:
-        row = " | ".join(new[-1].tables[-1].rows[-1])
-        return f"the answer is cut off mid-row at its end ('| {row[:60]}')"
+    """The answer stops mid-sentence in a last section that lost rows it had (mid-row:
+    `reading`)."""
     last = text.rstrip().rsplit("\n", 1)[-1].strip()
     if new and old and new[-1].heading == old[-1].heading and not last.endswith(_WHOLE_ENDS):
         had = sum(len(t.rows) for t in old[-1].tables)
@@ -89,17 +85,6 @@ def _cut_off(new: list[Section], old: list[Section], text: str) -> str | None:
                 f"({has} of its {had} table row(s))"
             )
     return None
-
-
-def _repeated(new: list[Section], old: list[Section]) -> str | None:
-    before = Counter(s.heading for s in old if s.heading)
-    after = Counter(s.heading for s in new if s.heading)
-    twice = [h for h, n in after.items() if n > before.get(h, 0) and before.get(h, 0)]
-    if not twice:
-        return None
-    if len(twice) * 2 > len(before):
-        return f"the answer holds the document more than once ({len(twice)} sections repeated)"
-    return f"the answer repeats the section(s) {', '.join(twice)}"
 
 
 def _repeated_rows(new: list[Section], old: list[Section]) -> str | None:
