@@ -16,8 +16,8 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-from thoughtforge.phases.deliverable import markdown_tables, whole_document
-from thoughtforge.phases.deliverable.markdown_tables import Section, Table
+from thoughtforge.phases.deliverable import edit_rule, markdown_tables, whole_document
+from thoughtforge.phases.deliverable.markdown_tables import Section
 from thoughtforge.phases.deliverable.reading import read_document
 from thoughtforge.phases.deliverable.verdict import Candidate, DeliverableVerdict, Problem
 
@@ -63,7 +63,7 @@ def _problem(new: str, old: str | None, cell_problem: CellProblem) -> tuple[Prob
         repeated = _repeated_rows(new_sections, old_sections)
         if repeated:
             return "repeated", repeated
-        shape = _added(new_sections, old_sections) or _table_shape(new_sections, old_sections)
+        shape = edit_rule.breach(old, new)
         if shape:
             return "structure", shape
     content = _unfilled(new_sections, old_sections, cell_problem)
@@ -103,42 +103,6 @@ def _row_counts(parts: list[Section]) -> Counter[tuple[str, tuple[str, ...]]]:
         for table in section.tables
         for row in table.rows
     )
-
-
-def _added(new: list[Section], old: list[Section]) -> str | None:
-    """A section the previous version lacks: the template's sections (its `#` and `##`
-    headings) are fixed (a fix or a revision fills them, it adds none; a `###` inside one is
-    its content)."""
-    had = {section.heading for section in old}
-    added = [s.heading for s in new if s.heading not in had and _TEMPLATE_LEVEL.match(s.heading)]
-    if not added:
-        return None
-    return f"the answer adds the section(s) {', '.join(added)}, which the document does not have"
-
-
-_TEMPLATE_LEVEL = re.compile(r"#{1,2}\s")
-
-
-def _table_shape(new: list[Section], old: list[Section]) -> str | None:
-    """Each table keeps the header row and the column count it had."""
-    old_tables = _tables_by_place(old)
-    for place, table in _tables_by_place(new).items():
-        before = old_tables.get(place)
-        if before is None:
-            continue
-        heading = place[0] or "the text before the first heading"
-        if _plain(table.header) != _plain(before.header):
-            return (
-                f"the table of '{heading}' has the header {' | '.join(table.header)!r} where it "
-                f"had {' | '.join(before.header)!r}"
-            )
-        for n, row in enumerate(table.rows, start=1):
-            if len(row) != len(before.header):
-                return (
-                    f"row {n} of the table of '{heading}' has {len(row)} cell(s) where its "
-                    f"header has {len(before.header)}"
-                )
-    return None
 
 
 def _unfilled(new: list[Section], old: list[Section], cell_problem: CellProblem) -> str | None:
@@ -183,18 +147,3 @@ def placeholder_in(cell: str) -> str | None:
     if REFERENCE_ONLY.fullmatch(cell):
         return f"a pointer to another cell ('{cell.strip()}') instead of content"
     return None
-
-
-def _tables_by_place(parts: list[Section]) -> dict[tuple[str, int, int], Table]:
-    """Each table by its section's heading, that heading's occurrence and its index in it."""
-    seen: Counter[str] = Counter()
-    places: dict[tuple[str, int, int], Table] = {}
-    for section in parts:
-        seen[section.heading] += 1
-        for n, table in enumerate(section.tables):
-            places[(section.heading, seen[section.heading], n)] = table
-    return places
-
-
-def _plain(cells: list[str]) -> list[str]:
-    return [" ".join(cell.lower().strip("*_ ").split()) for cell in cells]
