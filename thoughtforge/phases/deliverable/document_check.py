@@ -2,11 +2,12 @@
 revision: the document alone (read as every agent's document is, `reading`), whole, and in the
 shape it had.
 
-Against the version it would replace, a candidate must keep every heading in order and no section
-twice (a plan returned twice is refused, not stored), every table's header row and column count
-(an Objective | Plan | Assessment table turned into Field | Value is refused), its last row and
-section whole (an answer cut off mid-row is refused even with every heading present), and gain no
-empty cell and no placeholder (`TBD`). A plugin adds what its type needs (`plugins/plan`: the
+Against the version it would replace, a candidate must hold no section twice (a plan returned
+twice is refused, not stored), keep to what a fix may change (`edit_rule`: every heading in
+order, no section added, every table's header row and column count, so an Objective | Plan |
+Assessment table turned into Field | Value is refused), keep its last row and section whole (an
+answer cut off mid-row is refused even with every heading present), and gain no empty cell and
+no placeholder (`TBD`). A plugin adds what its type needs (`plugins/plan`: the
 template's shape and its slots) and passes its own test of a cell (`cell_problem`).
 """
 
