@@ -356,3 +356,16 @@ def test_a_glued_or_repeated_distillation_is_refused_and_asked_again(
     assert f"could not be used: {why}" in prompts(project)[1]
     ai = [m.content for m in read_chat(project.dir) if m.role == "ai"]
     assert ai == [distillation().strip()], "only the usable answer reached the chat"
+
+
+def test_a_note_of_the_agents_between_the_sections_stays_the_distillations_own(
+    config: Config, script: Script
+) -> None:
+    """With no earlier version to tell it apart by, it is content, not a refusal."""
+    noted = distillation().replace(
+        "## Constraints", "Note: I have assumed the guests drive.\n\n## Constraints"
+    )
+    script(noted)
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+
+    assert intake.distill(project, config).message == noted.strip()

@@ -49,7 +49,7 @@ BROKEN = {
         "dropped the table(s) of ## Section 5; keep each table with its header row and columns",
     ),
     "column-added": (
-        PLAN.replace("| Goal 1 | Steps for 1 | Check 1 |", "| Goal 1 | Steps for 1 | Check 1 | x |"),
+        PLAN.replace("| Check 1 |", "| Check 1 | x |"),
         "row 1 of the table of '## Section 1' has 4 cell(s) where its header has 3; keep each",
     ),
 }
