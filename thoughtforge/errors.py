@@ -34,7 +34,8 @@ Exception hierarchy:
   + UnusableAnswer        - one agent answer a step cannot use; the engine asks again (twice
                             unusable halts `answer_unusable`)
     - CutOffAnswer        - an answer whose JSON never closes: it was cut off
-    - phases.intake.DistillationMalformed - two distillations without the six sections
+    - phases.intake.DistillationMalformed - two distillations without the six sections, or
+                                           glued or cut (`read_document`)
     - phases.polish.review.MalformedReview - no review JSON that fits the schema
     - plugins.plan.builder_response.BuilderResponseError - no builder answer that fits its schema
     - plugins.plan.builder._SlotsRejected - a plan section's answer that left slots unusable
@@ -50,7 +51,8 @@ Exception hierarchy:
   + ServiceError          - a board, channel or connector call that failed (never halts a phase)
     - stack.api.PrefectApiError       - a Prefect REST call that failed
     - ConnectorError                   - a Notion or Google Drive pull that failed, by `kind`
-  + phases.spec.SpecIncomplete         - a spec proposal without acceptance criteria, twice
+  + phases.spec.SpecIncomplete         - a spec proposal without acceptance criteria (or
+                                         glued or cut), twice
   + core.history.UnknownHistoryItem    - a rollback or diff to an item the history does not
                                          hold (the valid ones are listed)
   + phases.draft_edits.DraftRefused    - the person's edit of a draft that fails its checks

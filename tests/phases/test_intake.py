@@ -296,3 +296,76 @@ def test_a_too_short_brain_dump_found_in_distilling_goes_back_to_brain_dump(
 
     assert read_status(project.dir).phase is Phase.BRAIN_DUMP
     assert calls(project) == {}
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        f"Here is the distillation:\n\n```markdown\n{distillation()}```\n",
+        f"````md\n{distillation()}````\n\nLet me know if anything is off!",
+        f"{distillation()}\nChanges made:\n- Added the budget to Constraints.\n",
+    ],
+    ids=["preamble-and-fence", "long-fence-and-sign-off", "changelog"],
+)
+def test_a_distillation_wrapped_as_models_write_it_is_read_as_the_deliverable_is(
+    config: Config, script: Script, answer: str
+) -> None:
+    """Before: the fenced answer was refused twice (its headings were inside the fence) and the
+    project halted at intake, while the same wrapping around a plan was stripped."""
+    script(answer)
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+
+    reply = intake.distill(project, config)
+
+    assert reply.message == distillation().strip()
+    assert calls(project) == {"brain-dump-intake": 1}
+    stripped = [e for e in read_events(project.dir) if e["event"] == "outside_text_stripped"]
+    assert [e["step"] for e in stripped] == ["brain-dump-intake"]
+
+
+GLUED = (
+    distillation().split("## Constraints")[0] + "## Constraints\n- The party is " + distillation()
+)
+"""Half an answer, cut mid-line, and the retried answer after it, as one text."""
+
+
+@pytest.mark.parametrize(
+    ("answer", "why"),
+    [
+        (GLUED, "a section is cut off where a heading begins inside its line"),
+        (distillation() + "\n" + distillation(), "the answer holds the document more than once"),
+        (
+            distillation().replace("## Unknowns", "## Objective\nAgain.\n\n## Unknowns"),
+            "the answer repeats the section(s) ## Objective",
+        ),
+    ],
+    ids=["cut-and-glued", "twice", "one-section-twice"],
+)
+def test_a_glued_or_repeated_distillation_is_refused_and_asked_again(
+    config: Config, script: Script, answer: str, why: str
+) -> None:
+    """Before: a cut stream glued to its retry became the distillation (12 sections), and
+    Confirm locked it as docs/intent.md."""
+    script(answer, distillation())
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+
+    reply = intake.distill(project, config)
+
+    assert reply.message == distillation().strip()
+    assert calls(project) == {"brain-dump-intake": 2}
+    assert f"could not be used: {why}" in prompts(project)[1]
+    ai = [m.content for m in read_chat(project.dir) if m.role == "ai"]
+    assert ai == [distillation().strip()], "only the usable answer reached the chat"
+
+
+def test_a_note_of_the_agents_between_the_sections_stays_the_distillations_own(
+    config: Config, script: Script
+) -> None:
+    """With no earlier version to tell it apart by, it is content, not a refusal."""
+    noted = distillation().replace(
+        "## Constraints", "Note: I have assumed the guests drive.\n\n## Constraints"
+    )
+    script(noted)
+    project = create_project(config, brain_dump=BRAIN_DUMP)
+
+    assert intake.distill(project, config).message == noted.strip()

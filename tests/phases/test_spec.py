@@ -492,3 +492,21 @@ def test_confirm_runs_discovery_for_a_proposal_made_before_it_was_switched_on(
 
     assert calls(project) == {"code-discovery": 1}
     assert QUALIFIED in (spec_sections(project).get(DISCOVERY_SECTION) or "")
+
+
+def test_a_fenced_proposal_is_read_and_a_glued_one_is_asked_again(
+    config: Config, script: Script, project: Project
+) -> None:
+    """Before: the glued answer (half a proposal cut mid-line, then the retried one) became the
+    proposal Confirm locks as spec.md."""
+    glued = proposal().split("## Dependencies")[0] + "## Dependencies\n- Barn " + proposal()
+    script(glued, f"Here is the proposal:\n\n```markdown\n{proposal()}```\n")
+
+    result = spec_phase.propose(project, config)
+
+    assert result.acceptance_criteria == CRITERIA
+    assert calls(project) == {"spec-building": 2}
+    assert "could not be used: a section is cut off where a heading begins" in prompts(project)[1]
+    chat = [(m.role, m.content) for m in read_chat(project.dir)]
+    assert chat[1][1].startswith("The agent's proposal could not be used (a section is cut off")
+    assert chat[-1] == ("ai", proposal().strip())

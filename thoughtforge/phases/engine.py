@@ -170,12 +170,14 @@ class PhaseEngine:
         prompt: Callable[[UnusableAnswer | None], str],
         use: Callable[[str], T],
         attempts: int,
+        also: tuple[str, ...] = (),
     ) -> T:
         """`ask_until_usable` with this phase's agent call; each refused answer is kept in the
-        project and said in the chat, and each re-ask counts as one (`asking`)."""
+        project and said in the chat, and each re-ask counts as one (`asking`); what the agent
+        wrote to `also` is put back (`ask`)."""
         return ask_until_usable(
             asking(
-                lambda text, numbered: self.ask(agent, text, numbered),
+                lambda text, numbered: self.ask(agent, text, numbered, also),
                 call,
                 rejected_so_far(self.project, call.step),
             ),

@@ -36,6 +36,8 @@ from thoughtforge.core import (
 from thoughtforge.errors import TransitionError, UnusableAnswer
 from thoughtforge.models import PHASE_ONE, Phase
 from thoughtforge.phases.chat import add_human_message, notice, notice_once, unread_in
+from thoughtforge.phases.deliverable.outside_text import unwrap
+from thoughtforge.phases.deliverable.reading import read_document
 from thoughtforge.phases.intent import INTENT_SECTIONS, type_choices
 from thoughtforge.phases.plugin_loader import load_plugins
 from thoughtforge.phases.reasking import ask_until_usable, asking, reask
@@ -47,7 +49,6 @@ from thoughtforge.prompting import (
     estimate_tokens,
     fit_conversation,
     list_items,
-    strip_outer_fence,
     truncate_text,
     with_known_headings,
 )
@@ -67,7 +68,8 @@ class IntakeReply(BaseModel):
 
 
 class DistillationMalformed(UnusableAnswer):
-    """Two answers without the six sections: the flows halt with `answer_unusable`."""
+    """Two answers without the six sections (or glued, cut off: `read_document`): the flows
+    halt with `answer_unusable`."""
 
 
 def distill(project: Project, config: Config) -> IntakeReply:
@@ -209,8 +211,11 @@ def _ask_for_distillation(
     )
 
     def use(answer: str) -> str:
-        answer, document = usable_distillation(answer)
-        return _cap_open_questions(project, answer, document)
+        read = read_document(answer, sections=INTENT_SECTIONS).usable(answer)
+        if read.stripped:
+            log_event(project.dir, "outside_text_stripped", step=_STEP, what=list(read.stripped))
+        text, document = usable_distillation(read.document)
+        return _cap_open_questions(project, text, document)
 
     def keep(attempt: int, why: UnusableAnswer) -> None:
         keep_rejected(project, Phase.DISTILLING, _STEP, attempt, why)
@@ -232,9 +237,10 @@ def _ask_for_distillation(
 
 
 def usable_distillation(answer: str) -> tuple[str, SectionedText]:
-    """The check every distillation passes, the agent's and one the person edited: the six
-    sections, each under its heading (a fence around the whole is dropped, headings normalised)."""
-    answer = with_known_headings(strip_outer_fence(answer), INTENT_SECTIONS)
+    """The check every distillation passes, the agent's (read first as every agent's document
+    is, `read_document`) and one the person edited: the six sections, each under its heading (a
+    fence around the whole is dropped, headings normalised)."""
+    answer = with_known_headings(unwrap(answer), INTENT_SECTIONS)
     document = SectionedText.parse(answer)
     missing = document.missing(INTENT_SECTIONS)
     if missing:

@@ -45,6 +45,8 @@ from thoughtforge.errors import AgentFailure, ThoughtForgeError, TransitionError
 from thoughtforge.models import Phase
 from thoughtforge.phases import revision
 from thoughtforge.phases.chat import unread_in
+from thoughtforge.phases.deliverable.outside_text import unwrap
+from thoughtforge.phases.deliverable.reading import read_document
 from thoughtforge.phases.plugin_contract import DiscoveryHook
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.reasking import ask_until_usable, asking, reask
@@ -69,7 +71,6 @@ from thoughtforge.prompting import (
     estimate_tokens,
     fit_conversation,
     heading_key,
-    strip_outer_fence,
     with_known_headings,
 )
 
@@ -77,6 +78,8 @@ RETRY_NOTICE = "AI did not generate acceptance criteria. Retrying."
 _STEP = "spec-building"
 SPEC_PHASE = frozenset({Phase.SPEC_BUILDING})
 _NO_DISCOVERY = "The dependencies have no qualification scorecards."
+_NO_CRITERIA = "it had no `## Acceptance Criteria` section"
+_UNREADABLE = "The agent's proposal could not be used"
 _MAX_WHY = 500
 _AGAIN = (
     "Answer again with the complete proposal, including acceptance criteria derived from the "
@@ -85,7 +88,8 @@ _AGAIN = (
 
 
 class SpecIncomplete(ThoughtForgeError):
-    """The agent twice proposed a spec without an Acceptance Criteria section."""
+    """The agent twice proposed a spec without an Acceptance Criteria section, or one that could
+    not be read (glued to its retry, cut off: `read_document`)."""
 
 
 class ConfirmOutcome(BaseModel):
@@ -109,7 +113,14 @@ def propose(project: Project, config: Config) -> SpecProposal:
     def retry_notice(attempt: int, why: UnusableAnswer) -> None:
         keep_rejected(project, Phase.SPEC_BUILDING, _STEP, attempt, why)
         if attempt == 1:
-            _say(project, "system", RETRY_NOTICE)
+            unread = str(why) != _NO_CRITERIA
+            _say(project, "system", f"{_UNREADABLE} ({why}). Retrying." if unread else RETRY_NOTICE)
+
+    def use(answer: str) -> str:
+        read = read_document(answer, sections=ALL_SECTIONS).usable(answer)
+        if read.stripped:
+            log_event(project.dir, "outside_text_stripped", step=_STEP, what=list(read.stripped))
+        return usable_proposal(read.document)
 
     try:
         answer = ask_until_usable(
@@ -119,11 +130,13 @@ def propose(project: Project, config: Config) -> SpecProposal:
                 rejected_so_far(project, _STEP),
             ),
             lambda refused: prompt if refused is None else reask(prompt, refused, _AGAIN),
-            usable_proposal,
+            use,
             attempts=2,
             on_unusable=retry_notice,
         )
     except UnusableAnswer as exc:
+        if str(exc) != _NO_CRITERIA:
+            raise SpecIncomplete(f"The agent's spec proposal was unusable twice: {exc}.") from None
         _say(project, "ai", exc.answer)
         raise SpecIncomplete(
             "The agent twice proposed a spec without an Acceptance Criteria section."
@@ -148,11 +161,12 @@ def propose(project: Project, config: Config) -> SpecProposal:
 
 
 def usable_proposal(answer: str) -> str:
-    """The check every proposal passes, the agent's and one the person edited: an
-    `## Acceptance Criteria` section (a fence around the whole is dropped, headings normalised)."""
-    answer = with_known_headings(strip_outer_fence(answer), ALL_SECTIONS)
+    """The check every proposal passes, the agent's (read first as every agent's document is,
+    `read_document`) and one the person edited: an `## Acceptance Criteria` section (a fence
+    around the whole is dropped, headings normalised)."""
+    answer = with_known_headings(unwrap(answer), ALL_SECTIONS)
     if not has_criteria_section(answer):
-        raise UnusableAnswer("it had no `## Acceptance Criteria` section", answer)
+        raise UnusableAnswer(_NO_CRITERIA, answer)
     return answer
 
 

@@ -20,7 +20,6 @@ from thoughtforge.prompting.markdown_sections import (
     SectionedText,
     heading_key,
     list_items,
-    strip_outer_fence,
     with_known_headings,
 )
 
@@ -40,7 +39,6 @@ __all__ = [
     "json_objects",
     "keep_recent",
     "list_items",
-    "strip_outer_fence",
     "truncate_text",
     "turn_text",
     "with_known_headings",

@@ -121,11 +121,3 @@ def list_items(body: str) -> list[str]:
 def _meaningful(items: list[str]) -> list[str]:
     cleaned = (" ".join(item.split()) for item in items)
     return [item for item in cleaned if item and item.strip(".").lower() not in _NOTHING]
-
-
-def strip_outer_fence(text: str) -> str:
-    """Agents often wrap a whole Markdown answer in one ```markdown fence; the answer is inside."""
-    lines = text.strip().splitlines()
-    if len(lines) >= 2 and _FENCE.match(lines[0]) and lines[-1].strip() in ("```", "~~~"):
-        return "\n".join(lines[1:-1]).strip()
-    return text.strip()

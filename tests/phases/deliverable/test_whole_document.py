@@ -45,17 +45,12 @@ ELLIPSIS_AND_REST = (
     + "## Section 4\n\n…\n\n## Section 5\n\n(rest of the plan unchanged)\n"
 )
 BRACKETED = PLAN.replace("| Goal 3 | Steps for 3 | Check 3 |", "[... unchanged ...]")
-TABLE_TO_PROSE = PLAN.replace(
-    "| --- | --- | --- |\n| Goal 5 | Steps for 5 | Check 5 |", "Done as agreed last week."
-)
 REFUSED = {
     "unified-diff": (DIFF, "a diff ('--- a/docs/plan.md')"),
     "hunk-only": ("@@ -3,4 +3,4 @@\n" + PLAN, "a diff ('@@ -3,4 +3,4 @@')"),
     "apply-patch": ("*** Begin Patch\n" + PLAN, "a diff ('*** Begin Patch')"),
     "ellipsis-and-rest": (ELLIPSIS_AND_REST, "left part of the document out"),
     "bracketed": (BRACKETED, "left part of the document out ('[... unchanged ...]')"),
-    "table-to-prose": (TABLE_TO_PROSE, "dropped the table(s) of ## Section 5"),
-    "heading": (PLAN.replace("## Section 2\n", ""), "dropped or reordered the heading(s) ## Sec"),
     "empty": ("", "returned nothing"),
     "fragment": ("# Wedding plan\n", "returned 15 chars"),
 }

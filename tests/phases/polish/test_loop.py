@@ -286,8 +286,9 @@ def test_a_fix_that_breaks_the_skeleton_is_refused_and_never_reviewed(
     assert [e.fix_applied for e in read_polish_state(project.dir).trajectory] == [False, False]
     rejected = [e["why"] for e in read_events(project.dir) if e["event"] == "fix_rejected"]
     assert rejected and ("heading" in rejected[0] or "chars" in rejected[0])
-    (kept,) = (project.dir / "rejected").glob("*-plan-fix-1.txt")
-    assert kept.read_text() == broken.strip() + "\n"
+    kept = sorted((project.dir / "rejected").glob("*-plan-fix-*.txt"))
+    assert len(kept) == 4, "each iteration's fix was asked again once, each answer kept"
+    assert kept[0].read_text() == broken.strip() + "\n"
     reviewed = [
         p.read_text()
         for p in sorted((project.dir / ".scripted-agent" / "prompts").glob("*plan-review*"))

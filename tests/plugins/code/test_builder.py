@@ -3,6 +3,8 @@ that runs them: the build, the test-fix cycle, the stuck rules, step mode and th
 
 from __future__ import annotations
 
+import shlex
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -272,6 +274,25 @@ def test_a_test_command_that_cannot_start_halts_at_once(
     assert "command not found: no-such-runner" in outcome.reason
     assert calls(project) == {"code-build": 1}
     assert "resume, terminate" in read_chat(project.dir)[-1].content
+
+
+def test_a_python_without_pytest_halts_at_once_saying_so_and_how_to_fix_it(
+    code_config: Callable[..., Config], script: Callable[..., Path]
+) -> None:
+    """Before: the run counted as failing tests the runner named none of, three cycles on, and
+    halted stuck."""
+    script(**{"code-build": wrote(GOOD_BUILD)})
+    no_pytest = [sys.executable, "-S", "-m", "pytest"]  # -S: an interpreter without site-packages
+    project = code_project(config := code_config(test_commands={"python": no_pytest}))
+
+    outcome = CodeBuilder(project, config).run()
+
+    assert (outcome.verdict, outcome.halt_reason) == ("halt", HaltReason.TEST_RUNNER_FAILED)
+    assert (
+        f"The test command `{shlex.join(no_pytest)}` could not start: No module named pytest — "
+        "set `code.test_commands.python` or install pytest for that interpreter, then resume."
+    ) in outcome.reason
+    assert calls(project) == {"code-build": 1}, "no fix-and-retest cycle was asked for"
 
 
 def test_a_suite_that_crashes_twice_in_the_cycle_halts(

@@ -446,6 +446,33 @@ def test_a_missing_command_is_a_crash_that_names_it(tmp_path: Path) -> None:
     assert run.exit_code is None
 
 
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        ([sys.executable, "-S", "-m", "pytest"], "No module named pytest"),
+        (["make", "test"], "make: *** No rule to make target 'test'.  Stop."),
+    ],
+    ids=["python-without-pytest", "make-without-target"],
+)
+def test_a_runner_that_never_started_is_told_by_the_outputs_last_line(
+    tmp_path: Path, command: list[str], said: str
+) -> None:
+    run = run_tests(tmp_path, command, timeout=30)
+    assert run.start_failure == said
+    assert run.crashed
+    assert run.total == 0
+
+
+def test_a_suite_failing_on_a_missing_module_of_its_own_started_its_runner(
+    tmp_path: Path,
+) -> None:
+    """The runner ran and reported the error: the suite is to fix, not the command."""
+    (tmp_path / "test_a.py").write_text("import nowhere\n\ndef test_a():\n    pass\n")
+    run = run_tests(tmp_path, [sys.executable, "-m", "pytest"], timeout=60)
+    assert run.start_failure is None
+    assert run.runner == "pytest"
+
+
 def test_a_suite_past_its_timeout_is_killed_with_its_children(tmp_path: Path) -> None:
     suite = "sleep 60 & echo $! > child.pid; wait"
     run = run_tests(tmp_path, ["sh", "-c", suite], timeout=1)

@@ -26,9 +26,18 @@ def test_a_fix_that_keeps_the_template_is_accepted() -> None:
     assert verdict.stripped == ["a preamble ('Here is the revised plan:')"]
 
 
-def test_a_line_added_between_the_template_lines_is_refused_as_no_longer_following_it() -> None:
+def test_a_sentence_a_fix_adds_inside_a_section_is_accepted_as_the_fix_prompt_allows() -> None:
+    """Before: refused as 'it has 28 non-blank lines where the template has 27', twice, and the
+    run halted fix_output_invalid, though the prompt allowed it."""
     added = FIXED.replace("## Approach", "Budget note: timber is 400 euros.\n\n## Approach")
     verdict = check_plan(fix(added), GENERIC)
+    assert verdict.accepted, verdict.reason
+    assert "Budget note: timber is 400 euros." in verdict.document
+
+
+def test_a_build_off_the_template_line_for_line_is_refused_as_no_longer_following_it() -> None:
+    added = FIXED.replace("## Approach", "Budget note: timber is 400 euros.\n\n## Approach")
+    verdict = check_plan(Candidate(stage="build", text=added), GENERIC)
     assert (verdict.accepted, verdict.problem) == (False, "not_following")
     assert "28 non-blank lines where the template has 27" in verdict.reason
 

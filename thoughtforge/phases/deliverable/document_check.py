@@ -1,11 +1,13 @@
 """The one check a document deliverable passes before it is accepted, at a build, a fix or a
-revision: the document alone (nothing written around it), whole, and in the shape it had.
+revision: the document alone (read as every agent's document is, `reading`), whole, and in the
+shape it had.
 
-Against the version it would replace, a candidate must keep every heading in order and no section
-twice (a plan returned twice is refused, not stored), every table's header row and column count
-(an Objective | Plan | Assessment table turned into Field | Value is refused), its last row and
-section whole (an answer cut off mid-row is refused even with every heading present), and gain no
-empty cell and no placeholder (`TBD`). A plugin adds what its type needs (`plugins/plan`: the
+Against the version it would replace, a candidate must hold no section twice (a plan returned
+twice is refused, not stored), keep to what a fix may change (`edit_rule`: every heading in
+order, no section added, every table's header row and column count, so an Objective | Plan |
+Assessment table turned into Field | Value is refused), keep its last row and section whole (an
+answer cut off mid-row is refused even with every heading present), and gain no empty cell and
+no placeholder (`TBD`). A plugin adds what its type needs (`plugins/plan`: the
 template's shape and its slots) and passes its own test of a cell (`cell_problem`).
 """
 
@@ -15,8 +17,9 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-from thoughtforge.phases.deliverable import markdown_tables, outside_text, whole_document
-from thoughtforge.phases.deliverable.markdown_tables import Section, Table
+from thoughtforge.phases.deliverable import edit_rule, markdown_tables, whole_document
+from thoughtforge.phases.deliverable.markdown_tables import Section
+from thoughtforge.phases.deliverable.reading import read_document
 from thoughtforge.phases.deliverable.verdict import Candidate, DeliverableVerdict, Problem
 
 PLACEHOLDER = re.compile(r"\b(?:tbd|todo|placeholder)s?\b|\blorem ipsum\b", re.IGNORECASE)
@@ -38,16 +41,14 @@ def check_document(
     candidate: Candidate, cell_problem: CellProblem | None = None
 ) -> DeliverableVerdict:
     """The verdict on a document candidate (`candidate.previous`: the version it would replace)."""
-    separated = outside_text.separate(candidate.text, candidate.previous)
-    if separated.refused is not None:
-        return DeliverableVerdict.refused("outside_text", separated.refused)
-    document = separated.document
-    if not document.strip():
-        return DeliverableVerdict.refused("empty", "the answer holds no document")
+    reading = read_document(candidate.text, candidate.previous)
+    if reading.problem is not None:
+        return DeliverableVerdict.refused(reading.problem, reading.reason)
+    document = reading.document
     problem = _problem(document, candidate.previous, cell_problem or _no_content)
     if problem is not None:
         return DeliverableVerdict.refused(*problem)
-    return DeliverableVerdict(accepted=True, document=document, stripped=separated.stripped)
+    return DeliverableVerdict(accepted=True, document=document, stripped=list(reading.stripped))
 
 
 def _problem(new: str, old: str | None, cell_problem: CellProblem) -> tuple[Problem, str] | None:
@@ -60,12 +61,10 @@ def _problem(new: str, old: str | None, cell_problem: CellProblem) -> tuple[Prob
     if cut:
         return "truncated", cut
     if old is not None:
-        repeated = _repeated(new_sections, old_sections) or _repeated_rows(
-            new_sections, old_sections
-        )
+        repeated = _repeated_rows(new_sections, old_sections)
         if repeated:
             return "repeated", repeated
-        shape = _added(new_sections, old_sections) or _table_shape(new_sections, old_sections)
+        shape = edit_rule.breach(old, new)
         if shape:
             return "structure", shape
     content = _unfilled(new_sections, old_sections, cell_problem)
@@ -75,10 +74,8 @@ def _problem(new: str, old: str | None, cell_problem: CellProblem) -> tuple[Prob
 
 
 def _cut_off(new: list[Section], old: list[Section], text: str) -> str | None:
-    """The answer stops mid-row, or mid-sentence in a last section that lost rows it had."""
-    if new and new[-1].tables and new[-1].tables[-1].open_rows[-1:] == [True]:
-        row = " | ".join(new[-1].tables[-1].rows[-1])
-        return f"the answer is cut off mid-row at its end ('| {row[:60]}')"
+    """The answer stops mid-sentence in a last section that lost rows it had (mid-row:
+    `reading`)."""
     last = text.rstrip().rsplit("\n", 1)[-1].strip()
     if new and old and new[-1].heading == old[-1].heading and not last.endswith(_WHOLE_ENDS):
         had = sum(len(t.rows) for t in old[-1].tables)
@@ -89,17 +86,6 @@ def _cut_off(new: list[Section], old: list[Section], text: str) -> str | None:
                 f"({has} of its {had} table row(s))"
             )
     return None
-
-
-def _repeated(new: list[Section], old: list[Section]) -> str | None:
-    before = Counter(s.heading for s in old if s.heading)
-    after = Counter(s.heading for s in new if s.heading)
-    twice = [h for h, n in after.items() if n > before.get(h, 0) and before.get(h, 0)]
-    if not twice:
-        return None
-    if len(twice) * 2 > len(before):
-        return f"the answer holds the document more than once ({len(twice)} sections repeated)"
-    return f"the answer repeats the section(s) {', '.join(twice)}"
 
 
 def _repeated_rows(new: list[Section], old: list[Section]) -> str | None:
@@ -118,42 +104,6 @@ def _row_counts(parts: list[Section]) -> Counter[tuple[str, tuple[str, ...]]]:
         for table in section.tables
         for row in table.rows
     )
-
-
-def _added(new: list[Section], old: list[Section]) -> str | None:
-    """A section the previous version lacks: the template's sections (its `#` and `##`
-    headings) are fixed (a fix or a revision fills them, it adds none; a `###` inside one is
-    its content)."""
-    had = {section.heading for section in old}
-    added = [s.heading for s in new if s.heading not in had and _TEMPLATE_LEVEL.match(s.heading)]
-    if not added:
-        return None
-    return f"the answer adds the section(s) {', '.join(added)}, which the document does not have"
-
-
-_TEMPLATE_LEVEL = re.compile(r"#{1,2}\s")
-
-
-def _table_shape(new: list[Section], old: list[Section]) -> str | None:
-    """Each table keeps the header row and the column count it had."""
-    old_tables = _tables_by_place(old)
-    for place, table in _tables_by_place(new).items():
-        before = old_tables.get(place)
-        if before is None:
-            continue
-        heading = place[0] or "the text before the first heading"
-        if _plain(table.header) != _plain(before.header):
-            return (
-                f"the table of '{heading}' has the header {' | '.join(table.header)!r} where it "
-                f"had {' | '.join(before.header)!r}"
-            )
-        for n, row in enumerate(table.rows, start=1):
-            if len(row) != len(before.header):
-                return (
-                    f"row {n} of the table of '{heading}' has {len(row)} cell(s) where its "
-                    f"header has {len(before.header)}"
-                )
-    return None
 
 
 def _unfilled(new: list[Section], old: list[Section], cell_problem: CellProblem) -> str | None:
@@ -198,18 +148,3 @@ def placeholder_in(cell: str) -> str | None:
     if REFERENCE_ONLY.fullmatch(cell):
         return f"a pointer to another cell ('{cell.strip()}') instead of content"
     return None
-
-
-def _tables_by_place(parts: list[Section]) -> dict[tuple[str, int, int], Table]:
-    """Each table by its section's heading, that heading's occurrence and its index in it."""
-    seen: Counter[str] = Counter()
-    places: dict[tuple[str, int, int], Table] = {}
-    for section in parts:
-        seen[section.heading] += 1
-        for n, table in enumerate(section.tables):
-            places[(section.heading, seen[section.heading], n)] = table
-    return places
-
-
-def _plain(cells: list[str]) -> list[str]:
-    return [" ".join(cell.lower().strip("*_ ").split()) for cell in cells]

@@ -10,7 +10,9 @@ off. A wrapper cut off at one end only, a note between parts of the document, a 
 a line or a mark of the edit (old words struck through `~~…~~`, "(fixes F1)") cannot be told
 apart from the document: the answer is refused and the reason says why.
 Lines the previous version already had are the document's own (a plan may have a section called
-"Notes"). A leading byte-order mark is an encoding's, not the document's: it is dropped.
+"Notes"); a document with no previous version (a distillation, a proposal) has nothing to tell a
+note between its sections apart by, so such a note is its own too. A leading byte-order mark is
+an encoding's, not the document's: it is dropped.
 """
 
 from __future__ import annotations
@@ -102,10 +104,11 @@ def separate(answer: str, previous: str | None) -> Separated:
     if end is not None:
         tail = [line.strip() for line in lines[end:] if line.strip()]
         if any(_documents(line, known) for line in tail[1:]):
-            found.refused = (
-                "the answer holds a note to the reader inside the document "
-                f"({tail[0][:_QUOTED]!r}), which cannot be told apart from it"
-            )
+            if previous is not None:  # with none, a note among its sections is the document's
+                found.refused = (
+                    "the answer holds a note to the reader inside the document "
+                    f"({tail[0][:_QUOTED]!r}), which cannot be told apart from it"
+                )
         else:
             found.stripped.append(f"a note after the document ({_quote(tail[0])})")
             lines = _without_trailing_rules(lines[:end])

@@ -5,21 +5,18 @@ the template can never be broken by a fix. Models answer otherwise in a few recu
 refused here as a broken fix is (the deliverable is kept, and two in a row halt the loop):
 
 * a unified diff or patch (`--- a/docs/plan.md` / `+++ b/…` / `@@ … @@`);
-* a fragment: much shorter than the document, or with the rest elided (`[... unchanged ...]`);
-* a document that lost part of its structure: a heading, or a section's table.
+* a fragment: much shorter than the document, or with the rest elided (`[... unchanged ...]`).
 
-What lies around the document (a fence, a preamble, a changelog) is `outside_text`'s. The same
+A document that lost part of its structure (a heading, a section's table) breaks `edit_rule`;
+what lies around the document (a fence, a preamble, a changelog) is `outside_text`'s. The same
 markers of a diff or an elision are what `refused_source` finds in a file a coding agent wrote.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 MIN_FIX_LENGTH_RATIO = 0.5
-_HEADING = re.compile(r"#{1,6}\s")
-_TABLE_RULE = re.compile(r"\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?")
 _DIFF_LINES = (
     re.compile(r"^diff --git .*", re.MULTILINE),
     re.compile(r"^--- (?:a/)?\S.*\n\+\+\+ (?:b/)?\S", re.MULTILINE),
@@ -52,12 +49,6 @@ def refusal(old: str, new: str) -> str | None:
     elided = _new_elisions(old, new)
     if elided:
         return f"the fixer left part of the document out ({elided!r}), not the whole document"
-    lost = _lost_headings(old, new)
-    if lost:
-        return f"the fixer dropped or reordered the heading(s) {', '.join(lost)}"
-    emptied = _lost_tables(old, new)
-    if emptied:
-        return f"the fixer dropped the table(s) of {', '.join(emptied)}"
     return None
 
 
@@ -96,46 +87,3 @@ def _new_elisions(old: str, new: str) -> str | None:
         if _ELIDED.search(stripped) and _ELISION_FRAME.fullmatch(stripped):
             return stripped
     return None
-
-
-def _lost_headings(old: str, new: str) -> list[str]:
-    """Every heading of the document must still stand, in the same order."""
-    remaining = iter(heading for heading, _ in _skeleton(new))
-    return [h for h, _ in _skeleton(old) if not any(h == kept for kept in remaining)]
-
-
-def _lost_tables(old: str, new: str) -> list[str]:
-    """Each section keeps at least the tables it had (its cells may change)."""
-    tables: dict[str, list[int]] = {}
-    for heading, count in _skeleton(new):
-        tables.setdefault(heading, []).append(count)
-    lost = []
-    for heading, count in _skeleton(old):
-        kept = tables.get(heading) or [0]
-        if kept.pop(0) < count:
-            lost.append(heading or "the text before the first heading")
-    return lost
-
-
-def _skeleton(text: str) -> list[tuple[str, int]]:
-    """The document's Markdown headings outside code fences, as written, each with the number
-    of tables in its section (a document's text before its first heading counts under '')."""
-    return list(_sections(text))
-
-
-def _sections(text: str) -> Iterator[tuple[str, int]]:
-    heading, tables, fenced = "", 0, False
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped.startswith(("```", "~~~")):
-            fenced = not fenced
-        elif fenced:
-            continue
-        elif _HEADING.match(stripped):
-            if heading or tables:
-                yield heading, tables
-            heading, tables = " ".join(stripped.split()), 0
-        elif "-" in stripped and _TABLE_RULE.fullmatch(stripped):
-            tables += 1
-    if heading or tables:
-        yield heading, tables

@@ -40,13 +40,14 @@ from thoughtforge.core import (
 from thoughtforge.core.revisions import current_revision
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import Counts, HaltReason, Issue
+from thoughtforge.phases.deliverable import edit_rule
 from thoughtforge.phases.deliverable.markdown_tables import (
     changed_headings,
     same_text,
     section_versions,
     sections,
 )
-from thoughtforge.phases.deliverable.verdict import Candidate
+from thoughtforge.phases.deliverable.verdict import Candidate, DeliverableVerdict
 from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.phases.polish import polish_log
 from thoughtforge.phases.polish.fix_evidence import quoted_in
@@ -260,7 +261,8 @@ class PolishSteps:
     ) -> FixResult:
         """Ask the fixer for the whole document; the plugin's validator decides whether it may
         replace it (anything else is refused and the document kept; the guards halt on repeated
-        refusals or idle fixes)."""
+        refusals or idle fixes). A fix that breaks what a fix may change (`edit_rule`, which the
+        prompt states) is asked again once, told what it broke, before it counts as refused."""
         old = self.engine.read(self.document)
         issues = json.dumps([i.model_dump(mode="json") for i in review.issues], indent=2)
         prompt = self.engine.prompts.render(
@@ -268,14 +270,31 @@ class PolishSteps:
             issues=issues,
             constraints=constraints,
             guidance=guidance,
+            edit_rule=edit_rule.rule_text(),
             **{self.plugin.name: old},
         )
-        call = self.engine.call(self.fix_step, review.iteration)
-        # the fix is its answer: a document it wrote itself is put back before it is judged
-        answer = self.engine.ask(self.fixer, prompt, call, also=(self.document,))
-        verdict = self.plugin.check_deliverable(
-            self.engine.project, Candidate(stage="fix", text=answer, previous=old)
-        )
+        again = f"Answer again with the whole document, keeping to this:\n{edit_rule.rule_text()}"
+
+        def judged(answer: str) -> tuple[str, DeliverableVerdict]:
+            verdict = self.plugin.check_deliverable(
+                self.engine.project, Candidate(stage="fix", text=answer, previous=old)
+            )
+            if verdict.problem == "structure":
+                raise UnusableAnswer(verdict.reason, answer)
+            return answer, verdict
+
+        try:
+            # the fix is its answer: a document it wrote itself is put back before it is judged
+            answer, verdict = self.engine.ask_until_usable(
+                self.fixer,
+                self.engine.call(self.fix_step, review.iteration),
+                lambda refusal: prompt if refusal is None else reask(prompt, refusal, again),
+                judged,
+                attempts=2,
+                also=(self.document,),
+            )
+        except UnusableAnswer as exc:  # each answer is kept already
+            return self.refuse(review.iteration, f"{exc} (asked again once)", None)
         if not verdict.accepted:
             return self.refuse(review.iteration, verdict.reason, answer)
         if verdict.stripped:
@@ -291,10 +310,12 @@ class PolishSteps:
             self._restored(state, result)
         return result
 
-    def refuse(self, n: int, why: str, answer: str) -> FixResult:
-        """A fix that is not a whole deliverable: kept in `rejected/`, the deliverable unchanged."""
+    def refuse(self, n: int, why: str, answer: str | None) -> FixResult:
+        """A fix that is not a whole deliverable: kept in `rejected/` (None: kept already), the
+        deliverable unchanged."""
         log_event(self.dir, "fix_rejected", level="warning", iteration=n, why=why)
-        self.engine.keeper(self.fix_step)(n, UnusableAnswer(why, answer))
+        if answer is not None:
+            self.engine.keeper(self.fix_step)(n, UnusableAnswer(why, answer))
         return FixResult(outcome="refused", summary=f"refused: {why}; kept the previous version")
 
     def changed(self, state: PolishState, version: str, summary: str, what: str) -> FixResult:

@@ -6,6 +6,8 @@ A command that cannot start at all halts at once: nothing the coding agent write
 
 from __future__ import annotations
 
+import shlex
+
 from thoughtforge.config import CodeConfig
 from thoughtforge.core import SPEC_FILE, log_event
 from thoughtforge.errors import PhaseHalt
@@ -13,7 +15,12 @@ from thoughtforge.models import HaltReason
 from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.phases.polish.review import TestResults
 from thoughtforge.phases.safety import Operation, OperationKind, SafetyViolation
-from thoughtforge.plugins.code.test_runner import TestRun, detect_language, run_tests
+from thoughtforge.plugins.code.test_runner import (
+    TestRun,
+    detect_language,
+    install_hint,
+    run_tests,
+)
 from thoughtforge.prompting import truncate_text
 
 FAILING_SHOWN = 50
@@ -71,7 +78,15 @@ class Suite:
         except SafetyViolation as exc:
             raise PhaseHalt(HaltReason.AGENT_FAILURE, str(exc)) from None
         project_dir = self.engine.project.dir
-        run = run_tests(project_dir, self.command(), self.settings.test_timeout_seconds)
+        language = self.language()
+        command = self.settings.test_commands[language]
+        run = run_tests(project_dir, command, self.settings.test_timeout_seconds)
+        if run.start_failure is not None:
+            raise PhaseHalt(
+                HaltReason.TEST_RUNNER_FAILED,
+                f"The test command `{shlex.join(command)}` could not start: {run.start_failure}"
+                f" — set `code.test_commands.{language}` or {install_hint(command)}, then resume.",
+            )
         if run.exit_code is None:
             raise PhaseHalt(
                 HaltReason.TEST_RUNNER_FAILED,

@@ -10,6 +10,9 @@ children behind or write outside the project. So stdin is closed, the run is bou
 after which its whole tree is killed, its writes are held as an agent call's are, and its output
 is refused past `MAX_OUTPUT_BYTES` (the run is stopped there).
 A run that could not produce a verdict on the tests is `crashed`; a failing test is not a crash.
+A command that never started its runner (`python -m pytest` where that python has no pytest, a
+`make test` with no test target) is told from the output's last line (`start_failure`): no test
+ran, and nothing the coding agent writes can make it run.
 """
 
 from __future__ import annotations
@@ -54,6 +57,13 @@ PROJECT_MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 _MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 _MAKE_TEST_TARGET = re.compile(r"^(?:[^\s:#=]+[ \t]+)*test[ \t]*::?(?!=)", re.MULTILINE)
+_NOT_STARTED = re.compile(
+    r"No module named \S+|command not found|: not found$|No rule to make target|"
+    r"Missing script|could not determine executable to run|Unknown command"
+)
+"""What a shell, an interpreter, make or npm prints as its last line when the test runner itself
+could not be started."""
+_PROGRAM_PREFIX = re.compile(r"\S+: ")
 
 
 class TestRun(Tally):
@@ -65,6 +75,8 @@ class TestRun(Tally):
 
     exit_code: int | None
     output_tail: str = ""
+    start_failure: str | None = None
+    """Why the command could not start its runner (the output's words), when it could not."""
 
     @computed_field  # type: ignore[prop-decorator]  # mypy cannot read it; pydantic's docs say so
     @property
@@ -147,10 +159,20 @@ def run_tests(project_dir: Path, command: list[str], timeout: float) -> TestRun:
         raise ValueError("an empty test command")
     problem = _cannot_start(project_dir, command[0])
     if problem:
-        return TestRun(exit_code=None, crash_reason=problem)
+        return TestRun(exit_code=None, crash_reason=problem, start_failure=problem)
     result = run_in_project(project_dir, command, timeout)
     output = strip_ansi(result.stdout)
-    tally = read_output(output) or Tally(note=_UNREAD.format(result.returncode))
+    read = read_output(output)
+    if read is None and result.returncode:
+        said = _not_started(output)
+        if said is not None:
+            return TestRun(
+                exit_code=result.returncode,
+                crash_reason=f"could not start: {said}",
+                start_failure=said,
+                output_tail=output[-TAIL_CHARS:],
+            )
+    tally = read or Tally(note=_UNREAD.format(result.returncode))
     crash_reason = stopped_early(result, timeout) or tally.crash_reason
     if crash_reason is None and tally.runner and tally.failed == 0 and result.returncode:
         crash_reason = f"exited with code {result.returncode} although no test failed"
@@ -192,6 +214,24 @@ def run_in_project(
         )
     finally:
         boundary.close()
+
+
+def _not_started(output: str) -> str | None:
+    """The output's last line when it says the runner could not be started (a program path
+    before it dropped: `/usr/bin/python3: No module named pytest`), else None."""
+    last = next((line.strip() for line in reversed(output.splitlines()) if line.strip()), "")
+    found = _NOT_STARTED.search(last)
+    if found is None:
+        return None
+    prefix = _PROGRAM_PREFIX.fullmatch(last[: found.start()])
+    return (last[found.start() :] if prefix else last)[:300]
+
+
+def install_hint(command: list[str]) -> str:
+    """What to install so `command` starts: the module a `-m` names, else its program."""
+    if "-m" in command[:-1]:
+        return f"install {command[command.index('-m') + 1]} for that interpreter"
+    return f"install {command[0]} (or what it runs)"
 
 
 def _cannot_start(project_dir: Path, program: str) -> str | None:

@@ -1,10 +1,13 @@
 """The plan's deliverable validator (the plugin contract's `validation.py`): the shared document
 check, then what Phase 3 requires of a plan, at the build and at every fix and revision alike.
 
-A plan that follows its template must go on following it line for line (sections in order, each
-OPA table with its Objective | Plan | Assessment header and its columns, nothing added between)
-with every slot filled: no empty cell, no placeholder, no `TBD`. A plan that no longer follows
-its template (the person edited it by hand) is held to the shared check alone.
+A plan is built line for line from its template (sections in order, each OPA table with its
+Objective | Plan | Assessment header and its columns, nothing added between) with every slot
+filled: no empty cell, no placeholder, no `TBD`. A fix or a revision is held to the shared check,
+whose `edit_rule` the fix prompt states: any content inside a section may change (a sentence, a
+bullet, a row), the headings, their order and the tables' columns may not. While a fixed plan
+still follows its template line for line, its slots must stay filled; one that no longer does (a
+sentence added, or the person's hand edit) is held to the shared check alone.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ def check_plan(candidate: Candidate, template: PlanTemplate | None) -> Deliverab
     try:
         filled = template.read_filled(verdict.document or candidate.text)
     except PlanTemplateError as exc:
+        if candidate.stage != "build":
+            return verdict  # a fix may add a line inside a section (`edit_rule`): no longer held
         return DeliverableVerdict.refused("not_following", str(exc))
     unfilled = template.unfilled(filled)
     if unfilled:
