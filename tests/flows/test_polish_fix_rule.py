@@ -29,6 +29,14 @@ EVENT = load_template(TEMPLATES_DIR / "event.hbs")
 PLAN = EVENT.render("Wedding", {slot: content(slot) for slot in EVENT.slot_ids}).strip() + "\n"
 BUDGET_ROW = next(line for line in PLAN.splitlines() if "budget.objective" in line)
 RESERVE = "The best man holds the budget reserve and signs off any spend from it."
+BUDGET_SECTION = next(
+    line.lstrip("# ").strip()
+    for line in reversed(PLAN[: PLAN.index(BUDGET_ROW)].splitlines())
+    if line.startswith("## ")
+)
+CRITERIA = "## Acceptance Criteria\n- The plan states what the budget is for\n"
+EVIDENCE = [{"criterion": 1, "section": BUDGET_SECTION, "quote": BUDGET_ROW.split("|")[1].strip()}]
+"""Every review's evidence: the budget row, which no fix here changes (the criterion holds)."""
 WITH_A_SENTENCE = PLAN.replace(BUDGET_ROW, f"{BUDGET_ROW}\n\n{RESERVE}")
 WITH_A_HEADING = PLAN.rstrip() + f"\n\n## 7. Extras\n\n{RESERVE}\n"
 ADDED_A_HEADING = (
@@ -55,11 +63,16 @@ def polish_event_plan(
 
     def run(fix: Any, critical_rounds: int = 1) -> tuple[Project, PolishOutcome]:
         config_path = cli_config(polish={"max_iterations": 8})
-        project = polishing_project(load_config(config_path), plan=PLAN)
+        project = polishing_project(load_config(config_path), plan=PLAN, constraints=CRITERIA)
         (project.docs_dir / "intent.md").write_text(intent("Plan — event"))
         commit(project.dir, "The intent names the event template")
-        reviews: dict[int | str, str] = {"default": review()}
-        reviews.update({n: review(1, 0, 0, f"round{n}") for n in range(1, critical_rounds + 1)})
+        reviews: dict[int | str, str] = {"default": review(evidence=EVIDENCE)}
+        reviews.update(
+            {
+                n: review(1, 0, 0, f"round{n}", evidence=EVIDENCE)
+                for n in range(1, critical_rounds + 1)
+            }
+        )
         steps = {
             "plan-review": {"by_iteration": {k: {"text": v} for k, v in reviews.items()}},
             "plan-fix": fix,

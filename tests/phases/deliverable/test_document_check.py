@@ -98,7 +98,7 @@ TRANSPOSED = PLAN.replace(
         ),
         (FIXED + "\n" + FIXED, "repeated", "the answer holds the document more than once"),
         (
-            (FIXED + "\n" + FIXED)[: int(0.88 * 2 * len(FIXED))],
+            (FIXED + "\n" + FIXED)[: (FIXED + "\n" + FIXED).rindex("Check 4") + 3],
             "truncated",
             "cut off",
         ),
