@@ -16,7 +16,6 @@ the channel.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import threading
@@ -25,6 +24,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio
 import anyio.to_thread
+
+from thoughtforge.bounded_input import parse_json
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -145,7 +146,7 @@ def _exit_after(seconds: float) -> None:
 def _requests_in(line: str) -> int:
     """Requests (a method and an id) in one line: each is owed an answer."""
     try:
-        message = json.loads(line)
+        message = parse_json(line, "a message")
     except (ValueError, RecursionError):
         return 0
     messages = message if isinstance(message, list) else [message]
@@ -155,7 +156,7 @@ def _requests_in(line: str) -> int:
 def _is_answer(line: str) -> bool:
     """Whether a line written is an answer (an id, and no method)."""
     try:
-        message = json.loads(line)
+        message = parse_json(line, "a message")
     except (ValueError, RecursionError):
         return False
     return isinstance(message, dict) and "id" in message and "method" not in message

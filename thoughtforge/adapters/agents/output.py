@@ -13,13 +13,13 @@ its answer may claim it did.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from typing import Any
 
 from thoughtforge.adapters.agents.call_usage import from_claude, from_codex, from_gemini, report
 from thoughtforge.adapters.agents.process import StopReading
+from thoughtforge.bounded_input import JsonTooDeep, parse_json
 
 
 class AgentOutputError(ValueError):
@@ -64,8 +64,10 @@ def _plain_text(stdout: str, stderr: str, writes: bool) -> str:
 
 def _json_object(text: str, what: str) -> dict[str, Any]:
     try:
-        payload = json.loads(text)
-    except json.JSONDecodeError as exc:
+        payload = parse_json(text, f"{what} output")
+    except JsonTooDeep as exc:
+        raise AgentOutputError(f"expected {what} JSON, got output that {exc.reason}") from None
+    except ValueError as exc:
         raise AgentOutputError(f"expected {what} JSON, got unparsable output ({exc})") from None
     if not isinstance(payload, dict):
         raise AgentOutputError(f"expected a {what} JSON object")
@@ -187,8 +189,8 @@ _CODEX_REFUSAL = re.compile(
 
 def _event(line: str) -> dict[str, Any]:
     try:
-        event = json.loads(line)
-    except json.JSONDecodeError:
+        event = parse_json(line, "an event")
+    except ValueError:
         return {}
     return event if isinstance(event, dict) else {}
 
@@ -233,8 +235,8 @@ def _last_object(text: str) -> dict[str, Any]:
     start = text.rfind("\n{")
     candidate = text[start + 1 :] if start >= 0 else text
     try:
-        payload = json.loads(candidate)
-    except json.JSONDecodeError:
+        payload = parse_json(candidate, "Gemini CLI's error")
+    except ValueError:
         raise AgentOutputError("Gemini CLI printed no JSON") from None
     return payload if isinstance(payload, dict) else {}
 
@@ -251,8 +253,8 @@ def _api_words(message: Any) -> str:
     """An API's own error message, out of the JSON body a CLI may quote whole."""
     text = str(message or "no message")
     try:
-        body = json.loads(text)
-    except json.JSONDecodeError:
+        body = parse_json(text, "an API error")
+    except ValueError:
         return _one_line(text)
     error = body.get("error") if isinstance(body, dict) else None
     if isinstance(error, dict) and error.get("message"):

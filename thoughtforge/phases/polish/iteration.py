@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from contextlib import suppress
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
@@ -36,6 +37,7 @@ from thoughtforge.core import (
     write_polish_state,
     write_text_atomic,
 )
+from thoughtforge.core.own_files import read_own_bytes
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import Counts, HaltReason, Issue
 from thoughtforge.phases.deliverable.markdown_tables import (
@@ -274,7 +276,7 @@ class PolishSteps:
     def stored_review(self, n: int) -> StoredReview | None:
         """The review of iteration `n` if a previous run got that far before it was stopped."""
         try:
-            review = StoredReview.model_validate_json((self.dir / REVIEW_FILE).read_bytes())
+            review = StoredReview.model_validate_json(read_own_bytes(self.dir / REVIEW_FILE))
         except (OSError, ValidationError):
             return None
         if review.iteration != n:
@@ -305,16 +307,18 @@ class PolishSteps:
         """State, ledger, log and commit together: if the commit fails, the files are put back."""
         names = (POLISH_STATE_FILE, LEDGER_FILE, POLISH_LOG_FILE)
         saved = {name: _snapshot(self.dir / name) for name in names}
-        self.write_traceability()
-        write_polish_state(self.dir, new)
-        write_ledger(self.dir, ledger)
-        polish_log.append(self.dir, entry)
         try:
+            self.write_traceability()
+            write_polish_state(self.dir, new)
+            write_ledger(self.dir, ledger)
+            polish_log.append(self.dir, entry)
             self.engine.commit(subject)
-        except PhaseHalt:
+        except (PhaseHalt, OSError) as failure:  # a full disk, a read-only folder: none half-made
             for name, content in saved.items():
                 _restore(self.dir / name, content)
-            raise
+            if isinstance(failure, PhaseHalt):
+                raise
+            raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, f"{failure}.") from None
 
     def _review_prompt(self, constraints: str, guidance: str) -> str:
         document = self.engine.read(self.document)
@@ -342,10 +346,14 @@ def _snapshot(path: Path) -> str | None:
 
 
 def _restore(path: Path, content: str | None) -> None:
-    if content is None:
+    """Put a file back as it was, as far as the disk lets: removed first, so a full disk has
+    the room it took back."""
+    with suppress(OSError):
+        if (read_own_text(path) if path.exists() else None) == content:
+            return
         path.unlink(missing_ok=True)
-    else:
-        write_text_atomic(path, content)
+        if content is not None:
+            write_text_atomic(path, content)
 
 
 NO_OPEN_FINDINGS = "(none)"
