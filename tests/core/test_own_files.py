@@ -70,6 +70,7 @@ NOT_A_PROJECT_FILE = {
     "mcp_server/runs.py:_start_cli_run": "the MCP server's runs folder beside the config",
     "mcp_server/runs.py:_not_a_zombie": "/proc",
     "mcp_server/stdio_transport.py:run": "the process's standard streams",
+    "mcp_server/stdio_transport.py:_refused": "an id of at most 200 characters a regex found",
     "mcp_server/stdio_transport.py:_claim_standard_streams": "/dev/null",
     "mcp_server/transports.py:http_token": "the token file in the config's state folder",
     "phases/plugin_loader.py:_check_in_child": "a child process's verdict line",
