@@ -111,10 +111,11 @@ class ProjectView(BaseModel):
         if self.run is not RunPlace.NONE or self.status.phase not in AUTONOMOUS_PHASES:
             return None
         return (
-            f"no run works on it, and it is still {self.status.phase}: its last run stopped "
-            "without a halt (killed, or no halt could be recorded on a full or read-only "
-            f"disk; {LOG_FILE} says which). Once the disk is fixed, `thoughtforge continue "
-            f"{self.project.id}` goes on from its last commit"
+            f"no run works on it, though it is still {self.status.phase}: its run stopped "
+            "without recording a halt (killed, or on a disk too full or read-only to record "
+            f"one; {LOG_FILE} says which), or none was started: `thoughtforge continue "
+            f"{self.project.id}` goes on from its last commit (once the disk is fixed, if it "
+            "was the disk)"
         )
 
     @property

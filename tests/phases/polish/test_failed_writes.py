@@ -107,5 +107,20 @@ def test_a_write_that_fails_mid_iteration_halts_and_loses_nothing(
         assert status.halt_reason is HaltReason.FILE_SYSTEM_ERROR and view.run is RunPlace.HALTED
     else:  # nothing can be written: every look says so
         assert break_disk != FILL and status.phase is Phase.POLISHING
-        assert view.stranded is not None and "no halt could be recorded" in view.stranded
+        assert view.stranded is not None and "stopped without recording a halt" in view.stranded
     assert not [p for p in project.dir.iterdir() if p.name.endswith(".thoughtforge-tmp")]
+
+
+def test_reading_a_projects_git_state_on_a_full_disk_writes_nothing(
+    small_disk: Path, write_config: Callable[..., Path]
+) -> None:
+    """Before, `status` on a full disk failed with git's "index.lock write error": a read of
+    the repository's state rewrote its index."""
+    config = load_config(write_config(projects={"directory": str(small_disk / "projects")}))
+    project = polishing_project(config)
+    os.utime(project.dir / "docs" / "plan.md", (1, 1))  # stale in the index: git would refresh
+    (project.dir / ".space-reserve").unlink()
+    subprocess.run(["dd", "if=/dev/zero", f"of={small_disk / 'filler'}", "bs=4k"], check=False,
+                   capture_output=True)  # fmt: skip
+    assert git_repo.changed_paths(project.dir) == []
+    assert read_view(project).status.phase is Phase.POLISHING
