@@ -87,7 +87,7 @@ def test_a_thoughtforge_flows_parameters_are_checked_before_anything_starts(
         ("deliverable_type=$(touch /tmp/x)", "deliverable_type"),
         ("deliverable_type=poem", "no deliverable type 'poem'"),
         ("colour=blue", "colour"),
-        ("auto_confirm=\"yes\"", "auto_confirm"),
+        ('auto_confirm="yes"', "auto_confirm"),
         ("agent=nobody", "nobody"),
         ('connector_urls=["file:///etc/passwd"]', "connector_urls"),
         ("project_id=20261128-x-abcd", "no project '20261128-x-abcd'"),
