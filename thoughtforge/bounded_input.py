@@ -1,15 +1,18 @@
 """Reading what a person, a client or an agent names, with limits set before the cost is paid.
 
 A file is opened without following a FIFO's wait, checked to be a regular file, and read only up
-to its cap (`/dev/zero` or a growing file never fills memory). YAML is composed first and its
-aliases' expansion counted before anything is built (a 50-line alias bomb stays 50 lines). An
-error quotes at most a short excerpt of a bad value.
+to its cap (`/dev/zero` or a growing file never fills memory). JSON is parsed only when it nests
+at most `MAX_JSON_DEPTH` deep (100,000 brackets are one clear error, not a `RecursionError`).
+YAML is composed first and its aliases' expansion counted before anything is built (a 50-line
+alias bomb stays 50 lines). An error quotes at most a short excerpt of a bad value.
 """
 
 from __future__ import annotations
 
 import errno
+import json
 import os
+import re
 import reprlib
 import stat
 from pathlib import Path
@@ -26,6 +29,9 @@ MAX_TEXT_FILE_BYTES = 16 * 1024 * 1024
 """A brain dump or a change request read from a file."""
 MAX_YAML_VALUES = 100_000
 """The most values a YAML document may hold once its aliases are expanded."""
+MAX_JSON_DEPTH = 200
+"""The deepest a JSON document may nest: ThoughtForge's files and the agents' answers nest a
+handful of levels; a parser recursing through 100,000 would run out of stack."""
 EXCERPT_CHARS = 60
 MAX_MESSAGE_CHARS = 200_000
 """The longest text a person hands over, whatever the door (the page, the CLI, an MCP tool): a
@@ -34,29 +40,54 @@ longer one belongs in a file under the project's resources/ (a brain dump is cap
 
 
 class InputRefused(ThoughtForgeError):
-    """A file that is no regular file, larger than its cap, or YAML that expands too far."""
+    """A file that is no regular file, larger than its cap, or YAML that expands too far;
+    `reason` is what is wrong, without the file's name."""
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason or message
 
 
-def read_capped(path: Path, limit: int, what: str = "file") -> bytes:
+class JsonTooDeep(InputRefused, ValueError):
+    """JSON nested past `MAX_JSON_DEPTH`: a `ValueError` too, as `json.loads`'s own errors are,
+    so whoever handles bad JSON handles this."""
+
+
+def read_capped(path: Path, limit: int, what: str = "file", *, follow_links: bool = True) -> bytes:
     """The bytes of `path`, refused (`InputRefused`) unless it is a regular file of at most
-    `limit` bytes; checked on the open file, so a swap between check and read changes nothing."""
+    `limit` bytes; checked on the open file, so a swap between check and read changes nothing.
+    Without `follow_links`, a symbolic link in `path`'s place is refused too."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+        return read_regular(path, limit, what, follow_links=follow_links)
+    except OSError as exc:
+        raise InputRefused(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+
+
+def read_regular(path: Path, limit: int, what: str, *, follow_links: bool) -> bytes:
+    """`read_capped`, with the open's own `OSError` (a missing file, no permission) left to the
+    caller; what opens but is no regular file within `limit` is `InputRefused`."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | (0 if follow_links else os.O_NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise InputRefused(f"cannot read {what} {path}: a link that loops") from None
-        raise InputRefused(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+            why = (
+                "a link that loops" if follow_links else "a symbolic link, which is never followed"
+            )
+            raise InputRefused(f"cannot read {what} {path}: {why}", why) from None
+        raise
     with os.fdopen(fd, "rb") as file:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise InputRefused(
-                f"{what} {path} is not a regular file (a folder, device, pipe or socket)"
-            )
+            why = "is not a regular file (a folder, device, pipe or socket)"
+            raise InputRefused(f"{what} {path} {why}", why)
         if info.st_size > limit:
-            raise InputRefused(f"{what} {path} is {info.st_size:,} bytes, over its cap ({limit:,})")
+            why = f"is {info.st_size:,} bytes, over its cap ({limit:,})"
+            raise InputRefused(f"{what} {path} {why}", why)
         data = file.read(limit + 1)
     if len(data) > limit:
-        raise InputRefused(f"{what} {path} grew past its cap ({limit:,} bytes) while read")
+        why = f"grew past its cap ({limit:,} bytes) while read"
+        raise InputRefused(f"{what} {path} {why}", why)
     return data
 
 
@@ -69,6 +100,34 @@ def read_capped_text(path: Path, limit: int, what: str = "file") -> str:
         raise InputRefused(
             f"cannot read {what} {path}: not UTF-8 text (byte {exc.start})"
         ) from None
+
+
+def parse_json(data: str | bytes, where: str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """`json.loads` of a document nesting at most `max_depth` deep: `JsonTooDeep` for a deeper
+    one, before the parser recurses; `json.JSONDecodeError` for text that is no JSON (both
+    `ValueError`s)."""
+    if nests_deeper(data, max_depth):
+        why = f"nests more than {max_depth} deep (no JSON ThoughtForge reads nests so)"
+        raise JsonTooDeep(f"{where}: {why}", why)
+    return json.loads(data)
+
+
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def nests_deeper(data: str | bytes, limit: int) -> bool:
+    """Whether the brackets of a JSON text nest more than `limit` deep, outside its strings
+    (text that is no JSON gets some answer; the parser then says what is wrong with it)."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if raw.count(b"[") + raw.count(b"{") <= limit:  # too few brackets to nest deeper
+        return False
+    depth = 0
+    for byte in _JSON_STRING.sub(b"", raw).translate(None, _NOT_BRACKETS):
+        depth += 1 if byte in b"[{" else -1
+        if depth > limit:
+            return True
+    return False
 
 
 def load_yaml(text: str, where: str, *, max_values: int = MAX_YAML_VALUES) -> Any:

@@ -48,6 +48,7 @@ Exception hierarchy:
                             words at every door (`actions`)
   + bounded_input.InputRefused - a file that is no regular file or over its cap, YAML whose
                                 aliases expand too far
+    - bounded_input.JsonTooDeep - JSON nested past MAX_JSON_DEPTH (a ValueError too)
   + ServiceError          - a board, channel or connector call that failed (never halts a phase)
     - stack.api.PrefectApiError       - a Prefect REST call that failed
     - ConnectorError                   - a Notion or Google Drive pull that failed, by `kind`

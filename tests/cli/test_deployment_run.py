@@ -76,3 +76,29 @@ def test_a_missing_deployment_a_bad_parameter_and_no_server_are_one_line_each(
     alone = _tf(config, "run-deployment", "thoughtforge-pipeline/local", api=None)
     assert alone.returncode == 1
     assert "no Prefect server answers: start one with `thoughtforge up`" in alone.stderr
+
+
+def test_a_thoughtforge_flows_parameters_are_checked_before_anything_starts(
+    write_config: Callable[..., Path], tmp_path: Path
+) -> None:
+    """Before: a deliverable type the page and MCP refuse made a project, and an unknown
+    parameter printed "Started" and crashed in the worker. Refused here with no server at all:
+    the check comes first."""
+    config = write_config()
+    pipeline = ("run-deployment", "thoughtforge-pipeline/local", "-p", "brain_dump=a wedding")
+    for extra, named in (
+        ("deliverable_type=$(touch /tmp/x)", "deliverable_type"),
+        ("deliverable_type=poem", "no deliverable type 'poem'"),
+        ("colour=blue", "colour"),
+        ('auto_confirm="yes"', "auto_confirm"),
+        ("agent=nobody", "nobody"),
+        ('connector_urls=["file:///etc/passwd"]', "connector_urls"),
+        ("project_id=20261128-x-abcd", "no project '20261128-x-abcd'"),
+    ):
+        refused = _tf(config, *pipeline, "-p", extra, api=None)
+        assert refused.returncode == 1, (extra, refused.stdout)
+        [line] = [line for line in refused.stderr.splitlines() if line.startswith("error:")]
+        assert named in line and "Prefect" not in line, (extra, refused.stderr)
+    polish = _tf(config, "run-deployment", "thoughtforge-polish/local", api=None)
+    assert polish.returncode == 1 and "project_id" in polish.stderr
+    assert not (tmp_path / "projects").exists() or not any((tmp_path / "projects").iterdir())

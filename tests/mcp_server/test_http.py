@@ -143,3 +143,18 @@ def test_an_empty_token_file_is_replaced_by_a_new_token(tmp_path: Path) -> None:
     token = http_token(config_file)
     assert len(token) >= 32 and kept.read_text() == token
     assert http_token(config_file) == token  # then kept
+
+
+def test_a_message_over_the_cap_is_answered_413_unread(http_server: tuple[str, Path]) -> None:
+    """As over stdio: answered with the cap, never read whole (before, it was read whole)."""
+    from thoughtforge.mcp_server.stdio_transport import MAX_LINE_CHARS
+
+    url, config = http_server
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "Authorization": f"Bearer {http_token(config)}",
+    }
+    call = {"name": "create_project", "arguments": {"brain_dump": "x" * (MAX_LINE_CHARS + 10)}}
+    huge = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}
+    refused = httpx.post(url, json=huge, headers=headers, timeout=60)
+    assert refused.status_code == 413 and f"{MAX_LINE_CHARS:,} characters" in refused.text

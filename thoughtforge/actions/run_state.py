@@ -45,7 +45,7 @@ def composer_of(view: ProjectView) -> Composer:
     its course holds it (which, whose, and how it clears); a project at rest after a restore
     says what was restored and what Start does, not that a run stopped mid-phase."""
     composer = composer_for(view.status, view.waiting, view.busy, view.claim)
-    if view.course is not None:  # a revision, a rollback or an archive moves it right now
+    if view.course_held:  # a revision, a rollback or an archive moves it right now
         return composer.model_copy(update={"actions": [], "note": view.claim_note})
     if any(action.name == "start" for action in composer.actions):
         point = restored_point(view)

@@ -43,6 +43,10 @@ NO_SERVER = (
 )
 
 
+DELIVERABLE_TYPE_PATTERN = r"^([a-z][a-z0-9_]{0,39})?$"
+"""A deliverable type's name (a plugin's folder), or none."""
+
+
 class DroppedFile(BaseModel):
     name: str = Field(min_length=1, max_length=500)
     data: Base64Bytes
@@ -54,7 +58,7 @@ class NewProject(BaseModel):
 
     brain_dump: str = Field(min_length=1)
     agent: str | None = None
-    deliverable_type: str = Field("", pattern=r"^([a-z][a-z0-9_]{0,39})?$")
+    deliverable_type: str = Field("", pattern=DELIVERABLE_TYPE_PATTERN)
     """A hint for the distillation: one of the deliverable types (plugins), or none."""
     files: list[DroppedFile] = []
     budget_usd: Usd | None = None

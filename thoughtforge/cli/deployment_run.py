@@ -46,9 +46,11 @@ def run_deployment(
 ) -> None:
     """Start a run of a deployment on the server `thoughtforge up` started, as `prefect
     deployment run` does (a tool install has no `prefect` command); prints its page."""
+    from thoughtforge.actions.run_parameters import check_run_parameters
     from thoughtforge.stack.api import PrefectApi, PrefectApiError, find_api, project_tag
 
     parameters = dict(_parameter(text) for text in param or [])
+    check_run_parameters(config_of(ctx), deployment, parameters)
     url = find_api(config_of(ctx), on_busy=_say_busy)
     if url is None:
         raise ThoughtForgeError(

@@ -39,22 +39,24 @@ def run_pipeline(
     `handed`: the claim this command holds on the project (a revision's), the run's own now."""
     from thoughtforge.core import open_project, read_status
     from thoughtforge.core.revisions import read_revisions
+    from thoughtforge.core.run_start import claimed_start
     from thoughtforge.models import Phase
     from thoughtforge.phases.plugin_loader import plugin_for
 
-    with _stoppable(project_id):  # a temporary server, too, is stopped if it is still starting
+    # claimed until the run holds the lock, so a run the page starts (or an archive) meanwhile
+    # is refused; a run that never reached the lock leaves no claim behind. Claimed before a
+    # temporary server starts and Prefect's flows are imported (seconds), so nothing moves the
+    # project meanwhile, and refused then while a run on its way still holds its claim.
+    with (
+        claimed_start(open_project(config_of(ctx), project_id), "start", handed=handed),
+        _stoppable(project_id),  # a temporary server, too, is stopped if it is still starting
+    ):
         _prepare_prefect(ctx)
-        from thoughtforge.core.run_start import claimed_start
+        _refuse_beside_a_suspended_run(ctx, project_id)
+        with stage(LOADING, err, still="still loading"):
+            from thoughtforge.flows.pipeline import pipeline_in_process
 
-        # claimed until the run holds the lock, so a run the page starts meanwhile is refused;
-        # a run that never reached the lock leaves no claim behind. Refused before Prefect's
-        # flows are imported (seconds), while a run on its way still holds its claim.
-        with claimed_start(open_project(config_of(ctx), project_id), "start", handed=handed):
-            _refuse_beside_a_suspended_run(ctx, project_id)
-            with stage(LOADING, err, still="still loading"):
-                from thoughtforge.flows.pipeline import pipeline_in_process
-
-            pipeline_in_process(project_id, config_path(ctx.obj).resolve(), auto_confirm)
+        pipeline_in_process(project_id, config_path(ctx.obj).resolve(), auto_confirm)
     project = open_project(config_of(ctx), project_id)
     status = read_status(project.dir)
     if status.phase is Phase.DONE:
@@ -82,8 +84,12 @@ def run_pipeline(
 def run_polish(ctx: typer.Context, project_id: str, wait: bool) -> None:
     """Exit 0 when the loop is done, `EXIT_HALTED` when it halted."""
     from thoughtforge.core import open_project
+    from thoughtforge.core.run_start import claimed_start
 
-    with _stoppable(project_id):
+    with (
+        claimed_start(open_project(config_of(ctx), project_id), "start"),  # as `continue`'s
+        _stoppable(project_id),
+    ):
         _prepare_prefect(ctx)
         with stage(LOADING, err, still="still loading"):
             from thoughtforge.flows.polish import polish_in_process

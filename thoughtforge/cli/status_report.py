@@ -212,6 +212,8 @@ def project_detail(config: Config, project_id: str) -> Group:
     parts: list[Table | Text] = [facts]
     if view.claim_note is not None:
         parts.append(inert_text(f"claim: {view.claim_note}", style="yellow"))
+    if view.stranded is not None:
+        parts.append(inert_text(view.stranded, style="yellow"))
     stale = staleness_note(project.dir)
     if stale is not None:
         parts.append(inert_text(stale, style="yellow"))

@@ -15,12 +15,14 @@ import re
 from datetime import datetime
 from pathlib import Path
 
+from thoughtforge.bounded_input import MAX_TEXT_FILE_BYTES, InputRefused, read_capped
 from thoughtforge.connectors.document import Document
 from thoughtforge.core import write_text_atomic
 from thoughtforge.core.safe_names import safe_stem
 from thoughtforge.phases.resources import resource_files
 
 HEADER = "> Pulled from {url} by ThoughtForge ({connector}) on {time}.\n\n"
+_HEAD_BYTES = 4096
 _HEADER = re.compile(r"^> Pulled from (\S+) by ThoughtForge \(")
 
 
@@ -31,10 +33,10 @@ def pulled_sources(resources_dir: Path) -> dict[str, Path]:
         if path.suffix != ".md":
             continue
         try:
-            with path.open(encoding="utf-8", errors="replace") as handle:
-                first = handle.readline()
-        except OSError:
+            head = read_capped(path, MAX_TEXT_FILE_BYTES, "resource")[:_HEAD_BYTES]
+        except InputRefused:
             continue
+        first = head.decode("utf-8", errors="replace").split("\n", 1)[0]
         if match := _HEADER.match(first):
             found.setdefault(match.group(1), path)
     return found

@@ -28,8 +28,9 @@ from thoughtforge.core.hooks import (
     notify,
     show_on_board,
 )
-from thoughtforge.core.links import read_own_text, refuse_links
+from thoughtforge.core.links import refuse_links
 from thoughtforge.core.orphans import halt_orphaned_projects
+from thoughtforge.core.own_files import read_own_bytes, read_own_json, read_own_text
 from thoughtforge.core.processes import end_leftover_processes, track_process, untrack_process
 from thoughtforge.core.project import (
     CONSTRAINTS_FILE,
@@ -152,6 +153,8 @@ __all__ = [
     "open_project",
     "read_chat",
     "read_events",
+    "read_own_bytes",
+    "read_own_json",
     "read_own_text",
     "read_polish_state",
     "read_state_file",

@@ -13,19 +13,22 @@ a call starts by removing them, and every open refuses to follow a link.
 
 from __future__ import annotations
 
-import json
 import os
+from contextlib import suppress
 from datetime import datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from thoughtforge.core.atomic_write import write_text_atomic
+from thoughtforge.core.atomic_write import unwritable, write_text_atomic
+from thoughtforge.core.own_files import read_own_json, read_own_text
 
 ACTIVITY_FILE = ".agent_call.json"
 STREAM_FILE = ".agent_stream.txt"
 STREAM_CAP_BYTES = 256 * 1024
 _NO_LINK = os.O_NOFOLLOW
+_READ_CAP = STREAM_CAP_BYTES + 4096
+"""What is read back: the cap and the chunk that crossed it; more was not written here."""
 
 
 class AgentActivity(BaseModel):
@@ -41,32 +44,38 @@ class AgentActivity(BaseModel):
 def begin_call(project_dir: Path, activity: AgentActivity) -> None:
     """A new call: its record, and an empty stream."""
     end_call(project_dir)
-    os.close(os.open(project_dir / STREAM_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_LINK))
+    try:
+        os.close(
+            os.open(project_dir / STREAM_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_LINK)
+        )
+    except OSError as exc:
+        raise unwritable(project_dir / STREAM_FILE, exc) from None
     write_text_atomic(project_dir / ACTIVITY_FILE, activity.model_dump_json() + "\n")
 
 
 def stream_output(project_dir: Path, chunk: bytes) -> None:
     """Append what the agent just wrote, while the stream is under its cap."""
-    try:
-        fd = os.open(project_dir / STREAM_FILE, os.O_WRONLY | os.O_APPEND | _NO_LINK)
-    except OSError:
-        return  # a preview only: the call itself must never fail for it
-    with os.fdopen(fd, "ab") as stream:
+    flags = os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK | _NO_LINK  # a pipe: refused, not waited on
+    # a preview only: the call itself must never fail for it
+    with suppress(OSError), os.fdopen(os.open(project_dir / STREAM_FILE, flags), "ab") as stream:
         room = STREAM_CAP_BYTES - stream.seek(0, os.SEEK_END)
         if room > 0:
             stream.write(chunk[:room])
 
 
 def end_call(project_dir: Path) -> None:
-    """The call ended (answered, failed or killed): nothing is in flight."""
+    """The call ended (answered, failed or killed): nothing is in flight. A record that cannot be
+    removed (a read-only folder) is left: the project's next write fails and halts the run,
+    naming what failed rather than this bookkeeping."""
     for name in (ACTIVITY_FILE, STREAM_FILE):
-        (project_dir / name).unlink(missing_ok=True)
+        with suppress(OSError):
+            (project_dir / name).unlink(missing_ok=True)
 
 
 def call_in_flight(project_dir: Path) -> AgentActivity | None:
     """The recorded call, or None; an unreadable record counts as none."""
     try:
-        return AgentActivity.model_validate(json.loads(_read(project_dir / ACTIVITY_FILE)))
+        return AgentActivity.model_validate(read_own_json(project_dir / ACTIVITY_FILE, _READ_CAP))
     except (OSError, ValueError, ValidationError):
         return None
 
@@ -74,13 +83,6 @@ def call_in_flight(project_dir: Path) -> AgentActivity | None:
 def streamed_text(project_dir: Path) -> str:
     """What the call in flight has written so far (a cut multi-byte character is replaced)."""
     try:
-        return _read(project_dir / STREAM_FILE).decode("utf-8", errors="replace")
+        return read_own_text(project_dir / STREAM_FILE, _READ_CAP, errors="replace")
     except OSError:
         return ""
-
-
-def _read(path: Path) -> bytes:
-    """At most `STREAM_CAP_BYTES` (and a little) of `path`, never through a link."""
-    fd = os.open(path, os.O_RDONLY | _NO_LINK)
-    with os.fdopen(fd, "rb") as handle:
-        return handle.read(STREAM_CAP_BYTES + 4096)

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from thoughtforge.bounded_input import MAX_TEXT_FILE_BYTES, read_capped_text
 from thoughtforge.config import Config
+from thoughtforge.core.atomic_write import TEMPORARY_PATTERN
 from thoughtforge.core.git_repo import commit, init_repo
 from thoughtforge.core.hooks import show_on_board
 from thoughtforge.core.project import Project, list_projects
@@ -45,7 +46,7 @@ STAGING_PREFIX = ".creating-"
 _SLUG_WORDS = 4
 _SLUG_CHARS = 24
 _FILLER = frozenset({"a", "an", "and", "the", "i", "im", "we", "to", "of", "for", "in", "on"})
-_GITIGNORE = "".join(f"{name}\n" for name in (*PRIVATE_FILES, *BUILD_OUTPUT))
+_GITIGNORE = "".join(f"{name}\n" for name in (*PRIVATE_FILES, TEMPORARY_PATTERN, *BUILD_OUTPUT))
 
 
 def create_project(

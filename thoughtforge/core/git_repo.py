@@ -376,5 +376,6 @@ def _repo(path: Path) -> git.Repo:
     repo = repos.get(key)
     if repo is None or not Path(repo.git_dir).exists():
         repo = repos[key] = git.Repo(key)
-        repo.git.set_persistent_git_options(c=list(SAFE_CONFIG))
+        # a read (`git status`) never rewrites the index: on a full disk it would fail there
+        repo.git.set_persistent_git_options(c=list(SAFE_CONFIG), no_optional_locks=True)
     return repo

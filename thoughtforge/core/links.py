@@ -23,9 +23,3 @@ def refuse_links(path: Path) -> None:
                 f"is a symbolic link (to {candidate.readlink()}), and ThoughtForge never "
                 f"reads or writes its files through a link: replace it with a real {what}",
             )
-
-
-def read_own_text(path: Path) -> str:
-    """The text of one of ThoughtForge's files, never read through a link."""
-    refuse_links(path)
-    return path.read_text(encoding="utf-8")

@@ -16,6 +16,8 @@ from pathlib import Path
 from pydantic import BaseModel
 
 BOOT_ID_FILE = Path("/proc/sys/kernel/random/boot_id")
+UNKNOWN_BOOT = "unknown"
+"""The boot id of a process that could not read it."""
 
 
 class ProcessIdentity(BaseModel):
@@ -35,12 +37,26 @@ def this_process() -> ProcessIdentity:
 
 def is_alive(process: ProcessIdentity) -> bool | None:
     """Whether the process still runs: None when it ran on another machine (this one cannot
-    look); False once this machine rebooted, or its pid is gone or belongs to a newer process."""
+    look), or when a boot id is unknown (this boot's or the one it ran in) and its pid is not
+    it: a reboot cannot be told from an ended process, and only a proven end is "gone". False
+    once this machine rebooted, or its pid is gone or belongs to a newer process."""
     if process.host != socket.gethostname():
         return None
+    same_process = start_time(process.pid) == process.started and running(process.pid)
+    if UNKNOWN_BOOT in (process.boot_id, boot_id()):
+        return True if same_process else None
     if process.boot_id != boot_id():
         return False
-    return start_time(process.pid) == process.started and running(process.pid)
+    return same_process
+
+
+def is_init(process: ProcessIdentity) -> bool:
+    """Whether pid 1 here is ThoughtForge itself (as in a container), not the system's init."""
+    try:
+        command = Path("/proc/1/cmdline").read_bytes()
+    except OSError:
+        return False
+    return process.pid == 1 and b"thoughtforge" in command
 
 
 def on_this_machine(process: ProcessIdentity) -> bool:
@@ -53,7 +69,7 @@ def boot_id() -> str:
     try:
         return BOOT_ID_FILE.read_text().strip()
     except OSError:
-        return "unknown"
+        return UNKNOWN_BOOT
 
 
 def seconds_since_boot() -> float:

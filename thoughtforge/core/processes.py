@@ -18,7 +18,8 @@ import time
 from collections.abc import Collection
 from pathlib import Path
 
-from thoughtforge.core.atomic_write import write_text_atomic
+from thoughtforge.core.atomic_write import unwritable, write_text_atomic
+from thoughtforge.core.own_files import read_own_json
 from thoughtforge.core.process_identity import running, start_time
 from thoughtforge.core.project_log import log_event
 from thoughtforge.process_tree import carrying, descendants
@@ -118,7 +119,7 @@ def _signal(pid: int, signum: int) -> bool:
 
 def _records(project_dir: Path) -> dict[str, int]:
     try:
-        data = json.loads((project_dir / PROCESSES_FILE).read_text())
+        data = read_own_json(project_dir / PROCESSES_FILE)
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict):
@@ -129,5 +130,8 @@ def _records(project_dir: Path) -> dict[str, int]:
 def _save(project_dir: Path, records: dict[str, int]) -> None:
     if records:
         write_text_atomic(project_dir / PROCESSES_FILE, json.dumps(records))
-    else:
+        return
+    try:
         (project_dir / PROCESSES_FILE).unlink(missing_ok=True)
+    except OSError as exc:  # a read-only folder: the step's own next write halts the run
+        raise unwritable(project_dir / PROCESSES_FILE, exc) from None

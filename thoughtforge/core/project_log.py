@@ -11,6 +11,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from thoughtforge.bounded_input import parse_json
+from thoughtforge.core.own_files import open_own, read_own_bytes
 from thoughtforge.core.state import utc_now
 
 LOG_FILE = "thoughtforge.log"
@@ -25,7 +27,7 @@ def log_event(project_dir: Path, event: str, level: str = "info", **fields: Any)
         "%s %s", event, fields
     )
     try:
-        with (project_dir / LOG_FILE).open("a", encoding="utf-8") as log:
+        with open_own(project_dir / LOG_FILE, "a") as log:
             log.write(json.dumps(record, default=str) + "\n")
     except OSError as exc:
         _logger.warning("could not append to %s: %s", project_dir / LOG_FILE, exc)
@@ -35,16 +37,16 @@ def read_events(project_dir: Path) -> list[dict[str, Any]]:
     """Every event logged so far, oldest first. Read as untrusted text: lines are split on
     `\\n` only (what `log_event` writes between records), and a line that is no JSON object
     (cut by a crash, edited by hand, not UTF-8) is left out."""
-    path = project_dir / LOG_FILE
-    if not path.exists():
+    try:
+        lines = read_own_bytes(project_dir / LOG_FILE).split(b"\n")
+    except OSError:  # none yet; or a link, a pipe: nothing ThoughtForge logged
         return []
     events = []
-    with path.open("rb") as log:
-        for line in log:
-            try:
-                event = json.loads(line.decode("utf-8", errors="replace"))
-            except (ValueError, RecursionError):
-                continue
-            if isinstance(event, dict):
-                events.append(event)
+    for line in lines:
+        try:
+            event = parse_json(line.decode("utf-8", errors="replace"), LOG_FILE)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            events.append(event)
     return events

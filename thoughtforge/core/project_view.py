@@ -15,14 +15,22 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
-from thoughtforge.core.course_claim import Claim, clearing_words, held_words, standing_claim
+from thoughtforge.core.course_claim import (
+    Claim,
+    clearing_words,
+    held_words,
+    standing_claim,
+    unreadable_claim,
+    unreadable_clearing_words,
+)
 from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import LOG_FILE
 from thoughtforge.core.revisions import shown_revision
-from thoughtforge.core.run_lock import LOCK_FILE, is_running
+from thoughtforge.core.run_lock import LOCK_FILE, is_running, lock_holder
 from thoughtforge.core.state import POLISH_STATE_FILE, Status, read_polish_state
 from thoughtforge.core.waiting import Waiting, current_wait
 from thoughtforge.errors import StateFileError
-from thoughtforge.models import Phase
+from thoughtforge.models import AUTONOMOUS_PHASES, Phase
 
 
 class RunPlace(StrEnum):
@@ -61,6 +69,9 @@ class ProjectView(BaseModel):
     course: Claim | None = None
     """A change of the project's course in progress (a revision, a rollback, an archive): its
     claim, held by a live process (`core.course_claim`)."""
+    stuck_claim: str | None = None
+    """A file in the claim's place that is no claim ThoughtForge can read (an older version's,
+    a pipe, a link): it holds the project until the person deletes it; what it is."""
     locked: bool = False
     """A run holds the project's lock (its process is alive)."""
     holder: str | None = None
@@ -85,10 +96,32 @@ class ProjectView(BaseModel):
     @property
     def claim_note(self) -> str | None:
         """What holds the project's claim and how it clears, while anything does."""
+        if self.stuck_claim is not None:
+            return f"{self.stuck_claim} ({unreadable_clearing_words(self.project)})"
         held = self.course or self.claim
         if held is None:
             return None
         return f"{held_words(self.project, held)} ({clearing_words(self.project, held)})"
+
+    @property
+    def stranded(self) -> str | None:
+        """A project left in a phase a run works through, with no run: its last run ended without
+        recording a halt (killed, or on a disk so full or read-only that no halt could be
+        recorded). Said at every look, since nothing else in its files says it."""
+        if self.run is not RunPlace.NONE or self.status.phase not in AUTONOMOUS_PHASES:
+            return None
+        return (
+            f"no run works on it, though it is still {self.status.phase}: its run stopped "
+            "without recording a halt (killed, or on a disk too full or read-only to record "
+            f"one; {LOG_FILE} says which), or none was started: `thoughtforge continue "
+            f"{self.project.id}` goes on from its last commit (once the disk is fixed, if it "
+            "was the disk)"
+        )
+
+    @property
+    def course_held(self) -> bool:
+        """A change of course (or a claim nobody can read) holds the project: nothing moves it."""
+        return self.course is not None or self.stuck_claim is not None
 
     @property
     def holds(self) -> bool:
@@ -110,8 +143,9 @@ def read_view(project: Project) -> ProjectView:
         waiting=waiting,
         claim=claim,
         course=held if claim is None else None,
+        stuck_claim=unreadable_claim(project) if held is None else None,
         locked=running,
-        holder=_lock_holder(project) if running else None,
+        holder=lock_holder(project.dir / LOCK_FILE) if running else None,
         revision=shown_revision(project.dir),
         open_findings=_open_findings(project),
     )
@@ -133,13 +167,6 @@ def _place(status: Status, waiting: Waiting | None, claim: Claim | None, running
     if status.phase is Phase.HALTED:
         return RunPlace.HALTED
     return RunPlace.NONE
-
-
-def _lock_holder(project: Project) -> str | None:
-    try:
-        return (project.dir / LOCK_FILE).read_text().strip() or None
-    except OSError:
-        return None
 
 
 def _open_findings(project: Project) -> int | None:

@@ -17,6 +17,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from thoughtforge.core.atomic_write import write_text_atomic
+from thoughtforge.core.own_files import read_own_bytes, read_own_text
 from thoughtforge.core.project import CONSTRAINTS_FILE, SPEC_FILE
 from thoughtforge.core.state import utc_now
 from thoughtforge.errors import StateFileError, schema_problems
@@ -153,14 +154,14 @@ def staleness_note(project_dir: Path) -> str | None:
 
 def _file_hash(path: Path) -> str:
     try:
-        return content_hash(path.read_text(encoding="utf-8"))
+        return content_hash(read_own_text(path))
     except (OSError, UnicodeDecodeError):
         return ""
 
 
 def _read(path: Path, model: type[M]) -> M | None:
     try:
-        raw = path.read_bytes()
+        raw = read_own_bytes(path)
     except FileNotFoundError:
         return None
     except OSError as exc:

@@ -12,14 +12,16 @@ import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import IO
 
 from thoughtforge.core.atomic_write import unwritable
 from thoughtforge.core.course_claim import end_run_claim
+from thoughtforge.core.own_files import MAX_MARKER_BYTES, open_own, read_own_text
 from thoughtforge.core.processes import end_leftover_processes
 from thoughtforge.core.project import Project
 from thoughtforge.core.space_reserve import keep_reserve
-from thoughtforge.errors import ProjectError
+from thoughtforge.errors import ProjectError, ProjectFileError
 
 LOCK_FILE = ".run.lock"
 PROBE_GRACE_SECONDS = 1.0
@@ -35,12 +37,14 @@ def hold_run_lock(project: Project) -> Iterator[None]:
         yield
         return
     try:
-        handle = path.open("a+")
+        handle = open_own(path, "a+")
+    except ProjectFileError:
+        raise
     except OSError as exc:
         raise unwritable(path, exc) from None
     with handle:
         if not _take(handle, time.monotonic() + PROBE_GRACE_SECONDS):
-            holder = path.read_text().strip() or "another process"
+            holder = lock_holder(path) or "another process"
             raise ProjectError(f"project {project.id} is already being run ({holder})")
         handle.seek(0)
         handle.truncate()
@@ -55,6 +59,14 @@ def hold_run_lock(project: Project) -> Iterator[None]:
         finally:
             _held_here.discard(str(path))
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def lock_holder(path: Path) -> str | None:
+    """Who the lock file names as its holder (`pid N`), if anything."""
+    try:
+        return read_own_text(path, MAX_MARKER_BYTES, errors="replace").strip() or None
+    except OSError:
+        return None
 
 
 def _take(handle: IO[str], deadline: float) -> bool:
@@ -75,7 +87,11 @@ def is_running(project: Project) -> bool:
     path = project.dir / LOCK_FILE
     if not path.exists():
         return False
-    with path.open("a+") as handle:
+    try:
+        handle = open_own(path, "a+")
+    except OSError:
+        return False  # no lock file a run could hold (a pipe, a link): none holds it
+    with handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -3,8 +3,9 @@
 A full disk fails whatever write comes next; if that is the halt itself (the chat line, then
 `status.json`), the project is left in a phase it is no longer in. So each project keeps
 `.space-reserve`, a private file of `RESERVE_BYTES`, made when it is created and again whenever a
-run starts. An atomic write that finds the disk full gives the reserve back and tries once more,
-so the halt that follows the failure can still be written.
+run starts. Only the write of `status.json` (which records a halt) gives the reserve back and
+tries once more when it finds the disk full: every other write fails, leaving the reserve for the
+halt that follows.
 """
 
 from __future__ import annotations

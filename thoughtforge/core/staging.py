@@ -17,9 +17,11 @@ from pydantic import BaseModel
 
 from thoughtforge.core import git_repo
 from thoughtforge.core.agent_activity import ACTIVITY_FILE, STREAM_FILE
+from thoughtforge.core.atomic_write import is_temporary
 from thoughtforge.core.course_claim import STARTING_FILE
 from thoughtforge.core.hooks import BOARD_CARD_FILE
 from thoughtforge.core.links import refuse_links
+from thoughtforge.core.own_files import read_own_bytes
 from thoughtforge.core.processes import PROCESSES_FILE
 from thoughtforge.core.project_log import LOG_FILE, log_event
 from thoughtforge.core.revisions import BUILT_FROM_FILE, REVISIONS_FILE
@@ -106,7 +108,7 @@ def changes(project_dir: Path) -> Changes:
     """The uncommitted paths, split into ThoughtForge's own and foreign ones."""
     found = Changes()
     for relpath in git_repo.changed_paths(project_dir):
-        if not relpath.startswith(PRIVATE_FILES):
+        if not relpath.startswith(PRIVATE_FILES) and not is_temporary(relpath):
             (found.own if is_own(relpath) else found.foreign).append(relpath)
     return found
 
@@ -201,4 +203,8 @@ def discard_agent_changes(project_dir: Path) -> list[str]:
 
 
 def _content(path: Path) -> bytes | None:
-    return path.read_bytes() if path.is_file() else None
+    """The file as it is, or None for none (a link, a pipe in its place: none of ThoughtForge's)."""
+    try:
+        return read_own_bytes(path)
+    except OSError:
+        return None

@@ -7,7 +7,6 @@ the reason, and the file is left exactly as it was. Writes are atomic.
 from __future__ import annotations
 
 import fcntl
-import json
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
@@ -16,8 +15,9 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from thoughtforge.bounded_input import JsonTooDeep
 from thoughtforge.core.atomic_write import unwritable, write_text_atomic
-from thoughtforge.core.links import refuse_links
+from thoughtforge.core.own_files import open_own, read_own_json
 from thoughtforge.errors import ProjectFileError, StateFileError, schema_problems
 from thoughtforge.models import Counts, DeliverableType, HaltReason, Issue, Phase
 
@@ -137,8 +137,10 @@ def read_status(project_dir: Path) -> Status:
 
 
 def write_status(project_dir: Path, status: Status) -> None:
-    """Replace `status.json` atomically."""
-    write_text_atomic(project_dir / STATUS_FILE, status.model_dump_json(indent=2) + "\n")
+    """Replace `status.json` atomically; on a full disk, in the room kept for it (a halt must be
+    recorded when nothing else can be)."""
+    text = status.model_dump_json(indent=2) + "\n"
+    write_text_atomic(project_dir / STATUS_FILE, text, reserved=True)
 
 
 def read_polish_state(project_dir: Path) -> PolishState:
@@ -244,9 +246,10 @@ def state_lock(project_dir: Path) -> AbstractContextManager[None]:
 
 @contextmanager
 def _locked(path: Path) -> Iterator[None]:
-    refuse_links(path)
     try:
-        handle = path.open("a")
+        handle = open_own(path, "a")
+    except ProjectFileError:
+        raise
     except OSError as exc:
         raise unwritable(path, exc) from None
     with handle:
@@ -279,18 +282,16 @@ def check_state_files(project_dir: Path) -> None:
 
 def _read(path: Path, adapter: TypeAdapter[M]) -> M:
     try:
-        refuse_links(path)
-    except ProjectFileError as exc:
-        raise StateFileError(exc.path, exc.reason) from None
-    try:
-        raw = path.read_bytes()
+        data = read_own_json(path)
     except FileNotFoundError:
         raise StateFileError(path, "file is missing") from None
+    except ProjectFileError as exc:
+        raise StateFileError(exc.path, exc.reason) from None
     except OSError as exc:
         raise StateFileError(path, f"cannot be read ({exc.strerror or exc})") from None
-    try:
-        data = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except JsonTooDeep as exc:
+        raise StateFileError(path, exc.reason) from None
+    except ValueError as exc:
         raise StateFileError(path, f"is not valid JSON ({exc})") from None
     try:
         return adapter.validate_python(data)

@@ -14,13 +14,13 @@ in the chat.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
 from thoughtforge.core.atomic_write import write_text_atomic
+from thoughtforge.core.own_files import read_own_json
 from thoughtforge.core.project_log import log_event
 from thoughtforge.models import Phase
 
@@ -71,7 +71,7 @@ def current_wait(project_dir: Path) -> Waiting | None:
     """The recorded wait, or None (also for an unreadable record, which is logged)."""
     path = project_dir / WAITING_FILE
     try:
-        return Waiting.model_validate(json.loads(path.read_bytes()))
+        return Waiting.model_validate(read_own_json(path))
     except FileNotFoundError:
         return None
     except (OSError, ValueError, ValidationError) as exc:

@@ -3,7 +3,11 @@ and what it allows (`errors.schema_problems`), where the SDK would hand back pyd
 with its documentation links; a tool list without the titles pydantic gives every schema (the
 field's name again, in the host's context for every tool); and `the_question`, how `ask_person`
 has the host ask the person (MCP's elicitation: `input_required` from protocol 2026-07-28, a
-request mid-call before)."""
+request mid-call before).
+
+Arguments are taken as their JSON types say, before the SDK's own validation, which would turn
+`"5"` or `true` into a budget of $5 or $1: a value of another JSON type than the tool's schema
+gives is refused, naming the field and the type it takes."""
 
 from __future__ import annotations
 
@@ -41,6 +45,10 @@ class ThoughtForgeServer(MCPServer):
         ]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        tool = self._tool_manager.get_tool(name)
+        wrong = _wrong_types(tool.parameters, arguments) if tool is not None else []
+        if wrong:
+            raise ToolError(f"{name}: bad arguments: {'; '.join(wrong)}")
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -65,6 +73,41 @@ def untitled(schema: Any, *, names: bool = False) -> Any:
     if isinstance(schema, list):
         return [untitled(item) for item in schema]
     return schema
+
+
+_JSON_TYPES: dict[type, str] = {
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    str: "string",
+    list: "array",
+    dict: "object",
+    type(None): "null",
+}
+
+
+def _wrong_types(schema: dict[str, Any], arguments: dict[str, Any]) -> list[str]:
+    """Each argument whose JSON type is not one its property in `schema` allows."""
+    properties = schema.get("properties", {})
+    wrong = []
+    for field, value in arguments.items():
+        allowed = _allowed(properties.get(field, {}))
+        given = _JSON_TYPES.get(type(value), "object")
+        if allowed and given not in allowed and not (given == "integer" and "number" in allowed):
+            wrong.append(f"{field}: takes {' or '.join(sorted(allowed))}, not a JSON {given}")
+    return wrong
+
+
+def _allowed(prop: dict[str, Any]) -> set[str]:
+    """The JSON types a property allows (empty: any, or one the schema names by reference)."""
+    if "type" in prop:
+        kinds = prop["type"]
+        return set(kinds) if isinstance(kinds, list) else {kinds}
+    branches = prop.get("anyOf") or prop.get("oneOf")
+    if not branches:
+        return set()
+    found = [_allowed(branch) for branch in branches]
+    return set().union(*found) if all(found) else set()
 
 
 def the_question(project_id: str, ctx: Context) -> Elicit[PersonAnswer]:

@@ -29,6 +29,7 @@ from thoughtforge.config import Config, state_dir
 from thoughtforge.errors import ThoughtForgeError, schema_problems
 from thoughtforge.mcp_server.agent_words import for_agent
 from thoughtforge.mcp_server.answers import RESOURCE_URI, Document
+from thoughtforge.mcp_server.stdio_transport import MAX_LINE_CHARS
 from thoughtforge.mcp_server.tool_hints import hints
 from thoughtforge.mcp_server.tool_table import TOOLS
 from thoughtforge.serving.guard import RequestGuard
@@ -196,6 +197,12 @@ class BearerGuard(RequestGuard):
             return 401, (
                 "Refused: the bearer token is missing or wrong "
                 "(`thoughtforge mcp --print-config --http` shows it).\n"
+            )
+        declared = headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > MAX_LINE_CHARS:  # answered, never read
+            return 413, (
+                f"Refused: a message over thoughtforge mcp's cap of {MAX_LINE_CHARS:,} "
+                "characters was not read; put long text in a file (brain_dump_file).\n"
             )
         return None
 

@@ -300,15 +300,22 @@ class PhaseEngine:
             mark_polished(self.project.dir)
 
     def halt(self, halt: PhaseHalt, options: str, summary: str) -> None:
-        """The reason and the human's options go into the chat, then the project halts."""
+        """The reason and the human's options go into the chat, then the project halts. When not
+        even the halt can be written (a read-only folder), `ProjectFileError` says so; the
+        project's view says it at every later look (`ProjectView.stranded`)."""
         self._tell(f"Halted: {halt} Options: {options}.")
-        transition(
-            self.project,
-            Phase.HALTED,
-            halt_reason=halt.halt_reason,
-            summary=summary,
-            hooks=self.hooks,
-        )
+        try:
+            transition(
+                self.project,
+                Phase.HALTED,
+                halt_reason=halt.halt_reason,
+                summary=summary,
+                hooks=self.hooks,
+            )
+        except OSError as exc:
+            raise ProjectFileError(
+                self.project.dir, f"{halt}; and the halt could not be recorded ({exc})"
+            ) from None
         failure = self.commit_quietly(f"{self.phase.value} halted ({halt.halt_reason})")
         if failure:
             self._tell(f"The project's files could not be committed: {failure}.")

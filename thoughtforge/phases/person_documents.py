@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from thoughtforge.core import CONSTRAINTS_FILE, INTENT_FILE, SPEC_FILE, write_text_atomic
+from thoughtforge.core.own_files import read_own_text
 
 PERSON_DOCUMENTS = (INTENT_FILE, SPEC_FILE, CONSTRAINTS_FILE)
 
@@ -48,7 +49,7 @@ def _text(path: Path) -> str | None:
     if path.is_dir():
         return "\0folder"
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        return read_own_text(path, errors="replace")
     except OSError:
         return None
 

@@ -9,11 +9,13 @@ is not valid UTF-8 is treated as unreadable (a binary or corrupted format). Hidd
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from thoughtforge.adapters.agents.image_parts import ImageRefused, image_type, load_image
+from thoughtforge.bounded_input import InputRefused, read_capped
 from thoughtforge.config import AgentSpec, Config, OpenAIAgentSpec
 from thoughtforge.core import Project, log_event, refuse_links
 
@@ -105,22 +107,28 @@ def _read_one(path: Path, name: str, spec: AgentSpec, max_bytes: int) -> Resourc
         try:
             if isinstance(spec, OpenAIAgentSpec):
                 load_image(path, name, spec)
-            elif image_type(path.read_bytes()[:16]) is None:
+            elif image_type(read_capped(path, max_bytes, "resource")[:16]) is None:
                 raise ImageRefused(f"File '{name}' is not a PNG, JPEG, GIF or WebP image")
         except ImageRefused as refused:
             raise _Skipped(f"{refused} and was skipped.") from None
+        except InputRefused as exc:
+            raise _unreadable(name, exc.reason) from None
         except OSError as exc:
             raise _unreadable(name, str(exc.strerror or exc)) from None
         return path
-    text = _pdf_text(path, name) if suffix == ".pdf" else _utf8_text(path, name)
+    try:
+        data = read_capped(path, max_bytes, "resource")
+    except InputRefused as exc:
+        raise _unreadable(name, exc.reason) from None
+    text = _pdf_text(data, name) if suffix == ".pdf" else _utf8_text(data, name)
     return ResourceDocument(name=name, text=text)
 
 
-def _pdf_text(path: Path, name: str) -> str:
+def _pdf_text(data: bytes, name: str) -> str:
     from pypdf import PdfReader  # slow to import (bench/bench_import_costs.py): only for a PDF
 
     try:
-        pages = [page.extract_text() or "" for page in PdfReader(path).pages]
+        pages = [page.extract_text() or "" for page in PdfReader(io.BytesIO(data)).pages]
     except Exception as exc:  # noqa: BLE001 - pypdf raises many exception types on corrupt input
         raise _unreadable(name, f"corrupt PDF: {exc}") from None
     text = "\n\n".join(page.strip() for page in pages).strip()
@@ -129,11 +137,9 @@ def _pdf_text(path: Path, name: str) -> str:
     return text
 
 
-def _utf8_text(path: Path, name: str) -> str:
+def _utf8_text(data: bytes, name: str) -> str:
     try:
-        text = path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise _unreadable(name, str(exc.strerror or exc)) from None
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise _unreadable(name, "not UTF-8 text: an unsupported or corrupted format") from None
     if "\x00" in text:

@@ -26,6 +26,7 @@ from thoughtforge.core import (
     transition,
     write_polish_state,
 )
+from thoughtforge.core.own_files import read_own_text
 from thoughtforge.core.project_view import read_view
 from thoughtforge.core.revisions import (
     REVISION_TAG_PREFIX,
@@ -211,7 +212,7 @@ def _say(project: Project, role: str, text: str) -> None:
 
 def _text(project: Project, name: str) -> str:
     try:
-        return (project.dir / name).read_text(encoding="utf-8")
+        return read_own_text(project.dir / name)
     except (OSError, UnicodeDecodeError):
         return ""
 

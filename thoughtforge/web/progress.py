@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from thoughtforge.board.heading import polish_heading
 from thoughtforge.core import Project, Status, is_running
 from thoughtforge.core.build_progress import ProgressItem, read_build_progress
-from thoughtforge.core.links import read_own_text
+from thoughtforge.core.own_files import read_own_text
 from thoughtforge.core.spend import usd
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import Phase, Severity

@@ -3,6 +3,7 @@ against the fake model API) read into an answer, its usage, an API error or a re
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -125,6 +126,17 @@ def test_geminis_missing_tool_refuses_a_step_that_writes() -> None:
 def test_output_that_is_not_the_forms_is_unreadable(form: str) -> None:
     with pytest.raises(AgentOutputError):
         normalise(form, "plain words")
+
+
+@pytest.mark.parametrize("form", ["claude_json", "claude_stream", "codex_jsonl", "gemini_json"])
+def test_an_answer_nested_100000_deep_is_unreadable_not_a_recursion_error(form: str) -> None:
+    """Before, the claude and gemini readers raised `RecursionError` (a traceback)."""
+    deep = "[" * 100_000 + "]" * 100_000
+    with pytest.raises(AgentOutputError):
+        normalise(form, deep, deep)
+    # inside an object: unreadable, or (Codex's events) an event that says nothing
+    with contextlib.suppress(AgentOutputError):
+        assert normalise(form, '{"result": ' + deep + "}", "{" + '"error": ' * 50_000) == ""
 
 
 @pytest.mark.parametrize(

@@ -20,6 +20,7 @@ import httpx
 from pydantic import BaseModel
 
 from thoughtforge.adapters.deadline import Deadline
+from thoughtforge.bounded_input import parse_json
 from thoughtforge.config import OpenAIAgentSpec
 from thoughtforge.errors import AttemptFailure, FailureKind
 
@@ -171,7 +172,7 @@ def html_title(body: bytes) -> str:
 def server_json(data: bytes) -> Any:
     """A model server's JSON, every string made safe to write: a `\\ud800` escape decodes to a
     lone surrogate, which no UTF-8 file, terminal or page can take, so it becomes U+FFFD."""
-    return _without_lone_surrogates(json.loads(data))
+    return _without_lone_surrogates(parse_json(data, "the model server's answer"))
 
 
 def _without_lone_surrogates(value: Any) -> Any:

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from thoughtforge.core.own_files import read_own_text
+
 PLAN_FILE = Path("docs") / "plan.md"
 CONSTRAINTS_FILE = Path("docs") / "constraints.md"
 DECISIONS = "## Key Decisions"
@@ -175,7 +177,7 @@ def _section_bodies(plan: str) -> dict[str, str]:
 
 def _read(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return read_own_text(path)
     except (OSError, UnicodeDecodeError):
         return ""
 

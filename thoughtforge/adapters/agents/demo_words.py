@@ -19,6 +19,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from thoughtforge.core.own_files import read_own_text
+
 INTENT_FILE = Path("docs") / "intent.md"
 MAX_ITEMS = 8
 
@@ -84,8 +86,8 @@ class Words(BaseModel):
 def words_for(prompt: str, project_dir: Path) -> Words:
     """From the confirmed intent once there is one, else from the person's turns in the prompt."""
     try:
-        return from_intent((project_dir / INTENT_FILE).read_text(encoding="utf-8"))
-    except OSError:
+        return from_intent(read_own_text(project_dir / INTENT_FILE))
+    except (OSError, UnicodeDecodeError):
         return from_prompt(prompt)
 
 

@@ -13,13 +13,13 @@ its answer may claim it did.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from typing import Any
 
 from thoughtforge.adapters.agents.call_usage import from_claude, from_codex, from_gemini, report
 from thoughtforge.adapters.agents.process import StopReading
+from thoughtforge.bounded_input import JsonTooDeep, parse_json
 
 
 class AgentOutputError(ValueError):
@@ -64,8 +64,10 @@ def _plain_text(stdout: str, stderr: str, writes: bool) -> str:
 
 def _json_object(text: str, what: str) -> dict[str, Any]:
     try:
-        payload = json.loads(text)
-    except json.JSONDecodeError as exc:
+        payload = parse_json(text, f"{what} output")
+    except JsonTooDeep as exc:
+        raise AgentOutputError(f"expected {what} JSON, got output that {exc.reason}") from None
+    except ValueError as exc:
         raise AgentOutputError(f"expected {what} JSON, got unparsable output ({exc})") from None
     if not isinstance(payload, dict):
         raise AgentOutputError(f"expected a {what} JSON object")
@@ -164,7 +166,7 @@ def _codex_jsonl(stdout: str, stderr: str, writes: bool) -> str:
             f"Codex reported an error: {_api_words(message)}",
             _status(status.group(1)) if status else None,
         )
-    refused = _CODEX_REFUSAL.findall(stderr)
+    refused = [line.strip() for line in stderr.splitlines() if _CODEX_REFUSAL.search(line)]
     if writes and refused:
         raise CliRefusal(f"Codex was refused: {_one_line(refused[-1])}")
     messages = [
@@ -181,17 +183,18 @@ def _codex_jsonl(stdout: str, stderr: str, writes: bool) -> str:
 
 
 _CODEX_REFUSAL = re.compile(
-    r"((?:patch|command) rejected:[^\n]*|[^\n]*blocked by (?:the )?[\w-]+ sandbox[^\n]*"
-    r"|Failed to write file [^\n]*)"
+    r"(?:patch|command) rejected:|blocked by (?:the )?[\w-]+ sandbox|Failed to write file "
 )
-"""Its sandbox's refusals, and a patch the write boundary refused (`write_boundary`: Codex runs
-without its own sandbox inside it, and says only that the write failed)."""
+"""A line of Codex's stderr that says so, a patch the write boundary refused included
+(`write_boundary`: Codex runs without its own sandbox inside it, and says only that the write
+failed). Matched line by line: a pattern spanning the line took time squared in its length,
+minutes for a 200,000-character line."""
 
 
 def _event(line: str) -> dict[str, Any]:
     try:
-        event = json.loads(line)
-    except json.JSONDecodeError:
+        event = parse_json(line, "an event")
+    except ValueError:
         return {}
     return event if isinstance(event, dict) else {}
 
@@ -236,8 +239,8 @@ def _last_object(text: str) -> dict[str, Any]:
     start = text.rfind("\n{")
     candidate = text[start + 1 :] if start >= 0 else text
     try:
-        payload = json.loads(candidate)
-    except json.JSONDecodeError:
+        payload = parse_json(candidate, "Gemini CLI's error")
+    except ValueError:
         raise AgentOutputError("Gemini CLI printed no JSON") from None
     return payload if isinstance(payload, dict) else {}
 
@@ -254,8 +257,8 @@ def _api_words(message: Any) -> str:
     """An API's own error message, out of the JSON body a CLI may quote whole."""
     text = str(message or "no message")
     try:
-        body = json.loads(text)
-    except json.JSONDecodeError:
+        body = parse_json(text, "an API error")
+    except ValueError:
         return _one_line(text)
     error = body.get("error") if isinstance(body, dict) else None
     if isinstance(error, dict) and error.get("message"):

@@ -57,6 +57,7 @@ from thoughtforge.adapters.agents.demo_revision import (
 )
 from thoughtforge.adapters.agents.demo_words import words_for
 from thoughtforge.bounded_input import MAX_CONFIG_BYTES, InputRefused, load_yaml, read_capped_text
+from thoughtforge.core.own_files import read_own_json
 
 DEMO_SCRIPT = Path(__file__).with_name("demo_script.yaml")
 SCRIPT_ENV_VAR = "THOUGHTFORGE_SCRIPT"
@@ -183,7 +184,7 @@ def _record_call(state_dir: Path, step: str, prompt: str) -> int:
     """Count calls per step and keep the prompt, so a list script knows which answer is next."""
     state_dir.mkdir(parents=True, exist_ok=True)
     counts_file = state_dir / "calls.json"
-    counts: dict[str, Any] = json.loads(counts_file.read_text()) if counts_file.exists() else {}
+    counts: dict[str, Any] = read_own_json(counts_file) if counts_file.exists() else {}
     counts[step] = counts.get(step, 0) + 1
     tmp = counts_file.with_suffix(".tmp")
     tmp.write_text(json.dumps(counts, indent=2))

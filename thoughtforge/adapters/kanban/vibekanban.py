@@ -26,6 +26,7 @@ from thoughtforge.adapters.kanban.client import VibeKanbanClient
 from thoughtforge.board.cards import Card, describe, project_card
 from thoughtforge.config import VibeKanbanConfig
 from thoughtforge.core import BOARD_CARD_FILE, Project, Status, git_repo, log_event
+from thoughtforge.core.own_files import open_own
 from thoughtforge.errors import ServiceError
 from thoughtforge.models import Phase
 
@@ -187,7 +188,7 @@ def _read_record(record_file: TextIO) -> CardRecord | None:
 def _card_file(project_dir: Path) -> Iterator[TextIO]:
     """The record, locked: two processes updating one card (a run and a `terminate`) create it
     once."""
-    with (project_dir / BOARD_CARD_FILE).open("a+", encoding="utf-8") as handle:
+    with open_own(project_dir / BOARD_CARD_FILE, "a+") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield handle

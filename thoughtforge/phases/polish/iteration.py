@@ -20,6 +20,7 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
+from contextlib import suppress
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
@@ -37,6 +38,7 @@ from thoughtforge.core import (
     write_polish_state,
     write_text_atomic,
 )
+from thoughtforge.core.own_files import read_own_bytes
 from thoughtforge.core.revisions import current_revision
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import Counts, HaltReason, Issue
@@ -354,7 +356,7 @@ class PolishSteps:
         only if it read what stands now (`_stale`): an iteration number alone is no proof, as a
         revision or a re-polish numbers its iterations from 1 again."""
         try:
-            review = StoredReview.model_validate_json((self.dir / REVIEW_FILE).read_bytes())
+            review = StoredReview.model_validate_json(read_own_bytes(self.dir / REVIEW_FILE))
         except (OSError, ValidationError):
             return None
         if review.iteration != n:
@@ -409,16 +411,18 @@ class PolishSteps:
         """State, ledger, log and commit together: if the commit fails, the files are put back."""
         names = (POLISH_STATE_FILE, LEDGER_FILE, POLISH_LOG_FILE)
         saved = {name: _snapshot(self.dir / name) for name in names}
-        self.write_traceability()
-        write_polish_state(self.dir, new)
-        write_ledger(self.dir, ledger)
-        polish_log.append(self.dir, entry)
         try:
+            self.write_traceability()
+            write_polish_state(self.dir, new)
+            write_ledger(self.dir, ledger)
+            polish_log.append(self.dir, entry)
             self.engine.commit(subject)
-        except PhaseHalt:
+        except (PhaseHalt, OSError) as failure:  # a full disk, a read-only folder: none half-made
             for name, content in saved.items():
                 _restore(self.dir / name, content)
-            raise
+            if isinstance(failure, PhaseHalt):
+                raise
+            raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, f"{failure}.") from None
 
     def _review_prompt(self, constraints: str, guidance: str) -> str:
         """The review prompt within the reviewer's window, the acceptance criteria and the
@@ -494,7 +498,11 @@ def _snapshot(path: Path) -> str | None:
 
 
 def _restore(path: Path, content: str | None) -> None:
-    if content is None:
+    """Put a file back as it was, as far as the disk lets: removed first, so a full disk has
+    the room it took back."""
+    with suppress(OSError):
+        if (read_own_text(path) if path.exists() else None) == content:
+            return
         path.unlink(missing_ok=True)
-    else:
-        write_text_atomic(path, content)
+        if content is not None:
+            write_text_atomic(path, content)

@@ -7,6 +7,7 @@ from datetime import datetime
 from pathlib import Path
 
 from thoughtforge.core import POLISH_LOG_FILE
+from thoughtforge.core.own_files import open_own
 from thoughtforge.models import Counts, Issue
 from thoughtforge.phases.polish.guards import GuardReport, describe
 from thoughtforge.phases.polish.ledger import Finding, Ledger
@@ -148,7 +149,7 @@ def resume_entry(at: datetime, halted_by: str, iteration: int) -> str:
 def append(project_dir: Path, entry: str) -> None:
     """Append an entry, writing the log's heading first if the file is new."""
     path = project_dir / POLISH_LOG_FILE
-    with path.open("a", encoding="utf-8") as log:
+    with open_own(path, "a") as log:
         if log.tell() == 0:
             log.write(_HEADER + "\n")
         log.write(entry)

@@ -28,6 +28,7 @@ from pydantic import (
     model_validator,
 )
 
+from thoughtforge.core.own_files import read_own_text
 from thoughtforge.errors import UnusableAnswer, schema_problems
 from thoughtforge.phases.reasking import ask_until_usable, reask
 from thoughtforge.phases.resources import resource_files
@@ -141,7 +142,7 @@ def _template_headings(templates_dir: Path) -> list[set[str]]:
 
 def _looks_like_plan(path: Path, template_headings: list[set[str]]) -> bool:
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = read_own_text(path, errors="replace")
     except OSError:
         return False
     if _OPA_HEADER.search(text):

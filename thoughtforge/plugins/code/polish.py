@@ -22,6 +22,7 @@ from collections.abc import Mapping
 
 from thoughtforge.adapters.agents.invoke import ATTEMPTS, prompt_room
 from thoughtforge.core import PolishState, changes, git_repo, log_event
+from thoughtforge.core.own_files import read_own_bytes
 from thoughtforge.core.staging import PRIVATE_FILES, is_own
 from thoughtforge.errors import AgentFailure, PhaseHalt
 from thoughtforge.models import HaltReason
@@ -254,7 +255,11 @@ class PolishSteps(PlanPolishSteps):
             path = self.dir / relpath
             if is_own(relpath) or relpath.startswith(PRIVATE_FILES) or not path.is_file():
                 continue
-            digest.update(relpath.encode() + b"\0" + path.read_bytes() + b"\0")
+            try:
+                content = read_own_bytes(path)
+            except OSError as exc:  # a link, a pipe, a giant: what it is, not what it holds
+                content = f"\0{exc}".encode()
+            digest.update(relpath.encode() + b"\0" + content + b"\0")
         return digest.hexdigest()[:16]
 
     def previous_fix(self, review: StoredReview, recovered: bool) -> FixResult | None:

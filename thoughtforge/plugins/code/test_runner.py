@@ -29,6 +29,7 @@ from pydantic import computed_field
 
 from thoughtforge.adapters.agents.process import ProcessResult, run_command
 from thoughtforge.adapters.agents.write_boundary import open_boundary
+from thoughtforge.core.own_files import read_own_text
 from thoughtforge.core.processes import AGENT_MARK
 from thoughtforge.plugins.code.test_output import Tally, read_output, strip_ansi
 from thoughtforge.prompting import SectionedText
@@ -120,9 +121,7 @@ def _file_languages(project_dir: Path, commands: dict[str, list[str]]) -> list[s
 
 def _has_test_target(makefile: Path) -> bool:
     try:
-        return bool(
-            _MAKE_TEST_TARGET.search(makefile.read_text(encoding="utf-8", errors="replace"))
-        )
+        return bool(_MAKE_TEST_TARGET.search(read_own_text(makefile, errors="replace")))
     except OSError:
         return False
 

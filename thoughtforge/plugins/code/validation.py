@@ -8,6 +8,7 @@ the one every deliverable gets (`phases.deliverable.verdict`).
 from __future__ import annotations
 
 from thoughtforge.core import Project, git_repo
+from thoughtforge.core.own_files import read_own_text
 from thoughtforge.core.staging import SOURCE_SUFFIXES
 from thoughtforge.phases.deliverable.verdict import Candidate, DeliverableVerdict
 from thoughtforge.phases.deliverable.whole_document import refused_source
@@ -20,7 +21,7 @@ def validate(project: Project, candidate: Candidate) -> DeliverableVerdict:
         if not path.is_file() or path.suffix.lower() not in SOURCE_SUFFIXES:
             continue
         try:
-            new = path.read_text(encoding="utf-8")
+            new = read_own_text(path)
             old = git_repo.committed_text(project.dir, relpath)
         except (OSError, UnicodeDecodeError):
             continue

@@ -3,9 +3,8 @@ and the agent's last word in them."""
 
 from __future__ import annotations
 
-import json
-
 from thoughtforge.adapters.kanban.client import VibeKanbanClient
+from thoughtforge.bounded_input import parse_json
 from thoughtforge.errors import ServiceError
 
 
@@ -21,7 +20,7 @@ def process_output(api: VibeKanbanClient, process_id: str) -> tuple[str, str]:
         if not line.startswith("data:"):
             continue
         try:
-            patches = json.loads(line[5:])
+            patches = parse_json(line[5:], "a log patch")
         except ValueError:
             continue
         for patch in patches if isinstance(patches, list) else []:
@@ -37,7 +36,7 @@ def agent_answer(stdout: str) -> str:
     """A Claude Code stream-json `result` (what VK's Claude executor prints), else the stdout."""
     for line in reversed(stdout.splitlines()):
         try:
-            event = json.loads(line)
+            event = parse_json(line, "an event")
         except ValueError:
             continue
         if (

@@ -26,6 +26,7 @@ import tomllib
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
+from thoughtforge.bounded_input import parse_json
 from thoughtforge.plugins.code.acceptance.python_tests import RUNNER_MODULES, TEST_FILE
 
 WHOLE_FILES = ("pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml")
@@ -86,7 +87,7 @@ def generic_fingerprints(listed: list[str], read: Reader) -> dict[str, str]:
 
 def _keys(relpath: str, text: str, keys: tuple[str, ...]) -> str:
     try:
-        data = json.loads(text) if relpath.endswith(".json") else tomllib.loads(text)
+        data = parse_json(text, relpath) if relpath.endswith(".json") else tomllib.loads(text)
     except (ValueError, tomllib.TOMLDecodeError):
         return _digest("unparsable:" + text)
     picked = {key: data.get(key) for key in keys} if isinstance(data, dict) else data

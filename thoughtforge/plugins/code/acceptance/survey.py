@@ -16,6 +16,7 @@ from pathlib import Path, PurePosixPath
 from pydantic import BaseModel
 
 from thoughtforge.core import git_repo
+from thoughtforge.core.own_files import read_own_text
 from thoughtforge.plugins.code.acceptance.python_tests import (
     TEST_FILE,
     FoundTest,
@@ -163,8 +164,8 @@ def _read(project_dir: Path, relpath: str) -> str | None:
     try:
         if path.is_symlink():
             return f"\0link to {path.readlink()}"
-        if not path.is_file() or path.stat().st_size > MAX_SOURCE_BYTES:
+        if not path.is_file():
             return None
-        return path.read_text(encoding="utf-8", errors="replace")
+        return read_own_text(path, MAX_SOURCE_BYTES, errors="replace")
     except OSError:
         return None

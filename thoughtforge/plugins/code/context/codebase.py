@@ -7,6 +7,7 @@ from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel
 
+from thoughtforge.core.own_files import read_own_bytes
 from thoughtforge.core.staging import PRIVATE_FILES, is_own
 from thoughtforge.plugins.code.context.git_commands import git_output, path_names
 from thoughtforge.plugins.code.context.rendering import line_count
@@ -64,7 +65,7 @@ def read_file(full: Path, path: str) -> CodebaseFile | None:
         size = full.stat().st_size
         if size > MAX_FILE_BYTES:
             return CodebaseFile(path=path, size=size, content=None)
-        data = full.read_bytes()
+        data = read_own_bytes(full, MAX_FILE_BYTES)
     except OSError:
         return None
     if b"\0" in data[:_SNIFF_BYTES]:
