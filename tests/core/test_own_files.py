@@ -40,7 +40,21 @@ NOT_A_PROJECT_FILE = {
     "adapters/agents/image_parts.py:_read_no_link": "an image the person names, O_NOFOLLOW, capped",
     "adapters/agents/scripted.py:_answer_text": "the scripted agent's own script folder",
     "adapters/agents/scripted.py:_filled": "the scripted agent's own templates",
-    "adapters/agents/switches.py:_settings_grant": "an agent's settings file in the config",
+    "adapters/agents/switches.py:settings_grants": "an agent's settings file in the config",
+    "adapters/agents/launch.py:_script_text": "an agent's command script in the config, capped",
+    "adapters/agents/landlock.py:_allow": "a folder opened O_PATH to name it in a Landlock rule",
+    "adapters/agents/supervisor.py:main": "/dev/null, for the supervisor's own streams",
+    "adapters/agents/demo_evidence.py:with_evidence": "the demo agent's own answer, a string",
+    "process_tree.py:carrying": "the kernel's /proc",
+    "process_tree.py:_parents": "the kernel's /proc",
+    "plugins/code/acceptance/in_project/plain_run.py:_load": "runs inside the project's test "
+    "process, not ThoughtForge's (what it reads cannot harm ThoughtForge)",
+    "plugins/code/acceptance/in_project/plain_run.py:_why": "runs inside the project's test "
+    "process",
+    "plugins/code/acceptance/in_project/plain_run.py:<module>": "runs inside the project's test "
+    "process",
+    "plugins/code/acceptance/in_project/record_plugin.py:pytest_unconfigure": "runs inside the "
+    "project's test process",
     "adapters/http.py:parsed": "an HTTP answer, read within the call's byte cap",
     "adapters/kanban/attempts/coder.py:_check_profile": "Vibe Kanban's answer over HTTP",
     "adapters/kanban/client.py:_message_in": "Vibe Kanban's answer over HTTP",
@@ -59,7 +73,6 @@ NOT_A_PROJECT_FILE = {
     "core/process_identity.py:boot_id": "/proc",
     "core/process_identity.py:running": "/proc",
     "core/process_identity.py:start_time": "/proc",
-    "core/processes.py:descendants": "/proc",
     "core/space_reserve.py:keep_reserve": "writes the reserve (O_NOFOLLOW), never reads it",
     "flows/holding.py:_stopping": "/dev/null",
     "flows/prefect_internals/shape.py:defined_with": "Prefect's installed source",

@@ -334,7 +334,7 @@ class PolishSteps:
 
     def quotable(self) -> str:
         """What a review's quotes are checked against: the deliverable as it is now."""
-        return self.deliverable.read_text(encoding="utf-8") if self.deliverable.is_file() else ""
+        return read_own_text(self.deliverable) if self.deliverable.is_file() else ""
 
     def changes_shown(self, n: int) -> str:
         """What changed in the deliverable since review #n−1 read it, in words (the reviewer is
@@ -385,7 +385,7 @@ class PolishSteps:
 
     def mark_fixed(self, version: str) -> None:
         """Record in the stored review what its fix made of the deliverable (`fixed_to`)."""
-        stored = StoredReview.model_validate_json((self.dir / REVIEW_FILE).read_bytes())
+        stored = StoredReview.model_validate_json(read_own_bytes(self.dir / REVIEW_FILE))
         fixed = stored.model_copy(update={"fixed_to": version})
         self.engine.write(REVIEW_FILE, fixed.model_dump_json(indent=2) + "\n")
 

@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from thoughtforge.core.own_files import read_own_bytes
 from thoughtforge.plugins.code.acceptance.record import PLAIN_RUN, RECORD, RunRecord
 from thoughtforge.plugins.code.test_runner import run_in_project, stopped_early
 
@@ -72,6 +73,6 @@ def _read(path: Path) -> dict[str, Outside]:
     try:
         if path.stat().st_size > MAX_OUT_BYTES:
             return {}
-        return _RESULTS.validate_json(path.read_bytes())
+        return _RESULTS.validate_json(read_own_bytes(path, MAX_OUT_BYTES))
     except (OSError, ValidationError):
         return {}

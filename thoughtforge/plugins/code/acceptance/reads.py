@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
+from thoughtforge.core.own_files import read_own_bytes, read_own_text
 from thoughtforge.plugins.code.acceptance.lock import AcceptanceLock, LockedRead
 from thoughtforge.plugins.code.acceptance.record import Read
 from thoughtforge.plugins.code.acceptance.runner_files import source_fingerprint
@@ -80,9 +81,8 @@ def fingerprint_of(project_dir: Path, relpath: str) -> str | None:
         if not path.is_file() or path.stat().st_size > MAX_READ_BYTES:
             return None
         if path.suffix == ".py":
-            return source_fingerprint(path.read_text(encoding="utf-8", errors="replace"))
-        with path.open("rb") as data:
-            return hashlib.file_digest(data, "sha256").hexdigest()[:32]
+            return source_fingerprint(read_own_text(path, MAX_READ_BYTES, errors="replace"))
+        return hashlib.sha256(read_own_bytes(path, MAX_READ_BYTES)).hexdigest()[:32]
     except OSError:
         return None
 
@@ -113,7 +113,7 @@ def _judges(test_module: Path, modules: dict[str, str]) -> set[str]:
     result: `assert close(c_to_f(100), 212)`, or `result = c_to_f(100)` then `assert
     close(result, 212)`. An `assert is_prime(7)` judges nothing but its own module."""
     try:
-        tree = ast.parse(test_module.read_text(encoding="utf-8", errors="replace"))
+        tree = ast.parse(read_own_text(test_module, errors="replace"))
     except (OSError, SyntaxError, ValueError):
         return set()
     origin = _Origins(tree, modules)

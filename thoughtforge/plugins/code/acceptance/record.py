@@ -17,6 +17,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
+from thoughtforge.core.own_files import read_own_bytes
+
 IN_PROJECT = Path(__file__).parent / "in_project"
 PLUGIN = "thoughtforge_locked_run"
 PLAIN_RUN = "thoughtforge_plain_run.py"
@@ -59,6 +61,6 @@ def read_record(scratch: Path) -> RunRecord | None:
     try:
         if path.stat().st_size > MAX_RECORD_BYTES:
             return None
-        return RunRecord.model_validate_json(path.read_bytes())
+        return RunRecord.model_validate_json(read_own_bytes(path, MAX_RECORD_BYTES))
     except (OSError, ValidationError):
         return None
