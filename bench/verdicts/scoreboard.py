@@ -42,7 +42,7 @@ class Rate:
 
     def miss(self, goal: float) -> bool:
         """Above the goal by more than the sample's error."""
-        return self.interval[0] > goal
+        return self.interval[0] > goal + 1e-9  # a Wilson bound of 0 can come out as 1e-17
 
 
 @dataclass(frozen=True)
