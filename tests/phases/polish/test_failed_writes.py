@@ -38,10 +38,11 @@ fi
 printf '%s' "$answer"
 exit $status
 """
-FILL = 'dd if=/dev/zero of="{disk}/filler" bs=4k >/dev/null 2>&1'
+FILL = 'dd if=/dev/zero of="$THOUGHTFORGE_PROJECT_DIR/.filler" bs=4k >/dev/null 2>&1'
+"""Filled from inside the project: the write boundary lets an agent write nowhere else."""
 FILL_PAST_THE_RESERVE = (
     f'{FILL}; rm "$THOUGHTFORGE_PROJECT_DIR/.space-reserve"; '
-    'dd if=/dev/zero of="{disk}/filler2" bs=4k >/dev/null 2>&1'
+    'dd if=/dev/zero of="$THOUGHTFORGE_PROJECT_DIR/.filler2" bs=4k >/dev/null 2>&1'
 )
 """A disk so full that even the room kept for a halt is gone (say, none could be made when the
 run started)."""
@@ -76,7 +77,18 @@ def _breaking_config(
 
 @pytest.mark.parametrize(
     "break_disk",
-    [FILL, FILL_PAST_THE_RESERVE, READ_ONLY],
+    [
+        FILL,
+        FILL_PAST_THE_RESERVE,
+        pytest.param(
+            READ_ONLY,
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="the write boundary (Landlock) refuses the agent's remount, so this way "
+                "of turning the folder read-only mid-fix no longer happens; it needs another",
+            ),
+        ),
+    ],
     ids=["full", "full_past_the_reserve", "read_only"],
 )
 def test_a_write_that_fails_mid_iteration_halts_and_loses_nothing(
@@ -86,7 +98,9 @@ def test_a_write_that_fails_mid_iteration_halts_and_loses_nothing(
     monkeypatch: pytest.MonkeyPatch,
     break_disk: str,
 ) -> None:
-    reviews = {1: review(2, 4, 6), "default": review(1, 3, 6)}
+    # every review repeats the same findings: no guard has a reason to stop the loop before
+    # iteration 2's fix, where the disk breaks
+    reviews = {1: review(2, 4, 6), "default": review(2, 4, 6)}
     monkeypatch.setenv("THOUGHTFORGE_SCRIPT", str(write_script(tmp_path / "s.yaml", reviews)))
     config = _breaking_config(tmp_path, small_disk, write_config, break_disk)
     project = polishing_project(config)
@@ -95,7 +109,10 @@ def test_a_write_that_fails_mid_iteration_halts_and_loses_nothing(
     except ProjectFileError as exc:  # not even the halt could be written: it says so
         assert break_disk != FILL and "the halt could not be recorded" in str(exc)
     else:
-        assert (outcome.verdict, outcome.halt_reason) == ("halt", HaltReason.FILE_SYSTEM_ERROR)
+        assert (outcome.verdict, outcome.halt_reason) == (
+            "halt",
+            HaltReason.FILE_SYSTEM_ERROR,
+        ), outcome.reason
     committed = git_repo.file_at(project.dir, "HEAD", POLISH_STATE_FILE)
     assert committed is not None and '"iteration": 1' in committed
     for name in (POLISH_STATE_FILE, LEDGER_FILE):  # as iteration 1 left them: nothing half-made
