@@ -15,6 +15,7 @@ from html import escape
 from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from pydantic import BaseModel
 
@@ -49,7 +50,8 @@ def _fence(renderer: Any, tokens: Sequence[Token], index: int, options: Any, env
     return '<div class="word-diff">' + "\n".join(lines) + "</div>\n"
 
 
-_plain_fence = _MARKDOWN.renderer.rules["fence"]
+_plain_fence = RendererHTML().rules["fence"]
+"""markdown-it's own rendering of a fence, for every fence but a word diff."""
 _MARKDOWN.add_render_rule("fence", _fence)
 
 
