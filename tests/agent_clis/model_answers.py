@@ -18,6 +18,7 @@ from string import Template
 
 import yaml
 
+from thoughtforge.adapters.agents.demo_evidence import with_evidence
 from thoughtforge.adapters.agents.demo_words import human_turns, words_for
 from thoughtforge.adapters.agents.scripted import DEMO_SCRIPT
 
@@ -199,15 +200,20 @@ def _tests_in(prompt: str) -> dict[str, int]:
 
 
 def _demo_answer(step: str, prompt: str, workdir: Path | None) -> str:
-    """The demo agent's answer to a plan step: its script's text, template or echo."""
+    """The demo agent's answer to a plan step: its script's text, template or echo, with the
+    evidence its script quotes for a review."""
     entry = yaml.safe_load(DEMO_SCRIPT.read_text(encoding="utf-8"))["steps"].get(step)
     if entry is None:
         return "ok"
     if "text" in entry:
-        return str(entry["text"])
-    if "echo_after" in entry:
-        return prompt.rpartition(entry["echo_after"])[2]
-    template = DEMO_SCRIPT.parent / entry["template"]
-    words = words_for(prompt, workdir or Path("/nonexistent"))
-    placeholders = words.placeholders(for_json=template.suffix == ".json")
-    return Template(template.read_text(encoding="utf-8")).substitute(placeholders)
+        text = str(entry["text"])
+    elif "echo_after" in entry:
+        text = prompt.rpartition(entry["echo_after"])[2]
+    else:
+        template = DEMO_SCRIPT.parent / entry["template"]
+        words = words_for(prompt, workdir or Path("/nonexistent"))
+        placeholders = words.placeholders(for_json=template.suffix == ".json")
+        text = Template(template.read_text(encoding="utf-8")).substitute(placeholders)
+    if "evidence" in entry:
+        text = with_evidence(text, prompt, entry["evidence"])
+    return text
