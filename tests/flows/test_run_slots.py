@@ -68,12 +68,16 @@ def test_the_slot_of_a_run_killed_with_minus_nine_comes_back_at_recover(
     taken = one_run_at_a_time
     config = cli_config()
     (tmp_path / "bd.md").write_text(BRAIN_DUMP)
-    env = {**cli_env, "RECORD_DIR": str(tmp_path)}
-    killed = start_cli(
-        env, config, "run", "--agent", "sleeper", "--auto-confirm", str(tmp_path / "bd.md")
+    created = run_cli(
+        cli_env, config, "new", "--agent", "sleeper", "--brain-dump", str(tmp_path / "bd.md")
     )
+    assert created.returncode == 0, created.stderr
+    [project] = (tmp_path / "projects").iterdir()
+    # The agent records its pids in its project: the one folder its write boundary leaves it.
+    env = {**cli_env, "RECORD_DIR": str(project)}
+    killed = start_cli(env, config, "continue", project.name, "--auto-confirm")
     try:
-        _wait_for(lambda: (tmp_path / "pids").exists(), "the agent call, in the run's slot")
+        _wait_for(lambda: (project / "pids").exists(), "the agent call, in the run's slot")
         assert taken() == 1
     finally:
         _stop(killed, signal.SIGKILL)

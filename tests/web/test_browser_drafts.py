@@ -114,9 +114,9 @@ def test_a_finished_project_is_archived_into_the_filter_and_brought_back(
     page.click('button[data-archive="archive"]')
     page.locator(".archive-row .badge.archived").wait_for()
     page.locator(listed).wait_for(state="detached")  # out of the inbox's list
-    archived = page.locator("details.archived-list")
-    archived.locator("summary").click()
+    archived = page.locator("details.archived-list")  # unfolded by itself: the open project
     archived.locator(f'[data-project-id="{project.id}"]').wait_for(state="visible")
+    assert archived.locator(f'[data-project-id="{project.id}"] > a[aria-current="page"]').count()
     assert read_status(project.dir).archived_at is not None
     _shot(page, "63-archived-under-the-filter")
 

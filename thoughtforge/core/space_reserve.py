@@ -3,9 +3,9 @@
 A full disk fails whatever write comes next; if that is the halt itself (the chat line, then
 `status.json`), the project is left in a phase it is no longer in. So each project keeps
 `.space-reserve`, a private file of `RESERVE_BYTES`, made when it is created and again whenever a
-run starts. Only the write of `status.json` (which records a halt) gives the reserve back and
-tries once more when it finds the disk full: every other write fails, leaving the reserve for the
-halt that follows.
+run starts. Only the writes that record a halt (its chat line, then `status.json`) give the
+reserve back and try once more when they find the disk full: every other write fails, leaving the
+reserve for the halt that follows.
 """
 
 from __future__ import annotations

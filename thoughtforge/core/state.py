@@ -158,9 +158,10 @@ def read_chat(project_dir: Path) -> ChatHistory:
     return _read(project_dir / CHAT_HISTORY_FILE, _CHAT_ADAPTER)
 
 
-def write_chat(project_dir: Path, history: ChatHistory) -> None:
-    """Replace `chat_history.json` atomically (to clear it between phases)."""
-    write_text_atomic(project_dir / CHAT_HISTORY_FILE, _chat_json(history))
+def write_chat(project_dir: Path, history: ChatHistory, *, reserved: bool = False) -> None:
+    """Replace `chat_history.json` atomically (to clear it between phases); `reserved` as in
+    `write_text_atomic`."""
+    write_text_atomic(project_dir / CHAT_HISTORY_FILE, _chat_json(history), reserved=reserved)
 
 
 def _chat_json(history: ChatHistory) -> str:
@@ -168,13 +169,14 @@ def _chat_json(history: ChatHistory) -> str:
     return _CHAT_ADAPTER.dump_json(history, indent=2, exclude_none=True).decode() + "\n"
 
 
-def append_chat(project_dir: Path, message: ChatMessage) -> ChatHistory:
+def append_chat(project_dir: Path, message: ChatMessage, *, reserved: bool = False) -> ChatHistory:
     """Append one message. Writers of one project (a run, `say` from two terminals) take turns
-    on a lock, so a message written meanwhile is never overwritten."""
+    on a lock, so a message written meanwhile is never overwritten. `reserved`: the message that
+    tells a halt, which a full disk must not keep from the person."""
     with _locked(project_dir / STATE_LOCK_FILE):
         history = read_chat(project_dir)
         history.append(message)
-        write_chat(project_dir, history)
+        write_chat(project_dir, history, reserved=reserved)
     return history
 
 

@@ -145,7 +145,7 @@ def state_files_readable(project: Project) -> bool:
 def _halt(project: Project, reason: HaltReason, message: str) -> None:
     """The chat is told when it can be written (a full disk may forbid it); the halt is made."""
     try:
-        notice(project, message)
+        notice(project, message, reserved=True)
     except OSError as exc:
         log_event(project.dir, "not_in_chat", level="warning", text=message, error=str(exc))
     print(message)

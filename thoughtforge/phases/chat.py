@@ -60,10 +60,15 @@ def add_human_message(project: Project, text: str) -> None:
     append_chat(project.dir, ChatMessage(role="human", content=text, phase=phase))
 
 
-def notice(project: Project, text: str, phase: Phase | None = None) -> None:
-    """A system message, in `phase` or else the project's current one."""
+def notice(
+    project: Project, text: str, phase: Phase | None = None, *, reserved: bool = False
+) -> None:
+    """A system message, in `phase` or else the project's current one; `reserved` for the one
+    telling a halt (written in the room a full disk keeps for it, `core.space_reserve`)."""
     phase = phase or project.status().phase
-    append_chat(project.dir, ChatMessage(role="system", content=text, phase=phase))
+    append_chat(
+        project.dir, ChatMessage(role="system", content=text, phase=phase), reserved=reserved
+    )
 
 
 def notice_once(project: Project, text: str, phase: Phase | None = None) -> None:

@@ -303,7 +303,7 @@ class PhaseEngine:
         """The reason and the human's options go into the chat, then the project halts. When not
         even the halt can be written (a read-only folder), `ProjectFileError` says so; the
         project's view says it at every later look (`ProjectView.stranded`)."""
-        self._tell(f"Halted: {halt} Options: {options}.")
+        self._tell(f"Halted: {halt} Options: {options}.", reserved=True)
         try:
             transition(
                 self.project,
@@ -328,9 +328,9 @@ class PhaseEngine:
             verdict="halt", halt_reason=halt.halt_reason, reason=str(halt), deliverable=deliverable
         )
 
-    def _tell(self, text: str) -> None:
+    def _tell(self, text: str, *, reserved: bool = False) -> None:
         """A halt must be recorded even when the chat itself is what is broken (or the disk)."""
         try:
-            self.say(text)
+            chat.notice(self.project, text, self.phase, reserved=reserved)
         except (StateFileError, OSError) as exc:
             log_event(self.project.dir, "not_in_chat", level="warning", text=text, error=str(exc))
