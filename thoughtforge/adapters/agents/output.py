@@ -48,10 +48,17 @@ class CliRefusal(AgentOutputError):
 
 
 GEMINI_BUILD_FILES = (
-    "Gemini CLI never writes build files (pyproject.toml, package.json, Makefile, Cargo.toml, "
-    "go.mod…) headless, whatever it is granted: add the file to the project folder yourself, "
-    "then resume, or build code projects with another agent"
+    "Gemini CLI never writes build files (pyproject.toml, setup.cfg, package.json, Makefile, "
+    "Cargo.toml, go.mod…) when run headless: its policy engine denies them after every rule, "
+    "so no policy file, `--policy` or `--yolo` can allow them, only a person at its own prompt; "
+    "add the file to the project folder yourself, then resume, or build code projects with "
+    "another agent"
 )
+"""Why no grant of ThoughtForge's can help: gemini-cli's `PolicyEngine.check` (0.61.0,
+"Build File Protection") turns an allowed `write_file`/`replace` of a file named as a build file,
+wherever it is, into a denial when headless (a question when a person is at its prompt), after
+every rule of every tier has been matched; hooks cannot allow a call either. Driving it over ACP
+(`gemini --acp`), where that question comes to the client, is the one way to grant them."""
 
 
 ReadOutput = Callable[[str, str, bool], str]
