@@ -6,6 +6,8 @@ terminate, `continue` on a finished project) sends a newcomer round in circles.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from thoughtforge.catalogue import ACTIONS, cli_verbs, halt_decisions
 from thoughtforge.core.state import Status
 from thoughtforge.models import Phase
@@ -19,7 +21,7 @@ def after_halt(project_id: str, status: Status) -> str:
     return f"Next: thoughtforge {verbs} {project_id}"
 
 
-def offered_commands(project_id: str, phase: Phase, actions: list[str]) -> str:
+def offered_commands(project_id: str, phase: Phase, actions: Iterable[str]) -> str:
     """The line after a refusal: the commands that do what the page's composer offers now (its
     `actions`, by name); empty when it offers nothing."""
     verbs: list[str] = []
