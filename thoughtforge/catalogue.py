@@ -11,7 +11,7 @@ so no door offers what another refuses.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
@@ -166,6 +166,14 @@ FORM_ACTIONS: dict[str, tuple[ActionName, ...]] = {
 }
 """Each form a run waits with (`flows.human_input`, by class name, as `core.Waiting.kind`
 records it), and the actions it takes."""
+
+CHAT_ACTIONS = frozenset(
+    name for form in ("IntakeTurn", "ReviewTurn", "SpecTurn") for name in FORM_ACTIONS[form]
+) - {"terminate"}
+"""Actions of Phases 1–2, answered through the chat (the rest decide a halt)."""
+
+AGENT_SWITCH_ACTIONS = frozenset(get_args(Decision)) - {"terminate"}
+"""Decisions after which the next agent call may be another agent's (a halt, a stuck build)."""
 
 _DECISIONS_BY_REASON: dict[HaltReason, tuple[Decision, ...]] = {
     HaltReason.HUMAN_TERMINATED: (),

@@ -17,13 +17,19 @@ from typing import Protocol
 from pydantic import BaseModel
 
 from thoughtforge.actions.budget import raise_on_halt
-from thoughtforge.actions.composer import AGENT_SWITCH_ACTIONS, CHAT_ACTIONS, Composer
+from thoughtforge.actions.composer import Composer
 from thoughtforge.actions.hand_over import Delivery, answer_in_chat, hand_over, kept_note
 from thoughtforge.actions.revising import revised
 from thoughtforge.actions.run_state import current_composer
 from thoughtforge.actions.starting import Started, start_run
 from thoughtforge.bounded_input import MAX_MESSAGE_CHARS
-from thoughtforge.catalogue import ACTIONS, Decision, RunAnswer
+from thoughtforge.catalogue import (
+    ACTIONS,
+    AGENT_SWITCH_ACTIONS,
+    CHAT_ACTIONS,
+    Decision,
+    RunAnswer,
+)
 from thoughtforge.config import Config
 from thoughtforge.core import Project, Status
 from thoughtforge.core.course_claim import Claim, ProjectClaimed

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from thoughtforge.catalogue import (
     ACTIONS,
+    AGENT_SWITCH_ACTIONS,
     FORM_ACTIONS,
     HALT_ADVICE,
     PersonAction,
@@ -37,14 +38,8 @@ WAITS_FOR: dict[str, str] = {
 """What the person is asked for, in the inbox's (and `status ID`'s) words: true whether or
 not they have said anything yet."""
 
-AGENT_SWITCH_ACTIONS = frozenset({"resume", "override", "provide_input"})
-"""Decisions after which the next agent call may be another agent's (a halt, a stuck build)."""
-
 _ALWAYS_THERE = frozenset({"send", "revise"})
 """Actions offered whatever the step, so never its next one."""
-
-CHAT_ACTIONS = frozenset({"send", "distill", "realign", "confirm", "accept_unresolved"})
-"""Actions of Phases 1–2, answered through the chat (the rest decide a halt)."""
 
 
 class Composer(BaseModel):
