@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 import textwrap
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -167,3 +168,17 @@ def test_every_label_is_a_button_on_the_page() -> None:
     for action in ACTIONS.values():
         if action.name not in offered:
             assert f">{action.label}<" in pages or f">{action.label} <kbd>" in pages, action.label
+
+
+def test_every_button_a_note_says_to_press_is_a_label() -> None:
+    """Before, a page with no server said to press "Start the run here", a button the page
+    does not have (it is "Start the run"), and MCP's words for it were a copy of their own."""
+    package = Path(__file__).parents[1] / "thoughtforge"
+    pressed = {
+        match
+        for path in package.rglob("*.py")
+        for match in re.findall(
+            r"\bpress ([A-Z][\w ,]*?)(?= \(| or | then |[.:;,]|$)", path.read_text("utf-8")
+        )
+    }
+    assert pressed and pressed <= {action.label for action in ACTIONS.values()}
