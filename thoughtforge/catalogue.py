@@ -1,8 +1,9 @@
 """The catalogue: what a person can do to a project, and what each halt takes. Each door reads
 its column of it: the page an action's label (and whether it is destructive, so confirmed), the
-CLI its verb, the MCP server its tool; the flows the forms a run waits with, the halt messages
-the decisions. A new person-action is a row here, the `actions/` function that does it, its test
-and, if it has a button, the page's template.
+CLI its verb, the MCP server its tool and the words that name it to an agent; the flows the
+forms a run waits with, and the decisions a halt message lists. So every door's words for an
+action are its row here; what remains a door's own is its entry point (a CLI command, an MCP
+tool, a form when a run waits for it), each held to its row by `tests/test_catalogue.py`.
 
 The invariant: a halt takes the same decisions at every door. The page's buttons, the CLI's
 `Next:` line, the form the run waits with and `phases.halt_actions` all read `halt_decisions`,
@@ -217,9 +218,6 @@ def halt_options(reason: HaltReason, halted_from: Phase) -> str:
     """The decisions as a halt message lists them: "resume, override, terminate"."""
     return ", ".join(ACTIONS[name].label.lower() for name in halt_decisions(reason, halted_from))
 
-
-INPUT_HALTS = frozenset(r for r, takes in _DECISIONS_BY_REASON.items() if "provide_input" in takes)
-"""Halts the person answers with input, not a decision on a cause."""
 
 DECISION_HALTS = frozenset(
     {
