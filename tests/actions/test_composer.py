@@ -8,12 +8,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from thoughtforge.actions.composer import WAIT_ACTIONS, WAITS_FOR, composer_for
+from thoughtforge.actions.composer import WAITS_FOR, composer_for
+from thoughtforge.catalogue import FORM_ACTIONS, HALT_ADVICE
 from thoughtforge.core import Status, Waiting
 from thoughtforge.core.course_claim import Claim
 from thoughtforge.core.process_identity import this_process
 from thoughtforge.flows import human_input
-from thoughtforge.models import POLISH_HALT_ADVICE, HaltReason, Phase
+from thoughtforge.models import HaltReason, Phase
 
 NOW = datetime(2026, 11, 23, tzinfo=UTC)
 
@@ -39,8 +40,8 @@ def test_the_table_is_the_flows_forms() -> None:
         step.form.__name__: typing.get_args(step.form.model_fields["action"].annotation)
         for step in steps
     }
-    assert forms == WAIT_ACTIONS
-    assert WAITS_FOR.keys() == WAIT_ACTIONS.keys()
+    assert forms == FORM_ACTIONS
+    assert WAITS_FOR.keys() == FORM_ACTIONS.keys()
 
 
 @pytest.mark.parametrize(
@@ -112,7 +113,7 @@ def test_terminate_is_the_only_dangerous_action_and_send_needs_a_message() -> No
 def test_a_polish_halt_says_what_the_person_can_do_about_it(reason: HaltReason) -> None:
     """The decision form's note carries the halt's advice, waiting or not."""
     status = _status(Phase.HALTED, halt_reason=reason, halted_from=Phase.POLISHING)
-    advice = POLISH_HALT_ADVICE[reason]
+    advice = HALT_ADVICE[reason]
     assert advice in composer_for(status, None, False).note
     waiting = composer_for(status, _wait("PolishHaltDecision", Phase.HALTED), False)
     assert advice in waiting.note and waiting.note.startswith("Waiting for a decision")
@@ -123,7 +124,7 @@ def test_every_halt_reason_of_the_polish_loop_has_advice() -> None:
         HaltReason.FIX_OUTPUT_INVALID,
         HaltReason.REVIEW_MALFORMED,
     }
-    assert polish_halts <= POLISH_HALT_ADVICE.keys()
+    assert polish_halts <= HALT_ADVICE.keys()
 
 
 def test_a_run_on_its_way_offers_no_second_start_and_says_so() -> None:

@@ -4,12 +4,11 @@ for it to ask, as it does for a run that holds the lock."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from thoughtforge.actions import hand_over as hand_over_module
 from thoughtforge.actions.hand_over import hand_over
+from thoughtforge.catalogue import RunAnswer
 from thoughtforge.config import Config
 from thoughtforge.core import Project, create_project
 from thoughtforge.stack import api as api_module
@@ -24,7 +23,7 @@ class ReEnteringRun(PrefectApi):
         super().__init__("http://127.0.0.1:9/api")
         self.looks = 0
         self.asks_at = asks_at
-        self.resumed: list[dict[str, Any]] = []
+        self.resumed: list[RunAnswer] = []
 
     def live_waiting_run(self, project: Project) -> WaitingRun | None:
         self.looks += 1
@@ -38,7 +37,7 @@ class ReEnteringRun(PrefectApi):
     def active_run(self, project: Project) -> str | None:
         return "run"
 
-    def resume(self, run: WaitingRun, run_input: dict[str, Any]) -> None:
+    def resume(self, run: WaitingRun, run_input: RunAnswer) -> None:
         self.resumed.append(run_input)
 
 
@@ -49,7 +48,7 @@ def project(config: Config) -> Project:
 
 def _hand_over(config: Config, project: Project) -> bool:
     return hand_over(
-        config, project, {"message": "", "action": "distill"}, saved=False, busy_seconds=30
+        config, project, RunAnswer(action="distill", message=""), saved=False, busy_seconds=30
     )
 
 
@@ -63,7 +62,7 @@ def test_distill_right_after_say_waits_for_the_run_that_has_not_taken_its_lock_y
     monkeypatch.setattr(hand_over_module, "api_for_project", lambda config, where: api.url)
     monkeypatch.setattr(hand_over_module, "PrefectApi", lambda url: api)
     assert _hand_over(config, project) is True
-    assert api.resumed == [{"message": "", "action": "distill"}]
+    assert api.resumed == [RunAnswer(action="distill", message="")]
 
 
 def test_a_run_that_never_asks_is_given_up_once_it_settles(

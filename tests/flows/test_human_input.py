@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import get_args
 
+from thoughtforge.catalogue import ACTIONS
 from thoughtforge.cli import app
 from thoughtforge.core.waiting import ANSWER_VERBS
 from thoughtforge.flows import human_input
-
-COMMAND_OF = {"send": "say", "provide_input": "answer", "accept_unresolved": "confirm"}
 
 
 def test_every_wait_hints_at_the_commands_of_its_own_actions() -> None:
@@ -20,4 +19,4 @@ def test_every_wait_hints_at_the_commands_of_its_own_actions() -> None:
         verbs = ANSWER_VERBS[step.form.__name__].split("|")
         assert set(verbs) <= commands, step.form.__name__
         actions = get_args(step.form.model_fields["action"].annotation)
-        assert set(verbs) == {COMMAND_OF.get(a, a) for a in actions}, step.form.__name__
+        assert set(verbs) == {ACTIONS[a].cli_verb for a in actions}, step.form.__name__

@@ -23,6 +23,7 @@ from tests.capture_server import CaptureServer
 from tests.polish_setup import ECHO_FIX, polishing_project, review, write_script
 from tests.stack.conftest import BIN, REPO, Stack, asked_again, running, suspended_at, wait_for
 from tests.vibe_kanban import VibeKanban
+from thoughtforge.catalogue import RunAnswer
 from thoughtforge.config import load_config, state_dir
 from thoughtforge.core import (
     LOCK_FILE,
@@ -106,7 +107,7 @@ def test_a_deployed_run_suspends_at_each_human_step_and_reaches_done(
     api = PrefectApi(stack.api)
     run = api.waiting_run(project.name)
     assert run is not None
-    api.resume(run, {"message": "", "action": "send"})
+    api.resume(run, RunAnswer(action="send", message=""))
     wait_for(asked_again(stack, waiting.key), "the wait after an empty submit")
     notices = [m.content for m in read_chat(project) if "Nothing to send" in m.content]
     assert notices == ["Nothing to send: write a message, or choose **distill**."]

@@ -12,22 +12,24 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Protocol
 
 from pydantic import BaseModel
 
 from thoughtforge.actions.budget import raise_on_halt
-from thoughtforge.actions.composer import (
-    ACTIONS,
-    AGENT_SWITCH_ACTIONS,
-    CHAT_ACTIONS,
-    Composer,
-)
+from thoughtforge.actions.composer import Composer
 from thoughtforge.actions.hand_over import Delivery, answer_in_chat, hand_over, kept_note
 from thoughtforge.actions.revising import revised
 from thoughtforge.actions.run_state import current_composer
 from thoughtforge.actions.starting import Started, start_run
 from thoughtforge.bounded_input import MAX_MESSAGE_CHARS
+from thoughtforge.catalogue import (
+    ACTIONS,
+    AGENT_SWITCH_ACTIONS,
+    CHAT_ACTIONS,
+    Decision,
+    RunAnswer,
+)
 from thoughtforge.config import Config
 from thoughtforge.core import Project, Status
 from thoughtforge.core.course_claim import Claim, ProjectClaimed
@@ -55,14 +57,11 @@ class Starter(Protocol):
         config: Config,
         config_file: Path,
         project: Project,
-        then: dict[str, Any] | None,
+        then: RunAnswer | None,
         /,
         *,
         handed: Claim | None = None,
     ) -> Started: ...
-
-
-Decision = Literal["resume", "override", "terminate", "provide_input"]
 
 
 class Answer(BaseModel):
@@ -153,7 +152,9 @@ def chat_turn(
     if delivery is Delivery.NOT_TAKEN:
         phase = project.status().phase
         return Outcome(delivery=delivery, note=f"Kept, but the project is {phase}.")
-    started = start(config, config_file, project, {"message": "", "action": answer.action})
+    started = start(
+        config, config_file, project, RunAnswer(action=ACTIONS[answer.action].name, message="")
+    )
     return Outcome(delivery="started" if started.run_id else delivery, note=started.note)
 
 
@@ -171,10 +172,9 @@ def decide(
     all the same; `provide_input`'s words are the input itself. `AnsweredMeanwhile` when
     another answer reached the run first."""
     stored = bool(message.strip()) and action != "provide_input"
-    run_input: dict[str, str] = {"action": action}
-    if action == "provide_input":
-        run_input["message"] = message  # stored by the run, or by `hand_over` if another came first
-    elif stored:
+    # provide_input's words are stored by the run, or by `hand_over` if another came first
+    run_input = RunAnswer(action=action, message=message if action == "provide_input" else None)
+    if stored:
         add_human_message(project, message)
     with _waking(project) as wake:
         handed = hand_over(

@@ -1,69 +1,30 @@
 """What the person can do on a project right now, by the wait its run is in.
 
 The composer shows these as buttons and the server accepts only these, so the page can never send
-what the run would refuse. A recorded wait names its form (`core.Waiting.kind`); the table below is
-those forms' actions (the flows' `human_input` forms, checked against it by a test). Without a
-wait, the project's files decide: a halted project takes the decisions its halt allows, a project
-a run is working on takes messages (queued for the AI's next call), and one nothing works on can
-be started.
+what the run would refuse. A recorded wait names its form (`core.Waiting.kind`), whose actions
+are the catalogue's (`catalogue.FORM_ACTIONS`, the flows' `human_input` forms checked against it
+by a test). Without a wait, the project's files decide: a halted project takes the decisions the
+catalogue gives its halt, a project a run is working on takes messages (queued for the AI's next
+call), and one nothing works on can be started.
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel
 
-from thoughtforge.board.words import halt_words
+from thoughtforge.catalogue import (
+    ACTIONS,
+    AGENT_SWITCH_ACTIONS,
+    FORM_ACTIONS,
+    HALT_ADVICE,
+    PersonAction,
+    halt_decisions,
+    halt_label,
+)
 from thoughtforge.core import Status, Waiting
 from thoughtforge.core.course_claim import Claim
-from thoughtforge.models import (
-    AUTONOMOUS_PHASES,
-    INPUT_HALTS,
-    OVERRIDE_BUILD_HALTS,
-    POLISH_HALT_ADVICE,
-    HaltReason,
-    Phase,
-)
+from thoughtforge.models import AUTONOMOUS_PHASES, HaltReason, Phase
 from thoughtforge.phases.chat import when_answered
-
-
-class Action(BaseModel):
-    name: str
-    label: str
-    needs_message: bool = False
-    """Refused without text (Send, Provide input)."""
-    danger: bool = False
-    """Shown apart, in red, and confirmed before it is sent."""
-    shortcut: str | None = None
-    """The key that presses it from the message box (Enter is Send's, and Provide input's)."""
-
-
-ACTIONS: dict[str, Action] = {
-    action.name: action
-    for action in (
-        Action(name="send", label="Send", needs_message=True),
-        Action(name="distill", label="Distill", shortcut="Ctrl+Enter"),
-        Action(name="realign", label="Realign"),
-        Action(name="confirm", label="Confirm", shortcut="Ctrl+Enter"),
-        Action(name="accept_unresolved", label="Confirm, open items unresolved"),
-        Action(name="resume", label="Resume", shortcut="Ctrl+Enter"),
-        Action(name="override", label="Override"),
-        Action(name="provide_input", label="Provide input", needs_message=True),
-        Action(name="start", label="Start the run", shortcut="Ctrl+Enter"),
-        Action(name="revise", label="Revise", needs_message=True),
-        Action(name="terminate", label="Terminate", danger=True),
-    )
-}
-
-WAIT_ACTIONS: dict[str, tuple[str, ...]] = {
-    "IntakeTurn": ("send", "distill", "terminate"),
-    "ReviewTurn": ("send", "realign", "confirm", "terminate"),
-    "SpecTurn": ("send", "confirm", "accept_unresolved", "terminate"),
-    "HaltDecision": ("resume", "terminate"),
-    "PolishHaltDecision": ("resume", "override", "terminate"),
-    "PlanGateDecision": ("override", "terminate"),
-    "StuckDecision": ("provide_input", "terminate"),
-}
-"""Each form a run waits with, and the actions it takes."""
 
 WAITS_FOR: dict[str, str] = {
     "IntakeTurn": "more detail, or Distill",
@@ -77,20 +38,14 @@ WAITS_FOR: dict[str, str] = {
 """What the person is asked for, in the inbox's (and `status ID`'s) words: true whether or
 not they have said anything yet."""
 
-AGENT_SWITCH_ACTIONS = frozenset({"resume", "override", "provide_input"})
-"""Decisions after which the next agent call may be another agent's (a halt, a stuck build)."""
-
 _ALWAYS_THERE = frozenset({"send", "revise"})
 """Actions offered whatever the step, so never its next one."""
-
-CHAT_ACTIONS = frozenset({"send", "distill", "realign", "confirm", "accept_unresolved"})
-"""Actions of Phases 1–2, answered through the chat (the rest decide a halt)."""
 
 
 class Composer(BaseModel):
     """The actions offered now, and one line saying why these."""
 
-    actions: list[Action]
+    actions: list[PersonAction]
     note: str
 
     starting: bool = False
@@ -140,17 +95,17 @@ def composer_for(
             else f"Starting a run{run}: it asks you as soon as it is up."
         )
         return Composer(actions=_named(("send",)), note=note, starting=True)
-    advice = POLISH_HALT_ADVICE.get(status.halt_reason) if status.halt_reason else None
+    advice = HALT_ADVICE.get(status.halt_reason) if status.halt_reason else None
     to_act = f" ({advice})" if advice and status.phase is Phase.HALTED else ""
-    if waiting is not None and waiting.kind in WAIT_ACTIONS:
+    if waiting is not None and waiting.kind in FORM_ACTIONS:
         return Composer(
-            actions=_named(WAIT_ACTIONS[waiting.kind]),
+            actions=_named(FORM_ACTIONS[waiting.kind]),
             note=f"Waiting for {WAITS_FOR[waiting.kind]}{to_act}.",
         )
     if status.phase is Phase.HALTED:
         return Composer(
             actions=_named(_halt_decisions(status)),
-            note=f"Halted ({halt_words(status.halt_reason)}{to_act}): no run is waiting; a "
+            note=f"Halted ({halt_label(status.halt_reason)}{to_act}): no run is waiting; a "
             "decision starts one.",
         )
     if run_busy:
@@ -167,17 +122,12 @@ def composer_for(
 
 
 def _halt_decisions(status: Status) -> tuple[str, ...]:
-    """As the run would ask them (`flows.pipeline`, `flows.build`); a halt after the spec was
-    locked may also take a change request (Revise)."""
+    """The catalogue's, as the run would ask them; a halt after the spec was locked may also
+    take a change request (Revise)."""
+    decisions = halt_decisions(status.halt_reason, status.halted_from)
     revisable = ("revise",) if status.halted_from in (Phase.BUILDING, Phase.POLISHING) else ()
-    if status.halt_reason in INPUT_HALTS:
-        return ("provide_input", *revisable, "terminate")
-    if status.halt_reason in OVERRIDE_BUILD_HALTS:
-        return ("override", *revisable, "terminate")
-    if status.halted_from is Phase.POLISHING:
-        return ("resume", "override", *revisable, "terminate")
-    return ("resume", *revisable, "terminate")
+    return (*decisions[:-1], *revisable, *decisions[-1:])  # Terminate stays last
 
 
-def _named(names: tuple[str, ...]) -> list[Action]:
+def _named(names: tuple[str, ...]) -> list[PersonAction]:
     return [ACTIONS[name] for name in names]

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Any
 
+from thoughtforge.catalogue import ACTIONS, RunAnswer
 from thoughtforge.config import Config
 from thoughtforge.core.project import Project
 from thoughtforge.core.project_view import read_view
@@ -50,7 +50,7 @@ def answer_in_chat(
         add_human_message(project, message)
     if project.status().phase in (Phase.DONE, Phase.HALTED):
         return Delivery.NOT_TAKEN
-    run_input = {"message": "", "action": action}
+    run_input = RunAnswer(action=ACTIONS[action].name, message="")
     try:
         handed = hand_over(
             config, project, run_input, saved=said, busy_seconds=busy_seconds, on_busy=on_busy
@@ -75,7 +75,7 @@ def kept_note(project: Project, message: str) -> str:
 def hand_over(
     config: Config,
     project: Project,
-    run_input: dict[str, Any],
+    run_input: RunAnswer,
     *,
     saved: bool,
     busy_seconds: float,
@@ -94,15 +94,15 @@ def hand_over(
     try:
         api = PrefectApi(url)
         run = api.live_waiting_run(project)
-        if run is None and run_input.get("action") != "send" and _on_its_way(api, project):
+        if run is None and run_input.action != "send" and _on_its_way(api, project):
             on_busy()
             run = api.next_waiting_run(project, busy_seconds)
         if run is None:
             return False
         api.resume(run, run_input)
     except AnsweredMeanwhile:
-        if not saved and str(run_input.get("message") or "").strip():
-            add_human_message(project, run_input["message"])
+        if not saved and run_input.message and run_input.message.strip():
+            add_human_message(project, run_input.message)
         raise
     except PrefectApiError as exc:
         kept = "Your message is saved in the project's chat. " if saved else ""

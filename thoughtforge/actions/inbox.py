@@ -13,7 +13,8 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from thoughtforge.actions.composer import WAITS_FOR
-from thoughtforge.board.words import halt_words, phase_words, working_title
+from thoughtforge.board.words import phase_words, working_title
+from thoughtforge.catalogue import halt_label
 from thoughtforge.config import Config
 from thoughtforge.core import Status, list_projects, read_chat
 from thoughtforge.core.project_view import read_view
@@ -118,7 +119,7 @@ def inbox(config: Config) -> Inbox:
                 run=view.run.value,
                 waits_for=WAITS_FOR.get(waiting.kind) if waiting and not terminated else None,
                 waiting_since=waiting.since if waiting else None,
-                halted=halt_words(status.halt_reason) if status.phase is Phase.HALTED else None,
+                halted=halt_label(status.halt_reason) if status.phase is Phase.HALTED else None,
                 halt_reason=status.halt_reason if status.phase is Phase.HALTED else None,
                 terminated=terminated,
                 archived=status.archived_at is not None,

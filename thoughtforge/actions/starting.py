@@ -11,12 +11,12 @@ from __future__ import annotations
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any
 
 from pydantic import Base64Bytes, BaseModel, Field
 
 from thoughtforge.actions.inbox import inbox
 from thoughtforge.actions.run_state import project_view
+from thoughtforge.catalogue import RunAnswer
 from thoughtforge.config import Config
 from thoughtforge.core import Project, create_project, log_event, safe_file_name, with_hints
 from thoughtforge.core.course_claim import Claim, RunAlreadyStarting
@@ -39,7 +39,7 @@ HAND_OVER_SECONDS = 180.0
 """How long an answer given with no run waiting waits for the run started for it to ask."""
 NO_SERVER = (
     "No Prefect server is running, so nothing works on this project yet: run "
-    "`thoughtforge up`, then press Start the run here (or `thoughtforge continue {id}`)."
+    "`thoughtforge up`, then press Start the run (or `thoughtforge continue {id}`)."
 )
 
 
@@ -98,7 +98,7 @@ def start_run(
     config: Config,
     config_file: Path,
     project: Project,
-    then: dict[str, Any] | None = None,
+    then: RunAnswer | None = None,
     *,
     handed: Claim | None = None,
 ) -> Started:
@@ -149,7 +149,7 @@ def _busy(api: PrefectApi, view: ProjectView) -> str | None:
     return rested.name if rested is not None else None
 
 
-def _hand_over_when_asked(api: PrefectApi, project: Project, run_input: dict[str, Any]) -> None:
+def _hand_over_when_asked(api: PrefectApi, project: Project, run_input: RunAnswer) -> None:
     try:
         run = api.next_waiting_run(project, HAND_OVER_SECONDS)
         if run is not None:
@@ -158,6 +158,6 @@ def _hand_over_when_asked(api: PrefectApi, project: Project, run_input: dict[str
         why = "the run did not ask for it in time"
     except Exception as exc:  # noqa: BLE001 - a background hand-over reports, never raises
         why = str(exc)
-    action = run_input.get("action")
+    action = run_input.action
     log_event(project.dir, "hand_over_failed", level="warning", action=action, why=why)
     notice(project, f"Your '{action}' was not handed to the run ({why}): press it again.")

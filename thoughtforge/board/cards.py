@@ -16,6 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from thoughtforge.catalogue import HALT_ADVICE
 from thoughtforge.config import Config
 from thoughtforge.core.project import Project, list_projects
 from thoughtforge.core.project_view import ProjectView, RunPlace, read_view
@@ -23,7 +24,7 @@ from thoughtforge.core.revisions import revision_words
 from thoughtforge.core.spend import read_usage, short
 from thoughtforge.core.state import POLISH_STATE_FILE, Status, read_polish_state
 from thoughtforge.errors import StateFileError
-from thoughtforge.models import POLISH_HALT_ADVICE, Counts, DeliverableType, HaltReason, Phase
+from thoughtforge.models import Counts, DeliverableType, HaltReason, Phase
 
 COLUMNS: dict[Phase, str] = {
     Phase.BRAIN_DUMP: "Brain Dump",
@@ -151,7 +152,7 @@ def describe(card: Card) -> str:
     if card.revision > 1:
         lines.append(f"**Revision:** {card.revision}")
     if card.halt_reason:
-        advice = POLISH_HALT_ADVICE.get(card.halt_reason)
+        advice = HALT_ADVICE.get(card.halt_reason)
         lines.append(f"**Halt reason:** {card.halt_reason}" + (f" — {advice}" if advice else ""))
     if card.iteration:
         lines.append(f"**Polish iteration:** {card.iteration}")

@@ -1,12 +1,14 @@
 """The words a person reads on the page for what the files hold as internal values: a phase
-("Phase 1 · Distilling"), a halt reason ("agent failure"), an agent call's step ("Distilling your
-brain dump"), and a project's working title (the brain dump's first words, until Phase 1 names
-it). Any value without its own words (a halt reason added later) is spelled out from its name."""
+("Phase 1 · Distilling"; a halt's reason is the catalogue's label), an agent call's step
+("Distilling your brain dump"), and a project's working title (the brain dump's first words,
+until Phase 1 names it). Any value without its own words (a step added later) is spelled out
+from its name."""
 
 from __future__ import annotations
 
 import re
 
+from thoughtforge.catalogue import halt_label
 from thoughtforge.core import ChatMessage, Status
 from thoughtforge.models import HaltReason, Phase
 
@@ -45,12 +47,7 @@ def phase_words(status: Status) -> str:
     if status.halt_reason is HaltReason.HUMAN_TERMINATED:
         return "Terminated"
     where = f" in {PHASE_WORDS[status.halted_from]}" if status.halted_from else ""
-    return f"Halted{where}: {halt_words(status.halt_reason)}"
-
-
-def halt_words(reason: str | None) -> str:
-    """`agent_failure` → "agent failure" (for every reason, those added later too)."""
-    return (reason or "no reason recorded").replace("_", " ")
+    return f"Halted{where}: {halt_label(status.halt_reason)}"
 
 
 def step_words(step: str) -> str:

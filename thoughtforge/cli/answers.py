@@ -30,7 +30,8 @@ from thoughtforge.cli.runs import run_pipeline
 from thoughtforge.errors import ThoughtForgeError
 
 if TYPE_CHECKING:
-    from thoughtforge.actions.answering import Decided, Decision
+    from thoughtforge.actions.answering import Decided
+    from thoughtforge.catalogue import Decision
     from thoughtforge.core import Project
 
 BUSY_WAIT_SECONDS = 300.0
@@ -237,7 +238,7 @@ def _said(message: str) -> str:
 
 def _sent(action: str, project_id: str) -> str:
     """What was handed over, in the words of the button that does it on the page."""
-    from thoughtforge.actions.composer import ACTIONS
+    from thoughtforge.catalogue import ACTIONS
 
     what = "your message" if action == "send" else ACTIONS[action].label
     return f"Sent {what} to the waiting run of {project_id}."

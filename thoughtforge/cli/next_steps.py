@@ -6,33 +6,27 @@ terminate, `continue` on a finished project) sends a newcomer round in circles.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from thoughtforge.catalogue import ACTIONS, cli_verbs, halt_decisions
 from thoughtforge.core.state import Status
-from thoughtforge.models import Phase, halt_verbs
+from thoughtforge.models import Phase
 
 
 def after_halt(project_id: str, status: Status) -> str:
     """The line after `Halted (reason) in phase.`: the decisions it takes, or that none is left."""
-    verbs = halt_verbs(status.halt_reason, status.halted_from)
+    verbs = cli_verbs(halt_decisions(status.halt_reason, status.halted_from))
     if not verbs:
         return "It was terminated: there is nothing to resume."
-    return f"Next: thoughtforge {'|'.join(verbs)} {project_id}"
+    return f"Next: thoughtforge {verbs} {project_id}"
 
 
-COMMAND_OF_ACTION = {
-    "send": "say",
-    "accept_unresolved": "confirm",
-    "provide_input": "answer",
-}
-"""The command that is a composer's button, where its name is not the action's own (`start` is
-`start_command`'s)."""
-
-
-def offered_commands(project_id: str, phase: Phase, actions: list[str]) -> str:
+def offered_commands(project_id: str, phase: Phase, actions: Iterable[str]) -> str:
     """The line after a refusal: the commands that do what the page's composer offers now (its
     `actions`, by name); empty when it offers nothing."""
     verbs: list[str] = []
     for action in actions:
-        verb = _start_verb(phase) if action == "start" else COMMAND_OF_ACTION.get(action, action)
+        verb = _start_verb(phase) if action == "start" else ACTIONS[action].cli_verb
         if verb not in verbs:
             verbs.append(verb)
     return f"Next: thoughtforge {'|'.join(verbs)} {project_id}" if verbs else ""

@@ -7,6 +7,7 @@ process). They are best-effort: their failures become logged warnings, never hal
 
 from __future__ import annotations
 
+from thoughtforge.catalogue import DECISION_HALTS
 from thoughtforge.core.hooks import (
     EventType,
     Notification,
@@ -19,13 +20,7 @@ from thoughtforge.core.project import Project
 from thoughtforge.core.project_log import log_event
 from thoughtforge.core.state import Status, utc_now, write_status
 from thoughtforge.errors import TransitionError
-from thoughtforge.models import (
-    CONVERSATION_PHASES,
-    DECISION_HALTS,
-    DeliverableType,
-    HaltReason,
-    Phase,
-)
+from thoughtforge.models import CONVERSATION_PHASES, DeliverableType, HaltReason, Phase
 
 _NEXT: dict[Phase, frozenset[Phase]] = {
     Phase.BRAIN_DUMP: frozenset({Phase.DISTILLING}),

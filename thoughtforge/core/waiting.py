@@ -19,21 +19,14 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
+from thoughtforge.catalogue import FORM_ACTIONS, cli_verbs
 from thoughtforge.core.atomic_write import write_text_atomic
 from thoughtforge.core.own_files import read_own_json
 from thoughtforge.core.project_log import log_event
 from thoughtforge.models import Phase
 
 WAITING_FILE = ".waiting.json"
-ANSWER_VERBS = {
-    "IntakeTurn": "say|distill|terminate",
-    "ReviewTurn": "say|realign|confirm|terminate",
-    "SpecTurn": "say|confirm|terminate",
-    "HaltDecision": "resume|terminate",
-    "PolishHaltDecision": "resume|override|terminate",
-    "PlanGateDecision": "override|terminate",
-    "StuckDecision": "answer|terminate",
-}
+ANSWER_VERBS = {form: cli_verbs(actions) for form, actions in FORM_ACTIONS.items()}
 """The `thoughtforge` verbs that answer each kind of wait (its form's name), as hints name them."""
 SOME_ANSWER = "say|confirm|resume|terminate"
 """The verbs a hint names for a wait of unknown kind."""

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from prefect.artifacts import create_markdown_artifact
 
+from thoughtforge.catalogue import halt_decisions
 from thoughtforge.config import Config
 from thoughtforge.core import Project, Status, clear_wait
 from thoughtforge.core.build_progress import recorded
 from thoughtforge.flows.human_input import STUCK, StuckDecision, wait_for_human
 from thoughtforge.flows.task_runner import as_task
-from thoughtforge.models import INPUT_HALTS, Phase
+from thoughtforge.models import Phase
 from thoughtforge.phases import halt_actions, latest_ai_message, notice
 from thoughtforge.phases.plugin_contract import BuildProgress, ProgressListener
 from thoughtforge.phases.plugin_loader import plugin_for
@@ -47,7 +48,7 @@ def _awaits_input(status: Status) -> bool:
     return (
         status.phase is Phase.HALTED
         and status.halted_from is Phase.BUILDING
-        and status.halt_reason in INPUT_HALTS
+        and "provide_input" in halt_decisions(status.halt_reason, status.halted_from)
     )
 
 

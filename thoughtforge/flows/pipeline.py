@@ -18,6 +18,7 @@ from typing import Any
 from prefect import runtime
 from prefect.flows import flow
 
+from thoughtforge.catalogue import halt_decisions, halt_form
 from thoughtforge.config import Config
 from thoughtforge.core import (
     Project,
@@ -47,7 +48,7 @@ from thoughtforge.flows.run_tags import name_this_run, project_of_this_run
 from thoughtforge.flows.spec import run_spec
 from thoughtforge.flows.task_runner import halted_state
 from thoughtforge.flows.turns import state_files_readable
-from thoughtforge.models import INPUT_HALTS, OVERRIDE_BUILD_HALTS, HaltReason, Phase
+from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import halt_actions, latest_ai_message, notice
 from thoughtforge.phases.revision import start_revision
 
@@ -162,7 +163,7 @@ def _dispatch(project: Project, config: Config, auto_confirm: bool) -> Status:
         if before.phase is Phase.HALTED:
             if auto_confirm or before.halt_reason is HaltReason.HUMAN_TERMINATED:
                 return before
-            if before.halt_reason in INPUT_HALTS:
+            if "provide_input" in halt_decisions(before.halt_reason, before.halted_from):
                 run_build(project, config, auto_confirm)  # it asks for the missing input
             else:
                 _await_decision(project, config)
@@ -175,13 +176,16 @@ def _dispatch(project: Project, config: Config, auto_confirm: bool) -> Status:
             return before
 
 
+_DECISION_STEPS: dict[str, HumanStep[Any]] = {
+    step.form.__name__: step for step in (HALT, POLISH_HALT, PLAN_GATE)
+}
+"""The halt decisions a run waits for here, by form (`catalogue.halt_form`); a stuck build's
+input is asked by the build (`flows.build`)."""
+
+
 def _await_decision(project: Project, config: Config) -> None:
     status = project.status()
-    step: HumanStep[Any] = HALT
-    if status.halted_from is Phase.POLISHING:
-        step = POLISH_HALT
-    elif status.halt_reason in OVERRIDE_BUILD_HALTS:
-        step = PLAN_GATE
+    step = _DECISION_STEPS[halt_form(status.halt_reason, status.halted_from)]
     decision = wait_for_human(project, step, halt_prompt(latest_ai_message(project))).value
     clear_wait(project.dir)
     action = decision.action

@@ -15,6 +15,7 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.flows import flow
 from prefect.logging import get_run_logger
 
+from thoughtforge.catalogue import HaltChoice
 from thoughtforge.config import Config
 from thoughtforge.core import (
     PolishState,
@@ -87,7 +88,7 @@ def polish_in_process(project_id: str, config_path: Path, wait_for_human: bool) 
     )
 
 
-def _ask(project: Project, reason: str) -> halt_actions.Action:
+def _ask(project: Project, reason: str) -> HaltChoice:
     return wait_for_human(project, POLISH_HALT, halt_prompt(reason)).value.action
 
 

@@ -6,19 +6,10 @@ from __future__ import annotations
 
 import re
 
-TOOL_OF_BUTTON = {
-    "Send": "send_message",
-    "Distill": "distill",
-    "Realign": "realign",
-    "Confirm": "confirm",
-    "Resume": "decide (resume)",
-    "Override": "decide (override)",
-    "Terminate": "decide (terminate)",
-    "Provide input": "provide_input",
-    "Revise": "revise",
-    "Archive": "archive_project",
-    "Start the run here": "continue_project",
-}
+from thoughtforge.catalogue import ACTIONS
+
+TOOL_OF_BUTTON = {action.label: action.mcp_call for action in ACTIONS.values()}
+"""Each button's tool, the catalogue's columns side by side."""
 _BUTTON = "|".join(sorted(map(re.escape, TOOL_OF_BUTTON), key=len, reverse=True))
 _PRESSED = re.compile(rf"\b(press|then|or) ({_BUTTON})\b")
 _PRESS_IT = re.compile(r"\bpress it again\b")

@@ -10,7 +10,6 @@ from pydantic import BaseModel
 
 MAX_WAIT_SECONDS = 600.0
 RESOURCE_URI = "thoughtforge://projects/{project_id}/{document}"
-Decision = Literal["resume", "override", "terminate"]
 Document = Literal["deliverable", "spec", "constraints", "polish-log", "traceability"]
 
 

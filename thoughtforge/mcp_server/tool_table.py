@@ -14,10 +14,10 @@ from mcp.server.mcpserver import Resolve
 from pydantic import Field
 
 from thoughtforge.bounded_input import MAX_MESSAGE_CHARS
+from thoughtforge.catalogue import HaltChoice
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.mcp_server.answers import (
     MAX_WAIT_SECONDS,
-    Decision,
     Document,
     Message,
     PersonAnswer,
@@ -42,7 +42,7 @@ MessageText = Annotated[
     str, Field(max_length=MAX_MESSAGE_CHARS, description="What to say, as the person would say it.")
 ]
 ToDecide = Annotated[
-    Decision,
+    HaltChoice,
     Field(
         description="resume: go on as it was; override: accept the halted polish loop's "
         "deliverable, or build from a refused plan; terminate: end the project for good."

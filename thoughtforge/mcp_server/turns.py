@@ -12,18 +12,18 @@ from __future__ import annotations
 import contextlib
 import time
 from pathlib import Path
-from typing import Any
 
 from thoughtforge.actions.answering import Answer, Outcome, take_answer
 from thoughtforge.actions.draft import DraftEdit, take_edit
 from thoughtforge.actions.run_state import current_composer, run_busy
 from thoughtforge.actions.starting import Started
+from thoughtforge.catalogue import HaltChoice, RunAnswer
 from thoughtforge.config import Config
 from thoughtforge.core import ChatMessage, Project, current_wait, read_thread
 from thoughtforge.core.course_claim import Claim
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.mcp_server.agent_words import for_agent
-from thoughtforge.mcp_server.answers import Decision, Message, PersonAnswer, Turn
+from thoughtforge.mcp_server.answers import Message, PersonAnswer, Turn
 from thoughtforge.mcp_server.runs import start_project_run, started_run_alive
 from thoughtforge.mcp_server.tool_base import ToolBase
 from thoughtforge.models import Phase
@@ -67,7 +67,7 @@ class TurnTools(ToolBase):
         project = self.project(project_id)
         self._until_possible(project, "confirm" if edit else action, wait_seconds)
         since, answered = len(read_thread(project.dir)), current_wait(project.dir)
-        pending: list[dict[str, Any]] = []
+        pending: list[RunAnswer] = []
         answer = Answer(action=action, message=message, budget_usd=budget_usd)
         outcome = self._take(project, answer, pending, edit)
         key = answered.key if answered else None
@@ -102,7 +102,7 @@ class TurnTools(ToolBase):
         self,
         project: Project,
         answer: Answer,
-        pending: list[dict[str, Any]],
+        pending: list[RunAnswer],
         edit: DraftEdit | None,
     ) -> Outcome:
         """The page's `take_answer` (or `take_edit`), starting a run (on the deployment, else
@@ -112,7 +112,7 @@ class TurnTools(ToolBase):
             config: Config,
             config_file: Path,
             project: Project,
-            then: dict[str, Any] | None,
+            then: RunAnswer | None,
             /,
             *,
             handed: Claim | None = None,
@@ -128,7 +128,7 @@ class TurnTools(ToolBase):
     def decide(
         self,
         project_id: str,
-        decision: Decision,
+        decision: HaltChoice,
         confirm_terminate: bool,
         message: str,
         wait_seconds: float,

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from thoughtforge.adapters.agents import AgentCall, invoke_agent
+from thoughtforge.catalogue import halt_options
 from thoughtforge.config import Config
 from thoughtforge.core import (
     ChatMessage,
@@ -46,7 +47,7 @@ from thoughtforge.errors import (
     TransitionError,
     UnusableAnswer,
 )
-from thoughtforge.models import HaltReason, Phase, build_halt_options
+from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import chat, person_documents
 from thoughtforge.phases.plugin_contract import BuildOutcome
 from thoughtforge.phases.plugin_loader import plugin_for
@@ -323,7 +324,7 @@ class PhaseEngine:
     def halt_build(self, halt: PhaseHalt, what: str, deliverable: Path) -> BuildOutcome:
         """A Phase 3 halt, with the options its reason leaves the human."""
         summary = f"Project '{self.project_name}' — {what} halted: {halt}"
-        self.halt(halt, build_halt_options(halt.halt_reason), summary)
+        self.halt(halt, halt_options(halt.halt_reason, Phase.BUILDING), summary)
         return BuildOutcome(
             verdict="halt", halt_reason=halt.halt_reason, reason=str(halt), deliverable=deliverable
         )

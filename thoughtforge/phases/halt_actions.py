@@ -2,14 +2,14 @@
 stuck build (`provide_input`); and at any human step, terminate it or switch its agent.
 
 Applied to the files directly, so it works the same whether the decision arrives as a Prefect
-`RunInput` to a paused flow or from the CLI when no run is waiting.
+`RunInput` to a paused flow or from the CLI when no run is waiting. Which decisions a halt takes
+is the catalogue's (`catalogue.halt_decisions`), as at every door.
 """
 
 from __future__ import annotations
 
-from typing import Literal
-
 from thoughtforge.adapters.agents import why_unavailable
+from thoughtforge.catalogue import HaltChoice, halt_decisions
 from thoughtforge.config import Config
 from thoughtforge.core import (
     Project,
@@ -24,14 +24,12 @@ from thoughtforge.core import (
     write_status,
 )
 from thoughtforge.errors import StateFileError, ThoughtForgeError, TransitionError
-from thoughtforge.models import INPUT_HALTS, OVERRIDE_BUILD_HALTS, HaltReason, Phase
+from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.chat import add_human_message, notice
 from thoughtforge.phases.polish import polish_log
 
-Action = Literal["resume", "override", "terminate"]
 
-
-def apply(project: Project, action: Action, hooks: TransitionHooks | None = None) -> Status:
+def apply(project: Project, action: HaltChoice, hooks: TransitionHooks | None = None) -> Status:
     """Act on a halted project: resume returns it to the phase it halted in (a polish loop logs
     the resumption), override accepts a polish loop's deliverable (done) or a plan the
     completeness gate refused (the build goes on), terminate ends it, halted or not."""
@@ -39,7 +37,7 @@ def apply(project: Project, action: Action, hooks: TransitionHooks | None = None
         return terminate(project, hooks)
     status = _halted(project)
     origin = status.halted_from or Phase.POLISHING
-    if status.halt_reason in OVERRIDE_BUILD_HALTS:
+    if status.halt_reason is HaltReason.PLAN_INCOMPLETE:  # the gate refused the plan
         if action != "override":
             raise TransitionError(
                 f"a {status.halt_reason} halt takes override (build from the plan as it is) or "
@@ -49,9 +47,10 @@ def apply(project: Project, action: Action, hooks: TransitionHooks | None = None
         summary = f"Project '{status.project_name or project.id}' — plan accepted by the human."
         return transition(project, Phase.BUILDING, summary=summary, hooks=hooks)
     if action == "override":
-        if origin is not Phase.POLISHING:
+        if "override" not in halt_decisions(status.halt_reason, status.halted_from):
+            where = status.halted_from or "a phase not recorded"
             raise TransitionError(
-                f"override accepts the deliverable of the polish loop, not of '{origin}'"
+                f"override accepts the deliverable of the polish loop, not of '{where}'"
             )
         done = transition(
             project, Phase.DONE, summary=_override_summary(project, status), hooks=hooks
@@ -100,7 +99,8 @@ def provide_input(project: Project, message: str, hooks: TransitionHooks | None 
     if not message.strip():
         raise ThoughtForgeError("the answer is empty: say what the builder should do")
     status = project.status()
-    if status.phase is not Phase.HALTED or status.halt_reason not in INPUT_HALTS:
+    takes_input = "provide_input" in halt_decisions(status.halt_reason, status.halted_from)
+    if status.phase is not Phase.HALTED or not takes_input:
         raise TransitionError(f"project {project.id} is not waiting for an answer ({status.phase})")
     add_human_message(project, message)
     return transition(project, Phase.BUILDING, hooks=hooks)

@@ -20,6 +20,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
+from thoughtforge.catalogue import RunAnswer
 from thoughtforge.config import Config
 from thoughtforge.core.project import Project
 from thoughtforge.core.run_lock import is_running
@@ -271,15 +272,17 @@ class PrefectApi:
             return run
         return None
 
-    def resume(self, run: WaitingRun, run_input: dict[str, Any]) -> None:
-        """Hand `run_input` to the waiting run; Prefect checks it against the form's schema.
+    def resume(self, run: WaitingRun, answer: RunAnswer) -> None:
+        """Hand `answer` to the waiting run; Prefect checks it against the form's schema.
 
         A run is marked paused a moment before it saves its form's schema, and Prefect rejects a
         resume in between, so this waits for the schema first.
         """
         self._wait_for_schema(run)
         try:
-            result = self.call("POST", f"/flow_runs/{run.id}/resume", {"run_input": run_input})
+            result = self.call(
+                "POST", f"/flow_runs/{run.id}/resume", {"run_input": answer.run_input()}
+            )
         except PrefectApiError as exc:
             if exc.status == HTTPStatus.CONFLICT:
                 raise AnsweredMeanwhile(run.name) from None

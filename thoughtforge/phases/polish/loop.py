@@ -32,6 +32,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from thoughtforge.adapters.agents.graceful_stop import take_next_step
+from thoughtforge.catalogue import HALT_ADVICE, halt_options
 from thoughtforge.config import Config
 from thoughtforge.core import (
     POLISH_STATE_FILE,
@@ -46,7 +47,7 @@ from thoughtforge.core import (
 )
 from thoughtforge.core.spend import iteration_spend, spend_of
 from thoughtforge.errors import PhaseHalt, StateFileError
-from thoughtforge.models import POLISH_HALT_ADVICE, Counts, HaltReason, Phase
+from thoughtforge.models import Counts, HaltReason, Phase
 from thoughtforge.phases import chat
 from thoughtforge.phases.engine import HALTING_FAILURES, PhaseEngine, StepRunner, run_direct
 from thoughtforge.phases.polish import polish_log
@@ -55,8 +56,6 @@ from thoughtforge.phases.polish.guards import GuardReport
 from thoughtforge.phases.polish.iteration import PolishSteps, StoredReview
 from thoughtforge.phases.polish.ledger import Ledger, after_resume, after_review, read_ledger
 from thoughtforge.plurals import plural
-
-HALT_OPTIONS = "resume, override, terminate"
 
 
 class PolishOutcome(BaseModel):
@@ -201,8 +200,9 @@ class PolishLoop:
 
     def _halt(self, halt: PhaseHalt) -> PolishOutcome:
         name = self.engine.project_name
-        advice = POLISH_HALT_ADVICE.get(halt.halt_reason)
-        options = f"{HALT_OPTIONS} ({advice})" if advice else HALT_OPTIONS
+        advice = HALT_ADVICE.get(halt.halt_reason)
+        options = halt_options(halt.halt_reason, Phase.POLISHING)
+        options = f"{options} ({advice})" if advice else options
         summary = f"Project '{name}' — {halt}" + (f" To act: {advice}." if advice else "")
         self.engine.halt(halt, options, f"{summary} Review needed.")
         try:
