@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from thoughtforge.actions.archiving import archive_project, unarchive_project
-from thoughtforge.actions.composer import WAITS_FOR
 from thoughtforge.actions.inbox import inbox
+from thoughtforge.actions.project_page import project_page
 from thoughtforge.actions.restoring import restore
-from thoughtforge.actions.run_state import composer_of, project_view
 from thoughtforge.actions.starting import DroppedFile, NewProject, create_from_request
 from thoughtforge.bounded_input import read_capped
 from thoughtforge.core import brain_dump_text, read_thread, refuse_links
@@ -89,22 +88,22 @@ class Tools(TurnTools, DocumentTools):
         return {"project_id": project_id, "phase": status.phase.value, "archived": False}
 
     def project_status(self, project_id: str) -> dict[str, Any]:
-        view = project_view(self.config, self.project(project_id))
-        status, composer = view.status, composer_of(view)
+        page = project_page(self.config, self.project(project_id))
+        status = page.status
         return {
-            "project_id": view.project.id,
-            "name": status.project_name or view.project.id,
+            "project_id": page.project.id,
+            "name": status.project_name or page.project.id,
             "phase": status.phase.value,
-            "run": view.run.value,
-            "waits_for": for_agent(WAITS_FOR[view.waiting.kind]) if view.waiting else None,
+            "run": page.run.value,
+            "waits_for": for_agent(page.waits_for) if page.waits_for else None,
             "halt_reason": status.halt_reason,
             "deliverable_type": status.deliverable_type,
             "agent": status.agent,
             "archived": status.archived_at is not None,
-            "revision": view.revision,
-            "open_findings": view.open_findings,
-            "actions_now": [action.name for action in composer.actions],
-            "note": for_agent(composer.note),
+            "revision": page.revision,
+            "open_findings": page.view.open_findings,
+            "actions_now": [action.name for action in page.composer.actions],
+            "note": for_agent(page.composer.note),
         }
 
     def read_thread(self, project_id: str, last: int = 20) -> list[Message]:

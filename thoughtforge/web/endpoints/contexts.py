@@ -9,7 +9,7 @@ from starlette.requests import Request
 
 from thoughtforge.actions.composer import Composer
 from thoughtforge.actions.inbox import inbox
-from thoughtforge.actions.run_state import composer_of, project_view
+from thoughtforge.actions.project_page import project_page
 from thoughtforge.adapters.agents import AgentState, agent_state
 from thoughtforge.board.cards import COLUMNS, Card, board_cards, by_column
 from thoughtforge.board.text import START_HINT
@@ -24,8 +24,6 @@ from thoughtforge.core import (
     utc_now,
 )
 from thoughtforge.core.creation import asked_type
-from thoughtforge.core.revisions import staleness_note
-from thoughtforge.core.spend import spend_of
 from thoughtforge.errors import StateFileError, ThoughtForgeError
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.web import live
@@ -35,25 +33,26 @@ from thoughtforge.web.workbench import render, workbench_of
 
 
 def project_state(request: Request, project: Project) -> dict[str, Any]:
-    """What the header, the composer, the work line and the deliverable pane's head show."""
+    """What the header, the composer, the work line and the deliverable pane's head show: the
+    project's page model (`actions.project_page`, one read of its view) and the page's words."""
     config = workbench_of(request).config
-    view = project_view(config, project)
-    status, composer = view.status, _offered(composer_of(view), project)
+    page = project_page(config, project)
+    status, composer = page.status, _offered(page.composer, project)
     early_chat = _phase_one_chat(project, status)
     return {
         "status": status,
-        "run": view.run,
+        "run": page.run,
         "title": working_title(status, early_chat, project.id),
         "asked_type": _asked_type(status, early_chat),
         "phase_words": phase_words(status),
-        "waiting": view.waiting,
+        "waiting": page.waiting,
         "composer": composer,
         "agents": agent_choices(config) if composer.switches_agent else [],
         "work": live.work_line(project, utc_now()),
         "run_page": _run_page(config, project),
-        "spend": spend_of(config, project),
-        "revision": view.revision,
-        "stale": staleness_note(project.dir),
+        "spend": page.spend,
+        "revision": page.revision,
+        "stale": page.stale,
         "pane": pane_head(status.phase, status.halted_from, stopped=composer.allows("start")),
     }
 
