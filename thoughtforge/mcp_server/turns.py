@@ -16,11 +16,12 @@ from typing import Any
 
 from thoughtforge.actions.answering import Answer, Outcome, take_answer
 from thoughtforge.actions.draft import DraftEdit, take_edit
-from thoughtforge.actions.run_state import current_composer, run_busy
+from thoughtforge.actions.run_state import composer_of, current_composer, project_view
 from thoughtforge.actions.starting import Started
 from thoughtforge.config import Config
 from thoughtforge.core import ChatMessage, Project, current_wait, read_thread
 from thoughtforge.core.course_claim import Claim
+from thoughtforge.core.project_view import ProjectView
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.mcp_server.agent_words import for_agent
 from thoughtforge.mcp_server.answers import Decision, Message, PersonAnswer, Turn
@@ -65,11 +66,11 @@ class TurnTools(ToolBase):
         reply is known to follow that question. A revision starts its own run, whose revised
         proposal is the reply."""
         project = self.project(project_id)
-        self._until_possible(project, "confirm" if edit else action, wait_seconds)
-        since, answered = len(read_thread(project.dir)), current_wait(project.dir)
+        view = self._until_possible(project, "confirm" if edit else action, wait_seconds)
+        since, answered = len(read_thread(project.dir)), view.waiting
         pending: list[dict[str, Any]] = []
         answer = Answer(action=action, message=message, budget_usd=budget_usd)
-        outcome = self._take(project, answer, pending, edit)
+        outcome = self._take(project, answer, pending, edit, view)
         key = answered.key if answered else None
         if outcome.delivery == "started" and pending:
             asked = self._next_wait_key(project, key, max(wait_seconds, START_SECONDS))
@@ -82,7 +83,7 @@ class TurnTools(ToolBase):
                     now=for_agent(current_composer(self.config, project).note),
                 )
             since, key = len(read_thread(project.dir)), asked
-            outcome = self._take(project, answer, [], None)  # a saved edit is the draft now
+            outcome = self._take(project, answer, [], None, None)  # a saved edit is the draft now
         turn = Turn(delivery=outcome.delivery, note=for_agent(outcome.note), now="")
         replied = outcome.delivery in ("handed_over", "applied") or (
             action == "revise" and outcome.delivery == "started"
@@ -104,9 +105,11 @@ class TurnTools(ToolBase):
         answer: Answer,
         pending: list[dict[str, Any]],
         edit: DraftEdit | None,
+        view: ProjectView | None,
     ) -> Outcome:
         """The page's `take_answer` (or `take_edit`), starting a run (on the deployment, else
-        the CLI's) without handing it the answer: `pending` gets what was to be handed over."""
+        the CLI's) without handing it the answer: `pending` gets what was to be handed over;
+        `view`, the project's view this call read, if it is still the project's."""
 
         def start(
             config: Config,
@@ -122,8 +125,8 @@ class TurnTools(ToolBase):
             return start_project_run(config, config_file, project, handed=handed)
 
         if edit is not None:
-            return take_edit(self.config, self.config_file, project, edit, start=start)
-        return take_answer(self.config, self.config_file, project, answer, start=start)
+            return take_edit(self.config, self.config_file, project, edit, start=start, view=view)
+        return take_answer(self.config, self.config_file, project, answer, start=start, view=view)
 
     def decide(
         self,
@@ -178,17 +181,21 @@ class TurnTools(ToolBase):
         edit = DraftEdit(text=text, version=version, confirm=confirm)
         return self.answer(project_id, "confirm", "", wait_seconds, edit=edit)
 
-    def _until_possible(self, project: Project, action: str, seconds: float) -> None:
+    def _until_possible(self, project: Project, action: str, seconds: float) -> ProjectView:
         """A run that works (or was just started) is given `seconds` to ask for `action`, as the
-        CLI gives a busy run time; then the page's refusal stands."""
+        CLI gives a busy run time; then the page's refusal stands. The project's view as last
+        read: one read when nothing is to be waited for."""
         deadline = time.monotonic() + seconds
-        while action not in ("send", "start") and time.monotonic() < deadline:
-            if current_composer(self.config, project).allows(action):
-                return
-            if current_wait(project.dir) is not None:
-                return  # a run asks, and not for this: it is refused at once
-            if not (run_busy(self.config, project) or started_run_alive(self.config_file, project)):
-                return
+        while True:
+            view = project_view(self.config, project)
+            if action in ("send", "start") or time.monotonic() >= deadline:
+                return view
+            if composer_of(view).allows(action):
+                return view
+            if view.waiting is not None:
+                return view  # a run asks, and not for this: it is refused at once
+            if not (view.busy or started_run_alive(self.config_file, project)):
+                return view
             time.sleep(POLL_SECONDS)
 
     def _next_wait_key(self, project: Project, answered: str | None, seconds: float) -> str | None:
