@@ -15,10 +15,10 @@ import pytest
 
 from tests.cli.test_after_done_hostile import done_project
 from tests.state_reads import counted_reads, state_reads
+from thoughtforge.actions import process_run
 from thoughtforge.config import load_config
 from thoughtforge.core import Project
 from thoughtforge.core.waiting import WAITING_FILE
-from thoughtforge.mcp_server import runs
 from thoughtforge.mcp_server.tools import Tools
 
 
@@ -34,7 +34,7 @@ def test_an_mcp_revise_reads_the_project_view_once_before_its_claim(
         started.append(project.id)
         return os.getpid()
 
-    monkeypatch.setattr(runs, "_start_cli_run", no_process)
+    monkeypatch.setattr(process_run, "_start_cli_run", no_process)
     with counted_reads(monkeypatch) as reads:
         turn = tools.answer(project.id, "revise", "The budget is 12k now.", 0)
     assert turn.delivery == "started" and started == [project.id], turn

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from tests.polish_setup import polishing_project
+from thoughtforge.actions.documents import DOCUMENTS
 from thoughtforge.config import Config
 from thoughtforge.errors import ThoughtForgeError
-from thoughtforge.mcp_server.documents import DOCUMENTS
 from thoughtforge.mcp_server.tools import Tools
 
 

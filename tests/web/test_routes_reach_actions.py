@@ -19,7 +19,7 @@ from starlette.routing import Route
 from thoughtforge.web.app import ROUTES
 
 NOT_AN_ACTION = {
-    "/projects/{project_id}/files": "a dropped file streamed to disk (`web.uploads`): the CLI and "
+    "/projects/{project_id}/files": "a dropped file streamed to disk (`actions.uploading`): the CLI and "
     "MCP give resources when they create a project (`core.creation`)",
 }
 """POST routes that reach no action, each with the reason."""

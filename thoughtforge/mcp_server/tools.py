@@ -5,7 +5,7 @@ the inbox), so a tool can do nothing the page would refuse, and refuses in the s
 `Tools` is every tool at once: here the projects (create, list, archive, status, thread), spend
 and history; `turns` the person's answers and the drafts; `documents` what a project made. A
 refusal is a `ThoughtForgeError`; the MCP server hands it to the agent as a tool error. History
-reads `core.history`, as `thoughtforge history` and the page's History do.
+reads `actions.history`, as the page's History does.
 """
 
 from __future__ import annotations
@@ -14,19 +14,20 @@ from pathlib import Path
 from typing import Any
 
 from thoughtforge.actions.archiving import archive_project, unarchive_project
+from thoughtforge.actions.documents import DOCUMENTS
+from thoughtforge.actions.history import history
 from thoughtforge.actions.inbox import inbox
+from thoughtforge.actions.process_run import start_project_run
 from thoughtforge.actions.project_page import project_page
 from thoughtforge.actions.restoring import restore
 from thoughtforge.actions.starting import DroppedFile, NewProject, create_from_request
 from thoughtforge.bounded_input import read_capped
 from thoughtforge.core import brain_dump_text, read_thread, refuse_links
-from thoughtforge.core.history import project_history
 from thoughtforge.core.spend import SpendSummary, change_budget, spend_of
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.mcp_server.agent_words import for_agent
 from thoughtforge.mcp_server.answers import RESOURCE_URI, Message
-from thoughtforge.mcp_server.documents import DOCUMENTS, DocumentTools
-from thoughtforge.mcp_server.runs import start_project_run
+from thoughtforge.mcp_server.documents import DocumentTools
 from thoughtforge.mcp_server.turns import TurnTools, message_of
 
 
@@ -144,7 +145,7 @@ class Tools(TurnTools, DocumentTools):
                 "time": f"{item.when:%Y-%m-%d %H:%M} UTC",
                 "what": item.what,
             }
-            for item in project_history(project.dir)
+            for item in history(project)
         ]
 
     def rollback(self, project_id: str, to: str, keep_edits: bool = False) -> dict[str, str]:

@@ -16,6 +16,7 @@ from typing import Any
 
 from thoughtforge.actions.answering import Answer, Outcome, take_answer
 from thoughtforge.actions.draft import DraftEdit, take_edit
+from thoughtforge.actions.process_run import start_project_run, started_run_alive
 from thoughtforge.actions.run_state import composer_of, current_composer, project_view
 from thoughtforge.actions.starting import Started
 from thoughtforge.config import Config
@@ -25,7 +26,6 @@ from thoughtforge.core.project_view import ProjectView
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.mcp_server.agent_words import for_agent
 from thoughtforge.mcp_server.answers import Decision, Message, PersonAnswer, Turn
-from thoughtforge.mcp_server.runs import start_project_run, started_run_alive
 from thoughtforge.mcp_server.tool_base import ToolBase
 from thoughtforge.models import Phase
 from thoughtforge.phases.chat import PHASE_LABELS, await_reply

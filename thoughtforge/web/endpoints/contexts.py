@@ -9,7 +9,7 @@ from starlette.requests import Request
 
 from thoughtforge.actions.composer import Composer
 from thoughtforge.actions.inbox import inbox
-from thoughtforge.actions.project_page import project_page
+from thoughtforge.actions.project_page import project_named, project_page
 from thoughtforge.adapters.agents import AgentState, agent_state
 from thoughtforge.board.cards import COLUMNS, Card, board_cards, by_column
 from thoughtforge.board.text import START_HINT
@@ -19,7 +19,6 @@ from thoughtforge.core import (
     ChatMessage,
     Project,
     Status,
-    open_project,
     read_chat,
     utc_now,
 )
@@ -124,7 +123,7 @@ def _titled(config: Config, card: Card) -> Card:
     if card.name != card.project_id or card.badge == "UNREADABLE":
         return card
     try:
-        project = open_project(config, card.project_id)
+        project = project_named(config, card.project_id)
         title = working_title(project.status(), read_chat(project.dir), card.name)
     except ThoughtForgeError:
         return card

@@ -20,9 +20,9 @@ from thoughtforge.actions.archiving import (
 from thoughtforge.actions.budget import BudgetChange, set_budget
 from thoughtforge.actions.draft import DraftEdit, take_edit
 from thoughtforge.actions.starting import NewProject, create_from_request, start_run
+from thoughtforge.actions.uploading import PartialUpload, UploadRefused, too_large
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.phases.draft_edits import DraftRefused, current_draft
-from thoughtforge.web.uploads import PartialUpload, UploadRefused, too_large
 from thoughtforge.web.workbench import natural_number, requested_project, workbench_of
 
 MAX_UPLOAD_READ = 512 * 1024 * 1024
