@@ -149,11 +149,11 @@ def read_thread(
     last: Annotated[int, Field(ge=1, le=500, description="How many messages.")] = 20,
 ) -> list[Message]:
     """The project's last messages (the person's, the AI's, notices), oldest first."""
-    from thoughtforge.core import read_thread as messages_of
+    from thoughtforge.actions.thread import project_thread
     from thoughtforge.mcp_server.tools import message_of
 
-    messages = messages_of(tools.project(project_id).dir)
-    return [message_of(message) for message in messages[-last:]]
+    thread = project_thread(tools.project(project_id))
+    return [message_of(message) for message in thread.messages(len(thread) - last)]
 
 
 @tool(repeatable=True, local=True)

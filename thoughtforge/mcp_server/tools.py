@@ -21,8 +21,9 @@ from thoughtforge.actions.draft import DraftEdit, take_edit
 from thoughtforge.actions.process_run import start_project_run, started_run_alive
 from thoughtforge.actions.run_state import composer_of, current_composer, project_view
 from thoughtforge.actions.starting import Started
+from thoughtforge.actions.thread import ThreadMessage, thread_message
 from thoughtforge.config import Config
-from thoughtforge.core import ChatMessage, Project, current_wait, read_thread
+from thoughtforge.core import Project, current_wait, read_thread
 from thoughtforge.core.course_claim import Claim
 from thoughtforge.core.project_view import ProjectView
 from thoughtforge.errors import ThoughtForgeError
@@ -30,7 +31,7 @@ from thoughtforge.mcp_server.agent_words import for_agent
 from thoughtforge.mcp_server.answers import Decision, Message, PersonAnswer, Turn
 from thoughtforge.mcp_server.tool_base import ToolBase
 from thoughtforge.models import Phase
-from thoughtforge.phases.chat import PHASE_LABELS, await_reply
+from thoughtforge.phases.chat import await_reply
 from thoughtforge.phases.draft_edits import current_draft
 
 POLL_SECONDS = 0.25
@@ -40,10 +41,10 @@ PERSON_ACTIONS = {"confirm", "resume", "override", "terminate"}
 """The answers `ask_person` asks the person for: a draft's confirmation, a halt's decision."""
 
 
-def message_of(message: ChatMessage) -> Message:
+def message_of(message: ThreadMessage) -> Message:
     return Message(
         role=message.role,
-        phase=PHASE_LABELS[message.phase],
+        phase=message.phase_label,
         time=f"{message.timestamp:%Y-%m-%d %H:%M} UTC",
         content=message.content,
     )
@@ -98,7 +99,7 @@ class Tools(ToolBase):
                 since,
                 key,
                 wait_seconds,
-                lambda reply: turn.replies.append(message_of(reply)),
+                lambda reply: turn.replies.append(message_of(thread_message(since, reply))),
             )
         turn.now = for_agent(current_composer(self.config, project).note)
         return turn

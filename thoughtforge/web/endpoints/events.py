@@ -11,7 +11,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from thoughtforge.core import Project, read_thread
+from thoughtforge.actions.thread import project_thread
+from thoughtforge.core import Project
 from thoughtforge.web import live
 from thoughtforge.web.endpoints.contexts import (
     board_context,
@@ -19,7 +20,7 @@ from thoughtforge.web.endpoints.contexts import (
     project_state,
     render_sidebar,
 )
-from thoughtforge.web.thread import read_marks, views
+from thoughtforge.web.thread import views
 from thoughtforge.web.workbench import natural_number, render, requested_project, workbench_of
 
 TICK_SECONDS = 0.25
@@ -76,12 +77,12 @@ async def _project_events(
     chat_stamp = await run_in_threadpool(live.chat_stamp, project.dir)
     if seen.get("chat") != chat_stamp:
         seen["chat"] = chat_stamp
-        chat = await run_in_threadpool(read_thread, project.dir)
+        chat = await run_in_threadpool(project_thread, project)
         for view in views(chat, seen["after"]):
             html = render(request, "message.html", {"m": view})
             seen["after"] = view.index + 1
             yield live.sse("message", {"index": view.index, "html": html}, event_id=view.index + 1)
-        marks = read_marks(chat)
+        marks = chat.read_marks()
         if marks and seen.get("reads") != marks:
             seen["reads"] = marks
             yield live.sse("reads", {str(i): f"read at {by}" for i, by in marks.items()})
