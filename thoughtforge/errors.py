@@ -56,8 +56,8 @@ Exception hierarchy:
                                          glued or cut), twice
   + UnknownHistoryItem    - a rollback or diff to an item the history does not hold (the
                             valid ones are listed)
-  + phases.draft_edits.DraftRefused    - the person's edit of a draft that fails its checks
-                                         (kept in the page's box, or in rejected/ by the CLI)
+  + DraftRefused          - the person's edit of a draft that fails its checks (kept in
+                            the page's box, or in rejected/ by the CLI)
   + phases.safety.SafetyViolation      - an operation the deliverable type forbids
   + plugins.plan.template.PlanTemplateError, template_selection.NoPlanTemplatesError
                                         - a plan template that cannot be used
@@ -111,6 +111,11 @@ class StateFileError(ThoughtForgeError):
 
 class ProjectError(ThoughtForgeError):
     pass
+
+
+class DraftRefused(ThoughtForgeError):
+    """An edited draft not saved: empty, a section lost or missing, an open item left at a
+    Confirm, or made from a draft the AI has replaced since. The text is kept by the caller."""
 
 
 class UnknownHistoryItem(ThoughtForgeError):

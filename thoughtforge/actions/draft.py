@@ -1,6 +1,7 @@
-"""The person's edit of the AI's draft (the distillation, or the spec proposal): saved as the
-draft (`phases.draft_edits`, checked as the AI's draft is), and with `confirm`, then confirmed
-exactly as the Confirm button confirms it."""
+"""The AI's draft under review (the distillation, or the spec proposal) as the doors read it
+(`draft_to_edit`, `draft_under_review`), and the person's edit of it: saved as the draft
+(`phases.draft_edits`, checked as the AI's draft is), and with `confirm`, then confirmed exactly
+as the Confirm button confirms it."""
 
 from __future__ import annotations
 
@@ -13,10 +14,14 @@ from thoughtforge.actions.composer import Composer
 from thoughtforge.actions.run_state import composer_of, project_view
 from thoughtforge.actions.starting import start_run
 from thoughtforge.config import Config
-from thoughtforge.core import Project
+from thoughtforge.core import Project, Status
 from thoughtforge.core.project_view import ProjectView
-from thoughtforge.errors import ActionRefused
-from thoughtforge.phases.draft_edits import save_edit
+from thoughtforge.errors import ActionRefused, DraftRefused
+from thoughtforge.models import Phase
+from thoughtforge.phases.draft_edits import Draft, current_draft, save_edit
+from thoughtforge.phases.spec import latest_proposal
+
+DRAFT_PHASES = frozenset({Phase.HUMAN_REVIEW, Phase.SPEC_BUILDING})
 
 
 class DraftEdit(BaseModel):
@@ -26,6 +31,40 @@ class DraftEdit(BaseModel):
     text: str
     version: str
     confirm: bool = False
+
+
+class DraftUnderReview(BaseModel):
+    """The draft a Confirm would lock now, as the deliverable pane shows it."""
+
+    kind: str
+    text: str
+    open_items: list[str] = []
+    """A spec proposal's Unknowns and Open Questions not resolved yet."""
+
+
+def draft_to_edit(project: Project) -> Draft:
+    """The draft Confirm would lock now, with the version an edit of it names; `DraftRefused`
+    when there is none to edit."""
+    return current_draft(project)
+
+
+def draft_under_review(project: Project, status: Status) -> DraftUnderReview | None:
+    """The draft under review, or None outside Phases 1–2's review or before the first draft."""
+    if status.phase not in DRAFT_PHASES:
+        return None
+    try:
+        draft = current_draft(project)
+    except DraftRefused:
+        return None
+    items = open_items(project) if status.phase is Phase.SPEC_BUILDING else []
+    return DraftUnderReview(kind=draft.kind, text=draft.text, open_items=items)
+
+
+def open_items(project: Project) -> list[str]:
+    """What the latest spec proposal leaves unresolved (what "Confirm, open items unresolved"
+    would accept as it is)."""
+    proposal = latest_proposal(project)
+    return proposal.unresolved if proposal is not None else []
 
 
 def check_edit(composer: Composer) -> None:

@@ -252,12 +252,8 @@ def _edit_draft(
     from thoughtforge.actions.draft import check_edit
     from thoughtforge.actions.project_page import project_named
     from thoughtforge.actions.run_state import current_composer
-    from thoughtforge.phases.draft_edits import (
-        DraftRefused,
-        current_draft,
-        keep_refused_edit,
-        save_edit,
-    )
+    from thoughtforge.errors import DraftRefused
+    from thoughtforge.phases.draft_edits import current_draft, keep_refused_edit, save_edit
 
     project = project_named(config_of(ctx), project_id)
     check_edit(current_composer(config_of(ctx), project))  # as the page's, before the editor opens

@@ -134,9 +134,9 @@ def revise(
 def read_draft(tools: Tools, project_id: ProjectId) -> dict[str, str]:
     """The draft a confirm would lock now (the Phase 1 distillation or the Phase 2 spec
     proposal): its kind, text and version (what edit_draft takes)."""
-    from thoughtforge.phases.draft_edits import current_draft
+    from thoughtforge.actions.draft import draft_to_edit
 
-    draft = current_draft(tools.project(project_id))
+    draft = draft_to_edit(tools.project(project_id))
     return {"kind": draft.kind, "version": draft.version, "text": draft.text}
 
 

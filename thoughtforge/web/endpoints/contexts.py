@@ -8,6 +8,7 @@ from typing import Any
 from starlette.requests import Request
 
 from thoughtforge.actions.composer import Composer
+from thoughtforge.actions.draft import open_items
 from thoughtforge.actions.inbox import inbox
 from thoughtforge.actions.project_page import project_named, project_page
 from thoughtforge.adapters.agents import AgentState, agent_state
@@ -26,7 +27,7 @@ from thoughtforge.core.creation import asked_type
 from thoughtforge.errors import StateFileError, ThoughtForgeError
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.web import live
-from thoughtforge.web.pane import open_items, pane_head
+from thoughtforge.web.pane import pane_head
 from thoughtforge.web.progress import panel_for
 from thoughtforge.web.workbench import render, workbench_of
 
