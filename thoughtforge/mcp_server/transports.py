@@ -133,7 +133,7 @@ def package_version() -> str:
 
 
 def _add_document_resource(
-    server: Any, tools: Callable[[], Tools], document: str, error: type
+    server: Any, tools: Callable[[], Tools], document: Document, error: type
 ) -> None:
     def read(project_id: str) -> str:
         try:

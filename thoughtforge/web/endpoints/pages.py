@@ -7,11 +7,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
+from thoughtforge.actions.board_page import cards
+from thoughtforge.actions.project_header import agent_choices
 from thoughtforge.actions.thread import project_thread
-from thoughtforge.board.cards import board_cards
 from thoughtforge.phases.plugin_loader import load_plugins
 from thoughtforge.web.endpoints.contexts import (
-    agent_choices,
     board_context,
     panel_of,
     project_state,
@@ -78,5 +78,5 @@ async def board_page(request: Request) -> Response:
 
 
 async def cards_json(request: Request) -> Response:
-    cards = await run_in_threadpool(board_cards, workbench_of(request).config)
-    return JSONResponse([card.model_dump(mode="json") for card in cards])
+    listed = await run_in_threadpool(cards, workbench_of(request).config)
+    return JSONResponse([card.model_dump(mode="json") for card in listed])
