@@ -203,7 +203,6 @@ DOOR_EDGES_LEFT = frozenset(
         "mcp_server.tools -> core.course_claim",
         "mcp_server.tools -> core.project_view",
         "mcp_server.tools -> phases.chat",
-        "mcp_server.tools -> phases.draft_edits",
         "mcp_server.transports -> adapters.announce",
         "web.endpoints.contexts -> core",
         "web.endpoints.contexts -> phases.plugin_loader",

@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from thoughtforge.actions.answering import Answer, Outcome, take_answer
-from thoughtforge.actions.draft import DraftEdit, take_edit
+from thoughtforge.actions.draft import DraftEdit, draft_to_edit, take_edit
 from thoughtforge.actions.process_run import start_project_run, started_run_alive
 from thoughtforge.actions.run_state import composer_of, current_composer, project_view
 from thoughtforge.actions.starting import Started
-from thoughtforge.actions.thread import ThreadMessage, thread_message
+from thoughtforge.actions.thread import ThreadMessage, project_thread, thread_message
 from thoughtforge.config import Config
-from thoughtforge.core import Project, current_wait, read_thread
+from thoughtforge.core import Project, current_wait
 from thoughtforge.core.course_claim import Claim
 from thoughtforge.core.project_view import ProjectView
 from thoughtforge.errors import ThoughtForgeError
@@ -32,7 +32,6 @@ from thoughtforge.mcp_server.answers import Decision, Message, PersonAnswer, Tur
 from thoughtforge.mcp_server.tool_base import ToolBase
 from thoughtforge.models import Phase
 from thoughtforge.phases.chat import await_reply
-from thoughtforge.phases.draft_edits import current_draft
 
 POLL_SECONDS = 0.25
 START_SECONDS = 60.0
@@ -72,7 +71,7 @@ class Tools(ToolBase):
         proposal is the reply."""
         project = self.project(project_id)
         view = self._until_possible(project, "confirm" if edit else action, wait_seconds)
-        since, answered = len(read_thread(project.dir)), view.waiting
+        since, answered = len(project_thread(project)), view.waiting
         pending: list[dict[str, Any]] = []
         answer = Answer(action=action, message=message, budget_usd=budget_usd)
         outcome = self._take(project, answer, pending, edit, view)
@@ -87,7 +86,7 @@ class Tools(ToolBase):
                     ),
                     now=for_agent(current_composer(self.config, project).note),
                 )
-            since, key = len(read_thread(project.dir)), asked
+            since, key = len(project_thread(project)), asked
             outcome = self._take(project, answer, [], None, None)  # a saved edit is the draft now
         turn = Turn(delivery=outcome.delivery, note=for_agent(outcome.note), now="")
         replied = outcome.delivery in ("handed_over", "applied") or (
@@ -163,7 +162,7 @@ class Tools(ToolBase):
         question = f"{project_id}: {for_agent(composer.note)}"
         if "confirm" in asked:
             with contextlib.suppress(ThoughtForgeError):
-                question += f"\n\n{current_draft(project).text}"
+                question += f"\n\n{draft_to_edit(project).text}"
         return question
 
     def take_person_answer(
