@@ -23,15 +23,19 @@ from thoughtforge.config import Config
 from thoughtforge.core import Status, Waiting, create_project
 from thoughtforge.core.state import write_status
 from thoughtforge.errors import TransitionError
-from thoughtforge.mcp_server.answers import PersonAnswer
-from thoughtforge.mcp_server.tool_hints import READING, UNDOING
-from thoughtforge.mcp_server.tool_table import TOOLS, ToDecide
+from thoughtforge.mcp_server.answers import PersonAnswer, ToDecide
+from thoughtforge.mcp_server.tool_hints import HINTS
+from thoughtforge.mcp_server.tool_table import TOOLS
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import halt_actions
 
 NOW = datetime(2026, 12, 7, tzinfo=UTC)
 TEMPLATES = Path(__file__).parents[1] / "thoughtforge" / "web" / "templates"
 
+READING = {name for name, hints in HINTS.items() if hints.read_only_hint}
+UNDOING = {name for name, hints in HINTS.items() if hints.destructive_hint}
+EDIT_CONFIRMS = {"edit_draft": {"confirm"}}
+"""An edited draft is handed over as the Confirm it may carry (`DraftEdit.confirm`)."""
 CLI_READS = {"history", "chat"}
 """Commands of the answer and after-done panels that change nothing."""
 CLI_SETTINGS = {"agent"}
@@ -119,7 +123,7 @@ def test_every_mcp_tool_that_changes_a_project_is_a_row_and_sends_its_own_action
     assert {action.mcp_tool for action in ACTIONS.values()} <= tools.keys()
     assert tools.keys() - READING - MCP_RELAYS == {a.mcp_tool for a in ACTIONS.values()}
     for name, tool in tools.items():
-        for action in _sent_actions(tool):
+        for action in _sent_actions(tool) - EDIT_CONFIRMS.get(name, set()):
             assert ACTIONS[action].mcp_tool == name, (name, action)
     decided = get_args(get_args(ToDecide)[0])
     assert {ACTIONS[d].mcp_call for d in decided} == {

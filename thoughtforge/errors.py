@@ -41,8 +41,8 @@ Exception hierarchy:
     - plugins.plan.builder._SlotsRejected - a plan section's answer that left slots unusable
   + stack.api.AnsweredMeanwhile       - another answer reached the waiting run first (the
                                          sender is told its words were kept)
-  + web.uploads.UploadRefused          - a dropped file not saved: too large, no plain folder
-  + web.prompt_editing.PromptEditError - a prompt save or reset that changed nothing
+  + actions.uploading.UploadRefused - a dropped file not saved: too large, no plain folder
+  + actions.prompt_editing.PromptEditError - a prompt save or reset that changed nothing
   + ActionRefused         - an action the project does not take now (not one its state
                             offers, or one that needs words sent without them): the same
                             words at every door (`actions`)
@@ -54,10 +54,10 @@ Exception hierarchy:
     - ConnectorError                   - a Notion or Google Drive pull that failed, by `kind`
   + phases.spec.SpecIncomplete         - a spec proposal without acceptance criteria (or
                                          glued or cut), twice
-  + core.history.UnknownHistoryItem    - a rollback or diff to an item the history does not
-                                         hold (the valid ones are listed)
-  + phases.draft_edits.DraftRefused    - the person's edit of a draft that fails its checks
-                                         (kept in the page's box, or in rejected/ by the CLI)
+  + UnknownHistoryItem    - a rollback or diff to an item the history does not hold (the
+                            valid ones are listed)
+  + DraftRefused          - the person's edit of a draft that fails its checks (kept in
+                            the page's box, or in rejected/ by the CLI)
   + phases.safety.SafetyViolation      - an operation the deliverable type forbids
   + plugins.plan.template.PlanTemplateError, template_selection.NoPlanTemplatesError
                                         - a plan template that cannot be used
@@ -111,6 +111,15 @@ class StateFileError(ThoughtForgeError):
 
 class ProjectError(ThoughtForgeError):
     pass
+
+
+class DraftRefused(ThoughtForgeError):
+    """An edited draft not saved: empty, a section lost or missing, an open item left at a
+    Confirm, or made from a draft the AI has replaced since. The text is kept by the caller."""
+
+
+class UnknownHistoryItem(ThoughtForgeError):
+    """A rollback target that names no point of the project's history."""
 
 
 class ProjectLimitError(ProjectError):

@@ -59,7 +59,7 @@ def test_distill_right_after_say_waits_for_the_run_that_has_not_taken_its_lock_y
     lock counted as dead) and the CLI said "no run of … is waiting for input"."""
     api = ReEnteringRun(asks_at=4)
     monkeypatch.setattr(api_module, "_BUSY_POLL_SECONDS", 0.001)
-    monkeypatch.setattr(hand_over_module, "api_for_project", lambda config, where: api.url)
+    monkeypatch.setattr(hand_over_module, "api_for_wait", lambda config, waiting: api.url)
     monkeypatch.setattr(hand_over_module, "PrefectApi", lambda url: api)
     assert _hand_over(config, project) is True
     assert api.resumed == [RunAnswer(action="distill", message="")]
@@ -71,7 +71,7 @@ def test_a_run_that_never_asks_is_given_up_once_it_settles(
     api = ReEnteringRun(asks_at=10**9)
     monkeypatch.setattr(api_module, "_BUSY_POLL_SECONDS", 0.001)
     monkeypatch.setattr(api_module, "SETTLE_SECONDS", 0.2)
-    monkeypatch.setattr(hand_over_module, "api_for_project", lambda config, where: api.url)
+    monkeypatch.setattr(hand_over_module, "api_for_wait", lambda config, waiting: api.url)
     monkeypatch.setattr(hand_over_module, "PrefectApi", lambda url: api)
     assert _hand_over(config, project) is False
     assert api.resumed == [] and api.looks > 3

@@ -7,11 +7,11 @@ from datetime import UTC, datetime
 import pytest
 
 from thoughtforge.core.history import (
-    UnknownHistoryItem,
     classify,
     find_item,
     name_items,
 )
+from thoughtforge.errors import UnknownHistoryItem
 
 T = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -79,9 +79,9 @@ NOT_A_PROJECT_FILE = {
     "flows/prefect_internals/up_and_down.py:_warm_start": "Prefect's installed source",
     "flows/warm_start.py:_receive": "the warm-start socket's own messages",
     "flows/warm_start.py:_accept": "the warm-start socket's own messages",
-    "mcp_server/runs.py:started_run_alive": "the MCP server's runs folder beside the config",
-    "mcp_server/runs.py:_start_cli_run": "the MCP server's runs folder beside the config",
-    "mcp_server/runs.py:_not_a_zombie": "/proc",
+    "actions/process_run.py:started_run_alive": "the MCP server's runs folder beside the config",
+    "actions/process_run.py:_start_cli_run": "the MCP server's runs folder beside the config",
+    "actions/process_run.py:_not_a_zombie": "/proc",
     "mcp_server/stdio_transport.py:run": "the process's standard streams",
     "mcp_server/stdio_transport.py:_refused": "an id of at most 200 characters a regex found",
     "mcp_server/stdio_transport.py:_claim_standard_streams": "/dev/null",
@@ -97,9 +97,9 @@ NOT_A_PROJECT_FILE = {
     "stack/local_server.py:_recorded": "the stack's state folder",
     "stack/local_server.py:spawn_logged": "the stack's state folder",
     "stack/warm_start_address.py:listening": "/proc",
-    "web/uploads.py:__init__": "the upload's part file it created (O_EXCL)",
-    "web/uploads.py:remove_stale_parts": "O_NOFOLLOW, to remove a part file",
-    "web/uploads.py:_sync_folder": "a folder, to fsync it",
+    "actions/uploading.py:__init__": "the upload's part file it created (O_EXCL)",
+    "actions/uploading.py:remove_stale_parts": "O_NOFOLLOW, to remove a part file",
+    "actions/uploading.py:_sync_folder": "a folder, to fsync it",
 }
 
 

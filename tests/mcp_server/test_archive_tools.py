@@ -12,6 +12,12 @@ from tests.conftest import BRAIN_DUMP
 from thoughtforge.config import load_config
 from thoughtforge.core import create_project, read_status, write_status
 from thoughtforge.core.archive import ArchiveRefused
+from thoughtforge.mcp_server.project_tools import (
+    archive_project,
+    list_projects,
+    project_status,
+    unarchive_project,
+)
 from thoughtforge.mcp_server.tools import Tools
 from thoughtforge.models import Phase
 
@@ -22,12 +28,12 @@ def test_archive_tools_and_the_project_list(write_config: Callable[..., Path]) -
     done, working = (create_project(tools.config, brain_dump=BRAIN_DUMP) for _ in range(2))
     write_status(done.dir, read_status(done.dir).model_copy(update={"phase": Phase.DONE}))
 
-    assert tools.archive(done.id)["archived"] is True
-    assert [p["project_id"] for p in tools.list_projects()["projects"]] == [working.id]
-    every = tools.list_projects(include_archived=True)["projects"]
+    assert archive_project(tools, done.id)["archived"] is True
+    assert [p["project_id"] for p in list_projects(tools)["projects"]] == [working.id]
+    every = list_projects(tools, include_archived=True)["projects"]
     assert {p["project_id"]: p["archived"] for p in every} == {done.id: True, working.id: False}
-    assert tools.project_status(done.id)["archived"] is True
+    assert project_status(tools, done.id)["archived"] is True
     with pytest.raises(ArchiveRefused, match="in progress"):
-        tools.archive(working.id)
-    assert tools.unarchive(done.id)["archived"] is False
-    assert len(tools.list_projects()["projects"]) == 2
+        archive_project(tools, working.id)
+    assert unarchive_project(tools, done.id)["archived"] is False
+    assert len(list_projects(tools)["projects"]) == 2

@@ -10,6 +10,7 @@ from pathlib import Path
 from tests.conftest import BRAIN_DUMP
 from thoughtforge.config import load_config
 from thoughtforge.core import Waiting, create_project, hold_run_lock, record_wait, utc_now
+from thoughtforge.mcp_server.project_tools import list_projects, project_status
 from thoughtforge.mcp_server.tools import Tools
 from thoughtforge.models import Phase
 
@@ -21,20 +22,20 @@ def test_project_status_and_the_list_say_where_the_run_is(
     tools = Tools(config_file, load_config(config_file))
     project = create_project(tools.config, brain_dump=BRAIN_DUMP)
 
-    idle = tools.project_status(project.id)
+    idle = project_status(tools, project.id)
     assert (idle["run"], idle["waits_for"], idle["revision"]) == ("none", None, 1)
     assert idle["actions_now"] == ["send", "start"]
 
     with hold_run_lock(project):
-        working = tools.project_status(project.id)
+        working = project_status(tools, project.id)
         assert working["run"] == "working" and working["actions_now"] == ["send"]
 
     wait = Waiting(
         key="k1", kind="ReviewTurn", phase=Phase.HUMAN_REVIEW, chat_length=1, since=utc_now()
     )
     record_wait(project.dir, wait.model_copy(update={"away": True}))
-    asked = tools.project_status(project.id)
+    asked = project_status(tools, project.id)
     assert (asked["run"], asked["waits_for"]) == ("suspended", "corrections or confirm")
     assert "confirm" in asked["actions_now"]
-    [listed] = tools.list_projects()["projects"]
+    [listed] = list_projects(tools)["projects"]
     assert (listed["run"], listed["waits_for"]) == ("suspended", "corrections or confirm")

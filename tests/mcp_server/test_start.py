@@ -42,8 +42,6 @@ NOT_BEFORE_A_CALL = (
     "thoughtforge.core",
     "thoughtforge.adapters",
     "thoughtforge.mcp_server.tools",
-    "thoughtforge.mcp_server.turns",
-    "thoughtforge.mcp_server.documents",
     "thoughtforge.mcp_server.tool_base",
     "thoughtforge.cli.projects",
     "thoughtforge.cli.answers",

@@ -1,6 +1,6 @@
-"""The MCP server registers its tools from one table (`tool_table.TOOLS`): every function there
-is a tool under its own name and docstring, and the agent sees its parameters without the
-`Tools` object the server binds to it."""
+"""The MCP server registers its tools from one table (`tool_table.TOOLS`): every tool function
+is defined once and is a tool under its own name, docstring and `@tool` annotations, and the
+agent sees its parameters without the `Tools` object the server binds to it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import inspect
 from pathlib import Path
 
 from thoughtforge.config import Config
-from thoughtforge.mcp_server import tool_hints, tool_table
+from thoughtforge.mcp_server import documents, project_tools, tool_hints, turns
 from thoughtforge.mcp_server.tool_table import TOOLS
 from thoughtforge.mcp_server.transports import build_server
 
@@ -22,8 +22,11 @@ def test_every_function_of_the_table_is_a_tool_with_its_own_parameters(
     assert list(listed) == [tool.__name__ for tool in TOOLS]
     defined = [
         name
-        for name, value in vars(tool_table).items()
-        if inspect.isfunction(value) and value.__module__ == tool_table.__name__
+        for module in (project_tools, turns, documents)
+        for name, value in vars(module).items()
+        if inspect.isfunction(value)
+        and value.__module__ == module.__name__
+        and not name.startswith("_")
     ]
     assert sorted(defined) == sorted(listed), "a tool written but left out of the table"
     assert {"create_project", "list_projects", "send_message", "decide", "rollback"} <= set(listed)
@@ -48,8 +51,7 @@ def test_each_tool_says_whether_it_reads_or_may_undo_and_carries_no_titles(
     server = build_server(tmp_path / "config.yaml", config)
     listed = {tool.name: tool for tool in asyncio.run(server.list_tools())}
     hints = {name: tool.annotations for name, tool in listed.items()}
-    named = tool_hints.READING | tool_hints.UNDOING | tool_hints.REPEATABLE | tool_hints.LOCAL
-    assert named <= set(listed), "a hint for a tool that does not exist"
+    assert set(tool_hints.HINTS) == set(listed), "a tool without its @tool, or one not listed"
     assert all(hint is not None for hint in hints.values())
     read = hints["read_document"]
     assert read is not None and read.read_only_hint and read.idempotent_hint

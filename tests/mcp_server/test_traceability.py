@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from tests.polish_setup import polishing_project
+from thoughtforge.actions.documents import DOCUMENTS
 from thoughtforge.config import Config
 from thoughtforge.errors import ThoughtForgeError
-from thoughtforge.mcp_server.documents import DOCUMENTS
+from thoughtforge.mcp_server.documents import read_document
 from thoughtforge.mcp_server.tools import Tools
 
 
@@ -17,8 +18,8 @@ def test_traceability_is_read_as_a_document(config: Config, tmp_path: Path) -> N
     project = polishing_project(config)
     tools = Tools(tmp_path / "config.yaml", config)
     with pytest.raises(ThoughtForgeError, match="has no traceability yet"):
-        tools.read_document(project.id, "traceability")
+        read_document(tools, project.id, "traceability")
     (project.dir / "docs" / "traceability.md").write_text("# Traceability: Wedding\n")
 
     assert "traceability" in DOCUMENTS
-    assert tools.read_document(project.id, "traceability") == "# Traceability: Wedding\n"
+    assert read_document(tools, project.id, "traceability") == "# Traceability: Wedding\n"

@@ -19,10 +19,10 @@ from thoughtforge.core import (
     read_status,
     transition,
 )
+from thoughtforge.errors import DraftRefused
 from thoughtforge.models import Phase
 from thoughtforge.phases import confirm_intent, confirm_spec
 from thoughtforge.phases.draft_edits import (
-    DraftRefused,
     current_draft,
     is_draft,
     keep_refused_edit,

@@ -18,11 +18,9 @@ from starlette.routing import Route
 
 from thoughtforge.web.app import ROUTES
 
-NOT_AN_ACTION = {
-    "/projects/{project_id}/files": "a dropped file streamed to disk (`web.uploads`): the CLI and "
-    "MCP give resources when they create a project (`core.creation`)",
-}
-"""POST routes that reach no action, each with the reason."""
+NOT_AN_ACTION: dict[str, str] = {}
+"""POST routes that reach no action, each with the reason: none since a dropped file is
+`actions.uploading`'s (issue 57)."""
 
 
 def _imported_from(module: Any) -> dict[str, str]:

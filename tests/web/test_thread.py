@@ -7,6 +7,7 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
+from thoughtforge.actions.thread import Thread
 from thoughtforge.core import ChatMessage
 from thoughtforge.models import Phase
 from thoughtforge.web.app import HERE
@@ -48,7 +49,7 @@ def _render() -> str:
     from jinja2 import Environment, FileSystemLoader, select_autoescape
 
     env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape())
-    return env.get_template("messages.html").render(messages=views(CHAT, 0))
+    return env.get_template("messages.html").render(messages=views(Thread(CHAT), 0))
 
 
 def test_the_thread_matches_its_golden_page() -> None:
@@ -86,5 +87,5 @@ def test_untrusted_text_is_rendered_inert() -> None:
 def test_a_long_thread_opens_at_its_newest_page() -> None:
     assert newest_page_start(2000) == 2000 - PAGE_SIZE
     assert newest_page_start(10) == 0
-    page = views(CHAT * 400, newest_page_start(2000))
+    page = views(Thread(CHAT * 400), newest_page_start(2000))
     assert [v.index for v in page] == list(range(1800, 2000))

@@ -20,7 +20,7 @@ from thoughtforge.actions.budget import raise_on_halt
 from thoughtforge.actions.composer import Composer
 from thoughtforge.actions.hand_over import Delivery, answer_in_chat, hand_over, kept_note
 from thoughtforge.actions.revising import revised
-from thoughtforge.actions.run_state import current_composer
+from thoughtforge.actions.run_state import composer_of, project_view
 from thoughtforge.actions.starting import Started, start_run
 from thoughtforge.bounded_input import MAX_MESSAGE_CHARS
 from thoughtforge.catalogue import (
@@ -33,7 +33,7 @@ from thoughtforge.catalogue import (
 from thoughtforge.config import Config
 from thoughtforge.core import Project, Status
 from thoughtforge.core.course_claim import Claim, ProjectClaimed
-from thoughtforge.core.project_view import RunPlace, read_view
+from thoughtforge.core.project_view import ProjectView, RunPlace, read_view
 from thoughtforge.core.run_start import StartClaim, claimed_start
 from thoughtforge.errors import ActionRefused
 from thoughtforge.models import Phase, Usd
@@ -96,8 +96,14 @@ def take_answer(
     project: Project,
     answer: Answer,
     start: Starter = start_run,
+    *,
+    view: ProjectView | None = None,
 ) -> Outcome:
-    check_answer(current_composer(config, project), answer.action, answer.message)
+    """The answer checked against what the project takes now and carried out, from one read of
+    the project's view (`view`, when the door has read it for this request already); it is read
+    again only under a claim (a wake's, a revision's, a start's)."""
+    view = view or project_view(config, project)
+    check_answer(composer_of(view), answer.action, answer.message)
     if answer.action == "start":
         started = start(config, config_file, project, None)
         return Outcome(delivery="started" if started.run_id else "not_started", note=started.note)
@@ -109,14 +115,14 @@ def take_answer(
             note=f"Revision {revision.number} started: back to Phase 2. {started.note}",
         )
     if answer.action in CHAT_ACTIONS:
-        return chat_turn(config, config_file, project, answer, start)
-    if answer.agent and answer.agent != project.status().agent:
+        return chat_turn(config, config_file, project, answer, start, view=view)
+    if answer.agent and answer.agent != view.status.agent:
         if answer.action not in AGENT_SWITCH_ACTIONS:
             raise ActionRefused(f"'{answer.action}' calls no agent: there is none to switch.")
         halt_actions.switch_agent(project, config, answer.agent)  # as `thoughtforge agent` does
     if answer.budget_usd is not None:
         raise_on_halt(config, project, answer.budget_usd, terminating=answer.action == "terminate")
-    return _decision(config, config_file, project, answer, start)
+    return _decision(config, config_file, project, answer, start, view)
 
 
 def check_answer(composer: Composer, action: str, message: str) -> None:
@@ -135,17 +141,25 @@ def check_answer(composer: Composer, action: str, message: str) -> None:
 
 
 def chat_turn(
-    config: Config, config_file: Path, project: Project, answer: Answer, start: Starter
+    config: Config,
+    config_file: Path,
+    project: Project,
+    answer: Answer,
+    start: Starter,
+    *,
+    view: ProjectView | None = None,
 ) -> Outcome:
-    """A Phase 1–2 turn; with no run waiting for it, one is started to take it."""
-    with _waking(project) as wake:
+    """A Phase 1–2 turn; with no run waiting for it, one is started to take it. `view`: the
+    project's view the answer was checked against."""
+    view = view or read_view(project)
+    with _waking(project, view) as wake:
         delivery = answer_in_chat(
-            config, project, answer.action, answer.message, busy_seconds=BUSY_SECONDS
+            config, project, answer.action, answer.message, busy_seconds=BUSY_SECONDS, view=view
         )
         if delivery is Delivery.HANDED_OVER:
             return _sent(_handed(wake))
     if delivery is Delivery.QUEUED:
-        when = when_answered if read_view(project).works else when_read
+        when = when_answered if view.works else when_read
         return Outcome(delivery=delivery, note=f"Kept: {when(project.status())}.")
     if delivery is Delivery.KEPT:
         return Outcome(delivery=delivery, note=kept_note(project, answer.message))
@@ -166,19 +180,28 @@ def decide(
     *,
     busy_seconds: float,
     on_busy: Callable[[], None] = lambda: None,
+    view: ProjectView | None = None,
 ) -> Decided:
     """A decision on a halt or a stuck build: handed to the run that waits for it, else applied
     to the files (`phases.halt_actions`). Words said beside a decision are stored first, kept
     all the same; `provide_input`'s words are the input itself. `AnsweredMeanwhile` when
-    another answer reached the run first."""
+    another answer reached the run first. `view`: the project's view the decision was checked
+    against, when the caller has read it."""
     stored = bool(message.strip()) and action != "provide_input"
     # provide_input's words are stored by the run, or by `hand_over` if another came first
     run_input = RunAnswer(action=action, message=message if action == "provide_input" else None)
     if stored:
         add_human_message(project, message)
-    with _waking(project) as wake:
+    view = view or read_view(project)
+    with _waking(project, view) as wake:
         handed = hand_over(
-            config, project, run_input, saved=stored, busy_seconds=busy_seconds, on_busy=on_busy
+            config,
+            project,
+            run_input,
+            saved=stored,
+            busy_seconds=busy_seconds,
+            on_busy=on_busy,
+            view=view,
         )
         if handed:
             return Decided(handed_over=True, waking=_handed(wake))
@@ -188,11 +211,18 @@ def decide(
 
 
 def _decision(
-    config: Config, config_file: Path, project: Project, answer: Answer, start: Starter
+    config: Config,
+    config_file: Path,
+    project: Project,
+    answer: Answer,
+    start: Starter,
+    view: ProjectView,
 ) -> Outcome:
     action: Decision = answer.action  # type: ignore[assignment]  # the composer allowed it
     try:
-        decided = decide(config, project, action, answer.message, busy_seconds=BUSY_SECONDS)
+        decided = decide(
+            config, project, action, answer.message, busy_seconds=BUSY_SECONDS, view=view
+        )
     except AnsweredMeanwhile:
         return Outcome(delivery=Delivery.KEPT, note=kept_note(project, answer.message))
     if decided.status is None:
@@ -205,11 +235,11 @@ def _decision(
 
 
 @contextmanager
-def _waking(project: Project) -> Iterator[StartClaim | None]:
+def _waking(project: Project, view: ProjectView) -> Iterator[StartClaim | None]:
     """Around an answer to a run that suspended (no process left): it restarts to take the
     answer, which takes a while, so the page says it is waking until the run holds its lock.
     The claim stays only when the answer was handed over (`StartClaim.keep`)."""
-    if read_view(project).run is not RunPlace.SUSPENDED:
+    if view.run is not RunPlace.SUSPENDED:
         yield None
         return
     with ExitStack() as stack:

@@ -13,11 +13,11 @@ from enum import StrEnum
 from thoughtforge.catalogue import ACTIONS, RunAnswer
 from thoughtforge.config import Config
 from thoughtforge.core.project import Project
-from thoughtforge.core.project_view import read_view
+from thoughtforge.core.project_view import ProjectView, read_view
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.models import Phase
 from thoughtforge.phases.chat import add_human_message, when_read
-from thoughtforge.stack.api import AnsweredMeanwhile, PrefectApi, PrefectApiError, api_for_project
+from thoughtforge.stack.api import AnsweredMeanwhile, PrefectApi, PrefectApiError, api_for_wait
 
 
 class Delivery(StrEnum):
@@ -43,17 +43,25 @@ def answer_in_chat(
     *,
     busy_seconds: float,
     on_busy: Callable[[], None] = lambda: None,
+    view: ProjectView | None = None,
 ) -> Delivery:
-    """A Phase 1–2 turn (`send`, `distill`, `realign`, `confirm`), its message stored first."""
+    """A Phase 1–2 turn (`send`, `distill`, `realign`, `confirm`), its message stored first;
+    `view`, the project's view the turn was checked against, when the caller has read it."""
     said = bool(message.strip())
     if action == "send" or said:
         add_human_message(project, message)
-    if project.status().phase in (Phase.DONE, Phase.HALTED):
+    if (view.status if view else project.status()).phase in (Phase.DONE, Phase.HALTED):
         return Delivery.NOT_TAKEN
     run_input = RunAnswer(action=ACTIONS[action].name, message="")
     try:
         handed = hand_over(
-            config, project, run_input, saved=said, busy_seconds=busy_seconds, on_busy=on_busy
+            config,
+            project,
+            run_input,
+            saved=said,
+            busy_seconds=busy_seconds,
+            on_busy=on_busy,
+            view=view,
         )
     except AnsweredMeanwhile:
         return Delivery.KEPT
@@ -80,21 +88,24 @@ def hand_over(
     saved: bool,
     busy_seconds: float,
     on_busy: Callable[[], None] = lambda: None,
+    view: ProjectView | None = None,
 ) -> bool:
     """Resume the project's waiting run with `run_input`; False when no run waits.
 
     A plain message never waits for a busy run: it is in the chat already, and the run reads it
     there. Any other input waits up to `busy_seconds` for the run to ask for it.
     `AnsweredMeanwhile` when another answer reached the run first; a message in `run_input` is
-    then stored in the chat, so its words are kept all the same.
+    then stored in the chat, so its words are kept all the same. `view`: the project's view
+    the caller has read for this request, its wait and its lock taken from it.
     """
-    url = api_for_project(config, project.dir)
+    view = view or read_view(project)
+    url = api_for_wait(config, view.waiting)
     if url is None:
         return False
     try:
         api = PrefectApi(url)
         run = api.live_waiting_run(project)
-        if run is None and run_input.action != "send" and _on_its_way(api, project):
+        if run is None and run_input.action != "send" and _on_its_way(api, view):
             on_busy()
             run = api.next_waiting_run(project, busy_seconds)
         if run is None:
@@ -113,10 +124,10 @@ def hand_over(
     return True
 
 
-def _on_its_way(api: PrefectApi, project: Project) -> bool:
+def _on_its_way(api: PrefectApi, view: ProjectView) -> bool:
     """A run may be between two waits: it holds the project's lock (the files' word, which
     stands while the server is slow to say so, as right after the run has shown its reply and
     before it records its next wait), or Prefect has it scheduled, starting or running — running
     before it takes the lock, too, as a resumed run is while it imports its flow (one killed
     since is given up once it settles)."""
-    return read_view(project).locked or api.active_run(project) is not None
+    return view.locked or api.active_run(view.project) is not None

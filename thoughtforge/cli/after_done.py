@@ -1,5 +1,5 @@
 """Life after done: `revise` (a change request), `history` and `rollback`. Each calls what the
-page and MCP call (`actions.revising`, `core.history`, `actions.restoring`)."""
+page and MCP call (`actions.revising`, `actions.history`, `actions.restoring`)."""
 
 from __future__ import annotations
 
@@ -40,15 +40,15 @@ def revise(
     spec and your change; the agent proposes the revised spec, you correct and confirm as before,
     then only what the change touches is rebuilt and polished again (revision 2, 3, …). Runs the
     pipeline here; answer with say/confirm, in the page or the Prefect UI."""
+    from thoughtforge.actions.project_page import project_named
     from thoughtforge.actions.revising import revised
     from thoughtforge.cli.runs import run_pipeline
-    from thoughtforge.core import open_project
 
     if (change is None) == (file is None):
         raise ThoughtForgeError("give the change request as text or with --file (one of them)")
     text = change if change is not None else read_text_source(file or "-", "change")
     config = config_of(ctx)
-    project = open_project(config, project_id)
+    project = project_named(config, project_id)
     with revised(config, project, text, keep_edits=keep_edits) as (revision, claim):
         out.print(
             f"Revision {revision.number} of [bold]{project_id}[/] started: back to Phase 2 with "
@@ -79,14 +79,12 @@ def history(
 ) -> None:
     """A project's history: phase ends, polish iterations and every commit, oldest first, with
     what each was. A name (or a commit id) is what `rollback --to` takes."""
-    from thoughtforge.core import open_project
-    from thoughtforge.core.history import find_item, item_diff, project_history
-    from thoughtforge.core.word_diff import as_text, changes_in_words
+    from thoughtforge.actions.history import history, point_changes
+    from thoughtforge.actions.project_page import project_named
 
-    project = open_project(config_of(ctx), project_id)
-    items = project_history(project.dir)
+    project = project_named(config_of(ctx), project_id)
     if diff is not None:
-        text = as_text(changes_in_words(item_diff(project.dir, items, find_item(items, diff))))
+        text = point_changes(project, diff).changed_text
         if not text:
             out.print(f"{inert_markup(diff)} changed no file.", highlight=False)
             return
@@ -96,7 +94,7 @@ def history(
         out.print(shown, highlight=False, soft_wrap=True)
         return
     table = Table("name", "commit", "rev", "when (UTC)", "what")
-    for item in items:
+    for item in history(project):
         if named_only and item.name is None:
             continue
         table.add_row(
@@ -124,11 +122,11 @@ def rollback(
     """Put the project's files back as they were at a phase end, a polish iteration or a commit,
     with a new commit (history is kept), and set its phase and polish state to match. Refused
     while a run works on the project."""
+    from thoughtforge.actions.project_page import project_named
     from thoughtforge.actions.restoring import restore
     from thoughtforge.cli.next_steps import start_command
-    from thoughtforge.core import open_project
 
-    restored = restore(open_project(config_of(ctx), project_id), to, keep_edits=keep_edits)
+    restored = restore(project_named(config_of(ctx), project_id), to, keep_edits=keep_edits)
     out.print(
         f"{project_id}: {restored.note} {start_command(project_id, restored.phase)}".rstrip(),
         soft_wrap=True,

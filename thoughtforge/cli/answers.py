@@ -131,11 +131,11 @@ def agent(
     name: Annotated[str, typer.Argument(help="An agent from agents.available.")],
 ) -> None:
     """Switch a project to another agent (say, after an answer_unusable halt), then resume it."""
-    from thoughtforge.core import open_project
+    from thoughtforge.actions.project_page import project_named
     from thoughtforge.phases import halt_actions
 
     config = config_of(ctx)
-    status = halt_actions.switch_agent(open_project(config, project_id), config, name)
+    status = halt_actions.switch_agent(project_named(config, project_id), config, name)
     out.print(f"{project_id}: agent is now '{status.agent}' ({status.phase}).")
 
 
@@ -213,12 +213,12 @@ def _taking(ctx: typer.Context, project_id: str, action: str, message: str) -> P
     """The project, if it takes `action` now: refused as the page refuses it (`check_answer`,
     the same words), then the commands that do what the page offers instead."""
     from thoughtforge.actions.answering import check_answer
+    from thoughtforge.actions.project_page import project_named
     from thoughtforge.actions.run_state import current_composer
     from thoughtforge.cli.next_steps import offered_commands
-    from thoughtforge.core import open_project
     from thoughtforge.errors import ActionRefused
 
-    project = open_project(config_of(ctx), project_id)
+    project = project_named(config_of(ctx), project_id)
     composer = current_composer(config_of(ctx), project)
     try:
         check_answer(composer, action, message)
@@ -251,16 +251,12 @@ def _edit_draft(
     False when there was nothing to save (the text unchanged). A refused edit typed in the
     editor is kept in `rejected/` before the refusal is raised."""
     from thoughtforge.actions.draft import check_edit
+    from thoughtforge.actions.project_page import project_named
     from thoughtforge.actions.run_state import current_composer
-    from thoughtforge.core import open_project
-    from thoughtforge.phases.draft_edits import (
-        DraftRefused,
-        current_draft,
-        keep_refused_edit,
-        save_edit,
-    )
+    from thoughtforge.errors import DraftRefused
+    from thoughtforge.phases.draft_edits import current_draft, keep_refused_edit, save_edit
 
-    project = open_project(config_of(ctx), project_id)
+    project = project_named(config_of(ctx), project_id)
     check_edit(current_composer(config_of(ctx), project))  # as the page's, before the editor opens
     draft = current_draft(project)
     text = _read_edit(from_file) if from_file else _edit_in_editor(draft.text)

@@ -38,12 +38,12 @@ def budget(
     one that could is not made, and the project halts (budget_exhausted). Raise the budget here,
     then `thoughtforge resume ID`.
     """
-    from thoughtforge.core import open_project
+    from thoughtforge.actions.project_page import project_named
     from thoughtforge.core.spend import change_budget, spend_of
     from thoughtforge.core.spend import rebuild as rebuild_ledger
 
     config = config_of(ctx)
-    project = open_project(config, project_id)
+    project = project_named(config, project_id)
     warning = None
     if rebuild:
         summary = rebuild_ledger(config, project)

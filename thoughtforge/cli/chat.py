@@ -43,9 +43,10 @@ def chat(
     ] = None,
 ) -> None:
     """Print the project's thread: every message with its phase and time."""
-    from thoughtforge.core import open_project, read_thread
+    from thoughtforge.actions.project_page import project_named
+    from thoughtforge.core import read_thread
 
-    project = open_project(config_of(ctx), project_id)
+    project = project_named(config_of(ctx), project_id)
     messages = read_thread(project.dir)
     start = max(len(messages) - last, 0) if last else 0
     for message in messages[start:]:

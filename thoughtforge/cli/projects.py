@@ -104,9 +104,9 @@ def continue_(
     ctx: typer.Context, project_id: ProjectArgument, auto_confirm: AutoConfirm = False
 ) -> None:
     """Run a project's pipeline again from wherever its files say it stopped."""
-    from thoughtforge.core import open_project
+    from thoughtforge.actions.project_page import project_named
 
-    open_project(config_of(ctx), project_id)
+    project_named(config_of(ctx), project_id)
     run_pipeline(ctx, project_id, auto_confirm)
 
 
@@ -122,9 +122,9 @@ def polish(
     ] = False,
 ) -> None:
     """Run or resume Phase 4 (review → fix until the guards stop it) in this process."""
-    from thoughtforge.core import open_project
+    from thoughtforge.actions.project_page import project_named
 
-    open_project(config_of(ctx), project_id)
+    project_named(config_of(ctx), project_id)
     run_polish(ctx, project_id, wait)
 
 
@@ -211,11 +211,11 @@ def pull(
 ) -> None:
     """Pull Notion pages and Google Drive documents into the project's resources/ as Markdown
     (a source pulled before is refreshed in place)."""
+    from thoughtforge.actions.project_page import project_named
     from thoughtforge.connectors import enabled_connectors, pull_sources
-    from thoughtforge.core import open_project
 
     config = config_of(ctx)
-    project = open_project(config, project_id)
+    project = project_named(config, project_id)
     report = pull_sources(project, enabled_connectors(config), urls, explicit=True)
     for name in report.written:
         out.print(f"wrote resources/{inert_markup(name)}")
@@ -233,10 +233,10 @@ def archive(ctx: typer.Context, project_id: ProjectArgument) -> None:
     override, terminate it: any phase change brings a project back). A project in progress, or
     one a run is working on (named), is refused."""
     from thoughtforge.actions.archiving import archive_project
-    from thoughtforge.core import open_project
+    from thoughtforge.actions.project_page import project_named
 
     config = config_of(ctx)
-    status = archive_project(config, open_project(config, project_id))
+    status = archive_project(config, project_named(config, project_id))
     out.print(f"{project_id}: archived ({status.phase}); `thoughtforge unarchive {project_id}`.")
 
 
@@ -244,7 +244,7 @@ def archive(ctx: typer.Context, project_id: ProjectArgument) -> None:
 def unarchive(ctx: typer.Context, project_id: ProjectArgument) -> None:
     """Bring an archived project back to the inbox (a halted one counts as active again)."""
     from thoughtforge.actions.archiving import unarchive_project
-    from thoughtforge.core import open_project
+    from thoughtforge.actions.project_page import project_named
 
-    status = unarchive_project(open_project(config_of(ctx), project_id))
+    status = unarchive_project(project_named(config_of(ctx), project_id))
     out.print(f"{project_id}: back in the inbox ({status.phase}).")

@@ -37,7 +37,8 @@ def run_pipeline(
 ) -> None:
     """Exit 0 when the project is done, `EXIT_HALTED` when it halted or waits for the human.
     `handed`: the claim this command holds on the project (a revision's), the run's own now."""
-    from thoughtforge.core import open_project, read_status
+    from thoughtforge.actions.project_page import project_named
+    from thoughtforge.core import read_status
     from thoughtforge.core.revisions import read_revisions
     from thoughtforge.core.run_start import claimed_start
     from thoughtforge.models import Phase
@@ -48,7 +49,7 @@ def run_pipeline(
     # temporary server starts and Prefect's flows are imported (seconds), so nothing moves the
     # project meanwhile, and refused then while a run on its way still holds its claim.
     with (
-        claimed_start(open_project(config_of(ctx), project_id), "start", handed=handed),
+        claimed_start(project_named(config_of(ctx), project_id), "start", handed=handed),
         _stoppable(project_id),  # a temporary server, too, is stopped if it is still starting
     ):
         _prepare_prefect(ctx)
@@ -57,7 +58,7 @@ def run_pipeline(
             from thoughtforge.flows.pipeline import pipeline_in_process
 
         pipeline_in_process(project_id, config_path(ctx.obj).resolve(), auto_confirm)
-    project = open_project(config_of(ctx), project_id)
+    project = project_named(config_of(ctx), project_id)
     status = read_status(project.dir)
     if status.phase is Phase.DONE:
         plugin = plugin_for(config_of(ctx), status.deliverable_type)
@@ -83,11 +84,11 @@ def run_pipeline(
 
 def run_polish(ctx: typer.Context, project_id: str, wait: bool) -> None:
     """Exit 0 when the loop is done, `EXIT_HALTED` when it halted."""
-    from thoughtforge.core import open_project
+    from thoughtforge.actions.project_page import project_named
     from thoughtforge.core.run_start import claimed_start
 
     with (
-        claimed_start(open_project(config_of(ctx), project_id), "start"),  # as `continue`'s
+        claimed_start(project_named(config_of(ctx), project_id), "start"),  # as `continue`'s
         _stoppable(project_id),
     ):
         _prepare_prefect(ctx)
@@ -98,7 +99,7 @@ def run_polish(ctx: typer.Context, project_id: str, wait: bool) -> None:
     if outcome.verdict == "done":
         out.print(f"[green]Done.[/] {inert_markup(outcome.reason)}")
         return
-    status = open_project(config_of(ctx), project_id).status()
+    status = project_named(config_of(ctx), project_id).status()
     err.print(
         f"[yellow]Halted ({outcome.halt_reason}).[/] {inert_markup(outcome.reason)}\n"
         f"{after_halt(project_id, status)}"
@@ -110,11 +111,11 @@ def _refuse_beside_a_suspended_run(ctx: typer.Context, project_id: str) -> None:
     """A suspended run of the project holds no lock (it has no process), so it is asked for: a
     second run beside it would put two runs on one project. The files say whether a run waits
     (`core.project_view`); Prefect, whether it suspended."""
-    from thoughtforge.core import open_project
+    from thoughtforge.actions.project_page import project_named
     from thoughtforge.core.project_view import read_view
     from thoughtforge.stack.api import ask_prefect
 
-    project = open_project(config_of(ctx), project_id)
+    project = project_named(config_of(ctx), project_id)
     wait = read_view(project).waiting
     if wait is None:
         return

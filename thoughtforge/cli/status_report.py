@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 from rich import box
 from rich.cells import cell_len
@@ -13,22 +12,16 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
-from thoughtforge.board.heading import polish_heading
+from thoughtforge.actions.project_page import (
+    ListedProject,
+    PolishSummary,
+    StatusDetail,
+    listed_projects,
+    project_named,
+    status_detail,
+)
 from thoughtforge.cli.next_steps import start_command
 from thoughtforge.config import Config
-from thoughtforge.core import (
-    POLISH_STATE_FILE,
-    Project,
-    Status,
-    changes,
-    list_projects,
-    open_project,
-    read_polish_state,
-)
-from thoughtforge.core.project_view import read_view
-from thoughtforge.core.revisions import staleness_note
-from thoughtforge.core.spend import spend_of
-from thoughtforge.errors import StateFileError
 from thoughtforge.models import Phase
 from thoughtforge.terminal_text import inert, inert_text
 
@@ -46,10 +39,10 @@ def project_table(config: Config) -> tuple[ProjectTable, list[str]]:
     """The table, plus one line per project whose status.json could not be read."""
     rows: list[tuple[_Cell, ...]] = []
     problems = []
-    for listing in list_projects(config):
-        project_id = (inert(listing.project.id), "")
+    for listing in listed_projects(config):
+        project_id = (inert(listing.project_id), "")
         if listing.status is None:
-            rows.append((project_id, ("", ""), ("unreadable", "red"), *[("", "")] * 4))
+            rows.append((project_id, ("", ""), _phase_cell(listing), *[("", "")] * 4))
             problems.append(listing.error or "")
             continue
         s = listing.status
@@ -57,10 +50,10 @@ def project_table(config: Config) -> tuple[ProjectTable, list[str]]:
             (
                 project_id,
                 (inert(s.project_name), "") if s.project_name else (UNNAMED, "dim"),
-                _phase_cell(s),
+                _phase_cell(listing),
                 (inert(s.deliverable_type or ""), ""),
                 (inert(s.agent), ""),
-                _spent_cell(config, listing.project),
+                _spent_cell(listing),
                 (f"{s.updated_at:%m-%d %H:%M}", ""),
             )
         )
@@ -197,10 +190,9 @@ def _line(
 
 def project_detail(config: Config, project_id: str) -> Group:
     """Every status field, what holds the project's claim, the polish summary, and files left
-    uncommitted."""
-    project = open_project(config, project_id)
-    view = read_view(project)
-    status = view.status
+    uncommitted (`actions.project_page.status_detail`, the page's model with `status`'s extras)."""
+    detail = status_detail(config, project_named(config, project_id))
+    project, view, status = detail.project, detail.view, detail.status
     facts = Table(box=None, show_header=False)
     facts.add_row("project", inert_text(project.id))
     facts.add_row("directory", inert_text(str(project.dir)))
@@ -214,44 +206,37 @@ def project_detail(config: Config, project_id: str) -> Group:
         parts.append(inert_text(f"claim: {view.claim_note}", style="yellow"))
     if view.stranded is not None:
         parts.append(inert_text(view.stranded, style="yellow"))
-    stale = staleness_note(project.dir)
-    if stale is not None:
-        parts.append(inert_text(stale, style="yellow"))
+    if detail.stale is not None:
+        parts.append(inert_text(detail.stale, style="yellow"))
     waiting = view.waiting
     if waiting is not None:
-        from thoughtforge.actions.composer import WAITS_FOR
-
         where = waiting.page or "its run (the Prefect server it used is not recorded)"
         parts.append(
             inert_text(
-                f"waiting for {WAITS_FOR.get(waiting.kind, 'your answer')} since "
-                f"{waiting.since:%m-%d %H:%M}: {where} — "
+                f"waiting for {detail.waits_for} since {waiting.since:%m-%d %H:%M}: {where} — "
                 f"or `thoughtforge {waiting.verbs} {project.id}`",
                 style="cyan",
             )
         )
-    from thoughtforge.actions.restoring import resting_words, restored_point
-
-    point = restored_point(view)
-    if point is not None:
-        words = f"restored to {point}: {resting_words(view)}"
+    if detail.restored is not None:
         step = start_command(project.id, status.phase)
-        parts.append(inert_text(f"{words} {step}".rstrip(), style="cyan"))
-    parts.append(_spend_detail(config, project))
-    if (project.dir / POLISH_STATE_FILE).exists():
-        parts.append(_polish_summary(project.dir))
-    foreign = changes(project.dir).foreign
-    if foreign:
-        listing = ", ".join(foreign)
+        parts.append(inert_text(f"{detail.restored} {step}".rstrip(), style="cyan"))
+    parts.append(_spend_detail(detail))
+    if detail.polish is not None:
+        parts.append(_polish_summary(detail.polish))
+    if detail.foreign:
+        listing = ", ".join(detail.foreign)
         parts.append(
             inert_text(f"not written by ThoughtForge, not committed: {listing}", style="yellow")
         )
     return Group(*parts)
 
 
-def _spent_cell(config: Config, project: Project) -> _Cell:
+def _spent_cell(listing: ListedProject) -> _Cell:
     """What the project spent (and of what budget); empty before its first agent call."""
-    summary = spend_of(config, project)
+    summary = listing.spend
+    if summary is None:
+        return "", ""
     if summary.error is not None:
         return "unknown", "red"
     if not summary.total.calls and summary.budget.max_usd is None:
@@ -259,9 +244,9 @@ def _spent_cell(config: Config, project: Project) -> _Cell:
     return summary.short, ""
 
 
-def _spend_detail(config: Config, project: Project) -> Text:
+def _spend_detail(detail: StatusDetail) -> Text:
     """`spent: $1.23 of $5.00 · …`, then one line per phase and polish iteration."""
-    summary = spend_of(config, project)
+    summary = detail.spend
     if summary.error is not None:
         return inert_text(f"spent: {summary.line}", style="red")
     whose = " (the project's own budget)" if summary.own_budget else ""
@@ -275,23 +260,22 @@ def _spend_detail(config: Config, project: Project) -> Text:
     return inert_text("\n".join(lines))
 
 
-def _phase_cell(status: Status) -> _Cell:
+def _phase_cell(listing: ListedProject) -> _Cell:
+    status = listing.status
+    if status is None:
+        return "unreadable", "red"
     archived = ", archived" if status.archived_at is not None else ""
     if status.phase is Phase.HALTED:
         return f"halted ({status.halt_reason}) in {status.halted_from}{archived}", "yellow"
     return f"{status.phase.value}{archived}", "dim" if archived else ""
 
 
-def _polish_summary(project_dir: Path) -> Text:
-    try:
-        state = read_polish_state(project_dir)
-    except StateFileError as exc:
-        return inert_text(f"polish state: {exc}", style="red")
-    c = state.counts
-    heading = polish_heading(state.trajectory)
+def _polish_summary(polish: PolishSummary | str) -> Text:
+    if isinstance(polish, str):
+        return inert_text(polish, style="red")
     return Text(
-        f"polish: iteration {state.iteration}, "
-        f"{c.critical} critical, {c.medium} medium, {c.minor} minor"
-        + (" (completed)" if state.completed else "")
-        + (f"\n  {heading.line}" if heading is not None else "")
+        f"polish: iteration {polish.iteration}, "
+        f"{polish.critical} critical, {polish.medium} medium, {polish.minor} minor"
+        + (" (completed)" if polish.completed else "")
+        + (f"\n  {polish.heading}" if polish.heading is not None else "")
     )

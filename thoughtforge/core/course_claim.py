@@ -165,16 +165,19 @@ def end_run_claim(project: Project) -> None:
 def standing_claim(project: Project) -> Claim | None:
     """The claim that holds the project now, or None; one whose owner is gone is removed on the
     way. A file in its place that is no readable claim is `unreadable_claim`'s."""
+    found = claim_in_place(project)
+    return None if isinstance(found, str) else found
+
+
+def claim_in_place(project: Project) -> Claim | str | None:
+    """`standing_claim` and `unreadable_claim` from one read of the claim's file: the claim
+    that holds the project now, what holds it when that file is no claim ThoughtForge can read,
+    or None."""
     current = _current(project)
-    if isinstance(current, str):
-        return None
-    if current is not None and _stands(current):
+    if current is None or isinstance(current, str) or _stands(current):
         return current
-    if current is None:
-        return None
     with state_lock(project.dir):
-        standing = _read_standing(project)
-    return None if isinstance(standing, str) else standing
+        return _read_standing(project)
 
 
 def unreadable_claim(project: Project) -> str | None:

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from thoughtforge.core import git_repo
 from thoughtforge.core.revisions import REVISION_TAG_PREFIX
 from thoughtforge.core.state import CHAT_ARCHIVE_FILE, CHAT_HISTORY_FILE
-from thoughtforge.errors import ThoughtForgeError
+from thoughtforge.errors import UnknownHistoryItem
 
 Kind = Literal["phase_end", "polish", "commit"]
 
@@ -47,10 +47,6 @@ class HistoryItem(BaseModel):
     @property
     def short(self) -> str:
         return self.commit[:7]
-
-
-class UnknownHistoryItem(ThoughtForgeError):
-    """A rollback target that names no point of the project's history."""
 
 
 def classify(subject: str) -> tuple[Kind, str | None, str]:

@@ -17,10 +17,9 @@ from pydantic import BaseModel
 
 from thoughtforge.core.course_claim import (
     Claim,
+    claim_in_place,
     clearing_words,
     held_words,
-    standing_claim,
-    unreadable_claim,
     unreadable_clearing_words,
 )
 from thoughtforge.core.project import Project
@@ -133,7 +132,8 @@ def read_view(project: Project) -> ProjectView:
     """The project's view from its files (`StateFileError` when `status.json` is unusable)."""
     status = project.status()
     waiting = current_wait(project.dir)
-    held = standing_claim(project)
+    found = claim_in_place(project)
+    held = None if isinstance(found, str) else found
     claim = held if held is not None and held.for_a_run else None
     running = is_running(project)
     return ProjectView(
@@ -143,7 +143,7 @@ def read_view(project: Project) -> ProjectView:
         waiting=waiting,
         claim=claim,
         course=held if claim is None else None,
-        stuck_claim=unreadable_claim(project) if held is None else None,
+        stuck_claim=found if isinstance(found, str) else None,
         locked=running,
         holder=lock_holder(project.dir / LOCK_FILE) if running else None,
         revision=shown_revision(project.dir),

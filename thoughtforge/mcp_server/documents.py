@@ -1,77 +1,44 @@
-"""The MCP tools that read what a project made: its deliverable and documents (never through a
-link, cut at `MAX_DOCUMENT_CHARS`) and Phase 4's record."""
+"""The MCP tools that read what a project made: its deliverable and documents, and Phase 4's
+record, as `actions.documents` reads them. Each is defined once: signature, docstring and
+`@tool` are what the agent and its host see, the body the call into `actions`."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from thoughtforge.core import (
-    CONSTRAINTS_FILE,
-    POLISH_LOG_FILE,
-    SPEC_FILE,
-    Project,
-    read_own_text,
-)
-from thoughtforge.errors import ThoughtForgeError
-from thoughtforge.mcp_server.tool_base import ToolBase
-from thoughtforge.phases.plugin_loader import plugin_for
-from thoughtforge.phases.polish.record import read_polish_record
-from thoughtforge.phases.traceability import TRACEABILITY_FILE
+from pydantic import Field
 
-MAX_DOCUMENT_CHARS = 500_000
-DOCUMENTS = {
-    "spec": SPEC_FILE,
-    "constraints": CONSTRAINTS_FILE,
-    "polish-log": POLISH_LOG_FILE,
-    "traceability": TRACEABILITY_FILE,
-}
-"""Each acceptance criterion's evidence is `traceability` (`phases.traceability`)."""
+from thoughtforge.mcp_server.answers import Document, ProjectId
+from thoughtforge.mcp_server.tool_hints import tool
+
+if TYPE_CHECKING:
+    from thoughtforge.mcp_server.tools import Tools  # loaded at the first tool call
 
 
-class DocumentTools(ToolBase):
-    def read_document(self, project_id: str, document: str) -> str:
-        """A project's deliverable, spec, constraints, polish log or traceability, never through
-        a link."""
-        project = self.project(project_id)
-        if document == "deliverable":
-            return self._deliverable(project)
-        if document not in DOCUMENTS:
-            raise ThoughtForgeError(
-                f"no document '{document}': deliverable, {', '.join(DOCUMENTS)}"
-            )
-        path = project.dir / DOCUMENTS[document]
-        if not path.exists():
-            raise ThoughtForgeError(
-                f"{project.id} has no {document} yet ({project.status().phase})"
-            )
-        return _capped(read_own_text(path))
+@tool(reads=True)
+def read_document(
+    tools: Tools,
+    project_id: ProjectId,
+    document: Annotated[Document, Field(description="Which document to read.")] = "deliverable",
+) -> str:
+    """The project's deliverable, spec, constraints, polish log or traceability (Markdown)."""
+    from thoughtforge.actions.documents import read_document as read
 
-    def read_polish_record(self, project_id: str) -> dict[str, Any]:
-        record = read_polish_record(self.project(project_id).dir)
-        return {
-            "trajectory": [entry.model_dump(mode="json") for entry in record.trajectory],
-            "iterations": [
-                {"title": entry.title, "verdict": entry.verdict, **entry.parts}
-                for entry in record.log
-            ],
-            "problems": record.problems,
-        }
-
-    def _deliverable(self, project: Project) -> str:
-        status = project.status()
-        plugin = plugin_for(self.config, status.deliverable_type)
-        path = plugin.deliverable_path(project.dir)
-        if plugin.builds_files:
-            return (
-                f"{project.id} builds code: its deliverable is the project's files in {path} "
-                f"(phase {status.phase})."
-            )
-        if not path.exists():
-            raise ThoughtForgeError(f"{project.id} has no deliverable yet ({status.phase})")
-        return _capped(read_own_text(path))
+    return read(tools.config, tools.project(project_id), document)
 
 
-def _capped(text: str) -> str:
-    if len(text) <= MAX_DOCUMENT_CHARS:
-        return text
-    return text[:MAX_DOCUMENT_CHARS] + f"\n\n[cut at {MAX_DOCUMENT_CHARS:,} characters]"
+@tool(reads=True)
+def read_polish_record(tools: Tools, project_id: ProjectId) -> dict[str, Any]:
+    """Phase 4's record: the trajectory (issues by severity per iteration) and each
+    iteration's issues, fixes, guards and verdict."""
+    from thoughtforge.actions.documents import polish_record
+
+    record = polish_record(tools.project(project_id))
+    return {
+        "trajectory": [entry.model_dump(mode="json") for entry in record.trajectory],
+        "iterations": [
+            {"title": entry.title, "verdict": entry.verdict, **entry.parts}
+            for entry in record.iterations
+        ],
+        "problems": record.problems,
+    }

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from thoughtforge.actions.project_page import project_named
 from thoughtforge.config import Config, LiveConfig
-from thoughtforge.core import Project, open_project
+from thoughtforge.core import Project
 
 
 class ToolBase:
@@ -21,4 +22,4 @@ class ToolBase:
         return self.live_config.current()
 
     def project(self, project_id: str) -> Project:
-        return open_project(self.config, project_id)
+        return project_named(self.config, project_id)

@@ -1,177 +1,206 @@
-"""What an agent tool can do with ThoughtForge's projects: each tool is a plain function over
-`actions`, the functions the page and the CLI call (starting, answering, archiving, restoring,
-the inbox), so a tool can do nothing the page would refuse, and refuses in the same words.
+"""What every MCP tool is handed (`tool_table.TOOLS`): the config file (followed as it changes),
+a project by its id, and how a tool answers a project as the person would: a chat turn, a
+confirm, a decision, an edited draft, or the person's own answer through the host
+(`ask_person`), each taken as the page takes it (`actions.answering`, `actions.draft`), then the
+AI's reply when it comes within `wait_seconds` (what `--wait` prints in the CLI). Made at the
+first tool call: it loads the pipeline's actions, which listing the tools does not need.
 
-`Tools` is every tool at once: here the projects (create, list, archive, status, thread), spend
-and history; `turns` the person's answers and the drafts; `documents` what a project made. A
-refusal is a `ThoughtForgeError`; the MCP server hands it to the agent as a tool error. History
-reads `core.history`, as `thoughtforge history` and the page's History do.
+A revision starts its own run, whose revised proposal is the reply; an answer no run waits for
+starts one and is handed over once that run asks for it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import time
 from pathlib import Path
-from typing import Any
 
-from thoughtforge.actions.archiving import archive_project, unarchive_project
-from thoughtforge.actions.composer import WAITS_FOR
-from thoughtforge.actions.inbox import inbox
-from thoughtforge.actions.restoring import restore
-from thoughtforge.actions.run_state import composer_of, project_view
-from thoughtforge.actions.starting import DroppedFile, NewProject, create_from_request
-from thoughtforge.bounded_input import read_capped
-from thoughtforge.core import brain_dump_text, read_thread, refuse_links
-from thoughtforge.core.history import project_history
-from thoughtforge.core.spend import SpendSummary, change_budget, spend_of
+from thoughtforge.actions.answering import Answer, Outcome, take_answer
+from thoughtforge.actions.draft import DraftEdit, draft_to_edit, take_edit
+from thoughtforge.actions.process_run import start_project_run, started_run_alive
+from thoughtforge.actions.run_state import composer_of, current_composer, project_view
+from thoughtforge.actions.starting import Started
+from thoughtforge.actions.thread import ThreadMessage, project_thread, thread_message
+from thoughtforge.catalogue import HaltChoice, RunAnswer
+from thoughtforge.config import Config
+from thoughtforge.core import Project, current_wait
+from thoughtforge.core.course_claim import Claim
+from thoughtforge.core.project_view import ProjectView
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.mcp_server.agent_words import for_agent
-from thoughtforge.mcp_server.answers import RESOURCE_URI, Message
-from thoughtforge.mcp_server.documents import DOCUMENTS, DocumentTools
-from thoughtforge.mcp_server.runs import start_project_run
-from thoughtforge.mcp_server.turns import TurnTools, message_of
+from thoughtforge.mcp_server.answers import Message, PersonAnswer, Turn
+from thoughtforge.mcp_server.tool_base import ToolBase
+from thoughtforge.models import Phase
+from thoughtforge.phases.chat import await_reply
+
+POLL_SECONDS = 0.25
+START_SECONDS = 60.0
+"""How long a run started for an answer is given to ask for it (a cold start takes seconds)."""
+PERSON_ACTIONS = {"confirm", "resume", "override", "terminate"}
+"""The answers `ask_person` asks the person for: a draft's confirmation, a halt's decision."""
 
 
-class Tools(TurnTools, DocumentTools):
-    """The tools, bound to one config file (followed as it changes, as the workbench does)."""
+def message_of(message: ThreadMessage) -> Message:
+    return Message(
+        role=message.role,
+        phase=message.phase_label,
+        time=f"{message.timestamp:%Y-%m-%d %H:%M} UTC",
+        content=message.content,
+    )
 
-    # --- projects ------------------------------------------------------------------------------
 
-    def create_project(
+class Tools(ToolBase):
+    """The tools' config and projects, and their one way to answer a project."""
+
+    def answer(
         self,
-        brain_dump: str = "",
-        brain_dump_file: str = "",
-        agent: str | None = None,
-        deliverable_type: str = "",
-        resources: list[str] | None = None,
-    ) -> dict[str, Any]:
-        if bool(brain_dump.strip()) == bool(brain_dump_file):
-            raise ThoughtForgeError("give the brain dump as text or as a file, one of the two")
-        text = brain_dump_text(brain_dump, brain_dump_file)
-        if not text.strip():
-            raise ThoughtForgeError("the brain dump is empty: say what you want made")
-        files = [self._resource(Path(path)) for path in resources or []]
-        request = NewProject(
-            brain_dump=text, agent=agent, deliverable_type=deliverable_type, files=files
+        project_id: str,
+        action: str,
+        message: str,
+        wait_seconds: float,
+        *,
+        budget_usd: float | None = None,
+        edit: DraftEdit | None = None,
+    ) -> Turn:
+        """Take `action` as the page takes it (with `edit`: the page's Save, or Save and
+        confirm); then the AI's reply, within `wait_seconds`.
+
+        When no run waits for it, the page starts one and hands the answer over once it asks;
+        here the run is started, its question awaited, and the answer given to it then, so the
+        reply is known to follow that question. A revision starts its own run, whose revised
+        proposal is the reply."""
+        project = self.project(project_id)
+        view = self._until_possible(project, "confirm" if edit else action, wait_seconds)
+        since, answered = len(project_thread(project)), view.waiting
+        pending: list[RunAnswer] = []
+        answer = Answer(action=action, message=message, budget_usd=budget_usd)
+        outcome = self._take(project, answer, pending, edit, view)
+        key = answered.key if answered else None
+        if outcome.delivery == "started" and pending:
+            asked = self._next_wait_key(project, key, max(wait_seconds, START_SECONDS))
+            if asked is None:
+                return Turn(
+                    delivery="started",
+                    note=for_agent(
+                        f"{outcome.note} It did not ask for '{action}' in time: call it again."
+                    ),
+                    now=for_agent(current_composer(self.config, project).note),
+                )
+            since, key = len(project_thread(project)), asked
+            outcome = self._take(project, answer, [], None, None)  # a saved edit is the draft now
+        turn = Turn(delivery=outcome.delivery, note=for_agent(outcome.note), now="")
+        replied = outcome.delivery in ("handed_over", "applied") or (
+            action == "revise" and outcome.delivery == "started"
         )
-        project = create_from_request(self.config, request)
-        started = start_project_run(self.config, self.config_file, project)
-        return {
-            "project_id": project.id,
-            "folder": str(project.dir),
-            "note": for_agent(started.note),
-            "next": "send_message to add to the brain dump or answer the AI's questions, "
-            "distill when everything is said",
-        }
+        if wait_seconds > 0 and replied:
+            turn.reply_complete = await_reply(
+                project,
+                since,
+                key,
+                wait_seconds,
+                lambda reply: turn.replies.append(message_of(thread_message(since, reply))),
+            )
+        turn.now = for_agent(current_composer(self.config, project).note)
+        return turn
 
-    def list_projects(self, include_archived: bool = False) -> dict[str, Any]:
-        box = inbox(self.config)
-        return {
-            "projects": [
-                {
-                    **_in_agent_words(entry.model_dump(mode="json", exclude_none=True)),
-                    "resources": [
-                        RESOURCE_URI.format(project_id=entry.project_id, document=name)
-                        for name in ("deliverable", *DOCUMENTS)
-                    ],
-                }
-                for entry in (box.entries if include_archived else box.listed)
-            ],
-            "active": f"{box.active}/{box.limit}",
-            "full": box.full,
-        }
+    def _take(
+        self,
+        project: Project,
+        answer: Answer,
+        pending: list[RunAnswer],
+        edit: DraftEdit | None,
+        view: ProjectView | None,
+    ) -> Outcome:
+        """The page's `take_answer` (or `take_edit`), starting a run (on the deployment, else
+        the CLI's) without handing it the answer: `pending` gets what was to be handed over;
+        `view`, the project's view this call read, if it is still the project's."""
 
-    def archive(self, project_id: str) -> dict[str, Any]:
-        status = archive_project(self.config, self.project(project_id))
-        return {"project_id": project_id, "phase": status.phase.value, "archived": True}
+        def start(
+            config: Config,
+            config_file: Path,
+            project: Project,
+            then: RunAnswer | None,
+            /,
+            *,
+            handed: Claim | None = None,
+        ) -> Started:
+            if then is not None:
+                pending.append(then)
+            return start_project_run(config, config_file, project, handed=handed)
 
-    def unarchive(self, project_id: str) -> dict[str, Any]:
-        status = unarchive_project(self.project(project_id))
-        return {"project_id": project_id, "phase": status.phase.value, "archived": False}
+        if edit is not None:
+            return take_edit(self.config, self.config_file, project, edit, start=start, view=view)
+        return take_answer(self.config, self.config_file, project, answer, start=start, view=view)
 
-    def project_status(self, project_id: str) -> dict[str, Any]:
-        view = project_view(self.config, self.project(project_id))
-        status, composer = view.status, composer_of(view)
-        return {
-            "project_id": view.project.id,
-            "name": status.project_name or view.project.id,
-            "phase": status.phase.value,
-            "run": view.run.value,
-            "waits_for": for_agent(WAITS_FOR[view.waiting.kind]) if view.waiting else None,
-            "halt_reason": status.halt_reason,
-            "deliverable_type": status.deliverable_type,
-            "agent": status.agent,
-            "archived": status.archived_at is not None,
-            "revision": view.revision,
-            "open_findings": view.open_findings,
-            "actions_now": [action.name for action in composer.actions],
-            "note": for_agent(composer.note),
-        }
+    def decide(
+        self,
+        project_id: str,
+        decision: HaltChoice,
+        confirm_terminate: bool,
+        message: str,
+        wait_seconds: float,
+        budget_usd: float | None = None,
+    ) -> Turn:
+        if decision == "terminate" and not confirm_terminate:
+            raise ThoughtForgeError(
+                f"terminate stops {project_id} for good and cannot be undone: call again with "
+                "confirm_terminate set to true to do it"
+            )
+        return self.answer(project_id, decision, message, wait_seconds, budget_usd=budget_usd)
 
-    def read_thread(self, project_id: str, last: int = 20) -> list[Message]:
-        messages = read_thread(self.project(project_id).dir)
-        return [message_of(message) for message in messages[-last:]]
-
-    def _resource(self, path: Path) -> DroppedFile:
-        """A file given as a resource: a regular file (no link) within the size cap."""
-        refuse_links(path)
-        data = read_capped(path, self.config.resources.max_file_bytes, "resource")
-        return DroppedFile(name=path.name, data=data)
-
-    # --- spend ---------------------------------------------------------------------------------
-
-    def spend(
-        self, project_id: str, budget_usd: float | None, budget_tokens: int | None
-    ) -> dict[str, Any]:
-        """What the project spent and may spend; with a budget, its own budget set first (as
-        `thoughtforge budget ID --usd N` sets it)."""
+    def question(self, project_id: str) -> str:
+        """What the project asks the person now, for the host to show them: the note (what it
+        waits for, the halt and what to do about it) and the draft to confirm, if any; a
+        refusal when it asks nothing of the person."""
         project = self.project(project_id)
-        warning = None
-        if budget_usd is not None or budget_tokens is not None:
-            summary, warning = change_budget(self.config, project, budget_usd, budget_tokens)
-        else:
-            summary = spend_of(self.config, project)
-        return _spend_answer(summary, warning)
+        composer = current_composer(self.config, project)
+        asked = {action.name for action in composer.actions} & PERSON_ACTIONS
+        if not asked:
+            raise ThoughtForgeError(
+                f"{project_id} asks nothing of the person now. {for_agent(composer.note)}"
+            )
+        question = f"{project_id}: {for_agent(composer.note)}"
+        if "confirm" in asked:
+            with contextlib.suppress(ThoughtForgeError):
+                question += f"\n\n{draft_to_edit(project).text}"
+        return question
 
-    # --- after done: history and rollback ------------------------------------------------------
+    def take_person_answer(
+        self, project_id: str, answer: PersonAnswer, wait_seconds: float
+    ) -> Turn:
+        """The person's answer from the host's form, taken as the page takes that button."""
+        if answer.action == "correct":
+            return self.answer(project_id, "send", answer.message, wait_seconds)
+        if answer.action == "confirm":
+            return self.answer(project_id, "confirm", "", wait_seconds)
+        return self.decide(project_id, answer.action, True, answer.message, wait_seconds)
 
-    def history(self, project_id: str) -> list[dict[str, Any]]:
-        """Every commit, oldest first; `name` is what `rollback` takes (or the commit id)."""
-        project = self.project(project_id)
-        return [
-            {
-                "name": item.name,
-                "commit": item.short,
-                "revision": item.revision,
-                "time": f"{item.when:%Y-%m-%d %H:%M} UTC",
-                "what": item.what,
-            }
-            for item in project_history(project.dir)
-        ]
+    def _until_possible(self, project: Project, action: str, seconds: float) -> ProjectView:
+        """A run that works (or was just started) is given `seconds` to ask for `action`, as the
+        CLI gives a busy run time; then the page's refusal stands. The project's view as last
+        read: one read when nothing is to be waited for."""
+        deadline = time.monotonic() + seconds
+        while True:
+            view = project_view(self.config, project)
+            if action in ("send", "start") or time.monotonic() >= deadline:
+                return view
+            if composer_of(view).allows(action):
+                return view
+            if view.waiting is not None:
+                return view  # a run asks, and not for this: it is refused at once
+            if not (view.busy or started_run_alive(self.config_file, project)):
+                return view
+            time.sleep(POLL_SECONDS)
 
-    def rollback(self, project_id: str, to: str, keep_edits: bool = False) -> dict[str, str]:
-        restored = restore(self.project(project_id), to, keep_edits=keep_edits)
-        return {"restored": restored.label, "phase": restored.phase.value, "note": restored.note}
-
-
-def _in_agent_words(entry: dict[str, Any]) -> dict[str, Any]:
-    """An inbox entry with its waits-for text naming tools, not the page's buttons."""
-    if isinstance(entry.get("waits_for"), str):
-        entry["waits_for"] = for_agent(entry["waits_for"])
-    return entry
-
-
-def _spend_answer(summary: SpendSummary, warning: str | None) -> dict[str, Any]:
-    if summary.error is not None:
-        raise ThoughtForgeError(summary.error)
-    answer: dict[str, Any] = {
-        "spent": summary.line,
-        "spent_usd": summary.total.usd,
-        "spent_tokens": summary.total.tokens,
-        "budget_usd": summary.budget.max_usd,
-        "budget_tokens": summary.budget.max_tokens,
-        "budget_from": "the project's own" if summary.own_budget else "config.yaml (budget)",
-        "breakdown": dict(summary.breakdown()),
-    }
-    if warning:
-        answer["warning"] = warning
-    return answer
+    def _next_wait_key(self, project: Project, answered: str | None, seconds: float) -> str | None:
+        """The key of the question a newly started run asks (any wait but `answered`, which a
+        run that died left), or None when it asks nothing within `seconds`."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            waiting = current_wait(project.dir)
+            if waiting is not None and waiting.key != answered:
+                return waiting.key
+            if project.status().phase in (Phase.DONE, Phase.HALTED):
+                return None
+            time.sleep(POLL_SECONDS)
+        return None

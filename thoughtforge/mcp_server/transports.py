@@ -6,7 +6,7 @@ unless told otherwise, every request must name a loopback host, an IP address or
 (`Origin`), and carry the server's bearer token (`mcp-token` beside the config, made once, kept
 private; `--print-config` shows it).
 
-Each tool is a function of `tool_table.TOOLS` over `tools.Tools`, run in a worker thread (they
+Each tool is a function of `tool_table.TOOLS`, handed `tools.Tools`, run in a worker thread (they
 read files and wait for the run); a refusal reaches the agent as a tool error in the CLI's and
 the page's words.
 """
@@ -29,8 +29,9 @@ from thoughtforge.config import Config, state_dir
 from thoughtforge.errors import ThoughtForgeError, schema_problems
 from thoughtforge.mcp_server.agent_words import for_agent
 from thoughtforge.mcp_server.answers import RESOURCE_URI, Document
+from thoughtforge.mcp_server.documents import read_document
 from thoughtforge.mcp_server.stdio_transport import MAX_LINE_CHARS
-from thoughtforge.mcp_server.tool_hints import hints
+from thoughtforge.mcp_server.tool_hints import HINTS
 from thoughtforge.mcp_server.tool_table import TOOLS
 from thoughtforge.serving.guard import RequestGuard
 
@@ -76,7 +77,7 @@ def build_server(config_file: Path, config: Config) -> Any:
     tools = _first_call(config_file, config)
     server: Any = ThoughtForgeServer(tools, instructions=INSTRUCTIONS, version=package_version())
     for tool in TOOLS:
-        server.tool(annotations=hints(tool.__name__))(_bound(tool, tools))
+        server.tool(annotations=HINTS[tool.__name__])(_bound(tool, tools))
     for document in get_args(Document):
         _add_document_resource(server, tools, document, ResourceError)
     return server
@@ -132,11 +133,11 @@ def package_version() -> str:
 
 
 def _add_document_resource(
-    server: Any, tools: Callable[[], Tools], document: str, error: type
+    server: Any, tools: Callable[[], Tools], document: Document, error: type
 ) -> None:
     def read(project_id: str) -> str:
         try:
-            return tools().read_document(project_id, document)
+            return read_document(tools(), project_id, document)
         except (ThoughtForgeError, OSError, UnicodeDecodeError) as exc:
             raise error(str(exc)) from None
 

@@ -1,205 +1,185 @@
 """The MCP tools that answer a project as the person would: a chat turn, a confirm, a decision,
 an edited draft, or the person's own answer through the host (`ask_person`), each taken as the
-page takes it (`actions.answering`, `actions.draft`), then the AI's reply when it comes within
-`wait_seconds` (what `--wait` prints in the CLI).
-
-A revision starts its own run, whose revised proposal is the reply; an answer no run waits for
-starts one and is handed over once that run asks for it.
-"""
+page takes it (`Tools.answer`, over `actions.answering` and `actions.draft`), then the AI's
+reply when it comes within `wait_seconds`. Each is defined once: its signature and docstring
+are what the agent sees, its `@tool` what a host decides from, its body the call."""
 
 from __future__ import annotations
 
-import contextlib
-import time
-from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
-from thoughtforge.actions.answering import Answer, Outcome, take_answer
-from thoughtforge.actions.draft import DraftEdit, take_edit
-from thoughtforge.actions.run_state import current_composer, run_busy
-from thoughtforge.actions.starting import Started
-from thoughtforge.catalogue import HaltChoice, RunAnswer
-from thoughtforge.config import Config
-from thoughtforge.core import ChatMessage, Project, current_wait, read_thread
-from thoughtforge.core.course_claim import Claim
+from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
+from mcp.server.mcpserver import Resolve
+from pydantic import Field
+
+from thoughtforge.bounded_input import MAX_MESSAGE_CHARS
 from thoughtforge.errors import ThoughtForgeError
-from thoughtforge.mcp_server.agent_words import for_agent
-from thoughtforge.mcp_server.answers import Message, PersonAnswer, Turn
-from thoughtforge.mcp_server.runs import start_project_run, started_run_alive
-from thoughtforge.mcp_server.tool_base import ToolBase
-from thoughtforge.models import Phase
-from thoughtforge.phases.chat import PHASE_LABELS, await_reply
-from thoughtforge.phases.draft_edits import current_draft
+from thoughtforge.mcp_server.answers import (
+    MessageText,
+    PersonAnswer,
+    ProjectId,
+    ToDecide,
+    Turn,
+    WaitSeconds,
+)
+from thoughtforge.mcp_server.sdk_server import the_question
+from thoughtforge.mcp_server.tool_hints import tool
 
-POLL_SECONDS = 0.25
-START_SECONDS = 60.0
-"""How long a run started for an answer is given to ask for it (a cold start takes seconds)."""
-PERSON_ACTIONS = {"confirm", "resume", "override", "terminate"}
-"""The answers `ask_person` asks the person for: a draft's confirmation, a halt's decision."""
-
-
-def message_of(message: ChatMessage) -> Message:
-    return Message(
-        role=message.role,
-        phase=PHASE_LABELS[message.phase],
-        time=f"{message.timestamp:%Y-%m-%d %H:%M} UTC",
-        content=message.content,
-    )
+if TYPE_CHECKING:
+    from thoughtforge.mcp_server.tools import Tools  # loaded at the first tool call
 
 
-class TurnTools(ToolBase):
-    def answer(
-        self,
-        project_id: str,
-        action: str,
-        message: str,
-        wait_seconds: float,
-        *,
-        budget_usd: float | None = None,
-        edit: DraftEdit | None = None,
-    ) -> Turn:
-        """Take `action` as the page takes it (with `edit`: the page's Save, or Save and
-        confirm); then the AI's reply, within `wait_seconds`.
+@tool()
+def send_message(
+    tools: Tools,
+    project_id: ProjectId,
+    message: MessageText,
+    wait_seconds: WaitSeconds = 120,
+) -> Turn:
+    """Say something to the project: an answer, a correction, more of the brain dump. In
+    Phases 3-4 it is guidance read at the next build step or polish iteration."""
+    return tools.answer(project_id, "send", message, wait_seconds)
 
-        When no run waits for it, the page starts one and hands the answer over once it asks;
-        here the run is started, its question awaited, and the answer given to it then, so the
-        reply is known to follow that question. A revision starts its own run, whose revised
-        proposal is the reply."""
-        project = self.project(project_id)
-        self._until_possible(project, "confirm" if edit else action, wait_seconds)
-        since, answered = len(read_thread(project.dir)), current_wait(project.dir)
-        pending: list[RunAnswer] = []
-        answer = Answer(action=action, message=message, budget_usd=budget_usd)
-        outcome = self._take(project, answer, pending, edit)
-        key = answered.key if answered else None
-        if outcome.delivery == "started" and pending:
-            asked = self._next_wait_key(project, key, max(wait_seconds, START_SECONDS))
-            if asked is None:
-                return Turn(
-                    delivery="started",
-                    note=for_agent(
-                        f"{outcome.note} It did not ask for '{action}' in time: call it again."
-                    ),
-                    now=for_agent(current_composer(self.config, project).note),
-                )
-            since, key = len(read_thread(project.dir)), asked
-            outcome = self._take(project, answer, [], None)  # a saved edit is the draft now
-        turn = Turn(delivery=outcome.delivery, note=for_agent(outcome.note), now="")
-        replied = outcome.delivery in ("handed_over", "applied") or (
-            action == "revise" and outcome.delivery == "started"
+
+@tool()
+def distill(tools: Tools, project_id: ProjectId, wait_seconds: WaitSeconds = 120) -> Turn:
+    """Phase 1: everything is said; distil it into the intent for review. Returns the
+    distillation: confirm it, correct it with send_message, or edit it (read_draft, edit_draft)."""
+    return tools.answer(project_id, "distill", "", wait_seconds)
+
+
+@tool(undoes=True)
+def realign(tools: Tools, project_id: ProjectId, wait_seconds: WaitSeconds = 120) -> Turn:
+    """Phase 1: drop the messages after the last real correction and distil again."""
+    return tools.answer(project_id, "realign", "", wait_seconds)
+
+
+@tool()
+def confirm(
+    tools: Tools,
+    project_id: ProjectId,
+    accept_unresolved: Annotated[
+        bool, Field(description="Phase 2: lock the spec with its open items as unresolved.")
+    ] = False,
+    wait_seconds: WaitSeconds = 120,
+) -> Turn:
+    """Confirm the distilled intent (Phase 1; returns the spec proposal) or the spec proposal
+    (Phase 2; the build and polish then run: project_status says when it is done)."""
+    action = "accept_unresolved" if accept_unresolved else "confirm"
+    return tools.answer(project_id, action, "", wait_seconds)
+
+
+@tool(undoes=True)
+def decide(
+    tools: Tools,
+    project_id: ProjectId,
+    decision: ToDecide,
+    confirm_terminate: Annotated[
+        bool, Field(description="Must be true for terminate: it ends the project for good.")
+    ] = False,
+    message: Annotated[
+        str, Field(max_length=MAX_MESSAGE_CHARS, description="Optional guidance with the decision.")
+    ] = "",
+    budget_usd: Annotated[
+        float | None,
+        Field(
+            gt=0,
+            le=1_000_000,
+            description="On a budget_exhausted halt: the project's new budget in dollars, set "
+            "before the decision (spend shows what was spent).",
+        ),
+    ] = None,
+    wait_seconds: WaitSeconds = 30,
+) -> Turn:
+    """Decide a halted project (project_status gives its halt_reason and actions_now): resume
+    it, override, or terminate it (needs confirm_terminate); a budget halt is resumed with a
+    higher budget_usd."""
+    return tools.decide(project_id, decision, confirm_terminate, message, wait_seconds, budget_usd)
+
+
+@tool()
+def provide_input(
+    tools: Tools, project_id: ProjectId, message: MessageText, wait_seconds: WaitSeconds = 30
+) -> Turn:
+    """Phase 3: give a stuck build the input it asked for."""
+    return tools.answer(project_id, "provide_input", message, wait_seconds)
+
+
+@tool()
+def continue_project(tools: Tools, project_id: ProjectId) -> Turn:
+    """Start a run of a project nothing works on, from where its files say it stopped."""
+    return tools.answer(project_id, "start", "", 0)
+
+
+@tool()
+def revise(
+    tools: Tools,
+    project_id: ProjectId,
+    change: Annotated[
+        str,
+        Field(
+            max_length=MAX_MESSAGE_CHARS,
+            description="What should change in the deliverable, in the person's words.",
+        ),
+    ],
+    wait_seconds: WaitSeconds = 120,
+) -> Turn:
+    """Ask for a change to a done (or halted) project: back to Phase 2 with its current spec
+    and this change request. Returns the revised spec proposal: confirm it as usual, then
+    only what the change touches is rebuilt and polished (revision 2, 3, ...)."""
+    return tools.answer(project_id, "revise", change, wait_seconds)
+
+
+@tool(reads=True)
+def read_draft(tools: Tools, project_id: ProjectId) -> dict[str, str]:
+    """The draft a confirm would lock now (the Phase 1 distillation or the Phase 2 spec
+    proposal): its kind, text and version (what edit_draft takes)."""
+    from thoughtforge.actions.draft import draft_to_edit
+
+    draft = draft_to_edit(tools.project(project_id))
+    return {"kind": draft.kind, "version": draft.version, "text": draft.text}
+
+
+@tool(undoes=True)
+def edit_draft(
+    tools: Tools,
+    project_id: ProjectId,
+    text: Annotated[
+        str,
+        Field(
+            max_length=MAX_MESSAGE_CHARS,
+            description="The whole edited draft (Markdown, its sections kept).",
+        ),
+    ],
+    version: Annotated[
+        str, Field(max_length=64, description="The version read_draft gave for the draft.")
+    ],
+    confirm: Annotated[
+        bool, Field(description="Confirm the edited draft too (else it is only saved).")
+    ] = False,
+    wait_seconds: WaitSeconds = 120,
+) -> Turn:
+    """Replace the AI's draft with the person's edit, checked as the AI's draft is (refused
+    with what is wrong, or when the draft changed since read_draft); with confirm, confirm it
+    and return the AI's next reply."""
+    from thoughtforge.actions.draft import DraftEdit
+
+    edit = DraftEdit(text=text, version=version, confirm=confirm)
+    return tools.answer(project_id, "confirm", "", wait_seconds, edit=edit)
+
+
+@tool()
+def ask_person(
+    tools: Tools,
+    project_id: ProjectId,
+    answer: Annotated[ElicitationResult[PersonAnswer], Resolve(the_question)],
+    wait_seconds: WaitSeconds = 120,
+) -> Turn:
+    """Have your host ask the person ThoughtForge's question in its own UI (a draft to
+    confirm or correct, a halt to decide), and take their answer into the same run; returns
+    the AI's reply. For clients that can ask the person (elicitation); otherwise relay it."""
+    if not isinstance(answer, AcceptedElicitation):
+        raise ThoughtForgeError(
+            f"the person did not answer ({answer.action}): nothing was sent to {project_id}"
         )
-        if wait_seconds > 0 and replied:
-            turn.reply_complete = await_reply(
-                project,
-                since,
-                key,
-                wait_seconds,
-                lambda reply: turn.replies.append(message_of(reply)),
-            )
-        turn.now = for_agent(current_composer(self.config, project).note)
-        return turn
-
-    def _take(
-        self,
-        project: Project,
-        answer: Answer,
-        pending: list[RunAnswer],
-        edit: DraftEdit | None,
-    ) -> Outcome:
-        """The page's `take_answer` (or `take_edit`), starting a run (on the deployment, else
-        the CLI's) without handing it the answer: `pending` gets what was to be handed over."""
-
-        def start(
-            config: Config,
-            config_file: Path,
-            project: Project,
-            then: RunAnswer | None,
-            /,
-            *,
-            handed: Claim | None = None,
-        ) -> Started:
-            if then is not None:
-                pending.append(then)
-            return start_project_run(config, config_file, project, handed=handed)
-
-        if edit is not None:
-            return take_edit(self.config, self.config_file, project, edit, start=start)
-        return take_answer(self.config, self.config_file, project, answer, start=start)
-
-    def decide(
-        self,
-        project_id: str,
-        decision: HaltChoice,
-        confirm_terminate: bool,
-        message: str,
-        wait_seconds: float,
-        budget_usd: float | None = None,
-    ) -> Turn:
-        if decision == "terminate" and not confirm_terminate:
-            raise ThoughtForgeError(
-                f"terminate stops {project_id} for good and cannot be undone: call again with "
-                "confirm_terminate set to true to do it"
-            )
-        return self.answer(project_id, decision, message, wait_seconds, budget_usd=budget_usd)
-
-    def question(self, project_id: str) -> str:
-        """What the project asks the person now, for the host to show them: the note (what it
-        waits for, the halt and what to do about it) and the draft to confirm, if any; a
-        refusal when it asks nothing of the person."""
-        project = self.project(project_id)
-        composer = current_composer(self.config, project)
-        asked = {action.name for action in composer.actions} & PERSON_ACTIONS
-        if not asked:
-            raise ThoughtForgeError(
-                f"{project_id} asks nothing of the person now. {for_agent(composer.note)}"
-            )
-        question = f"{project_id}: {for_agent(composer.note)}"
-        if "confirm" in asked:
-            with contextlib.suppress(ThoughtForgeError):
-                question += f"\n\n{current_draft(project).text}"
-        return question
-
-    def take_person_answer(
-        self, project_id: str, answer: PersonAnswer, wait_seconds: float
-    ) -> Turn:
-        """The person's answer from the host's form, taken as the page takes that button."""
-        if answer.action == "correct":
-            return self.answer(project_id, "send", answer.message, wait_seconds)
-        if answer.action == "confirm":
-            return self.answer(project_id, "confirm", "", wait_seconds)
-        return self.decide(project_id, answer.action, True, answer.message, wait_seconds)
-
-    def read_draft(self, project_id: str) -> dict[str, str]:
-        draft = current_draft(self.project(project_id))
-        return {"kind": draft.kind, "version": draft.version, "text": draft.text}
-
-    def edit_draft(
-        self, project_id: str, text: str, version: str, confirm: bool, wait_seconds: float
-    ) -> Turn:
-        edit = DraftEdit(text=text, version=version, confirm=confirm)
-        return self.answer(project_id, "confirm", "", wait_seconds, edit=edit)
-
-    def _until_possible(self, project: Project, action: str, seconds: float) -> None:
-        """A run that works (or was just started) is given `seconds` to ask for `action`, as the
-        CLI gives a busy run time; then the page's refusal stands."""
-        deadline = time.monotonic() + seconds
-        while action not in ("send", "start") and time.monotonic() < deadline:
-            if current_composer(self.config, project).allows(action):
-                return
-            if current_wait(project.dir) is not None:
-                return  # a run asks, and not for this: it is refused at once
-            if not (run_busy(self.config, project) or started_run_alive(self.config_file, project)):
-                return
-            time.sleep(POLL_SECONDS)
-
-    def _next_wait_key(self, project: Project, answered: str | None, seconds: float) -> str | None:
-        """The key of the question a newly started run asks (any wait but `answered`, which a
-        run that died left), or None when it asks nothing within `seconds`."""
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            waiting = current_wait(project.dir)
-            if waiting is not None and waiting.key != answered:
-                return waiting.key
-            if project.status().phase in (Phase.DONE, Phase.HALTED):
-                return None
-            time.sleep(POLL_SECONDS)
-        return None
+    return tools.take_person_answer(project_id, answer.data, wait_seconds)

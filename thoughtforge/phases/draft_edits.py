@@ -35,7 +35,7 @@ from thoughtforge.core import (
     utc_now,
     write_text_atomic,
 )
-from thoughtforge.errors import ThoughtForgeError, UnusableAnswer
+from thoughtforge.errors import DraftRefused, UnusableAnswer
 from thoughtforge.models import PHASE_ONE, Phase
 from thoughtforge.phases.intake import MAX_OPEN_QUESTIONS, usable_distillation
 from thoughtforge.phases.intent import INTENT_SECTIONS
@@ -52,11 +52,6 @@ from thoughtforge.prompting import SectionedText, heading_key, list_items
 EDITABLE_PHASES = frozenset({Phase.HUMAN_REVIEW, Phase.SPEC_BUILDING})
 """Where a draft waits for the person's Confirm."""
 DraftKind = Literal["distillation", "spec proposal"]
-
-
-class DraftRefused(ThoughtForgeError):
-    """An edited draft not saved: empty, a section lost or missing, an open item left at a
-    Confirm, or made from a draft the AI has replaced since. The text is kept by the caller."""
 
 
 class Draft(BaseModel):

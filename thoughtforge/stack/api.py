@@ -24,7 +24,7 @@ from thoughtforge.catalogue import RunAnswer
 from thoughtforge.config import Config
 from thoughtforge.core.project import Project
 from thoughtforge.core.run_lock import is_running
-from thoughtforge.core.waiting import current_wait
+from thoughtforge.core.waiting import Waiting, current_wait
 from thoughtforge.errors import ServiceError, ThoughtForgeError
 
 PROJECT_TAG_PREFIX = "project:"
@@ -77,7 +77,11 @@ def find_api(
 def api_for_project(config: Config, project_dir: Path) -> str | None:
     """Where an answer to the project goes: the server its waiting run recorded (a temporary
     server's port is known only from there), else `find_api`."""
-    waiting = current_wait(project_dir)
+    return api_for_wait(config, current_wait(project_dir))
+
+
+def api_for_wait(config: Config, waiting: Waiting | None) -> str | None:
+    """`api_for_project` for a wait already read."""
     if waiting and waiting.api_url and is_healthy(waiting.api_url):
         return waiting.api_url
     return find_api(config)

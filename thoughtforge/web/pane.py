@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from thoughtforge.actions.draft import draft_under_review
 from thoughtforge.core import Project, Status
 from thoughtforge.models import CONVERSATION_PHASES, Phase
-from thoughtforge.phases.draft_edits import DraftRefused, current_draft
-from thoughtforge.phases.spec import latest_proposal
 from thoughtforge.web.thread import render_markdown
 
 
@@ -30,8 +29,6 @@ class PaneHead(BaseModel):
     title: str
     note: str
 
-
-DRAFT_PHASES = frozenset({Phase.HUMAN_REVIEW, Phase.SPEC_BUILDING})
 
 _HEADS: dict[Phase, PaneHead] = {
     Phase.BRAIN_DUMP: PaneHead(
@@ -88,21 +85,9 @@ def pane_head(phase: Phase, halted_from: Phase | None = None, *, stopped: bool =
 
 
 def draft_view(project: Project, status: Status) -> DraftView | None:
-    """The draft under review, or None outside Phases 1–2's review or before the first draft."""
-    if status.phase not in DRAFT_PHASES:
+    """The draft under review (`actions.draft`), rendered; None outside Phases 1–2's review or
+    before the first draft."""
+    draft = draft_under_review(project, status)
+    if draft is None:
         return None
-    try:
-        draft = current_draft(project)
-    except DraftRefused:
-        return None
-    view = DraftView(kind=draft.kind, html=render_markdown(draft.text))
-    if status.phase is Phase.SPEC_BUILDING:
-        view.open_items = open_items(project)
-    return view
-
-
-def open_items(project: Project) -> list[str]:
-    """What the latest spec proposal leaves unresolved (what "Confirm, open items unresolved"
-    would accept as it is)."""
-    proposal = latest_proposal(project)
-    return proposal.unresolved if proposal is not None else []
+    return DraftView(kind=draft.kind, html=render_markdown(draft.text), open_items=draft.open_items)

@@ -1,30 +1,18 @@
 """The deliverable pane's body: the draft under review in Phases 1–2 (`pane`), then Phases 3–4
-as the page shows them: build progress (the step in progress marked), the polish trajectory as a
-chart, the last iteration's guard verdicts, and the deliverable.
-
-Read from the files the phases write (`build_progress.json`, as the deliverable type's plugin
-reported it, whatever the type; `polish_state.json`, `polish_log.md`); a file that cannot be read
-shows as a problem in the panel, never as an error page.
+as the page shows them (`actions.progress` reads them): build progress (the step in progress
+marked), the polish trajectory as a chart, the last iteration's guard verdicts, and the
+deliverable, rendered inert.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from pydantic import BaseModel
 
-from thoughtforge.board.heading import polish_heading
-from thoughtforge.core import Project, Status, is_running
-from thoughtforge.core.build_progress import ProgressItem, read_build_progress
-from thoughtforge.core.own_files import read_own_text
-from thoughtforge.core.spend import usd
-from thoughtforge.errors import StateFileError
-from thoughtforge.models import Phase, Severity
+from thoughtforge.actions.progress import FindingRow, IterationCost, progress_of
+from thoughtforge.core import Project, Status
+from thoughtforge.core.build_progress import ProgressItem
+from thoughtforge.models import Severity
 from thoughtforge.phases.plugin_contract import Plugin
-from thoughtforge.phases.polish.ledger import Ledger
-from thoughtforge.phases.polish.polish_log import finding_state
-from thoughtforge.phases.polish.record import read_polish_record
-from thoughtforge.phases.traceability import TRACEABILITY_FILE
 from thoughtforge.web.pane import DraftView, draft_view
 from thoughtforge.web.thread import render_markdown
 
@@ -52,26 +40,6 @@ class Chart(BaseModel):
     series: list[Series]
     top: int
     last_iteration: int
-
-
-class IterationCost(BaseModel):
-    """One polish iteration's counts beside what its agent calls cost."""
-
-    iteration: int
-    issues: str
-    cost: str
-    """`$0.71`, or `—` when none of its calls had a price."""
-
-
-class FindingRow(BaseModel):
-    """One finding of the ledger as the polish panel lists it (text, escaped by the template)."""
-
-    id: str
-    severity: str
-    location: str
-    description: str
-    state: str
-    open: bool
 
 
 class Panel(BaseModel):
@@ -114,29 +82,28 @@ class Panel(BaseModel):
 def panel_for(project: Project, status: Status, plugin: Plugin) -> Panel:
     """`plugin` is the project's type: a document deliverable is previewed wherever its plugin
     keeps it (a deliverable that is the project's files is not a document)."""
-    panel = Panel(draft=draft_view(project, status), final=status.phase is Phase.DONE)
-    panel.build = _build_progress(project, panel.problems)
-    if status.phase is Phase.BUILDING and is_running(project):
-        panel.in_progress = next((n for n, item in enumerate(panel.build) if not item.done), None)
-    _add_polish(project, panel)
-    document = plugin.deliverable_path(project.dir)
-    if document.is_file():
-        text = _read(document, panel.problems)
-        panel.deliverable_html = render_markdown(text[:_DELIVERABLE_PREVIEW_CHARS])
-    trace = project.dir / TRACEABILITY_FILE
-    if trace.is_file():
-        text = _read(trace, panel.problems)
-        panel.traceability_html = render_markdown(text[:_DELIVERABLE_PREVIEW_CHARS])
-    return panel
+    progress = progress_of(project, status, plugin)
+    return Panel(
+        draft=draft_view(project, status),
+        build=progress.build,
+        in_progress=progress.in_progress,
+        final=progress.final,
+        chart=chart_of(progress.trajectory) if progress.trajectory is not None else None,
+        costs=progress.costs,
+        trend=progress.trend,
+        guards=progress.guards,
+        verdict=progress.verdict,
+        deliverable_html=_preview(progress.deliverable),
+        polish_log_html=render_markdown(progress.polish_log) if progress.polish_log else "",
+        traceability_html=_preview(progress.traceability),
+        problems=progress.problems,
+        still_open=progress.still_open,
+        findings=progress.findings,
+    )
 
 
-def _read(path: Path, problems: list[str]) -> str:
-    """The file's text, never through a link an agent planted (that is a problem on the panel)."""
-    try:
-        return read_own_text(path)
-    except (OSError, UnicodeDecodeError) as exc:
-        problems.append(str(exc)[:300])
-        return ""
+def _preview(text: str | None) -> str:
+    return render_markdown(text[:_DELIVERABLE_PREVIEW_CHARS]) if text is not None else ""
 
 
 def chart_of(rows: list[dict[str, int]]) -> Chart | None:
@@ -163,56 +130,3 @@ def chart_of(rows: list[dict[str, int]]) -> Chart | None:
         for severity in Severity
     ]
     return Chart(series=series, top=top, last_iteration=rows[-1]["iteration"])
-
-
-def _build_progress(project: Project, problems: list[str]) -> list[ProgressItem]:
-    try:
-        progress = read_build_progress(project.dir)
-    except StateFileError as exc:
-        problems.append(str(exc)[:300])
-        return []
-    return progress.items if progress else []
-
-
-def _add_polish(project: Project, panel: Panel) -> None:
-    record = read_polish_record(project.dir)
-    panel.problems.extend(record.problems)
-    if record.state is None:
-        return
-    panel.chart = chart_of([entry.model_dump() for entry in record.trajectory])
-    panel.costs = [
-        IterationCost(
-            iteration=entry.iteration,
-            issues=f"{entry.critical} critical, {entry.medium} medium, {entry.minor} minor",
-            cost="—" if entry.usd is None else usd(entry.usd),
-        )
-        for entry in record.trajectory
-    ]
-    heading = polish_heading(record.trajectory)
-    panel.trend = heading.line if heading is not None else ""
-    panel.polish_log_html = render_markdown(record.log_text) if record.log_text else ""
-    last = record.last_iteration
-    if last is not None:
-        panel.guards, panel.verdict = last.guards, last.verdict
-    if record.ledger is not None:
-        panel.findings = _finding_rows(record.ledger, record.state.iteration)
-    if record.state.completed and record.state.plateau:
-        panel.still_open = [
-            f"{i.severity}{f' ({i.location})' if i.location else ''}: {i.description}"
-            for i in record.state.last_issues
-        ]
-
-
-def _finding_rows(ledger: Ledger, iteration: int) -> list[FindingRow]:
-    shown = [*ledger.active, *(f for f in ledger.findings if f.status == "dismissed")]
-    return [
-        FindingRow(
-            id=f.id,
-            severity=f.severity.value,
-            location=f.location,
-            description=f.description,
-            state=finding_state(f, iteration, quote=str),
-            open=f.active,
-        )
-        for f in shown
-    ]

@@ -19,11 +19,8 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from pydantic import BaseModel
 
-from thoughtforge.core import ChatMessage
+from thoughtforge.actions.thread import Thread, ThreadMessage
 from thoughtforge.core.word_diff import WORD_DIFF_FENCE, marked_pieces
-from thoughtforge.phases.chat import PHASE_LABELS
-from thoughtforge.phases.draft_edits import is_draft
-from thoughtforge.phases.intake import is_realign_command
 
 PAGE_SIZE = 200
 ROLE_NAMES = {"human": "You", "ai": "ThoughtForge", "system": "Notice"}
@@ -79,32 +76,25 @@ def render_markdown(text: str) -> str:
     return str(_MARKDOWN.render(text))
 
 
-def message_view(index: int, message: ChatMessage) -> MessageView:
+def message_view(message: ThreadMessage) -> MessageView:
     return MessageView(
-        index=index,
+        index=message.index,
         role=message.role,
         who=ROLE_NAMES[message.role],
         phase=message.phase.value,
-        phase_label=PHASE_LABELS[message.phase],
+        phase_label=message.phase_label,
         timestamp=message.timestamp,
         html=render_markdown(message.content),
-        realign=message.role == "human" and is_realign_command(message.content),
+        realign=message.realign,
         read_by=message.read_by,
-        edited=bool(message.edited),
-        draft=is_draft(message),
+        edited=message.edited,
+        draft=message.draft,
     )
 
 
-def views(chat: list[ChatMessage], start: int, end: int | None = None) -> list[MessageView]:
+def views(thread: Thread, start: int, end: int | None = None) -> list[MessageView]:
     """The messages from `start` (inclusive) to `end` (exclusive), as views."""
-    end = len(chat) if end is None else min(end, len(chat))
-    return [message_view(i, chat[i]) for i in range(max(start, 0), end)]
-
-
-def read_marks(chat: list[ChatMessage]) -> dict[int, str]:
-    """Where each of the person's messages read so far was read, by index (a mark appears on
-    a message already shown, so the page is sent these whenever the chat changes)."""
-    return {i: m.read_by for i, m in enumerate(chat) if m.role == "human" and m.read_by}
+    return [message_view(message) for message in thread.messages(start, end)]
 
 
 def newest_page_start(length: int) -> int:

@@ -15,8 +15,9 @@ from starlette.responses import HTMLResponse
 from starlette.templating import Jinja2Templates
 
 from thoughtforge.actions.inbox import inbox
+from thoughtforge.actions.project_page import project_named
 from thoughtforge.config import Config, LiveConfig
-from thoughtforge.core import Project, open_project
+from thoughtforge.core import Project
 from thoughtforge.errors import ProjectError
 
 
@@ -42,7 +43,7 @@ def workbench_of(request: Request) -> Workbench:
 async def requested_project(request: Request, project_id: str | None = None) -> Project:
     wanted = project_id or request.path_params["project_id"]
     try:
-        return await run_in_threadpool(open_project, workbench_of(request).config, wanted)
+        return await run_in_threadpool(project_named, workbench_of(request).config, wanted)
     except ProjectError as exc:
         raise HTTPException(404, str(exc)) from None
 

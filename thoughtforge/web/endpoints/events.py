@@ -1,5 +1,5 @@
 """The live stream: Server-Sent Events that send a page what changed, at most a few times a
-second, and only when its cheap stamps (`live`) say something did."""
+second, and only when its cheap stamps (`actions.live_stamps`) say something did."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from thoughtforge.core import Project, read_thread
+from thoughtforge.actions import live_stamps
+from thoughtforge.actions.thread import project_thread
+from thoughtforge.core import Project
 from thoughtforge.web import live
 from thoughtforge.web.endpoints.contexts import (
     board_context,
@@ -19,7 +21,7 @@ from thoughtforge.web.endpoints.contexts import (
     project_state,
     render_sidebar,
 )
-from thoughtforge.web.thread import read_marks, views
+from thoughtforge.web.thread import views
 from thoughtforge.web.workbench import natural_number, render, requested_project, workbench_of
 
 TICK_SECONDS = 0.25
@@ -53,7 +55,7 @@ async def _stream(request: Request, project: Project | None, after: int) -> Asyn
         now = loop.time()
         if now - last_inbox >= INBOX_EVERY_SECONDS:
             last_inbox = now
-            stamp = await run_in_threadpool(live.inbox_stamp, bench.config)
+            stamp = await run_in_threadpool(live_stamps.inbox_stamp, bench.config)
             if seen.get("inbox") != stamp:
                 seen["inbox"] = stamp
                 html = await run_in_threadpool(render_sidebar, request)
@@ -73,19 +75,19 @@ async def _project_events(
     request: Request, project: Project, seen: dict[str, Any], since_state: float
 ) -> AsyncIterator[str]:
     """The project's changes since the last tick; `seen` keeps what the page has."""
-    chat_stamp = await run_in_threadpool(live.chat_stamp, project.dir)
+    chat_stamp = await run_in_threadpool(live_stamps.chat_stamp, project)
     if seen.get("chat") != chat_stamp:
         seen["chat"] = chat_stamp
-        chat = await run_in_threadpool(read_thread, project.dir)
+        chat = await run_in_threadpool(project_thread, project)
         for view in views(chat, seen["after"]):
             html = render(request, "message.html", {"m": view})
             seen["after"] = view.index + 1
             yield live.sse("message", {"index": view.index, "html": html}, event_id=view.index + 1)
-        marks = read_marks(chat)
+        marks = chat.read_marks()
         if marks and seen.get("reads") != marks:
             seen["reads"] = marks
             yield live.sse("reads", {str(i): f"read at {by}" for i, by in marks.items()})
-    panel_stamp = await run_in_threadpool(live.stamp, project.dir, live.PANEL_FILES)
+    panel_stamp = await run_in_threadpool(live_stamps.panel_stamp, project)
     if seen.get("panel") != panel_stamp:
         seen["panel"] = panel_stamp
         panel = await run_in_threadpool(panel_of, workbench_of(request).config, project)
@@ -93,7 +95,7 @@ async def _project_events(
         if seen.get("panel_html") != html:
             seen["panel_html"] = html
             yield live.sse("panel", {"html": html})
-    state_stamp = await run_in_threadpool(live.stamp, project.dir, live.STATE_FILES)
+    state_stamp = await run_in_threadpool(live_stamps.state_stamp, project)
     if seen.get("state") != state_stamp or since_state >= STATE_EVERY_SECONDS:
         seen["state"] = state_stamp
         state = await run_in_threadpool(project_state, request, project)

@@ -1,6 +1,6 @@
 """A project's history in the page: its phase ends and polish iterations, each with "Restore this
 version" (`actions.restoring`, as the CLI's rollback and MCP's) and a diff view of the deliverable
-before → after, and of what a restore would change, in words (`core.word_diff`): the deliverable
+before → after, and of what a restore would change, in words (`actions.history`): the deliverable
 first, ThoughtForge's bookkeeping last and folded."""
 
 from __future__ import annotations
@@ -11,15 +11,9 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from thoughtforge.actions.history import history, point_changes
 from thoughtforge.actions.restoring import restore as restore_project
-from thoughtforge.core.history import (
-    UnknownHistoryItem,
-    find_item,
-    item_diff,
-    project_history,
-    restore_diff,
-)
-from thoughtforge.core.word_diff import changes_in_words
+from thoughtforge.errors import UnknownHistoryItem
 from thoughtforge.web.workbench import page, requested_project
 
 
@@ -31,7 +25,7 @@ class RestoreRequest(BaseModel):
 
 async def history_page(request: Request) -> Response:
     project = await requested_project(request)
-    items = await run_in_threadpool(project_history, project.dir)
+    items = await run_in_threadpool(history, project)
     named = [item for item in reversed(items) if item.name]
     context = {"title": f"History of {project.id}", "project": project, "items": named}
     return page(request, "history.html", context)
@@ -39,19 +33,16 @@ async def history_page(request: Request) -> Response:
 
 async def diff_page(request: Request) -> Response:
     project = await requested_project(request)
-    items = await run_in_threadpool(project_history, project.dir)
     try:
-        item = find_item(items, request.path_params["item"])
+        point = await run_in_threadpool(point_changes, project, request.path_params["item"])
     except UnknownHistoryItem as exc:
         raise HTTPException(404, str(exc)) from None
-    changed = await run_in_threadpool(item_diff, project.dir, items, item)
-    restoring = await run_in_threadpool(restore_diff, project.dir, item)
     context = {
-        "title": f"{item.name or item.short}: {item.what}",
+        "title": f"{point.item.name or point.item.short}: {point.item.what}",
         "project": project,
-        "item": item,
-        "changed": changes_in_words(changed),
-        "restoring": changes_in_words(restoring),
+        "item": point.item,
+        "changed": point.changed,
+        "restoring": point.restoring,
     }
     return page(request, "history_diff.html", context)
 

@@ -7,11 +7,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
-from thoughtforge.board.cards import board_cards
-from thoughtforge.core import read_thread
+from thoughtforge.actions.board_page import cards
+from thoughtforge.actions.project_header import agent_choices
+from thoughtforge.actions.thread import project_thread
 from thoughtforge.phases.plugin_loader import load_plugins
 from thoughtforge.web.endpoints.contexts import (
-    agent_choices,
     board_context,
     panel_of,
     project_state,
@@ -49,7 +49,7 @@ async def new_project_page(request: Request) -> Response:
 
 async def thread_page(request: Request) -> Response:
     project = await requested_project(request)
-    chat = await run_in_threadpool(read_thread, project.dir)
+    chat = await run_in_threadpool(project_thread, project)
     start = newest_page_start(len(chat))
     state = await run_in_threadpool(project_state, request, project)
     context = {
@@ -66,7 +66,7 @@ async def thread_page(request: Request) -> Response:
 async def earlier_messages(request: Request) -> Response:
     project = await requested_project(request)
     before = natural_number(request.query_params.get("before"), 0)
-    chat = await run_in_threadpool(read_thread, project.dir)
+    chat = await run_in_threadpool(project_thread, project)
     start = max(before - PAGE_SIZE, 0)
     html = render(request, "messages.html", {"messages": views(chat, start, before)})
     return JSONResponse({"html": html, "earlier": start})
@@ -78,5 +78,5 @@ async def board_page(request: Request) -> Response:
 
 
 async def cards_json(request: Request) -> Response:
-    cards = await run_in_threadpool(board_cards, workbench_of(request).config)
-    return JSONResponse([card.model_dump(mode="json") for card in cards])
+    listed = await run_in_threadpool(cards, workbench_of(request).config)
+    return JSONResponse([card.model_dump(mode="json") for card in listed])

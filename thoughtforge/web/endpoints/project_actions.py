@@ -18,11 +18,10 @@ from thoughtforge.actions.archiving import (
     unarchive_project,
 )
 from thoughtforge.actions.budget import BudgetChange, set_budget
-from thoughtforge.actions.draft import DraftEdit, take_edit
+from thoughtforge.actions.draft import DraftEdit, draft_to_edit, take_edit
 from thoughtforge.actions.starting import NewProject, create_from_request, start_run
-from thoughtforge.errors import ThoughtForgeError
-from thoughtforge.phases.draft_edits import DraftRefused, current_draft
-from thoughtforge.web.uploads import PartialUpload, UploadRefused, too_large
+from thoughtforge.actions.uploading import PartialUpload, UploadRefused, too_large
+from thoughtforge.errors import DraftRefused, ThoughtForgeError
 from thoughtforge.web.workbench import natural_number, requested_project, workbench_of
 
 MAX_UPLOAD_READ = 512 * 1024 * 1024
@@ -51,7 +50,7 @@ async def draft(request: Request) -> Response:
     """The draft Confirm would lock now, to edit in the page's box."""
     project = await requested_project(request)
     try:
-        found = await run_in_threadpool(current_draft, project)
+        found = await run_in_threadpool(draft_to_edit, project)
     except DraftRefused as exc:  # asked by the page's script: an answer it reads, not a page
         return JSONResponse({"error": str(exc)}, status_code=409)
     return JSONResponse(found.model_dump(mode="json"))

@@ -6,8 +6,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from thoughtforge.actions import prompt_editing
 from thoughtforge.errors import ThoughtForgeError
-from thoughtforge.web import prompt_editing
 from thoughtforge.web.workbench import page, workbench_of
 
 

@@ -15,10 +15,10 @@ import httpx
 import pytest
 
 from tests.vibe_kanban import free_port
+from thoughtforge.actions.uploading import PartialUpload, UploadRefused, save_upload
 from thoughtforge.config import Config, load_config
 from thoughtforge.core import Project, create_project, read_chat
 from thoughtforge.phases.resources import resource_files
-from thoughtforge.web.uploads import PartialUpload, UploadRefused, save_upload
 
 
 @pytest.fixture

@@ -1,0 +1,44 @@
+"""One MCP `revise` reads the project's view once before its revision's claim is taken: the
+composer that allows it and the run it starts are decided from that one read. Counted at the
+one opener every project file is read through (`tests.state_reads`), in the MCP server's
+process; the run the revision starts is a process of its own, and is not started here (its
+reads are its own): the tool is handed a pid as if it had. Before issue 57 it read `.waiting.json`
+4 times (three before the claim) and `.starting.json` 8 times; now 3 and 6."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_after_done_hostile import done_project
+from tests.state_reads import counted_reads, state_reads
+from thoughtforge.actions import process_run
+from thoughtforge.config import load_config
+from thoughtforge.core import Project
+from thoughtforge.core.waiting import WAITING_FILE
+from thoughtforge.mcp_server.tools import Tools
+
+
+def test_an_mcp_revise_reads_the_project_view_once_before_its_claim(
+    write_config: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config_file = write_config()
+    tools = Tools(config_file, load_config(config_file))
+    project = done_project(tools.config)
+    started: list[str] = []
+
+    def no_process(config_file: Path, project: Project) -> int:
+        started.append(project.id)
+        return os.getpid()
+
+    monkeypatch.setattr(process_run, "_start_cli_run", no_process)
+    with counted_reads(monkeypatch) as reads:
+        turn = tools.answer(project.id, "revise", "The budget is 12k now.", 0)
+    assert turn.delivery == "started" and started == [project.id], turn
+    print("mcp revise reads:", dict(reads))
+    # the view (the only reader of the wait here): once before the revision's claim, once
+    # under it (`refuse_while_a_run_works`), once after for what the project takes now
+    assert state_reads(reads)[WAITING_FILE] == 3, reads
