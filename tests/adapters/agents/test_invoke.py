@@ -15,7 +15,8 @@ import yaml
 
 from tests.process_checks import alive
 from thoughtforge.adapters.agents import AgentCall, invoke_agent
-from thoughtforge.adapters.agents.output import AgentOutputError, normalise
+from thoughtforge.adapters.agents.kinds import normalise
+from thoughtforge.adapters.agents.output import AgentOutputError
 from thoughtforge.config import Config
 from thoughtforge.core import create_project, hold_run_lock, read_events, utc_now
 from thoughtforge.core.agent_activity import (
