@@ -124,6 +124,8 @@ def _run(
 ) -> ProcessResult:
     """The command, in its project, within its write boundary, tracked while it runs."""
     env = {**os.environ, **call.environment(), **boundary.environment()}
+    if profile is not None:
+        env.update(profile.retry_environment(limits.call_timeout_seconds, boundary.scratch))
     held = boundary.writable is not None
     flags = [*profile.flags(call.test_command, held), *spec.flags] if profile else spec.flags
     started: list[int] = []

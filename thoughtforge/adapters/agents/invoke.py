@@ -106,8 +106,10 @@ def invoke_agent(
 ) -> str:
     """The agent's answer as plain text; `AgentFailure` after `attempts` failed attempts.
 
-    The agent works in the project directory, the only place ThoughtForge lets it write. A
-    caller whose agent writes files passes `attempts=1` and retries itself, after undoing what
+    The attempts share the call's deadline (`agents.call_timeout_seconds`, the agent's own
+    retries inside it included): a retry gets what is left of it, and none is made once it is
+    spent. The agent works in the project directory, the only place ThoughtForge lets it write.
+    A caller whose agent writes files passes `attempts=1` and retries itself, after undoing what
     the failed attempt left.
     """
     spec = config.agent(agent)
@@ -122,7 +124,12 @@ def invoke_agent(
     if tokens > spec.prompt_budget_tokens:
         raise PromptTooLarge(agent, call.step, tokens, spec.context_window_tokens, spec.max_tokens)
     failures: list[AttemptFailure] = []
+    spent = 0.0
     for attempt in range(1, attempts + 1):
+        left = config.agents.call_timeout_seconds - spent
+        if failures and (left <= 0 or failures[-1].kind is FailureKind.TIMED_OUT):
+            break  # the call's deadline is spent: a retry would only pass it
+        limits = config.agents.model_copy(update={"call_timeout_seconds": left})
         check_budget(config, agent, call.project_dir, tokens)  # each attempt is paid for
         # A run told to stop starts no call (nor a retry); the call in flight may finish.
         # Waiting for a slot is not the agent's time; what the answer reports it used is metered.
@@ -137,10 +144,11 @@ def invoke_agent(
             )
             begin_call(call.project_dir, activity)
             try:
-                result = kind.attempt(prompt, call, config.agents, attempt)
+                result = kind.attempt(prompt, call, limits, attempt)
             finally:
                 end_call(call.project_dir)
             seconds = time.monotonic() - started
+            spent += seconds
         used = of_call(usage, prompt, result.answer)
         record_call(config, agent, call.project_dir, call.phase, call.iteration, used)
         log_event(

@@ -9,6 +9,7 @@ prints one event a line as the call goes (its retries too), the last of which is
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 from collections.abc import Callable, Sequence
@@ -219,6 +220,17 @@ class ClaudeKind(CliKind):
         "claude_json": _claude_json,
         "claude_stream": _claude_stream,
     }
+    # 0.5 s doubling to at most 32 s, up to 25 % jitter; 10 retries unless told (measured
+    # against the fake's 503: 195 s for the ten).
+    retry_waits: ClassVar[tuple[float, ...]] = (0.625, 1.25, 2.5, 5.0, 10.0, 20.0, *(40.0,) * 4)
+
+    def retry_environment(self, seconds: float, scratch: Path) -> dict[str, str]:
+        """`CLAUDE_CODE_MAX_RETRIES`, the person's own when it is lower."""
+        retries = self.retries_within(seconds)
+        own = os.environ.get("CLAUDE_CODE_MAX_RETRIES", "")
+        if own.isdigit():
+            retries = min(retries, int(own))
+        return {"CLAUDE_CODE_MAX_RETRIES": str(retries)}
 
     def test_grant(self, test_command: Sequence[str]) -> list[str]:
         return ["--allowedTools", f"Bash({shlex.join(test_command)}:*)"]

@@ -4,9 +4,10 @@ line in the registry (`kinds`) and in the config's list of names.
 
 A kind holds its switches by the step (text only, or edits in the project and its test
 command), how its own parser reads flags (`grammar`, for the plan-mode safety check), how it
-prints its answer, usage, API errors and refusals (`read`), its login and the files it
-keeps. The person's own `flags` follow the
-kind's. Kinds are for the versions named in `tested_with`, whose switches the tests drive.
+prints its answer, usage, API errors and refusals (`read`), its own retries of an overloaded
+API bounded by the call's deadline (`retry_environment`), its login and the files it keeps.
+The person's own `flags` follow the kind's. Kinds are for the versions named in
+`tested_with`, whose switches the tests drive.
 """
 
 from __future__ import annotations
@@ -60,6 +61,25 @@ class CliKind(BaseModel, ABC):
     """How the CLI's own parser reads its flags, and which of them grant tools."""
     readers: ClassVar[dict[str, ReadOutput]]
     """Each output form the CLI prints, read into its answer (`AgentOutputError` if none)."""
+    retry_waits: ClassVar[tuple[float, ...]] = ()
+    """The longest the CLI waits before each of its own retries of a 429 or 5xx (its backoff,
+    jitter included), where a setting bounds how many it makes; empty: it bounds them itself."""
+
+    def retry_environment(self, seconds: float, scratch: Path) -> dict[str, str]:
+        """The CLI's own retry setting, so that its retries of an overloaded API end within
+        `seconds` (`scratch`: the call's own folder, for a setting that must be a file)."""
+        return {}
+
+    def retries_within(self, seconds: float) -> int:
+        """The most retries whose waits (`retry_waits`) take at most half of `seconds`: the
+        requests themselves, and an answer when one comes, need the rest."""
+        count, waited = 0, 0.0
+        for wait in self.retry_waits:
+            waited += wait
+            if waited > seconds / 2:
+                break
+            count += 1
+        return count
 
     @abstractmethod
     def test_grant(self, test_command: Sequence[str]) -> list[str]:

@@ -1,7 +1,10 @@
 """Gemini CLI (`@google/gemini-cli`): its switches, its flags as yargs reads them, and its output.
 
 `gemini -o json` prints one object with `response` and `stats.models.*.tokens`, or an `error`
-object (on stderr).
+object (on stderr). Its own retries of a 429 or 5xx are not bounded by any setting it reads:
+`general.maxAttempts` gives way to its model availability policy (ten attempts, 5 s doubling to
+30 s: 331 s for a persistent 503, measured with and without the setting), so the call's deadline
+alone ends them.
 """
 
 from __future__ import annotations
