@@ -21,6 +21,8 @@ class Attempt(BaseModel):
     answer: str = ""
     failure: AttemptFailure | None = None
     refusal: str = ""
+    inside: list[str] = []
+    """What happened inside the agent's CLI, told to the person: its retries, its refusals."""
 
 
 def failed(kind: FailureKind, reason: str) -> Attempt:

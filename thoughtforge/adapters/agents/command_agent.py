@@ -81,6 +81,23 @@ def run_command_agent(
         return failed(FailureKind.UNAVAILABLE, reason)
     finally:
         boundary.close()
+    attempt = _attempt_of(result, spec, profile, call, limits, boundary)
+    if profile is not None:
+        attempt.inside = [
+            without_escapes(note) for note in profile.inside(result.stdout, result.stderr)
+        ]
+    return attempt
+
+
+def _attempt_of(
+    result: ProcessResult,
+    spec: CommandAgentSpec,
+    profile: CliKind | None,
+    call: AgentCall,
+    limits: AgentsConfig,
+    boundary: Boundary,
+) -> Attempt:
+    """What the finished command gave: its answer, or how it failed."""
     outside = boundary.written_outside()
     if outside is not None:
         return Attempt(refusal=outside)

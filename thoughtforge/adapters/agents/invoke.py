@@ -17,6 +17,7 @@ from contextlib import AbstractContextManager, nullcontext
 
 from thoughtforge.adapters.agents.agent_call import AgentCall, AgentKind
 from thoughtforge.adapters.agents.call_budget import check_budget, record_call
+from thoughtforge.adapters.agents.call_notes import tell_inside
 from thoughtforge.adapters.agents.call_usage import measuring, of_call
 from thoughtforge.adapters.agents.command_agent import CommandAgent
 from thoughtforge.adapters.agents.graceful_stop import agent_call
@@ -164,6 +165,7 @@ def invoke_agent(
             prompt_chars=len(prompt),
             failure=result.refusal or (None if result.failure is None else result.failure.reason),
         )
+        tell_inside(call.project_dir, call.phase, agent, call.step, result.inside)
         if result.refusal:
             raise AgentRefused(f"agent '{agent}' at step '{call.step}': {result.refusal}")
         if result.failure is None:

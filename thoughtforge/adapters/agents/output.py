@@ -6,6 +6,7 @@ output by its form.
 
 from __future__ import annotations
 
+from http import HTTPStatus
 from typing import Any
 
 from thoughtforge.bounded_input import JsonTooDeep, parse_json
@@ -92,3 +93,35 @@ def api_words(message: Any) -> str:
 
 def one_line(text: str) -> str:
     return " ".join(text.split())[:300]
+
+
+_TIMES = {1: "once", 2: "twice"}
+
+
+def retried(count: int, cause: str) -> str:
+    """What a CLI's own retries come to, for the person: "the agent retried twice after 429
+    Too Many Requests"."""
+    return f"the agent retried {_TIMES.get(count, f'{count} times')} after {cause}"
+
+
+def status_words(code: Any, fallback: str = "") -> str:
+    """`429 Too Many Requests` for a status a CLI names (its own words when it is none)."""
+    number = status(code)
+    try:
+        return f"{number} {HTTPStatus(number).phrase}" if number else fallback
+    except ValueError:
+        return f"{number} {fallback}".strip()
+
+
+def refused(what: str, by: str) -> str:
+    """A tool call or command the CLI refused, for the person, its text quoted inert."""
+    shown = one_line(what)[:120].replace("`", "'")
+    return f"the agent's `{shown}` was refused by {by}"
+
+
+def causes(seen: list[str]) -> list[tuple[str, int]]:
+    """Each retry cause and how many retries it had, in the order first met."""
+    counted: dict[str, int] = {}
+    for cause in seen:
+        counted[cause] = counted.get(cause, 0) + 1
+    return list(counted.items())

@@ -23,10 +23,14 @@ from thoughtforge.adapters.agents.output import (
     AgentOutputError,
     CliApiError,
     CliRefusal,
+    causes,
     event,
     json_object,
     one_line,
+    refused,
+    retried,
     status,
+    status_words,
 )
 from thoughtforge.adapters.agents.process import StopReading
 
@@ -200,6 +204,16 @@ def _edits(denial: Any) -> bool:
     return isinstance(denial, dict) and denial.get("tool_name") in _DENIED_EDITS
 
 
+def _attempted(denial: dict[str, Any]) -> str:
+    """What a denied tool call tried: its command, or the tool and its file."""
+    given = denial.get("tool_input")
+    given = given if isinstance(given, dict) else {}
+    if given.get("command"):
+        return str(given["command"])
+    target = given.get("file_path") or given.get("path") or ""
+    return f"{denial.get('tool_name') or 'a tool'} {target}".strip()
+
+
 def _denied(denials: list[Any]) -> str:
     named = []
     for denial in denials[:4]:
@@ -237,6 +251,24 @@ class ClaudeKind(CliKind):
 
     def watch(self) -> Callable[[bytes], None] | None:
         return watch_claude_stream() if self.output == "claude_stream" else None
+
+    def inside(self, stdout: str, stderr: str) -> list[str]:
+        """stream-json's `api_retry` events (a code step's `json` has none), and the result's
+        `permission_denials`."""
+        whole = event(stdout.strip())
+        seen = [whole] if whole.get("type") == "result" else list(map(event, stdout.splitlines()))
+        retries = [
+            status_words(e.get("error_status"), str(e.get("error") or "an error"))
+            for e in seen
+            if e.get("subtype") == "api_retry"
+        ]
+        notes = [retried(count, cause) for cause, count in causes(retries)]
+        results = [e for e in seen if e.get("type") == "result"]
+        denials = results[-1].get("permission_denials") if results else None
+        for denial in denials if isinstance(denials, list) else []:
+            if isinstance(denial, dict):
+                notes.append(refused(_attempted(denial), "Claude Code's permissions"))
+        return notes
 
 
 CLAUDE = ClaudeKind(

@@ -4,7 +4,8 @@ line in the registry (`kinds`) and in the config's list of names.
 
 A kind holds its switches by the step (text only, or edits in the project and its test
 command), how its own parser reads flags (`grammar`, for the plan-mode safety check), how it
-prints its answer, usage, API errors and refusals (`read`), its own retries of an overloaded
+prints its answer, usage, API errors and refusals (`read`), what it retried and refused inside
+the call (`inside`), its own retries of an overloaded
 API bounded by the call's deadline (`retry_environment`), its login and the files it keeps.
 The person's own `flags` follow the kind's. Kinds are for the versions named in
 `tested_with`, whose switches the tests drive.
@@ -84,6 +85,12 @@ class CliKind(BaseModel, ABC):
     @abstractmethod
     def test_grant(self, test_command: Sequence[str]) -> list[str]:
         """The switch that lets the agent run exactly the project's test command."""
+
+    def inside(self, stdout: str, stderr: str) -> list[str]:
+        """What happened inside the CLI during the call, for the person: each cause of its own
+        retries and how many, each tool call or command it refused (`output.retried`,
+        `output.refused`)."""
+        return []
 
     def watch(self) -> Callable[[bytes], None] | None:
         """A reader of the output as it streams, which may stop the call (`StopReading`)."""

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -18,9 +19,13 @@ from thoughtforge.adapters.agents.output import (
     CliApiError,
     CliRefusal,
     api_words,
+    causes,
     events,
     one_line,
+    refused,
+    retried,
     status,
+    status_words,
 )
 
 _WRITABLE = frozenset({"workspace-write", "danger-full-access"})
@@ -124,9 +129,73 @@ failed). Matched line by line: a pattern spanning the line took time squared in 
 minutes for a 200,000-character line."""
 
 
+_RECONNECTING = re.compile(r"^Reconnecting\.\.\. \d+/\d+ \((.*)\)$", re.DOTALL)
+_GAVE_UP = re.compile(r"^exceeded retry limit, last status: (\d{3})(?: ([A-Za-z][A-Za-z ]*))?")
+"""A status it does not retry (a plain 429): it stops the turn at the first."""
+_STATUS = re.compile(r"unexpected status (\d{3})(?: ([A-Za-z][A-Za-z ]*))?")
+_REJECTED = re.compile(r"`([^`\n]{1,2000})` rejected: ([^\"\\\n]{1,300})")
+"""Its own rule refusing a command, which it tells only on stderr."""
+_SANDBOXED = re.compile(r"Operation not permitted|Permission denied|Read-only file system")
+"""A command its sandbox (or ThoughtForge's boundary) refused a write or the network."""
+
+
+def _retry_cause(message: str) -> str:
+    found = _STATUS.search(message)
+    if found is None:
+        return one_line(message)[:120]
+    return status_words(found.group(1), (found.group(2) or "").strip())
+
+
+def _command(line: str) -> str:
+    """The command a model asked for, out of Codex's `/bin/bash -lc '…'`."""
+    try:
+        words = shlex.split(line)
+    except ValueError:
+        return line
+    shell = len(words) == 3 and words[0].endswith("sh") and words[1] in ("-lc", "-c")
+    return words[2] if shell else line
+
+
 class CodexKind(CliKind):
     grammar: ClassVar[Grammar] = GRAMMAR
     readers: ClassVar[dict[str, ReadOutput]] = {"codex_jsonl": _codex_jsonl}
+
+    def inside(self, stdout: str, stderr: str) -> list[str]:
+        """Its `Reconnecting... n/m (cause)` error events; the commands its rules rejected
+        (stderr) and those its sandbox failed (a `command_execution` item whose output says
+        the write or the network was not permitted)."""
+        seen = events(stdout)
+        retries = [
+            _retry_cause(found.group(1))
+            for e in seen
+            if e.get("type") == "error"
+            and (found := _RECONNECTING.match(str(e.get("message") or ""))) is not None
+        ]
+        notes = [retried(count, cause) for cause, count in causes(retries)]
+        for e in seen:
+            gave_up = (
+                _GAVE_UP.match(str(e.get("message") or "")) if e.get("type") == "error" else None
+            )
+            if gave_up is not None and not retries:
+                said = status_words(gave_up.group(1), (gave_up.group(2) or "").strip())
+                notes.append(
+                    f"the agent's CLI stopped at the first {said}: Codex does not retry it"
+                )
+        for line in stderr.splitlines():
+            rejected = _REJECTED.search(line)
+            if rejected is not None:
+                notes.append(refused(_command(rejected.group(1)), f"Codex ({rejected.group(2)})"))
+        for e in seen:
+            item = e.get("item")
+            if (
+                e.get("type") == "item.completed"
+                and isinstance(item, dict)
+                and item.get("type") == "command_execution"
+                and item.get("exit_code") not in (0, None)
+                and _SANDBOXED.search(str(item.get("aggregated_output") or "")[-2000:])
+            ):
+                notes.append(refused(_command(str(item.get("command") or "")), "its sandbox"))
+        return notes
 
     def test_grant(self, test_command: Sequence[str]) -> list[str]:
         return []  # its workspace-write sandbox runs commands in the project already

@@ -22,9 +22,13 @@ from thoughtforge.adapters.agents.output import (
     CliApiError,
     CliRefusal,
     api_words,
+    causes,
     json_object,
     one_line,
+    refused,
+    retried,
     status,
+    status_words,
 )
 from thoughtforge.bounded_input import parse_json
 
@@ -128,12 +132,27 @@ def _last_object(text: str) -> dict[str, Any]:
     return payload if isinstance(payload, dict) else {}
 
 
+_RETRY = re.compile(r"^Attempt \d+ failed with status (\d{3})\. Retrying", re.MULTILINE)
+_DENIED = re.compile(
+    r"^Error executing tool (\w+): ([^\n]{0,300}denied[^\n]{0,300})$", re.MULTILINE
+)
+"""Its retries and refused tool calls, which `-o json` leaves out and it tells on stderr (the
+call's command is not named there: `stream-json`'s `tool_use` events would)."""
+
+
 class GeminiKind(CliKind):
     grammar: ClassVar[Grammar] = GRAMMAR
     readers: ClassVar[dict[str, ReadOutput]] = {"gemini_json": _gemini_json}
 
     def test_grant(self, test_command: Sequence[str]) -> list[str]:
         return ["--allowed-tools", f"run_shell_command({shlex.join(test_command)})"]
+
+    def inside(self, stdout: str, stderr: str) -> list[str]:
+        retries = [status_words(code) for code in _RETRY.findall(stderr)]
+        notes = [retried(count, cause) for cause, count in causes(retries)]
+        for tool, why in _DENIED.findall(stderr):
+            notes.append(refused(tool, f"Gemini CLI ({why.rstrip('.')})"))
+        return notes
 
 
 GEMINI = GeminiKind(
