@@ -171,6 +171,7 @@ DOOR_EDGES_LEFT = frozenset(
         "cli.doctor -> stack.database",
         "cli.next_steps -> core.state",
         "cli.projects -> adapters.agents",
+        "cli.projects -> adapters.agents.kinds",
         "cli.projects -> connectors",
         "cli.projects -> core",
         "cli.projects -> phases.plugin_loader",

@@ -9,7 +9,8 @@ offers), Gemini's `write_file`/`run_shell_command` function calls.
 Every exchange is recorded with the usage reported for it (input tokens: the request's size /4,
 the way a provider counts the whole request the CLI sent; output: the answer's), so a test can
 compare what ThoughtForge recorded with what the "provider" billed. `fail(status, message)`
-makes every request fail with that API's own error body; `stall_step` holds a step's request
+makes every request fail with that API's own error body (`times=N`: only the next N, as a
+rate limit or a passing overload does); `stall_step` holds a step's request
 unanswered (a call in flight, for as long as a test needs one).
 
     with FakeModelAPI() as api:
@@ -51,6 +52,8 @@ class FakeModelAPI(LocalHttpServer):
     def __init__(self) -> None:
         self.exchanges: list[Exchange] = []
         self.failure: tuple[int, str] | None = None
+        self.failures_left: int | None = None
+        """How many more requests `failure` answers (None: every one)."""
         self.wander: tuple[Action, ...] = ()
         """Tool calls each coding step tries first (`model_answers.next_turn`)."""
         self.stall_step: str | None = None
@@ -58,9 +61,19 @@ class FakeModelAPI(LocalHttpServer):
         self._lock = threading.Lock()
         super().__init__(_handler_for(self))
 
-    def fail(self, status: int, message: str) -> None:
-        """Answer every request from now on with this error."""
+    def fail(self, status: int, message: str, times: int | None = None) -> None:
+        """Answer every request from now on with this error (`times`: the next so many)."""
         self.failure = (status, message)
+        self.failures_left = times
+
+    def failing(self) -> tuple[int, str] | None:
+        """The error the request now arriving gets, if any (one of `times` spent)."""
+        with self._lock:
+            if self.failure is None or self.failures_left == 0:
+                return None
+            if self.failures_left is not None:
+                self.failures_left -= 1
+            return self.failure
 
     def billed(self, since: int = 0) -> tuple[int, int]:
         """Tokens in and out reported for the exchanges from index `since` on."""
@@ -175,9 +188,10 @@ class _Protocol:
         texts, context, results, errors = self.conversation()
         prompt = _prompt(texts)
         step = step_of(prompt)
-        if self.api.failure is not None:
+        failure = self.api.failing()
+        if failure is not None:
             self.api.record(Exchange(self.api_name, self.handler.path, step, 0, 0, self.body, []))
-            self.error(*self.api.failure)
+            self.error(*failure)
             return
         if step is not None and step == self.api.stall_step:
             self.api.record(Exchange(self.api_name, self.handler.path, step, 0, 0, self.body, []))

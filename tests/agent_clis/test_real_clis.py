@@ -12,7 +12,7 @@ import yaml
 
 from tests.agent_clis.conftest import CLIS, Bench
 from tests.agent_clis.model_answers import CALC, TEST_CALC, Write
-from thoughtforge.adapters.agents.profiles import PROFILES
+from thoughtforge.adapters.agents.kinds import CLI_KINDS
 from thoughtforge.core import read_chat, read_status
 from thoughtforge.core.project_log import read_events
 from thoughtforge.core.spend import read_usage
@@ -118,7 +118,7 @@ def test_a_401_halts_at_once_with_the_apis_words_and_how_to_log_in(cli: str, ben
     project = _run(bench, cli, CODE_BRAIN_DUMP)
     reason = _halted_agent_failure(project)
     assert "invalid api key (code 4712)" in reason, reason
-    assert PROFILES[cli].login_hint in reason, reason
+    assert CLI_KINDS[cli].login_hint in reason, reason
     calls = [e for e in read_events(project) if e.get("event") == "agent_call"]
     assert len(calls) == 1  # no retry: a refused key stays refused
 

@@ -40,7 +40,7 @@ NOT_A_PROJECT_FILE = {
     "adapters/agents/image_parts.py:_read_no_link": "an image the person names, O_NOFOLLOW, capped",
     "adapters/agents/scripted.py:_answer_text": "the scripted agent's own script folder",
     "adapters/agents/scripted.py:_filled": "the scripted agent's own templates",
-    "adapters/agents/switches.py:settings_grants": "an agent's settings file in the config",
+    "adapters/agents/kinds/claude.py:settings_grants": "an agent's settings file in the config",
     "adapters/agents/launch.py:_script_text": "an agent's command script in the config, capped",
     "adapters/agents/landlock.py:_allow": "a folder opened O_PATH to name it in a Landlock rule",
     "adapters/agents/supervisor.py:main": "/dev/null, for the supervisor's own streams",

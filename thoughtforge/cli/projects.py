@@ -183,6 +183,7 @@ def _agent_for_run(config: Config, agent: str | None) -> str:
     A run whose real agent is missing must not turn into canned text from the demo agent.
     """
     from thoughtforge.adapters.agents import why_unavailable
+    from thoughtforge.adapters.agents.kinds import cli_names
 
     chosen = agent or config.agents.default
     why = why_unavailable(config, chosen)
@@ -196,7 +197,7 @@ def _agent_for_run(config: Config, agent: str | None) -> str:
         err.print(
             "[yellow]Using the scripted demo agent: not an AI, it quotes your brain dump into "
             "fixed templates.[/] "
-            "Set agents.default in config.yaml to claude, codex or gemini for real work."
+            f"Set agents.default in config.yaml to {cli_names()} for real work."
         )
     return chosen
 

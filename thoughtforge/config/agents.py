@@ -44,7 +44,7 @@ class _AgentBase(Section):
 
 
 CliProfileName = Literal["claude", "codex", "gemini"]
-"""The agent CLIs ThoughtForge knows how to drive (`adapters.agents.profiles`)."""
+"""The agent CLIs ThoughtForge knows how to drive (one module each in `adapters.agents.kinds`)."""
 
 
 class CommandAgentSpec(_AgentBase):

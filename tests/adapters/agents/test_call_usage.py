@@ -13,7 +13,8 @@ import pytest
 from tests.conftest import AGENTS_DIR, BRAIN_DUMP
 from tests.fake_openai import FakeOpenAI, Reply
 from thoughtforge.adapters.agents import AgentCall, http_agent, invoke_agent
-from thoughtforge.adapters.agents.call_usage import from_claude, from_openai
+from thoughtforge.adapters.agents.call_usage import from_openai
+from thoughtforge.adapters.agents.kinds.claude import from_claude
 from thoughtforge.config import CommandAgentSpec, Config, OpenAIAgentSpec
 from thoughtforge.core import Project, create_project, read_events
 from thoughtforge.core.spend import read_usage

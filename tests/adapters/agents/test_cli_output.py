@@ -10,14 +10,10 @@ from pathlib import Path
 import pytest
 
 from thoughtforge.adapters.agents.call_usage import CallUsage, measuring
-from thoughtforge.adapters.agents.output import (
-    GEMINI_BUILD_FILES,
-    AgentOutputError,
-    CliApiError,
-    CliRefusal,
-    normalise,
-    watch_claude_stream,
-)
+from thoughtforge.adapters.agents.kinds import normalise
+from thoughtforge.adapters.agents.kinds.claude import watch_claude_stream
+from thoughtforge.adapters.agents.kinds.gemini import GEMINI_BUILD_FILES
+from thoughtforge.adapters.agents.output import AgentOutputError, CliApiError, CliRefusal
 from thoughtforge.adapters.agents.process import StopReading
 from thoughtforge.errors import AgentFailure, AttemptFailure, FailureKind
 

@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import AGENTS_DIR
 from thoughtforge.adapters.agents import AgentCall, invoke_agent
 from thoughtforge.adapters.agents.invoke import overhead_tokens
-from thoughtforge.adapters.agents.profiles import PROFILES, missing_login
+from thoughtforge.adapters.agents.kinds import CLI_KINDS
 from thoughtforge.adapters.agents.switches import tool_granting_flags
 from thoughtforge.adapters.agents.write_boundary import landlock_abi
 from thoughtforge.config import CommandAgentSpec, Config
@@ -22,11 +22,11 @@ from thoughtforge.models import HaltReason
 TEST_COMMAND = ("python", "-m", "pytest", "-q", "-rfE")
 
 
-@pytest.mark.parametrize("name", sorted(PROFILES))
+@pytest.mark.parametrize("name", sorted(CLI_KINDS))
 def test_text_steps_get_read_only_switches_and_code_steps_only_edits_and_the_tests(
     name: str,
 ) -> None:
-    profile = PROFILES[name]
+    profile = CLI_KINDS[name]
     text, write = profile.flags(None), profile.flags(TEST_COMMAND)
     assert tool_granting_flags(text, name) == []
     granted = tool_granting_flags(write, name)
@@ -37,15 +37,15 @@ def test_text_steps_get_read_only_switches_and_code_steps_only_edits_and_the_tes
 
 
 def test_the_write_grant_names_exactly_the_projects_test_command() -> None:
-    assert PROFILES["claude"].flags(TEST_COMMAND)[-2:] == [
+    assert CLI_KINDS["claude"].flags(TEST_COMMAND)[-2:] == [
         "--allowedTools",
         "Bash(python -m pytest -q -rfE:*)",
     ]
-    assert PROFILES["gemini"].flags(TEST_COMMAND)[-2:] == [
+    assert CLI_KINDS["gemini"].flags(TEST_COMMAND)[-2:] == [
         "--allowed-tools",
         "run_shell_command(python -m pytest -q -rfE)",
     ]
-    assert PROFILES["codex"].flags(TEST_COMMAND) == [
+    assert CLI_KINDS["codex"].flags(TEST_COMMAND) == [
         "exec",
         "--json",
         "--sandbox",
@@ -57,14 +57,14 @@ def test_the_write_grant_names_exactly_the_projects_test_command() -> None:
         "-",
     ]
     # Inside ThoughtForge's boundary its own sandbox cannot run: the boundary alone holds it.
-    assert PROFILES["codex"].flags(TEST_COMMAND, held=True) == [
+    assert CLI_KINDS["codex"].flags(TEST_COMMAND, held=True) == [
         "exec",
         "--json",
         "--sandbox",
         "danger-full-access",
         "-",
     ]
-    assert PROFILES["claude"].flags(TEST_COMMAND, held=True) == PROFILES["claude"].flags(
+    assert CLI_KINDS["claude"].flags(TEST_COMMAND, held=True) == CLI_KINDS["claude"].flags(
         TEST_COMMAND
     )
 
@@ -114,34 +114,34 @@ def test_the_persons_flags_follow_the_profiles_on_either_kind_of_step(
         invoke_agent(config, "cli", "prompt", writing, 1)
     argv = json.loads((record_dir / "argv.json").read_text())
     held = landlock_abi() > 0  # this kernel's: Codex's own sandbox cannot run inside it
-    assert argv == [*PROFILES["codex"].flags(TEST_COMMAND, held), "-m", "o4-mini"]
+    assert argv == [*CLI_KINDS["codex"].flags(TEST_COMMAND, held), "-m", "o4-mini"]
     with pytest.raises(AgentFailure):
         invoke_agent(config, "cli", "prompt", call, 1)
     argv = json.loads((record_dir / "argv.json").read_text())
-    assert argv == [*PROFILES["codex"].flags(None), "-m", "o4-mini"]
+    assert argv == [*CLI_KINDS["codex"].flags(None), "-m", "o4-mini"]
 
 
 def test_the_clis_own_overhead_counts_in_the_window_check(config: Config, tmp_path: Path) -> None:
     _recorder(config, "claude", [])
     spec = config.agent("cli")
-    assert overhead_tokens(spec) == PROFILES["claude"].overhead_tokens
+    assert overhead_tokens(spec) == CLI_KINDS["claude"].overhead_tokens
     config.agents.available["cli"] = spec.model_copy(
-        update={"context_window_tokens": PROFILES["claude"].overhead_tokens + 100}
+        update={"context_window_tokens": CLI_KINDS["claude"].overhead_tokens + 100}
     )
     call = AgentCall(step="plan-review", project_dir=tmp_path, phase="polishing")
     with pytest.raises(PromptTooLarge):
         invoke_agent(config, "cli", "word " * 200, call)
 
 
-@pytest.mark.parametrize("name", sorted(PROFILES))
+@pytest.mark.parametrize("name", sorted(CLI_KINDS))
 def test_a_cli_without_a_login_is_named_with_the_command_that_fixes_it(
     name: str, tmp_path: Path
 ) -> None:
-    why = missing_login(PROFILES[name], {"HOME": str(tmp_path)})
-    assert why is not None and PROFILES[name].login_hint in why
-    assert missing_login(PROFILES[name], {PROFILES[name].key_variables[0]: "k"}) is None
+    why = CLI_KINDS[name].missing_login({"HOME": str(tmp_path)})
+    assert why is not None and CLI_KINDS[name].login_hint in why
+    assert CLI_KINDS[name].missing_login({CLI_KINDS[name].key_variables[0]: "k"}) is None
 
 
 def test_a_codex_login_file_counts_as_a_login(tmp_path: Path) -> None:
     (tmp_path / "auth.json").write_text("{}")
-    assert missing_login(PROFILES["codex"], {"CODEX_HOME": str(tmp_path)}) is None
+    assert CLI_KINDS["codex"].missing_login({"CODEX_HOME": str(tmp_path)}) is None

@@ -1,17 +1,20 @@
 """Agents are commands (the prompt goes in on stdin, the answer comes out on stdout) or
 OpenAI-compatible HTTP endpoints.
 
-`invoke` runs one call from config (retry once, then `AgentFailure`): `agent_call` what the call
-is for and what an attempt gave, `command_agent` one attempt of a command; `graceful_stop` lets the
-call in flight finish when a run is told to stop, `process` owns the subprocess and its timeout,
-`http_agent` one chat completion and its retries (`chat_request` the body sent,
-`chat_exchange` the response read within the call's deadline and byte cap, `chat_stream` a
-streamed answer's events), `profiles` how each known CLI is driven (its switches by the step, its
-output, its overhead), `switches` which switches grant tools, `output` reads each CLI's output,
-`call_usage` what a call reports it used, `call_budget` the budget check before a call and its
-record after, `check` tells whether an agent can run here, and `scripted` is the demo/test agent
-(not an AI). Imports `config`, `errors`, `core` and the prompting's token
-estimate only.
+`invoke` runs one call from config (retry once within its deadline, then `AgentFailure`):
+`agent_call` what the call is for, what an attempt gave and the interface every kind of agent
+meets (`AgentKind`),
+`command_agent` one attempt of a command; `graceful_stop` lets the call in flight finish when a
+run is told to stop, `process` owns the subprocess and its timeout, `http_agent` one chat
+completion and its retries (`chat_request` the body sent, `chat_exchange` the response read
+within the call's deadline and byte cap, `chat_stream` a streamed answer's events), `kinds` one
+module per agent CLI (its switches by the step, how it parses flags, its output, usage, refusals
+and overhead), `flag_grammar` how a CLI's parser reads flags, `switches` which switches grant
+tools, `output` what every CLI's output reader shares, `call_usage` what a call reports it
+used, `call_budget` the budget check before a call and its record after, `call_notes` what a
+call tells the log and the chat beyond its answer (what happened inside a CLI), `check` tells
+whether an agent can run here, and `scripted` is the demo/test agent (not an AI). Imports
+`config`, `errors`, `core` and the prompting's token estimate only.
 
 The names below load on first use: `scripted` runs as its own process for every call of the demo
 agent, and importing this package must not make each of those pay for the agent layer.

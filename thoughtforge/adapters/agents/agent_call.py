@@ -1,14 +1,16 @@
-"""What one agent call is for (`AgentCall`, which becomes the agent's THOUGHTFORGE_* environment)
-and what one attempt of it gave (`Attempt`): shared by the command and HTTP agents and the retry
-loop over both (`invoke`)."""
+"""What one agent call is for (`AgentCall`, which becomes the agent's THOUGHTFORGE_* environment),
+what one attempt of it gave (`Attempt`), and the one interface every kind of agent meets
+(`AgentKind`: a command, plain or one of the CLIs in `kinds`, and an HTTP endpoint): shared by
+them and the retry loop over them (`invoke`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from thoughtforge.config import AgentsConfig
 from thoughtforge.errors import AttemptFailure, FailureKind
 
 
@@ -19,6 +21,8 @@ class Attempt(BaseModel):
     answer: str = ""
     failure: AttemptFailure | None = None
     refusal: str = ""
+    inside: list[str] = []
+    """What happened inside the agent's CLI, told to the person: its retries, its refusals."""
 
 
 def failed(kind: FailureKind, reason: str) -> Attempt:
@@ -58,3 +62,15 @@ class AgentCall(BaseModel):
         if self.iteration is not None:
             env["THOUGHTFORGE_ITERATION"] = str(self.iteration)
         return env
+
+
+class AgentKind(Protocol):
+    """One kind of agent, as the retry loop (`invoke`) calls it."""
+
+    def overhead_tokens(self) -> int:
+        """What the agent adds to every prompt of its own (a CLI's system prompt and tools)."""
+        ...
+
+    def attempt(self, prompt: str, call: AgentCall, limits: AgentsConfig, number: int) -> Attempt:
+        """One attempt of the call (`number` counts from 1), bounded by `limits`."""
+        ...

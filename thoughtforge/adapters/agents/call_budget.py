@@ -11,9 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from thoughtforge.adapters.agents.call_notes import in_a_project, tell_chat
 from thoughtforge.adapters.agents.call_usage import CallUsage
 from thoughtforge.config import Config
-from thoughtforge.core import STATUS_FILE, ChatMessage, append_chat, log_event
+from thoughtforge.core import log_event
 from thoughtforge.core.spend import (
     CALL_EVENT,
     Spend,
@@ -31,13 +32,12 @@ from thoughtforge.models import HaltReason, Phase
 
 WARN_AT = 0.8
 """The share of the budget whose passing the chat is told of."""
-_PHASES = frozenset(phase.value for phase in Phase)
 _RAISE_HINT = " To go on: thoughtforge budget {project} --usd N, then resume."
 
 
 def check_budget(config: Config, agent: str, project_dir: Path, prompt_tokens: int) -> None:
     """`BudgetExhausted` when the next call could take the project past its budget."""
-    if not _in_a_project(project_dir):
+    if not in_a_project(project_dir):
         return
     try:
         ledger = read_usage(project_dir)
@@ -67,7 +67,7 @@ def record_call(
 ) -> None:
     """Log the call's usage and add it to the ledger (priced at the agent's prices when the
     agent reported no cost)."""
-    if not _in_a_project(project_dir):
+    if not in_a_project(project_dir):
         return
     prices = config.agent(agent).price_per_million_tokens
     cost = usage.usd if usage.usd is not None else price(prices, usage.tokens_in, usage.tokens_out)
@@ -118,21 +118,14 @@ def _warn_near_the_end(
         crossed.append(_crosses(total.usd - call.usd, total.usd, budget.max_usd))
     if budget.max_tokens is not None:
         crossed.append(_crosses(total.tokens - call.tokens, total.tokens, budget.max_tokens))
-    if not any(crossed) or phase not in _PHASES:
+    if not any(crossed):
         return
     text = (
         f"{WARN_AT:.0%} of the budget is spent ({describe(ledger.total, budget)}). A call that "
         f"could pass it will not be made: raise it with thoughtforge budget {project_dir.name} "
         "--usd N (or in the workbench) to go on without a stop."
     )
-    try:
-        append_chat(project_dir, ChatMessage(role="system", content=text, phase=Phase(phase)))
-    except (StateFileError, OSError) as exc:
-        log_event(project_dir, "not_in_chat", level="warning", text=text, error=str(exc))
-
-
-def _in_a_project(project_dir: Path) -> bool:
-    return (project_dir / STATUS_FILE).is_file()
+    tell_chat(project_dir, phase, text)
 
 
 def _crosses(before: float, after: float, limit: float) -> bool:

@@ -2,10 +2,10 @@
 
 Each kind of agent reports usage in its own words: an OpenAI-compatible server's `usage` object
 (streamed or not; some, like OpenRouter, add a `cost`), Claude Code's `usage` and
-`total_cost_usd`. The readers live beside the answers they come with (`http_agent`, `output`) and
-hand what they find to `report`, which gives it to the call being measured (`measuring`); an
-agent that reports nothing, or nonsense, is estimated from the prompt's and the answer's sizes,
-and says so. Pricing and summing are `core.spend`'s.
+`total_cost_usd`. The readers live beside the answers they come with (`http_agent`, each
+CLI's kind module) and hand what they find to `report`, which gives it to the call being
+measured (`measuring`); an agent that reports nothing, or nonsense, is estimated from the
+prompt's and the answer's sizes, and says so. Pricing and summing are `core.spend`'s.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def of_call(reports: list[CallUsage], prompt: str, answer: str) -> CallUsage:
 
 def from_openai(usage: Any) -> CallUsage:
     """An OpenAI-style `usage` object (`prompt_tokens`, `completion_tokens`, maybe `cost`)."""
-    return _checked(
+    return checked(
         usage,
         tokens_in=("prompt_tokens", "input_tokens"),
         tokens_out=("completion_tokens", "output_tokens"),
@@ -89,56 +89,14 @@ def from_openai(usage: Any) -> CallUsage:
     )
 
 
-def from_claude(payload: Any) -> CallUsage:
-    """Claude Code's `--output-format json`: `modelUsage` (every model the call used, its side
-    requests too) or else `usage` (cache reads and writes are input too), and `total_cost_usd`."""
-    if not isinstance(payload, dict):
-        return _unusable("no JSON object")
-    cost = payload.get("total_cost_usd")
-    models = payload.get("modelUsage")
-    if isinstance(models, dict) and models and all(isinstance(m, dict) for m in models.values()):
-        return _summed(
-            list(models.values()),
-            tokens_in=("inputTokens", "cacheReadInputTokens", "cacheCreationInputTokens"),
-            tokens_out=("outputTokens",),
-            usd=cost,
-        )
-    return _checked(
-        payload.get("usage"),
-        tokens_in=(
-            "input_tokens",
-            "cache_creation_input_tokens",
-            "cache_read_input_tokens",
-        ),
-        tokens_out=("output_tokens",),
-        usd=cost,
-        sum_in=True,
-    )
-
-
-def from_codex(usages: list[Any]) -> CallUsage:
-    """Codex's `exec --json`: each `turn.completed` event's `usage` (`input_tokens` counts the
-    cached ones too; reasoning is within `output_tokens`). Codex reports no cost."""
-    return _summed(usages, tokens_in=("input_tokens",), tokens_out=("output_tokens",), usd=None)
-
-
-def from_gemini(models: Any) -> CallUsage:
-    """Gemini CLI's `-o json`: `stats.models.<model>.tokens` for every model the call used (its
-    router too): `prompt` in; `candidates` and `thoughts` out. It reports no cost."""
-    if not isinstance(models, dict) or not models:
-        return _unusable("no stats.models")
-    tokens = [m.get("tokens") if isinstance(m, dict) else None for m in models.values()]
-    return _summed(tokens, tokens_in=("prompt",), tokens_out=("candidates", "thoughts"), usd=None)
-
-
-def _summed(
+def summed(
     usages: list[Any], *, tokens_in: tuple[str, ...], tokens_out: tuple[str, ...], usd: Any
 ) -> CallUsage:
     """Several usage reports of one call (its turns, or its models) added up."""
     if not usages:
-        return _unusable("no usage")
+        return unusable("no usage")
     parts = [
-        _checked(u, tokens_in=tokens_in, tokens_out=tokens_out, usd=None, sum_in=True, sum_out=True)
+        checked(u, tokens_in=tokens_in, tokens_out=tokens_out, usd=None, sum_in=True, sum_out=True)
         for u in usages
     ]
     broken = next((part for part in parts if part.source == "estimated"), None)
@@ -161,7 +119,7 @@ def _field(usage: Any, name: str) -> Any:
     return usage.get(name) if isinstance(usage, dict) else None
 
 
-def _checked(
+def checked(
     usage: Any,
     *,
     tokens_in: tuple[str, ...],
@@ -172,11 +130,11 @@ def _checked(
 ) -> CallUsage:
     """The report's figures, or an estimate marker naming what was wrong with them."""
     if not isinstance(usage, dict):
-        return _unusable("no usage object")
+        return unusable("no usage object")
     found_in = [usage[key] for key in tokens_in if key in usage]
     found_out = [usage[key] for key in tokens_out if key in usage]
     if not found_in or not found_out:
-        return _unusable(f"usage without token counts ({', '.join(sorted(usage))[:80]})")
+        return unusable(f"usage without token counts ({', '.join(sorted(usage))[:80]})")
     try:
         count_in = sum(_count(v) for v in found_in) if sum_in else _count(found_in[0])
         count_out = sum(_count(v) for v in found_out) if sum_out else _count(found_out[0])
@@ -214,8 +172,8 @@ def completion_tokens(usage: Any) -> int | None:
 
 def _suspicious(exc: ValueError) -> CallUsage:
     """A report with an impossible figure: the call is still counted, estimated, and marked."""
-    return _unusable(f"suspicious figures: {exc}")
+    return unusable(f"suspicious figures: {exc}")
 
 
-def _unusable(why: str) -> CallUsage:
+def unusable(why: str) -> CallUsage:
     return CallUsage(tokens_in=0, tokens_out=0, source="estimated", note=f"reported {why}")

@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from thoughtforge.adapters.agents.command_agent import find_command
-from thoughtforge.adapters.agents.profiles import missing_login, profile_of
+from thoughtforge.adapters.agents.kinds import cli_kind
 from thoughtforge.config import CommandAgentSpec, Config, OpenAIAgentSpec
 
 
@@ -33,8 +33,8 @@ def why_not_logged_in(config: Config, agent: str) -> str | None:
     """For an agent CLI with a profile: why it is not logged in here, and the command that
     fixes it; None for any other agent or when a login is found."""
     spec = config.agent(agent)
-    profile = profile_of(spec.profile) if isinstance(spec, CommandAgentSpec) else None
-    return None if profile is None else missing_login(profile, os.environ)
+    kind = cli_kind(spec.profile) if isinstance(spec, CommandAgentSpec) else None
+    return None if kind is None else kind.missing_login(os.environ)
 
 
 def describe_agent(config: Config, agent: str) -> str:

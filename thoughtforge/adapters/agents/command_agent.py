@@ -15,15 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from thoughtforge.adapters.agents.agent_call import AgentCall, Attempt, failed
-from thoughtforge.adapters.agents.output import (
-    AgentOutputError,
-    CliApiError,
-    CliRefusal,
-    normalise,
-    watch_claude_stream,
-)
+from thoughtforge.adapters.agents.kinds import CliKind, cli_kind, cli_names, normalise
+from thoughtforge.adapters.agents.output import AgentOutputError, CliApiError, CliRefusal
 from thoughtforge.adapters.agents.process import ProcessResult, run_command
-from thoughtforge.adapters.agents.profiles import CliProfile, profile_of
 from thoughtforge.adapters.agents.write_boundary import Boundary, open_boundary
 from thoughtforge.config import AgentsConfig, AgentSpec, CommandAgentSpec
 from thoughtforge.core import track_process, untrack_process
@@ -44,8 +38,23 @@ def find_command(spec: CommandAgentSpec) -> str | None:
     )
 
 
-def profile_for(spec: AgentSpec) -> CliProfile | None:
-    return profile_of(spec.profile) if isinstance(spec, CommandAgentSpec) else None
+def kind_for(spec: AgentSpec) -> CliKind | None:
+    """The CLI a command agent's `profile` names; None for a plain command or an HTTP agent."""
+    return cli_kind(spec.profile) if isinstance(spec, CommandAgentSpec) else None
+
+
+class CommandAgent:
+    """A command agent (`AgentKind`): a plain command, or a CLI its `profile` names."""
+
+    def __init__(self, spec: CommandAgentSpec) -> None:
+        self.spec = spec
+
+    def overhead_tokens(self) -> int:
+        kind = kind_for(self.spec)
+        return 0 if kind is None else kind.overhead_tokens
+
+    def attempt(self, prompt: str, call: AgentCall, limits: AgentsConfig, number: int) -> Attempt:
+        return run_command_agent(self.spec, prompt, call, limits)
 
 
 def run_command_agent(
@@ -54,7 +63,7 @@ def run_command_agent(
     executable = find_command(spec)
     if executable is None:
         return failed(FailureKind.UNAVAILABLE, f"command '{spec.command}' not found on PATH")
-    profile = profile_for(spec)
+    profile = kind_for(spec)
     try:
         boundary = open_boundary(
             call.project_dir,
@@ -72,17 +81,37 @@ def run_command_agent(
         return failed(FailureKind.UNAVAILABLE, reason)
     finally:
         boundary.close()
+    attempt = _attempt_of(result, spec, profile, call, limits, boundary)
+    if profile is not None:
+        attempt.inside = [
+            without_escapes(note) for note in profile.inside(result.stdout, result.stderr)
+        ]
+    return attempt
+
+
+def _attempt_of(
+    result: ProcessResult,
+    spec: CommandAgentSpec,
+    profile: CliKind | None,
+    call: AgentCall,
+    limits: AgentsConfig,
+    boundary: Boundary,
+) -> Attempt:
+    """What the finished command gave: its answer, or how it failed."""
     outside = boundary.written_outside()
     if outside is not None:
         return Attempt(refusal=outside)
     if result.stopped and profile is not None:  # a refused login: no retry helps
         return Attempt(refusal=f"{result.stopped}: {profile.login_hint}, then resume.")
-    output = profile.output if profile else spec.output
     stopped = _stopped(result, limits, profile)
     if stopped is not None:
         return stopped
     try:
-        answer = normalise(output, result.stdout, result.stderr, call.writes)
+        answer = (
+            profile.read(result.stdout, result.stderr, call.writes)
+            if profile is not None
+            else normalise(spec.output, result.stdout, result.stderr, call.writes)
+        )
     except CliRefusal as exc:
         fix = f"{exc.fix}." if exc.fix else _refusal_fix(spec, call)
         return Attempt(refusal=without_escapes(f"{exc}. {fix}"))
@@ -104,7 +133,7 @@ def run_command_agent(
 def _run(
     executable: str,
     spec: CommandAgentSpec,
-    profile: CliProfile | None,
+    profile: CliKind | None,
     prompt: str,
     call: AgentCall,
     limits: AgentsConfig,
@@ -112,6 +141,8 @@ def _run(
 ) -> ProcessResult:
     """The command, in its project, within its write boundary, tracked while it runs."""
     env = {**os.environ, **call.environment(), **boundary.environment()}
+    if profile is not None:
+        env.update(profile.retry_environment(limits.call_timeout_seconds, boundary.scratch))
     held = boundary.writable is not None
     flags = [*profile.flags(call.test_command, held), *spec.flags] if profile else spec.flags
     started: list[int] = []
@@ -137,12 +168,10 @@ def _run(
             untrack_process(call.project_dir, pid)
 
 
-def _watched(call: AgentCall, profile: CliProfile | None) -> Callable[[bytes], None]:
+def _watched(call: AgentCall, profile: CliKind | None) -> Callable[[bytes], None]:
     """What the agent writes, streamed to the workbench (and read as it comes, for a CLI whose
     events can show a refused login)."""
-    watch = (
-        watch_claude_stream() if profile is not None and profile.output == "claude_stream" else None
-    )
+    watch = profile.watch() if profile is not None else None
 
     def on_output(chunk: bytes) -> None:
         stream_output(call.project_dir, chunk)
@@ -157,7 +186,7 @@ def _refusal_fix(spec: CommandAgentSpec, call: AgentCall) -> str:
     if spec.profile is None:
         return (
             "The entry has no profile, so nothing granted it edits: set its profile to "
-            "claude, codex or gemini, then resume."
+            f"{cli_names()}, then resume."
         )
     command = " ".join(call.test_command or ())
     return (
@@ -167,7 +196,7 @@ def _refusal_fix(spec: CommandAgentSpec, call: AgentCall) -> str:
 
 
 def _stopped(
-    result: ProcessResult, limits: AgentsConfig, profile: CliProfile | None
+    result: ProcessResult, limits: AgentsConfig, profile: CliKind | None
 ) -> Attempt | None:
     """A call ThoughtForge stopped: out of time, or an answer too long."""
     if result.timed_out:

@@ -33,6 +33,7 @@ from typing import Any
 
 import httpx
 
+from thoughtforge.adapters.agents.agent_call import AgentCall, Attempt
 from thoughtforge.adapters.agents.call_usage import completion_tokens, from_openai, report
 from thoughtforge.adapters.agents.chat_exchange import (
     EMPTY,
@@ -51,8 +52,10 @@ from thoughtforge.adapters.agents.chat_exchange import (
 )
 from thoughtforge.adapters.agents.chat_request import request_body, sections_grammar
 from thoughtforge.adapters.agents.chat_stream import read_stream
+from thoughtforge.adapters.agents.image_parts import refusal_of_images, user_content
 from thoughtforge.adapters.deadline import Deadline
-from thoughtforge.config import OpenAIAgentSpec
+from thoughtforge.config import AgentsConfig, OpenAIAgentSpec
+from thoughtforge.core.agent_activity import stream_output
 from thoughtforge.errors import AttemptFailure, FailureKind
 
 RETRIED_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -60,7 +63,44 @@ MAX_RETRIES = 3
 RETRY_BASE_SECONDS = 1.0
 """The first backoff; then twice as long each time (up to 20 % jitter); a Retry-After wins."""
 CONNECT_TIMEOUT_SECONDS = 10.0
+TEMPERATURE_STEP = 0.3
+"""The temperature rises by this at each re-ask and retry: at temperature 0 the same prompt
+gets the same answer, and a re-ask must be able to get another one."""
+MAX_TEMPERATURE = 1.2
 _STRUCTURE_WORDS = ("response_format", "json_schema", "schema", "grammar")
+
+
+class HttpAgent:
+    """An HTTP agent (`AgentKind`): one chat completion an attempt, `images` sent with it."""
+
+    def __init__(self, name: str, spec: OpenAIAgentSpec, images: list[tuple[bytes, str]]) -> None:
+        self.name, self.spec, self.images = name, spec, images
+
+    def overhead_tokens(self) -> int:
+        return 0
+
+    def attempt(self, prompt: str, call: AgentCall, limits: AgentsConfig, number: int) -> Attempt:
+        spec = self.spec
+        content = user_content(prompt, self.images)
+        raised = spec.temperature + TEMPERATURE_STEP * (call.reask + number - 1)
+        answer = ask_endpoint(
+            self.name,
+            spec,
+            content,
+            schema=call.answer_schema,
+            sections=call.sections,
+            step=call.step,
+            temperature=min(raised, max(MAX_TEMPERATURE, spec.temperature)),
+            timeout=limits.call_timeout_seconds,
+            max_bytes=limits.max_reply_bytes,
+            on_output=lambda chunk: stream_output(call.project_dir, chunk),
+        )
+        if answer.failure is None:
+            return Attempt(answer=answer.text)
+        refused = isinstance(content, list) and refusal_of_images(answer.failure.reason, self.name)
+        if refused:
+            return Attempt(failure=AttemptFailure(kind=FailureKind.REFUSED, reason=refused))
+        return Attempt(failure=answer.failure)
 
 
 def ask_endpoint(

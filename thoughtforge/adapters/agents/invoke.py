@@ -14,26 +14,25 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any
 
-from thoughtforge.adapters.agents.agent_call import AgentCall, Attempt, failed
+from thoughtforge.adapters.agents.agent_call import AgentCall, AgentKind
 from thoughtforge.adapters.agents.call_budget import check_budget, record_call
+from thoughtforge.adapters.agents.call_notes import tell_inside
 from thoughtforge.adapters.agents.call_usage import measuring, of_call
-from thoughtforge.adapters.agents.command_agent import profile_for, run_command_agent
+from thoughtforge.adapters.agents.command_agent import CommandAgent
 from thoughtforge.adapters.agents.graceful_stop import agent_call
-from thoughtforge.adapters.agents.http_agent import ask_endpoint
+from thoughtforge.adapters.agents.http_agent import HttpAgent
 from thoughtforge.adapters.agents.image_parts import (
     ImageRefused,
     image_tokens,
     load_image,
-    refusal_of_images,
     sends_images,
-    user_content,
 )
+from thoughtforge.adapters.agents.kinds import cli_names
 from thoughtforge.adapters.agents.launch import grants_of
-from thoughtforge.config import AgentsConfig, AgentSpec, CommandAgentSpec, Config, OpenAIAgentSpec
+from thoughtforge.config import AgentSpec, CommandAgentSpec, Config, OpenAIAgentSpec
 from thoughtforge.core import log_event, utc_now
-from thoughtforge.core.agent_activity import AgentActivity, begin_call, end_call, stream_output
+from thoughtforge.core.agent_activity import AgentActivity, begin_call, end_call
 from thoughtforge.errors import (
     AgentFailure,
     AgentRefused,
@@ -45,16 +44,18 @@ from thoughtforge.errors import (
 from thoughtforge.prompting.context_window import estimate_tokens
 
 ATTEMPTS = 2
-TEMPERATURE_STEP = 0.3
-"""An HTTP agent's temperature rises by this at each re-ask and retry: at temperature 0 the same
-prompt gets the same answer, and a re-ask must be able to get another one."""
-MAX_TEMPERATURE = 1.2
+
+
+def agent_kind(agent: str, spec: AgentSpec, images: list[tuple[bytes, str]]) -> AgentKind:
+    """The agent as the retry loop calls it: an HTTP endpoint (sent `images`), or a command."""
+    if isinstance(spec, OpenAIAgentSpec):
+        return HttpAgent(agent, spec, images)
+    return CommandAgent(spec)
 
 
 def overhead_tokens(spec: AgentSpec) -> int:
     """What the agent adds to every prompt of its own (a CLI's system prompt and tools)."""
-    profile = profile_for(spec)
-    return 0 if profile is None else profile.overhead_tokens
+    return agent_kind("", spec, []).overhead_tokens()
 
 
 def prompt_room(spec: AgentSpec) -> int:
@@ -74,7 +75,7 @@ def _refuse_tools_on_a_text_step(agent: str, spec: AgentSpec, call: AgentCall) -
     fix = (
         "its profile already grants edits to code build and fix steps only"
         if spec.profile
-        else f"set agents.available.{agent}.profile to claude, codex or gemini, and ThoughtForge "
+        else f"set agents.available.{agent}.profile to {cli_names()}, and ThoughtForge "
         "grants edits to code build and fix steps only"
     )
     raise AgentRefused(
@@ -106,22 +107,30 @@ def invoke_agent(
 ) -> str:
     """The agent's answer as plain text; `AgentFailure` after `attempts` failed attempts.
 
-    The agent works in the project directory, the only place ThoughtForge lets it write. A
-    caller whose agent writes files passes `attempts=1` and retries itself, after undoing what
+    The attempts share the call's deadline (`agents.call_timeout_seconds`, the agent's own
+    retries inside it included): a retry gets what is left of it, and none is made once it is
+    spent. The agent works in the project directory, the only place ThoughtForge lets it write.
+    A caller whose agent writes files passes `attempts=1` and retries itself, after undoing what
     the failed attempt left.
     """
     spec = config.agent(agent)
     _refuse_tools_on_a_text_step(agent, spec, call)
     images = _images_for(spec, call)
+    kind = agent_kind(agent, spec, images)
     tokens = (
         estimate_tokens(prompt)
         + sum(image_tokens(data, mime) for data, mime in images)
-        + overhead_tokens(spec)
+        + kind.overhead_tokens()
     )
     if tokens > spec.prompt_budget_tokens:
         raise PromptTooLarge(agent, call.step, tokens, spec.context_window_tokens, spec.max_tokens)
     failures: list[AttemptFailure] = []
+    spent = 0.0
     for attempt in range(1, attempts + 1):
+        left = config.agents.call_timeout_seconds - spent
+        if failures and (left <= 0 or failures[-1].kind is FailureKind.TIMED_OUT):
+            break  # the call's deadline is spent: a retry would only pass it
+        limits = config.agents.model_copy(update={"call_timeout_seconds": left})
         check_budget(config, agent, call.project_dir, tokens)  # each attempt is paid for
         # A run told to stop starts no call (nor a retry); the call in flight may finish.
         # Waiting for a slot is not the agent's time; what the answer reports it used is metered.
@@ -136,15 +145,11 @@ def invoke_agent(
             )
             begin_call(call.project_dir, activity)
             try:
-                if isinstance(spec, OpenAIAgentSpec):
-                    result = _ask_endpoint(
-                        agent, spec, user_content(prompt, images), call, config.agents, attempt
-                    )
-                else:
-                    result = run_command_agent(spec, prompt, call, config.agents)
+                result = kind.attempt(prompt, call, limits, attempt)
             finally:
                 end_call(call.project_dir)
             seconds = time.monotonic() - started
+            spent += seconds
         used = of_call(usage, prompt, result.answer)
         record_call(config, agent, call.project_dir, call.phase, call.iteration, used)
         log_event(
@@ -160,6 +165,7 @@ def invoke_agent(
             prompt_chars=len(prompt),
             failure=result.refusal or (None if result.failure is None else result.failure.reason),
         )
+        tell_inside(call.project_dir, call.phase, agent, call.step, result.inside)
         if result.refusal:
             raise AgentRefused(f"agent '{agent}' at step '{call.step}': {result.refusal}")
         if result.failure is None:
@@ -182,30 +188,3 @@ def _images_for(spec: AgentSpec, call: AgentCall) -> list[tuple[bytes, str]]:
         except ImageRefused as refused:  # checked when read; changed since
             log_event(call.project_dir, "image_skipped", level="warning", why=str(refused))
     return images
-
-
-def _ask_endpoint(
-    name: str,
-    spec: OpenAIAgentSpec,
-    prompt: str | list[dict[str, Any]],
-    call: AgentCall,
-    limits: AgentsConfig,
-    attempt: int,
-) -> Attempt:
-    raised = spec.temperature + TEMPERATURE_STEP * (call.reask + attempt - 1)
-    answer = ask_endpoint(
-        name,
-        spec,
-        prompt,
-        schema=call.answer_schema,
-        sections=call.sections,
-        step=call.step,
-        temperature=min(raised, max(MAX_TEMPERATURE, spec.temperature)),
-        timeout=limits.call_timeout_seconds,
-        max_bytes=limits.max_reply_bytes,
-        on_output=lambda chunk: stream_output(call.project_dir, chunk),
-    )
-    if answer.failure is None:
-        return Attempt(answer=answer.text)
-    refused = isinstance(prompt, list) and refusal_of_images(answer.failure.reason, name)
-    return failed(FailureKind.REFUSED, refused) if refused else Attempt(failure=answer.failure)

@@ -19,16 +19,12 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from thoughtforge.adapters.agents.switches import CLIS, Cli, tool_granting_flags
+from thoughtforge.adapters.agents.kinds import CLI_KINDS
+from thoughtforge.adapters.agents.switches import tool_granting_flags
 from thoughtforge.config import CommandAgentSpec
 
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "fish", "busybox"})
-_PACKAGES: dict[str, Cli] = {
-    "@anthropic-ai/claude-code": "claude",
-    "@openai/codex": "codex",
-    "@google/gemini-cli": "gemini",
-}
-_CLI_NAMED: dict[str, Cli] = {cli: cli for cli in CLIS}
+_PACKAGES = {package: kind.name for kind in CLI_KINDS.values() for package in kind.packages}
 _SHELL_SYNTAX = re.compile(r"[;&|<>`$(){}\n]")
 _BLANKET = ("--dangerously-skip-permissions", "--yolo", "danger-full-access", "bypassPermissions")
 """Blanket grants a script may pass to a CLI."""
@@ -40,7 +36,7 @@ class Launch(BaseModel):
     """What a command line comes to: the CLI it runs (None: not one ThoughtForge knows), the
     arguments that CLI gets, and what could not be read (a grant in itself)."""
 
-    cli: Cli | None
+    cli: str | None
     args: list[str]
     unreadable: list[str] = []
 
@@ -52,7 +48,7 @@ def grants_of(spec: CommandAgentSpec) -> list[str]:
     return [*launch.unreadable, *tool_granting_flags(launch.args, launch.cli)]
 
 
-def launch_of(command: str, flags: Sequence[str], profile: Cli | None = None) -> Launch:
+def launch_of(command: str, flags: Sequence[str], profile: str | None = None) -> Launch:
     """`command flags…` read through its launchers; `profile` names the CLI when given."""
     words = [command, *flags]
     while words:
@@ -93,7 +89,7 @@ def launch_of(command: str, flags: Sequence[str], profile: Cli | None = None) ->
     if not words:
         return Launch(cli=profile, args=[])
     named = Path(words[0]).name
-    cli = profile or _CLI_NAMED.get(named)
+    cli = profile or _named(named)
     wrapper = _wrapper(words[0], named)
     return Launch(cli=cli, args=words[1:], unreadable=[wrapper] if wrapper else [])
 
@@ -128,15 +124,19 @@ def _names_a_cli(words: Sequence[str]) -> bool:
     """Whether a line ThoughtForge cannot read runs one of the CLIs it judges (another agent's
     line, a pipeline into `llm` say, is no CLI's, and its flags are nobody's to judge)."""
     said = re.findall(r"[\w@./-]+", " ".join(words))
-    return any(Path(word).name in CLIS or word in _PACKAGES for word in said)
+    return any(Path(word).name in CLI_KINDS or word in _PACKAGES for word in said)
 
 
-def _cli_named_in(script: str) -> Cli | None:
+def _cli_named_in(script: str) -> str | None:
     parts = Path(script).parts
     for package, cli in _PACKAGES.items():
         if package.split("/")[-1] in parts:
             return cli
-    return _CLI_NAMED.get(Path(script).stem)
+    return _named(Path(script).stem)
+
+
+def _named(name: str) -> str | None:
+    return name if name in CLI_KINDS else None
 
 
 def _wrapper(command: str, name: str) -> str | None:
@@ -146,7 +146,7 @@ def _wrapper(command: str, name: str) -> str | None:
     text = _script_text(found, shebang=True) if found else None
     if text is None:
         return None
-    if name in CLIS:
+    if name in CLI_KINDS:
         return (
             f"{found} is a shell script, not the {name} CLI: ThoughtForge cannot tell what it runs"
         )

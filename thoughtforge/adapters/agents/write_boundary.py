@@ -8,7 +8,7 @@ kernel offers Landlock (`landlock`), the call's supervisor holds every write of 
   profile (the demo agent, a person's own script: the engine's plan-mode checks see what it
   changed); a CLI's text step (every plan step) leaves the project read-only;
 * the scratch folder, the devices a shell writes to (`/dev/null`, a terminal), and the files the
-  CLI keeps its own sessions and settings in (`CliProfile.own_files`: `~/.claude`, `~/.codex`,
+  CLI keeps its own sessions and settings in (`CliKind.own_files`: `~/.claude`, `~/.codex`,
   `~/.gemini`), without which it does not start.
 
 Elsewhere nothing prevents a write: the call is told so in `doctor` and the run's first lines,
