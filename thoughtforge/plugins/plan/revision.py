@@ -30,12 +30,12 @@ from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.deliverable.verdict import Candidate
 from thoughtforge.phases.engine import (
-    HALTING_FAILURES,
     BuildOutcome,
     PhaseEngine,
     StepRunner,
     run_direct,
 )
+from thoughtforge.phases.failure_halts import HALTING_FAILURES, halt_for
 from thoughtforge.phases.reasking import UNUSABLE_HELP, reask
 from thoughtforge.phases.revision import finish_build
 from thoughtforge.phases.revision_text import (
@@ -96,7 +96,7 @@ class PlanReviser:
                 self._save(rebuilt=[*self.revision.rebuilt, heading])
             return self._finish()
         except HALTING_FAILURES as failure:
-            halt = self.engine.as_halt(failure)
+            halt = halt_for(failure)
             return self.engine.halt_build(
                 halt, "plan revision", self.engine.project.dir / PLAN_FILE
             )
