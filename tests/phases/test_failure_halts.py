@@ -1,6 +1,7 @@
 """One failure, one halt: an agent that fails, or a git repository an agent reconfigured, halts a
 project with the same reason and the same words in Phase 1 (intake), Phase 2 (spec) and Phase 3
-(a plan build and a code build), each run as its flow runs it, with the scripted agent."""
+(a plan build and a code build), each run as its flow runs it, with the scripted agent; and a
+coding agent that fails in the polish loop halts as every other agent does."""
 
 from __future__ import annotations
 
@@ -12,7 +13,15 @@ import pytest
 import yaml
 
 from tests.build_setup import building_project, every_section
-from tests.code_setup import GOOD_BUILD, code_project, code_sections
+from tests.code_setup import (
+    BUGGY_BUILD,
+    GOOD_BUILD,
+    ISSUE,
+    code_project,
+    code_review,
+    code_sections,
+    polishing_code_project,
+)
 from tests.conftest import BRAIN_DUMP
 from tests.phases.conftest import distillation
 from tests.phases.test_spec import proposal, spec_building_project
@@ -22,6 +31,7 @@ from thoughtforge.flows.intake import run_intake
 from thoughtforge.flows.spec import run_spec
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.failure_halts import FIX_AND_RESUME
+from thoughtforge.phases.polish.loop import PolishLoop
 from thoughtforge.plugins.code.builder import CodeBuilder
 from thoughtforge.plugins.plan.builder import PlanBuilder
 
@@ -141,3 +151,20 @@ def test_a_git_repository_an_agent_reconfigured_halts_alike_in_phases_1_2_and_3(
         "(.git/hooks/pre-commit); no git command runs there until that is removed. Remove "
         "them, then resume."
     )
+
+
+def test_a_coding_agent_that_fails_in_the_polish_loop_halts_as_every_agent_does(
+    tmp_path: Path, write_config: Callable[..., Path], steps: Callable[..., None]
+) -> None:
+    """Before, the code fixer's failure was turned into a halt by its own copy of the map,
+    worded without what to do."""
+    failing = code_review({"total": 2, "passed": 1, "failed": 1}, ISSUE)
+    steps(**{"code-review": {"text": failing}, "code-fix": CRASH})
+    config = load_config(write_config(**code_sections(tmp_path)))
+    project = polishing_code_project(config, BUGGY_BUILD)
+
+    outcome = PolishLoop(project, config).run()
+
+    assert outcome.halt_reason is HaltReason.AGENT_FAILURE
+    assert outcome.reason.startswith("agent 'demo' failed at step 'code-fix' (attempt 1: ")
+    assert "model overloaded" in outcome.reason and outcome.reason.endswith(f"). {FIX_AND_RESUME}")
