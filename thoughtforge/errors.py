@@ -27,7 +27,9 @@ Exception hierarchy:
                             (halts `budget_exhausted`, before the call)
     - AgentRefused        - an agent CLI was refused the tools its step needs, or a text step's
                             agent has flags that grant tools (halts `agent_failure`, no retry)
-  + AgentFailure          - an agent failed twice (the flows halt with `agent_failure`)
+    - phases.spec.SpecIncomplete - a spec proposal without acceptance criteria (or glued or
+                                   cut), twice (halts `spec_incomplete`)
+  + AgentFailure          - an agent failed twice (halts `agent_failure`: `phases.failure_halts`)
     - PromptTooLarge      - a prompt that does not fit the agent's window, refused before any call
     - AnswerCutOff        - every attempt's answer was cut off at max_tokens (halts
                             `answer_unusable`: the model, not the call, is the problem)
@@ -52,8 +54,6 @@ Exception hierarchy:
   + ServiceError          - a board, channel or connector call that failed (never halts a phase)
     - stack.api.PrefectApiError       - a Prefect REST call that failed
     - ConnectorError                   - a Notion or Google Drive pull that failed, by `kind`
-  + phases.spec.SpecIncomplete         - a spec proposal without acceptance criteria (or
-                                         glued or cut), twice
   + UnknownHistoryItem    - a rollback or diff to an item the history does not hold (the
                             valid ones are listed)
   + DraftRefused          - the person's edit of a draft that fails its checks (kept in

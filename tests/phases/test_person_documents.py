@@ -1,16 +1,21 @@
-"""The person's documents are the person's, in plan mode too: an agent that edits
-`constraints.md` or `intent.md` during its step has the edit put back before the step is judged
-or committed, while the person's own hand edit between iterations is kept."""
+"""The person's documents are the person's, in plan mode and in Phases 1–2 too: an agent that
+edits `constraints.md` or `intent.md` during its step has the edit put back before the step is
+judged or committed, while the person's own hand edit between iterations is kept."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+import yaml
 
+from tests.conftest import BRAIN_DUMP
+from tests.phases.conftest import distillation
+from tests.phases.test_spec import INTENT, proposal, spec_building_project
 from tests.polish_setup import CONSTRAINTS, ECHO_FIX, polishing_project, review, write_script
 from thoughtforge.config import Config
-from thoughtforge.core import git_repo, read_events
+from thoughtforge.core import create_project, git_repo, read_chat, read_events
+from thoughtforge.phases import intake, spec
 from thoughtforge.phases.person_documents import put_back, snapshot
 from thoughtforge.phases.polish.loop import PolishLoop
 
@@ -67,3 +72,32 @@ def test_put_back_restores_a_file_a_link_or_a_folder_left_in_a_documents_place(
     assert not (tmp_path / "docs/intent.md").exists()
     assert (tmp_path / "outside.md").read_text() == "elsewhere\n"
     assert put_back(tmp_path, before) == []
+
+
+def test_phase_1_and_2_agents_that_write_the_persons_documents_are_put_back(
+    config: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before, a Phase 1–2 agent's call was not inside `agent_at_work`: a spec agent that
+    rewrote the locked intent kept its edit, and a distilling one could plant a spec."""
+    hijack = {"docs/intent.md": "hijacked\n", "docs/spec.md": "an agent's spec\n"}
+    steps = {
+        "brain-dump-intake": {"text": distillation(), "write": hijack},
+        "spec-building": {"text": proposal(), "write": hijack},
+    }
+    (tmp_path / "script.yaml").write_text(yaml.safe_dump({"steps": steps}))
+    monkeypatch.setenv("THOUGHTFORGE_SCRIPT", str(tmp_path / "script.yaml"))
+    distilling = create_project(config, brain_dump=BRAIN_DUMP)
+    specifying = spec_building_project(config)
+
+    intake.distill(distilling, config)
+    spec.propose(specifying, config)
+
+    assert not (distilling.dir / "docs/intent.md").exists()
+    assert not (distilling.dir / "docs/spec.md").exists()
+    assert (specifying.dir / "docs/intent.md").read_text() == INTENT
+    assert not (specifying.dir / "docs/spec.md").exists()
+    for project, step in ((distilling, "brain-dump-intake"), (specifying, "spec-building")):
+        reverted = [e for e in read_events(project.dir) if e["event"] == "agent_edit_reverted"]
+        assert [(e["step"], set(e["files"])) for e in reverted] == [(step, set(hijack))]
+        said = [m.content for m in read_chat(project.dir) if m.role == "system"]
+        assert any(f"during {step}; the change was put back" in m for m in said)

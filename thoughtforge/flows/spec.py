@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from thoughtforge import phases
 from thoughtforge.config import Config
-from thoughtforge.core import Project, transition
+from thoughtforge.core import Project
 from thoughtforge.flows.human_input import SPEC, SpecTurn
 from thoughtforge.flows.turns import halt_on_failure, take_turn
-from thoughtforge.models import HaltReason, Phase
+from thoughtforge.models import Phase
 from thoughtforge.phases.revision import awaits_revised_proposal
 
 DECIDE_FOR_ME = (
@@ -19,15 +19,7 @@ DECIDE_FOR_ME = (
 def run_spec(project: Project, config: Config, auto_confirm: bool) -> None:
     """Agree the spec and acceptance criteria with the human (or, in a batch run, at once)."""
     with halt_on_failure(project):
-        try:
-            _converse(project, config, auto_confirm)
-        except phases.SpecIncomplete as exc:
-            phases.notice(
-                project, f"{exc} Please give the acceptance criteria in the chat, then resume."
-            )
-            transition(
-                project, Phase.HALTED, halt_reason=HaltReason.SPEC_INCOMPLETE, summary=str(exc)
-            )
+        _converse(project, config, auto_confirm)
 
 
 def _converse(project: Project, config: Config, auto_confirm: bool) -> None:

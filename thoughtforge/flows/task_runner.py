@@ -24,7 +24,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.states import Completed, State
 from prefect.tasks import task
 
-from thoughtforge.phases.engine import HALTING_FAILURES
+from thoughtforge.phases.failure_halts import HALTING_FAILURES
 
 T = TypeVar("T")
 HALTED = "Halted"

@@ -22,19 +22,12 @@ from thoughtforge.core import (
     read_thread,
     transition,
 )
-from thoughtforge.errors import (
-    AgentFailure,
-    AnswerCutOff,
-    PhaseHalt,
-    RepositoryTampered,
-    StateFileError,
-    UnusableAnswer,
-)
+from thoughtforge.errors import PhaseHalt, StateFileError
 from thoughtforge.flows.human_input import ChatTurn, HumanStep, wait_for_human
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import add_human_message, latest_ai_message, notice
 from thoughtforge.phases.chat import notice_once, sent_while_working
-from thoughtforge.phases.reasking import UNUSABLE_HELP
+from thoughtforge.phases.failure_halts import HALTING_FAILURES, halt_for
 
 TurnT = TypeVar("TurnT", bound=ChatTurn)
 
@@ -88,35 +81,13 @@ def _sent_while_working(project: Project, step: HumanStep[TurnT]) -> list[ChatMe
 
 @contextmanager
 def halt_on_failure(project: Project) -> Iterator[None]:
-    """A budget the next call could pass, an agent that failed twice, an answer unusable twice,
-    a document that cannot be written (a full disk, a link where it belongs) or a git repository
-    an agent reconfigured halts the project, each with its own reason and what helps."""
+    """A budget the next call could pass, an agent that failed, an answer unusable twice, a
+    document that cannot be written (a full disk, a link where it belongs) or a git repository
+    an agent reconfigured halts the project, each as it halts in every phase (`halt_for`)."""
     try:
         yield
-    except PhaseHalt as exc:  # before an agent call: a budget it could pass, an unreadable ledger
-        _halt(project, exc.halt_reason, str(exc))
-    except AnswerCutOff as exc:
-        _halt(project, HaltReason.ANSWER_UNUSABLE, f"{exc}. {UNUSABLE_HELP}")
-    except AgentFailure as exc:
-        _halt(
-            project,
-            HaltReason.AGENT_FAILURE,
-            f"The agent failed twice: {exc}. Fix the cause, then resume.",
-        )
-    except RepositoryTampered as exc:
-        _halt(project, HaltReason.PLAN_MODE_VIOLATION, f"{exc}. Fix the cause, then resume.")
-    except UnusableAnswer as exc:
-        _halt(
-            project,
-            HaltReason.ANSWER_UNUSABLE,
-            f"The agent's answer was unusable twice: {exc}. {UNUSABLE_HELP}",
-        )
-    except OSError as exc:
-        _halt(
-            project,
-            HaltReason.FILE_SYSTEM_ERROR,
-            f"A project file could not be written: {exc}. Fix the cause, then resume.",
-        )
+    except HALTING_FAILURES as failure:
+        _halt(project, halt_for(failure))
 
 
 def state_files_readable(project: Project) -> bool:
@@ -142,12 +113,13 @@ def state_files_readable(project: Project) -> bool:
     return True
 
 
-def _halt(project: Project, reason: HaltReason, message: str) -> None:
+def _halt(project: Project, halt: PhaseHalt) -> None:
     """The chat is told when it can be written (a full disk may forbid it); the halt is made."""
+    message = str(halt)
     try:
         notice(project, message, reserved=True)
     except OSError as exc:
         log_event(project.dir, "not_in_chat", level="warning", text=message, error=str(exc))
     print(message)
     if project.status().phase is not Phase.HALTED:
-        transition(project, Phase.HALTED, halt_reason=reason, summary=message)
+        transition(project, Phase.HALTED, halt_reason=halt.halt_reason, summary=message)

@@ -1,9 +1,12 @@
-"""The engine every autonomous, agent-driven phase runs on: ask, re-ask, check, write, commit, halt.
+"""The engine every agent-driven phase runs on: ask, re-ask, check, write, commit, halt.
 
-The plan and code builders and the polish loop differ in what they ask and how they judge the
-answer, not in how they talk to agents or stop. So each holds one `PhaseEngine` and
-raises `PhaseHalt` wherever it must stop; the engine turns every halt into the same record: the
-reason and the human's options in the chat, then `transition(..., HALTED)`.
+The intake and spec conversations, the plan and code builders and the polish loop differ in what
+they ask and how they judge the answer, not in how they talk to agents or stop. So each holds one
+`PhaseEngine`: every agent call is its `ask`, inside `agent_at_work` (the person's documents are
+put back), and every failure halts as `failure_halts.halt_for` says. An autonomous phase (3–4)
+records its own halt (`halt`: the reason and the human's options in the chat, then
+`transition(..., HALTED)`); a conversation (Phases 1–2, `PhaseEngine.conversing`) is halted by its
+flow, between the person's turns (`flows.turns.halt_on_failure`), with the same map.
 
 Safety is the orchestrator's, not the prompt's: `start` refuses an agent whose flags the project's
 safety rules forbid before any call, and every write passes the rules' `validate` first. What an
@@ -38,8 +41,6 @@ from thoughtforge.core import (
     transition,
 )
 from thoughtforge.errors import (
-    AgentFailure,
-    AnswerCutOff,
     PhaseHalt,
     ProjectFileError,
     RepositoryTampered,
@@ -47,11 +48,12 @@ from thoughtforge.errors import (
     TransitionError,
     UnusableAnswer,
 )
-from thoughtforge.models import HaltReason, Phase
+from thoughtforge.models import CONVERSATION_PHASES, HaltReason, Phase
 from thoughtforge.phases import chat, person_documents
+from thoughtforge.phases.failure_halts import halt_for
 from thoughtforge.phases.plugin_contract import BuildOutcome
 from thoughtforge.phases.plugin_loader import plugin_for
-from thoughtforge.phases.reasking import UNUSABLE_HELP, ask_until_usable, asking
+from thoughtforge.phases.reasking import ask_until_usable, asking
 from thoughtforge.phases.rejected_answers import keep_rejected, rejected_so_far
 from thoughtforge.phases.safety import SafetyViolation, check_agent, write_checked
 
@@ -59,8 +61,6 @@ T = TypeVar("T")
 StepRunner = Callable[[str, Callable[[], T]], T]
 OUTPUT_INCOMPLETE = "Phase 3 deliverable appears incomplete. Review before proceeding."
 """The spec's words when a built deliverable is below `phase3_completeness` (plan or code)."""
-HALTING_FAILURES = (PhaseHalt, ProjectFileError, RepositoryTampered)
-"""What a phase's run turns into a halt (`PhaseEngine.as_halt`), wherever it is met."""
 
 
 def run_direct(name: str, step: Callable[[], T]) -> T:
@@ -69,7 +69,7 @@ def run_direct(name: str, step: Callable[[], T]) -> T:
 
 
 class PhaseEngine:
-    """One run of an autonomous phase over a project that is in that phase."""
+    """One run of an agent-driven phase over a project that is in that phase."""
 
     def __init__(
         self, project: Project, config: Config, phase: Phase, hooks: TransitionHooks | None
@@ -87,6 +87,16 @@ class PhaseEngine:
         self.deliverable_type = self.plugin.name
         self.rules = self.plugin.safety
         self.prompts = self.plugin.prompt_library(config)
+
+    @classmethod
+    def conversing(cls, project: Project, config: Config) -> PhaseEngine:
+        """The engine of a Phase 1–2 conversation, in the phase the project is in now (its
+        transitions are the conversation's own, so no hooks). A project not typed yet is the
+        default type's (`plugin_for`)."""
+        phase = project.status().phase
+        if phase not in CONVERSATION_PHASES:
+            raise TransitionError(f"project {project.id} is in '{phase}', not in Phases 1–2")
+        return cls(project, config, phase, None)
 
     def start(self, *agents: str) -> None:
         """Before the first step: every state file readable, no agent the safety rules forbid."""
@@ -107,14 +117,19 @@ class PhaseEngine:
         step: str,
         iteration: int | None = None,
         schema: dict[str, Any] | None = None,
+        sections: tuple[str, ...] = (),
+        images: tuple[Path, ...] = (),
     ) -> AgentCall:
-        """What a call is for; `schema` is the JSON schema of a JSON step's answer."""
+        """What a call is for; `schema` is the JSON schema of a JSON step's answer, `sections`
+        the headings a Markdown step's answer must have (`AgentCall`)."""
         return AgentCall(
             step=step,
             project_dir=self.project.dir,
             phase=self.phase.value,
             iteration=iteration,
             answer_schema=schema,
+            sections=sections,
+            images=images,
         )
 
     @property
@@ -154,15 +169,11 @@ class PhaseEngine:
                 )
 
     def ask(self, agent: str, prompt: str, call: AgentCall, also: tuple[str, ...] = ()) -> str:
-        """The agent's answer; what it wrote to the person's documents or to `also` is put back
-        (`agent_at_work`)."""
-        try:
-            with self.agent_at_work(call.step, also):
-                return invoke_agent(self.config, agent, prompt, call)
-        except AnswerCutOff as exc:
-            raise PhaseHalt(HaltReason.ANSWER_UNUSABLE, f"{exc}. {UNUSABLE_HELP}") from None
-        except AgentFailure as exc:
-            raise PhaseHalt(HaltReason.AGENT_FAILURE, str(exc)) from None
+        """The agent's answer, from the one place every phase calls an agent; what it wrote to
+        the person's documents or to `also` is put back (`agent_at_work`). Its `AgentFailure`
+        reaches the phase's end, which halts on it (`halt_for`)."""
+        with self.agent_at_work(call.step, also):
+            return invoke_agent(self.config, agent, prompt, call)
 
     def ask_until_usable(
         self,
@@ -172,20 +183,32 @@ class PhaseEngine:
         use: Callable[[str], T],
         attempts: int,
         also: tuple[str, ...] = (),
+        on_unusable: Callable[[int, UnusableAnswer], object] = lambda attempt, why: None,
     ) -> T:
         """`ask_until_usable` with this phase's agent call; each refused answer is kept in the
-        project and said in the chat, and each re-ask counts as one (`asking`); what the agent
-        wrote to `also` is put back (`ask`)."""
+        project and said in the chat (then given to `on_unusable`), and each re-ask counts as
+        one (`asking`); what the agent wrote to `also` is put back (`ask`)."""
+        keep = self.keeper(call.step)
+
+        def refused(attempt: int, why: UnusableAnswer) -> None:
+            keep(attempt, why)
+            on_unusable(attempt, why)
+
         return ask_until_usable(
-            asking(
-                lambda text, numbered: self.ask(agent, text, numbered, also),
-                call,
-                rejected_so_far(self.project, call.step),
-            ),
+            self.asking(agent, call, rejected_so_far(self.project, call.step), also),
             prompt,
             use,
             attempts=attempts,
-            on_unusable=self.keeper(call.step),
+            on_unusable=refused,
+        )
+
+    def asking(
+        self, agent: str, call: AgentCall, refused_before: int = 0, also: tuple[str, ...] = ()
+    ) -> Callable[[str], str]:
+        """`ask` with `call` as one prompt's question, each use after the first a re-ask
+        (`reasking.asking`): for a step that judges its answers itself."""
+        return asking(
+            lambda text, numbered: self.ask(agent, text, numbered, also), call, refused_before
         )
 
     def keeper(self, step: str) -> Callable[[int, UnusableAnswer], object]:
@@ -199,7 +222,7 @@ class PhaseEngine:
         try:
             return read_own_text(path)
         except ProjectFileError as exc:
-            raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, f"{exc}.") from None
+            raise halt_for(exc) from None
         except (OSError, UnicodeDecodeError) as exc:
             raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, f"{path} is unreadable: {exc}") from None
 
@@ -212,13 +235,13 @@ class PhaseEngine:
             ) from None
 
     def commit(self, subject: str) -> None:
-        """Commit the project's files. A failed commit halts with file_system_error. In plan
-        mode files an agent left are never committed, and a source file among them halts, as
-        does a hook or git config an agent wrote (in code mode that is a file-system halt)."""
+        """Commit the project's files. A failed commit, or a hook or git config an agent wrote,
+        halts with file_system_error (`halt_for`). In plan mode files an agent left are never
+        committed, and a source file among them halts with plan_mode_violation."""
         try:
             found = commit_own(self.project.dir, subject, agent_files=self.builds_code)
         except (ProjectFileError, RepositoryTampered) as exc:
-            raise self.as_halt(exc) from None
+            raise halt_for(exc) from None
         except Exception as exc:  # noqa: BLE001 - any git failure is a file-system halt
             raise PhaseHalt(
                 HaltReason.FILE_SYSTEM_ERROR, f"git commit failed ({subject}): {exc}"
@@ -280,19 +303,6 @@ class PhaseEngine:
         chat.notice_once(self.project, text, self.phase)
 
     # --- endings ---------------------------------------------------------------------------
-
-    def as_halt(self, failure: PhaseHalt | ProjectFileError | RepositoryTampered) -> PhaseHalt:
-        """What a failure met anywhere in the phase halts with: a halt as it is; a git repository
-        an agent reconfigured, `plan_mode_violation` (in code mode a file-system halt); a file
-        that cannot be written, or only through a link, `file_system_error`."""
-        if isinstance(failure, PhaseHalt):
-            return failure
-        if isinstance(failure, RepositoryTampered):
-            reason = (
-                HaltReason.FILE_SYSTEM_ERROR if self.builds_code else HaltReason.PLAN_MODE_VIOLATION
-            )
-            return PhaseHalt(reason, f"{failure}. Remove them, then resume.")
-        return PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, f"{failure}.")
 
     def advance(self, phase: Phase, summary: str | None = None) -> None:
         transition(self.project, phase, summary=summary, hooks=self.hooks)

@@ -20,7 +20,6 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from thoughtforge.adapters.agents import AgentCall, invoke_agent
 from thoughtforge.adapters.agents.image_parts import attached_tokens, sends_images
 from thoughtforge.config import Config
 from thoughtforge.core import (
@@ -38,10 +37,10 @@ from thoughtforge.models import PHASE_ONE, Phase
 from thoughtforge.phases.chat import add_human_message, notice, notice_once, unread_in
 from thoughtforge.phases.deliverable.outside_text import unwrap
 from thoughtforge.phases.deliverable.reading import read_document
+from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.phases.intent import INTENT_SECTIONS, type_choices
 from thoughtforge.phases.plugin_loader import load_plugins
-from thoughtforge.phases.reasking import ask_until_usable, asking, reask
-from thoughtforge.phases.rejected_answers import keep_rejected, rejected_so_far
+from thoughtforge.phases.reasking import reask
 from thoughtforge.phases.resources import ResourceBundle, read_resources
 from thoughtforge.prompting import (
     PromptLibrary,
@@ -198,13 +197,7 @@ def _ask_for_distillation(
     project: Project, config: Config, agent: str, prompt: str, images: list[Path]
 ) -> str:
     """A distillation with all six sections; the agent is asked once more if some are missing."""
-    call = AgentCall(
-        step=_STEP,
-        project_dir=project.dir,
-        phase=Phase.DISTILLING.value,
-        sections=INTENT_SECTIONS,
-        images=tuple(images),
-    )
+    engine = PhaseEngine.conversing(project, config)
     again = (
         f"Answer again with exactly the six sections, each under its own level-2 heading: "
         f"{_headings(INTENT_SECTIONS)}."
@@ -217,20 +210,13 @@ def _ask_for_distillation(
         text, document = usable_distillation(read.document)
         return _cap_open_questions(project, text, document)
 
-    def keep(attempt: int, why: UnusableAnswer) -> None:
-        keep_rejected(project, Phase.DISTILLING, _STEP, attempt, why)
-
     try:
-        return ask_until_usable(
-            asking(
-                lambda text, numbered: invoke_agent(config, agent, text, numbered),
-                call,
-                rejected_so_far(project, _STEP),
-            ),
+        return engine.ask_until_usable(
+            agent,
+            engine.call(_STEP, sections=INTENT_SECTIONS, images=tuple(images)),
             lambda refusal: prompt if refusal is None else reask(prompt, refusal, again),
             use,
             attempts=2,
-            on_unusable=keep,
         )
     except UnusableAnswer as exc:
         raise DistillationMalformed(str(exc), exc.answer) from None

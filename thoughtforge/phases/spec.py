@@ -22,7 +22,6 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from thoughtforge.adapters.agents import AgentCall, invoke_agent
 from thoughtforge.config import Config
 from thoughtforge.core import (
     CONSTRAINTS_FILE,
@@ -41,16 +40,15 @@ from thoughtforge.core import (
     transition,
     write_text_atomic,
 )
-from thoughtforge.errors import AgentFailure, ThoughtForgeError, TransitionError, UnusableAnswer
-from thoughtforge.models import Phase
+from thoughtforge.errors import AgentFailure, PhaseHalt, TransitionError, UnusableAnswer
+from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import revision
 from thoughtforge.phases.chat import unread_in
 from thoughtforge.phases.deliverable.outside_text import unwrap
 from thoughtforge.phases.deliverable.reading import read_document
+from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.phases.plugin_contract import DiscoveryHook
-from thoughtforge.phases.plugin_loader import plugin_for
-from thoughtforge.phases.reasking import ask_until_usable, asking, reask
-from thoughtforge.phases.rejected_answers import keep_rejected, rejected_so_far
+from thoughtforge.phases.reasking import reask
 from thoughtforge.phases.spec_documents import (
     DISCOVERY_SECTION,
     constraints_document,
@@ -87,9 +85,16 @@ _AGAIN = (
 )
 
 
-class SpecIncomplete(ThoughtForgeError):
+class SpecIncomplete(PhaseHalt):
     """The agent twice proposed a spec without an Acceptance Criteria section, or one that could
-    not be read (glued to its retry, cut off: `read_document`)."""
+    not be read (glued to its retry, cut off: `read_document`): halts `spec_incomplete`, for the
+    person to give the criteria."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(
+            HaltReason.SPEC_INCOMPLETE,
+            f"{why} Please give the acceptance criteria in the chat, then resume.",
+        )
 
 
 class ConfirmOutcome(BaseModel):
@@ -102,16 +107,10 @@ def propose(project: Project, config: Config) -> SpecProposal:
     status = _require_spec_building(project)
     intent = _read_intent(project)
     history = read_chat(project.dir)
-    prompt = _spec_prompt(project, config, status, intent)
-    call = AgentCall(
-        step=_STEP,
-        project_dir=project.dir,
-        phase=Phase.SPEC_BUILDING.value,
-        sections=ALL_SECTIONS,
-    )
+    engine = PhaseEngine.conversing(project, config)
+    prompt = _spec_prompt(engine, intent)
 
     def retry_notice(attempt: int, why: UnusableAnswer) -> None:
-        keep_rejected(project, Phase.SPEC_BUILDING, _STEP, attempt, why)
         if attempt == 1:
             unread = str(why) != _NO_CRITERIA
             _say(project, "system", f"{_UNREADABLE} ({why}). Retrying." if unread else RETRY_NOTICE)
@@ -123,12 +122,9 @@ def propose(project: Project, config: Config) -> SpecProposal:
         return usable_proposal(read.document)
 
     try:
-        answer = ask_until_usable(
-            asking(
-                lambda text, numbered: invoke_agent(config, status.agent, text, numbered),
-                call,
-                rejected_so_far(project, _STEP),
-            ),
+        answer = engine.ask_until_usable(
+            engine.agent,
+            engine.call(_STEP, sections=ALL_SECTIONS),
             lambda refused: prompt if refused is None else reask(prompt, refused, _AGAIN),
             use,
             attempts=2,
@@ -142,7 +138,7 @@ def propose(project: Project, config: Config) -> SpecProposal:
             "The agent twice proposed a spec without an Acceptance Criteria section."
         ) from None
     answer = _without_discovery(answer)
-    discovery = _discover(project, config, status, answer)
+    discovery = _discover(engine, answer)
     if discovery is not None:
         answer = f"{answer}\n\n## {DISCOVERY_SECTION}\n\n{discovery}"
     number = 1 + sum(
@@ -204,9 +200,10 @@ def confirm_spec(
     intent = SectionedText.parse(_read_intent(project))
     name = status.project_name or project.id
     discovery = None
-    if _discovery_hook(config, status) is not None:
+    engine = PhaseEngine.conversing(project, config)
+    if _discovery_hook(engine) is not None:
         shown = proposal.section(DISCOVERY_SECTION)
-        discovery = shown or _discover(project, config, status, proposal.text)
+        discovery = shown or _discover(engine, proposal.text)
     spec = spec_document(name, proposal, discovery)
     constraints = constraints_document(config, name, status, intent, proposal)
     write_text_atomic(project.dir / SPEC_FILE, revision.keep_superseded(project, SPEC_FILE, spec))
@@ -223,12 +220,11 @@ def confirm_spec(
 # --- the conversation ------------------------------------------------------------------------
 
 
-def _spec_prompt(project: Project, config: Config, status: Status, intent: str) -> str:
+def _spec_prompt(engine: PhaseEngine, intent: str) -> str:
     """The spec prompt cut to the agent's window: the intent stays, the oldest turns go. What
     Deliverable Structure holds is the deliverable type's own prompt, `spec-building-<type>`."""
-    plugin = plugin_for(config, status.deliverable_type)
-    prompts = plugin.prompt_library(config)
-    guidance = prompts.render(f"{_STEP}-{plugin.name}").strip()
+    project, prompts = engine.project, engine.prompts
+    guidance = prompts.render(f"{_STEP}-{engine.deliverable_type}").strip()
 
     def render(conversation: str) -> str:
         return prompts.render(
@@ -236,7 +232,7 @@ def _spec_prompt(project: Project, config: Config, status: Status, intent: str) 
         )
 
     overhead = estimate_tokens(render(""))
-    room = config.agent(status.agent).prompt_budget_tokens - overhead
+    room = engine.config.agent(engine.agent).prompt_budget_tokens - overhead
     turns = [
         m for m in read_chat(project.dir) if m.phase is Phase.SPEC_BUILDING and m.role != "system"
     ]
@@ -264,30 +260,21 @@ def _read_intent(project: Project) -> str:
 # --- the discovery hook ----------------------------------------------------------------------
 
 
-def _discovery_hook(config: Config, status: Status) -> DiscoveryHook | None:
-    hook = plugin_for(config, status.deliverable_type).discovery
-    return hook if hook is not None and hook.enabled(config) else None
+def _discovery_hook(engine: PhaseEngine) -> DiscoveryHook | None:
+    hook = engine.plugin.discovery
+    return hook if hook is not None and hook.enabled(engine.config) else None
 
 
-def _discover(project: Project, config: Config, status: Status, proposal: str) -> str | None:
+def _discover(engine: PhaseEngine, proposal: str) -> str | None:
     """The discovery section body for `proposal`; None when no hook applies."""
-    hook = _discovery_hook(config, status)
+    project = engine.project
+    hook = _discovery_hook(engine)
     if hook is None:
         return None
-    call = AgentCall(
-        step=hook.PROMPT,
-        project_dir=project.dir,
-        phase=Phase.SPEC_BUILDING.value,
-        answer_schema=hook.SCHEMA,
-    )
+    call = engine.call(hook.PROMPT, schema=hook.SCHEMA)
     try:
         return hook.discover(
-            proposal,
-            asking(lambda text, numbered: invoke_agent(config, status.agent, text, numbered), call),
-            plugin_for(config, status.deliverable_type).prompt_library(config),
-            lambda attempt, why: keep_rejected(
-                project, Phase.SPEC_BUILDING, call.step, attempt, why
-            ),
+            proposal, engine.asking(engine.agent, call), engine.prompts, engine.keeper(call.step)
         )
     except AgentFailure as exc:
         why = str(exc)

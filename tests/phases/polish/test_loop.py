@@ -488,7 +488,8 @@ def test_git_config_a_reviewer_writes_in_a_plan_project_never_runs_and_halts(
     config: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Before, an agent-written `core.fsmonitor` (and hooks) ran at every git call, 37 times in
-    one project, and the project still ended `done`."""
+    one project, and the project still ended `done`. It halts as it does in every phase and
+    mode (`failure_halts`), `file_system_error`: it was `plan_mode_violation` in plan mode."""
     project = polishing_project(config)
     marker = tmp_path / "fsmonitor-ran"
     config_text = (project.dir / ".git" / "config").read_text()
@@ -498,9 +499,9 @@ def test_git_config_a_reviewer_writes_in_a_plan_project_never_runs_and_halts(
     (tmp_path / "script.yaml").write_text(yaml.safe_dump({"steps": steps}))
     monkeypatch.setenv("THOUGHTFORGE_SCRIPT", str(tmp_path / "script.yaml"))
     outcome = polish(project, config)
-    assert outcome.halt_reason is HaltReason.PLAN_MODE_VIOLATION
+    assert outcome.halt_reason is HaltReason.FILE_SYSTEM_ERROR
     assert ".git/config:core.fsmonitor" in outcome.reason
-    assert read_status(project.dir).halt_reason is HaltReason.PLAN_MODE_VIOLATION
+    assert read_status(project.dir).halt_reason is HaltReason.FILE_SYSTEM_ERROR
     assert not marker.exists(), "the monitor an agent configured never ran"
     assert subjects(project) == [], "nothing was committed through the tampered repository"
 

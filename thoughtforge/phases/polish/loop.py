@@ -49,7 +49,8 @@ from thoughtforge.core.spend import iteration_spend, spend_of
 from thoughtforge.errors import PhaseHalt, StateFileError
 from thoughtforge.models import Counts, HaltReason, Phase
 from thoughtforge.phases import chat
-from thoughtforge.phases.engine import HALTING_FAILURES, PhaseEngine, StepRunner, run_direct
+from thoughtforge.phases.engine import PhaseEngine, StepRunner, run_direct
+from thoughtforge.phases.failure_halts import HALTING_FAILURES, halt_for
 from thoughtforge.phases.polish import polish_log
 from thoughtforge.phases.polish.assessment import Assessment, assess
 from thoughtforge.phases.polish.guards import GuardReport
@@ -109,7 +110,7 @@ class PolishLoop:
                     assert report.halt_reason is not None, "guards name the reason of every halt"
                     raise PhaseHalt(report.halt_reason, report.reason)
         except HALTING_FAILURES as failure:
-            return self._halt(self.engine.as_halt(failure))
+            return self._halt(halt_for(failure))
 
     def _iteration(self, state: PolishState, n: int) -> Assessment:
         take_next_step()  # a run told to stop ends here, not after one more test run

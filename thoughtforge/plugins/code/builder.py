@@ -30,11 +30,11 @@ from thoughtforge.core.revisions import record_built_from
 from thoughtforge.errors import PhaseHalt
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.engine import (
-    HALTING_FAILURES,
     OUTPUT_INCOMPLETE,
     BuildOutcome,
     StepRunner,
 )
+from thoughtforge.phases.failure_halts import HALTING_FAILURES, halt_for
 from thoughtforge.phases.plugin_contract import ProgressListener
 from thoughtforge.phases.revision import finish_build
 from thoughtforge.plugins.code.build_state import CodeBuildState
@@ -62,7 +62,7 @@ class CodeBuilder(PlanGateStage, ConstructionStage, FixCycleStage):
             self._test_until_green(state, work)
             return self._finish()
         except HALTING_FAILURES as failure:
-            return self._halt(self.engine.as_halt(failure))
+            return self._halt(halt_for(failure))
 
     def _take_input(self, state: CodeBuildState) -> None:
         """Back from a `stuck` halt: the human's input is a new attempt, so counts start again."""

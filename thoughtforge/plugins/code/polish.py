@@ -24,7 +24,7 @@ from thoughtforge.adapters.agents.invoke import ATTEMPTS, prompt_room
 from thoughtforge.core import PolishState, changes, git_repo, log_event
 from thoughtforge.core.own_files import read_own_bytes
 from thoughtforge.core.staging import PRIVATE_FILES, is_own
-from thoughtforge.errors import AgentFailure, PhaseHalt
+from thoughtforge.errors import PhaseHalt
 from thoughtforge.models import HaltReason
 from thoughtforge.phases.deliverable.verdict import Candidate
 from thoughtforge.phases.engine import PhaseEngine
@@ -179,11 +179,8 @@ class PolishSteps(PlanPolishSteps):
             guidance=guidance,
             files=files.text,
         )
-        try:
-            with self.engine.agent_at_work("code-fix", also=(LOCK_FILE, GITIGNORE)):
-                self.code(prompt, self.engine.call("code-fix", review.iteration))
-        except AgentFailure as exc:
-            raise PhaseHalt(HaltReason.AGENT_FAILURE, str(exc)) from None
+        with self.engine.agent_at_work("code-fix", also=(LOCK_FILE, GITIGNORE)):
+            self.code(prompt, self.engine.call("code-fix", review.iteration))  # failing halts
         changed = changes(self.dir).foreign
         verdict = self.plugin.check_deliverable(
             self.engine.project, Candidate(stage="fix", files=changed)

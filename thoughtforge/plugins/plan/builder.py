@@ -27,15 +27,14 @@ from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.deliverable.verdict import Candidate
 from thoughtforge.phases.engine import (
-    HALTING_FAILURES,
     OUTPUT_INCOMPLETE,
     BuildOutcome,
     PhaseEngine,
     StepRunner,
     run_direct,
 )
+from thoughtforge.phases.failure_halts import HALTING_FAILURES, halt_for, unusable_twice
 from thoughtforge.phases.plugin_contract import BuildProgress, ProgressItem, ProgressListener
-from thoughtforge.phases.reasking import UNUSABLE_HELP
 from thoughtforge.phases.revision import finish_build
 from thoughtforge.plugins.plan.builder_response import (
     check_slots,
@@ -106,7 +105,7 @@ class PlanBuilder:
                 self.on_progress(_reported(progress))
             return self._finish(draft.template)
         except HALTING_FAILURES as failure:
-            return self._halt(self.engine.as_halt(failure))
+            return self._halt(halt_for(failure))
 
     def _fill_section(self, draft: Draft, section: Section, label: str) -> None:
         """Ask for the section's missing slots; re-ask once for what is still missing, then halt."""
@@ -131,10 +130,7 @@ class PlanBuilder:
                 f"Plan build incomplete: no usable content for {exc} in {label} after one re-ask.",
             ) from None
         except UnusableAnswer as exc:
-            raise PhaseHalt(
-                HaltReason.ANSWER_UNUSABLE,
-                f"The agent's answer for {label} was unusable twice: {exc}. {UNUSABLE_HELP}",
-            ) from None
+            raise unusable_twice(exc, f"The agent's answer for {label}") from None
 
     def _use(self, draft: Draft, section: Section, label: str, answer: str) -> None:
         """Keep new content for unfilled slots (of any section) and save; refuse what is missing."""

@@ -26,17 +26,17 @@ from thoughtforge.core.revisions import (
     record_built_from,
     update_revision,
 )
-from thoughtforge.errors import PhaseHalt, UnusableAnswer
-from thoughtforge.models import HaltReason, Phase
+from thoughtforge.errors import UnusableAnswer
+from thoughtforge.models import Phase
 from thoughtforge.phases.deliverable.verdict import Candidate
 from thoughtforge.phases.engine import (
-    HALTING_FAILURES,
     BuildOutcome,
     PhaseEngine,
     StepRunner,
     run_direct,
 )
-from thoughtforge.phases.reasking import UNUSABLE_HELP, reask
+from thoughtforge.phases.failure_halts import HALTING_FAILURES, halt_for, unusable_twice
+from thoughtforge.phases.reasking import reask
 from thoughtforge.phases.revision import finish_build
 from thoughtforge.phases.revision_text import (
     SUPERSEDED,
@@ -96,7 +96,7 @@ class PlanReviser:
                 self._save(rebuilt=[*self.revision.rebuilt, heading])
             return self._finish()
         except HALTING_FAILURES as failure:
-            halt = self.engine.as_halt(failure)
+            halt = halt_for(failure)
             return self.engine.halt_build(
                 halt, "plan revision", self.engine.project.dir / PLAN_FILE
             )
@@ -125,11 +125,7 @@ class PlanReviser:
                 attempts=ATTEMPTS,
             )
         except UnusableAnswer as exc:
-            raise PhaseHalt(
-                HaltReason.ANSWER_UNUSABLE,
-                f"The agent's choice of sections to revise was unusable twice: {exc}. "
-                f"{UNUSABLE_HELP}",
-            ) from None
+            raise unusable_twice(exc, "The agent's choice of sections to revise") from None
 
     def _rewrite(self, heading: str) -> None:
         plan = self.engine.read(PLAN_FILE)
@@ -171,11 +167,7 @@ class PlanReviser:
                 attempts=ATTEMPTS,
             )
         except UnusableAnswer as exc:
-            raise PhaseHalt(
-                HaltReason.ANSWER_UNUSABLE,
-                f"The agent's revised section '{heading}' was unusable twice: {exc}. "
-                f"{UNUSABLE_HELP}",
-            ) from None
+            raise unusable_twice(exc, f"The agent's revised section '{heading}'") from None
         self.engine.write(PLAN_FILE, revised)
 
     def _finish(self) -> BuildOutcome:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from thoughtforge.core import CONSTRAINTS_FILE, SPEC_FILE, discard_agent_changes, log_event
 from thoughtforge.errors import AgentFailure, PhaseHalt, UnusableAnswer
 from thoughtforge.models import HaltReason
-from thoughtforge.phases.reasking import UNUSABLE_HELP, reask
+from thoughtforge.phases.failure_halts import unusable_twice
+from thoughtforge.phases.reasking import reask
 from thoughtforge.plugins.code.acceptance.lock import LOCK_FILE
 from thoughtforge.plugins.code.build_state import MAX_STEPS, BuildStep, CodeBuildState, StepList
 from thoughtforge.plugins.code.building.base import ATTEMPTS, BuilderBase, Work
@@ -63,10 +64,7 @@ class ConstructionStage(BuilderBase):
                 attempts=ATTEMPTS,
             )
         except UnusableAnswer as exc:
-            raise PhaseHalt(
-                HaltReason.ANSWER_UNUSABLE,
-                f"The agent's build steps were unusable twice: {exc}. {UNUSABLE_HELP}",
-            ) from None
+            raise unusable_twice(exc, "The agent's build steps") from None
 
     def _attempt(self, state: CodeBuildState, task: str, prompt: str) -> None:
         """Build `task` until an attempt passes its check. Every attempt starts from the last

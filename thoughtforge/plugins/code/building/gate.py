@@ -8,7 +8,8 @@ from pathlib import Path
 from thoughtforge.core import log_event
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import HaltReason
-from thoughtforge.phases.reasking import UNUSABLE_HELP, asking
+from thoughtforge.phases.failure_halts import unusable_twice
+from thoughtforge.phases.reasking import asking
 from thoughtforge.plugins.code.build_state import CodeBuildState
 from thoughtforge.plugins.code.building.base import ATTEMPTS, BuilderBase
 from thoughtforge.plugins.code.plan_gate import (
@@ -62,7 +63,4 @@ class PlanGateStage(BuilderBase):
                 on_unusable=self.engine.keeper(call.step),
             )
         except UnusableAnswer as exc:
-            raise PhaseHalt(
-                HaltReason.ANSWER_UNUSABLE,
-                f"The plan completeness verdict was unusable twice: {exc}. {UNUSABLE_HELP}",
-            ) from None
+            raise unusable_twice(exc, "The plan completeness verdict") from None
