@@ -13,7 +13,8 @@ from thoughtforge.config import Config
 from thoughtforge.core import CONSTRAINTS_FILE, SPEC_FILE, Project
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.phases.engine import HALTING_FAILURES, BuildOutcome, PhaseEngine, StepRunner
+from thoughtforge.phases.engine import BuildOutcome, PhaseEngine, StepRunner
+from thoughtforge.phases.failure_halts import HALTING_FAILURES, halt_for
 from thoughtforge.phases.plugin_contract import BuildProgress, ProgressItem, ProgressListener
 from thoughtforge.phases.reasking import UNUSABLE_HELP, reask
 
@@ -49,7 +50,7 @@ class ChecklistBuilder:
             self.engine.commit("Phase 3 complete: checklist built")
             self.engine.advance(Phase.POLISHING)
         except HALTING_FAILURES as failure:
-            return self.engine.halt_build(self.engine.as_halt(failure), "checklist build", path)
+            return self.engine.halt_build(halt_for(failure), "checklist build", path)
         return BuildOutcome(
             verdict="built", halt_reason=None, reason="Checklist built.", deliverable=path
         )
