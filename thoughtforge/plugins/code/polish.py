@@ -40,7 +40,7 @@ from thoughtforge.plugins.code.acceptance.verdict import LockVerdict, criterion_
 from thoughtforge.plugins.code.coder import coder_for
 from thoughtforge.plugins.code.context import ReviewContext, fix_context, review_context
 from thoughtforge.plugins.code.suite import Suite, describe, results
-from thoughtforge.plugins.code.test_runner import TestRun
+from thoughtforge.plugins.code.suite_run import TestRun
 from thoughtforge.prompting import estimate_tokens
 
 _PROMPT_OVERHEAD_TOKENS = 2_000
