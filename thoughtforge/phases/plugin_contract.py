@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from thoughtforge.config import Config
 from thoughtforge.core import Project
-from thoughtforge.core.build_progress import BuildProgress
+from thoughtforge.core.build_progress import BuildProgress as BuildProgress  # for the plugins
 from thoughtforge.core.build_progress import ProgressItem as ProgressItem  # for the plugins
 from thoughtforge.errors import UnusableAnswer
 from thoughtforge.models import DeliverableType, HaltReason
