@@ -13,8 +13,13 @@ from thoughtforge.config import Config
 from thoughtforge.core import CONSTRAINTS_FILE, SPEC_FILE, Project
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.phases.engine import HALTING_FAILURES, BuildOutcome, PhaseEngine, StepRunner
-from thoughtforge.phases.plugin_contract import BuildProgress, ProgressItem, ProgressListener
+from thoughtforge.phases.engine import HALTING_FAILURES, PhaseEngine, StepRunner
+from thoughtforge.phases.plugin_contract import (
+    BuildOutcome,
+    BuildProgress,
+    ProgressItem,
+    ProgressListener,
+)
 from thoughtforge.phases.reasking import UNUSABLE_HELP, reask
 
 DOCUMENT = "docs/checklist.md"

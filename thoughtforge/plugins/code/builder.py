@@ -32,10 +32,9 @@ from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.engine import (
     HALTING_FAILURES,
     OUTPUT_INCOMPLETE,
-    BuildOutcome,
     StepRunner,
 )
-from thoughtforge.phases.plugin_contract import ProgressListener
+from thoughtforge.phases.plugin_contract import BuildOutcome, ProgressListener
 from thoughtforge.phases.revision import finish_build
 from thoughtforge.plugins.code.build_state import CodeBuildState
 from thoughtforge.plugins.code.building.construction import ConstructionStage

@@ -29,12 +29,16 @@ from thoughtforge.phases.deliverable.verdict import Candidate
 from thoughtforge.phases.engine import (
     HALTING_FAILURES,
     OUTPUT_INCOMPLETE,
-    BuildOutcome,
     PhaseEngine,
     StepRunner,
     run_direct,
 )
-from thoughtforge.phases.plugin_contract import BuildProgress, ProgressItem, ProgressListener
+from thoughtforge.phases.plugin_contract import (
+    BuildOutcome,
+    BuildProgress,
+    ProgressItem,
+    ProgressListener,
+)
 from thoughtforge.phases.reasking import UNUSABLE_HELP
 from thoughtforge.phases.revision import finish_build
 from thoughtforge.plugins.plan.builder_response import (

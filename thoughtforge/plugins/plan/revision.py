@@ -31,11 +31,11 @@ from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.deliverable.verdict import Candidate
 from thoughtforge.phases.engine import (
     HALTING_FAILURES,
-    BuildOutcome,
     PhaseEngine,
     StepRunner,
     run_direct,
 )
+from thoughtforge.phases.plugin_contract import BuildOutcome
 from thoughtforge.phases.reasking import UNUSABLE_HELP, reask
 from thoughtforge.phases.revision import finish_build
 from thoughtforge.phases.revision_text import (
