@@ -115,17 +115,18 @@ def watch_claude_stream() -> Callable[[bytes], None]:
 
 def _claude_result(payload: dict[str, Any], writes: bool) -> str:
     report(from_claude(payload))  # an error was paid for too
-    if not isinstance(payload.get("result"), str):
+    result = payload.get("result")
+    if not isinstance(result, str):
         raise AgentOutputError("Claude Code JSON has no string 'result' field")
     if payload.get("is_error"):
         raise CliApiError(
-            f"Claude Code reported an error: {_one_line(payload['result'])}",
+            f"Claude Code reported an error: {_one_line(result)}",
             _status(payload.get("api_error_status")),
         )
     denials = payload.get("permission_denials")
     if writes and isinstance(denials, list) and any(_edits(d) for d in denials):
         raise CliRefusal(f"Claude Code was refused {_denied(denials)}")
-    return payload["result"].strip()
+    return result.strip()
 
 
 _CLAUDE_EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
@@ -220,9 +221,10 @@ def _gemini_json(stdout: str, stderr: str, writes: bool) -> str:
             f"Gemini CLI was refused: {_one_line(refused[-1])}",
             GEMINI_BUILD_FILES if build_file else "",
         )
-    if not isinstance(payload.get("response"), str):
+    response = payload.get("response")
+    if not isinstance(response, str):
         raise AgentOutputError("Gemini CLI JSON has no string 'response' field")
-    return payload["response"].strip()
+    return response.strip()
 
 
 _GEMINI_REFUSAL = re.compile(
