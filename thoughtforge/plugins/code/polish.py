@@ -28,10 +28,10 @@ from thoughtforge.errors import AgentFailure, PhaseHalt
 from thoughtforge.models import HaltReason
 from thoughtforge.phases.deliverable.verdict import Candidate
 from thoughtforge.phases.engine import PhaseEngine
-from thoughtforge.phases.polish.iteration import FixResult, StoredReview
 from thoughtforge.phases.polish.iteration import PolishSteps as PlanPolishSteps
 from thoughtforge.phases.polish.review import TestResults
 from thoughtforge.phases.polish.review_prompt import Cut, fit_review_prompt
+from thoughtforge.phases.polish.step_results import FixResult, StoredReview
 from thoughtforge.phases.traceability import Trace, without_evidence, without_evidence_reason
 from thoughtforge.plugins.code.acceptance.check import REMEDY, Acceptance
 from thoughtforge.plugins.code.acceptance.lock import LOCK_FILE, AcceptanceLock, write_lock
