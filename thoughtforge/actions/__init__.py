@@ -2,6 +2,6 @@
 (`web`), the command line (`cli`) and the MCP server (`mcp_server`) all call, so the three doors
 store the person's words the same way and refuse with the same words.
 
-Plain Python over `phases`, `core` and Prefect's REST API (`server`); never Prefect itself, never
+Plain Python over `phases`, `core` and Prefect's REST API (`stack`); never Prefect itself, never
 a door.
 """
