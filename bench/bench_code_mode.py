@@ -34,7 +34,7 @@ from thoughtforge.config import Config, load_config
 from thoughtforge.core.git_repo import commit, init_repo
 from thoughtforge.plugins.code.builder import CodeBuilder
 from thoughtforge.plugins.code.context import review_context
-from thoughtforge.plugins.code.test_runner import run_tests
+from thoughtforge.plugins.code.suite_run import run_tests
 
 
 @pytest.fixture

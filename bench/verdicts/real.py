@@ -10,7 +10,7 @@ Re-point this module (and only this one) when the loop's seams move:
 * the ledger: `ledger.after_review`, and the loop's `_with_silent_findings` (what the fixer is
   given);
 * the fix: the plan plugin's validator (`plugins.plan.validation.check_plan` with the template the
-  plan was built from), then `iteration.fix_result` (outcome, places, versions), as
+  plan was built from), then `step_results.fix_result` (outcome, places, versions), as
   `PolishSteps.fix`; a refused fix is kept as it was, as `PolishSteps.refuse`;
 * the verdict: `assessment.assess` (the trajectory entry, every guard, the new state and ledger),
   then the plugin's `before_done` (a plan's: nothing).
@@ -29,7 +29,6 @@ from thoughtforge.errors import UnusableAnswer
 from thoughtforge.models import Issue
 from thoughtforge.phases.deliverable.verdict import Candidate
 from thoughtforge.phases.polish.assessment import Assessment, assess
-from thoughtforge.phases.polish.iteration import FixResult, StoredReview, fix_result, version_of
 from thoughtforge.phases.polish.ledger import Finding, Ledger, after_review
 from thoughtforge.phases.polish.loop import _with_silent_findings
 from thoughtforge.phases.polish.review import (
@@ -39,6 +38,7 @@ from thoughtforge.phases.polish.review import (
     prompt_echoes,
     still_standing,
 )
+from thoughtforge.phases.polish.step_results import FixResult, StoredReview, fix_result, version_of
 from thoughtforge.plugins.plan.template import PlanTemplate, load_template
 from thoughtforge.plugins.plan.validation import check_plan
 

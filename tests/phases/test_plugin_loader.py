@@ -37,14 +37,14 @@ def test_the_built_in_types_satisfy_the_contract(config: Config) -> None:
     plan, code = plugins["plan"], plugins["code"]
     assert (plan.label, plan.deliverable, plan.builds_files) == ("Plan", "docs/plan.md", False)
     assert (plan.review, plan.polish_steps, plan.safety) == (PlanReview, None, plan_safety)
-    assert (plan.discovery, plan.test_runner) == (None, None)
+    assert (plan.discovery, plan.suite_run) == (None, None)
     assert (code.label, code.builds_files, code.deliverable_path(Path("/p"))) == (
         "Code",
         True,
         Path("/p"),
     )
     assert (code.review, code.polish_steps) == (CodeReview, CodePolishSteps)
-    assert code.discovery is not None and code.test_runner is not None
+    assert code.discovery is not None and code.suite_run is not None
     assert plugin_for(config, None) is plan  # a project not typed yet
 
 

@@ -4,9 +4,9 @@ Unknown keys are rejected so a typo is reported rather than silently ignored. Re
 resolved against the directory holding the config file, not the current directory.
 
 The sections are declared per area (`agents`, `notifications`, `connectors`, `services`, `code`,
-`small_sections`) and gathered in `model.Config`; `files` says where the file is, `loading`
-reads it, `described_errors` says what a rejected setting was (never a secret), and `live` re-reads
-the file when it changes. Callers import from here.
+`polish`, `folders`, `limits`) and gathered in `model.Config`; `files` says where the file is,
+`loading` reads it, `described_errors` says what a rejected setting was (never a secret), and
+`live` re-reads the file when it changes. Callers import from here.
 """
 
 from thoughtforge.config.agents import AgentsConfig, AgentSpec, CommandAgentSpec, OpenAIAgentSpec
@@ -22,8 +22,8 @@ from thoughtforge.config.notifications import (
     NtfyChannel,
     WebhookChannel,
 )
+from thoughtforge.config.polish import PolishConfig
 from thoughtforge.config.services import VibeKanbanConfig
-from thoughtforge.config.small_sections import PolishConfig
 
 __all__ = [
     "PACKAGED_EXAMPLE",

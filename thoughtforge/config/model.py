@@ -5,21 +5,19 @@ from __future__ import annotations
 from thoughtforge.config.agents import AgentsConfig, CommandAgentSpec, OpenAIAgentSpec
 from thoughtforge.config.code import CodeConfig
 from thoughtforge.config.connectors import ConnectorsConfig
-from thoughtforge.config.notifications import NotificationsConfig
-from thoughtforge.config.section import Section
-from thoughtforge.config.services import ServerConfig, VibeKanbanConfig, WebConfig
-from thoughtforge.config.small_sections import (
+from thoughtforge.config.folders import DirectoryConfig, ProjectsConfig, PromptsConfig
+from thoughtforge.config.limits import (
     BrainDumpConfig,
     BudgetConfig,
     ConcurrencyConfig,
-    DirectoryConfig,
     HumanConfig,
     Phase3CompletenessConfig,
-    PolishConfig,
-    ProjectsConfig,
-    PromptsConfig,
     ResourcesConfig,
 )
+from thoughtforge.config.notifications import NotificationsConfig
+from thoughtforge.config.polish import PolishConfig
+from thoughtforge.config.section import Section
+from thoughtforge.config.services import ServerConfig, VibeKanbanConfig, WebConfig
 from thoughtforge.errors import ConfigError
 
 

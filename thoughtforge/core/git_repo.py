@@ -55,7 +55,7 @@ def _one_line_errors(
     one line naming the repository and git's own last word, instead of GitPython's report."""
 
     @functools.wraps(operation)
-    def run(path: Path, *args: P.args, **kwargs: P.kwargs) -> R:
+    def run(path: Path, /, *args: P.args, **kwargs: P.kwargs) -> R:
         import git
 
         try:

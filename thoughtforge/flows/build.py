@@ -10,12 +10,12 @@ from prefect.artifacts import create_markdown_artifact
 from thoughtforge.catalogue import halt_decisions
 from thoughtforge.config import Config
 from thoughtforge.core import Project, Status, clear_wait
-from thoughtforge.core.build_progress import recorded
+from thoughtforge.core.build_progress import BuildProgress, recorded
 from thoughtforge.flows.human_input import STUCK, StuckDecision, wait_for_human
 from thoughtforge.flows.task_runner import as_task
 from thoughtforge.models import Phase
 from thoughtforge.phases import halt_actions, latest_ai_message, notice
-from thoughtforge.phases.plugin_contract import BuildProgress, ProgressListener
+from thoughtforge.phases.plugin_contract import ProgressListener
 from thoughtforge.phases.plugin_loader import plugin_for
 
 

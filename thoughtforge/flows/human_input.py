@@ -204,15 +204,17 @@ def _answer(project: Project, form: type[InputT], waiting: Waiting) -> InputT:
     person is around, then suspends (`flows.holding`); a re-entered one collects the answer.
     A run told to stop while its last call finished stops here, or (a deployment's) suspends."""
     if not runtime.deployment.id:
-        return _in_this_process(
-            project,
-            lambda: pause_flow_run(  # type: ignore[call-overload]  # a float poll_interval works
+
+        def pause() -> InputT:
+            answer: InputT = pause_flow_run(  # type: ignore[call-overload]  # a float poll_interval works
                 form,
                 key=waiting.key,
                 timeout=HUMAN_WAIT_SECONDS,
                 poll_interval=HOLD_POLL_SECONDS,
-            ),
-        )
+            )
+            return answer
+
+        return _in_this_process(project, pause)
     if not waiting.away and not stop_pending():
         answer = _in_this_process(project, lambda: hold(form, waiting.key, HUMAN_WAIT_SECONDS))
         if answer is not None:

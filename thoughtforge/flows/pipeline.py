@@ -17,6 +17,7 @@ from typing import Any
 
 from prefect import runtime
 from prefect.flows import flow
+from prefect.states import State
 
 from thoughtforge.catalogue import halt_decisions, halt_form
 from thoughtforge.config import Config
@@ -82,7 +83,7 @@ def pipeline_flow(
     auto_confirm: bool = False,
     config_path: str = "",
     change_request: str = "",
-) -> str:
+) -> str | State[str]:
     """Take a project (or a new one, from `brain_dump` text or `brain_dump_file`) as far as it can
     go; returns its phase. With `change_request`, a done or halted `project_id` is revised first
     (back to Phase 2 with the change as the person's first message)."""
@@ -110,16 +111,17 @@ def pipeline_flow(
         return _run_result(_dispatch(project, config, auto_confirm))
 
 
-def _run_result(status: Status) -> Any:
+def _run_result(status: Status) -> str | State[str]:
     """The phase; for a halt, in a state that says so: an expected halt is a normal end."""
     if status.phase is Phase.HALTED:
         return halted_state(f"{status.halt_reason} in {status.halted_from}", status.phase.value)
     return status.phase.value
 
 
-def pipeline_in_process(project_id: str, config_path: Path, auto_confirm: bool) -> str:
-    """Run the pipeline here. The run tags itself with the project (`tag_this_run`), so the CLI
-    can find it when it waits; a `tags()` block would tag every task run too, and Prefect asks
+def pipeline_in_process(project_id: str, config_path: Path, auto_confirm: bool) -> str | State[str]:
+    """Run the pipeline here; what it returns (a returned state is handed back as its data: the
+    phase, as `pipeline_flow` says). The run tags itself with the project (`tag_this_run`), so the
+    CLI can find it when it waits; a `tags()` block would tag every task run too, and Prefect asks
     the server for the concurrency slots of every tagged task run, a round trip each."""
     return run_here(
         pipeline_flow,

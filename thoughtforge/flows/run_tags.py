@@ -50,7 +50,8 @@ def _update(run_id: str, name: str, tags: list[str] | None) -> None:
 
 def project_of_this_run() -> str | None:
     """The project this flow run was tagged with on an earlier pass, if any."""
-    for tag in runtime.flow_run.tags:
+    tags: list[str] = runtime.flow_run.tags
+    for tag in tags:
         if tag.startswith(PROJECT_TAG_PREFIX):
             return tag.removeprefix(PROJECT_TAG_PREFIX)
     return None

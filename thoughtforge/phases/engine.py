@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from thoughtforge.adapters.agents import AgentCall, invoke_agent
 from thoughtforge.catalogue import halt_options
@@ -58,7 +58,14 @@ from thoughtforge.phases.rejected_answers import keep_rejected, rejected_so_far
 from thoughtforge.phases.safety import SafetyViolation, check_agent, write_checked
 
 T = TypeVar("T")
-StepRunner = Callable[[str, Callable[[], T]], T]
+
+
+class StepRunner(Protocol):
+    """Runs one named step and hands back what it returned, whatever its type."""
+
+    def __call__(self, name: str, step: Callable[[], T]) -> T: ...
+
+
 OUTPUT_INCOMPLETE = "Phase 3 deliverable appears incomplete. Review before proceeding."
 """The spec's words when a built deliverable is below `phase3_completeness` (plan or code)."""
 

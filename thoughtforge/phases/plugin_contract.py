@@ -16,7 +16,7 @@ A folder (`thoughtforge/plugins/<type>/`, or `<plugins.directory>/<type>/`) name
 * optionally `validation.py` (`DeliverableValidator`: `validate(project, candidate)` returns the
   `DeliverableVerdict` on a would-be deliverable; Phase 3, every Phase-4 fix and every revision
   ask it; without one, a document is checked by `phases.deliverable.document_check`);
-* optionally `discovery.py` (a Phase 2 hook, `DiscoveryHook`) and `test_runner.py` (used by the
+* optionally `discovery.py` (a Phase 2 hook, `DiscoveryHook`) and `suite_run.py` (used by the
   plugin's own builder and reviewer; loaded here so a broken one is refused at start).
 
 `plugin_loader` reads a folder into a `Plugin`, or refuses it with the folder and the reason.
@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from thoughtforge.config import Config
 from thoughtforge.core import Project
-from thoughtforge.core.build_progress import BuildProgress
+from thoughtforge.core.build_progress import BuildProgress as BuildProgress  # for the plugins
 from thoughtforge.core.build_progress import ProgressItem as ProgressItem  # for the plugins
 from thoughtforge.errors import UnusableAnswer
 from thoughtforge.models import DeliverableType, HaltReason
@@ -126,7 +126,7 @@ class Plugin(BaseModel):
     safety: SafetyRules
     discovery: DiscoveryHook | None = None
     validation: DeliverableValidator | None = None
-    test_runner: ModuleType | None = None
+    suite_run: ModuleType | None = None
     prompts: Path | None = None
 
     @property

@@ -48,7 +48,7 @@ BUILT_IN = Path(__file__).parents[1] / "plugins"
 MANIFEST = "plugin.yaml"
 CONTRACT = "thoughtforge/phases/plugin_contract.py"
 REQUIRED = ("builder", "reviewer", "safety")
-OPTIONAL = ("discovery", "validation", "test_runner")
+OPTIONAL = ("discovery", "validation", "suite_run")
 _PARTS = {
     "build": "builder.py `build`",
     "review": "reviewer.py `Review` (the review schema)",
@@ -56,7 +56,7 @@ _PARTS = {
     "safety": "safety.py (the safety rules)",
     "discovery": "discovery.py",
     "validation": "validation.py `validate(project, candidate)`",
-    "test_runner": "test_runner.py",
+    "suite_run": "suite_run.py",
 }
 
 

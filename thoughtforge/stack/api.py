@@ -1,9 +1,10 @@
-"""The Prefect REST calls an answer needs: is a server there, which run of a project waits, and
-resume it with the human's input.
+"""The Prefect REST calls the doors need: is a server there, which run of a project is active
+or waits, resume it with the person's input, start a deployment's run, cancel a project's runs.
 
-Three endpoints of Prefect's documented REST API, called directly with the standard library so
-`say`/`confirm` stay fast (importing Prefect's client, or httpx, would cost each command more than
-the call itself; bench/bench_import_costs.py measures both).
+Eight endpoints of Prefect's documented REST API (`/health`; the flow runs' filter, read, resume,
+input and set_state; a deployment by name and its create_flow_run), called directly with the
+standard library so `say`/`confirm` stay fast (importing Prefect's client, or httpx, would cost each
+command more than the call itself; bench/bench_import_costs.py measures both).
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ class Panel(BaseModel):
     chart: Chart | None = None
     costs: list[IterationCost] = []
     trend: str = ""
-    """Converging, stuck or diverging, with the figures (`phases.polish.trend`)."""
+    """Converging, stuck or diverging, with the figures (`board.heading`)."""
     guards: list[str] = []
     verdict: str = ""
     deliverable_html: str = ""

@@ -13,9 +13,14 @@ from thoughtforge.config import Config
 from thoughtforge.core import CONSTRAINTS_FILE, SPEC_FILE, Project
 from thoughtforge.errors import PhaseHalt, UnusableAnswer
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.phases.engine import BuildOutcome, PhaseEngine, StepRunner
+from thoughtforge.phases.engine import PhaseEngine, StepRunner
 from thoughtforge.phases.failure_halts import HALTING_FAILURES, halt_for
-from thoughtforge.phases.plugin_contract import BuildProgress, ProgressItem, ProgressListener
+from thoughtforge.phases.plugin_contract import (
+    BuildOutcome,
+    BuildProgress,
+    ProgressItem,
+    ProgressListener,
+)
 from thoughtforge.phases.reasking import UNUSABLE_HELP, reask
 
 DOCUMENT = "docs/checklist.md"

@@ -201,8 +201,9 @@ def error_message(payload: Any) -> str:
     """OpenAI's `{"error": {"message": …}}`, or whatever the server sent."""
     if isinstance(payload, dict):
         error = payload.get("error", payload)
-        if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return error["message"]
+        message = error.get("message") if isinstance(error, dict) else None
+        if isinstance(message, str):
+            return message
         if isinstance(error, str):
             return error
     return json.dumps(payload)[:EXCERPT_CHARS]

@@ -275,7 +275,7 @@ def _backoff(retry: int, retry_after: str | None) -> float:
             return max(0.0, float(retry_after))
         except ValueError:
             pass  # an HTTP date: fall back to our own backoff
-    base = RETRY_BASE_SECONDS * 2**retry
+    base = RETRY_BASE_SECONDS * 2.0**retry
     return base + random.uniform(0, 0.2 * base)
 
 

@@ -44,7 +44,7 @@ import sys
 import time
 from pathlib import Path
 from string import Template
-from typing import Any, Literal
+from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
@@ -184,7 +184,7 @@ def _record_call(state_dir: Path, step: str, prompt: str) -> int:
     """Count calls per step and keep the prompt, so a list script knows which answer is next."""
     state_dir.mkdir(parents=True, exist_ok=True)
     counts_file = state_dir / "calls.json"
-    counts: dict[str, Any] = read_own_json(counts_file) if counts_file.exists() else {}
+    counts: dict[str, int] = read_own_json(counts_file) if counts_file.exists() else {}
     counts[step] = counts.get(step, 0) + 1
     tmp = counts_file.with_suffix(".tmp")
     tmp.write_text(json.dumps(counts, indent=2))

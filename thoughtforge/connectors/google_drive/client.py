@@ -12,6 +12,7 @@ from typing import Any
 import google_auth_httplib2
 import httplib2
 from google.auth import exceptions as auth_exceptions
+from google.auth.credentials import Credentials
 from googleapiclient import discovery
 from googleapiclient.errors import HttpError
 
@@ -37,7 +38,7 @@ class DriveClient:
     def __init__(self, config: GoogleDriveConfig) -> None:
         self._config = config
         self._drive: Any = None
-        self.credentials: Any = None
+        self.credentials: Credentials | None = None
         self._account = "the account of the credentials"
         self._token_uri = "the token endpoint"
         self._secrets: list[str] = []
@@ -65,7 +66,7 @@ class DriveClient:
         root = str(self._config.base_url).rstrip("/")
         return root + "/" if root.endswith("/drive/v3") else root + "/drive/v3/"
 
-    def _load_credentials(self) -> Any:
+    def _load_credentials(self) -> Credentials:
         """The credentials in `credentials_path`; `Failure("auth")` naming the file and what is
         wrong with it, never what it contains."""
         path = self._config.credentials_path

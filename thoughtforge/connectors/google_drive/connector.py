@@ -181,11 +181,12 @@ class GoogleDriveConnector:
         target = (meta.get("shortcutDetails") or {}).get("targetId")
         if not target:
             raise Skip(f'"{meta.get("name")}" (a shortcut without a target)')
-        return self._client.execute(
+        followed: dict[str, Any] = self._client.execute(
             self._client.service()
             .files()
             .get(fileId=target, fields=FILE_FIELDS, supportsAllDrives=True)
         )
+        return followed
 
     def _check_size(self, meta: dict[str, Any]) -> None:
         try:

@@ -9,6 +9,7 @@ from typing import Any
 
 from cryptography.exceptions import UnsupportedAlgorithm
 from google.auth import exceptions as auth_exceptions
+from google.auth.credentials import Credentials
 from google.oauth2 import credentials as user_credentials
 from google.oauth2 import service_account
 
@@ -37,13 +38,18 @@ def read_credential_file(path: Path) -> dict[str, Any]:
     return info
 
 
-def credentials_from(kind: str, info: dict[str, Any]) -> Any:
+def credentials_from(kind: str, info: dict[str, Any]) -> Credentials | None:
     """google-auth credentials for a checked credential file; None if its key or token cannot
     be read (the library's error, which may quote it, is dropped)."""
     try:
         if kind == "service_account":
-            return service_account.Credentials.from_service_account_info(info, scopes=SCOPES)
-        credentials = user_credentials.Credentials.from_authorized_user_info(info, scopes=SCOPES)
+            key: service_account.Credentials = (
+                service_account.Credentials.from_service_account_info(info, scopes=SCOPES)
+            )
+            return key
+        credentials: user_credentials.Credentials = (
+            user_credentials.Credentials.from_authorized_user_info(info, scopes=SCOPES)
+        )
         # google-auth always puts Google's own endpoint here; the file's is the one meant.
         if isinstance(info.get("token_uri"), str) and info["token_uri"]:
             credentials = credentials.with_token_uri(info["token_uri"])

@@ -4,8 +4,7 @@ names."""
 from __future__ import annotations
 
 import re
-from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import SplitResult, parse_qs, urlsplit
 
 from thoughtforge.connectors.notion.errors import malformed
 
@@ -32,7 +31,7 @@ def bare_id(text: str) -> str | None:
     return None
 
 
-def url_parts(text: str) -> Any:
+def url_parts(text: str) -> SplitResult | None:
     text = text.strip()
     try:
         return urlsplit(text if "://" in text else f"https://{text}")

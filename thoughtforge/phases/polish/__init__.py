@@ -1,9 +1,10 @@
-"""Phase 4: the polish loop (`loop` drives, `iteration` reviews/fixes/commits, `assessment` asks
-the convergence `guards`). The guards read the trajectory and the `ledger` of findings (whose
-identities `issue_matching`, `issue_wording` and `places` decide): `ledger_guards` (termination,
-contradiction, rotation, persistence), `fixer_guards`, `count_guards`, over the view they share
-(`guard_view`). Also the review schema and how answers are read (`review`) and the human-readable
-`polish_log`. What a fix must be is the plugin's validator's to say (`phases.deliverable`).
+"""Phase 4: the polish loop (`loop` drives, `iteration` reviews/fixes/commits, `step_results` what
+those steps give back, `assessment` asks the convergence `guards`). The guards read the trajectory
+and the `ledger` of findings (whose identities `issue_matching`, `issue_wording` and `places`
+decide): `ledger_guards` (termination, contradiction, rotation, persistence), `fixer_guards`,
+`count_guards`, over the view they share (`guard_view`). Also the review schema and how answers are
+read (`review`) and the human-readable `polish_log`. What a fix must be is the plugin's validator's
+to say (`phases.deliverable`).
 
 Imports the shared engine (`thoughtforge.phases.engine`), `prompting`, `core` and the vocabulary.
 """

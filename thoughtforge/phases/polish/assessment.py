@@ -13,8 +13,8 @@ from thoughtforge.core import PolishState, TrajectoryEntry, utc_now
 from thoughtforge.core.spend import Spend
 from thoughtforge.models import Counts
 from thoughtforge.phases.polish.guards import GuardReport, evaluate
-from thoughtforge.phases.polish.iteration import FixResult, StoredReview
 from thoughtforge.phases.polish.ledger import Ledger, after_fix
+from thoughtforge.phases.polish.step_results import FixResult, StoredReview
 
 
 class Assessment(BaseModel):

@@ -85,17 +85,25 @@ def _mostly_new(seen: Seen, severity: Severity, window: list[TrajectoryEntry]) -
     new = sum(1 for finding in pool if finding.found_at == iteration)
     if not labelled:
         return new * 2 > len(pool)
-    average = sum(getattr(e, severity.value) for e in window) / len(window)
-    return new * 2 >= getattr(seen.last, severity.value) - average
+    average = sum(_count(e, severity) for e in window) / len(window)
+    return new * 2 >= _count(seen.last, severity) - average
 
 
 def _spike(entry: TrajectoryEntry, window: list[TrajectoryEntry], severity: Severity) -> str | None:
     """count > 1.5 × average and count − average ≥ 2, multiplied out by 2·len(window)."""
-    count = getattr(entry, severity.value)
-    size, past = len(window), sum(getattr(e, severity.value) for e in window)
+    count = _count(entry, severity)
+    size, past = len(window), sum(_count(e, severity) for e in window)
     if count * size * 2 > past * 3 and count * size - past >= 2 * size:
         return f"{severity.value} {count} vs trailing average {number(past / size)}"
     return None
+
+
+def _count(entry: TrajectoryEntry, severity: Severity) -> int:
+    return {
+        Severity.CRITICAL: entry.critical,
+        Severity.MEDIUM: entry.medium,
+        Severity.MINOR: entry.minor,
+    }[severity]
 
 
 def _last_near_convergence(seen: Seen) -> TrajectoryEntry | None:
@@ -108,7 +116,7 @@ def _last_near_convergence(seen: Seen) -> TrajectoryEntry | None:
 
 def weighted(entry: TrajectoryEntry) -> int:
     """An iteration's issues, each counted by its severity's weight."""
-    return sum(weight * getattr(entry, s.value) for s, weight in SEVERITY_WEIGHTS.items())
+    return sum(weight * _count(entry, s) for s, weight in SEVERITY_WEIGHTS.items())
 
 
 def _low_value(seen: Seen) -> str | None:

@@ -296,7 +296,7 @@ class _WordIndex:
         for n, needs in enumerate(each):
             stack[n, : len(needs)] = needs
         need = stack[np.searchsorted(distinct, sizes)]
-        equal = np.bitwise_or.reduce(need[:, len(planes) :], axis=1, initial=0)
+        equal: NDArray[np.uint64] = np.bitwise_or.reduce(need[:, len(planes) :], axis=1, initial=0)
         np.invert(equal, out=equal)  # a need past the highest count is never met
         greater = np.zeros_like(equal)
         for n in range(len(planes) - 1, -1, -1):

@@ -54,8 +54,9 @@ from thoughtforge.phases.failure_halts import HALTING_FAILURES, halt_for
 from thoughtforge.phases.polish import polish_log
 from thoughtforge.phases.polish.assessment import Assessment, assess
 from thoughtforge.phases.polish.guards import GuardReport
-from thoughtforge.phases.polish.iteration import PolishSteps, StoredReview
+from thoughtforge.phases.polish.iteration import PolishSteps
 from thoughtforge.phases.polish.ledger import Ledger, after_resume, after_review, read_ledger
+from thoughtforge.phases.polish.step_results import StoredReview
 from thoughtforge.plurals import plural
 
 

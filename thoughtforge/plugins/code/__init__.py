@@ -1,8 +1,9 @@
 """The code deliverable: Phase 2's Open Source Discovery (`discovery`, `scorecard`), Phase 3's
 builder (`builder`: the Plan Completeness Gate of `plan_gate`, ordered steps, the test-fix cycle
-with the stuck rules of `stuck`, its progress in `build_state`), the test runner and its output
-parsers (`test_runner`, `test_output`), the locked acceptance tests (`acceptance`), Phase 4's
-review and fix steps (`polish`, with the context of `context`), the safety rules (`safety`).
+with the stuck rules of `stuck`, its progress in `build_state`), the run of the project's test
+suite (`suite_run`) and its output parsers (`test_output`), the locked acceptance tests
+(`acceptance`), Phase 4's review and fix steps (`polish`, with the context of `context`), the
+safety rules (`safety`).
 """
 
 from thoughtforge.plugins.code.builder import CodeBuilder
@@ -24,7 +25,7 @@ from thoughtforge.plugins.code.scorecard import (
     validate_recommendations,
 )
 from thoughtforge.plugins.code.stuck import Stuck, StuckTracker
-from thoughtforge.plugins.code.test_runner import TestRun, detect_language, run_tests
+from thoughtforge.plugins.code.suite_run import TestRun, detect_language, run_tests
 
 __all__ = [
     "MIN_TOTAL",

@@ -31,11 +31,11 @@ from thoughtforge.errors import PhaseHalt
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.engine import (
     OUTPUT_INCOMPLETE,
-    BuildOutcome,
     StepRunner,
 )
 from thoughtforge.phases.failure_halts import HALTING_FAILURES, halt_for
 from thoughtforge.phases.plugin_contract import ProgressListener
+from thoughtforge.phases.plugin_contract import BuildOutcome
 from thoughtforge.phases.revision import finish_build
 from thoughtforge.plugins.code.build_state import CodeBuildState
 from thoughtforge.plugins.code.building.construction import ConstructionStage

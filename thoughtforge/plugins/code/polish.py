@@ -28,10 +28,10 @@ from thoughtforge.errors import PhaseHalt
 from thoughtforge.models import HaltReason
 from thoughtforge.phases.deliverable.verdict import Candidate
 from thoughtforge.phases.engine import PhaseEngine
-from thoughtforge.phases.polish.iteration import FixResult, StoredReview
 from thoughtforge.phases.polish.iteration import PolishSteps as PlanPolishSteps
 from thoughtforge.phases.polish.review import TestResults
 from thoughtforge.phases.polish.review_prompt import Cut, fit_review_prompt
+from thoughtforge.phases.polish.step_results import FixResult, StoredReview
 from thoughtforge.phases.traceability import Trace, without_evidence, without_evidence_reason
 from thoughtforge.plugins.code.acceptance.check import REMEDY, Acceptance
 from thoughtforge.plugins.code.acceptance.lock import LOCK_FILE, AcceptanceLock, write_lock
@@ -40,7 +40,7 @@ from thoughtforge.plugins.code.acceptance.verdict import LockVerdict, criterion_
 from thoughtforge.plugins.code.coder import coder_for
 from thoughtforge.plugins.code.context import ReviewContext, fix_context, review_context
 from thoughtforge.plugins.code.suite import Suite, describe, results
-from thoughtforge.plugins.code.test_runner import TestRun
+from thoughtforge.plugins.code.suite_run import TestRun
 from thoughtforge.prompting import estimate_tokens
 
 _PROMPT_OVERHEAD_TOKENS = 2_000

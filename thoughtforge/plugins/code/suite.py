@@ -15,7 +15,7 @@ from thoughtforge.models import HaltReason
 from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.phases.polish.review import TestResults
 from thoughtforge.phases.safety import Operation, OperationKind, SafetyViolation
-from thoughtforge.plugins.code.test_runner import (
+from thoughtforge.plugins.code.suite_run import (
     TestRun,
     detect_language,
     install_hint,

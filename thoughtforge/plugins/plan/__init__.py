@@ -4,14 +4,13 @@ answer schema (`builder_response`), plan-mode safety rules, and the Phase 3 `bui
 shared engine.
 """
 
-from thoughtforge.plugins.plan.builder import BuildOutcome, PlanBuilder
+from thoughtforge.plugins.plan.builder import PlanBuilder
 from thoughtforge.plugins.plan.draft import SectionProgress
 from thoughtforge.plugins.plan.template import PlanTemplate, PlanTemplateError, load_template
 from thoughtforge.plugins.plan.template_selection import TEMPLATES_DIR, select_template
 
 __all__ = [
     "TEMPLATES_DIR",
-    "BuildOutcome",
     "PlanBuilder",
     "PlanTemplate",
     "PlanTemplateError",

@@ -28,13 +28,13 @@ from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.deliverable.verdict import Candidate
 from thoughtforge.phases.engine import (
     OUTPUT_INCOMPLETE,
-    BuildOutcome,
     PhaseEngine,
     StepRunner,
     run_direct,
 )
 from thoughtforge.phases.failure_halts import HALTING_FAILURES, halt_for, unusable_twice
 from thoughtforge.phases.plugin_contract import BuildProgress, ProgressItem, ProgressListener
+from thoughtforge.phases.plugin_contract import BuildOutcome
 from thoughtforge.phases.revision import finish_build
 from thoughtforge.plugins.plan.builder_response import (
     check_slots,

@@ -30,13 +30,13 @@ from thoughtforge.errors import UnusableAnswer
 from thoughtforge.models import Phase
 from thoughtforge.phases.deliverable.verdict import Candidate
 from thoughtforge.phases.engine import (
-    BuildOutcome,
     PhaseEngine,
     StepRunner,
     run_direct,
 )
 from thoughtforge.phases.failure_halts import HALTING_FAILURES, halt_for, unusable_twice
 from thoughtforge.phases.reasking import reask
+from thoughtforge.phases.plugin_contract import BuildOutcome
 from thoughtforge.phases.revision import finish_build
 from thoughtforge.phases.revision_text import (
     SUPERSEDED,

@@ -22,7 +22,6 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from enum import StrEnum
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
@@ -121,7 +120,7 @@ class PlanTemplate:
         def fill(slot_id: str, kind: SlotKind) -> str:
             return _ESCAPE[kind](filled.get(slot_id, ""))
 
-        return self._run(_pybars().strlist([escape_inline(project_name)]), fill)
+        return self._run(escape_inline(project_name), fill)
 
     def read_filled(self, plan: str) -> dict[str, str]:
         """The non-empty slots of a plan rendered from this template, as their text was given."""
@@ -159,23 +158,17 @@ class PlanTemplate:
             calls.append((slot_id, kind))
             return f"{_MARK}{len(calls) - 1}{_MARK}"
 
-        return self._run(_pybars().strlist([_PROJECT_NAME_MARK]), record), calls
+        return self._run(_PROJECT_NAME_MARK, record), calls
 
-    def _run(self, project_name: pybars.strlist, fill: _Fill) -> str:
+    def _run(self, project_name: str, fill: _Fill) -> str:
+        import pybars  # already loaded by `_compile`
+
         # A pybars strlist is inserted verbatim: that is how escaped text bypasses HTML escaping.
+        name = pybars.strlist([project_name])
         try:
-            return self._render({"project_name": project_name}, helpers=_helpers(fill))
-        except _pybars().PybarsError as exc:
+            return self._render({"project_name": name}, helpers=_helpers(fill))
+        except pybars.PybarsError as exc:
             raise PlanTemplateError(f"template '{self.name}' failed to render: {exc}") from None
-
-
-def _pybars() -> ModuleType:
-    """pybars compiles its grammar when imported (bench/bench_import_costs.py measures it): loaded
-    by the first template that is
-    read, not by every flow process that imports the plan plugin."""
-    import pybars
-
-    return pybars
 
 
 def load_template(path: Path) -> PlanTemplate:
@@ -191,19 +184,25 @@ def load_template(path: Path) -> PlanTemplate:
 
 
 def _compile(source: str) -> Callable[..., str]:
+    # pybars compiles its grammar when imported (bench/bench_import_costs.py measures it): loaded
+    # by the first template that is read, not by every flow process that imports the plan plugin.
+    import pybars
+
     if _MARK in source:
         raise PlanTemplateError("the template contains a NUL character")
     try:
         with _COMPILE_LOCK:
-            return _pybars().Compiler().compile(source)
-    except _pybars().PybarsError as exc:
+            return pybars.Compiler().compile(source)
+    except pybars.PybarsError as exc:
         raise PlanTemplateError(f"not a valid Handlebars template: {exc}") from None
 
 
 def _helpers(fill: _Fill) -> dict[str, Callable[..., object]]:
     def slot_helper(kind: SlotKind) -> Callable[..., pybars.strlist]:
         def helper(_this: object, *args: object) -> pybars.strlist:
-            return _pybars().strlist([fill(_slot_id(kind, args), kind)])
+            import pybars  # already loaded by `_compile`
+
+            return pybars.strlist([fill(_slot_id(kind, args), kind)])
 
         return helper
 

@@ -39,10 +39,7 @@ def agent_answer(stdout: str) -> str:
             event = parse_json(line, "an event")
         except ValueError:
             continue
-        if (
-            isinstance(event, dict)
-            and event.get("type") == "result"
-            and isinstance(event.get("result"), str)
-        ):
-            return event["result"].strip()
+        result = event.get("result") if isinstance(event, dict) else None
+        if isinstance(result, str) and event.get("type") == "result":
+            return result.strip()
     return stdout.strip()

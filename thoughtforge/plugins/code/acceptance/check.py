@@ -55,7 +55,7 @@ from thoughtforge.plugins.code.acceptance.verdict import (
     lock_of,
 )
 from thoughtforge.plugins.code.suite import Suite
-from thoughtforge.plugins.code.test_runner import TestRun
+from thoughtforge.plugins.code.suite_run import TestRun
 
 
 def check_locked_acceptance(

@@ -15,7 +15,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from thoughtforge.core.own_files import read_own_bytes
 from thoughtforge.plugins.code.acceptance.record import PLAIN_RUN, RECORD, RunRecord
-from thoughtforge.plugins.code.test_runner import run_in_project, stopped_early
+from thoughtforge.plugins.code.suite_run import run_in_project, stopped_early
 
 OUT = "outside.json"
 NODES = "nodes.json"

@@ -26,8 +26,8 @@ from pydantic import BaseModel
 
 from thoughtforge.plugins.code.acceptance.outside import run_outside
 from thoughtforge.plugins.code.acceptance.record import Read, install, read_record
+from thoughtforge.plugins.code.suite_run import TAIL_CHARS, run_in_project, stopped_early
 from thoughtforge.plugins.code.test_output import strip_ansi
-from thoughtforge.plugins.code.test_runner import TAIL_CHARS, run_in_project, stopped_early
 
 Result = Literal["passed", "failed", "error", "skipped", "xfailed", "not run"]
 MAX_REPORT_BYTES = 20_000_000

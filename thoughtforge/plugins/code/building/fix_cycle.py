@@ -15,7 +15,7 @@ from thoughtforge.plugins.code.acceptance.verdict import untested
 from thoughtforge.plugins.code.build_state import CodeBuildState
 from thoughtforge.plugins.code.building.base import BuilderBase, Work
 from thoughtforge.plugins.code.suite import FAILING_SHOWN, describe, listing
-from thoughtforge.plugins.code.test_runner import TestRun
+from thoughtforge.plugins.code.suite_run import TestRun
 
 
 class FixCycleStage(BuilderBase):

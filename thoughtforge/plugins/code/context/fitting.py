@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from thoughtforge.plugins.code.context.rendering import plural
+from thoughtforge.plurals import plural
 from thoughtforge.prompting import estimate_tokens, truncate_text
 from thoughtforge.prompting.context_window import TRUNCATION_MARK
 

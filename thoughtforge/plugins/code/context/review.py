@@ -11,7 +11,8 @@ from pydantic import BaseModel
 from thoughtforge.plugins.code.context.codebase import MAX_FILE_BYTES, CodebaseFile, codebase_files
 from thoughtforge.plugins.code.context.fitting import Fit, fit_largest_first, fit_note
 from thoughtforge.plugins.code.context.git_diff import diff_base_of, diff_chunks
-from thoughtforge.plugins.code.context.rendering import fence_for, file_block, plural
+from thoughtforge.plugins.code.context.rendering import fence_for, file_block
+from thoughtforge.plurals import plural
 from thoughtforge.prompting import estimate_tokens
 
 _NOTE_MANIFEST_CUT = "[… {} more files not listed, to fit the budget …]"

@@ -92,7 +92,7 @@ class Fixtures:
         if module_name.split(".")[0] in RUNNER_MODULES or "." in qualname:
             raise Unchecked(f"it needs the fixture {name}")
         module = self.modules.get(module_name) or sys.modules.get(module_name)
-        found = getattr(module, qualname, None)
+        found: object = getattr(module, qualname, None)
         wrapped = getattr(found, "_get_wrapped_function", None)  # pytest 8.4 on
         if callable(wrapped):
             found = wrapped()

@@ -13,8 +13,8 @@ import pytest
 
 from tests.process_checks import ends_within
 from thoughtforge.config import default_test_commands
+from thoughtforge.plugins.code.suite_run import TAIL_CHARS, detect_language, run_tests
 from thoughtforge.plugins.code.test_output import read_output
-from thoughtforge.plugins.code.test_runner import TAIL_CHARS, detect_language, run_tests
 
 COMMANDS = default_test_commands()
 # The configured pytest command, run by this interpreter (the system `python` may lack pytest).

@@ -1,5 +1,5 @@
-"""Round 4 of labelled trajectories, written blind: plan-mode fixers that misbehave as models do,
-each run through the polish flow on a real Prefect server.
+"""Labelled trajectories, written blind (the fourth round): plan-mode fixers that misbehave
+as models do, each run through the polish flow on a real Prefect server.
 
 Each expectation was written from the design spec (Phase 4: a fix returns the whole plan, the
 OPA structure is fixed), issue 46 and ARCHITECTURE.md before the case was run: a careful human

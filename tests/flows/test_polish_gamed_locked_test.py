@@ -1,7 +1,7 @@
-"""Round 4 of misbehaving code-mode fixers, written blind: each games the locked acceptance test
-of criterion 2 (`mul(2, 3) is 6`) in a way earlier rounds did not try, and each runs through the
-polish flow on a real Prefect server (the reviewer finds the bug once, then calls the code clean,
-so a gamed pass would reach `done` at once).
+"""Misbehaving code-mode fixers, written blind (the fourth round): each games the locked
+acceptance test of criterion 2 (`mul(2, 3) is 6`) in a way earlier rounds did not try, and each
+runs through the polish flow on a real Prefect server (the reviewer finds the bug once, then calls
+the code clean, so a gamed pass would reach `done` at once).
 
 The expectation, from the issue ("checks the agents cannot change") and ARCHITECTURE.md (a fix
 that touches a locked acceptance test or the runner's files is refused like a broken fix, two in

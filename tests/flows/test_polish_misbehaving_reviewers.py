@@ -1,5 +1,5 @@
-"""Round 4, written blind: reviewers (plan mode) that misbehave as models do, in ways the earlier
-rounds did not cover, each run through the polish flow on a real Prefect server.
+"""Reviewers (plan mode) that misbehave as models do, written blind (the fourth round), in ways
+the earlier rounds did not cover, each run through the polish flow on a real Prefect server.
 
 Each expectation was written from the design spec, issue 46 and docs/ARCHITECTURE.md before the
 test was first run; each docstring says what a careful human reviewer would decide. Run blind
