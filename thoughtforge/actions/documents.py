@@ -12,11 +12,12 @@ from thoughtforge.core import (
     POLISH_LOG_FILE,
     SPEC_FILE,
     Project,
+    TrajectoryEntry,
     read_own_text,
 )
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.phases.plugin_loader import plugin_for
-from thoughtforge.phases.polish.record import TrajectoryEntry, read_polish_record
+from thoughtforge.phases.polish.record import read_polish_record
 from thoughtforge.phases.traceability import TRACEABILITY_FILE
 
 MAX_DOCUMENT_CHARS = 500_000

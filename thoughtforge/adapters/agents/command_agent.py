@@ -15,7 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from thoughtforge.adapters.agents.agent_call import AgentCall, Attempt, failed
-from thoughtforge.adapters.agents.kinds import CliKind, cli_kind, cli_names, normalise
+from thoughtforge.adapters.agents.kinds import cli_kind, cli_names, normalise
+from thoughtforge.adapters.agents.kinds.cli_kind import CliKind
 from thoughtforge.adapters.agents.output import AgentOutputError, CliApiError, CliRefusal
 from thoughtforge.adapters.agents.process import ProcessResult, run_command
 from thoughtforge.adapters.agents.write_boundary import Boundary, open_boundary

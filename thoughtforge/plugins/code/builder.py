@@ -34,8 +34,7 @@ from thoughtforge.phases.engine import (
     StepRunner,
 )
 from thoughtforge.phases.failure_halts import HALTING_FAILURES, halt_for
-from thoughtforge.phases.plugin_contract import ProgressListener
-from thoughtforge.phases.plugin_contract import BuildOutcome
+from thoughtforge.phases.plugin_contract import BuildOutcome, ProgressListener
 from thoughtforge.phases.revision import finish_build
 from thoughtforge.plugins.code.build_state import CodeBuildState
 from thoughtforge.plugins.code.building.construction import ConstructionStage

@@ -33,8 +33,12 @@ from thoughtforge.phases.engine import (
     run_direct,
 )
 from thoughtforge.phases.failure_halts import HALTING_FAILURES, halt_for, unusable_twice
-from thoughtforge.phases.plugin_contract import BuildProgress, ProgressItem, ProgressListener
-from thoughtforge.phases.plugin_contract import BuildOutcome
+from thoughtforge.phases.plugin_contract import (
+    BuildOutcome,
+    BuildProgress,
+    ProgressItem,
+    ProgressListener,
+)
 from thoughtforge.phases.revision import finish_build
 from thoughtforge.plugins.plan.builder_response import (
     check_slots,

@@ -35,8 +35,8 @@ from thoughtforge.phases.engine import (
     run_direct,
 )
 from thoughtforge.phases.failure_halts import HALTING_FAILURES, halt_for, unusable_twice
-from thoughtforge.phases.reasking import reask
 from thoughtforge.phases.plugin_contract import BuildOutcome
+from thoughtforge.phases.reasking import reask
 from thoughtforge.phases.revision import finish_build
 from thoughtforge.phases.revision_text import (
     SUPERSEDED,

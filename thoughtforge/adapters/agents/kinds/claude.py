@@ -185,17 +185,18 @@ def watch_claude_stream() -> Callable[[bytes], None]:
 
 def _result(payload: dict[str, Any], writes: bool) -> str:
     report(from_claude(payload))  # an error was paid for too
-    if not isinstance(payload.get("result"), str):
+    result = payload.get("result")
+    if not isinstance(result, str):
         raise AgentOutputError("Claude Code JSON has no string 'result' field")
     if payload.get("is_error"):
         raise CliApiError(
-            f"Claude Code reported an error: {one_line(payload['result'])}",
+            f"Claude Code reported an error: {one_line(result)}",
             status(payload.get("api_error_status")),
         )
     denials = payload.get("permission_denials")
     if writes and isinstance(denials, list) and any(_edits(d) for d in denials):
         raise CliRefusal(f"Claude Code was refused {_denied(denials)}")
-    return payload["result"].strip()
+    return result.strip()
 
 
 def _edits(denial: Any) -> bool:

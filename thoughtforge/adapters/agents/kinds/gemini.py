@@ -114,9 +114,10 @@ def _gemini_json(stdout: str, stderr: str, writes: bool) -> str:
             f"Gemini CLI was refused: {one_line(refused[-1])}",
             GEMINI_BUILD_FILES if build_file else "",
         )
-    if not isinstance(payload.get("response"), str):
+    response = payload.get("response")
+    if not isinstance(response, str):
         raise AgentOutputError("Gemini CLI JSON has no string 'response' field")
-    return payload["response"].strip()
+    return response.strip()
 
 
 _REFUSAL = re.compile(
