@@ -97,9 +97,10 @@ class Newcomer:
         found = folder.glob("*") if folder.exists() else []
         return sorted(p for p in found if not p.name.startswith("."))
 
-    def new_project(self, before: list[Path]) -> Path:
-        [project] = set(self.projects()) - set(before)
-        return project
+    def created(self, output: str) -> Path:
+        """The project a command's output says it created."""
+        [project_id] = re.findall(r"Created project (\S+) in", output)
+        return self.work / "projects" / project_id
 
     def waits(self, project: Path, kind: str) -> Callable[[], bool]:
         """The project's run waits for the person with form `kind`, ready to take an answer."""
@@ -142,17 +143,14 @@ def test_every_printed_command_runs_as_written_in_a_tool_install(
         assert "thoughtforge-pipeline/local" in listed.stdout
         [start_line] = re.findall(r"Then start a project from it: (.+)", started)
 
-        # The first command: a whole project to done, on the server `up` started.
-        before = tf.projects()
-        finished = tf.run("run", "examples/wedding-plan.md", "--auto-confirm")
-        done = tf.new_project(before)
-        assert "Done. Deliverable:" in finished and read_status(done).phase is Phase.DONE
-
-        # The command line's tour: a run that waits for you, answered from another shell.
-        before = tf.projects()
+        # The command line's tour: a run that waits for you, answered from another shell while
+        # the first command takes a whole project to done.
         with tf.meanwhile("run", "examples/wedding-plan.md") as printed:
-            wait_for(lambda: len(tf.projects()) > len(before), "the run's project")
-            waiting = tf.new_project(before)
+            finished = tf.run("run", "examples/wedding-plan.md", "--auto-confirm")
+            done = tf.created(finished)
+            assert "Done. Deliverable:" in finished and read_status(done).phase is Phase.DONE
+            wait_for(lambda: "Created project" in printed(), "the waiting run's project")
+            waiting = tf.created(printed())
             wait_for(tf.waits(waiting, "IntakeTurn"), "Phase 1's question")
             listing = tf.run("status")
             assert waiting.name in listing and done.name in listing
@@ -174,6 +172,14 @@ def test_every_printed_command_runs_as_written_in_a_tool_install(
         assert "Done. Deliverable:" in printed()
         assert read_status(waiting).phase is Phase.DONE
 
+        # The page's path (the worker takes them while the revision goes on; three projects at
+        # work at most): runs started on `up`'s server by the README's line and by `up`'s own.
+        deployed = "thoughtforge-pipeline/local"
+        brain_dump = "brain_dump=@examples/wedding-plan.md"
+        assert "Started" in tf.run("run-deployment", deployed, "-p", brain_dump)
+        from_up = run_ok(shlex.split(start_line), env=tf.env, cwd=tf.work, timeout=300)
+        assert "Started" in from_up.stdout
+
         # After done: a revision, confirmed as before, then its history.
         with tf.meanwhile("revise", "ID", "Cut the budget to 12k.", project_id=done.name):
             wait_for(tf.waits(done, "SpecTurn"), "the revision's spec to confirm")
@@ -183,15 +189,8 @@ def test_every_printed_command_runs_as_written_in_a_tool_install(
         history = tf.run("history", "ID", "--named", project_id=done.name)
         assert {"phase1", "phase4"} <= set(re.findall(r"│ (\S+)\s+│ [0-9a-f]{7}", history))
 
-        # The page's path: runs started on `up`'s server, the README's line and `up`'s own.
-        before = tf.projects()
-        deployed = "thoughtforge-pipeline/local"
-        brain_dump = "brain_dump=@examples/wedding-plan.md"
-        assert "Started" in tf.run("run-deployment", deployed, "-p", brain_dump)
-        from_up = run_ok(shlex.split(start_line), env=tf.env, cwd=tf.work, timeout=300)
-        assert "Started" in from_up.stdout
-        wait_for(lambda: len(tf.projects()) == len(before) + 2, "both deployed runs' projects")
-        for project in set(tf.projects()) - set(before):
+        wait_for(lambda: len(tf.projects()) == 4, "both deployed runs' projects")
+        for project in set(tf.projects()) - {done, waiting}:
             wait_for(tf.waits(project, "IntakeTurn"), "a deployed run's first question")
     finally:
         stopped = tf.run("down")
