@@ -60,6 +60,20 @@ def test_init_new_status_from_an_empty_directory(run: Run, tmp_path: Path) -> No
     assert detail.returncode == 0 and "halt_reason" in detail.stdout
 
 
+def test_init_writes_the_example_brain_dump_the_readme_starts_from(
+    run: Run, tmp_path: Path
+) -> None:
+    """A tool install's folder has no examples/: the README's `run examples/wedding-plan.md`
+    works there after `init`, and a brain dump already there is kept."""
+    written = run("init")
+    example = tmp_path / "examples" / "wedding-plan.md"
+    assert example.read_text() == (REPO_ROOT / "examples" / "wedding-plan.md").read_text()
+    assert "examples/wedding-plan.md" in written.stdout
+    example.write_text("My own wedding.")
+    assert run("init", "--force").returncode == 0
+    assert example.read_text() == "My own wedding."
+
+
 def _new_projects(tmp_path: Path, count: int = 1) -> list[Path]:
     """`count` projects in the config `init` wrote, made in this process as `new` makes them
     (`new` itself is tried above): the tests below are about what other commands do with them."""

@@ -20,7 +20,7 @@ DOCUMENTS = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))
 _BLOCK = re.compile(r"^```(?:sh|bash|console)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
-def _printed_commands() -> list[tuple[str, list[str]]]:
+def printed_commands() -> list[tuple[str, list[str]]]:
     found = []
     for document in DOCUMENTS:
         for block in _BLOCK.findall(document.read_text(encoding="utf-8")):
@@ -46,12 +46,12 @@ def _help(command: str) -> str:
 
 
 def test_the_readme_prints_commands() -> None:
-    commands = [words[0] for name, words in _printed_commands() if name == "README.md" and words]
+    commands = [words[0] for name, words in printed_commands() if name == "README.md" and words]
     assert {"run", "up", "down", "status", "run-deployment", "revise"} <= set(commands)
 
 
 @pytest.mark.parametrize(
-    ("document", "words"), _printed_commands(), ids=lambda value: " ".join(value)[:60]
+    ("document", "words"), printed_commands(), ids=lambda value: " ".join(value)[:60]
 )
 def test_a_printed_command_exists_with_the_options_it_uses(document: str, words: list[str]) -> None:
     while words[:1] and words[0] in ("--config", "-c", "--debug"):  # the root's own options

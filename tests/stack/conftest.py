@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import socket
 import subprocess
 import sys
@@ -133,3 +134,30 @@ def asked_again(stack: Stack, old_key: str) -> Callable[[], bool]:
         )
 
     return check
+
+
+INSTALL_SECONDS = 900
+INSTALLED_TIMEOUT = 2 * INSTALL_SECONDS + 600
+"""A test of the install: the install itself (its first test builds it) and the test's runs."""
+
+
+def run_ok(argv: list[str], **options: object) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(argv, capture_output=True, text=True, check=False, **options)
+    assert result.returncode == 0, f"{shlex.join(argv)}:\n{result.stdout}\n{result.stderr}"
+    return result
+
+
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A venv holding the wheel built from this checkout (and its dependencies), nothing else: a
+    tool install (`pipx`, `uv tool`), built once for the session's tests of it."""
+    root = tmp_path_factory.mktemp("tool")
+    wheels = root / "wheels"
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
+    run_ok([*pip, "wheel", str(REPO), "--no-deps", "-w", str(wheels)], timeout=INSTALL_SECONDS)
+    [wheel] = wheels.glob("thoughtforge-*.whl")
+    venv = root / "venv"
+    run_ok([sys.executable, "-m", "venv", str(venv)], timeout=120)
+    install = [str(venv / "bin" / "python"), "-m", "pip", "--disable-pip-version-check"]
+    run_ok([*install, "install", "--quiet", str(wheel)], timeout=INSTALL_SECONDS, cwd=root)
+    yield venv

@@ -11,13 +11,12 @@ import os
 import re
 import shlex
 import subprocess
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.stack.conftest import REPO, free_port, wait_for
+from tests.stack.conftest import INSTALLED_TIMEOUT, REPO, free_port, run_ok, wait_for
 from thoughtforge.config import state_dir
 from thoughtforge.core import Project, read_status
 from thoughtforge.core.processes import live_processes
@@ -25,30 +24,7 @@ from thoughtforge.core.project_view import read_view
 from thoughtforge.models import Phase
 from thoughtforge.stack.api import PrefectApi
 
-pytestmark = pytest.mark.slow
-
-INSTALL_SECONDS = 900
-
-
-def _run(argv: list[str], **options: object) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(argv, capture_output=True, text=True, check=False, **options)
-    assert result.returncode == 0, f"{shlex.join(argv)}:\n{result.stdout}\n{result.stderr}"
-    return result
-
-
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A venv holding the wheel built from this checkout (and its dependencies), nothing else."""
-    root = tmp_path_factory.mktemp("tool")
-    wheels = root / "wheels"
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
-    _run([*pip, "wheel", str(REPO), "--no-deps", "-w", str(wheels)], timeout=INSTALL_SECONDS)
-    [wheel] = wheels.glob("thoughtforge-*.whl")
-    venv = root / "venv"
-    _run([sys.executable, "-m", "venv", str(venv)], timeout=120)
-    install = [str(venv / "bin" / "python"), "-m", "pip", "--disable-pip-version-check"]
-    _run([*install, "install", "--quiet", str(wheel)], timeout=INSTALL_SECONDS, cwd=root)
-    yield venv
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(INSTALLED_TIMEOUT)]
 
 
 def test_the_wheel_in_a_venv_of_its_own_runs_a_deployed_project_to_done(
@@ -66,9 +42,9 @@ def test_the_wheel_in_a_venv_of_its_own_runs_a_deployed_project_to_done(
     }
 
     def tf(*args: str) -> subprocess.CompletedProcess[str]:
-        return _run([str(bin_dir / "thoughtforge"), *args], env=env, cwd=work, timeout=300)
+        return run_ok([str(bin_dir / "thoughtforge"), *args], env=env, cwd=work, timeout=300)
 
-    where = _run(
+    where = run_ok(
         [str(bin_dir / "python"), "-c", "import thoughtforge; print(thoughtforge.__file__)"],
         env=env,
         cwd=work,
@@ -93,9 +69,11 @@ def test_the_wheel_in_a_venv_of_its_own_runs_a_deployed_project_to_done(
             r"For `(.+)` commands in this shell: export PREFECT_API_URL=(\S+)", started.stdout
         )
         assert prefect == str(bin_dir / "prefect")
-        listed = _run([prefect, "deployment", "ls"], env={**env, "PREFECT_API_URL": api}, cwd=work)
+        listed = run_ok(
+            [prefect, "deployment", "ls"], env={**env, "PREFECT_API_URL": api}, cwd=work
+        )
         assert "thoughtforge-pipeline/local" in listed.stdout
-        _run([*command, "-p", "auto_confirm=true"], env=env, cwd=work, timeout=300)
+        run_ok([*command, "-p", "auto_confirm=true"], env=env, cwd=work, timeout=300)
         projects = work / "projects"
 
         def done(revision: int) -> Callable[[], bool]:

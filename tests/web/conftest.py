@@ -20,6 +20,9 @@ from thoughtforge.config import Config, load_config
 from thoughtforge.web.app import create_app
 
 TOKEN = "test-token-0123456789"
+SIZES = {"wide": {"width": 1300, "height": 900}, "phone": {"width": 390, "height": 844}}
+"""The browser tests' desktop and phone sizes."""
+WAIT_MS = 15_000
 
 
 @dataclass
@@ -76,3 +79,25 @@ def serve_bench() -> Iterator[Callable[[Path], Bench]]:
 @pytest.fixture
 def bench(write_config: Callable[..., Path], serve_bench: Callable[[Path], Bench]) -> Bench:
     return serve_bench(write_config(concurrency={"max_parallel_runs": 10}))
+
+
+@pytest.fixture
+def open_page(browser: Any) -> Iterator[Any]:
+    """`open_page(size)`: a page at that size (the phone one a touch screen); a script error on
+    any page fails the test."""
+    contexts: list[Any] = []
+    errors: list[str] = []
+
+    def make(size: str) -> Any:
+        phone = size == "phone"
+        context = browser.new_context(viewport=SIZES[size], has_touch=phone, is_mobile=phone)
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+    assert errors == [], errors

@@ -11,7 +11,6 @@ Headless Debian Chromium driven by Playwright; a screenshot of each check in `te
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ import pytest
 from tests.build_setup import building_project
 from tests.phases.conftest import distillation, under_review
 from tests.phases.test_spec import proposal, say_ai, spec_building_project
-from tests.web.conftest import Bench
+from tests.web.conftest import SIZES, WAIT_MS, Bench
 from tests.web.test_browser_chat import _accessible as accessible  # axe, as every page
 from thoughtforge.core import (
     ChatMessage,
@@ -44,31 +43,7 @@ from thoughtforge.models import Counts, Phase
 
 pytestmark = pytest.mark.slow
 SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "web"
-SIZES = {"wide": {"width": 1300, "height": 900}, "phone": {"width": 390, "height": 844}}
 SECTIONS = ("Site and foundation", "Frame and walls", "Roof", "Door and window", "Finish")
-WAIT_MS = 15_000
-
-
-@pytest.fixture
-def open_page(browser: Any) -> Iterator[Any]:
-    """`open_page(size)`: a page at that size (the phone one a touch screen); a script error on
-    any page fails the test."""
-    contexts: list[Any] = []
-    errors: list[str] = []
-
-    def make(size: str) -> Any:
-        phone = size == "phone"
-        context = browser.new_context(viewport=SIZES[size], has_touch=phone, is_mobile=phone)
-        contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(WAIT_MS)
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        return page
-
-    yield make
-    for context in contexts:
-        context.close()
-    assert errors == [], errors
 
 
 def _shot(page: Any, name: str) -> None:

@@ -10,9 +10,11 @@ from pathlib import Path
 
 from tests.core.test_word_diff import AFTER, BEFORE
 from tests.web.conftest import Bench
-from thoughtforge.core import create_project
+from thoughtforge.core import create_project, read_status, write_status
+from thoughtforge.core.archive import archive
 from thoughtforge.core.git_repo import commit
 from thoughtforge.core.history import project_history
+from thoughtforge.models import Phase
 
 GOLDEN = Path(__file__).parent / "golden" / "history_diff.html"
 HOSTILE = "<script>alert(1)</script> <img src=x onerror=alert(2)>"
@@ -50,3 +52,20 @@ def test_the_before_after_page_shows_words_deliverable_first_bookkeeping_folded(
     )
     assert '<details class="bookkeeping"><summary>' in changed and "<details open" not in changed
     assert "@@" not in changed and "diff --git" not in changed
+
+
+def test_the_history_page_names_its_project_and_says_when_it_is_archived(bench: Bench) -> None:
+    """It read "History" over a row of versions, the project an id and its archive unsaid."""
+    project = create_project(bench.config, brain_dump="A plan for a wedding. " * 10)
+    named = read_status(project.dir).model_copy(
+        update={"project_name": "Barn <wedding>", "phase": Phase.DONE}
+    )
+    write_status(project.dir, named)
+    shown = bench.get(f"/projects/{project.id}/history").text
+    assert '<strong class="project-name">Barn &lt;wedding&gt;</strong>' in shown
+    assert "ARCHIVED" not in shown
+    archive(project)
+    assert (
+        '<span class="badge archived">ARCHIVED</span>'
+        in bench.get(f"/projects/{project.id}/history").text
+    )

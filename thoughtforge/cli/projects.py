@@ -18,7 +18,7 @@ from thoughtforge.cli.app import (
     read_text_source,
 )
 from thoughtforge.cli.runs import run_pipeline, run_polish
-from thoughtforge.config import Config, config_path, write_example
+from thoughtforge.config import Config, config_path, write_example, write_example_brain_dump
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.terminal_text import inert_markup
 
@@ -38,7 +38,8 @@ def init(
         ),
     ] = False,
 ) -> None:
-    """Write a config.yaml from the documented example (and, asked, a prefect.yaml beside it)."""
+    """Write a config.yaml from the documented example (and, asked, a prefect.yaml beside it),
+    and the example brain dump examples/wedding-plan.md beside it when that folder has none."""
     from thoughtforge.stack.deployments import FILE_NAME, write_deployments_file
 
     target = config_path(ctx.obj)
@@ -47,6 +48,9 @@ def init(
     if not target.exists() or force:
         write_example(target)
         out.print(f"Wrote {target}. It uses the scripted demo agent until you set agents.default.")
+        example = write_example_brain_dump(target.parent)
+        if example is not None:
+            out.print(f"Wrote {example}, the brain dump the README's commands start from.")
     if prefect_yaml:
         written = write_deployments_file(target, force)
         out.print(f"Wrote {written}: `up` deploys it instead of the package's {FILE_NAME}.")

@@ -177,9 +177,9 @@ def _check_before_starting(config: Config, config_file: Path, directory: Path) -
 def _example_brain_dump() -> Path | None:
     """The wedding-plan example: in the package when installed from a wheel, in the clone's
     examples/ otherwise."""
-    from thoughtforge.config.files import shipped_file
+    from thoughtforge.config.files import EXAMPLE_BRAIN_DUMP, shipped_file
 
-    found = shipped_file("examples/wedding-plan.md")
+    found = shipped_file(EXAMPLE_BRAIN_DUMP)
     return found if found.exists() else None
 
 

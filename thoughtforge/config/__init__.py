@@ -12,7 +12,13 @@ The sections are declared per area (`agents`, `notifications`, `connectors`, `se
 from thoughtforge.config.agents import AgentsConfig, AgentSpec, CommandAgentSpec, OpenAIAgentSpec
 from thoughtforge.config.code import CodeConfig, default_test_commands
 from thoughtforge.config.connectors import GoogleDriveConfig, NotionConfig
-from thoughtforge.config.files import PACKAGED_EXAMPLE, config_path, state_dir, write_example
+from thoughtforge.config.files import (
+    PACKAGED_EXAMPLE,
+    config_path,
+    state_dir,
+    write_example,
+    write_example_brain_dump,
+)
 from thoughtforge.config.live import LiveConfig
 from thoughtforge.config.loading import load_config
 from thoughtforge.config.model import Config
@@ -47,4 +53,5 @@ __all__ = [
     "load_config",
     "state_dir",
     "write_example",
+    "write_example_brain_dump",
 ]

@@ -12,6 +12,7 @@ DEFAULT_CONFIG_NAME = "config.yaml"
 EXAMPLE_NAME = "config.yaml.example"
 PACKAGED_EXAMPLE = Path(__file__).with_name(EXAMPLE_NAME)
 STATE_DIR = ".thoughtforge"
+EXAMPLE_BRAIN_DUMP = "examples/wedding-plan.md"
 
 
 def shipped_file(relative: str) -> Path:
@@ -42,3 +43,15 @@ def write_example(target: Path) -> None:
     """Write the packaged example to `target` (used by `thoughtforge init`)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(PACKAGED_EXAMPLE, target)
+
+
+def write_example_brain_dump(folder: Path) -> Path | None:
+    """Copy the shipped example brain dump into `folder` (a tool install's working folder has
+    no examples/, and the README's commands start from it); None when it is there already."""
+    target = folder / EXAMPLE_BRAIN_DUMP
+    shipped = shipped_file(EXAMPLE_BRAIN_DUMP)
+    if target.exists() or not shipped.exists():
+        return None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(shipped, target)
+    return target

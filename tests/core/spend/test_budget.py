@@ -19,6 +19,7 @@ from thoughtforge.core.spend import (
     Budget,
     Spend,
     change_budget,
+    describe,
     over_budget,
     read_usage,
     rebuild,
@@ -228,3 +229,15 @@ def test_the_short_spend_keeps_one_unit_and_says_an_unpriced_dollar_budget_canno
     )
     priced = Spend(calls=1, usd=1.234, tokens_in=10)
     assert short(priced, Budget(max_usd=5.0)) == "$1.23 / $5.00"
+
+
+def test_the_long_spend_of_unpriced_calls_gives_no_dollar_figure() -> None:
+    """The done notice read "Spent $0.00 · 8,966 tokens (4 calls, 4 without a price)"."""
+    unpriced = Spend(calls=3, tokens_in=7000, tokens_out=963, unpriced_calls=3)
+    assert describe(unpriced) == "7,963 tokens (3 calls, 3 without a price)"
+    assert describe(unpriced, Budget(max_usd=2.0)) == (
+        "7,963 tokens (3 calls, 3 without a price; the $2.00 budget cannot bind: the agent has "
+        "no price)"
+    )
+    mixed = unpriced.plus(Spend(calls=1, usd=0.5, tokens_in=10))
+    assert describe(mixed, Budget(max_usd=2.0)).startswith("$0.50 of $2.00 · 7,973 tokens")

@@ -67,10 +67,10 @@ def over_budget(
 
 
 def describe(spent: Spend, budget: Budget | None = None) -> str:
-    """`$1.23 of $5.00 · 45,678 tokens (12 calls)`, saying what is estimated or unpriced."""
-    money = usd(spent.usd)
-    if budget is not None and budget.max_usd is not None:
-        money += f" of {usd(budget.max_usd)}"
+    """`$1.23 of $5.00 · 45,678 tokens (12 calls)`, saying what is estimated or unpriced; when no
+    call had a price, the tokens alone ("$0.00" would read as free), and a dollar budget says it
+    cannot bind."""
+    dollars = budget.max_usd if budget is not None else None
     tokens = f"{spent.tokens:,} tokens"
     if budget is not None and budget.max_tokens is not None:
         tokens += f" of {budget.max_tokens:,}"
@@ -79,6 +79,14 @@ def describe(spent: Spend, budget: Budget | None = None) -> str:
         notes.append(f"{spent.estimated_calls} estimated")
     if spent.unpriced_calls:
         notes.append(f"{spent.unpriced_calls} without a price")
+    if spent.usd == 0 and spent.unpriced_calls:
+        bind = (
+            f"; the {usd(dollars)} budget cannot bind: the agent has no price"
+            if dollars is not None
+            else ""
+        )
+        return f"{tokens} ({', '.join(notes)}{bind})"
+    money = usd(spent.usd) + (f" of {usd(dollars)}" if dollars is not None else "")
     return f"{money} · {tokens} ({', '.join(notes)})"
 
 

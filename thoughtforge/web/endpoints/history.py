@@ -27,7 +27,13 @@ async def history_page(request: Request) -> Response:
     project = await requested_project(request)
     items = await run_in_threadpool(history, project)
     named = [item for item in reversed(items) if item.name]
-    context = {"title": f"History of {project.id}", "project": project, "items": named}
+    status = await run_in_threadpool(project.status)  # which project, and whether archived
+    context = {
+        "title": f"History of {project.id}",
+        "project": project,
+        "status": status,
+        "items": named,
+    }
     return page(request, "history.html", context)
 
 
