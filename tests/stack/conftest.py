@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 import shlex
+import shutil
 import socket
 import subprocess
 import sys
@@ -150,8 +153,23 @@ def run_ok(argv: list[str], **options: object) -> subprocess.CompletedProcess[st
 @pytest.fixture(scope="session")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A venv holding the wheel built from this checkout (and its dependencies), nothing else: a
-    tool install (`pipx`, `uv tool`), built once for the session's tests of it."""
-    root = tmp_path_factory.mktemp("tool")
+    tool install (`pipx`, `uv tool`), built once for the session's tests of it — once for all
+    of pytest-xdist's workers too (they share the base temp folder's parent; the first to take
+    the lock builds it)."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # this run's, above each worker's own
+        shared = shared.parent
+    with (shared / "tool.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        venv = shared / "tool" / "venv"
+        if not (venv / "bin" / "thoughtforge").exists():
+            _install(shared / "tool")
+    yield venv
+
+
+def _install(root: Path) -> None:
+    shutil.rmtree(root, ignore_errors=True)  # a build an earlier worker did not finish
+    root.mkdir()
     wheels = root / "wheels"
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
     run_ok([*pip, "wheel", str(REPO), "--no-deps", "-w", str(wheels)], timeout=INSTALL_SECONDS)
@@ -160,4 +178,3 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     run_ok([sys.executable, "-m", "venv", str(venv)], timeout=120)
     install = [str(venv / "bin" / "python"), "-m", "pip", "--disable-pip-version-check"]
     run_ok([*install, "install", "--quiet", str(wheel)], timeout=INSTALL_SECONDS, cwd=root)
-    yield venv

@@ -119,6 +119,9 @@ def test_restore_this_version_from_the_history_page(bench: Bench, page: Any) -> 
     _shot(page, "after-done-02-before-after")
 
     page.goto(f"{bench.url}/projects/{project.id}/history")
+    marked = page.locator('#sidebar-list [aria-current="page"]')  # the open project, here too
+    assert marked.count() == 1
+    assert marked.locator("xpath=..").get_attribute("data-project-id") == project.id
     page.locator('li[data-item="phase3"] [data-restore]').click()
     page.wait_for_url(f"{bench.url}/projects/{project.id}", timeout=30_000)
     assert (project.dir / "docs" / "plan.md").read_text() == BUILT

@@ -20,7 +20,7 @@ from thoughtforge.adapters.agents.call_budget import check_budget, record_call
 from thoughtforge.adapters.agents.call_notes import tell_inside
 from thoughtforge.adapters.agents.call_usage import measuring, of_call
 from thoughtforge.adapters.agents.command_agent import CommandAgent
-from thoughtforge.adapters.agents.graceful_stop import agent_call
+from thoughtforge.adapters.agents.graceful_stop import agent_call, take_next_step
 from thoughtforge.adapters.agents.http_agent import HttpAgent
 from thoughtforge.adapters.agents.image_parts import (
     ImageRefused,
@@ -171,6 +171,7 @@ def invoke_agent(
         if result.failure is None:
             return result.answer
         failures.append(result.failure)
+    take_next_step()  # a stop asked for meanwhile stops the run: its `continue` calls again
     if all(failure.kind is FailureKind.CUT_OFF for failure in failures):
         raise AnswerCutOff(agent, call.step, failures)
     raise AgentFailure(agent, call.step, failures)

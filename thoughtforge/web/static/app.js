@@ -167,7 +167,9 @@ function settleWords() {
 function markOpenProject() {
   // The sidebar says which project this page is (for a screen reader too).
   for (const link of document.querySelectorAll("#sidebar-list .entry > a")) {
-    const open = !!project && link.closest(".entry").dataset.projectId === project;
+    // A History page is its project's too, though it takes no answers (`data-open-project`).
+    const shown = project || body.dataset.openProject || "";
+    const open = !!shown && link.closest(".entry").dataset.projectId === shown;
     if (open) link.setAttribute("aria-current", "page"); else link.removeAttribute("aria-current");
     const folded = link.closest("details");
     if (open && folded) folded.open = true;  // an archived or terminated one: its list unfolds
