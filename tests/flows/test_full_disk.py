@@ -13,6 +13,7 @@ import pytest
 
 from tests.conftest import BRAIN_DUMP
 from tests.flows.conftest import run_cli
+from tests.small_disk import small_tmpfs
 from thoughtforge.core import read_chat, read_status
 from thoughtforge.models import HaltReason, Phase
 
@@ -21,16 +22,8 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 4 MiB tmpfs of its own, so filling it touches nothing else."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting a small tmpfs (to fill it, or make it read-only) needs root")
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)], check=True)
-    try:
+    with small_tmpfs(tmp_path, "4m") as disk:
         yield disk
-    finally:
-        subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
 def _project_on(disk: Path, env: dict[str, str], config: Path) -> Path:

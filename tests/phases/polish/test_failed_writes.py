@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.polish_setup import polishing_project, review, write_script
+from tests.small_disk import small_tmpfs
 from thoughtforge.config import Config, load_config
 from thoughtforge.core import POLISH_STATE_FILE, git_repo, read_status
 from thoughtforge.core.project_view import RunPlace, read_view
@@ -51,15 +52,8 @@ READ_ONLY = 'mount -o remount,ro "{disk}"'
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    if os.geteuid() != 0:
-        pytest.skip("mounting a small tmpfs (to fill it, or make it read-only) needs root")
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(disk)], check=True)
-    try:
+    with small_tmpfs(tmp_path, "8m") as disk:
         yield disk
-    finally:
-        subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
 def _breaking_config(
