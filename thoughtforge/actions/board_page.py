@@ -5,11 +5,12 @@ words, as the inbox and its page are."""
 from __future__ import annotations
 
 from pydantic import BaseModel
+from rich.console import RenderableType
 
 from thoughtforge.actions.project_header import titled
 from thoughtforge.actions.project_page import project_named
 from thoughtforge.board.cards import COLUMNS, Card, board_cards, by_column
-from thoughtforge.board.text import START_HINT
+from thoughtforge.board.text import START_HINT, render_board
 from thoughtforge.config import Config
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.models import Phase
@@ -26,6 +27,15 @@ class BoardPage(BaseModel):
 def cards(config: Config) -> list[Card]:
     """Every project's card, as `thoughtforge board` draws them."""
     return board_cards(config)
+
+
+def terminal_board(config: Config) -> RenderableType | str:
+    """`thoughtforge board`: the cards as columns drawn for a terminal, or, with no projects yet,
+    the line that says how to start one."""
+    found = board_cards(config)
+    if not found:
+        return f"No projects in {config.projects.directory} yet. {START_HINT}"
+    return render_board(found)
 
 
 def board_page(config: Config) -> BoardPage:

@@ -1,7 +1,7 @@
 """A project's own budget, set from a door at any time (`BudgetChange`), or raised as part of a
 decision on its `budget_exhausted` halt (the token limit then stays as it was): both as
-`thoughtforge budget ID --usd N` sets it (`core.spend.change_budget`, which the CLI's `budget` and
-a new project's budget call too)."""
+`thoughtforge budget ID --usd N` sets it (`core.spend.change_budget`, which the CLI's `budget`,
+through `spend_and_budget`, and a new project's budget call too)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, Stri
 
 from thoughtforge.config import Config
 from thoughtforge.core import Project
-from thoughtforge.core.spend import change_budget, spend_of
+from thoughtforge.core.spend import SpendSummary, change_budget, rebuild, spend_of
 from thoughtforge.errors import ActionRefused
 from thoughtforge.models import MAX_TOKENS, MAX_USD, HaltReason
 
@@ -30,6 +30,25 @@ def set_budget(config: Config, project: Project, change: BudgetChange) -> str:
     summary, warning = change_budget(config, project, usd, change.tokens, clear=change.clear)
     note = f"Budget now: {summary.line}."
     return f"{note} {warning}" if warning else note
+
+
+def spend_and_budget(
+    config: Config,
+    project: Project,
+    usd: float | None = None,
+    tokens: int | None = None,
+    *,
+    clear: bool = False,
+    rebuilt: bool = False,
+) -> tuple[SpendSummary, str | None]:
+    """What the project spent and may spend (`thoughtforge budget`): after usage.json is made
+    again from the project log (`rebuilt`), or after a change of its budget (with a warning when
+    the new one is already used up), or as it stands."""
+    if rebuilt:
+        return rebuild(config, project), None
+    if usd is not None or tokens is not None or clear:
+        return change_budget(config, project, usd, tokens, clear=clear)
+    return spend_of(config, project), None
 
 
 def raise_on_halt(config: Config, project: Project, usd: float, *, terminating: bool) -> None:

@@ -105,9 +105,9 @@ def config_of(ctx: typer.Context, *, announced: bool = True) -> Config:
     if "config" not in ctx.meta:
         loaded = load_config(ctx.obj, announce=lambda msg: err.print(f"[yellow]{msg}[/]"))
         if announced:
-            from thoughtforge.adapters.announce import announce_transitions
+            from thoughtforge.actions.announcing import announce_from_this_process
 
-            announce_transitions(config_path(ctx.obj), loaded)
+            announce_from_this_process(config_path(ctx.obj), loaded)
         ctx.meta["config"] = loaded
     config: Config = ctx.meta["config"]
     return config

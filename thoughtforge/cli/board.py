@@ -25,12 +25,10 @@ def board(
     if serve:
         serve_workbench(ctx, host, port, "/board")
         return
-    from thoughtforge.board.cards import board_cards
-    from thoughtforge.board.text import START_HINT, render_board
+    from thoughtforge.actions.board_page import terminal_board
 
-    config = config_of(ctx)
-    cards = board_cards(config)
-    if not cards:
-        out.print(f"No projects in {config.projects.directory} yet. {START_HINT}", soft_wrap=True)
+    drawn = terminal_board(config_of(ctx))
+    if isinstance(drawn, str):
+        out.print(drawn, soft_wrap=True)
         return
-    out.print(render_board(cards))
+    out.print(drawn)

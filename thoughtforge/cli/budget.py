@@ -38,20 +38,14 @@ def budget(
     one that could is not made, and the project halts (budget_exhausted). Raise the budget here,
     then `thoughtforge resume ID`.
     """
+    from thoughtforge.actions.budget import spend_and_budget
     from thoughtforge.actions.project_page import project_named
-    from thoughtforge.core.spend import change_budget, spend_of
-    from thoughtforge.core.spend import rebuild as rebuild_ledger
 
     config = config_of(ctx)
     project = project_named(config, project_id)
-    warning = None
+    summary, warning = spend_and_budget(config, project, usd, tokens, clear=clear, rebuilt=rebuild)
     if rebuild:
-        summary = rebuild_ledger(config, project)
         out.print("usage.json rebuilt from the project log.")
-    elif usd is not None or tokens is not None or clear:
-        summary, warning = change_budget(config, project, usd, tokens, clear=clear)
-    else:
-        summary = spend_of(config, project)
     out.print(f"spent: {inert_markup(summary.line)}")
     whose = "the project's own" if summary.own_budget else "from config.yaml (budget)"
     limited = summary.budget.max_usd is not None or summary.budget.max_tokens is not None

@@ -18,11 +18,9 @@ from thoughtforge.cli.app import (
     read_text_source,
 )
 from thoughtforge.cli.runs import run_pipeline, run_polish
-from thoughtforge.config import Config, config_path, write_example, write_example_brain_dump
+from thoughtforge.config import config_path, write_example, write_example_brain_dump
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.terminal_text import inert_markup
-
-DEMO_AGENT = "demo"
 
 
 @app.command()
@@ -68,14 +66,11 @@ def new(
     ] = None,
 ) -> None:
     """Create a project from a brain dump (and optional resource files)."""
-    from thoughtforge.adapters.agents import warn_if_missing
-    from thoughtforge.core import check_distillable, create_project
+    from thoughtforge.actions.creating import create
 
     config = config_of(ctx)
     text = read_text_source(brain_dump)
-    check_distillable(config, text)
-    warn_if_missing(config, agent, err.print)
-    project = create_project(config, brain_dump=text, resources=resource or [], agent=agent)
+    project = create(config, text, resource or [], agent, warn=err.print)
     out.print(f"Created project [bold]{project.id}[/] in {project.dir}")
 
 
@@ -90,15 +85,18 @@ def run(
     auto_confirm: AutoConfirm = False,
 ) -> None:
     """The main job: brain dump → intent → spec → built deliverable → polished deliverable."""
-    from thoughtforge.core import check_distillable, create_project
-    from thoughtforge.phases.plugin_loader import load_plugins
+    from thoughtforge.actions.creating import create, ready_to_run
 
     config = config_of(ctx)
-    load_plugins(config)  # a broken plugin folder is refused before the project is created
-    chosen = _agent_for_run(config, agent)
+    chosen = ready_to_run(config, agent)
+    if chosen.real_agents is not None:
+        err.print(
+            "[yellow]Using the scripted demo agent: not an AI, it quotes your brain dump into "
+            "fixed templates.[/] "
+            f"Set agents.default in config.yaml to {chosen.real_agents} for real work."
+        )
     text = read_text_source(brain_dump_file)
-    check_distillable(config, text)
-    project = create_project(config, brain_dump=text, resources=resource or [], agent=chosen)
+    project = create(config, text, resource or [], chosen.name)
     out.print(f"Created project [bold]{project.id}[/] in {project.dir}")
     run_pipeline(ctx, project.id, auto_confirm)
 
@@ -181,31 +179,6 @@ def doctor(
         raise typer.Exit(1)
 
 
-def _agent_for_run(config: Config, agent: str | None) -> str:
-    """The agent asked for, or the configured default; never silently another one.
-
-    A run whose real agent is missing must not turn into canned text from the demo agent.
-    """
-    from thoughtforge.adapters.agents import why_unavailable
-    from thoughtforge.adapters.agents.kinds import cli_names
-
-    chosen = agent or config.agents.default
-    why = why_unavailable(config, chosen)
-    if why is not None:
-        raise ThoughtForgeError(
-            f"agent '{chosen}' cannot run: {why}. Install it and log in (or set the key), or "
-            f"choose another agent with --agent (--agent {DEMO_AGENT} runs the "
-            "scripted demo, which is not an AI). `thoughtforge doctor` checks the set-up."
-        )
-    if chosen == DEMO_AGENT:
-        err.print(
-            "[yellow]Using the scripted demo agent: not an AI, it quotes your brain dump into "
-            "fixed templates.[/] "
-            f"Set agents.default in config.yaml to {cli_names()} for real work."
-        )
-    return chosen
-
-
 @app.command()
 def pull(
     ctx: typer.Context,
@@ -217,11 +190,10 @@ def pull(
     """Pull Notion pages and Google Drive documents into the project's resources/ as Markdown
     (a source pulled before is refreshed in place)."""
     from thoughtforge.actions.project_page import project_named
-    from thoughtforge.connectors import enabled_connectors, pull_sources
+    from thoughtforge.actions.pulling import pull as pull_into
 
     config = config_of(ctx)
-    project = project_named(config, project_id)
-    report = pull_sources(project, enabled_connectors(config), urls, explicit=True)
+    report = pull_into(config, project_named(config, project_id), urls)
     for name in report.written:
         out.print(f"wrote resources/{inert_markup(name)}")
     for line in report.notes():

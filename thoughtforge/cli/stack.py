@@ -267,14 +267,10 @@ def recover(ctx: typer.Context) -> None:
 
 
 def _warn_at_start(config: Config) -> None:
-    """The spec's start-up checks, which warn and go on: the default agent may be installed
-    before the first project needs it, and a server open to the network may be meant."""
-    from thoughtforge.adapters.agents import warn_if_missing
-    from thoughtforge.serving.guard import NON_LOOPBACK_WARNING, is_loopback
+    from thoughtforge.actions.machine_checks import start_up_warnings
 
-    warn_if_missing(config, None, err.print)
-    if not is_loopback(config.server.host):
-        err.print(f"warning: {NON_LOOPBACK_WARNING}")
+    for warning in start_up_warnings(config):
+        err.print(warning)
 
 
 def _wait_for_warm_starter(records: Path, name: str) -> bool:
@@ -290,9 +286,9 @@ def _wait_for_warm_starter(records: Path, name: str) -> bool:
 
 
 def _halt_orphans(ctx: typer.Context) -> None:
-    from thoughtforge.core import halt_orphaned_projects
+    from thoughtforge.actions.recovering import halt_orphans
 
-    halted = halt_orphaned_projects(config_of(ctx))
+    halted = halt_orphans(config_of(ctx))
     for project_id in halted:
         out.print(f"{project_id}: halted (server_restart). Resume it with `thoughtforge resume`.")
     if not halted:
