@@ -25,7 +25,7 @@ class BoardPage(BaseModel):
 
 
 def cards(config: Config) -> list[Card]:
-    """Every project's card, as `thoughtforge board` draws them."""
+    """Every project's card, in no column yet."""
     return board_cards(config)
 
 

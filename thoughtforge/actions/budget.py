@@ -41,9 +41,10 @@ def spend_and_budget(
     clear: bool = False,
     rebuilt: bool = False,
 ) -> tuple[SpendSummary, str | None]:
-    """What the project spent and may spend (`thoughtforge budget`): after usage.json is made
-    again from the project log (`rebuilt`), or after a change of its budget (with a warning when
-    the new one is already used up), or as it stands."""
+    """What the project spent against its budget (`thoughtforge budget`, MCP's `spend`): after
+    usage.json is made again from the project log (`rebuilt`), or after its own budget is set
+    (`usd`, `tokens`) or dropped (`clear`), with a warning when the new one is already used up,
+    or as it stands."""
     if rebuilt:
         return rebuild(config, project), None
     if usd is not None or tokens is not None or clear:
