@@ -23,9 +23,9 @@ from thoughtforge.config import Config
 from thoughtforge.core import Status, Waiting, create_project
 from thoughtforge.core.state import write_status
 from thoughtforge.errors import TransitionError
-from thoughtforge.mcp_server.answers import PersonAnswer, ToDecide
 from thoughtforge.mcp_server.tool_hints import HINTS
 from thoughtforge.mcp_server.tool_table import TOOLS
+from thoughtforge.mcp_server.tool_types import PersonAnswer, ToDecide
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import halt_actions
 

@@ -1,9 +1,11 @@
 """The catalogue: what a person can do to a project, and what each halt takes. Each door reads
 its column of it: the page an action's label (and whether it is destructive, so confirmed), the
 CLI its verb, the MCP server its tool and the words that name it to an agent; the flows the
-forms a run waits with, and the decisions a halt message lists. So every door's words for an
-action are its row here; what remains a door's own is its entry point (a CLI command, an MCP
-tool, a form when a run waits for it), each held to its row by `tests/test_catalogue.py`.
+forms a run waits with, and the decisions a halt message lists. An action a door hands to
+`actions.answering.take_answer` names the function that carries it out (`handler`), and where
+its row has them (`cli`, `mcp`) its command and tool are made from the row; `tests/
+test_catalogue.py` holds every door to it. So a new action is its row, its implementation in
+`actions/`, its test, and a button in a page template if the composer does not offer it.
 
 The invariant: a halt takes the same decisions at every door. The page's buttons, the CLI's
 `Next:` line, the form the run waits with and `phases.halt_actions` all read `halt_decisions`,
@@ -16,27 +18,16 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
+from thoughtforge.door_entries import CliCommand, McpTool
 from thoughtforge.models import HaltReason, Phase
 
+# fmt: off
 ActionName = Literal[
-    "send",
-    "distill",
-    "realign",
-    "confirm",
-    "accept_unresolved",
-    "resume",
-    "override",
-    "provide_input",
-    "start",
-    "revise",
-    "terminate",
-    "archive",
-    "unarchive",
-    "edit_draft",
-    "rollback",
-    "set_budget",
-    "new",
+    "send", "distill", "realign", "confirm", "accept_unresolved", "resume", "override",
+    "provide_input", "start", "revise", "terminate", "archive", "unarchive", "edit_draft",
+    "rollback", "set_budget", "new",
 ]
+# fmt: on
 Decision = Literal["resume", "override", "terminate", "provide_input"]
 """What a halt (or a stuck build) is answered with."""
 HaltChoice = Literal["resume", "override", "terminate"]
@@ -62,6 +53,13 @@ class PersonAction(BaseModel):
     """Destructive: shown apart, in red, and confirmed before it is sent."""
     shortcut: str | None = None
     """The key that presses it from the message box (Enter is Send's, and Provide input's)."""
+    handler: str | None = None
+    """What carries it out when a door hands it to `actions.answering.take_answer`: a function
+    of `thoughtforge.actions`, as `module:function`; None for an action of its own door path."""
+    cli: CliCommand | None = None
+    """Its command, made from this row; None when `cli_verb` is written by hand."""
+    mcp: McpTool | None = None
+    """Its tool, made from this row; None when `mcp_tool` is written by hand."""
 
     @property
     def mcp_call(self) -> str:
@@ -69,11 +67,34 @@ class PersonAction(BaseModel):
         return f"{self.mcp_tool} ({self.mcp_argument})" if self.mcp_argument else self.mcp_tool
 
 
+_CHAT = "answering:chat_turn"
+_DECISION = "answering:take_decision"
+_SAY = "What to say, as the person would say it."
+
 ACTIONS: dict[str, PersonAction] = {
     action.name: action
     for action in (
         PersonAction(
-            name="send", label="Send", cli_verb="say", mcp_tool="send_message", needs_message=True
+            name="send",
+            label="Send",
+            cli_verb="say",
+            mcp_tool="send_message",
+            needs_message=True,
+            handler=_CHAT,
+            cli=CliCommand(
+                help="Send a chat message; kept for the AI's next call (in Phases 3–4, the next "
+                "build step or polish iteration) when no run is waiting.",
+                words="Your message (a correction, an answer, more input); - reads it from "
+                "standard input.",
+                option="wait",
+            ),
+            mcp=McpTool(
+                description="Say something to the project: an answer, a correction, more of the "
+                "brain dump. In Phases 3-4 it is guidance read at the next build step or polish "
+                "iteration.",
+                words=_SAY,
+                wait_seconds=120,
+            ),
         ),
         PersonAction(
             name="distill",
@@ -81,14 +102,39 @@ ACTIONS: dict[str, PersonAction] = {
             cli_verb="distill",
             mcp_tool="distill",
             shortcut="Ctrl+Enter",
+            handler=_CHAT,
+            cli=CliCommand(help="Phase 1: all inputs are in, distil them.", option="wait"),
+            mcp=McpTool(
+                description="Phase 1: everything is said; distil it into the intent for review. "
+                "Returns the distillation: confirm it, correct it with send_message, or edit it "
+                "(read_draft, edit_draft).",
+                wait_seconds=120,
+            ),
         ),
-        PersonAction(name="realign", label="Realign", cli_verb="realign", mcp_tool="realign"),
+        PersonAction(
+            name="realign",
+            label="Realign",
+            cli_verb="realign",
+            mcp_tool="realign",
+            handler=_CHAT,
+            cli=CliCommand(
+                help="Phase 1: drop the messages after your last real correction and distil again.",
+                option="wait",
+            ),
+            mcp=McpTool(
+                description="Phase 1: drop the messages after the last real correction and "
+                "distil again.",
+                wait_seconds=120,
+                undoes=True,
+            ),
+        ),
         PersonAction(
             name="confirm",
             label="Confirm",
             cli_verb="confirm",
             mcp_tool="confirm",
             shortcut="Ctrl+Enter",
+            handler=_CHAT,
         ),
         PersonAction(
             name="accept_unresolved",
@@ -96,6 +142,7 @@ ACTIONS: dict[str, PersonAction] = {
             cli_verb="confirm",
             mcp_tool="confirm",
             mcp_argument="accept_unresolved",
+            handler=_CHAT,
         ),
         PersonAction(
             name="resume",
@@ -104,6 +151,13 @@ ACTIONS: dict[str, PersonAction] = {
             mcp_tool="decide",
             mcp_argument="resume",
             shortcut="Ctrl+Enter",
+            handler=_DECISION,
+            cli=CliCommand(
+                help="Continue a halted project where it stopped; it waits for you at each human "
+                "step unless --auto-confirm, which goes on through them, whatever phase the halt "
+                "was in.",
+                option="auto_confirm",
+            ),
         ),
         PersonAction(
             name="override",
@@ -111,6 +165,11 @@ ACTIONS: dict[str, PersonAction] = {
             cli_verb="override",
             mcp_tool="decide",
             mcp_argument="override",
+            handler=_DECISION,
+            cli=CliCommand(
+                help="Accept a halted polish loop's deliverable as it is (the project is done), "
+                "or build from a plan the completeness gate refused (plan_incomplete)."
+            ),
         ),
         PersonAction(
             name="provide_input",
@@ -118,6 +177,12 @@ ACTIONS: dict[str, PersonAction] = {
             cli_verb="answer",
             mcp_tool="provide_input",
             needs_message=True,
+            handler=_DECISION,
+            mcp=McpTool(
+                description="Phase 3: give a stuck build the input it asked for.",
+                words=_SAY,
+                wait_seconds=30,
+            ),
         ),
         PersonAction(
             name="start",
@@ -125,9 +190,28 @@ ACTIONS: dict[str, PersonAction] = {
             cli_verb="continue",
             mcp_tool="continue_project",
             shortcut="Ctrl+Enter",
+            handler="answering:take_start",
+            mcp=McpTool(
+                description="Start a run of a project nothing works on, from where its files say "
+                "it stopped."
+            ),
         ),
         PersonAction(
-            name="revise", label="Revise", cli_verb="revise", mcp_tool="revise", needs_message=True
+            name="revise",
+            label="Revise",
+            cli_verb="revise",
+            mcp_tool="revise",
+            needs_message=True,
+            handler="answering:take_revision",
+            mcp=McpTool(
+                description="Ask for a change to a done (or halted) project: back to Phase 2 with "
+                "its current spec and this change request. Returns the revised spec proposal: "
+                "confirm it as usual, then only what the change touches is rebuilt and polished "
+                "(revision 2, 3, ...).",
+                words="What should change in the deliverable, in the person's words.",
+                words_name="change",
+                wait_seconds=120,
+            ),
         ),
         PersonAction(
             name="terminate",
@@ -136,6 +220,10 @@ ACTIONS: dict[str, PersonAction] = {
             mcp_tool="decide",
             mcp_argument="terminate",
             danger=True,
+            handler=_DECISION,
+            cli=CliCommand(
+                help="Stop a project for good, at any step (halted, or waiting for you)."
+            ),
         ),
         PersonAction(
             name="archive", label="Archive", cli_verb="archive", mcp_tool="archive_project"
