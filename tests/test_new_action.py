@@ -77,7 +77,7 @@ def _env(tmp_path: Path) -> dict[str, str]:
     }
 
 
-def test_the_composer_offers_a_new_action_where_its_form_takes_it(
+def test_the_composer_offers_a_new_action_where_its_form_or_step_takes_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     row = catalogue.PersonAction.model_construct(
@@ -92,6 +92,9 @@ def test_the_composer_offers_a_new_action_where_its_form_takes_it(
     page = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True)
     shown = page.get_template("actions.html").render(composer=composer, status=status)
     assert 'data-action="pause">Pause</button>' in shown
+    monkeypatch.setitem(catalogue.STEP_ACTIONS, "idle", ("send", "start", "pause"))
+    idle = composer_for(status, None, run_busy=False)  # no run: the step's actions
+    assert [a.name for a in idle.actions] == ["send", "start", "pause"]
 
 
 def test_a_new_action_is_a_command_that_runs_its_implementation(

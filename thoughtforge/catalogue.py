@@ -1,11 +1,10 @@
 """The catalogue: what a person can do to a project, and what each halt takes. Each door reads
-its column of it: the page an action's label (and whether it is destructive, so confirmed), the
-CLI its verb, the MCP server its tool and the words that name it to an agent; the flows the
-forms a run waits with, and the decisions a halt message lists. An action a door hands to
-`actions.answering.take_answer` names the function that carries it out (`handler`), and where
-its row has them (`cli`, `mcp`) its command and tool are made from the row; `tests/
-test_catalogue.py` holds every door to it. So a new action is its row, its implementation in
-`actions/`, its test, and a button in a page template if the composer does not offer it.
+its column: the page an action's label (and whether it is destructive, so confirmed), the CLI its
+verb, the MCP server its tool and the words naming it to an agent; the flows the forms a run
+waits with, and the decisions a halt message lists; `take_answer` the function that carries an
+action out (`handler`). Where a row has them (`cli`, `mcp`), its command and tool are made from
+it. So a new action is its row, its implementation in `actions/`, its test, and a button in a
+page template if the composer does not offer it; `tests/test_catalogue.py` holds every door to it.
 
 The invariant: a halt takes the same decisions at every door. The page's buttons, the CLI's
 `Next:` line, the form the run waits with and `phases.halt_actions` all read `halt_decisions`,
@@ -48,18 +47,16 @@ class PersonAction(BaseModel):
     mcp_argument: str = ""
     """The argument that makes `mcp_tool` do this action, where the tool does several."""
     needs_message: bool = False
-    """Refused without text (Send, Provide input)."""
+    """Refused without text (Send, Provide input, Revise)."""
     danger: bool = False
     """Destructive: shown apart, in red, and confirmed before it is sent."""
     shortcut: str | None = None
     """The key that presses it from the message box (Enter is Send's, and Provide input's)."""
     handler: str | None = None
-    """What carries it out when a door hands it to `actions.answering.take_answer`: a function
-    of `thoughtforge.actions`, as `module:function`; None for an action of its own door path."""
+    """What `actions.answering.take_answer` calls for it (`module:function` in `actions/`)."""
     cli: CliCommand | None = None
-    """Its command, made from this row; None when `cli_verb` is written by hand."""
+    """Its command made from this row; None: `cli_verb` is hand-written (so `mcp`, `mcp_tool`)."""
     mcp: McpTool | None = None
-    """Its tool, made from this row; None when `mcp_tool` is written by hand."""
 
     @property
     def mcp_call(self) -> str:
@@ -255,6 +252,13 @@ FORM_ACTIONS: dict[str, tuple[ActionName, ...]] = {
 }
 """Each form a run waits with (`flows.human_input`, by class name, as `core.Waiting.kind`
 records it), and the actions it takes."""
+
+STEP_ACTIONS: dict[str, tuple[ActionName, ...]] = {
+    "done": ("revise",),
+    "working": ("send",),
+    "idle": ("send", "start"),
+}
+"""Offered where no form asks (a halt takes `halt_decisions`): done, a run at work or due, none."""
 
 CHAT_ACTIONS = frozenset(
     name for form in ("IntakeTurn", "ReviewTurn", "SpecTurn") for name in FORM_ACTIONS[form]
