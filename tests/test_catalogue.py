@@ -19,7 +19,7 @@ import pytest
 
 from thoughtforge.actions.answering import handler_of
 from thoughtforge.actions.composer import composer_for
-from thoughtforge.catalogue import ACTIONS, FORM_ACTIONS, halt_form
+from thoughtforge.catalogue import ACTIONS, FORM_ACTIONS, STEP_ACTIONS, halt_form
 from thoughtforge.cli import HELP_PANELS, app
 from thoughtforge.cli.next_steps import after_halt
 from thoughtforge.config import Config
@@ -142,7 +142,7 @@ def test_every_mcp_tool_that_changes_a_project_is_a_row_and_sends_its_own_action
 def test_every_action_a_door_hands_over_is_carried_out_by_the_function_its_row_names() -> None:
     """Whatever the composer can offer is taken by `take_answer`, through the handler its row
     names in `actions/` (the dispatch is that table, not a chain of names)."""
-    offered = {name for takes in FORM_ACTIONS.values() for name in takes} | {"start", "revise"}
+    offered = {name for takes in (*FORM_ACTIONS.values(), *STEP_ACTIONS.values()) for name in takes}
     assert offered == {name for name, action in ACTIONS.items() if action.handler}
     for name in offered:
         handler = handler_of(name)
@@ -205,7 +205,7 @@ def test_every_label_is_a_button_on_the_page() -> None:
     composer = (TEMPLATES / "actions.html").read_text(encoding="utf-8")
     assert composer.count("{{ a.label }}") == 2  # the actions, and the destructive ones apart
     pages = "".join(p.read_text(encoding="utf-8") for p in TEMPLATES.glob("*.html"))
-    offered = {name for takes in FORM_ACTIONS.values() for name in takes} | {"start", "revise"}
+    offered = {name for takes in (*FORM_ACTIONS.values(), *STEP_ACTIONS.values()) for name in takes}
     for action in ACTIONS.values():
         if action.name not in offered:
             assert f">{action.label}<" in pages or f">{action.label} <kbd>" in pages, action.label
