@@ -9,11 +9,12 @@ from datetime import UTC, datetime
 import pytest
 
 from thoughtforge.actions.composer import WAITS_FOR, composer_for
-from thoughtforge.catalogue import FORM_ACTIONS, HALT_ADVICE
+from thoughtforge.catalogue import FORM_ACTIONS
 from thoughtforge.core import Status, Waiting
 from thoughtforge.core.course_claim import Claim
 from thoughtforge.core.process_identity import this_process
 from thoughtforge.flows import human_input
+from thoughtforge.halt_advice import HALT_ADVICE
 from thoughtforge.models import HaltReason, Phase
 
 NOW = datetime(2026, 11, 23, tzinfo=UTC)

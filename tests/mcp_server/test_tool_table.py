@@ -1,6 +1,7 @@
 """The MCP server registers its tools from one table (`tool_table.TOOLS`): every tool function
-is defined once (or made from its catalogue row) and is a tool under its own name, docstring and `@tool` annotations, and the
-agent sees its parameters without the `Tools` object the server binds to it."""
+is defined once (or made from its catalogue row) and is a tool under its own name, docstring
+and `@tool` annotations, and the agent sees its parameters without the `Tools` object the
+server binds to it."""
 
 from __future__ import annotations
 

@@ -16,7 +16,6 @@ from thoughtforge.catalogue import (
     ACTIONS,
     AGENT_SWITCH_ACTIONS,
     FORM_ACTIONS,
-    HALT_ADVICE,
     STEP_ACTIONS,
     PersonAction,
     halt_decisions,
@@ -24,6 +23,7 @@ from thoughtforge.catalogue import (
 )
 from thoughtforge.core import Status, Waiting
 from thoughtforge.core.course_claim import Claim
+from thoughtforge.halt_advice import HALT_ADVICE
 from thoughtforge.models import AUTONOMOUS_PHASES, HaltReason, Phase
 from thoughtforge.phases.chat import when_answered
 
