@@ -13,7 +13,7 @@ so no door offers what another refuses.
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Literal, TypeGuard, get_args
 
 from pydantic import BaseModel, ConfigDict
 
@@ -264,6 +264,12 @@ CHAT_ACTIONS = frozenset(
     name for form in ("IntakeTurn", "ReviewTurn", "SpecTurn") for name in FORM_ACTIONS[form]
 ) - {"terminate"}
 """Actions of Phases 1–2, answered through the chat (the rest decide a halt)."""
+
+
+def is_decision(name: str) -> TypeGuard[Decision]:
+    """Whether the action `name` answers a halt or a stuck build."""
+    return name in get_args(Decision)
+
 
 AGENT_SWITCH_ACTIONS = frozenset(get_args(Decision)) - {"terminate"}
 """Decisions after which the next agent call may be another agent's (a halt, a stuck build)."""

@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from inspect import Parameter, Signature
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, get_args
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from thoughtforge.bounded_input import MAX_TEXT_FILE_BYTES, read_capped_text
-from thoughtforge.catalogue import ACTIONS, CHAT_ACTIONS, Decision, PersonAction
+from thoughtforge.catalogue import ACTIONS, CHAT_ACTIONS, Decision, PersonAction, is_decision
 from thoughtforge.cli.app import (
     AutoConfirm,
     ProjectArgument,
@@ -144,8 +144,8 @@ def command_of(action: PersonAction, made: CliCommand) -> Callable[..., None]:
         said = _said(message)
         if action.name in CHAT_ACTIONS:
             _chat(ctx, project_id, action.name, said, wait=wait)
-        elif action.name in get_args(Decision):
-            _decide(ctx, project_id, action.name, auto_confirm, said)  # type: ignore[arg-type]
+        elif is_decision(action.name):
+            _decide(ctx, project_id, action.name, auto_confirm, said)
         else:
             _take(ctx, project_id, action.name, said)
 

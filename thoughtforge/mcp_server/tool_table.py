@@ -35,7 +35,7 @@ def _turns() -> list[Callable[..., Any]]:
     return list(made.values())
 
 
-TOOLS = (
+TOOLS: tuple[Callable[..., Any], ...] = (
     project_tools.create_project,
     project_tools.list_projects,
     project_tools.archive_project,
