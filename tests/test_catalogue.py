@@ -1,6 +1,8 @@
 """Every door is held to the catalogue: each action the page offers, each CLI verb and each MCP
-tool that changes a project is one row of it, under the row's own name, label and options; and
-a halt takes the same decisions at the page, the CLI's `Next:` line and the run's form."""
+tool that changes a project is one row of it, under the row's own name, label and options (the
+commands and tools made from a row carry its words), each action a door hands over is carried
+out by the function its row names; and a halt takes the same decisions at the page, the CLI's
+`Next:` line and the run's form."""
 
 from __future__ import annotations
 
@@ -15,17 +17,18 @@ from typing import Any, get_args
 
 import pytest
 
+from thoughtforge.actions.answering import handler_of
 from thoughtforge.actions.composer import composer_for
-from thoughtforge.catalogue import ACTIONS, FORM_ACTIONS, halt_form
+from thoughtforge.catalogue import ACTIONS, FORM_ACTIONS, STEP_ACTIONS, halt_form
 from thoughtforge.cli import HELP_PANELS, app
 from thoughtforge.cli.next_steps import after_halt
 from thoughtforge.config import Config
 from thoughtforge.core import Status, Waiting, create_project
 from thoughtforge.core.state import write_status
 from thoughtforge.errors import TransitionError
-from thoughtforge.mcp_server.answers import PersonAnswer, ToDecide
 from thoughtforge.mcp_server.tool_hints import HINTS
 from thoughtforge.mcp_server.tool_table import TOOLS
+from thoughtforge.mcp_server.tool_types import PersonAnswer, ToDecide
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import halt_actions
 
@@ -136,6 +139,40 @@ def test_every_mcp_tool_that_changes_a_project_is_a_row_and_sends_its_own_action
     assert relayed <= ACTIONS.keys()
 
 
+def test_every_action_a_door_hands_over_is_carried_out_by_the_function_its_row_names() -> None:
+    """Whatever the composer can offer is taken by `take_answer`, through the handler its row
+    names in `actions/` (the dispatch is that table, not a chain of names)."""
+    offered = {name for takes in (*FORM_ACTIONS.values(), *STEP_ACTIONS.values()) for name in takes}
+    assert offered == {name for name, action in ACTIONS.items() if action.handler}
+    for name in offered:
+        handler = handler_of(name)
+        assert handler.__module__.startswith("thoughtforge.actions."), name
+        assert list(inspect.signature(handler).parameters)[-1] == "view", name
+
+
+def test_a_made_command_and_tool_are_their_rows() -> None:
+    """The commands and tools made from a row (`cli`, `mcp`) carry its words: help, the
+    argument it takes, its option; the description, the words' parameter, the wait."""
+    commands = {c.name or c.callback.__name__: c for c in app.registered_commands if c.callback}
+    tools = {tool.__name__: tool for tool in TOOLS}
+    for action in ACTIONS.values():
+        if action.cli is not None:
+            command = commands[action.cli_verb]
+            assert command.help == action.cli.help, action.name
+            shown = inspect.signature(command.callback).parameters  # type: ignore[arg-type]
+            assert ("message" in shown) == (action.cli.words is not None) == action.needs_message
+            option = {"wait", "auto_confirm"} & shown.keys()
+            assert option == ({action.cli.option} if action.cli.option else set()), action.name
+        if action.mcp is not None:
+            tool = tools[action.mcp_tool]
+            assert tool.__doc__ == action.mcp.description, action.name
+            shown = inspect.signature(tool).parameters
+            assert (action.mcp.words_name in shown) == (action.mcp.words is not None)
+            wait = shown.get("wait_seconds")
+            assert (wait.default if wait else None) == action.mcp.wait_seconds, action.name
+            assert (action.mcp_tool in UNDOING) == action.mcp.undoes, action.name
+
+
 def test_an_action_that_needs_words_takes_them_at_every_door() -> None:
     """The page refuses it without a message; the CLI's verb takes the words (as an argument, or
     from a file), and the MCP tool requires them."""
@@ -168,7 +205,7 @@ def test_every_label_is_a_button_on_the_page() -> None:
     composer = (TEMPLATES / "actions.html").read_text(encoding="utf-8")
     assert composer.count("{{ a.label }}") == 2  # the actions, and the destructive ones apart
     pages = "".join(p.read_text(encoding="utf-8") for p in TEMPLATES.glob("*.html"))
-    offered = {name for takes in FORM_ACTIONS.values() for name in takes} | {"start", "revise"}
+    offered = {name for takes in (*FORM_ACTIONS.values(), *STEP_ACTIONS.values()) for name in takes}
     for action in ACTIONS.values():
         if action.name not in offered:
             assert f">{action.label}<" in pages or f">{action.label} <kbd>" in pages, action.label

@@ -1,9 +1,10 @@
 """The catalogue: what a person can do to a project, and what each halt takes. Each door reads
-its column of it: the page an action's label (and whether it is destructive, so confirmed), the
-CLI its verb, the MCP server its tool and the words that name it to an agent; the flows the
-forms a run waits with, and the decisions a halt message lists. So every door's words for an
-action are its row here; what remains a door's own is its entry point (a CLI command, an MCP
-tool, a form when a run waits for it), each held to its row by `tests/test_catalogue.py`.
+its column: the page an action's label (and whether it is destructive, so confirmed), the CLI its
+verb, the MCP server its tool and the words naming it to an agent; the flows the forms a run
+waits with, and the decisions a halt message lists; `take_answer` the function that carries an
+action out (`handler`). Where a row has them (`cli`, `mcp`), its command and tool are made from
+it. So a new action is its row, its implementation in `actions/`, its test, and a button in a
+page template if the composer does not offer it; `tests/test_catalogue.py` holds every door to it.
 
 The invariant: a halt takes the same decisions at every door. The page's buttons, the CLI's
 `Next:` line, the form the run waits with and `phases.halt_actions` all read `halt_decisions`,
@@ -12,31 +13,20 @@ so no door offers what another refuses.
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Literal, TypeGuard, get_args
 
 from pydantic import BaseModel, ConfigDict
 
+from thoughtforge.door_entries import CliCommand, McpTool
 from thoughtforge.models import HaltReason, Phase
 
+# fmt: off
 ActionName = Literal[
-    "send",
-    "distill",
-    "realign",
-    "confirm",
-    "accept_unresolved",
-    "resume",
-    "override",
-    "provide_input",
-    "start",
-    "revise",
-    "terminate",
-    "archive",
-    "unarchive",
-    "edit_draft",
-    "rollback",
-    "set_budget",
-    "new",
+    "send", "distill", "realign", "confirm", "accept_unresolved", "resume", "override",
+    "provide_input", "start", "revise", "terminate", "archive", "unarchive", "edit_draft",
+    "rollback", "set_budget", "new",
 ]
+# fmt: on
 Decision = Literal["resume", "override", "terminate", "provide_input"]
 """What a halt (or a stuck build) is answered with."""
 HaltChoice = Literal["resume", "override", "terminate"]
@@ -57,11 +47,16 @@ class PersonAction(BaseModel):
     mcp_argument: str = ""
     """The argument that makes `mcp_tool` do this action, where the tool does several."""
     needs_message: bool = False
-    """Refused without text (Send, Provide input)."""
+    """Refused without text (Send, Provide input, Revise)."""
     danger: bool = False
     """Destructive: shown apart, in red, and confirmed before it is sent."""
     shortcut: str | None = None
     """The key that presses it from the message box (Enter is Send's, and Provide input's)."""
+    handler: str | None = None
+    """What `actions.answering.take_answer` calls for it (`module:function` in `actions/`)."""
+    cli: CliCommand | None = None
+    """Its command made from this row; None: `cli_verb` is hand-written (so `mcp`, `mcp_tool`)."""
+    mcp: McpTool | None = None
 
     @property
     def mcp_call(self) -> str:
@@ -69,11 +64,34 @@ class PersonAction(BaseModel):
         return f"{self.mcp_tool} ({self.mcp_argument})" if self.mcp_argument else self.mcp_tool
 
 
+_CHAT = "answering:chat_turn"
+_DECISION = "answering:take_decision"
+_SAY = "What to say, as the person would say it."
+
 ACTIONS: dict[str, PersonAction] = {
     action.name: action
     for action in (
         PersonAction(
-            name="send", label="Send", cli_verb="say", mcp_tool="send_message", needs_message=True
+            name="send",
+            label="Send",
+            cli_verb="say",
+            mcp_tool="send_message",
+            needs_message=True,
+            handler=_CHAT,
+            cli=CliCommand(
+                help="Send a chat message; kept for the AI's next call (in Phases 3–4, the next "
+                "build step or polish iteration) when no run is waiting.",
+                words="Your message (a correction, an answer, more input); - reads it from "
+                "standard input.",
+                option="wait",
+            ),
+            mcp=McpTool(
+                description="Say something to the project: an answer, a correction, more of the "
+                "brain dump. In Phases 3-4 it is guidance read at the next build step or polish "
+                "iteration.",
+                words=_SAY,
+                wait_seconds=120,
+            ),
         ),
         PersonAction(
             name="distill",
@@ -81,14 +99,39 @@ ACTIONS: dict[str, PersonAction] = {
             cli_verb="distill",
             mcp_tool="distill",
             shortcut="Ctrl+Enter",
+            handler=_CHAT,
+            cli=CliCommand(help="Phase 1: all inputs are in, distil them.", option="wait"),
+            mcp=McpTool(
+                description="Phase 1: everything is said; distil it into the intent for review. "
+                "Returns the distillation: confirm it, correct it with send_message, or edit it "
+                "(read_draft, edit_draft).",
+                wait_seconds=120,
+            ),
         ),
-        PersonAction(name="realign", label="Realign", cli_verb="realign", mcp_tool="realign"),
+        PersonAction(
+            name="realign",
+            label="Realign",
+            cli_verb="realign",
+            mcp_tool="realign",
+            handler=_CHAT,
+            cli=CliCommand(
+                help="Phase 1: drop the messages after your last real correction and distil again.",
+                option="wait",
+            ),
+            mcp=McpTool(
+                description="Phase 1: drop the messages after the last real correction and "
+                "distil again.",
+                wait_seconds=120,
+                undoes=True,
+            ),
+        ),
         PersonAction(
             name="confirm",
             label="Confirm",
             cli_verb="confirm",
             mcp_tool="confirm",
             shortcut="Ctrl+Enter",
+            handler=_CHAT,
         ),
         PersonAction(
             name="accept_unresolved",
@@ -96,6 +139,7 @@ ACTIONS: dict[str, PersonAction] = {
             cli_verb="confirm",
             mcp_tool="confirm",
             mcp_argument="accept_unresolved",
+            handler=_CHAT,
         ),
         PersonAction(
             name="resume",
@@ -104,6 +148,13 @@ ACTIONS: dict[str, PersonAction] = {
             mcp_tool="decide",
             mcp_argument="resume",
             shortcut="Ctrl+Enter",
+            handler=_DECISION,
+            cli=CliCommand(
+                help="Continue a halted project where it stopped; it waits for you at each human "
+                "step unless --auto-confirm, which goes on through them, whatever phase the halt "
+                "was in.",
+                option="auto_confirm",
+            ),
         ),
         PersonAction(
             name="override",
@@ -111,6 +162,11 @@ ACTIONS: dict[str, PersonAction] = {
             cli_verb="override",
             mcp_tool="decide",
             mcp_argument="override",
+            handler=_DECISION,
+            cli=CliCommand(
+                help="Accept a halted polish loop's deliverable as it is (the project is done), "
+                "or build from a plan the completeness gate refused (plan_incomplete)."
+            ),
         ),
         PersonAction(
             name="provide_input",
@@ -118,6 +174,12 @@ ACTIONS: dict[str, PersonAction] = {
             cli_verb="answer",
             mcp_tool="provide_input",
             needs_message=True,
+            handler=_DECISION,
+            mcp=McpTool(
+                description="Phase 3: give a stuck build the input it asked for.",
+                words=_SAY,
+                wait_seconds=30,
+            ),
         ),
         PersonAction(
             name="start",
@@ -125,9 +187,28 @@ ACTIONS: dict[str, PersonAction] = {
             cli_verb="continue",
             mcp_tool="continue_project",
             shortcut="Ctrl+Enter",
+            handler="answering:take_start",
+            mcp=McpTool(
+                description="Start a run of a project nothing works on, from where its files say "
+                "it stopped."
+            ),
         ),
         PersonAction(
-            name="revise", label="Revise", cli_verb="revise", mcp_tool="revise", needs_message=True
+            name="revise",
+            label="Revise",
+            cli_verb="revise",
+            mcp_tool="revise",
+            needs_message=True,
+            handler="answering:take_revision",
+            mcp=McpTool(
+                description="Ask for a change to a done (or halted) project: back to Phase 2 with "
+                "its current spec and this change request. Returns the revised spec proposal: "
+                "confirm it as usual, then only what the change touches is rebuilt and polished "
+                "(revision 2, 3, ...).",
+                words="What should change in the deliverable, in the person's words.",
+                words_name="change",
+                wait_seconds=120,
+            ),
         ),
         PersonAction(
             name="terminate",
@@ -136,6 +217,10 @@ ACTIONS: dict[str, PersonAction] = {
             mcp_tool="decide",
             mcp_argument="terminate",
             danger=True,
+            handler=_DECISION,
+            cli=CliCommand(
+                help="Stop a project for good, at any step (halted, or waiting for you)."
+            ),
         ),
         PersonAction(
             name="archive", label="Archive", cli_verb="archive", mcp_tool="archive_project"
@@ -168,10 +253,23 @@ FORM_ACTIONS: dict[str, tuple[ActionName, ...]] = {
 """Each form a run waits with (`flows.human_input`, by class name, as `core.Waiting.kind`
 records it), and the actions it takes."""
 
+STEP_ACTIONS: dict[str, tuple[ActionName, ...]] = {
+    "done": ("revise",),
+    "working": ("send",),
+    "idle": ("send", "start"),
+}
+"""Offered where no form asks (a halt takes `halt_decisions`): done, a run at work or due, none."""
+
 CHAT_ACTIONS = frozenset(
     name for form in ("IntakeTurn", "ReviewTurn", "SpecTurn") for name in FORM_ACTIONS[form]
 ) - {"terminate"}
 """Actions of Phases 1–2, answered through the chat (the rest decide a halt)."""
+
+
+def is_decision(name: str) -> TypeGuard[Decision]:
+    """Whether the action `name` answers a halt or a stuck build."""
+    return name in get_args(Decision)
+
 
 AGENT_SWITCH_ACTIONS = frozenset(get_args(Decision)) - {"terminate"}
 """Decisions after which the next agent call may be another agent's (a halt, a stuck build)."""
@@ -233,64 +331,6 @@ notified as `human_needed`, as is every halt of Phases 1–2 (the person is in t
 def halt_label(reason: str | None) -> str:
     """`agent_failure` → "agent failure" (for every reason, those added later too)."""
     return (reason or "no reason recorded").replace("_", " ")
-
-
-HALT_ADVICE: dict[HaltReason, str] = {
-    HaltReason.REVIEW_MALFORMED: (
-        "the reviewer's answers could not be read: resume with another reviewer agent, or "
-        "override to accept the deliverable as it is"
-    ),
-    HaltReason.FIX_OUTPUT_INVALID: (
-        "two fixes in a row were refused and undone: a fixer that answered with something other "
-        "than the whole document (a diff, a fragment, a broken structure), or in code mode one "
-        "that touched the locked acceptance tests or the test runner's configuration; the "
-        "deliverable was kept: resume with another agent, or override"
-    ),
-    HaltReason.CRITERION_WITHOUT_EVIDENCE: (
-        "an acceptance criterion has no evidence that holds (a plan: no passage the review "
-        "quoted stands in the plan; code: no test named after it passed in ThoughtForge's own "
-        "run): make the deliverable meet it yourself or tell the agent (say), then resume; or "
-        "override to accept the deliverable without it"
-    ),
-    HaltReason.GUARD_FIX_UNCHANGED: (
-        "the fixer keeps returning the deliverable unchanged: tell it what to do (say), edit "
-        "the deliverable yourself, or resume with another agent; override accepts it as it is"
-    ),
-    HaltReason.GUARD_FIX_CIRCULAR: (
-        "the fixer keeps undoing its own changes (fixes restore earlier versions): decide the "
-        "disputed point yourself (say, or edit the deliverable), then resume; or override"
-    ),
-    HaltReason.GUARD_ISSUES_PERSIST: (
-        "the same issues survive every fix: read them in the polish log, fix or dismiss them "
-        "yourself (say, or edit the deliverable) and resume, or override to accept it as it is"
-    ),
-    HaltReason.GUARD_FIX_REGRESSION: (
-        "fixes add more issues than they resolve: read the polish log, then resume, override "
-        "or terminate"
-    ),
-    HaltReason.GUARD_HALLUCINATION: (
-        "issues spiked after a steady fall: read the last review; override if it invented them"
-    ),
-    HaltReason.GUARD_FABRICATION: (
-        "the reviewer may be manufacturing issues on a nearly finished deliverable: override if "
-        "the deliverable is good"
-    ),
-    HaltReason.GUARD_LOW_VALUE: (
-        "the last iterations resolved too little for what they cost: override to accept the "
-        "deliverable, or resume to pay for more iterations"
-    ),
-    HaltReason.BUDGET_EXHAUSTED: (
-        "the project's budget would not cover the next agent call: raise it (thoughtforge "
-        "budget ID --usd N, or the workbench) and resume, or terminate (in the polish loop, "
-        "override accepts the deliverable as it is)"
-    ),
-    HaltReason.GUARD_MAX_ITERATIONS: (
-        "the iteration ceiling was reached: override to accept, or raise polish.max_iterations "
-        "and resume"
-    ),
-}
-"""What a person can do about each halt of the polish loop, in the words the board, the
-workbench and the notifications show beside the reason."""
 
 
 class RunAnswer(BaseModel):

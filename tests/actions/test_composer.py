@@ -9,11 +9,12 @@ from datetime import UTC, datetime
 import pytest
 
 from thoughtforge.actions.composer import WAITS_FOR, composer_for
-from thoughtforge.catalogue import FORM_ACTIONS, HALT_ADVICE
+from thoughtforge.catalogue import FORM_ACTIONS, STEP_ACTIONS
 from thoughtforge.core import Status, Waiting
 from thoughtforge.core.course_claim import Claim
 from thoughtforge.core.process_identity import this_process
 from thoughtforge.flows import human_input
+from thoughtforge.halt_advice import HALT_ADVICE
 from thoughtforge.models import HaltReason, Phase
 
 NOW = datetime(2026, 11, 23, tzinfo=UTC)
@@ -82,7 +83,8 @@ def test_a_working_run_takes_messages_only_and_an_idle_project_can_be_started() 
     assert [a.name for a in working.actions] == ["send"] and "working" in working.note
     assert working.note.endswith("a message is kept; it will be read at the next polish iteration.")
     idle = composer_for(_status(Phase.SPEC_BUILDING), None, run_busy=False)
-    assert [a.name for a in idle.actions] == ["send", "start"]
+    assert [a.name for a in idle.actions] == list(STEP_ACTIONS["idle"])  # the catalogue's step
+    assert idle.allows("send") and idle.allows("start")
     crashed = composer_for(_status(Phase.POLISHING), None, run_busy=False)
     assert "stopped mid-phase" in crashed.note and crashed.allows("start")
 

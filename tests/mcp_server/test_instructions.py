@@ -7,8 +7,8 @@ import inspect
 import re
 
 from tests.conftest import REPO_ROOT
-from thoughtforge.mcp_server.answers import Turn
 from thoughtforge.mcp_server.tool_table import TOOLS
+from thoughtforge.mcp_server.tool_types import Turn
 from thoughtforge.mcp_server.transports import INSTRUCTIONS
 from thoughtforge.models import HaltReason
 

@@ -3,7 +3,9 @@ now (`run_state.current_composer`), the words stored first, then handed to the w
 (`hand_over`); with no run waiting, a decision is applied to the files, and a run is started the
 door's way (`Starter`).
 
-The page and the MCP server call `take_answer`; the CLI, which runs the pipeline in its own
+What carries out each action is the function its catalogue row names (`handler`): the
+dispatch is that table, so a new action's implementation is registered by its row. The page and
+the MCP server call `take_answer`; the CLI, which runs the pipeline in its own
 process, calls `answer_in_chat` and `decide` and runs what follows itself.
 """
 
@@ -11,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
+from functools import cache
+from importlib import import_module
 from pathlib import Path
 from typing import Protocol
 
@@ -23,13 +27,7 @@ from thoughtforge.actions.revising import revised
 from thoughtforge.actions.run_state import composer_of, project_view
 from thoughtforge.actions.starting import Started, start_run
 from thoughtforge.bounded_input import MAX_MESSAGE_CHARS
-from thoughtforge.catalogue import (
-    ACTIONS,
-    AGENT_SWITCH_ACTIONS,
-    CHAT_ACTIONS,
-    Decision,
-    RunAnswer,
-)
+from thoughtforge.catalogue import ACTIONS, AGENT_SWITCH_ACTIONS, Decision, RunAnswer
 from thoughtforge.config import Config
 from thoughtforge.core import Project, Status
 from thoughtforge.core.course_claim import Claim, ProjectClaimed
@@ -90,6 +88,23 @@ class Decided(BaseModel):
     """The project after the decision was applied here; None when a run took it."""
 
 
+class Handler(Protocol):
+    """What carries out an action a door hands over (its catalogue row's `handler`), from the
+    project's view the answer was checked against."""
+
+    def __call__(
+        self,
+        config: Config,
+        config_file: Path,
+        project: Project,
+        answer: Answer,
+        start: Starter,
+        /,
+        *,
+        view: ProjectView,
+    ) -> Outcome: ...
+
+
 def take_answer(
     config: Config,
     config_file: Path,
@@ -99,23 +114,72 @@ def take_answer(
     *,
     view: ProjectView | None = None,
 ) -> Outcome:
-    """The answer checked against what the project takes now and carried out, from one read of
-    the project's view (`view`, when the door has read it for this request already); it is read
-    again only under a claim (a wake's, a revision's, a start's)."""
+    """The answer checked against what the project takes now and carried out by its row's
+    handler, from one read of the project's view (`view`, when the door has read it for this
+    request already); it is read again only under a claim (a wake's, a revision's, a start's)."""
     view = view or project_view(config, project)
     check_answer(composer_of(view), answer.action, answer.message)
-    if answer.action == "start":
-        started = start(config, config_file, project, None)
-        return Outcome(delivery="started" if started.run_id else "not_started", note=started.note)
-    if answer.action == "revise":
-        with revised(config, project, answer.message) as (revision, claim):
-            started = start(config, config_file, project, None, handed=claim)
-        return Outcome(
-            delivery="started" if started.run_id else "applied",
-            note=f"Revision {revision.number} started: back to Phase 2. {started.note}",
-        )
-    if answer.action in CHAT_ACTIONS:
-        return chat_turn(config, config_file, project, answer, start, view=view)
+    return handler_of(answer.action)(config, config_file, project, answer, start, view=view)
+
+
+@cache
+def handler_of(action: str) -> Handler:
+    """The function the catalogue names for `action` (`module:function` in `thoughtforge.actions`),
+    imported when first asked for: the catalogue sits below `actions` and names it by text."""
+    named = ACTIONS[action].handler
+    if named is None:
+        raise ActionRefused(f"{ACTIONS[action].label} is not taken as an answer.")
+    module, function = named.split(":")
+    handler: Handler = getattr(import_module(f"thoughtforge.actions.{module}"), function)
+    return handler
+
+
+def take_start(
+    config: Config,
+    config_file: Path,
+    project: Project,
+    answer: Answer,
+    start: Starter,
+    /,
+    *,
+    view: ProjectView,
+) -> Outcome:
+    """Start: a run of a project nothing works on, the door's way."""
+    started = start(config, config_file, project, None)
+    return Outcome(delivery="started" if started.run_id else "not_started", note=started.note)
+
+
+def take_revision(
+    config: Config,
+    config_file: Path,
+    project: Project,
+    answer: Answer,
+    start: Starter,
+    /,
+    *,
+    view: ProjectView,
+) -> Outcome:
+    """Revise: back to Phase 2 with the change request, in a run handed the revision's claim."""
+    with revised(config, project, answer.message) as (revision, claim):
+        started = start(config, config_file, project, None, handed=claim)
+    return Outcome(
+        delivery="started" if started.run_id else "applied",
+        note=f"Revision {revision.number} started: back to Phase 2. {started.note}",
+    )
+
+
+def take_decision(
+    config: Config,
+    config_file: Path,
+    project: Project,
+    answer: Answer,
+    start: Starter,
+    /,
+    *,
+    view: ProjectView,
+) -> Outcome:
+    """A halt's or a stuck build's decision, with the agent to go on with and the new budget
+    the door sent beside it."""
     if answer.agent and answer.agent != view.status.agent:
         if answer.action not in AGENT_SWITCH_ACTIONS:
             raise ActionRefused(f"'{answer.action}' calls no agent: there is none to switch.")
@@ -146,6 +210,7 @@ def chat_turn(
     project: Project,
     answer: Answer,
     start: Starter,
+    /,
     *,
     view: ProjectView | None = None,
 ) -> Outcome:

@@ -5,7 +5,7 @@ what the run would refuse. A recorded wait names its form (`core.Waiting.kind`),
 are the catalogue's (`catalogue.FORM_ACTIONS`, the flows' `human_input` forms checked against it
 by a test). Without a wait, the project's files decide: a halted project takes the decisions the
 catalogue gives its halt, a project a run is working on takes messages (queued for the AI's next
-call), and one nothing works on can be started.
+call), and one nothing works on can be started (`catalogue.STEP_ACTIONS`).
 """
 
 from __future__ import annotations
@@ -16,13 +16,14 @@ from thoughtforge.catalogue import (
     ACTIONS,
     AGENT_SWITCH_ACTIONS,
     FORM_ACTIONS,
-    HALT_ADVICE,
+    STEP_ACTIONS,
     PersonAction,
     halt_decisions,
     halt_label,
 )
 from thoughtforge.core import Status, Waiting
 from thoughtforge.core.course_claim import Claim
+from thoughtforge.halt_advice import HALT_ADVICE
 from thoughtforge.models import AUTONOMOUS_PHASES, HaltReason, Phase
 from thoughtforge.phases.chat import when_answered
 
@@ -81,7 +82,7 @@ def composer_for(
     that has not taken the project's lock yet (`core.run_start`)."""
     if status.phase is Phase.DONE:
         return Composer(
-            actions=_named(("revise",)),
+            actions=_named(STEP_ACTIONS["done"]),
             note="Done: the deliverable is final. To change it, write what should change and "
             "press Revise (a new revision rebuilds only what the change touches).",
         )
@@ -94,7 +95,7 @@ def composer_for(
             if starting.why == "wake"
             else f"Starting a run{run}: it asks you as soon as it is up."
         )
-        return Composer(actions=_named(("send",)), note=note, starting=True)
+        return Composer(actions=_named(STEP_ACTIONS["working"]), note=note, starting=True)
     advice = HALT_ADVICE.get(status.halt_reason) if status.halt_reason else None
     to_act = f" ({advice})" if advice and status.phase is Phase.HALTED else ""
     if waiting is not None and waiting.kind in FORM_ACTIONS:
@@ -110,13 +111,13 @@ def composer_for(
         )
     if run_busy:
         return Composer(
-            actions=_named(("send",)),
+            actions=_named(STEP_ACTIONS["working"]),
             note=f"The AI is working: a message is kept; {when_answered(status)}.",
             starting=starting is not None,
         )
     stopped = " (its last run stopped mid-phase)" if status.phase in AUTONOMOUS_PHASES else ""
     return Composer(
-        actions=_named(("send", "start")),
+        actions=_named(STEP_ACTIONS["idle"]),
         note=f"No run is working on this project{stopped}: Start the run to go on.",
     )
 

@@ -16,7 +16,6 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from thoughtforge.catalogue import HALT_ADVICE
 from thoughtforge.config import Config
 from thoughtforge.core.project import Project, list_projects
 from thoughtforge.core.project_view import ProjectView, RunPlace, read_view
@@ -24,6 +23,7 @@ from thoughtforge.core.revisions import revision_words
 from thoughtforge.core.spend import read_usage, short
 from thoughtforge.core.state import POLISH_STATE_FILE, Status, read_polish_state
 from thoughtforge.errors import StateFileError
+from thoughtforge.halt_advice import HALT_ADVICE
 from thoughtforge.models import Counts, DeliverableType, HaltReason, Phase
 
 COLUMNS: dict[Phase, str] = {

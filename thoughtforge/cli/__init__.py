@@ -23,26 +23,16 @@ from typing import Any, SupportsIndex
 
 from typer.models import CommandInfo
 
+from thoughtforge.catalogue import ACTIONS
 from thoughtforge.cli.app import app, reflow_help
 from thoughtforge.cli.app import main as run_app
 
+MADE_COMMANDS = tuple(action.cli_verb for action in ACTIONS.values() if action.cli)
+"""The commands `answers` makes from the catalogue's rows (a new one is in the answer panel)."""
+
 GROUP_OF_COMMAND = {
     **dict.fromkeys(("revise", "history", "rollback"), "after_done"),
-    **dict.fromkeys(
-        (
-            "say",
-            "distill",
-            "realign",
-            "confirm",
-            "edit",
-            "agent",
-            "answer",
-            "resume",
-            "override",
-            "terminate",
-        ),
-        "answers",
-    ),
+    **dict.fromkeys(("confirm", "edit", "agent", "answer", *MADE_COMMANDS), "answers"),
     "board": "board",
     "budget": "budget",
     "chat": "chat",
@@ -69,12 +59,13 @@ GROUP_OF_COMMAND = {
 """Each command and the module of `thoughtforge.cli` that registers it (a test holds the table to
 the commands the modules register)."""
 GROUPS = sorted(set(GROUP_OF_COMMAND.values()))
+_ANSWERING = (
+    *("say", "distill", "realign", "confirm", "edit", "answer"),
+    *("resume", "override", "terminate", "agent", "chat"),
+)
 HELP_PANELS = {
     "Start here": ("init", "up", "run", "new", "status", "web", "down", "doctor"),
-    "Answer a project": (
-        *("say", "distill", "realign", "confirm", "edit", "answer"),
-        *("resume", "override", "terminate", "agent", "chat"),
-    ),
+    "Answer a project": (*_ANSWERING, *(c for c in MADE_COMMANDS if c not in _ANSWERING)),
     "After done": ("revise", "history", "rollback", "budget", "archive", "unarchive"),
     "Runs, the stack and other doors": (
         *("run-deployment", "continue", "polish", "pull", "board", "mcp"),

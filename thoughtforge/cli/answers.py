@@ -10,12 +10,15 @@ it runs here, in this process.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from inspect import Parameter, Signature
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from thoughtforge.bounded_input import MAX_TEXT_FILE_BYTES, read_capped_text
+from thoughtforge.catalogue import ACTIONS, CHAT_ACTIONS, Decision, PersonAction, is_decision
 from thoughtforge.cli.app import (
     AutoConfirm,
     ProjectArgument,
@@ -27,47 +30,15 @@ from thoughtforge.cli.app import (
 )
 from thoughtforge.cli.chat import WaitOption, print_reply
 from thoughtforge.cli.runs import run_pipeline
+from thoughtforge.door_entries import CliCommand
 from thoughtforge.errors import ThoughtForgeError
 
 if TYPE_CHECKING:
     from thoughtforge.actions.answering import Decided
-    from thoughtforge.catalogue import Decision
     from thoughtforge.core import Project
 
 BUSY_WAIT_SECONDS = 300.0
 """How long an action waits for a busy run to ask again (a distillation can take minutes)."""
-
-MessageArgument = Annotated[
-    str,
-    typer.Argument(
-        help="Your message (a correction, an answer, more input); - reads it from standard input."
-    ),
-]
-
-
-@app.command()
-def say(
-    ctx: typer.Context,
-    project_id: ProjectArgument,
-    message: MessageArgument,
-    wait: WaitOption = False,
-) -> None:
-    """Send a chat message; kept for the AI's next call (in Phases 3–4, the next build step or
-    polish iteration) when no run is waiting."""
-    _chat(ctx, project_id, "send", _said(message), wait=wait)
-
-
-@app.command()
-def distill(ctx: typer.Context, project_id: ProjectArgument, wait: WaitOption = False) -> None:
-    """Phase 1: all inputs are in, distil them."""
-    _chat(ctx, project_id, "distill", wait=wait)
-
-
-@app.command()
-def realign(ctx: typer.Context, project_id: ProjectArgument, wait: WaitOption = False) -> None:
-    """Phase 1: drop the messages after your last real correction and distil again."""
-    _chat(ctx, project_id, "realign", wait=wait)
-
 
 EditOption = Annotated[
     bool,
@@ -157,26 +128,52 @@ def answer(
     run_pipeline(ctx, project_id, auto_confirm=True)
 
 
-@app.command()
-def resume(
-    ctx: typer.Context, project_id: ProjectArgument, auto_confirm: AutoConfirm = False
-) -> None:
-    """Continue a halted project where it stopped; it waits for you at each human step unless
-    --auto-confirm, which goes on through them, whatever phase the halt was in."""
-    _decide(ctx, project_id, "resume", auto_confirm)
+def command_of(action: PersonAction, made: CliCommand) -> Callable[..., None]:
+    """The command made from `action`'s row: `VERB PROJECT_ID [MESSAGE] [--wait|--auto-confirm]`,
+    carried out the CLI's way for its kind: a chat turn handed over (`--wait`: then the AI's
+    reply), a decision handed over or applied here (`--auto-confirm`: then the pipeline runs on
+    through the human steps), any other action as the page takes it."""
+
+    def command(
+        ctx: typer.Context,
+        project_id: str,
+        message: str = "",
+        wait: bool = False,
+        auto_confirm: bool = False,
+    ) -> None:
+        said = _said(message)
+        if action.name in CHAT_ACTIONS:
+            _chat(ctx, project_id, action.name, said, wait=wait)
+        elif is_decision(action.name):
+            _decide(ctx, project_id, action.name, auto_confirm, said)
+        else:
+            _take(ctx, project_id, action.name, said)
+
+    shown = [_CONTEXT, _PROJECT]
+    if made.words is not None:
+        words = Annotated[str, typer.Argument(help=made.words)]
+        shown.append(Parameter("message", Parameter.POSITIONAL_OR_KEYWORD, annotation=words))
+    if made.option is not None:
+        shown.append(_OPTIONS[made.option])
+    command.__signature__ = Signature(shown, return_annotation=None)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in shown} | {"return": None}
+    command.__name__ = command.__qualname__ = action.cli_verb
+    return command
 
 
-@app.command()
-def override(ctx: typer.Context, project_id: ProjectArgument) -> None:
-    """Accept a halted polish loop's deliverable as it is (the project is done), or build from a
-    plan the completeness gate refused (plan_incomplete)."""
-    _decide(ctx, project_id, "override")
+_CONTEXT = Parameter("ctx", Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context)
+_PROJECT = Parameter("project_id", Parameter.POSITIONAL_OR_KEYWORD, annotation=ProjectArgument)
+_OPTIONS = {
+    "wait": Parameter("wait", Parameter.KEYWORD_ONLY, annotation=WaitOption, default=False),
+    "auto_confirm": Parameter(
+        "auto_confirm", Parameter.KEYWORD_ONLY, annotation=AutoConfirm, default=False
+    ),
+}
+"""What Typer reads of a made command (`inspect.signature`): its arguments and option."""
 
-
-@app.command()
-def terminate(ctx: typer.Context, project_id: ProjectArgument) -> None:
-    """Stop a project for good, at any step (halted, or waiting for you)."""
-    _decide(ctx, project_id, "terminate")
+for _action in ACTIONS.values():
+    if _action.cli is not None:
+        app.command(name=_action.cli_verb, help=_action.cli.help)(command_of(_action, _action.cli))
 
 
 def _chat(
@@ -238,8 +235,6 @@ def _said(message: str) -> str:
 
 def _sent(action: str, project_id: str) -> str:
     """What was handed over, in the words of the button that does it on the page."""
-    from thoughtforge.catalogue import ACTIONS
-
     what = "your message" if action == "send" else ACTIONS[action].label
     return f"Sent {what} to the waiting run of {project_id}."
 
@@ -326,11 +321,15 @@ def _busy() -> None:
 
 
 def _decide(
-    ctx: typer.Context, project_id: str, action: Decision, auto_confirm: bool = False
+    ctx: typer.Context,
+    project_id: str,
+    action: Decision,
+    auto_confirm: bool = False,
+    message: str = "",
 ) -> None:
     from thoughtforge.models import AUTONOMOUS_PHASES, Phase
 
-    decided = _decided(ctx, project_id, action)
+    decided = _decided(ctx, project_id, action, message)
     if decided.status is None:
         out.print(_sent(action, project_id))
         return
@@ -342,3 +341,14 @@ def _decide(
         run_pipeline(ctx, project_id, auto_confirm)
     else:
         out.print(f"It waits for you: `thoughtforge continue {project_id}`, then say/confirm.")
+
+
+def _take(ctx: typer.Context, project_id: str, action: str, message: str) -> None:
+    """An action with no way of the CLI's own, taken as the page takes it (`take_answer`)."""
+    from thoughtforge.actions.answering import Answer, take_answer
+    from thoughtforge.config import config_path
+
+    project = _taking(ctx, project_id, action, message)
+    answer = Answer(action=action, message=message)
+    config_file = config_path(ctx.obj).resolve()
+    out.print(take_answer(config_of(ctx), config_file, project, answer).note)

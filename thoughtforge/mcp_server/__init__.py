@@ -1,5 +1,5 @@
 """ThoughtForge as an MCP server for agent tools: `tool_table` (the tools as the agent sees them,
-`answers` what they take and return), `tools` (what each tool does, over `actions`, the
+`tool_types` what they take and return), `tools` (what each tool does, over `actions`, the
 functions the page and the CLI call; loaded at the first call: the projects, spend and history
 there, `turns` the person's answers and drafts, `documents` what a project made, on
 `tool_base`'s config and project), `agent_words` (the page's notes naming tools instead of

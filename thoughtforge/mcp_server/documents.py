@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
-from thoughtforge.mcp_server.answers import Document, ProjectId
 from thoughtforge.mcp_server.tool_hints import tool
+from thoughtforge.mcp_server.tool_types import Document, ProjectId
 
 if TYPE_CHECKING:
     from thoughtforge.mcp_server.tools import Tools  # loaded at the first tool call

@@ -15,8 +15,8 @@ from pydantic import Field
 from thoughtforge.bounded_input import read_capped
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.mcp_server.agent_words import for_agent
-from thoughtforge.mcp_server.answers import RESOURCE_URI, BrainDump, Message, ProjectId
 from thoughtforge.mcp_server.tool_hints import tool
+from thoughtforge.mcp_server.tool_types import RESOURCE_URI, BrainDump, Message, ProjectId
 
 if TYPE_CHECKING:
     from thoughtforge.actions.starting import DroppedFile

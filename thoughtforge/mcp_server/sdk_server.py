@@ -20,7 +20,7 @@ from mcp.types import Tool
 from pydantic import ValidationError
 
 from thoughtforge.errors import ThoughtForgeError, schema_problems
-from thoughtforge.mcp_server.answers import PersonAnswer
+from thoughtforge.mcp_server.tool_types import PersonAnswer
 
 if TYPE_CHECKING:
     from thoughtforge.mcp_server.tools import Tools

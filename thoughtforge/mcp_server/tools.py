@@ -28,8 +28,8 @@ from thoughtforge.core.course_claim import Claim
 from thoughtforge.core.project_view import ProjectView
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.mcp_server.agent_words import for_agent
-from thoughtforge.mcp_server.answers import Message, PersonAnswer, Turn
 from thoughtforge.mcp_server.tool_base import ToolBase
+from thoughtforge.mcp_server.tool_types import Message, PersonAnswer, Turn
 from thoughtforge.models import Phase
 from thoughtforge.phases.chat import await_reply
 

@@ -28,11 +28,11 @@ from starlette.datastructures import Headers
 from thoughtforge.config import Config, state_dir
 from thoughtforge.errors import ThoughtForgeError, schema_problems
 from thoughtforge.mcp_server.agent_words import for_agent
-from thoughtforge.mcp_server.answers import RESOURCE_URI, Document
 from thoughtforge.mcp_server.documents import read_document
 from thoughtforge.mcp_server.stdio_transport import MAX_LINE_CHARS
 from thoughtforge.mcp_server.tool_hints import HINTS
 from thoughtforge.mcp_server.tool_table import TOOLS
+from thoughtforge.mcp_server.tool_types import RESOURCE_URI, Document
 from thoughtforge.serving.guard import RequestGuard
 
 if TYPE_CHECKING:

@@ -14,44 +14,18 @@ from pydantic import Field
 
 from thoughtforge.bounded_input import MAX_MESSAGE_CHARS
 from thoughtforge.errors import ThoughtForgeError
-from thoughtforge.mcp_server.answers import (
-    MessageText,
+from thoughtforge.mcp_server.sdk_server import the_question
+from thoughtforge.mcp_server.tool_hints import tool
+from thoughtforge.mcp_server.tool_types import (
     PersonAnswer,
     ProjectId,
     ToDecide,
     Turn,
     WaitSeconds,
 )
-from thoughtforge.mcp_server.sdk_server import the_question
-from thoughtforge.mcp_server.tool_hints import tool
 
 if TYPE_CHECKING:
     from thoughtforge.mcp_server.tools import Tools  # loaded at the first tool call
-
-
-@tool()
-def send_message(
-    tools: Tools,
-    project_id: ProjectId,
-    message: MessageText,
-    wait_seconds: WaitSeconds = 120,
-) -> Turn:
-    """Say something to the project: an answer, a correction, more of the brain dump. In
-    Phases 3-4 it is guidance read at the next build step or polish iteration."""
-    return tools.answer(project_id, "send", message, wait_seconds)
-
-
-@tool()
-def distill(tools: Tools, project_id: ProjectId, wait_seconds: WaitSeconds = 120) -> Turn:
-    """Phase 1: everything is said; distil it into the intent for review. Returns the
-    distillation: confirm it, correct it with send_message, or edit it (read_draft, edit_draft)."""
-    return tools.answer(project_id, "distill", "", wait_seconds)
-
-
-@tool(undoes=True)
-def realign(tools: Tools, project_id: ProjectId, wait_seconds: WaitSeconds = 120) -> Turn:
-    """Phase 1: drop the messages after the last real correction and distil again."""
-    return tools.answer(project_id, "realign", "", wait_seconds)
 
 
 @tool()
@@ -95,39 +69,6 @@ def decide(
     it, override, or terminate it (needs confirm_terminate); a budget halt is resumed with a
     higher budget_usd."""
     return tools.decide(project_id, decision, confirm_terminate, message, wait_seconds, budget_usd)
-
-
-@tool()
-def provide_input(
-    tools: Tools, project_id: ProjectId, message: MessageText, wait_seconds: WaitSeconds = 30
-) -> Turn:
-    """Phase 3: give a stuck build the input it asked for."""
-    return tools.answer(project_id, "provide_input", message, wait_seconds)
-
-
-@tool()
-def continue_project(tools: Tools, project_id: ProjectId) -> Turn:
-    """Start a run of a project nothing works on, from where its files say it stopped."""
-    return tools.answer(project_id, "start", "", 0)
-
-
-@tool()
-def revise(
-    tools: Tools,
-    project_id: ProjectId,
-    change: Annotated[
-        str,
-        Field(
-            max_length=MAX_MESSAGE_CHARS,
-            description="What should change in the deliverable, in the person's words.",
-        ),
-    ],
-    wait_seconds: WaitSeconds = 120,
-) -> Turn:
-    """Ask for a change to a done (or halted) project: back to Phase 2 with its current spec
-    and this change request. Returns the revised spec proposal: confirm it as usual, then
-    only what the change touches is rebuilt and polished (revision 2, 3, ...)."""
-    return tools.answer(project_id, "revise", change, wait_seconds)
 
 
 @tool(reads=True)

@@ -32,7 +32,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from thoughtforge.adapters.agents.graceful_stop import take_next_step
-from thoughtforge.catalogue import HALT_ADVICE, halt_options
+from thoughtforge.catalogue import halt_options
 from thoughtforge.config import Config
 from thoughtforge.core import (
     POLISH_STATE_FILE,
@@ -47,6 +47,7 @@ from thoughtforge.core import (
 )
 from thoughtforge.core.spend import iteration_spend, spend_of
 from thoughtforge.errors import PhaseHalt, StateFileError
+from thoughtforge.halt_advice import HALT_ADVICE
 from thoughtforge.models import Counts, HaltReason, Phase
 from thoughtforge.phases import chat
 from thoughtforge.phases.engine import PhaseEngine, StepRunner, run_direct

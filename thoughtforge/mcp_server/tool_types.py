@@ -25,9 +25,6 @@ BrainDump = Annotated[
         description="What the person wants made, in their words (or give brain_dump_file).",
     ),
 ]
-MessageText = Annotated[
-    str, Field(max_length=MAX_MESSAGE_CHARS, description="What to say, as the person would say it.")
-]
 ToDecide = Annotated[
     HaltChoice,
     Field(
