@@ -101,19 +101,15 @@ def take_answer(
 ) -> Outcome:
     """The answer checked against what the project takes now and carried out, from one read of
     the project's view (`view`, when the door has read it for this request already); it is read
-    again only under a claim (a wake's, a revision's, a start's)."""
+    again only under a claim (a wake's, a revision's, a start's). A revision reads it only
+    under its claim (`revising.revised`), and is checked there."""
+    if answer.action == "revise":
+        return _revision(config, config_file, project, answer, start)
     view = view or project_view(config, project)
     check_answer(composer_of(view), answer.action, answer.message)
     if answer.action == "start":
         started = start(config, config_file, project, None)
         return Outcome(delivery="started" if started.run_id else "not_started", note=started.note)
-    if answer.action == "revise":
-        with revised(config, project, answer.message) as (revision, claim):
-            started = start(config, config_file, project, None, handed=claim)
-        return Outcome(
-            delivery="started" if started.run_id else "applied",
-            note=f"Revision {revision.number} started: back to Phase 2. {started.note}",
-        )
     if answer.action in CHAT_ACTIONS:
         return chat_turn(config, config_file, project, answer, start, view=view)
     if answer.agent and answer.agent != view.status.agent:
@@ -232,6 +228,20 @@ def _decision(
         return Outcome(delivery="applied", note=f"Done: the project is {status.phase}.")
     started = start(config, config_file, project, None)
     return Outcome(delivery="applied", note=f"The project goes on ({status.phase}). {started.note}")
+
+
+def _revision(
+    config: Config, config_file: Path, project: Project, answer: Answer, start: Starter
+) -> Outcome:
+    def check(view: ProjectView) -> None:
+        check_answer(composer_of(view), answer.action, answer.message)
+
+    with revised(config, project, answer.message, check=check) as (revision, claim):
+        started = start(config, config_file, project, None, handed=claim)
+    return Outcome(
+        delivery="started" if started.run_id else "applied",
+        note=f"Revision {revision.number} started: back to Phase 2. {started.note}",
+    )
 
 
 @contextmanager
