@@ -347,9 +347,13 @@ def mcp_revise(instrument: Instrument, folder: Path) -> Walk:
     config_file.write_text(yaml.safe_dump(config_data(folder / "mcp")))
     tools = Tools(config_file, load_config(config_file))
     project = done_project(tools.config)
+    real_start = process_run._start_cli_run
     process_run._start_cli_run = lambda config_file, project: os.getpid()  # type: ignore[assignment]
-    with instrument, instrument.counting() as walk:
-        turn = tools.answer(project.id, "revise", "The budget is 12k now.", 0)
+    try:
+        with instrument, instrument.counting() as walk:
+            turn = tools.answer(project.id, "revise", "The budget is 12k now.", 0)
+    finally:
+        process_run._start_cli_run = real_start  # type: ignore[assignment]
     print("mcp revise:", turn.delivery)
     return walk
 
