@@ -111,7 +111,7 @@ class Instrument:
 
     def __exit__(self, *exc: object) -> None:
         self.walks = []
-        threading.setprofile(None)  # type: ignore[arg-type]
+        threading.setprofile(None)
         sys.setprofile(None)
 
     @contextmanager
@@ -348,12 +348,12 @@ def mcp_revise(instrument: Instrument, folder: Path) -> Walk:
     tools = Tools(config_file, load_config(config_file))
     project = done_project(tools.config)
     real_start = process_run._start_cli_run
-    process_run._start_cli_run = lambda config_file, project: os.getpid()  # type: ignore[assignment]
+    process_run._start_cli_run = lambda config_file, project: os.getpid()
     try:
         with instrument, instrument.counting() as walk:
             turn = tools.answer(project.id, "revise", "The budget is 12k now.", 0)
     finally:
-        process_run._start_cli_run = real_start  # type: ignore[assignment]
+        process_run._start_cli_run = real_start
     print("mcp revise:", turn.delivery)
     return walk
 
