@@ -62,10 +62,10 @@ STATE_NAMES = frozenset(
     }
 )
 """The files a project's view is read from (`core.project_view`)."""
-READ_VIEW = ("core/project_view.py", "read_view")
-WAIT_RETURNS = ("flows/human_input.py", "wait_for_human")
-AGENT_CALL = ("adapters/agents/invoke.py", "invoke_agent")
-PLUGIN_LOAD = ("phases/plugin_loader.py", "_load_all")
+READ_VIEW = ("thoughtforge/core/project_view.py", "read_view")
+WAIT_RETURNS = ("thoughtforge/flows/human_input.py", "wait_for_human")
+AGENT_CALL = ("thoughtforge/adapters/agents/invoke.py", "invoke_agent")
+PLUGIN_LOAD = ("thoughtforge/phases/plugin_loader.py", "_load_all")
 PREFECT_CALL = ("thoughtforge/stack/api.py", "call")
 HEALTH_CHECK = ("thoughtforge/stack/api.py", "server_state")
 MODEL_VALIDATE = ("pydantic/main.py", "model_validate")

@@ -6,13 +6,32 @@ action. Before issue 57's walks were cut: 4 Prefect requests, 2 config parses, 3
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from bench.bench_walks import Instrument, mcp_revise, page_answer_and_run
+from bench.bench_walks import (
+    AGENT_CALL,
+    PLUGIN_LOAD,
+    PREFECT_CALL,
+    READ_VIEW,
+    WAIT_RETURNS,
+    Instrument,
+    mcp_revise,
+    page_answer_and_run,
+)
 from thoughtforge.config import load_config
+
+
+@pytest.mark.parametrize("place", [READ_VIEW, WAIT_RETURNS, AGENT_CALL, PLUGIN_LOAD, PREFECT_CALL])
+def test_the_instrument_counts_functions_that_exist(place: tuple[str, str]) -> None:
+    """The instrument knows a function by its file and name: a move or a rename must move it."""
+    path, name = place
+    module = importlib.import_module(path.removesuffix(".py").replace("/", "."))
+    owner = module.PrefectApi if name == "call" else module
+    assert callable(getattr(owner, name)), place
 
 
 def test_an_mcp_revise_reads_the_project_view_once_for_its_action(tmp_path: Path) -> None:
