@@ -137,22 +137,33 @@ def hand_over(
 
 def _resumed_as_recorded(view: ProjectView, run_input: RunAnswer) -> bool:
     """The answer given, in one request, to the run that recorded the wait, at the server it
-    recorded, when that run will act on it (its process holds the project, or it suspended and
-    its worker restarts it). False when there is no such run to try, or the try did not reach
-    it (no server there, the run's form not saved yet): the caller looks the run up instead."""
+    recorded, when that run holds the project in its process (a run that suspended, or whose
+    process died, is looked up). False when there is no such run, or the try did not reach it:
+    no server there, the run's form not saved yet, or the run not paused yet (a wait is
+    recorded a moment before the run pauses); the caller looks the run up instead.
+    `AnsweredMeanwhile` when the pause has its answer already."""
     waiting = view.waiting
     if waiting is None or not (waiting.flow_run_id and waiting.api_url):
         return False
-    if not (view.locked or waiting.away):
-        return False  # paused by a process that died: nobody would act on the answer
+    if not view.locked or waiting.away:
+        return False
+    api = PrefectApi(waiting.api_url)
     run = WaitingRun(
         id=waiting.flow_run_id,
         name=waiting.flow_run_id,
-        state_name="Suspended" if waiting.away else "Paused",
+        state_name="Paused",
         schema_key=None,  # Prefect checks the input against the form, and says if none is saved
     )
     try:
-        PrefectApi(waiting.api_url).resume(run, run_input)
+        api.resume(run, run_input)
+    except AnsweredMeanwhile:  # or not paused yet: only the answer kept for the pause tells
+        try:
+            answered = api.answered(run.id, waiting.key)
+        except PrefectApiError:
+            return False
+        if answered:
+            raise
+        return False
     except PrefectApiError:
         return False
     return True

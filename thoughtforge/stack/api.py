@@ -323,6 +323,17 @@ class PrefectApi:
         """The type of the flow run's state (`RUNNING`, `CANCELLED`, …)."""
         return str(self.call("GET", f"/flow_runs/{flow_run_id}")["state"]["type"])
 
+    def answered(self, flow_run_id: str, pause_key: str) -> bool:
+        """Whether the run's pause under `pause_key` (a run that paused holding its process) has
+        been given its answer: Prefect keeps the input under the pause's response key."""
+        try:
+            self.call("GET", f"/flow_runs/{flow_run_id}/input/paused-{pause_key}-response")
+        except PrefectApiError as exc:
+            if exc.status == HTTPStatus.NOT_FOUND:
+                return False
+            raise
+        return True
+
     def form_published(self, run: WaitingRun) -> bool:
         """Whether the run has saved the schema of the form it waits for (a resume, from the CLI
         or the UI's Resume button, is refused until it has)."""
