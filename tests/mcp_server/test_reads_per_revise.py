@@ -1,9 +1,10 @@
-"""One MCP `revise` reads the project's view once before its revision's claim is taken: the
-composer that allows it and the run it starts are decided from that one read. Counted at the
+"""One MCP `revise` reads the project's view once, under its revision's claim: the composer that
+allows it and the run it starts are decided from that one read (a read before the claim would
+miss a run started between it and the claim). Counted at the
 one opener every project file is read through (`tests.state_reads`), in the MCP server's
 process; the run the revision starts is a process of its own, and is not started here (its
 reads are its own): the tool is handed a pid as if it had. Before issue 57 it read `.waiting.json`
-4 times (three before the claim) and `.starting.json` 8 times; now 3 and 6."""
+4 times (three before the claim) and `.starting.json` 8 times; then 3 and 6; now 2 and 5."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from thoughtforge.core.waiting import WAITING_FILE
 from thoughtforge.mcp_server.tools import Tools
 
 
-def test_an_mcp_revise_reads_the_project_view_once_before_its_claim(
+def test_an_mcp_revise_reads_the_project_view_once_under_its_claim(
     write_config: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     config_file = write_config()
@@ -39,6 +40,6 @@ def test_an_mcp_revise_reads_the_project_view_once_before_its_claim(
         turn = tools.answer(project.id, "revise", "The budget is 12k now.", 0)
     assert turn.delivery == "started" and started == [project.id], turn
     print("mcp revise reads:", dict(reads))
-    # the view (the only reader of the wait here): once before the revision's claim, once
-    # under it (`refuse_while_a_run_works`), once after for what the project takes now
-    assert state_reads(reads)[WAITING_FILE] == 3, reads
+    # the view (the only reader of the wait here): once under the revision's claim (checked and
+    # refused from it), once after for what the project takes now (the turn's `now`)
+    assert state_reads(reads)[WAITING_FILE] == 2, reads

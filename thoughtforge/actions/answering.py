@@ -90,7 +90,7 @@ class Decided(BaseModel):
 
 class Handler(Protocol):
     """What carries out an action a door hands over (its catalogue row's `handler`), from the
-    project's view the answer was checked against."""
+    project's view the answer was checked against (None for an action `CHECKED_UNDER_CLAIM`)."""
 
     def __call__(
         self,
@@ -101,7 +101,7 @@ class Handler(Protocol):
         start: Starter,
         /,
         *,
-        view: ProjectView,
+        view: ProjectView | None,
     ) -> Outcome: ...
 
 
@@ -116,10 +116,18 @@ def take_answer(
 ) -> Outcome:
     """The answer checked against what the project takes now and carried out by its row's
     handler, from one read of the project's view (`view`, when the door has read it for this
-    request already); it is read again only under a claim (a wake's, a revision's, a start's)."""
+    request already); it is read again only under a claim (a wake's, a revision's, a start's).
+    An action `CHECKED_UNDER_CLAIM` is read and checked only there."""
+    if answer.action in CHECKED_UNDER_CLAIM:
+        return handler_of(answer.action)(config, config_file, project, answer, start, view=None)
     view = view or project_view(config, project)
     check_answer(composer_of(view), answer.action, answer.message)
     return handler_of(answer.action)(config, config_file, project, answer, start, view=view)
+
+
+CHECKED_UNDER_CLAIM = frozenset({"revise"})
+"""Actions whose handler reads the view under its own claim and checks the answer there: a view
+read before the claim could let a run that started in between be revised under it."""
 
 
 @cache
@@ -142,7 +150,7 @@ def take_start(
     start: Starter,
     /,
     *,
-    view: ProjectView,
+    view: ProjectView | None,
 ) -> Outcome:
     """Start: a run of a project nothing works on, the door's way."""
     started = start(config, config_file, project, None)
@@ -157,10 +165,15 @@ def take_revision(
     start: Starter,
     /,
     *,
-    view: ProjectView,
+    view: ProjectView | None,
 ) -> Outcome:
-    """Revise: back to Phase 2 with the change request, in a run handed the revision's claim."""
-    with revised(config, project, answer.message) as (revision, claim):
+    """Revise: back to Phase 2 with the change request, in a run handed the revision's claim;
+    checked from the view read under that claim (`revising.revised`)."""
+
+    def check(claimed: ProjectView) -> None:
+        check_answer(composer_of(claimed), answer.action, answer.message)
+
+    with revised(config, project, answer.message, check=check) as (revision, claim):
         started = start(config, config_file, project, None, handed=claim)
     return Outcome(
         delivery="started" if started.run_id else "applied",
@@ -176,10 +189,11 @@ def take_decision(
     start: Starter,
     /,
     *,
-    view: ProjectView,
+    view: ProjectView | None,
 ) -> Outcome:
     """A halt's or a stuck build's decision, with the agent to go on with and the new budget
     the door sent beside it."""
+    view = view or project_view(config, project)
     if answer.agent and answer.agent != view.status.agent:
         if answer.action not in AGENT_SWITCH_ACTIONS:
             raise ActionRefused(f"'{answer.action}' calls no agent: there is none to switch.")

@@ -17,7 +17,13 @@ from thoughtforge.core.project_view import ProjectView, read_view
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.models import Phase
 from thoughtforge.phases.chat import add_human_message, when_read
-from thoughtforge.stack.api import AnsweredMeanwhile, PrefectApi, PrefectApiError, api_for_wait
+from thoughtforge.stack.api import (
+    AnsweredMeanwhile,
+    PrefectApi,
+    PrefectApiError,
+    WaitingRun,
+    api_for_wait,
+)
 
 
 class Delivery(StrEnum):
@@ -99,6 +105,12 @@ def hand_over(
     the caller has read for this request, its wait and its lock taken from it.
     """
     view = view or read_view(project)
+    try:
+        if _resumed_as_recorded(view, run_input):
+            return True
+    except AnsweredMeanwhile:
+        _keep_words(project, run_input, saved=saved)
+        raise
     url = api_for_wait(config, view.waiting)
     if url is None:
         return False
@@ -112,8 +124,7 @@ def hand_over(
             return False
         api.resume(run, run_input)
     except AnsweredMeanwhile:
-        if not saved and run_input.message and run_input.message.strip():
-            add_human_message(project, run_input.message)
+        _keep_words(project, run_input, saved=saved)
         raise
     except PrefectApiError as exc:
         kept = "Your message is saved in the project's chat. " if saved else ""
@@ -122,6 +133,46 @@ def hand_over(
             f"({exc}). Start a run with `thoughtforge continue {project.id}`."
         ) from None
     return True
+
+
+def _resumed_as_recorded(view: ProjectView, run_input: RunAnswer) -> bool:
+    """The answer given, in one request, to the run that recorded the wait, at the server it
+    recorded, when that run holds the project in its process (a run that suspended, or whose
+    process died, is looked up). False when there is no such run, or the try did not reach it:
+    no server there, the run's form not saved yet, or the run not paused yet (a wait is
+    recorded a moment before the run pauses); the caller looks the run up instead.
+    `AnsweredMeanwhile` when the pause has its answer already."""
+    waiting = view.waiting
+    if waiting is None or not (waiting.flow_run_id and waiting.api_url):
+        return False
+    if not view.locked or waiting.away:
+        return False
+    api = PrefectApi(waiting.api_url)
+    run = WaitingRun(
+        id=waiting.flow_run_id,
+        name=waiting.flow_run_id,
+        state_name="Paused",
+        schema_key=None,  # Prefect checks the input against the form, and says if none is saved
+    )
+    try:
+        api.resume(run, run_input)
+    except AnsweredMeanwhile:  # or not paused yet: only the answer kept for the pause tells
+        try:
+            answered = api.answered(run.id, waiting.key)
+        except PrefectApiError:
+            return False
+        if answered:
+            raise
+        return False
+    except PrefectApiError:
+        return False
+    return True
+
+
+def _keep_words(project: Project, run_input: RunAnswer, *, saved: bool) -> None:
+    """Another answer reached the run first: words not stored yet are stored in the chat."""
+    if not saved and run_input.message and run_input.message.strip():
+        add_human_message(project, run_input.message)
 
 
 def _on_its_way(api: PrefectApi, view: ProjectView) -> bool:

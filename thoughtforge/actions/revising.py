@@ -4,28 +4,48 @@ the door's run: the CLI's in its own process, the page's and MCP's on the deploy
 
 Every door holds the revision's claim until the run it starts takes it over (`revised`, then
 `core.run_start.claimed_start(..., handed=...)`), so a Start pressed meanwhile is refused rather
-than leave the revision's own run refused."""
+than leave the revision's own run refused. The project's view is read once, under the claim: a
+run started since any earlier read would be missed by that read, and none can start after it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from thoughtforge.actions.run_state import project_view
 from thoughtforge.config import Config
 from thoughtforge.core import Project
 from thoughtforge.core.course_claim import Claim, claimed
+from thoughtforge.core.project_view import ProjectView
 from thoughtforge.core.revisions import Revision
 from thoughtforge.phases.revision import refuse_while_a_run_works, start_revision
 
 
 @contextmanager
 def revised(
-    config: Config, project: Project, change: str, *, keep_edits: bool = False
+    config: Config,
+    project: Project,
+    change: str,
+    *,
+    keep_edits: bool = False,
+    check: Callable[[ProjectView], None] = lambda view: None,
 ) -> Iterator[tuple[Revision, Claim]]:
     """The revision started for `change`, and the claim that still holds the project for the
-    block, for the run that carries it out to take over. `RevisionRefused` while a run works on
-    the project, `UncommittedEdits` over the person's uncommitted edits unless `keep_edits`
-    commits them; `ProjectClaimed` while another change of its course holds the project."""
+    block, for the run that carries it out to take over. `check`: the door's check of what the
+    project takes now, on the view read under the claim (the claim left out of it).
+    `RevisionRefused` while a run works on the project, `UncommittedEdits` over the person's
+    uncommitted edits unless `keep_edits` commits them; `ProjectClaimed` while another change
+    of its course holds the project."""
     with claimed(project, "revise") as claim:
-        refuse_while_a_run_works(project, "revise")
+        view = project_view(config, project)
+        check(_without(view, claim))
+        refuse_while_a_run_works(project, "revise", view)
         yield start_revision(project, config, change, keep_edits=keep_edits), claim
+
+
+def _without(view: ProjectView, claim: Claim) -> ProjectView:
+    """The view as it was before `claim` was taken: the revision's own claim holds the project
+    from the revision, not against it."""
+    if view.course is not None and view.course.id == claim.id:
+        return view.model_copy(update={"course": None})
+    return view

@@ -1,9 +1,14 @@
 """Reading `config.yaml`: parsed, validated once at start-up, relative paths resolved against
 the directory holding the file (not the current directory); a missing file is copied from the
-example beside it."""
+example beside it.
+
+A process parses a file's text once: the CLI's command and the flow it runs in the same process
+(`flows.run_opening`) each load the config, and the second is handed a copy of the first's
+parse while the file still says the same (a changed file is parsed again)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -18,6 +23,9 @@ from thoughtforge.config.model import Config
 from thoughtforge.config.ports import with_chosen_ports
 from thoughtforge.errors import ConfigError
 
+_PARSED: dict[tuple[Path, str | None, str], Config] = {}
+"""Each config file's last parse, by its place, `HOME` (which `~` means) and its text."""
+
 
 def load_config(path: Path | None = None, *, announce: Any = print) -> Config:
     """Read and validate the config; copy the example beside it when the file is missing."""
@@ -25,7 +33,22 @@ def load_config(path: Path | None = None, *, announce: Any = print) -> Config:
     if not path.exists():
         _create_from_example(path, announce)
     try:
-        raw = load_yaml(read_capped_text(path, MAX_CONFIG_BYTES, "config"), str(path))
+        text = read_capped_text(path, MAX_CONFIG_BYTES, "config")
+    except InputRefused as exc:
+        raise ConfigError(str(exc)) from None
+    key = (path.resolve(), os.environ.get("HOME"), text)
+    parsed = _PARSED.get(key)
+    if parsed is None:
+        parsed = _parse(path, text)
+        _PARSED.clear()  # one kept: a process reads one config, a test suite many in turn
+        _PARSED[key] = parsed
+    # a copy: callers adjust theirs (a port chosen, a test's settings)
+    return with_chosen_ports(parsed.model_copy(deep=True), path)
+
+
+def _parse(path: Path, text: str) -> Config:
+    try:
+        raw = load_yaml(text, str(path))
     except InputRefused as exc:
         raise ConfigError(str(exc)) from None
     except yaml.YAMLError as exc:
@@ -36,7 +59,7 @@ def load_config(path: Path | None = None, *, announce: Any = print) -> Config:
         config = Config.model_validate(raw)
     except ValidationError as exc:
         raise ConfigError(describe_validation_error(path, exc)) from None
-    return with_chosen_ports(_resolve_paths(config, path.resolve().parent), path)
+    return _resolve_paths(config, path.resolve().parent)
 
 
 def _create_from_example(path: Path, announce: Any) -> None:

@@ -68,10 +68,13 @@ class Tools(ToolBase):
         When no run waits for it, the page starts one and hands the answer over once it asks;
         here the run is started, its question awaited, and the answer given to it then, so the
         reply is known to follow that question. A revision starts its own run, whose revised
-        proposal is the reply."""
+        proposal is the reply; it is not waited for, as a run that works on the project is
+        refused at once."""
         project = self.project(project_id)
-        view = self._until_possible(project, "confirm" if edit else action, wait_seconds)
-        since, answered = len(project_thread(project)), view.waiting
+        view = None  # a revision reads the view under its claim, and only there
+        if action != "revise":
+            view = self._until_possible(project, "confirm" if edit else action, wait_seconds)
+        since, answered = len(project_thread(project)), view.waiting if view else None
         pending: list[RunAnswer] = []
         answer = Answer(action=action, message=message, budget_usd=budget_usd)
         outcome = self._take(project, answer, pending, edit, view)

@@ -27,7 +27,7 @@ from thoughtforge.core import (
     write_polish_state,
 )
 from thoughtforge.core.own_files import read_own_text
-from thoughtforge.core.project_view import read_view
+from thoughtforge.core.project_view import ProjectView, read_view
 from thoughtforge.core.revisions import (
     REVISION_TAG_PREFIX,
     Revision,
@@ -55,10 +55,11 @@ class RevisionRefused(ProjectError):
     to do instead."""
 
 
-def refuse_while_a_run_works(project: Project, what: str) -> None:
+def refuse_while_a_run_works(project: Project, what: str, view: ProjectView | None = None) -> None:
     """Refused, naming the run, while a run holds the project, is on its way, or waits for an
-    answer (a suspended run would wake up to a project that moved under it)."""
-    view = read_view(project)
+    answer (a suspended run would wake up to a project that moved under it). `view`: the
+    project's view the caller read under its claim."""
+    view = view or read_view(project)
     status = view.status
     name = run_label(project.id, status.project_name, status.phase.value, view.revision)
     claim = view.claim

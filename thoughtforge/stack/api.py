@@ -38,6 +38,8 @@ SCHEMA_WAIT_SECONDS = 30.0
 SETTLE_SECONDS = 10.0
 _POLL_SECONDS = 0.1
 _BUSY_POLL_SECONDS = 0.5
+FORM_NOT_SAVED = "Run input schema not found."
+"""Prefect's refusal of a resume that came before the paused run saved its form's schema."""
 _RETRIED = frozenset({429, 502, 503})
 _RETRY_DELAYS = (0.5, 1.0, 2.0)
 T = TypeVar("T")
@@ -294,8 +296,10 @@ class PrefectApi:
             raise
         if result.get("status") == "ABORT":  # "Cannot resume a flow run that is not paused."
             raise AnsweredMeanwhile(run.name)
+        reason = (result.get("details") or {}).get("reason") or result.get("status")
+        if reason == FORM_NOT_SAVED:  # resumed by id, a moment before the run saved its form
+            raise PrefectApiError(f"flow run {run.name}: {reason}")
         if result.get("status") != "ACCEPT":
-            reason = (result.get("details") or {}).get("reason") or result.get("status")
             raise ThoughtForgeError(f"the waiting run {run.name} refused the input: {reason}")
 
     def cancel_runs(self, flow_run_ids: list[str], message: str) -> list[str]:
@@ -318,6 +322,17 @@ class PrefectApi:
     def state_of(self, flow_run_id: str) -> str:
         """The type of the flow run's state (`RUNNING`, `CANCELLED`, …)."""
         return str(self.call("GET", f"/flow_runs/{flow_run_id}")["state"]["type"])
+
+    def answered(self, flow_run_id: str, pause_key: str) -> bool:
+        """Whether the run's pause under `pause_key` (a run that paused holding its process) has
+        been given its answer: Prefect keeps the input under the pause's response key."""
+        try:
+            self.call("GET", f"/flow_runs/{flow_run_id}/input/paused-{pause_key}-response")
+        except PrefectApiError as exc:
+            if exc.status == HTTPStatus.NOT_FOUND:
+                return False
+            raise
+        return True
 
     def form_published(self, run: WaitingRun) -> bool:
         """Whether the run has saved the schema of the form it waits for (a resume, from the CLI
