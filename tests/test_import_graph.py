@@ -197,8 +197,6 @@ DOOR_EDGES_LEFT = frozenset(
         "cli.stack -> stack.local_server",
         "cli.stack -> stack.work_pool",
         "cli.stack -> stack.workers",
-        "mcp_server.project_tools -> core",
-        "mcp_server.project_tools -> core.spend",
         "mcp_server.tool_base -> core",
         "mcp_server.tools -> core",
         "mcp_server.tools -> core.course_claim",

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, Stri
 
 from thoughtforge.config import Config
 from thoughtforge.core import Project
-from thoughtforge.core.spend import change_budget, spend_of
+from thoughtforge.core.spend import SpendSummary, change_budget, spend_of
 from thoughtforge.errors import ActionRefused
 from thoughtforge.models import MAX_TOKENS, MAX_USD, HaltReason
 
@@ -30,6 +30,17 @@ def set_budget(config: Config, project: Project, change: BudgetChange) -> str:
     summary, warning = change_budget(config, project, usd, change.tokens, clear=change.clear)
     note = f"Budget now: {summary.line}."
     return f"{note} {warning}" if warning else note
+
+
+def spend_and_budget(
+    config: Config, project: Project, usd: float | None = None, tokens: int | None = None
+) -> tuple[SpendSummary, str | None]:
+    """What the project spent against its budget, its own budget set first when `usd` or
+    `tokens` is given (with a warning when that budget is already used up), as MCP's `spend`
+    answers."""
+    if usd is None and tokens is None:
+        return spend_of(config, project), None
+    return change_budget(config, project, usd, tokens)
 
 
 def raise_on_halt(config: Config, project: Project, usd: float, *, terminating: bool) -> None:
