@@ -4,6 +4,7 @@ their caps, never through a link."""
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 from thoughtforge.actions.starting import DroppedFile
@@ -25,7 +26,8 @@ def given_brain_dump(text: str, file: str) -> str:
 
 def resource_file(config: Config, path: Path) -> DroppedFile:
     """A file given for the project's resources/: a regular file (no link) within the size
-    cap."""
+    cap, its bytes as read (a dropped file's data is Base64 on the way in, as the page sends
+    it: bytes handed over raw would be decoded, and stored garbled or refused)."""
     refuse_links(path)
     data = read_capped(path, config.resources.max_file_bytes, "resource")
-    return DroppedFile(name=path.name, data=data)
+    return DroppedFile(name=path.name, data=base64.b64encode(data))
