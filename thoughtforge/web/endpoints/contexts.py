@@ -13,9 +13,8 @@ from thoughtforge.actions.draft import open_items
 from thoughtforge.actions.inbox import inbox
 from thoughtforge.actions.progress import deliverable_pane
 from thoughtforge.actions.project_header import page_header
-from thoughtforge.actions.project_page import project_page
+from thoughtforge.actions.project_page import Project, project_page
 from thoughtforge.config import Config
-from thoughtforge.core import Project, utc_now
 from thoughtforge.web import live
 from thoughtforge.web.pane import pane_head
 from thoughtforge.web.progress import Panel, panel_for
@@ -38,7 +37,7 @@ def project_state(request: Request, project: Project) -> dict[str, Any]:
         "waiting": page.waiting,
         "composer": composer,
         "agents": header.agents,
-        "work": live.work_line(project, utc_now()),
+        "work": live.work_line(project),
         "run_page": header.run_page,
         "spend": page.spend,
         "revision": page.revision,
