@@ -202,7 +202,6 @@ DOOR_EDGES_LEFT = frozenset(
         "mcp_server.tools -> core.project_view",
         "mcp_server.tools -> phases.chat",
         "mcp_server.transports -> adapters.announce",
-        "web.thread -> core.word_diff",
     }
 )
 """The imports of a door around `actions` not moved yet (issue 57: 124 before it began, the

@@ -17,8 +17,7 @@ from markdown_it import MarkdownIt
 from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 
-from thoughtforge.actions.thread import Thread, ThreadMessage
-from thoughtforge.core.word_diff import WORD_DIFF_FENCE, marked_pieces
+from thoughtforge.actions.thread import WORD_DIFF_FENCE, Thread, ThreadMessage, marked_lines
 
 PAGE_SIZE = 200
 ROLE_NAMES = {"human": "You", "ai": "ThoughtForge", "system": "Notice"}
@@ -33,15 +32,15 @@ def _fence(renderer: Any, tokens: Sequence[Token], index: int, options: Any, env
     token = tokens[index]
     if token.info.strip() != WORD_DIFF_FENCE:
         return str(_plain_fence(tokens, index, options, env))
-    lines = []
-    for line in token.content.rstrip("\n").split("\n"):
-        words = "".join(
+    lines = [
+        "".join(
             f"<{_TAGS[p.kind]}>{escape(p.text)}</{_TAGS[p.kind]}>"
             if p.kind in _TAGS
             else escape(p.text)
-            for p in marked_pieces(line)
+            for p in pieces
         )
-        lines.append(words)
+        for pieces in marked_lines(token.content)
+    ]
     return '<div class="word-diff">' + "\n".join(lines) + "</div>\n"
 
 
