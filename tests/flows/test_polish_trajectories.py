@@ -28,11 +28,11 @@ from tests.polish_setup import (
     review,
     write_script,
 )
+from thoughtforge.actions.progress import deliverable_pane
 from thoughtforge.config import load_config
 from thoughtforge.core import Project, read_chat, read_polish_state, read_status
 from thoughtforge.flows import polish
 from thoughtforge.models import HaltReason, Issue, Phase
-from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.polish.issue_matching import match_findings
 from thoughtforge.phases.polish.ledger import read_ledger
 from thoughtforge.phases.polish.loop import PolishOutcome
@@ -468,9 +468,7 @@ def test_a_plateau_above_the_thresholds_says_so_and_lists_the_open_issues(
     )
     message = read_chat(project.dir)[-1].content
     assert "Still open:" in message and message.count("\n- **") == 7
-    status = read_status(project.dir)
-    plugin = plugin_for(load_config(tmp_path / "config.yaml"), "plan")
-    panel = panel_for(project, status, plugin)
+    panel = panel_for(deliverable_pane(load_config(tmp_path / "config.yaml"), project))
     assert len(panel.still_open) == 7 and panel.still_open[0].startswith("medium (Section 1)")
     assert [f.id for f in panel.findings if f.open] == [f"F{n}" for n in range(15, 22)]
     assert panel.findings[0].state.startswith("addressed, found at iteration 3 (1 review(s))")
@@ -643,7 +641,7 @@ def test_a_good_run_reaches_done_and_names_the_finding_it_dismissed(
     assert [(f.id, f.status) for f in ledger.findings] == [("F1", "resolved"), ("F2", "dismissed")]
     status = read_status(project.dir)
     assert status.phase is Phase.DONE
-    panel = panel_for(project, status, plugin_for(load_config(tmp_path / "config.yaml"), "plan"))
+    panel = panel_for(deliverable_pane(load_config(tmp_path / "config.yaml"), project))
     assert [(f.id, f.open, f.state) for f in panel.findings] == [
         ("F2", False, "dismissed at iteration 2: Section 4 already has one.")
     ]

@@ -24,9 +24,11 @@ def _render(panel: Panel) -> str:
 
 
 def _panels() -> str:
+    text = "## Deliverable Overview\nA plan for <b>sixty</b>.\n"
     draft = DraftView(
         kind="spec proposal",
-        html=render_markdown("## Deliverable Overview\nA plan for <b>sixty</b>.\n"),
+        text=text,
+        html=render_markdown(text),
         open_items=["Exact date in June", "Is the budget <per person>?"],
     )
     build = [
@@ -34,7 +36,9 @@ def _panels() -> str:
         ProgressItem(label="Budget", done=False, detail="2 of 3 slots"),
         ProgressItem(label="Rain plan", done=False),
     ]
-    return _render(Panel(draft=draft)) + _render(Panel(build=build, in_progress=1))
+    return _render(Panel(final=False, draft=draft)) + _render(
+        Panel(final=False, build=build, in_progress=1)
+    )
 
 
 def test_the_pane_matches_its_golden_page() -> None:

@@ -10,6 +10,7 @@ from starlette.templating import Jinja2Templates
 
 from tests.conftest import REPO_ROOT
 from tests.polish_setup import polishing_project
+from thoughtforge.actions.progress import deliverable_pane
 from thoughtforge.config import Config, load_config
 from thoughtforge.core import (
     PolishState,
@@ -21,7 +22,6 @@ from thoughtforge.core import (
 )
 from thoughtforge.core.build_progress import BuildProgress, ProgressItem, recorded
 from thoughtforge.models import Counts, DeliverableType, Issue
-from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.polish import polish_log
 from thoughtforge.phases.polish.guards import GuardReport, GuardResult
 from thoughtforge.phases.polish.ledger import Ledger, after_review, write_ledger
@@ -34,8 +34,7 @@ EXAMPLE_PLUGINS = REPO_ROOT / "examples" / "plugins"
 
 
 def _panel(config: Config, project: Project) -> Panel:
-    status = read_status(project.dir)
-    return panel_for(project, status, plugin_for(config, status.deliverable_type))
+    return panel_for(deliverable_pane(config, project))
 
 
 def _row(iteration: int, critical: int, medium: int, minor: int) -> dict[str, int]:

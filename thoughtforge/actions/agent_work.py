@@ -3,12 +3,10 @@ brain dump, 12 s", and the end of the answer it is writing."""
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from pydantic import BaseModel
 
 from thoughtforge.board.words import step_words
-from thoughtforge.core import Project, is_running
+from thoughtforge.core import Project, is_running, utc_now
 from thoughtforge.core.agent_activity import call_in_flight, streamed_text
 
 STREAM_TAIL_CHARS = 4000
@@ -22,12 +20,12 @@ class AgentWork(BaseModel):
     """The end of the answer so far, as the agent streams it (untrusted text)."""
 
 
-def agent_work(project: Project, now: datetime) -> AgentWork | None:
+def agent_work(project: Project) -> AgentWork | None:
     """The agent call in flight, while a live run makes one; else None."""
     activity = call_in_flight(project.dir)
     if activity is None or not is_running(project):
         return None
-    seconds = max(0, int((now - activity.started_at).total_seconds()))
+    seconds = max(0, int((utc_now() - activity.started_at).total_seconds()))
     attempt = f" (attempt {activity.attempt})" if activity.attempt > 1 else ""
     step = step_words(activity.step)
     return AgentWork(

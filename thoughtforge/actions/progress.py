@@ -1,7 +1,8 @@
 """Phases 3–4 as the doors read them: build progress (as the deliverable type's plugin reported
 it, whatever the type), the polish record (its trajectory, each iteration's cost, the trend, the
 last iteration's guards and verdict, the ledger's findings, what a plateau left open), and the
-deliverable and its traceability as written. The page's pane renders it (`web.progress`).
+deliverable and its traceability as written. The page's pane renders it (`web.progress`), with
+the draft under review before Phase 3 (`deliverable_pane`: the pane's one read).
 
 Read from the files the phases write (`build_progress.json`, `polish_state.json`,
 `polish_log.md`, `polish_ledger.json`); a file that cannot be read is a problem in the model,
@@ -14,14 +15,17 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from thoughtforge.actions.draft import DraftUnderReview, draft_under_review
 from thoughtforge.board.heading import polish_heading
+from thoughtforge.config import Config
 from thoughtforge.core import Project, Status, is_running
 from thoughtforge.core.build_progress import ProgressItem, read_build_progress
 from thoughtforge.core.own_files import read_own_text
 from thoughtforge.core.spend import usd
 from thoughtforge.errors import StateFileError
-from thoughtforge.models import Phase
+from thoughtforge.models import Phase, Severity
 from thoughtforge.phases.plugin_contract import Plugin
+from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.polish.ledger import Ledger
 from thoughtforge.phases.polish.polish_log import finding_state
 from thoughtforge.phases.polish.record import PolishRecord, read_polish_record
@@ -75,6 +79,22 @@ class Progress(BaseModel):
     """The ledger's open findings, then those a review dismissed."""
 
 
+class DeliverablePane(BaseModel):
+    """What the deliverable pane shows under its head, from one read of the project's status:
+    the draft under review in Phases 1–2, and Phases 3–4's progress."""
+
+    draft: DraftUnderReview | None
+    progress: Progress
+
+
+def deliverable_pane(config: Config, project: Project) -> DeliverablePane:
+    status = project.status()
+    return DeliverablePane(
+        draft=draft_under_review(project, status),
+        progress=progress_of(project, status, plugin_for(config, status.deliverable_type)),
+    )
+
+
 def progress_of(project: Project, status: Status, plugin: Plugin) -> Progress:
     """`plugin` is the project's type: a document deliverable is read wherever its plugin keeps
     it (a deliverable that is the project's files is not a document)."""
@@ -116,7 +136,10 @@ def _add_polish(record: PolishRecord, progress: Progress) -> None:
     progress.problems.extend(record.problems)
     if record.state is None:
         return
-    progress.trajectory = [entry.model_dump() for entry in record.trajectory]
+    progress.trajectory = [
+        entry.model_dump(include={"iteration", *(s.value for s in Severity)})
+        for entry in record.trajectory
+    ]
     progress.costs = [
         IterationCost(
             iteration=entry.iteration,

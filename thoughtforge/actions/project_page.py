@@ -6,6 +6,9 @@ three stories of one project.
 and the MCP server answer from it; `status_detail` reads the files alone, as `status` always has
 (it asks no server), and adds what only `status` shows: the polish summary, the files nobody
 committed.
+
+A door holds a project by the handle `project_named` gives it (`Project`, named here so a door
+that passes it back to an action never reaches into `core` for its type).
 """
 
 from __future__ import annotations
@@ -19,13 +22,13 @@ from thoughtforge.board.heading import polish_heading
 from thoughtforge.config import Config
 from thoughtforge.core import (
     POLISH_STATE_FILE,
-    Project,
     Status,
     changes,
     list_projects,
     open_project,
     read_polish_state,
 )
+from thoughtforge.core.project import Project as Project
 from thoughtforge.core.project_view import ProjectView, RunPlace, read_view
 from thoughtforge.core.revisions import staleness_note
 from thoughtforge.core.spend import SpendSummary, spend_of

@@ -1,7 +1,8 @@
 """A project's thread as the doors read it: its messages, this phase's and the earlier phases',
 each with its phase's label, whether it realigns the distillation, whether it is a draft the
 person may edit, and where the person's words were read. The page renders these as inert HTML
-(`web.thread`); MCP's `read_thread` and a tool's replies show them as they are."""
+(`web.thread`), a message's word-diff blocks marked as History marks a change (`marked_lines`);
+MCP's `read_thread` and a tool's replies show them as they are."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from datetime import datetime
 from pydantic import BaseModel
 
 from thoughtforge.core import ChatMessage, Project, read_thread
+from thoughtforge.core.word_diff import WORD_DIFF_FENCE as WORD_DIFF_FENCE
+from thoughtforge.core.word_diff import Piece, marked_pieces
 from thoughtforge.models import Phase
 from thoughtforge.phases.chat import PHASE_LABELS
 from thoughtforge.phases.draft_edits import is_draft
@@ -71,3 +74,9 @@ def thread_message(index: int, message: ChatMessage) -> ThreadMessage:
         edited=bool(message.edited),
         draft=is_draft(message),
     )
+
+
+def marked_lines(block: str) -> list[list[Piece]]:
+    """A message's `WORD_DIFF_FENCE` block read back, line by line, as its words kept, removed
+    and added."""
+    return [marked_pieces(line) for line in block.rstrip("\n").split("\n")]

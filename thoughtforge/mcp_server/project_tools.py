@@ -12,14 +12,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
-from thoughtforge.bounded_input import read_capped
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.mcp_server.agent_words import for_agent
 from thoughtforge.mcp_server.tool_hints import tool
 from thoughtforge.mcp_server.tool_types import RESOURCE_URI, BrainDump, Message, ProjectId
 
 if TYPE_CHECKING:
-    from thoughtforge.actions.starting import DroppedFile
     from thoughtforge.mcp_server.tools import Tools  # loaded at the first tool call
 
 
@@ -44,16 +42,12 @@ def create_project(
     """Create a project from a brain dump (text, or a file) and start its run; it then waits
     for the person in Phase 1: send_message to add or answer, distill when everything is
     said."""
+    from thoughtforge.actions.local_files import given_brain_dump, resource_file
     from thoughtforge.actions.process_run import start_project_run
     from thoughtforge.actions.starting import NewProject, create_from_request
-    from thoughtforge.core import brain_dump_text
 
-    if bool(brain_dump.strip()) == bool(brain_dump_file):
-        raise ThoughtForgeError("give the brain dump as text or as a file, one of the two")
-    text = brain_dump_text(brain_dump, brain_dump_file)
-    if not text.strip():
-        raise ThoughtForgeError("the brain dump is empty: say what you want made")
-    files = [_resource(tools, Path(path)) for path in resources or []]
+    text = given_brain_dump(brain_dump, brain_dump_file)
+    files = [resource_file(tools.config, Path(path)) for path in resources or []]
     request = NewProject(
         brain_dump=text, agent=agent, deliverable_type=deliverable_type, files=files
     )
@@ -171,14 +165,10 @@ def spend(
     """What a project spent (per phase and polish iteration) and its budget; with budget_usd
     or budget_tokens, its own budget is set first. A run halted on its budget goes on with
     decide (resume, with budget_usd)."""
-    from thoughtforge.core.spend import change_budget, spend_of
+    from thoughtforge.actions.budget import spend_and_budget
 
     project = tools.project(project_id)
-    warning = None
-    if budget_usd is not None or budget_tokens is not None:
-        summary, warning = change_budget(tools.config, project, budget_usd, budget_tokens)
-    else:
-        summary = spend_of(tools.config, project)
+    summary, warning = spend_and_budget(tools.config, project, budget_usd, budget_tokens)
     if summary.error is not None:
         raise ThoughtForgeError(summary.error)
     answer: dict[str, Any] = {
@@ -229,16 +219,6 @@ def rollback(
 
     restored = restore(tools.project(project_id), to, keep_edits=keep_edits)
     return {"restored": restored.label, "phase": restored.phase.value, "note": restored.note}
-
-
-def _resource(tools: Tools, path: Path) -> DroppedFile:
-    """A file given as a resource: a regular file (no link) within the size cap."""
-    from thoughtforge.actions.starting import DroppedFile
-    from thoughtforge.core import refuse_links
-
-    refuse_links(path)
-    data = read_capped(path, tools.config.resources.max_file_bytes, "resource")
-    return DroppedFile(name=path.name, data=data)
 
 
 def _in_agent_words(entry: dict[str, Any]) -> dict[str, Any]:

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from thoughtforge.actions.project_page import project_named
+from thoughtforge.actions.project_page import Project, project_named
 from thoughtforge.config import Config, LiveConfig
-from thoughtforge.core import Project
 
 
 class ToolBase:

@@ -4,12 +4,11 @@ each Server-Sent Event. What changed since the page last looked is `actions.live
 from __future__ import annotations
 
 import json
-from datetime import datetime
 
 from pydantic import BaseModel
 
 from thoughtforge.actions.agent_work import agent_work
-from thoughtforge.core import Project
+from thoughtforge.actions.project_page import Project
 from thoughtforge.web.thread import render_markdown
 
 
@@ -22,8 +21,8 @@ class WorkLine(BaseModel):
     answer_html: str
 
 
-def work_line(project: Project, now: datetime) -> WorkLine | None:
-    work = agent_work(project, now)
+def work_line(project: Project) -> WorkLine | None:
+    work = agent_work(project)
     if work is None:
         return None
     return WorkLine(

@@ -10,19 +10,15 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from thoughtforge.actions.draft import draft_under_review
-from thoughtforge.core import Project, Status
+from thoughtforge.actions.draft import DraftUnderReview
 from thoughtforge.models import CONVERSATION_PHASES, Phase
 from thoughtforge.web.thread import render_markdown
 
 
-class DraftView(BaseModel):
-    """The draft a Confirm would lock now, rendered (inert) for the pane."""
+class DraftView(DraftUnderReview):
+    """The draft a Confirm would lock now (`actions.draft`), rendered (inert) for the pane."""
 
-    kind: str
     html: str
-    open_items: list[str] = []
-    """A spec proposal's Unknowns and Open Questions not resolved yet."""
 
 
 class PaneHead(BaseModel):
@@ -84,10 +80,9 @@ def pane_head(phase: Phase, halted_from: Phase | None = None, *, stopped: bool =
     return _HEADS[phase]
 
 
-def draft_view(project: Project, status: Status) -> DraftView | None:
-    """The draft under review (`actions.draft`), rendered; None outside Phases 1–2's review or
-    before the first draft."""
-    draft = draft_under_review(project, status)
+def draft_view(draft: DraftUnderReview | None) -> DraftView | None:
+    """The draft under review, rendered; None outside Phases 1–2's review or before the first
+    draft."""
     if draft is None:
         return None
-    return DraftView(kind=draft.kind, html=render_markdown(draft.text), open_items=draft.open_items)
+    return DraftView(**dict(draft), html=render_markdown(draft.text))

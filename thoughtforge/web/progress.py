@@ -1,5 +1,5 @@
-"""The deliverable pane's body: the draft under review in Phases 1–2 (`pane`), then Phases 3–4
-as the page shows them (`actions.progress` reads them): build progress (the step in progress
+"""The deliverable pane's body as the page shows it (`actions.progress` reads it): the draft under
+review in Phases 1–2 (`pane`), then Phases 3–4: build progress (the step in progress
 marked), the polish trajectory as a chart, the last iteration's guard verdicts, and the
 deliverable, rendered inert.
 """
@@ -8,11 +8,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from thoughtforge.actions.progress import FindingRow, IterationCost, progress_of
-from thoughtforge.core import Project, Status
-from thoughtforge.core.build_progress import ProgressItem
+from thoughtforge.actions.progress import DeliverablePane, Progress
 from thoughtforge.models import Severity
-from thoughtforge.phases.plugin_contract import Plugin
 from thoughtforge.web.pane import DraftView, draft_view
 from thoughtforge.web.thread import render_markdown
 
@@ -42,30 +39,16 @@ class Chart(BaseModel):
     last_iteration: int
 
 
-class Panel(BaseModel):
-    """Everything the deliverable pane shows under its head."""
+class Panel(Progress):
+    """Everything the deliverable pane shows under its head: Phases 3–4's read model, with what
+    the page adds: the draft under review rendered, the trajectory as a chart, the documents
+    rendered inert."""
 
     draft: DraftView | None = None
-    build: list[ProgressItem] = []
-    in_progress: int | None = None
-    """The build step being worked on now (the first not done, while a run builds)."""
-    final: bool = False
-    """Done: the deliverable comes first, the way it was made after it."""
     chart: Chart | None = None
-    costs: list[IterationCost] = []
-    trend: str = ""
-    """Converging, stuck or diverging, with the figures (`board.heading`)."""
-    guards: list[str] = []
-    verdict: str = ""
     deliverable_html: str = ""
     polish_log_html: str = ""
     traceability_html: str = ""
-    """Each acceptance criterion with its evidence (`docs/traceability.md`)."""
-    problems: list[str] = []
-    still_open: list[str] = []
-    """Done at a plateau above the thresholds: the issues the last review left open."""
-    findings: list[FindingRow] = []
-    """The ledger's open findings, then those a review dismissed (`_findings.html`)."""
 
     @property
     def empty(self) -> bool:
@@ -79,26 +62,15 @@ class Panel(BaseModel):
         )
 
 
-def panel_for(project: Project, status: Status, plugin: Plugin) -> Panel:
-    """`plugin` is the project's type: a document deliverable is previewed wherever its plugin
-    keeps it (a deliverable that is the project's files is not a document)."""
-    progress = progress_of(project, status, plugin)
+def panel_for(pane: DeliverablePane) -> Panel:
+    progress = pane.progress
     return Panel(
-        draft=draft_view(project, status),
-        build=progress.build,
-        in_progress=progress.in_progress,
-        final=progress.final,
+        **dict(progress),
+        draft=draft_view(pane.draft),
         chart=chart_of(progress.trajectory) if progress.trajectory is not None else None,
-        costs=progress.costs,
-        trend=progress.trend,
-        guards=progress.guards,
-        verdict=progress.verdict,
         deliverable_html=_preview(progress.deliverable),
         polish_log_html=render_markdown(progress.polish_log) if progress.polish_log else "",
         traceability_html=_preview(progress.traceability),
-        problems=progress.problems,
-        still_open=progress.still_open,
-        findings=progress.findings,
     )
 
 

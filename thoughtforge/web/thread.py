@@ -10,17 +10,14 @@ newest `PAGE_SIZE` messages; older pages are fetched when the person scrolls bac
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from html import escape
 from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
-from pydantic import BaseModel
 
-from thoughtforge.actions.thread import Thread, ThreadMessage
-from thoughtforge.core.word_diff import WORD_DIFF_FENCE, marked_pieces
+from thoughtforge.actions.thread import WORD_DIFF_FENCE, Thread, ThreadMessage, marked_lines
 
 PAGE_SIZE = 200
 ROLE_NAMES = {"human": "You", "ai": "ThoughtForge", "system": "Notice"}
@@ -35,15 +32,15 @@ def _fence(renderer: Any, tokens: Sequence[Token], index: int, options: Any, env
     token = tokens[index]
     if token.info.strip() != WORD_DIFF_FENCE:
         return str(_plain_fence(tokens, index, options, env))
-    lines = []
-    for line in token.content.rstrip("\n").split("\n"):
-        words = "".join(
+    lines = [
+        "".join(
             f"<{_TAGS[p.kind]}>{escape(p.text)}</{_TAGS[p.kind]}>"
             if p.kind in _TAGS
             else escape(p.text)
-            for p in marked_pieces(line)
+            for p in pieces
         )
-        lines.append(words)
+        for pieces in marked_lines(token.content)
+    ]
     return '<div class="word-diff">' + "\n".join(lines) + "</div>\n"
 
 
@@ -52,23 +49,12 @@ _plain_fence = RendererHTML().rules["fence"]
 _MARKDOWN.add_render_rule("fence", _fence)
 
 
-class MessageView(BaseModel):
-    """One message, ready for the `message.html` template."""
+class MessageView(ThreadMessage):
+    """One message of the thread's read model (`actions.thread`), with what the `message.html`
+    template adds: who wrote it, in the page's words, and its text rendered inert."""
 
-    index: int
-    role: str
     who: str
-    phase: str
-    phase_label: str
-    timestamp: datetime
     html: str
-    realign: bool
-    read_by: str | None = None
-    """Where the person's message was read ("distillation 3", "polish iteration 2")."""
-    edited: bool = False
-    """A draft of the AI's the person edited directly (`phases.draft_edits`)."""
-    draft: bool = False
-    """A distillation or spec proposal: the page offers Edit on it while Confirm is possible."""
 
 
 def render_markdown(text: str) -> str:
@@ -78,17 +64,7 @@ def render_markdown(text: str) -> str:
 
 def message_view(message: ThreadMessage) -> MessageView:
     return MessageView(
-        index=message.index,
-        role=message.role,
-        who=ROLE_NAMES[message.role],
-        phase=message.phase.value,
-        phase_label=message.phase_label,
-        timestamp=message.timestamp,
-        html=render_markdown(message.content),
-        realign=message.realign,
-        read_by=message.read_by,
-        edited=message.edited,
-        draft=message.draft,
+        **dict(message), who=ROLE_NAMES[message.role], html=render_markdown(message.content)
     )
 
 

@@ -11,14 +11,13 @@ from thoughtforge.actions.board_page import board_page
 from thoughtforge.actions.composer import Composer
 from thoughtforge.actions.draft import open_items
 from thoughtforge.actions.inbox import inbox
+from thoughtforge.actions.progress import deliverable_pane
 from thoughtforge.actions.project_header import page_header
-from thoughtforge.actions.project_page import project_page
+from thoughtforge.actions.project_page import Project, project_page
 from thoughtforge.config import Config
-from thoughtforge.core import Project, utc_now
-from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.web import live
 from thoughtforge.web.pane import pane_head
-from thoughtforge.web.progress import panel_for
+from thoughtforge.web.progress import Panel, panel_for
 from thoughtforge.web.workbench import render, workbench_of
 
 
@@ -38,7 +37,7 @@ def project_state(request: Request, project: Project) -> dict[str, Any]:
         "waiting": page.waiting,
         "composer": composer,
         "agents": header.agents,
-        "work": live.work_line(project, utc_now()),
+        "work": live.work_line(project),
         "run_page": header.run_page,
         "spend": page.spend,
         "revision": page.revision,
@@ -55,9 +54,8 @@ def _offered(composer: Composer, project: Project) -> Composer:
     return composer.model_copy(update={"actions": kept})
 
 
-def panel_of(config: Config, project: Project) -> Any:
-    status = project.status()
-    return panel_for(project, status, plugin_for(config, status.deliverable_type))
+def panel_of(config: Config, project: Project) -> Panel:
+    return panel_for(deliverable_pane(config, project))
 
 
 def board_context(request: Request) -> dict[str, Any]:

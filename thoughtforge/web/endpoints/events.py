@@ -12,8 +12,8 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from thoughtforge.actions import live_stamps
+from thoughtforge.actions.project_page import Project
 from thoughtforge.actions.thread import project_thread
-from thoughtforge.core import Project
 from thoughtforge.web import live
 from thoughtforge.web.endpoints.contexts import (
     board_context,

@@ -8,9 +8,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from thoughtforge.actions.board_page import cards
-from thoughtforge.actions.project_header import agent_choices
+from thoughtforge.actions.new_project_form import new_project_form
 from thoughtforge.actions.thread import project_thread
-from thoughtforge.phases.plugin_loader import load_plugins
 from thoughtforge.web.endpoints.contexts import (
     board_context,
     panel_of,
@@ -30,21 +29,14 @@ async def health(request: Request) -> Response:
 
 
 async def new_project_page(request: Request) -> Response:
-    config = workbench_of(request).config
-    agents = await run_in_threadpool(agent_choices, config)
-    usable = [a.name for a in agents if a.usable]
-    default = config.agents.default if config.agents.default in usable else next(iter(usable), "")
-    plugins = await run_in_threadpool(load_plugins, config)  # a plugin's import may be slow
-    types = {name: plugin.label for name, plugin in plugins.items()}
-    limit = config.budget.max_usd
-    default_budget = f"${limit:,.2f} (the config's budget)" if limit else "no limit"
+    form = await run_in_threadpool(new_project_form, workbench_of(request).config)
     context = {
         "title": "New project",
-        "agents": agents,
-        "types": types,
-        "default_budget": default_budget,
+        "agents": form.agents,
+        "types": form.types,
+        "default_budget": form.default_budget,
     }
-    return page(request, "new.html", {**context, "default": default})
+    return page(request, "new.html", {**context, "default": form.default_agent})
 
 
 async def thread_page(request: Request) -> Response:
