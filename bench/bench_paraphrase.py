@@ -4,9 +4,9 @@ Run: .venv/bin/python bench/bench_paraphrase.py
 
 Precision and recall of `issue_matching.match_findings` (the ledger's identity of a finding) on
 five labelled sets: the tuning pairs of `paraphrase_pairs.py`, the earlier held-out pairs of that
-file, and rounds 3 to 5, written apart (their findings carry locations, which must agree). Rounds
-4 and 5 were written by two writers who had read neither the matcher nor any other set; round 3's
-and round 4's misses have been looked at since, round 5's never. For comparison, the design's
+file, and three sets written apart (plans-and-code, events-and-hiring, held-out) (their findings carry locations, which must agree). The
+last two were written by two writers who had read neither the matcher nor any other set; the
+first two's misses have been looked at since, the held-out set's never. For comparison, the design's
 matcher alone: normalized Levenshtein ≥ 0.8 on the descriptions ("levenshtein").
 
 Then the cost of an iteration's bookkeeping (the ledger taking in 1,000 issues against the
@@ -30,9 +30,9 @@ from rapidfuzz.distance import Levenshtein
 sys.path.insert(0, str(Path(__file__).parent))
 
 import paraphrase_pairs
-import paraphrase_pairs_round3
-import paraphrase_pairs_round4
-import paraphrase_pairs_round5
+import paraphrase_pairs_events_hiring
+import paraphrase_pairs_held_out
+import paraphrase_pairs_plans_code
 from bench_guards import edited, entry, loop_reviews, near_miss, one_round
 
 from thoughtforge.config import PolishConfig
@@ -111,19 +111,19 @@ def main() -> None:
             unlocated(paraphrase_pairs.HELD_OUT_DIFFERENT),
         ),
         (
-            "round-3 pairs (paraphrase_pairs_round3; its misses looked at)",
-            paraphrase_pairs_round3.SAME,
-            paraphrase_pairs_round3.DIFFERENT,
+            "plans-and-code pairs (paraphrase_pairs_plans_code; its misses looked at)",
+            paraphrase_pairs_plans_code.SAME,
+            paraphrase_pairs_plans_code.DIFFERENT,
         ),
         (
-            "round-4 pairs (paraphrase_pairs_round4; written blind, its misses looked at)",
-            paraphrase_pairs_round4.SAME,
-            paraphrase_pairs_round4.DIFFERENT,
+            "events-and-hiring pairs (paraphrase_pairs_events_hiring; written blind, its misses looked at)",
+            paraphrase_pairs_events_hiring.SAME,
+            paraphrase_pairs_events_hiring.DIFFERENT,
         ),
         (
-            "round-5 held-out pairs (paraphrase_pairs_round5; written blind, never looked at)",
-            paraphrase_pairs_round5.SAME,
-            paraphrase_pairs_round5.DIFFERENT,
+            "held-out pairs (paraphrase_pairs_held_out; written blind, never looked at)",
+            paraphrase_pairs_held_out.SAME,
+            paraphrase_pairs_held_out.DIFFERENT,
         ),
     ]
     for name, same, different in sets:

@@ -16,9 +16,9 @@ Held-out populations: fixed on 2026-12-06, before any threshold was chosen on th
 TUNING (the populations a guard's threshold may be chosen on): honest-typical,
 honest-weak-reviewer, honest-strong, honest-sloppy-shapes and adv-* (one per gaming class, on
 the typical reviewer), their defects worded by the labelled pairs of `paraphrase_pairs.SAME` and
-round 3, seeds from 1,000 to 16,999. HELD_OUT (reported, never tuned on): held-honest-mid,
+the plans-and-code pairs, seeds from 1,000 to 16,999. HELD_OUT (reported, never tuned on): held-honest-mid,
 held-honest-careful, held-honest-chatty and held-adv-* (on the mid reviewer), worded by
-`paraphrase_pairs.HELD_OUT_SAME` and round 5 (never looked at for the matcher), seeds from
+`paraphrase_pairs.HELD_OUT_SAME` and the held-out pairs (never looked at for the matcher), seeds from
 51,000. The thresholds measured are the config's defaults (`polish` in config.yaml: critical 0,
 medium 3, minor 5, stagnation 3, ceiling 50, 2 re-asks); none was chosen on this scoreboard yet.
 

@@ -1,4 +1,4 @@
-"""Hand-written labelled set of reviewer-finding pairs (round 5), written by a helper session from its
+"""Hand-written labelled set of reviewer-finding pairs, held out (never looked at), written by a helper session from its
 own knowledge of how LLM and human reviewers phrase findings, without reading the matcher code or any
 other pair file. Leans towards product launches, migrations, fundraising, courses, operations, and
 Go/Java/Python code; about 60 % plan-document findings (section-heading locations) and 40 % code

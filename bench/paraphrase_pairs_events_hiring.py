@@ -1,4 +1,4 @@
-"""Round-4 labelled pairs of reviewer findings, written by hand by a helper session from its own
+"""Labelled pairs of reviewer findings, written by hand by a helper session from its own
 knowledge of how LLM reviewers phrase findings across rounds, without reading the matcher or any
 other pair set. The emphasis is on event, hiring, renovation and research-project plans and on
 Python/TypeScript code; roughly 60 % plan findings (located by section heading) and 40 % code
