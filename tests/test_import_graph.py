@@ -149,7 +149,7 @@ DOOR_EDGES_LEFT = frozenset(
         "cli.answers -> core",
         "cli.answers -> phases.chat",
         "cli.answers -> phases.draft_edits",
-        "cli.answers -> phases.halt_actions",
+        "cli.answers -> phases.human_decisions",
         "cli.answers -> stack.api",
         "cli.app -> adapters.announce",
         "cli.board -> board.cards",

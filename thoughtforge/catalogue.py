@@ -6,7 +6,7 @@ action are its row here; what remains a door's own is its entry point (a CLI com
 tool, a form when a run waits for it), each held to its row by `tests/test_catalogue.py`.
 
 The invariant: a halt takes the same decisions at every door. The page's buttons, the CLI's
-`Next:` line, the form the run waits with and `phases.halt_actions` all read `halt_decisions`,
+`Next:` line, the form the run waits with and `phases.human_decisions` all read `halt_decisions`,
 so no door offers what another refuses.
 """
 

@@ -50,7 +50,7 @@ from thoughtforge.flows.spec import run_spec
 from thoughtforge.flows.task_runner import halted_state
 from thoughtforge.flows.turns import state_files_readable
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.phases import halt_actions, latest_ai_message, notice
+from thoughtforge.phases import human_decisions, latest_ai_message, notice
 from thoughtforge.phases.revision import start_revision
 
 PhaseStep = Callable[[Project, Config, bool], object]
@@ -193,7 +193,7 @@ def _await_decision(project: Project, config: Config) -> None:
     action = decision.action
     try:
         if getattr(decision, "agent", "").strip() and action != "terminate":
-            halt_actions.switch_agent(project, config, decision.agent.strip())
-        halt_actions.apply(project, action)
+            human_decisions.switch_agent(project, config, decision.agent.strip())
+        human_decisions.apply(project, action)
     except ThoughtForgeError as exc:
         notice(project, f"Cannot {action}: {exc}")

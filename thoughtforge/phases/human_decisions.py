@@ -1,5 +1,6 @@
-"""What the human can do with a halted project: resume, override or terminate it, or answer a
-stuck build (`provide_input`); and at any human step, terminate it or switch its agent.
+"""The person's decisions, applied to the files: resume, override or terminate a halted
+project, or answer a stuck build (`provide_input`); and at any human step, terminate it or
+switch its agent. (The catalogue's person-actions are the doors' words for these.)
 
 Applied to the files directly, so it works the same whether the decision arrives as a Prefect
 `RunInput` to a paused flow or from the CLI when no run is waiting. Which decisions a halt takes
