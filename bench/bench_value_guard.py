@@ -17,9 +17,9 @@ from datetime import UTC, datetime
 from thoughtforge.config import PolishConfig
 from thoughtforge.core import TrajectoryEntry
 from thoughtforge.models import Issue, Severity
-from thoughtforge.phases.polish.count_guards import weighted
 from thoughtforge.phases.polish.guards import GuardReport, evaluate
 from thoughtforge.phases.polish.ledger import Ledger, after_fix, after_review
+from thoughtforge.phases.polish.trajectory_guards import weighted
 
 MAX_ITERATIONS = 20
 THRESHOLD = 2.0

@@ -14,7 +14,7 @@ finding without a location closes once the reviewer confirms anything (one that 
 keeps the older rule). A review may also *dismiss* it, saying why. Nothing else closes a finding:
 a review that stops mentioning a finding no fix has shown at its place leaves it open (*silent*),
 and it goes to the fixer with the review's own issues; a second such review halts the loop,
-quoting both (`ledger_guards`). A finding reported again after a fix is open again.
+quoting both (`findings_guards`). A finding reported again after a fix is open again.
 
 Severity belongs to the finding: the highest any review gave it while it was open. A reviewer
 that relabels a critical finding minor does not make it minor (it is recorded, in `relabelled`);
