@@ -375,7 +375,7 @@ def test_piped_output_keeps_every_path_whole_and_folds_the_prefect_internals(
     write_config: Callable[..., Path], tmp_path: Path
 ) -> None:
     """Piped with no COLUMNS (a file, `| less`): each check is one line, however long its path."""
-    from thoughtforge.flows.prefect_internals import INTERNALS
+    from thoughtforge.flows.runtime.prefect_internals import INTERNALS
 
     deep = tmp_path / ("a-rather-long-folder-name-" * 4) / "projects"
     write_config(projects={"directory": str(deep)})

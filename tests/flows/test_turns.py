@@ -21,9 +21,9 @@ from thoughtforge.errors import (
     FailureKind,
     StateFileError,
 )
-from thoughtforge.flows.console import make_run_output_inert
 from thoughtforge.flows.human_input import IntakeTurn, ReviewTurn, SpecTurn
 from thoughtforge.flows.intake import _apply as run_intake_turn
+from thoughtforge.flows.runtime.console import make_run_output_inert
 from thoughtforge.flows.turns import halt_on_failure, latest_ai_message, state_files_readable
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.intake import DistillationMalformed

@@ -12,7 +12,7 @@ from thoughtforge.config import Config
 from thoughtforge.core import Project, Status, clear_wait
 from thoughtforge.core.build_progress import BuildProgress, recorded
 from thoughtforge.flows.human_input import STUCK, StuckDecision, wait_for_human
-from thoughtforge.flows.task_runner import as_task
+from thoughtforge.flows.runtime.task_runner import as_task
 from thoughtforge.models import Phase
 from thoughtforge.phases import human_decisions, latest_ai_message, notice
 from thoughtforge.phases.plugin_contract import ProgressListener

@@ -3,7 +3,7 @@ sets. Their checks read Prefect's server source, never importing it."""
 
 from __future__ import annotations
 
-from thoughtforge.flows.prefect_internals.shape import Internal, defined_with
+from thoughtforge.flows.runtime.prefect_internals.shape import Internal, defined_with
 
 SQLITE_IMMEDIATE = "sqlite-immediate"
 FORCED_STATE = "forced-state"
@@ -25,7 +25,7 @@ ON_THE_SERVER: tuple[Internal, ...] = (
     Internal(
         SQLITE_IMMEDIATE,
         "prefect.server.database.configurations.AioSqliteConfiguration.begin_transaction",
-        "flows/prefect_server.py",
+        "flows/runtime/prefect_server.py",
         "SQLite transactions take the write lock when they begin, so a busy moment waits "
         "instead of answering 503",
         "a write meeting another one fails and is retried about 2 s later (the UI's Resume form "

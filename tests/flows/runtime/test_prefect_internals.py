@@ -11,9 +11,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from thoughtforge.flows import prefect_internals
-from thoughtforge.flows.prefect_internals import INTERNALS, problem, usable
-from thoughtforge.flows.prefect_internals.shape import Changed, Internal, defined_with
+from thoughtforge.flows.runtime import prefect_internals
+from thoughtforge.flows.runtime.prefect_internals import INTERNALS, problem, usable
+from thoughtforge.flows.runtime.prefect_internals.shape import Changed, Internal, defined_with
 
 KEYS = [internal.key for internal in INTERNALS]
 
@@ -108,7 +108,7 @@ def test_without_the_control_listener_every_flow_imports_and_a_stop_is_not_a_can
         "import sys; sys.modules['prefect._internal.control_listener'] = None\n"
         "import thoughtforge.flows.pipeline, thoughtforge.flows.polish\n"
         "import thoughtforge.flows.repolish\n"
-        "from thoughtforge.flows.shutdown import _cancelling\n"
+        "from thoughtforge.flows.runtime.shutdown import _cancelling\n"
         "print(_cancelling(), _cancelling())\n"
     )
     result = subprocess.run(
@@ -123,7 +123,7 @@ def test_without_the_control_listener_every_flow_imports_and_a_stop_is_not_a_can
 def test_each_use_falls_back_to_plain_prefect(fresh: dict[str, str | None]) -> None:
     from prefect.context import get_settings_context
 
-    from thoughtforge.flows import deployment_parts, heartbeats, holding, limits
+    from thoughtforge.flows.runtime import deployment_parts, heartbeats, holding, limits
 
     for key in KEYS:
         fresh[key] = "Changed: simulated"
@@ -142,7 +142,7 @@ def test_with_every_internal_there_the_uses_take_them(fresh: dict[str, str | Non
     """The other side of the fallbacks above: the same calls use the internals."""
     from prefect.context import get_settings_context
 
-    from thoughtforge.flows import deployment_parts, heartbeats
+    from thoughtforge.flows.runtime import deployment_parts, heartbeats
 
     with heartbeats.without_heartbeats():
         assert get_settings_context().settings.flows.heartbeat_frequency is None
@@ -155,7 +155,7 @@ def test_the_server_side_checks_read_prefects_source_without_importing_the_serve
     """Prefect's server modules take seconds to import; `doctor` reads their source instead."""
     script = (
         "import sys\n"
-        "from thoughtforge.flows.prefect_internals import problem\n"
+        "from thoughtforge.flows.runtime.prefect_internals import problem\n"
         "print(problem('sqlite-immediate'), problem('forced-state'))\n"
         "print(any(m.startswith('prefect.server') for m in sys.modules))\n"
     )

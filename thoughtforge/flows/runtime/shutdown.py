@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 from thoughtforge.adapters.agents.graceful_stop import graceful_stop
 from thoughtforge.config import Config
-from thoughtforge.flows.prefect_internals import CONTROL_LISTENER, usable
+from thoughtforge.flows.runtime.prefect_internals import CONTROL_LISTENER, usable
 
 
 @contextmanager

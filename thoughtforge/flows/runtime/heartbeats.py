@@ -23,7 +23,7 @@ from contextlib import contextmanager
 
 from prefect.context import SettingsContext, get_settings_context
 
-from thoughtforge.flows.prefect_internals import HEARTBEAT, usable
+from thoughtforge.flows.runtime.prefect_internals import HEARTBEAT, usable
 
 
 @contextmanager

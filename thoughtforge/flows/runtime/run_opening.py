@@ -41,14 +41,14 @@ from thoughtforge.adapters.agents.write_boundary import boundary_in_force, landl
 from thoughtforge.config import Config, load_config
 from thoughtforge.core import Project, hold_run_lock, log_event
 from thoughtforge.core.run_start import refuse_beside_another
-from thoughtforge.flows.console import make_run_output_inert
-from thoughtforge.flows.events import announce
-from thoughtforge.flows.holding import holding_for
-from thoughtforge.flows.limits import run_slot
-from thoughtforge.flows.run_tags import tag_this_run
-from thoughtforge.flows.server_in_use import track_temporary_server
-from thoughtforge.flows.shutdown import stopping_gracefully
-from thoughtforge.flows.tls_context import share_one_tls_context
+from thoughtforge.flows.runtime.console import make_run_output_inert
+from thoughtforge.flows.runtime.events import announce
+from thoughtforge.flows.runtime.holding import holding_for
+from thoughtforge.flows.runtime.limits import run_slot
+from thoughtforge.flows.runtime.run_tags import tag_this_run
+from thoughtforge.flows.runtime.server_in_use import track_temporary_server
+from thoughtforge.flows.runtime.shutdown import stopping_gracefully
+from thoughtforge.flows.runtime.tls_context import share_one_tls_context
 from thoughtforge.phases.plugin_loader import load_plugins
 
 share_one_tls_context()  # before this run's clients are made

@@ -19,7 +19,7 @@ from prefect.settings import (
     temporary_settings,
 )
 
-from thoughtforge.flows.tls_context import share_one_tls_context
+from thoughtforge.flows.runtime.tls_context import share_one_tls_context
 
 API = "http://127.0.0.1:9/api"
 

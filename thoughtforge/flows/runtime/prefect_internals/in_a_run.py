@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import uuid
 
-from thoughtforge.flows.prefect_internals.shape import Changed, Internal, attribute, has_parameters
+from thoughtforge.flows.runtime.prefect_internals.shape import (
+    Changed,
+    Internal,
+    attribute,
+    has_parameters,
+)
 
 CONTROL_LISTENER = "control-listener"
 TLS_CONTEXT = "one-tls-context"
@@ -85,7 +90,7 @@ IN_A_RUN: tuple[Internal, ...] = (
     Internal(
         CONTROL_LISTENER,
         "prefect._internal.control_listener.get_intent",
-        "flows/shutdown.py (imported by every flow module)",
+        "flows/runtime/shutdown.py (imported by every flow module)",
         "tells a run Prefect is cancelling from one told to stop, so a cancel is not held back "
         "while the agent call in flight finishes",
         "a cancelled run first lets its agent call in flight finish, as a stopped one does",
@@ -94,7 +99,7 @@ IN_A_RUN: tuple[Internal, ...] = (
     Internal(
         TLS_CONTEXT,
         "prefect.client.orchestration.PrefectClient.__init__ (httpx_settings)",
-        "flows/tls_context.py",
+        "flows/runtime/tls_context.py",
         "every API client of a run shares one TLS context instead of loading the CA bundle each",
         "about 8 MiB more per flow run (a TLS context per API client)",
         _tls_context,
@@ -103,7 +108,7 @@ IN_A_RUN: tuple[Internal, ...] = (
     Internal(
         LEAVE_PAUSE,
         "prefect.utilities.engine.propose_state_sync, keyset_from_paused_state, Paused(pause_key)",
-        "flows/holding.py",
+        "flows/runtime/holding.py",
         "a run holds its process for human.hold_seconds, then proposes Running to leave the "
         "pause and suspends (Prefect cannot suspend a paused run)",
         "no hold: every wait suspends at once, and an answer restarts the run (a second or two)",
@@ -112,7 +117,7 @@ IN_A_RUN: tuple[Internal, ...] = (
     Internal(
         HEARTBEAT,
         "prefect.context.SettingsContext built by hand (flows.heartbeat_frequency=None)",
-        "flows/heartbeats.py",
+        "flows/runtime/heartbeats.py",
         "a run started in the CLI's process beats no heartbeat, which ended every run and "
         "subflow up to a second late",
         "each run the CLI starts ends up to a second later",
@@ -122,7 +127,7 @@ IN_A_RUN: tuple[Internal, ...] = (
     Internal(
         RUN_FLOW,
         "prefect.flow_engine.run_flow called with a flow run made first",
-        "flows/in_process.py",
+        "flows/runtime/in_process.py",
         "a run in the CLI's process without FastAPI's encoder",
         "the flow is called as Prefect's users call it: the CLI's run is 6 MiB larger and "
         "70 ms slower to start",
@@ -131,7 +136,7 @@ IN_A_RUN: tuple[Internal, ...] = (
     Internal(
         LOGGER_NAMES,
         "the loggers prefect.flow_runs and prefect.task_runs",
-        "flows/console.py, flows/task_runner.py",
+        "flows/runtime/console.py, flows/runtime/task_runner.py",
         "a halt is one line, not a traceback; run output is made inert; no 'Finished in state "
         "Completed()' line per step",
         "full tracebacks for halts, and a line per finished step, on the terminal and the UI",
@@ -140,7 +145,7 @@ IN_A_RUN: tuple[Internal, ...] = (
     Internal(
         CONCURRENCY_SLOT,
         "prefect.concurrency.sync.concurrency(...).__enter__/__exit__ by hand",
-        "flows/limits.py",
+        "flows/runtime/limits.py",
         "a run slot taken in short attempts (Ctrl-C stops the wait) and given back while the "
         "run waits for the person",
         "concurrency.max_parallel_runs and max_parallel_agent_calls are not enforced",

@@ -17,7 +17,7 @@ A server started for one command (`temporary_server`) is told that command's pid
 `PARENT_ENV`, and stops when that process ends, however it ends: killed with -9, the command
 cannot stop it, and it held its memory until the project's next run.
 
-Run: `python -m thoughtforge.flows.prefect_server [prefect server start options]`.
+Run: `python -m thoughtforge.flows.runtime.prefect_server [prefect server start options]`.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-from thoughtforge.flows.prefect_internals import SQLITE_IMMEDIATE, usable
+from thoughtforge.flows.runtime.prefect_internals import SQLITE_IMMEDIATE, usable
 from thoughtforge.stack.temporary_server import PARENT_ENV
 
 _PR_SET_PDEATHSIG = 1

@@ -24,7 +24,7 @@ from prefect.exceptions import ObjectNotFound
 from thoughtforge.adapters.agents import use_call_slots
 from thoughtforge.config import Config
 from thoughtforge.core import Project, is_running, list_projects
-from thoughtforge.flows.prefect_internals import CONCURRENCY_SLOT, usable
+from thoughtforge.flows.runtime.prefect_internals import CONCURRENCY_SLOT, usable
 from thoughtforge.stack.concurrency_limits import RUNS_LIMIT, agent_limit
 
 SLOT_LEASE_SECONDS = 60

@@ -21,7 +21,7 @@ import certifi
 from prefect.client.orchestration import PrefectClient, SyncPrefectClient
 from prefect.settings import PREFECT_API_SSL_CERT_FILE, PREFECT_API_TLS_INSECURE_SKIP_VERIFY
 
-from thoughtforge.flows.prefect_internals import TLS_CONTEXT, usable
+from thoughtforge.flows.runtime.prefect_internals import TLS_CONTEXT, usable
 
 _SHARING = "_thoughtforge_shares_tls_context"
 

@@ -1,6 +1,6 @@
-"""Every flow starts through `flows.run_opening`: the prologue (config, plugins, inert output,
-events) and the holds around the work (lock, slot, holding, graceful stop, tagging) are written
-there once, and nowhere else in `flows/`."""
+"""Every flow starts through `flows.runtime.run_opening`: the prologue (config, plugins, inert
+output, events) and the holds around the work (lock, slot, holding, graceful stop, tagging) are
+written there once, and nowhere else in `flows/`."""
 
 from __future__ import annotations
 

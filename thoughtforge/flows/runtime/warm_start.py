@@ -4,10 +4,10 @@ Prefect's process worker starts every flow run as `python -m prefect.engine`, a 
 that imports Prefect and the flows again: about three seconds before a run re-entered by the
 person's answer, or a new project, reaches its first line. `up` starts a *starter* next to the
 worker: one process that has imported all of that once and forks a copy of itself per flow run.
-The deployments `up` makes tell the worker to run `python -m thoughtforge.flows.warm_start NAME`,
-a stdlib-only *launcher* that hands its environment, folder and standard streams to the starter
-and then stands in for the run: it forwards the worker's signals to it and exits with its status.
-A worker started by `up` or `thoughtforge worker` names its own starter in `WARM_START_ENV`,
+The deployments `up` makes tell the worker to run `python -m thoughtforge.flows.runtime.warm_start
+NAME`, a stdlib-only *launcher* that hands its environment, folder and standard streams to the
+starter and then stands in for the run: it forwards the worker's signals to it and exits with its
+status. A worker started by `up` or `thoughtforge worker` names its own starter in `WARM_START_ENV`,
 which its launchers use instead of the deployment's NAME: each machine, and each worker of a
 machine, has its own. With no starter there (a worker started by hand elsewhere), or once
 ThoughtForge's code changed since the starter loaded it, the launcher runs `prefect.engine` itself,
@@ -69,7 +69,7 @@ def launcher_command(name: str) -> str:
     as a shell would (a clone in `~/my projects/` has a space in it)."""
     named = Path(sys.executable).with_name("python")
     python = named if named.exists() else Path(sys.executable)
-    return shlex.join([str(python), "-m", "thoughtforge.flows.warm_start", name])
+    return shlex.join([str(python), "-m", "thoughtforge.flows.runtime.warm_start", name])
 
 
 def launch(name: str) -> int:
@@ -100,12 +100,12 @@ def _engine_here() -> int:
     """`python -m prefect.engine` in this fresh process, its API clients sharing one TLS context
     from the first (`tls_context`), as they do in the starter's runs; the process worker's own
     command when Prefect no longer runs that way (`prefect_internals`)."""
-    from thoughtforge.flows.prefect_internals import WARM_START, usable
+    from thoughtforge.flows.runtime.prefect_internals import WARM_START, usable
 
     if not usable(WARM_START):
         prefect = str(Path(sys.executable).with_name("prefect"))
         os.execv(prefect, [prefect, "flow-run", "execute"])
-    from thoughtforge.flows.tls_context import share_one_tls_context
+    from thoughtforge.flows.runtime.tls_context import share_one_tls_context
 
     share_one_tls_context()
     _as_prefect_engine()
@@ -115,7 +115,7 @@ def _engine_here() -> int:
 def serve(name: str) -> None:
     """The starter: import once, then fork a run per launcher, until stopped. None when Prefect
     no longer runs a flow run the way it forks them (`prefect_internals`): runs start cold."""
-    from thoughtforge.flows.prefect_internals import RUN_INTERNALS, WARM_START, usable
+    from thoughtforge.flows.runtime.prefect_internals import RUN_INTERNALS, WARM_START, usable
 
     if not usable(WARM_START):
         sys.exit(1)
@@ -325,7 +325,7 @@ def main(argv: list[str]) -> int:
         return 0
     if len(argv) == 1:
         return launch(argv[0])
-    print("usage: python -m thoughtforge.flows.warm_start [--serve] NAME", file=sys.stderr)
+    print("usage: python -m thoughtforge.flows.runtime.warm_start [--serve] NAME", file=sys.stderr)
     return 2
 
 

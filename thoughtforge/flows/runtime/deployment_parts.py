@@ -11,7 +11,7 @@ from prefect.flows import Flow
 from prefect.utilities.callables import parameter_schema
 from prefect.workers.process import ProcessWorker
 
-from thoughtforge.flows.prefect_internals import JOB_TEMPLATE, PARAMETER_SCHEMA, usable
+from thoughtforge.flows.runtime.prefect_internals import JOB_TEMPLATE, PARAMETER_SCHEMA, usable
 
 
 class FlowParts:

@@ -17,7 +17,7 @@ RUN_A_FLOW_HERE = """
 import json, sys
 from prefect import runtime
 from prefect.flows import flow
-from thoughtforge.flows.in_process import run_here
+from thoughtforge.flows.runtime.in_process import run_here
 
 @flow(name="echo")
 def echo(text: str, loud: bool) -> dict:

@@ -15,8 +15,8 @@ from prefect.client.orchestration import get_client
 from prefect.flows import Flow
 from prefect.states import Pending
 
-from thoughtforge.flows.heartbeats import without_heartbeats
-from thoughtforge.flows.prefect_internals import RUN_FLOW, usable
+from thoughtforge.flows.runtime.heartbeats import without_heartbeats
+from thoughtforge.flows.runtime.prefect_internals import RUN_FLOW, usable
 
 R = TypeVar("R")
 

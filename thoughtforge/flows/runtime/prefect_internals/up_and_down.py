@@ -8,7 +8,7 @@ import uuid
 from pathlib import Path
 from types import SimpleNamespace
 
-from thoughtforge.flows.prefect_internals.shape import Changed, Internal, attribute
+from thoughtforge.flows.runtime.prefect_internals.shape import Changed, Internal, attribute
 
 WARM_START = "warm-start-engine"
 RUN_ENVIRONMENT = "run-environment"
@@ -57,7 +57,7 @@ UP_AND_DOWN: tuple[Internal, ...] = (
     Internal(
         WARM_START,
         "prefect.engine run as __main__ (runpy), prefect.context.refresh_global_settings_context",
-        "flows/warm_start.py",
+        "flows/runtime/warm_start.py",
         "deployed runs fork from a process that imported Prefect and the flows once",
         "every deployed run starts cold (`prefect flow-run execute`): about 3 s more",
         _warm_start,
@@ -73,7 +73,7 @@ UP_AND_DOWN: tuple[Internal, ...] = (
     Internal(
         PARAMETER_SCHEMA,
         "prefect.utilities.callables.parameter_schema",
-        "flows/deployment_parts.py (`up`)",
+        "flows/runtime/deployment_parts.py (`up`)",
         "`up` deploys through the API, without `prefect deploy`'s seconds of imports",
         "deployments have no parameter schema: the UI offers no form for a new run's parameters",
         _parameter_schema,
@@ -81,7 +81,7 @@ UP_AND_DOWN: tuple[Internal, ...] = (
     Internal(
         JOB_TEMPLATE,
         "prefect.workers.process.ProcessWorker.get_default_base_job_template",
-        "flows/deployment_parts.py (`up`)",
+        "flows/runtime/deployment_parts.py (`up`)",
         "`up` makes the process work pool with its job template (command, working_dir)",
         "the pool is made with an empty template, which the worker fills with its own",
         _job_template,

@@ -20,12 +20,12 @@ from pathlib import Path
 import pytest
 
 from tests.flows.test_polish_flow import _wait_for
-from thoughtforge.flows import run_tags
+from thoughtforge.flows.runtime import run_tags
 from thoughtforge.process_tree import descendants
 from thoughtforge.stack.local_server import wait_for_warm_starter
 from thoughtforge.stack.warm_start_address import listening, socket_name
 
-LAUNCHER = [sys.executable, "-m", "thoughtforge.flows.warm_start"]
+LAUNCHER = [sys.executable, "-m", "thoughtforge.flows.runtime.warm_start"]
 Starter = tuple[str, subprocess.Popen[bytes]]
 
 
@@ -107,7 +107,7 @@ def test_a_stopped_or_killed_launcher_takes_its_run_with_it(
 def test_the_worker_is_told_to_run_the_launcher_with_this_environments_python() -> None:
     """The same command whichever name of the environment's Python `up` ran under (a console
     script runs `python3`): else every other `up` would deploy everything again."""
-    asked = "from thoughtforge.flows.warm_start import launcher_command as c; print(c('x'))"
+    asked = "from thoughtforge.flows.runtime.warm_start import launcher_command as c; print(c('x'))"
     bin_dir = Path(sys.executable).parent
     commands = {
         subprocess.run(
@@ -116,7 +116,12 @@ def test_the_worker_is_told_to_run_the_launcher_with_this_environments_python() 
         for name in ("python", "python3")
     }
     [command] = commands
-    assert command.split() == [str(bin_dir / "python"), "-m", "thoughtforge.flows.warm_start", "x"]
+    assert command.split() == [
+        str(bin_dir / "python"),
+        "-m",
+        "thoughtforge.flows.runtime.warm_start",
+        "x",
+    ]
 
 
 def test_a_python_in_a_folder_with_a_space_is_one_word_of_the_workers_command(
@@ -127,8 +132,8 @@ def test_a_python_in_a_folder_with_a_space_is_one_word_of_the_workers_command(
     python = tmp_path / "my envs" / "python"
     python.parent.mkdir()
     python.symlink_to(sys.executable)
-    asked = "from thoughtforge.flows.warm_start import launcher_command as c; print(c('x'))"
-    root = Path(__file__).resolve().parents[2]
+    asked = "from thoughtforge.flows.runtime.warm_start import launcher_command as c; print(c('x'))"
+    root = Path(__file__).resolve().parents[3]
     command = subprocess.run(
         [str(python), "-c", asked],
         env={**os.environ, "PYTHONPATH": str(root)},
@@ -136,7 +141,7 @@ def test_a_python_in_a_folder_with_a_space_is_one_word_of_the_workers_command(
         text=True,
         check=True,
     ).stdout.strip()
-    assert shlex.split(command) == [str(python), "-m", "thoughtforge.flows.warm_start", "x"]
+    assert shlex.split(command) == [str(python), "-m", "thoughtforge.flows.runtime.warm_start", "x"]
 
 
 def test_once_thoughtforges_code_changed_runs_start_cold_not_from_old_code(

@@ -6,9 +6,10 @@ person sees. A Prefect release may move or change any of them, so each has a che
 still has it in the shape ThoughtForge uses. The code that uses one asks `usable(KEY)` first
 (checked once per process): when the check fails it prints one warning naming the item and what
 is lost, and takes Prefect's plain behaviour instead of failing the run. `thoughtforge doctor`
-shows a row per missing item (`--verbose`: per item); `tests/flows/test_prefect_internals.py`
-fails, naming the item, when the installed Prefect changed one. The three marked `upstream` only
-work around a Prefect issue: drop them once it is fixed.
+shows a row per missing item (`--verbose`: per item);
+`tests/flows/runtime/test_prefect_internals.py` fails, naming the item, when the installed Prefect
+changed one. The three marked `upstream` only work around a Prefect issue: drop them once it is
+fixed.
 
 The items are kept by what they concern, each beside its check: `in_a_run` (a flow run's own
 process), `on_the_server` (the API server, read from its source), `up_and_down` (what `up` and
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import sys
 
-from thoughtforge.flows.prefect_internals.in_a_run import (
+from thoughtforge.flows.runtime.prefect_internals.in_a_run import (
     CONCURRENCY_SLOT,
     CONTROL_LISTENER,
     HEARTBEAT,
@@ -30,13 +31,13 @@ from thoughtforge.flows.prefect_internals.in_a_run import (
     RUN_FLOW,
     TLS_CONTEXT,
 )
-from thoughtforge.flows.prefect_internals.on_the_server import (
+from thoughtforge.flows.runtime.prefect_internals.on_the_server import (
     FORCED_STATE,
     ON_THE_SERVER,
     SQLITE_IMMEDIATE,
 )
-from thoughtforge.flows.prefect_internals.shape import Internal
-from thoughtforge.flows.prefect_internals.up_and_down import (
+from thoughtforge.flows.runtime.prefect_internals.shape import Internal
+from thoughtforge.flows.runtime.prefect_internals.up_and_down import (
     JOB_TEMPLATE,
     PARAMETER_SCHEMA,
     RUN_ENVIRONMENT,

@@ -16,7 +16,7 @@ from prefect.settings import get_current_settings
 from tests.polish_setup import polishing_project, review, write_script
 from thoughtforge.config import load_config
 from thoughtforge.flows import pipeline, polish
-from thoughtforge.flows.heartbeats import without_heartbeats
+from thoughtforge.flows.runtime.heartbeats import without_heartbeats
 from thoughtforge.models import Phase
 
 pytestmark = pytest.mark.usefixtures("prefect_api_url")

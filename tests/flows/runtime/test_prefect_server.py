@@ -13,7 +13,7 @@ import pytest
 from prefect.server.database.configurations import AioSqliteConfiguration
 from sqlalchemy import text
 
-from thoughtforge.flows import prefect_server
+from thoughtforge.flows.runtime import prefect_server
 
 
 async def _read_then_write(database: Path) -> None:

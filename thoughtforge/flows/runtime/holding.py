@@ -37,7 +37,7 @@ from prefect.input.run_input import keyset_from_paused_state
 from prefect.states import Paused, Running, State
 from prefect.utilities.engine import propose_state_sync
 
-from thoughtforge.flows.prefect_internals import LEAVE_PAUSE, usable
+from thoughtforge.flows.runtime.prefect_internals import LEAVE_PAUSE, usable
 
 HOLD_POLL_SECONDS = 0.25
 """How soon a run waiting in its process (held, or paused in-process) sees its answer."""
