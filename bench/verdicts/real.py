@@ -25,7 +25,7 @@ from pathlib import Path
 
 from thoughtforge.config import PolishConfig
 from thoughtforge.core import PolishState
-from thoughtforge.errors import UnusableAnswer
+from thoughtforge.errors import UnusableReply
 from thoughtforge.models import Issue
 from thoughtforge.phases.deliverable.verdict import Candidate
 from thoughtforge.phases.polish.assessment import Assessment, assess
@@ -75,7 +75,7 @@ def read_review(answer: Callable[[int], str], n: int, document: str, retries: in
     for attempt in range(retries + 1):
         try:
             parsed = parse_review(answer(attempt), PlanReview, ECHOES)
-        except UnusableAnswer as exc:
+        except UnusableReply as exc:
             why = str(exc)
             continue
         standing, _ = still_standing(parsed.issues)

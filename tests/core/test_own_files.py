@@ -38,7 +38,7 @@ READS = {"read_text", "read_bytes", "open", "fdopen", "load", "loads"}
 OPENER = {"bounded_input.py", "core/own_files.py"}
 NOT_A_PROJECT_FILE = {
     "adapters/agents/image_parts.py:_read_no_link": "an image the person names, O_NOFOLLOW, capped",
-    "adapters/agents/scripted.py:_answer_text": "the scripted agent's own script folder",
+    "adapters/agents/scripted.py:_reply_text": "the scripted agent's own script folder",
     "adapters/agents/scripted.py:_filled": "the scripted agent's own templates",
     "adapters/agents/kinds/claude.py:settings_grants": "an agent's settings file in the config",
     "adapters/agents/launch.py:_script_text": "an agent's command script in the config, capped",

@@ -16,9 +16,9 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import (
     AgentFailure,
-    AnswerCutOff,
     AttemptFailure,
     FailureKind,
+    ReplyCutOff,
     StateFileError,
 )
 from thoughtforge.flows.human_input import IntakeTurn, ReviewTurn, SpecTurn
@@ -41,10 +41,10 @@ TIMED_OUT = AttemptFailure(kind=FailureKind.TIMED_OUT, reason="timed out")
         (PermissionError(13, "Permission denied", "docs/spec.md"), HaltReason.FILE_SYSTEM_ERROR),
         (DistillationMalformed("it has no ## Objective section"), HaltReason.ANSWER_UNUSABLE),
         (
-            AnswerCutOff(
+            ReplyCutOff(
                 "smol",
                 "brain-dump-intake",
-                [AttemptFailure(kind=FailureKind.CUT_OFF, reason="answer cut off at 9 tokens")],
+                [AttemptFailure(kind=FailureKind.CUT_OFF, reason="reply cut off at 9 tokens")],
             ),
             HaltReason.ANSWER_UNUSABLE,
         ),

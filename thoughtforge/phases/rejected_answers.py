@@ -12,7 +12,7 @@ import re
 from contextlib import suppress
 
 from thoughtforge.core import REJECTED_DIR, Project, log_event, utc_now, write_text_atomic
-from thoughtforge.errors import StateFileError, UnusableAnswer
+from thoughtforge.errors import StateFileError, UnusableReply
 from thoughtforge.models import Phase
 from thoughtforge.phases.chat import notice
 
@@ -24,12 +24,12 @@ def rejected_so_far(project: Project, step: str) -> int:
 
 
 def keep_rejected(
-    project: Project, phase: Phase, step: str, attempt: int, why: UnusableAnswer
+    project: Project, phase: Phase, step: str, attempt: int, why: UnusableReply
 ) -> str:
     """Write the refused answer, say so in the chat; the path relative to the project."""
     relpath = f"{REJECTED_DIR}/{utc_now():%Y%m%dT%H%M%S%f}-{_slug(step)}-{attempt}.txt"
     (project.dir / REJECTED_DIR).mkdir(exist_ok=True)
-    write_text_atomic(project.dir / relpath, why.answer.rstrip("\n") + "\n")
+    write_text_atomic(project.dir / relpath, why.reply.rstrip("\n") + "\n")
     log_event(
         project.dir,
         "answer_unusable",

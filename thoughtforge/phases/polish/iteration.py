@@ -37,7 +37,7 @@ from thoughtforge.core import (
 )
 from thoughtforge.core.own_files import read_own_bytes
 from thoughtforge.core.revisions import current_revision
-from thoughtforge.errors import PhaseHalt, UnusableAnswer
+from thoughtforge.errors import PhaseHalt, UnusableReply
 from thoughtforge.models import Counts, HaltReason
 from thoughtforge.phases.deliverable import edit_rule
 from thoughtforge.phases.deliverable.verdict import Candidate, DeliverableVerdict
@@ -156,7 +156,7 @@ class PolishSteps:
                 lambda answer: parse_review(answer, self.plugin.review, echoes),
                 attempts=retries + 1,
             )
-        except UnusableAnswer as exc:
+        except UnusableReply as exc:
             raise PhaseHalt(
                 HaltReason.REVIEW_MALFORMED,
                 f"Review output still malformed after {retries} re-asks at iteration {n}: {exc}. "
@@ -215,7 +215,7 @@ class PolishSteps:
                 self.engine.project, Candidate(stage="fix", text=answer, previous=old)
             )
             if verdict.problem == "structure":
-                raise UnusableAnswer(verdict.reason, answer)
+                raise UnusableReply(verdict.reason, answer)
             return answer, verdict
 
         try:
@@ -228,7 +228,7 @@ class PolishSteps:
                 attempts=2,
                 also=(self.document,),
             )
-        except UnusableAnswer as exc:  # each answer is kept already
+        except UnusableReply as exc:  # each answer is kept already
             return self.refuse(review.iteration, f"{exc} (asked again once)", None)
         if not verdict.accepted:
             return self.refuse(review.iteration, verdict.reason, answer)
@@ -250,7 +250,7 @@ class PolishSteps:
         deliverable unchanged."""
         log_event(self.dir, "fix_rejected", level="warning", iteration=n, why=why)
         if answer is not None:
-            self.engine.keeper(self.fix_step)(n, UnusableAnswer(why, answer))
+            self.engine.keeper(self.fix_step)(n, UnusableReply(why, answer))
         return FixResult(outcome="refused", summary=f"refused: {why}; kept the previous version")
 
     def changed(self, state: PolishState, version: str, summary: str, what: str) -> FixResult:
