@@ -8,7 +8,7 @@ Each run is one polish loop over a plan rendered from a real template with known
 (severity, section), driven by simulated agents: an honest-but-noisy reviewer and fixer, or a
 gaming one per class seen so far (`bench/verdicts/populations.py` names every parameter and
 where its value comes from). Every decision is made by the real modules: the review reader, the
-ledger, the plan's deliverable validator and the guards (`bench/verdicts/real.py`, the one
+tracker, the plan's deliverable validator and the guards (`bench/verdicts/real.py`, the one
 coupling). Beside each run, an oracle with the same plan and fixer and a reviewer that reports
 the truth: a halt is needless when the oracle reached `done` within the iteration ceiling.
 

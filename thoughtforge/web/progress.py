@@ -65,7 +65,7 @@ class Panel(BaseModel):
     still_open: list[str] = []
     """Done at a plateau above the thresholds: the issues the last review left open."""
     findings: list[FindingRow] = []
-    """The ledger's open findings, then those a review dismissed (`_findings.html`)."""
+    """The tracker's open findings, then those a review dismissed (`_findings.html`)."""
 
     @property
     def empty(self) -> bool:

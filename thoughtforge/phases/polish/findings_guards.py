@@ -1,4 +1,4 @@
-"""The guards that read the ledger of findings rather than one review's labels: termination,
+"""The guards that read the finding tracker rather than one review's labels: termination,
 a reviewer that contradicts itself, rotation (stagnation's plateau) and persistence.
 
 Done needs evidence: the last review within the thresholds, and no critical or medium finding
@@ -20,6 +20,7 @@ small findings come and go around them.
 from __future__ import annotations
 
 from thoughtforge.models import Severity
+from thoughtforge.phases.polish.finding_tracker import Finding
 from thoughtforge.phases.polish.guard_view import (
     Seen,
     arrow,
@@ -30,7 +31,6 @@ from thoughtforge.phases.polish.guard_view import (
     over,
     over_limits,
 )
-from thoughtforge.phases.polish.ledger import Finding
 
 _QUOTED = 120
 
@@ -112,14 +112,14 @@ def stagnation(seen: Seen) -> tuple[bool, str]:
             False,
             f"total on a plateau ({arrow(totals)}) but the same findings persist ({share})",
         )
-    critical = [f for f in seen.ledger.active if f.severity is Severity.CRITICAL]
+    critical = [f for f in seen.tracker.active if f.severity is Severity.CRITICAL]
     if critical:
         return False, (
             f"total on a plateau ({arrow(totals)}) but {_names(critical)} open: a plateau with a "
             "critical finding is not polish enough, whether its findings rotate or not"
         )
     above = ", ".join(over(seen))
-    left = seen.ledger.active
+    left = seen.tracker.active
     return True, (
         f"polish sufficient: total on a plateau ({arrow(totals)}, {describe(counts(seen.last))}) "
         f"for {limit} iterations while findings rotate ({share}). Converged at a plateau above "
@@ -166,20 +166,20 @@ def persistence(seen: Seen) -> tuple[bool, str]:
 
 
 def _silent(seen: Seen) -> list[Finding]:
-    return [f for f in seen.ledger.silent() if f.serious]
+    return [f for f in seen.tracker.silent() if f.serious]
 
 
 def _persisting(seen: Seen, since: int) -> tuple[list[Finding], list[Finding]]:
-    reported = seen.ledger.reported_at(seen.last.iteration)
+    reported = seen.tracker.reported_at(seen.last.iteration)
     return reported, [f for f in reported if f.found_at <= since]
 
 
 def _critical_throughout(seen: Seen, since: int) -> bool:
-    """Whether every review since `since` reported a finding the ledger holds critical, one
+    """Whether every review since `since` reported a finding the tracker holds critical, one
     finding or another: a critical that moves or changes its words each round is still there."""
     spans = [
         (f.found_at, f.last_reported)
-        for f in seen.ledger.findings
+        for f in seen.tracker.findings
         if f.severity is Severity.CRITICAL
     ]
     return all(
@@ -195,9 +195,9 @@ def _persists(reported: list[Finding], old: list[Finding]) -> bool:
 
 
 def _closed(seen: Seen) -> str:
-    ledger = seen.ledger
-    resolved = [f for f in ledger.findings if f.status == "resolved"]
-    dismissed = [f for f in ledger.findings if f.status == "dismissed"]
+    tracker = seen.tracker
+    resolved = [f for f in tracker.findings if f.status == "resolved"]
+    dismissed = [f for f in tracker.findings if f.status == "dismissed"]
     confirmed = [f for f in resolved if f.resolution == "confirmed"]
     by_fix = len(resolved) - len(confirmed)
     said = f" {by_fix} finding(s) resolved by a fix." if by_fix else ""

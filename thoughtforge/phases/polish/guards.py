@@ -1,6 +1,6 @@
 """Phase 4 convergence guards: after each iteration, decide whether the polish loop goes on.
 
-Pure functions of the trajectory, the ledger of findings (`ledger`) and the config, so a verdict
+Pure functions of the trajectory, the finding tracker (`tracker`) and the config, so a verdict
 can be recomputed from the state files alone. The guards run in the order below and the first
 one that triggers decides; every guard that ran leaves a line for `polish_log.md`.
 
@@ -24,8 +24,8 @@ from thoughtforge.config import PolishConfig
 from thoughtforge.core import TrajectoryEntry
 from thoughtforge.models import HaltReason
 from thoughtforge.phases.polish import findings_guards, trajectory_guards
+from thoughtforge.phases.polish.finding_tracker import FindingTracker
 from thoughtforge.phases.polish.guard_view import Seen, counts, describe, version_name
-from thoughtforge.phases.polish.ledger import Ledger
 
 __all__ = ["GuardReport", "GuardResult", "describe", "evaluate", "version_name"]
 
@@ -54,17 +54,17 @@ _Guard = Callable[[Seen], tuple[bool, str]]
 
 def evaluate(
     trajectory: list[TrajectoryEntry],
-    ledger: Ledger,
+    tracker: FindingTracker,
     config: PolishConfig,
     tests_passed: bool | None = None,
     fix_note: str = "",
 ) -> GuardReport:
-    """Run the guards in order; `ledger` has taken in the last review; `tests_passed` is None in
+    """Run the guards in order; `tracker` has taken in the last review; `tests_passed` is None in
     plan mode; `fix_note` is what the last fix did, in the log's words (quoted when the fixer's
     guards halt)."""
     if not trajectory:
         raise ValueError("the trajectory must end with the iteration just completed")
-    seen = Seen(trajectory, ledger, config, tests_passed, fix_note)
+    seen = Seen(trajectory, tracker, config, tests_passed, fix_note)
     warning = trajectory_guards.regression_warning(seen)
     warnings = [warning] if warning else []
     results: list[GuardResult] = []

@@ -36,7 +36,7 @@ class MalformedReview(UnusableReply):
 
 
 class Dismissal(BaseModel):
-    """A review's word that an open finding of the ledger does not stand, and why."""
+    """A review's word that an open finding of the tracker does not stand, and why."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -76,7 +76,7 @@ class CheckedConfirmation(Confirmation):
 
 class Review(BaseModel):
     """What every review holds: the issues, with the shared severities the guards count, and
-    the open findings it was shown that it dismisses (`ledger`), and the evidence it names."""
+    the open findings it was shown that it dismisses (`tracker`), and the evidence it names."""
 
     model_config = ConfigDict(extra="ignore")
 

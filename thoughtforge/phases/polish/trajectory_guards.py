@@ -90,8 +90,8 @@ def fix_unchanged(seen: Seen) -> tuple[bool, str]:
     return True, (
         f"No fix changed the deliverable in iterations {idle[0].iteration} and "
         f"{idle[1].iteration} ({said}) while the reviewer reports "
-        f"{describe(counts(seen.last))} and the ledger holds {describe(open_counts(seen))} "
-        "open: the same document would get the same review."
+        f"{describe(counts(seen.last))} and the finding tracker holds "
+        f"{describe(open_counts(seen))} open: the same document would get the same review."
     )
 
 
@@ -145,7 +145,7 @@ def fabrication(seen: Seen) -> tuple[bool, str]:
     if near is None:
         return False, f"{spiked}, but no earlier iteration was within twice the thresholds"
     if not any(_mostly_new(seen, severity, window) for severity in spiking):
-        reported = seen.ledger.reported_at(seen.last.iteration)
+        reported = seen.tracker.reported_at(seen.last.iteration)
         known = sum(1 for f in reported if f.found_at < seen.last.iteration)
         return False, (
             f"{spiked}, but {known} of the {len(reported)} findings reported were found before "
@@ -162,9 +162,9 @@ def _mostly_new(seen: Seen, severity: Severity, window: list[TrajectoryEntry]) -
     """Whether at least half of `severity`'s rise over its trailing average is findings new this
     iteration: a rise made of findings reported before under another label is relabelling."""
     iteration = seen.last.iteration
-    everything = seen.ledger.reported_at(iteration)
+    everything = seen.tracker.reported_at(iteration)
     labelled = [f for f in everything if f.severity is severity]
-    pool = labelled or everything  # the ledger holds it under other labels: judge them all
+    pool = labelled or everything  # the tracker holds it under other labels: judge them all
     if not pool:
         return True  # the counts alone: nothing says the rise is old findings
     new = sum(1 for finding in pool if finding.found_at == iteration)

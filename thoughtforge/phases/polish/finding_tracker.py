@@ -1,5 +1,6 @@
-"""The ledger of findings (`polish_ledger.json`): every finding a review made, with an identity
-that survives rewording and relabelling, and its life across iterations.
+"""The finding tracker: every finding a review made, with an identity that survives rewording
+and relabelling, and its life across iterations. Stored in `polish_ledger.json` (the file keeps
+its first name, which projects already have; "ledger" is the spend's word now).
 
 An issue is a known finding when it names the finding's id, as the reviewer was shown it, at a
 place that can be the finding's (the reviewer's own identity, which no rewording breaks, and
@@ -20,8 +21,8 @@ Severity belongs to the finding: the highest any review gave it while it was ope
 that relabels a critical finding minor does not make it minor (it is recorded, in `relabelled`);
 one that raises it raises it at once.
 
-Pure functions of the ledger, the review and the fix, so the ledger of iteration N follows from
-that of N−1 and the stored review; written with the polish state, crash-safe. A new ledger shares
+Pure functions of the tracker, the review and the fix, so the tracker of iteration N follows from
+that of N−1 and the stored review; written with the polish state, crash-safe. A new tracker shares
 the findings no step changed with the one it came from (each step copies what it changes).
 """
 
@@ -42,7 +43,7 @@ from thoughtforge.phases.polish.issue_matching import match_findings
 from thoughtforge.phases.polish.places import at_places, place_words, same_place, unplaced
 from thoughtforge.phases.polish.review import CheckedConfirmation, Dismissal
 
-LEDGER_FILE = POLISH_LEDGER_FILE
+TRACKER_FILE = POLISH_LEDGER_FILE
 
 Status = Literal["open", "addressed", "resolved", "dismissed"]
 Resolution = Literal["", "place", "unplaced", "confirmed"]
@@ -111,7 +112,7 @@ class Finding(BaseModel):
         )
 
 
-class Ledger(BaseModel):
+class FindingTracker(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     findings: list[Finding] = []
@@ -137,16 +138,16 @@ class Ledger(BaseModel):
 
 
 def after_review(
-    ledger: Ledger,
+    tracker: FindingTracker,
     iteration: int,
     issues: list[Issue],
     dismissals: list[Dismissal],
     confirmations: list[CheckedConfirmation] | None = None,
-) -> Ledger:
-    """The ledger once review `iteration` (shown the active findings and the fixes' changes) is
+) -> FindingTracker:
+    """The tracker once review `iteration` (shown the active findings and the fixes' changes) is
     taken in; `confirmations` are the findings it says are resolved, each quote checked."""
     recent = iteration - REOPEN_WINDOW
-    findings = list(ledger.findings)
+    findings = list(tracker.findings)
     active: list[int] = []
     closed: list[int] = []
     for n, finding in enumerate(findings):
@@ -189,7 +190,7 @@ def after_review(
         else:
             continue
         findings[n] = _changed(finding, update)
-    return Ledger.model_construct(findings=findings, reviewed=iteration)
+    return FindingTracker.model_construct(findings=findings, reviewed=iteration)
 
 
 def _resolved(iteration: int, resolution: Resolution, quote: str = "") -> dict[str, object]:
@@ -236,14 +237,14 @@ _FINDING_ID = re.compile(r"\bF\d+\b")
 
 
 def after_fix(
-    ledger: Ledger,
+    tracker: FindingTracker,
     iteration: int,
     places: list[str] | None,
     every: list[str] | None = None,
     versions: tuple[dict[str, str], dict[str, str]] | None = None,
     documents: tuple[str, str] | None = None,
-) -> Ledger:
-    """The ledger once fix `iteration` changed `places` (None: unknown, so every place; an
+) -> FindingTracker:
+    """The tracker once fix `iteration` changed `places` (None: unknown, so every place; an
     unchanged or refused fix changed none) of the deliverable's `every` places (a location that
     names none of them, "the vendors", is addressed by any change). With each place's content
     `versions` before and after the fix, a closed finding whose place the fix put back as it
@@ -253,7 +254,7 @@ def after_fix(
     before, after = versions or ({}, {})
     evidence = FixEvidence(*documents) if documents is not None else None
     findings = []
-    for finding in ledger.findings:
+    for finding in tracker.findings:
         undoable = finding.status == "resolved" and finding.fixed_from is not None
         if not (finding.status == "open" or undoable) or not at_places(
             finding.location, places, every
@@ -287,7 +288,7 @@ def after_fix(
                 },
             )
         findings.append(finding)
-    return Ledger.model_construct(findings=findings, reviewed=ledger.reviewed)
+    return FindingTracker.model_construct(findings=findings, reviewed=tracker.reviewed)
 
 
 def _one_place(location: str, places: dict[str, str]) -> str | None:
@@ -296,29 +297,29 @@ def _one_place(location: str, places: dict[str, str]) -> str | None:
     return named[0] if len(named) == 1 else None
 
 
-def after_resume(ledger: Ledger) -> Ledger:
-    """The ledger when the person resumes a halted loop: they may have edited the deliverable or
+def after_resume(tracker: FindingTracker) -> FindingTracker:
+    """The tracker when the person resumes a halted loop: they may have edited the deliverable or
     said what to do, so a silence the halt quoted counts afresh from the next review."""
     findings = [
         f.model_copy(update={"silent_since": None}) if f.silent_since is not None else f
-        for f in ledger.findings
+        for f in tracker.findings
     ]
-    return Ledger.model_construct(findings=findings, reviewed=ledger.reviewed)
+    return FindingTracker.model_construct(findings=findings, reviewed=tracker.reviewed)
 
 
-def read_ledger(project_dir: Path) -> Ledger:
-    """The ledger as recorded; none yet before the first iteration."""
-    path = project_dir / LEDGER_FILE
+def read_tracker(project_dir: Path) -> FindingTracker:
+    """The tracker as recorded; none yet before the first iteration."""
+    path = project_dir / TRACKER_FILE
     if not path.exists():
-        return Ledger()
+        return FindingTracker()
     try:
-        return Ledger.model_validate_json(read_own_text(path))
+        return FindingTracker.model_validate_json(read_own_text(path))
     except (OSError, UnicodeDecodeError, ValidationError) as exc:
         raise StateFileError(path, f"cannot be read: {str(exc)[:300]}") from None
 
 
-def write_ledger(project_dir: Path, ledger: Ledger) -> None:
-    write_text_atomic(project_dir / LEDGER_FILE, ledger.model_dump_json(indent=2) + "\n")
+def write_tracker(project_dir: Path, tracker: FindingTracker) -> None:
+    write_text_atomic(project_dir / TRACKER_FILE, tracker.model_dump_json(indent=2) + "\n")
 
 
 def _report(reported: Finding, issue: Issue, iteration: int) -> Finding:
