@@ -54,7 +54,7 @@ from thoughtforge.phases.failure_halts import halt_for
 from thoughtforge.phases.plugin_contract import BuildOutcome
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.reasking import ask_until_usable, asking
-from thoughtforge.phases.rejected_answers import keep_rejected, rejected_so_far
+from thoughtforge.phases.rejected_replies import keep_rejected, rejected_so_far
 from thoughtforge.phases.safety import SafetyViolation, check_agent, write_checked
 
 T = TypeVar("T")
@@ -219,7 +219,7 @@ class PhaseEngine:
         )
 
     def keeper(self, step: str) -> Callable[[int, UnusableReply], object]:
-        """What to do with each refused answer of `step`: keep it (`rejected_answers`)."""
+        """What to do with each refused reply of `step`: keep it (`rejected_replies`)."""
         return lambda attempt, why: keep_rejected(self.project, self.phase, step, attempt, why)
 
     # --- files -----------------------------------------------------------------------------

@@ -1,6 +1,6 @@
-"""Every answer a step refused, kept in the project: the person sees what the model wrote.
+"""Every reply a step refused, kept in the project: the person sees what the model wrote.
 
-A refused answer used to be gone (Phase 2 kept it in the chat; Phase 1 and the reviewer did not),
+A refused reply used to be gone (Phase 2 kept it in the chat; Phase 1 and the reviewer did not),
 so "unusable twice" could not be checked or argued with. Each one is written to
 `rejected/<time>-<step>-<attempt>.txt`, committed with the project's own files, logged, and named
 in the chat with the reason it was refused.
