@@ -1,5 +1,5 @@
 """How long an iteration's bookkeeping takes when 1,000 current issues meet 1,000 known findings:
-the ledger taking in the review (matching every issue to the findings) and the guards reading it.
+the tracker taking in the review (matching every issue to the findings) and the guards reading it.
 
 Run: pytest bench/bench_guards.py --benchmark-only -p no:cacheprovider -o addopts=''
 (`bench_paraphrase.py` reports the worst round of a whole loop as CPU time.)
@@ -17,8 +17,8 @@ from pytest_benchmark.fixture import BenchmarkFixture
 from thoughtforge.config import PolishConfig
 from thoughtforge.core import TrajectoryEntry
 from thoughtforge.models import Issue, Severity
+from thoughtforge.phases.polish.finding_tracker import FindingTracker, after_fix, after_review
 from thoughtforge.phases.polish.guards import GuardReport, evaluate
-from thoughtforge.phases.polish.ledger import Ledger, after_fix, after_review
 
 ISSUES = 1_000
 FILES = [
@@ -69,7 +69,7 @@ def edited(text: str, rng: random.Random) -> str:
 
 def near_miss(text: str, rng: random.Random) -> str:
     """Another finding worded like a known one: a word of its second half swapped for another
-    (a reviewer's "lacks owners" after "lacks dates"), which the ledger must tell apart."""
+    (a reviewer's "lacks owners" after "lacks dates"), which the tracker must tell apart."""
     words = text.removesuffix(".").split(" ")
     at = rng.randint(len(words) // 2, len(words) - 1)
     words[at] = rng.choice([word for word in WORDS if len(word) > 3 and word != words[at]])
@@ -112,12 +112,15 @@ def loop_reviews(
 
 
 def one_round(
-    ledger: Ledger, trajectory: list[TrajectoryEntry], review: list[Issue], config: PolishConfig
-) -> tuple[Ledger, GuardReport]:
+    tracker: FindingTracker,
+    trajectory: list[TrajectoryEntry],
+    review: list[Issue],
+    config: PolishConfig,
+) -> tuple[FindingTracker, GuardReport]:
     """What an iteration costs beyond the agents: take the review in, ask the guards, take the
     fix in (it changed every place)."""
     n = trajectory[-1].iteration
-    reviewed = after_review(ledger, n, review, [])
+    reviewed = after_review(tracker, n, review, [])
     report = evaluate(trajectory, reviewed, config)
     return after_fix(reviewed, n, None), report
 
@@ -126,9 +129,9 @@ def one_round(
 def test_one_round_1000_by_1000(benchmark: BenchmarkFixture, carried_over: float) -> None:
     first, current = loop_reviews(carried_over, 2)
     config = PolishConfig()
-    ledger, _ = one_round(Ledger(), [entry(1)], first, config)
+    tracker, _ = one_round(FindingTracker(), [entry(1)], first, config)
     trajectory = [entry(1), entry(2)]
 
-    _, report = benchmark(one_round, ledger, trajectory, current, config)
+    _, report = benchmark(one_round, tracker, trajectory, current, config)
 
     assert report.verdict == "continue"

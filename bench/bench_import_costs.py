@@ -22,10 +22,10 @@ import time
 PAIRS = {
     "pypdf (phases.resources, a PDF read)": ("import pypdf", "pass"),
     "GitPython (core.git_repo)": ("import git", "pass"),
-    "pybars's grammar (plugins.plan.template, flows.warm_start)": ("import pybars", "pass"),
+    "pybars's grammar (plugins.plan.template, flows.runtime.warm_start)": ("import pybars", "pass"),
     "httpx beside urllib.request (adapters.http)": ("import httpx", "import urllib.request"),
     "Prefect's client (stack.api)": ("import prefect.client.orchestration", "pass"),
-    "FastAPI's encoder, beside prefect.flows (flows.in_process)": (
+    "FastAPI's encoder, beside prefect.flows (flows.runtime.in_process)": (
         "import prefect.flows, fastapi.encoders",
         "import prefect.flows",
     ),
@@ -78,7 +78,7 @@ def main() -> None:
         [sys.executable, "-c", TLS_PROBE], capture_output=True, text=True, check=True
     ).stdout.strip()
     print(
-        f"{'one TLS context with certifi roots (flows.tls_context)':<60} +{float(per_context):5.2f} MiB"
+        f"{'one TLS context with certifi roots (flows.runtime.tls_context)':<60} +{float(per_context):5.2f} MiB"
     )
 
 

@@ -16,7 +16,7 @@ import json
 import time
 from collections.abc import Callable
 
-from thoughtforge.errors import CutOffAnswer
+from thoughtforge.errors import CutOffReply
 from thoughtforge.prompting import json_extraction, json_objects
 
 MAX_REPLY = 2_000_000
@@ -60,7 +60,7 @@ def _read(text: str) -> tuple[float, int]:
 
     json_extraction._RepairBudget.metered = contextlib.contextmanager(metered)  # type: ignore[method-assign]
     started = time.process_time()
-    with contextlib.suppress(CutOffAnswer):
+    with contextlib.suppress(CutOffReply):
         list(json_objects(text))
     seconds = time.process_time() - started
     json_extraction._RepairBudget.metered = real  # type: ignore[method-assign]

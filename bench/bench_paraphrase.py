@@ -1,20 +1,20 @@
-"""How well the ledger recognises the same finding in new words, and what an iteration costs.
+"""How well the tracker recognises the same finding in new words, and what an iteration costs.
 
 Run: .venv/bin/python bench/bench_paraphrase.py
 
-Precision and recall of `issue_matching.match_findings` (the ledger's identity of a finding) on
+Precision and recall of `issue_matching.match_findings` (the tracker's identity of a finding) on
 five labelled sets: the tuning pairs of `paraphrase_pairs.py`, the earlier held-out pairs of that
-file, and rounds 3 to 5, written apart (their findings carry locations, which must agree). Rounds
-4 and 5 were written by two writers who had read neither the matcher nor any other set; round 3's
-and round 4's misses have been looked at since, round 5's never. For comparison, the design's
+file, and three sets written apart (plans-and-code, events-and-hiring, held-out) (their findings carry locations, which must agree). The
+last two were written by two writers who had read neither the matcher nor any other set; the
+first two's misses have been looked at since, the held-out set's never. For comparison, the design's
 matcher alone: normalized Levenshtein ≥ 0.8 on the descriptions ("levenshtein").
 
-Then the cost of an iteration's bookkeeping (the ledger taking in 1,000 issues against the
+Then the cost of an iteration's bookkeeping (the tracker taking in 1,000 issues against the
 findings, the guards reading it, the fix taken in) over a loop of rounds, as CPU time (the
 machine is shared: wall time would measure the neighbours), each round the least of 5 runs; the
 worst round is reported, not the mean. Carried-over issues are the previous review's reworded
 (a word dropped or added); near misses are worded like them with one word swapped, which the
-ledger takes as new findings.
+tracker takes as new findings.
 """
 
 from __future__ import annotations
@@ -30,16 +30,16 @@ from rapidfuzz.distance import Levenshtein
 sys.path.insert(0, str(Path(__file__).parent))
 
 import paraphrase_pairs
-import paraphrase_pairs_round3
-import paraphrase_pairs_round4
-import paraphrase_pairs_round5
+import paraphrase_pairs_events_hiring
+import paraphrase_pairs_held_out
+import paraphrase_pairs_plans_code
 from bench_guards import edited, entry, loop_reviews, near_miss, one_round
 
 from thoughtforge.config import PolishConfig
 from thoughtforge.models import Issue, Severity
+from thoughtforge.phases.polish.finding_tracker import FindingTracker, after_review
 from thoughtforge.phases.polish.guards import evaluate
 from thoughtforge.phases.polish.issue_matching import match_findings
-from thoughtforge.phases.polish.ledger import Ledger, after_review
 
 Finding = tuple[str, str]
 Matcher = Callable[[Finding, Finding], bool]
@@ -50,7 +50,7 @@ def levenshtein(first: Finding, second: Finding) -> bool:
     return Levenshtein.normalized_similarity(first[0], second[0]) >= 0.8
 
 
-def ledger(first: Finding, second: Finding) -> bool:
+def tracker(first: Finding, second: Finding) -> bool:
     def issue(finding: Finding) -> Issue:
         return Issue(severity=Severity.MEDIUM, description=finding[0], location=finding[1])
 
@@ -76,10 +76,10 @@ def worst_round_ms(
     carried_over: float, reworded: Callable[[str, random.Random], str] = edited
 ) -> tuple[float, list[float], float]:
     """The worst round of the whole bookkeeping, every round's, and the worst of the guards'
-    evaluation alone (the ledger already holding the review)."""
+    evaluation alone (the tracker already holding the review)."""
     reviews = loop_reviews(carried_over, ROUNDS, reworded)
     config = PolishConfig(max_iterations=ROUNDS + 1, stagnation_limit=ROUNDS)
-    known, trajectory, rounds, guards = Ledger(), [], [], []
+    known, trajectory, rounds, guards = FindingTracker(), [], [], []
     for n, review in enumerate(reviews, start=1):
         trajectory.append(entry(n))
         best = alone = float("inf")
@@ -111,25 +111,25 @@ def main() -> None:
             unlocated(paraphrase_pairs.HELD_OUT_DIFFERENT),
         ),
         (
-            "round-3 pairs (paraphrase_pairs_round3; its misses looked at)",
-            paraphrase_pairs_round3.SAME,
-            paraphrase_pairs_round3.DIFFERENT,
+            "plans-and-code pairs (paraphrase_pairs_plans_code; its misses looked at)",
+            paraphrase_pairs_plans_code.SAME,
+            paraphrase_pairs_plans_code.DIFFERENT,
         ),
         (
-            "round-4 pairs (paraphrase_pairs_round4; written blind, its misses looked at)",
-            paraphrase_pairs_round4.SAME,
-            paraphrase_pairs_round4.DIFFERENT,
+            "events-and-hiring pairs (paraphrase_pairs_events_hiring; written blind, its misses looked at)",
+            paraphrase_pairs_events_hiring.SAME,
+            paraphrase_pairs_events_hiring.DIFFERENT,
         ),
         (
-            "round-5 held-out pairs (paraphrase_pairs_round5; written blind, never looked at)",
-            paraphrase_pairs_round5.SAME,
-            paraphrase_pairs_round5.DIFFERENT,
+            "held-out pairs (paraphrase_pairs_held_out; written blind, never looked at)",
+            paraphrase_pairs_held_out.SAME,
+            paraphrase_pairs_held_out.DIFFERENT,
         ),
     ]
     for name, same, different in sets:
         print(f"{name}: {len(same)} same, {len(different)} different")
         print(f"  levenshtein: {scores(levenshtein, same, different)}")
-        print(f"  ledger:      {scores(ledger, same, different)}")
+        print(f"  tracker:      {scores(tracker, same, different)}")
     print(f"An iteration's bookkeeping, 1,000 issues a review, {ROUNDS} rounds (CPU ms):")
     for carried_over, reworded, kind in (
         (0.0, edited, "carried over"),

@@ -17,9 +17,9 @@ from datetime import UTC, datetime
 from thoughtforge.config import PolishConfig
 from thoughtforge.core import TrajectoryEntry
 from thoughtforge.models import Issue, Severity
-from thoughtforge.phases.polish.count_guards import weighted
+from thoughtforge.phases.polish.finding_tracker import FindingTracker, after_fix, after_review
 from thoughtforge.phases.polish.guards import GuardReport, evaluate
-from thoughtforge.phases.polish.ledger import Ledger, after_fix, after_review
+from thoughtforge.phases.polish.trajectory_guards import weighted
 
 MAX_ITERATIONS = 20
 THRESHOLD = 2.0
@@ -93,7 +93,7 @@ def replay(trajectory: Labelled, config: PolishConfig) -> Run:
     """Feed the iterations to the guards one by one until they stop the loop."""
     entries: list[TrajectoryEntry] = []
     report: GuardReport | None = None
-    ledger = Ledger()
+    tracker = FindingTracker()
     for n, (critical, medium, minor) in enumerate(trajectory.counts, start=1):
         entries.append(
             TrajectoryEntry(
@@ -109,9 +109,9 @@ def replay(trajectory: Labelled, config: PolishConfig) -> Run:
                 version=f"v{n}",
             )
         )
-        ledger = after_review(ledger, n, _issues(n, entries[-1]), [])
-        report = evaluate(entries, ledger, config)
-        ledger = after_fix(ledger, n, None)
+        tracker = after_review(tracker, n, _issues(n, entries[-1]), [])
+        report = evaluate(entries, tracker, config)
+        tracker = after_fix(tracker, n, None)
         if report.verdict != "continue":
             break
     assert report is not None

@@ -8,7 +8,7 @@ Each run is one polish loop over a plan rendered from a real template with known
 (severity, section), driven by simulated agents: an honest-but-noisy reviewer and fixer, or a
 gaming one per class seen so far (`bench/verdicts/populations.py` names every parameter and
 where its value comes from). Every decision is made by the real modules: the review reader, the
-ledger, the plan's deliverable validator and the guards (`bench/verdicts/real.py`, the one
+tracker, the plan's deliverable validator and the guards (`bench/verdicts/real.py`, the one
 coupling). Beside each run, an oracle with the same plan and fixer and a reviewer that reports
 the truth: a halt is needless when the oracle reached `done` within the iteration ceiling.
 
@@ -16,9 +16,9 @@ Held-out populations: fixed on 2026-12-06, before any threshold was chosen on th
 TUNING (the populations a guard's threshold may be chosen on): honest-typical,
 honest-weak-reviewer, honest-strong, honest-sloppy-shapes and adv-* (one per gaming class, on
 the typical reviewer), their defects worded by the labelled pairs of `paraphrase_pairs.SAME` and
-round 3, seeds from 1,000 to 16,999. HELD_OUT (reported, never tuned on): held-honest-mid,
+the plans-and-code pairs, seeds from 1,000 to 16,999. HELD_OUT (reported, never tuned on): held-honest-mid,
 held-honest-careful, held-honest-chatty and held-adv-* (on the mid reviewer), worded by
-`paraphrase_pairs.HELD_OUT_SAME` and round 5 (never looked at for the matcher), seeds from
+`paraphrase_pairs.HELD_OUT_SAME` and the held-out pairs (never looked at for the matcher), seeds from
 51,000. The thresholds measured are the config's defaults (`polish` in config.yaml: critical 0,
 medium 3, minor 5, stagnation 3, ceiling 50, 2 re-asks); none was chosen on this scoreboard yet.
 

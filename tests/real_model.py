@@ -189,7 +189,7 @@ def step_figures(project_dir: Path) -> dict[str, StepFigures]:
         if event["event"] == "agent_call":
             figure.seconds.append(event["seconds"])
             failure = event.get("failure") or ""
-            figure.cut_off += failure.startswith("answer cut off")
+            figure.cut_off += failure.startswith("reply cut off")
             if not failure:
                 figure.asks += event.get("reask", 0) == 0
                 figure.reasks += event.get("reask", 0) > 0

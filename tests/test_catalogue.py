@@ -30,7 +30,7 @@ from thoughtforge.mcp_server.tool_hints import HINTS
 from thoughtforge.mcp_server.tool_table import TOOLS
 from thoughtforge.mcp_server.tool_types import PersonAnswer, ToDecide
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.phases import halt_actions
+from thoughtforge.phases import human_decisions
 
 NOW = datetime(2026, 12, 7, tzinfo=UTC)
 TEMPLATES = Path(__file__).parents[1] / "thoughtforge" / "web" / "templates"
@@ -102,7 +102,7 @@ def test_a_halt_recorded_without_its_origin_offers_no_override_at_any_door(
         f"Next: thoughtforge resume|terminate {project.id}"
     )
     with pytest.raises(TransitionError):
-        halt_actions.apply(project, "override")
+        human_decisions.apply(project, "override")
     assert project.status().phase is Phase.HALTED
 
 

@@ -139,7 +139,7 @@ COMMAND_LINE_OWN_WORK = {
     "cli.stack -> flows": "what `up` deploys: the flows' shapes, the warm starter's command",
     "cli.deployment_run -> stack": "`run-deployment`: `prefect deployment run` for a tool install",
     "cli.projects -> stack.deployments": "`init --prefect-yaml`: the deployments `up` deploys",
-    "cli.doctor -> flows.prefect_internals": "`doctor`: the Prefect internals its runs borrow",
+    "cli.doctor -> flows.runtime.prefect_internals": "`doctor`: the Prefect internals runs borrow",
 }
 """The command line's imports around `actions` that are its own work, not a door's: it alone runs
 the pipeline in its own process (`flows`) and starts, stops and deploys the machine's Prefect
@@ -172,7 +172,7 @@ DOOR_EDGES_LEFT = frozenset(
         "cli.answers -> core",
         "cli.answers -> phases.chat",
         "cli.answers -> phases.draft_edits",
-        "cli.answers -> phases.halt_actions",
+        "cli.answers -> phases.human_decisions",
         "cli.answers -> stack.api",
         "cli.chat -> core",
         "cli.chat -> phases.chat",

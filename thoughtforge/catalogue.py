@@ -7,7 +7,7 @@ it. So a new action is its row, its implementation in `actions/`, its test, and 
 page template if the composer does not offer it; `tests/test_catalogue.py` holds every door to it.
 
 The invariant: a halt takes the same decisions at every door. The page's buttons, the CLI's
-`Next:` line, the form the run waits with and `phases.halt_actions` all read `halt_decisions`,
+`Next:` line, the form the run waits with and `phases.human_decisions` all read `halt_decisions`,
 so no door offers what another refuses.
 """
 

@@ -31,11 +31,11 @@ Exception hierarchy:
                                    cut), twice (halts `spec_incomplete`)
   + AgentFailure          - an agent failed twice (halts `agent_failure`: `phases.failure_halts`)
     - PromptTooLarge      - a prompt that does not fit the agent's window, refused before any call
-    - AnswerCutOff        - every attempt's answer was cut off at max_tokens (halts
+    - ReplyCutOff        - every attempt's reply was cut off at max_tokens (halts
                             `answer_unusable`: the model, not the call, is the problem)
-  + UnusableAnswer        - one agent answer a step cannot use; the engine asks again (twice
+  + UnusableReply        - one agent reply a step cannot use; the engine asks again (twice
                             unusable halts `answer_unusable`)
-    - CutOffAnswer        - an answer whose JSON never closes: it was cut off
+    - CutOffReply        - a reply whose JSON never closes: it was cut off
     - phases.intake.DistillationMalformed - two distillations without the six sections, or
                                            glued or cut (`read_document`)
     - phases.polish.review.MalformedReview - no review JSON that fits the schema
@@ -191,11 +191,11 @@ class BudgetExhausted(PhaseHalt):
         super().__init__(HaltReason.BUDGET_EXHAUSTED, message)
 
 
-class UnusableAnswer(ThoughtForgeError):
-    """An agent's answer that a step cannot use; the message says why, for the re-ask."""
+class UnusableReply(ThoughtForgeError):
+    """An agent's reply that a step cannot use; the message says why, for the re-ask."""
 
-    def __init__(self, reason: str, answer: str = "") -> None:
-        self.answer = answer
+    def __init__(self, reason: str, reply: str = "") -> None:
+        self.reply = reply
         super().__init__(reason)
 
 
@@ -208,18 +208,18 @@ class FailureKind(StrEnum):
     """An HTTP agent's server could not be reached, through every retry."""
     TIMED_OUT = "timed_out"
     TOO_LARGE = "too_large"
-    """The answer went past `agents.max_reply_bytes`; the agent was stopped."""
+    """The reply went past `agents.max_reply_bytes`; the agent was stopped."""
     EXITED = "exited"
     """A command that ended with a non-zero exit code."""
     EMPTY = "empty"
     UNREADABLE = "unreadable"
     """Output not in the form the agent's entry declares (not a chat completion, say)."""
     INTERRUPTED = "interrupted"
-    """An answer the server broke off: an error mid-stream, a stream closed mid-answer."""
+    """A reply the server broke off: an error mid-stream, a stream closed mid-reply."""
     REFUSED = "refused"
     """The server refused the request (an HTTP error, a redirect, images or structured output)."""
     CUT_OFF = "cut_off"
-    """The answer ended at the answer's token limit."""
+    """The reply ended at the reply's token limit."""
     PROMPT_TOO_LARGE = "prompt_too_large"
     """Refused before any call: the prompt does not fit the agent's window."""
 
@@ -256,12 +256,12 @@ class AgentFailure(ThoughtForgeError):
 
 
 class PromptTooLarge(AgentFailure):
-    """The prompt's fixed part alone does not fit the agent's window with the answer's room."""
+    """The prompt's fixed part alone does not fit the agent's window with the reply's room."""
 
     def __init__(
-        self, agent: str, step: str, tokens: int, window: int, answer_room: int | None
+        self, agent: str, step: str, tokens: int, window: int, reply_room: int | None
     ) -> None:
-        room = f", {answer_room} of them kept for the answer" if answer_room else ""
+        room = f", {reply_room} of them kept for the reply" if reply_room else ""
         super().__init__(
             agent,
             step,
@@ -276,12 +276,12 @@ class PromptTooLarge(AgentFailure):
         )
 
 
-class AnswerCutOff(AgentFailure):
-    """Each attempt ended at the answer's token limit: a model that rambles or a limit too low."""
+class ReplyCutOff(AgentFailure):
+    """Each attempt ended at the reply's token limit: a model that rambles or a limit too low."""
 
 
-class CutOffAnswer(UnusableAnswer):
-    """The answer stops inside its JSON: it was cut off, which no field-by-field reading fixes."""
+class CutOffReply(UnusableReply):
+    """The reply stops inside its JSON: it was cut off, which no field-by-field reading fixes."""
 
 
 class ServiceError(ThoughtForgeError):

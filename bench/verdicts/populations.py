@@ -17,8 +17,8 @@ from typing import Literal
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import paraphrase_pairs
-import paraphrase_pairs_round3
-import paraphrase_pairs_round5
+import paraphrase_pairs_held_out
+import paraphrase_pairs_plans_code
 
 Pair = tuple[str, str]
 ReviewerGame = Literal["clean_unchanged", "stale", "relabel", "wrapper"]
@@ -111,12 +111,12 @@ class Population:
 
 
 def pairs(which: str) -> list[Pair]:
-    """Tuning: the first pair set and round 3 (both looked at); held out: round 5 and the first
+    """Tuning: the first pair set and the plans-and-code set (both looked at); held out: the held-out set and the first
     set's held-out pairs (never looked at for the matcher)."""
     if which == "tuning":
-        found = list(paraphrase_pairs.SAME) + _plan_pairs(paraphrase_pairs_round3.SAME)
+        found = list(paraphrase_pairs.SAME) + _plan_pairs(paraphrase_pairs_plans_code.SAME)
     else:
-        found = list(paraphrase_pairs.HELD_OUT_SAME) + _plan_pairs(paraphrase_pairs_round5.SAME)
+        found = list(paraphrase_pairs.HELD_OUT_SAME) + _plan_pairs(paraphrase_pairs_held_out.SAME)
     return found
 
 

@@ -7,12 +7,12 @@ Re-point this module (and only this one) when the loop's seams move:
 * the review: `review.parse_review` on the reviewer's raw text (re-asked up to
   `polish.retry_malformed_output` times, then `review_malformed`, as `PhaseEngine.ask_until_usable`
   does), then `still_standing` and `merge_duplicates`, as `PolishSteps.review`;
-* the ledger: `ledger.after_review`, and the loop's `_with_silent_findings` (what the fixer is
+* the tracker: `tracker.after_review`, and the loop's `_with_silent_findings` (what the fixer is
   given);
 * the fix: the plan plugin's validator (`plugins.plan.validation.check_plan` with the template the
   plan was built from), then `step_results.fix_result` (outcome, places, versions), as
   `PolishSteps.fix`; a refused fix is kept as it was, as `PolishSteps.refuse`;
-* the verdict: `assessment.assess` (the trajectory entry, every guard, the new state and ledger),
+* the verdict: `assessment.assess` (the trajectory entry, every guard, the new state and tracker),
   then the plugin's `before_done` (a plan's: nothing).
 """
 
@@ -25,11 +25,11 @@ from pathlib import Path
 
 from thoughtforge.config import PolishConfig
 from thoughtforge.core import PolishState
-from thoughtforge.errors import UnusableAnswer
+from thoughtforge.errors import UnusableReply
 from thoughtforge.models import Issue
 from thoughtforge.phases.deliverable.verdict import Candidate
 from thoughtforge.phases.polish.assessment import Assessment, assess
-from thoughtforge.phases.polish.ledger import Finding, Ledger, after_review
+from thoughtforge.phases.polish.finding_tracker import Finding, FindingTracker, after_review
 from thoughtforge.phases.polish.loop import _with_silent_findings
 from thoughtforge.phases.polish.review import (
     PlanReview,
@@ -75,7 +75,7 @@ def read_review(answer: Callable[[int], str], n: int, document: str, retries: in
     for attempt in range(retries + 1):
         try:
             parsed = parse_review(answer(attempt), PlanReview, ECHOES)
-        except UnusableAnswer as exc:
+        except UnusableReply as exc:
             why = str(exc)
             continue
         standing, _ = still_standing(parsed.issues)
@@ -91,9 +91,11 @@ def read_review(answer: Callable[[int], str], n: int, document: str, retries: in
     return ReadReview(None, retries + 1, why)
 
 
-def take_review(ledger: Ledger, review: StoredReview) -> tuple[Ledger, list[Issue]]:
-    """The ledger once the review is in, and the issues the fixer is given."""
-    reviewed = after_review(ledger, review.iteration, review.issues, review.dismissed)
+def take_review(
+    tracker: FindingTracker, review: StoredReview
+) -> tuple[FindingTracker, list[Issue]]:
+    """The tracker once the review is in, and the issues the fixer is given."""
+    reviewed = after_review(tracker, review.iteration, review.issues, review.dismissed)
     return reviewed, _with_silent_findings(review, reviewed).issues
 
 
@@ -115,12 +117,16 @@ def judge_fix(
 
 
 def judge(
-    state: PolishState, reviewed: Ledger, review: StoredReview, fix: FixResult, cfg: PolishConfig
+    state: PolishState,
+    reviewed: FindingTracker,
+    review: StoredReview,
+    fix: FixResult,
+    cfg: PolishConfig,
 ) -> Assessment:
     """The guards' verdict on the iteration (no price: the value guard is off by default)."""
     return assess(state, reviewed, review, fix, cfg)
 
 
-def shown(ledger: Ledger) -> list[Finding]:
+def shown(tracker: FindingTracker) -> list[Finding]:
     """The open findings the next review is shown."""
-    return ledger.active
+    return tracker.active

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from bench.verdicts.model import SEVERITIES, Defect, Plan
 from bench.verdicts.populations import Pair, Reviewer
 from thoughtforge.models import Severity
-from thoughtforge.phases.polish.ledger import Finding
+from thoughtforge.phases.polish.finding_tracker import Finding
 
 _DISMISSAL = "This is not a problem of the plan: the section already covers it in full."
 _RECOMMENDATION = "Add the missing detail to this section and name who checks it."
@@ -49,7 +49,7 @@ def review(
     pool: list[Pair],
     rng: random.Random,
 ) -> Answer:
-    """This round's review of `plan`, shown the ledger's open `shown` findings."""
+    """This round's review of `plan`, shown the tracker's open `shown` findings."""
     if params.game == "clean_unchanged" and n >= 2:
         return _shaped(Answer([], [], []), params, memory, rng, n)
     by_defect = {truth[f.id]: f for f in shown if truth.get(f.id) is not None}

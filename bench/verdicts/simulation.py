@@ -14,7 +14,7 @@ from bench.verdicts.populations import Population, pairs
 from thoughtforge.config import PolishConfig
 from thoughtforge.core import PolishState
 from thoughtforge.models import HaltReason, Issue, Severity
-from thoughtforge.phases.polish.ledger import Ledger
+from thoughtforge.phases.polish.finding_tracker import FindingTracker
 
 
 @dataclass
@@ -81,7 +81,7 @@ def simulate(population: Population, seed: int, cfg: PolishConfig | None = None)
     plan, pool = _start(population, seed)
     oracle = _oracle(plan.copy(), population, seed, pool, cfg)
     rng = random.Random(f"run-{population.seed_base + seed}")
-    state, ledger = PolishState(), Ledger()
+    state, tracker = PolishState(), FindingTracker()
     memory = reviewer.ReviewerState()
     truth: dict[str, int | None] = {}
     steps: list[Step] = []
@@ -91,7 +91,7 @@ def simulate(population: Population, seed: int, cfg: PolishConfig | None = None)
         n = state.iteration + 1
         step = Step()
         answer = reviewer.review(
-            plan, real.shown(ledger), truth, n, population.reviewer, memory, pool, rng
+            plan, real.shown(tracker), truth, n, population.reviewer, memory, pool, rng
         )
         step.invented = answer.origins.count(None)
         step.true_reported = len(answer.origins) - step.invented
@@ -102,7 +102,7 @@ def simulate(population: Population, seed: int, cfg: PolishConfig | None = None)
             steps.append(step)
             ending = Ending("halt", HaltReason.REVIEW_MALFORMED, None, read.refusal)
             return _ended(population, seed, ending, calls, plan, oracle, steps, cfg)
-        reviewed, to_fix = real.take_review(ledger, read.review)
+        reviewed, to_fix = real.take_review(tracker, read.review)
         _learn(truth, reviewed, n, answer)
         if read.review.issues:
             targets = [(issue, _origin(issue, reviewed, truth)) for issue in to_fix]
@@ -121,20 +121,22 @@ def simulate(population: Population, seed: int, cfg: PolishConfig | None = None)
         step.open_after = plan.true_counts()
         steps.append(step)
         verdict = real.judge(state, reviewed, read.review, fix, cfg)
-        state, ledger = verdict.state, verdict.ledger
+        state, tracker = verdict.state, verdict.tracker
         report = verdict.report
         if report.verdict != "continue":
             ending = Ending(report.verdict, report.halt_reason, report.guard, report.reason)
             return _ended(population, seed, ending, calls, plan, oracle, steps, cfg)
 
 
-def _learn(truth: dict[str, int | None], ledger: Ledger, n: int, answer: reviewer.Answer) -> None:
+def _learn(
+    truth: dict[str, int | None], tracker: FindingTracker, n: int, answer: reviewer.Answer
+) -> None:
     """Which true defect each finding reported now stands for (by the issue that reported it)."""
     said = {
         (issue["description"], issue["location"]): origin
         for issue, origin in zip(answer.issues, answer.origins, strict=True)
     }
-    for finding in ledger.findings:
+    for finding in tracker.findings:
         if finding.last_reported == n:
             key = (finding.description, finding.location)
             if key in said:
@@ -143,8 +145,8 @@ def _learn(truth: dict[str, int | None], ledger: Ledger, n: int, answer: reviewe
                 truth.setdefault(finding.id, None)
 
 
-def _origin(issue: Issue, ledger: Ledger, truth: dict[str, int | None]) -> int | None:
-    for finding in ledger.active:
+def _origin(issue: Issue, tracker: FindingTracker, truth: dict[str, int | None]) -> int | None:
+    for finding in tracker.active:
         if finding.description == issue.description and finding.location == issue.location:
             return truth.get(finding.id)
     return None

@@ -1,4 +1,4 @@
-"""Restore as an undo a person can repeat: a project restored to a polish iteration rests there
+"""Restore as an undo a person can repeat: a project restored to a polish iteration is idle there
 (no run, phase polishing), says what Start will do, and can be restored again, forward to its
 `done` too; a run working on it still refuses a restore. Real projects, git and polish loop,
 with the scripted agent."""
@@ -81,7 +81,7 @@ def test_a_run_working_on_a_restored_project_refuses_another_restore(
     project = done_project()
     restore(project, "polish-1")
     with hold_run_lock(project):
-        assert restored_point(read_view(project)) is None, "a run holds it: it no longer rests"
+        assert restored_point(read_view(project)) is None, "a run holds it: it is no longer idle"
         with pytest.raises(RevisionRefused, match="is working on it"):
             restore(project, "phase4")
     assert read_status(project.dir).phase is Phase.POLISHING

@@ -262,13 +262,13 @@ def test_probe_calls_each_agent_and_says_whether_structured_output_is_accepted(
         result = run("doctor", "--probe")
     assert plain.returncode == 0 and result.returncode == 0, result.stdout + result.stderr
     llama = row(result, "probe llama-form")
-    assert llama.startswith("probe llama-form ok answered in ")
+    assert llama.startswith("probe llama-form ok replied in ")
     assert llama.endswith("""'{"ready": true}'; structured output (json_object) accepted""")
     openai_form = row(result, "probe openai-form")
-    assert openai_form.startswith("probe openai-form warn answered in ")
+    assert openai_form.startswith("probe openai-form warn replied in ")
     assert "structured output (json_schema) not usable: " in openai_form
     assert "the server refused structured output (HTTP 500: Unsupported" in openai_form
-    assert row(result, "probe demo").startswith("probe demo ok answered in ")
+    assert row(result, "probe demo").startswith("probe demo ok replied in ")
     assert row(result, "probe claude") == (
         "probe claude ok not called: its command 'claude' is not on PATH"
     )
@@ -293,7 +293,7 @@ def test_probe_obeys_the_call_deadline_whatever_the_server_does(
         result = subprocess_with_limit(run, 60, "doctor", "--probe")
     assert row(result, "probe queued").startswith(
         "probe queued warn agent 'queued' failed at step 'doctor-probe' (attempt 1: no whole "
-        "answer within agents.call_timeout_seconds (2 s): the server sent only"
+        "reply within agents.call_timeout_seconds (2 s): the server sent only"
     ), result.stdout
 
 
@@ -375,7 +375,7 @@ def test_piped_output_keeps_every_path_whole_and_folds_the_prefect_internals(
     write_config: Callable[..., Path], tmp_path: Path
 ) -> None:
     """Piped with no COLUMNS (a file, `| less`): each check is one line, however long its path."""
-    from thoughtforge.flows.prefect_internals import INTERNALS
+    from thoughtforge.flows.runtime.prefect_internals import INTERNALS
 
     deep = tmp_path / ("a-rather-long-folder-name-" * 4) / "projects"
     write_config(projects={"directory": str(deep)})

@@ -81,7 +81,7 @@ def test_halted_done_and_archived_projects(config: Config) -> None:
     project = create_project(config, brain_dump="x")
     _phase(project, Phase.HALTED, HaltReason.AGENT_FAILURE)
     assert read_view(project).run is RunPlace.HALTED
-    _wait(project, away=True)  # a halt decision asked by a run that rested
+    _wait(project, away=True)  # a halt decision asked by a run that suspended
     assert read_view(project).run is RunPlace.SUSPENDED
     clear_wait(project.dir)
     _phase(project, Phase.DONE)

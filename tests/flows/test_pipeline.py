@@ -621,7 +621,9 @@ def _servers_of(tmp_path: Path) -> list[int]:
     found = []
     for proc in Path("/proc").iterdir():
         try:
-            started = b"thoughtforge.flows.prefect_server" in (proc / "cmdline").read_bytes()
+            started = (
+                b"thoughtforge.flows.runtime.prefect_server" in (proc / "cmdline").read_bytes()
+            )
             ours = f"PREFECT_HOME={tmp_path}".encode() in (proc / "environ").read_bytes()
         except OSError:
             continue

@@ -25,7 +25,7 @@ from thoughtforge.config import load_config
 from thoughtforge.core import Project
 from thoughtforge.flows import polish
 from thoughtforge.models import HaltReason
-from thoughtforge.phases.polish.ledger import read_ledger
+from thoughtforge.phases.polish.finding_tracker import read_tracker
 from thoughtforge.phases.polish.loop import PolishOutcome
 from thoughtforge.phases.polish.record import log_entries
 
@@ -127,7 +127,7 @@ def run(
 
 
 def statuses(project: Project) -> list[tuple[str, str]]:
-    return [(f.id, f.status) for f in read_ledger(project.dir).findings]
+    return [(f.id, f.status) for f in read_tracker(project.dir).findings]
 
 
 # --- item 2: a fix resolves a finding only when it shows -----------------------------------------
@@ -179,8 +179,8 @@ def test_unrelated_prose_in_every_slot_resolves_nothing(run: Run) -> None:
     assert outcome.verdict == "halt", outcome.reason
     assert outcome.halt_reason is HaltReason.GUARD_ISSUES_PERSIST
     assert outcome.iteration == 3
-    ledger = read_ledger(project.dir)
-    assert not [f.id for f in ledger.findings if f.status == "resolved"]
+    tracker = read_tracker(project.dir)
+    assert not [f.id for f in tracker.findings if f.status == "resolved"]
     assert "replaced its place with text that names nothing it names" in log(project)
 
 
@@ -222,8 +222,8 @@ def test_a_finding_without_a_location_closes_on_a_review_quoting_what_resolves_i
     reviews = {1: {"issues": [RAFFLE, RAIN]}, 2: second, "default": third}
     project, outcome = run(reviews, {"text": CONFIRMED_FIX})
     assert (outcome.verdict, outcome.iteration) == ("done", 3), outcome.reason
-    ledger = read_ledger(project.dir)
-    assert [(f.id, f.status, f.resolved_at, f.resolution) for f in ledger.findings] == [
+    tracker = read_tracker(project.dir)
+    assert [(f.id, f.status, f.resolved_at, f.resolution) for f in tracker.findings] == [
         ("F1", "resolved", 2, "confirmed"),
         ("F2", "resolved", 3, "confirmed"),
     ]

@@ -26,7 +26,7 @@ from tests.flows.test_polish_trajectories import (
 from tests.polish_setup import PLAN, review
 from thoughtforge.core import Project, read_status
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.phases.polish.ledger import read_ledger
+from thoughtforge.phases.polish.finding_tracker import read_tracker
 from thoughtforge.phases.polish.loop import PolishOutcome
 
 __all__ = ["run"]  # the fixture, shared with the earlier rounds' trajectories
@@ -309,7 +309,7 @@ def test_a_plan_wrapped_in_json_html_or_fences_never_reaches_plan_md_wrapped(
 ) -> None:
     """A careful reviewer either takes the whole plan out of its wrapping (the log says so) or
     refuses the fix and keeps the plan; plan.md never holds JSON, HTML, a fence line, a comment
-    to the reader, a changelog, the ledger's ids or edit marks."""
+    to the reader, a changelog, the tracker's ids or edit marks."""
     project, outcome = run(ONE_CRITICAL_ROUND, {"text": answer})
     plan = (project.docs_dir / "plan.md").read_text()
     assert plan in (FIXED, PLAN), f"plan.md holds the wrapping: {plan[:80]!r}"
@@ -435,8 +435,8 @@ def test_a_refused_fix_then_a_good_one_goes_on_and_reaches_done(run: Run) -> Non
     said = subjects(project)
     assert said[1].startswith("fix #1: refused: ") and "TODO" in said[1]
     assert said[3].startswith("fix #2: docs/plan.md updated (")
-    ledger = read_ledger(project.dir)
-    assert [(f.id, f.status) for f in ledger.findings] == [("F1", "resolved")]
+    tracker = read_tracker(project.dir)
+    assert [(f.id, f.status) for f in tracker.findings] == [("F1", "resolved")]
 
 
 def test_a_fix_that_undoes_the_fix_of_a_critical_then_a_clean_review_is_no_done(run: Run) -> None:
@@ -469,7 +469,7 @@ def test_a_fix_that_undoes_the_fix_of_a_critical_then_a_clean_review_is_no_done(
     assert "F1" in outcome.reason, "the halt names the critical the undo brought back"
     said = subjects(project)
     assert said[3].startswith("fix #2: docs/plan.md"), said[3]
-    f1 = read_ledger(project.dir).findings[0]
+    f1 = read_tracker(project.dir).findings[0]
     assert f1.status != "resolved", "its fix was undone"
 
 
@@ -526,5 +526,5 @@ def test_whitespace_in_a_findings_section_does_not_address_it(run: Run) -> None:
     assert outcome.verdict == "halt", outcome.reason
     assert outcome.halt_reason in (HaltReason.GUARD_ISSUES_PERSIST, HaltReason.GUARD_FIX_UNCHANGED)
     assert "F1" in outcome.reason or "unchanged" in outcome.reason
-    [f1] = read_ledger(project.dir).findings
+    [f1] = read_tracker(project.dir).findings
     assert (f1.status, f1.addressed_by) == ("open", []), "whitespace addressed nothing"

@@ -27,7 +27,7 @@ from tests.flows.test_polish_trajectories import run as polish_run  # noqa: F401
 from tests.polish_setup import ECHO_FIX, EVIDENCE, PLAN, every_section_fix
 from thoughtforge.core import Project, read_status
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.phases.polish.ledger import Finding, read_ledger
+from thoughtforge.phases.polish.finding_tracker import Finding, read_tracker
 from thoughtforge.phases.polish.loop import PolishOutcome
 
 BUDGET = "The budget exceeds the 15k limit."
@@ -72,7 +72,7 @@ def only_sections_fix(sections: list[int], iterations: int = 12) -> dict[str, An
 
 
 def findings_with(project_dir: Path, description: str) -> list[Finding]:
-    return [f for f in read_ledger(project_dir).findings if f.description == description]
+    return [f for f in read_tracker(project_dir).findings if f.description == description]
 
 
 def still_open(finding: Finding) -> bool:
@@ -105,14 +105,14 @@ def test_a_review_repeated_verbatim_after_every_place_changed_persists_and_halts
     )
     project, outcome = run({"default": same}, every_section_fix(), max_iterations=12)
     halted(project, outcome, HaltReason.GUARD_ISSUES_PERSIST, 6)
-    ledger = read_ledger(project.dir)
-    assert [(f.id, f.found_at, f.last_reported) for f in ledger.findings] == [
+    tracker = read_tracker(project.dir)
+    assert [(f.id, f.found_at, f.last_reported) for f in tracker.findings] == [
         ("F1", 1, 6),
         ("F2", 1, 6),
         ("F3", 1, 6),
     ], "one identity each: the verbatim repeats are the same findings"
-    assert all(still_open(f) for f in ledger.findings), "reported again: none resolved"
-    assert all(f.addressed_by[:5] == [1, 2, 3, 4, 5] for f in ledger.findings)
+    assert all(still_open(f) for f in tracker.findings), "reported again: none resolved"
+    assert all(f.addressed_by[:5] == [1, 2, 3, 4, 5] for f in tracker.findings)
     assert "but the same findings persist" in log(project)
 
 
@@ -138,8 +138,8 @@ def test_a_critical_said_once_then_silence_is_closed_only_once_a_fix_changes_its
     entries = log(project).split("## Iteration ")
     assert "this review neither reported nor dismissed F1 (critical, Section 2)" in entries[2]
     assert DEPOSIT in prompts(project, "plan-fix")[1], "the silent finding went to the fixer"
-    ledger = read_ledger(project.dir)
-    assert [(f.id, f.status, f.addressed_by, f.resolved_at) for f in ledger.findings] == [
+    tracker = read_tracker(project.dir)
+    assert [(f.id, f.status, f.addressed_by, f.resolved_at) for f in tracker.findings] == [
         ("F1", "resolved", [2], 3),
         ("F2", "resolved", [1], 2),
     ]
@@ -202,14 +202,14 @@ def test_findings_downgraded_to_minor_then_silence_keep_their_severity_and_halt(
     not_done(project)
     halted(project, outcome, HaltReason.GUARD_ISSUES_PERSIST, 4)
     assert outcome.reason.startswith("The reviewer contradicts itself")
-    ledger = read_ledger(project.dir)
-    assert [(f.id, str(f.severity)) for f in ledger.findings] == [
+    tracker = read_tracker(project.dir)
+    assert [(f.id, str(f.severity)) for f in tracker.findings] == [
         ("F1", "critical"),
         ("F2", "medium"),
         ("F3", "medium"),
     ]
-    assert ledger.findings[0].relabelled[0] == "iteration 2 called it minor; kept critical"
-    assert all(still_open(f) for f in ledger.findings)
+    assert tracker.findings[0].relabelled[0] == "iteration 2 called it minor; kept critical"
+    assert all(still_open(f) for f in tracker.findings)
     assert "**Verdict:** halt (contradiction) — The reviewer contradicts itself" in log(project)
 
 
@@ -266,7 +266,7 @@ def test_findings_whose_text_says_resolved_do_not_grind_the_loop_as_open_critica
     assert outcome.iteration == 2, outcome.reason
     assert outcome.verdict == "done" or "Resolved: the budget" in outcome.reason, outcome.reason
     if outcome.verdict == "done":
-        assert [f.status for f in read_ledger(project.dir).findings] == ["resolved", "resolved"]
+        assert [f.status for f in read_tracker(project.dir).findings] == ["resolved", "resolved"]
 
 
 # --- 7. 300 findings in one round ---------------------------------------------------------------
@@ -295,9 +295,9 @@ def test_a_flood_of_300_distinct_findings_is_kept_whole_and_closed_by_evidence(r
     shown = prompts(project, "plan-review")[1]
     assert all(f'"id": "F{n}"' in shown for n in (1, 150, 300)), "review 2 was shown them all"
     assert (outcome.verdict, outcome.iteration) == ("done", 2), outcome.reason
-    ledger = read_ledger(project.dir)
-    assert len(ledger.findings) == 302
-    assert sum(f.status == "resolved" for f in ledger.findings) == 300
+    tracker = read_tracker(project.dir)
+    assert len(tracker.findings) == 302
+    assert sum(f.status == "resolved" for f in tracker.findings) == 300
     assert "300 finding(s) resolved by a fix." in outcome.reason
 
 
@@ -307,15 +307,15 @@ def test_a_flood_of_300_distinct_findings_is_kept_whole_and_closed_by_evidence(r
 def test_a_reviewer_alternating_two_disjoint_sets_is_no_rotation_and_never_done(run: Run) -> None:
     """A human: set A on odd rounds, set B on even rounds, each with a critical: what 'went'
     comes back the round after next, word for word. That is no quality plateau of rotating
-    cosmetic issues; the returning findings keep their ids (4 findings in the ledger), and the
+    cosmetic issues; the returning findings keep their ids (4 findings in the tracker), and the
     loop halts `guard_issues_persist` (by iteration 6), never done with a critical open."""
     a = reviewed(located("critical", BUDGET, 1), located("medium", RAIN, 2))
     b = reviewed(located("critical", CATERER, 3), located("medium", PARKING, 4))
     reviews: dict[int | str, str] = {n: a if n % 2 else b for n in range(1, 13)}
     project, outcome = run(reviews, every_section_fix(), max_iterations=12)
     halted_persisting_by_six(project, outcome)
-    ledger = read_ledger(project.dir)
-    assert len(ledger.findings) == 4, [(f.id, f.description) for f in ledger.findings]
+    tracker = read_tracker(project.dir)
+    assert len(tracker.findings) == 4, [(f.id, f.description) for f in tracker.findings]
     [budget] = findings_with(project.dir, BUDGET)
     assert budget.found_at == 1 and budget.last_reported >= 3
 
@@ -335,13 +335,13 @@ def test_the_same_finding_twice_at_two_severities_counts_once_at_the_higher(run:
         log(project)
     )
     assert subjects(project)[0].startswith("review #1: 1 critical, 1 medium, 0 minor")
-    ledger = read_ledger(project.dir)
-    assert [(f.id, str(f.severity)) for f in ledger.findings] == [
+    tracker = read_tracker(project.dir)
+    assert [(f.id, str(f.severity)) for f in tracker.findings] == [
         ("F1", "critical"),
         ("F2", "medium"),
     ]
     assert (outcome.verdict, outcome.iteration) == ("done", 2), outcome.reason
-    assert [f.status for f in ledger.findings] == ["resolved", "resolved"]
+    assert [f.status for f in tracker.findings] == ["resolved", "resolved"]
 
 
 # --- 10. findings with no location, and a fix of three characters ------------------------------
@@ -367,9 +367,9 @@ def test_findings_without_a_location_are_not_closed_by_a_three_character_fix(run
     )
     not_done(project)
     halted(project, outcome, HaltReason.GUARD_ISSUES_PERSIST, 3)
-    ledger = read_ledger(project.dir)
-    assert len(ledger.findings) == 5
-    assert not any(f.status == "resolved" for f in ledger.findings)
+    tracker = read_tracker(project.dir)
+    assert len(tracker.findings) == 5
+    assert not any(f.status == "resolved" for f in tracker.findings)
 
 
 # --- 11. a critical dismissed without a reason --------------------------------------------------
@@ -418,9 +418,14 @@ def test_a_review_with_extra_keys_and_capitalised_severities_is_read_as_meant(ru
     project, outcome = run({1: first, "default": second}, every_section_fix())
     assert "**Review:** 2 critical, 1 medium, 1 minor (total 4)" in log(project)
     assert (outcome.verdict, outcome.iteration) == ("done", 2), outcome.reason
-    ledger = read_ledger(project.dir)
-    assert [str(f.severity) for f in ledger.findings] == ["critical", "critical", "medium", "minor"]
-    assert all(f.status == "resolved" for f in ledger.findings)
+    tracker = read_tracker(project.dir)
+    assert [str(f.severity) for f in tracker.findings] == [
+        "critical",
+        "critical",
+        "medium",
+        "minor",
+    ]
+    assert all(f.status == "resolved" for f in tracker.findings)
 
 
 # --- 13. a clean review only once the fixer stopped changing anything ---------------------------
@@ -446,11 +451,11 @@ def test_a_clean_review_that_comes_only_once_the_fixer_went_idle_is_no_done(run:
         HaltReason.GUARD_ISSUES_PERSIST,
     ), outcome.reason
     assert outcome.iteration <= 4, outcome.reason
-    ledger = read_ledger(project.dir)
-    assert [f.status for f in ledger.findings if f.status == "resolved"] == []
+    tracker = read_tracker(project.dir)
+    assert [f.status for f in tracker.findings if f.status == "resolved"] == []
     if outcome.halt_reason is HaltReason.GUARD_FIX_UNCHANGED:
         # before, it said only "while the reviewer still reports 0 critical, 0 medium, 0 minor"
-        assert "the ledger holds 1 critical, 1 medium, 0 minor open" in outcome.reason
+        assert "the finding tracker holds 1 critical, 1 medium, 0 minor open" in outcome.reason
 
 
 # --- 14. one review both reports a finding and dismisses it --------------------------------------
@@ -489,8 +494,8 @@ def test_findings_placed_where_the_plan_has_nothing_close_once_every_section_cha
     )
     project, outcome = run({1: first, "default": reviewed()}, every_section_fix())
     assert (outcome.verdict, outcome.iteration) == ("done", 2), outcome.reason
-    ledger = read_ledger(project.dir)
-    assert [(f.status, f.addressed_by) for f in ledger.findings] == [
+    tracker = read_tracker(project.dir)
+    assert [(f.status, f.addressed_by) for f in tracker.findings] == [
         ("resolved", [1]),
         ("resolved", [1]),
     ]
@@ -520,8 +525,8 @@ def test_a_location_written_loosely_still_names_its_section(
     assert (outcome.verdict, outcome.iteration) == (verdict, iteration), outcome.reason
     if verdict == "halt":
         halted(project, outcome, HaltReason.GUARD_ISSUES_PERSIST, 3)
-    ledger = read_ledger(project.dir)
-    assert [f.addressed_by for f in ledger.findings] == [addressed_by, addressed_by]
+    tracker = read_tracker(project.dir)
+    assert [f.addressed_by for f in tracker.findings] == [addressed_by, addressed_by]
 
 
 # --- 17. top-level counts that disagree with the issues -----------------------------------------
@@ -562,7 +567,7 @@ def test_one_issue_citing_two_ids_keeps_both_findings_open(run: Run) -> None:
     )
     project, outcome = run({1: first, "default": folded}, every_section_fix(), max_iterations=12)
     halted_persisting_by_six(project, outcome)
-    budget, rain = read_ledger(project.dir).findings[:2]
+    budget, rain = read_tracker(project.dir).findings[:2]
     assert (budget.id, rain.id) == ("F1", "F2")
     assert (budget.resolved_at, rain.resolved_at) == (None, None), "neither closed by the fold"
     assert still_open(budget) and still_open(rain)

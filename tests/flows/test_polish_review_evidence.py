@@ -14,7 +14,7 @@ from tests.flows.test_polish_trajectories import Run, log
 from tests.flows.test_polish_trajectories import run as polish_run  # noqa: F401  (the fixture `run`)
 from tests.polish_setup import every_section_fix, review
 from thoughtforge.core import read_polish_state
-from thoughtforge.phases.polish.ledger import read_ledger
+from thoughtforge.phases.polish.finding_tracker import read_tracker
 
 
 @pytest.fixture
@@ -74,5 +74,5 @@ def test_last_rounds_empty_review_repeated_before_the_findings_is_no_done(run: R
     project, outcome = run(reviews, every_section_fix())
     assert (outcome.verdict, outcome.iteration) == ("done", 3), outcome.reason
     assert "**Review:** 1 critical, 0 medium, 0 minor" in log(project).split("## Iteration ")[2]
-    critical_findings = [f for f in read_ledger(project.dir).findings if f.severity == "critical"]
+    critical_findings = [f for f in read_tracker(project.dir).findings if f.severity == "critical"]
     assert [(f.found_at, f.status) for f in critical_findings] == [(2, "resolved")]

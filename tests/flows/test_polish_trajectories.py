@@ -33,8 +33,8 @@ from thoughtforge.config import load_config
 from thoughtforge.core import Project, read_chat, read_polish_state, read_status
 from thoughtforge.flows import polish
 from thoughtforge.models import HaltReason, Issue, Phase
+from thoughtforge.phases.polish.finding_tracker import read_tracker
 from thoughtforge.phases.polish.issue_matching import match_findings
-from thoughtforge.phases.polish.ledger import read_ledger
 from thoughtforge.phases.polish.loop import PolishOutcome
 from thoughtforge.web.progress import panel_for
 
@@ -295,8 +295,8 @@ def test_an_empty_review_of_the_unchanged_plan_after_a_refused_fix_is_no_evidenc
     assert " ".join(["a"] * 6) + " critical 0" in second_fix, "the open finding went to the fixer"
     second_review = prompts(project, "plan-review")[1]
     assert '"id": "F1"' in second_review, "the reviewer was shown the open finding"
-    ledger = read_ledger(project.dir)
-    assert [(f.id, f.status, f.silent_since) for f in ledger.findings] == [("F1", "open", 2)]
+    tracker = read_tracker(project.dir)
+    assert [(f.id, f.status, f.silent_since) for f in tracker.findings] == [("F1", "open", 2)]
 
 
 def test_a_refused_fix_then_a_real_fix_is_confirmed_by_the_next_review_and_done(run: Run) -> None:
@@ -306,8 +306,8 @@ def test_a_refused_fix_then_a_real_fix_is_confirmed_by_the_next_review_and_done(
     project, outcome = run({1: review(1, 0, 0, "a"), "default": review()}, fix)
     assert (outcome.verdict, outcome.iteration) == ("done", 3), outcome.reason
     assert "1 finding(s) resolved by a fix." in outcome.reason
-    ledger = read_ledger(project.dir)
-    [finding] = ledger.findings
+    tracker = read_tracker(project.dir)
+    [finding] = tracker.findings
     assert (finding.status, finding.addressed_by, finding.resolved_at) == ("resolved", [2], 3)
     assert "resolved at iteration 3; its place changed by fix #2" in log(project)
 
@@ -404,8 +404,8 @@ def test_the_same_issues_reworded_each_round_are_no_rotation_and_halt_as_persist
     halted(project, outcome, HaltReason.GUARD_ISSUES_PERSIST, 6)
     assert "but the same findings persist (4 of 4 reported open since iteration 1)" in log(project)
     assert outcome.reason.startswith("The same findings have stayed open for 6 iterations")
-    ledger = read_ledger(project.dir)
-    assert [(f.id, f.found_at, f.last_reported) for f in ledger.findings] == [
+    tracker = read_tracker(project.dir)
+    assert [(f.id, f.found_at, f.last_reported) for f in tracker.findings] == [
         (f"F{n}", 1, 6) for n in range(1, 5)
     ], "one identity per finding across the rewordings"
     assert "the same issues survive every fix" in read_chat(project.dir)[-1].content
@@ -446,8 +446,8 @@ def test_findings_reworded_beyond_their_words_keep_their_ids_when_the_reviewer_c
     reviews: dict[int | str, str] = {n: round_of(n) for n in range(1, 13)}
     project, outcome = run(reviews, ECHO_FIX, max_iterations=12)
     halted(project, outcome, HaltReason.GUARD_ISSUES_PERSIST, 6)
-    ledger = read_ledger(project.dir)
-    assert [(f.id, f.found_at, f.last_reported) for f in ledger.findings] == [
+    tracker = read_tracker(project.dir)
+    assert [(f.id, f.found_at, f.last_reported) for f in tracker.findings] == [
         (f"F{n}", 1, 6) for n in range(1, 5)
     ]
 
@@ -490,7 +490,7 @@ def test_max_iterations_names_the_first_iteration_at_the_lowest_count(run: Run) 
     assert "Lowest: 10 at iter 2." in outcome.reason
 
 
-# --- 7. the ledger of findings: done rests on evidence ------------------------------------------
+# --- 7. the finding tracker: done rests on evidence ------------------------------------------
 
 
 def located(severity: str, description: str, section: int) -> dict[str, str]:
@@ -510,9 +510,9 @@ def test_a_three_character_fix_then_an_empty_review_is_no_done(run: Run) -> None
         "'a a a a a a critical 0'; the reviews of iterations 2 and 3, shown it, of a place no "
         "fix changed since, neither report it nor dismiss it"
     )
-    ledger = read_ledger(project.dir)
-    assert [f.status for f in ledger.findings] == ["open"] * 5
-    assert all(f.addressed_by == [] for f in ledger.findings), "the fix touched Section 5 only"
+    tracker = read_tracker(project.dir)
+    assert [f.status for f in tracker.findings] == ["open"] * 5
+    assert all(f.addressed_by == [] for f in tracker.findings), "the fix touched Section 5 only"
     said = subjects(project)
     assert said[1].startswith("fix #1: docs/plan.md updated")
     assert said[2].startswith("fix #2: "), "the silent findings went to the fixer"
@@ -540,12 +540,12 @@ def test_a_fresh_small_issue_each_round_with_alternating_totals_halts_before_the
     assert [e.total for e in read_polish_state(project.dir).trajectory] == [3, 4, 3, 4, 3, 4]
     assert "F1 (critical, Section 2), F2 (medium, Section 3)" in outcome.reason
     assert "but the same findings persist" in log(project)
-    ledger = read_ledger(project.dir)
-    assert [(f.id, f.found_at, f.last_reported) for f in ledger.findings[:2]] == [
+    tracker = read_tracker(project.dir)
+    assert [(f.id, f.found_at, f.last_reported) for f in tracker.findings[:2]] == [
         ("F1", 1, 6),
         ("F2", 1, 6),
     ]
-    assert sum(f.status == "resolved" for f in ledger.findings) == 7, "the fresh typos closed"
+    assert sum(f.status == "resolved" for f in tracker.findings) == 7, "the fresh typos closed"
 
 
 FRESH_SMALL_ISSUES = [
@@ -608,8 +608,8 @@ def test_paraphrased_findings_with_a_count_wobbling_by_one_are_one_finding_each(
     project, outcome = run(reviews, every_section_fix(), max_iterations=12)
     halted(project, outcome, HaltReason.GUARD_ISSUES_PERSIST, 6)
     assert read_status(project.dir).phase is not Phase.DONE
-    ledger = read_ledger(project.dir)
-    kept = [f.id for f in ledger.findings if f.found_at == 1 and f.last_reported == 6]
+    tracker = read_tracker(project.dir)
+    kept = [f.id for f in tracker.findings if f.found_at == 1 and f.last_reported == 6]
     assert len(kept) >= 3, f"most rewordings kept their identity: {kept}"  # recall: bench
     assert "the same findings persist" in log(project)
 
@@ -637,8 +637,8 @@ def test_a_good_run_reaches_done_and_names_the_finding_it_dismissed(
     )
     message = read_chat(project.dir)[-1].content
     assert "Dismissed by a review, not fixed:" in message
-    ledger = read_ledger(project.dir)
-    assert [(f.id, f.status) for f in ledger.findings] == [("F1", "resolved"), ("F2", "dismissed")]
+    tracker = read_tracker(project.dir)
+    assert [(f.id, f.status) for f in tracker.findings] == [("F1", "resolved"), ("F2", "dismissed")]
     status = read_status(project.dir)
     assert status.phase is Phase.DONE
     panel = panel_for(deliverable_pane(load_config(tmp_path / "config.yaml"), project))
@@ -661,6 +661,6 @@ def test_a_finding_relabelled_minor_keeps_its_severity_and_blocks_done(run: Run)
     assert "the findings still open, each at its own severity, are not: 1 critical > 0" in log(
         project
     )
-    [finding] = read_ledger(project.dir).findings
+    [finding] = read_tracker(project.dir).findings
     assert finding.severity == "critical"
     assert finding.relabelled[-1] == "iteration 3 called it minor; kept critical"

@@ -16,14 +16,14 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import (
     AgentFailure,
-    AnswerCutOff,
     AttemptFailure,
     FailureKind,
+    ReplyCutOff,
     StateFileError,
 )
-from thoughtforge.flows.console import make_run_output_inert
 from thoughtforge.flows.human_input import IntakeTurn, ReviewTurn, SpecTurn
 from thoughtforge.flows.intake import _apply as run_intake_turn
+from thoughtforge.flows.runtime.console import make_run_output_inert
 from thoughtforge.flows.turns import halt_on_failure, latest_ai_message, state_files_readable
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.intake import DistillationMalformed
@@ -41,10 +41,10 @@ TIMED_OUT = AttemptFailure(kind=FailureKind.TIMED_OUT, reason="timed out")
         (PermissionError(13, "Permission denied", "docs/spec.md"), HaltReason.FILE_SYSTEM_ERROR),
         (DistillationMalformed("it has no ## Objective section"), HaltReason.ANSWER_UNUSABLE),
         (
-            AnswerCutOff(
+            ReplyCutOff(
                 "smol",
                 "brain-dump-intake",
-                [AttemptFailure(kind=FailureKind.CUT_OFF, reason="answer cut off at 9 tokens")],
+                [AttemptFailure(kind=FailureKind.CUT_OFF, reason="reply cut off at 9 tokens")],
             ),
             HaltReason.ANSWER_UNUSABLE,
         ),

@@ -96,7 +96,7 @@ def test_a_malformed_distillation_is_asked_again_once_then_fails(
     with pytest.raises(DistillationMalformed, match="it has no ## Deliverable Type") as raised:
         intake.distill(project, config)
 
-    assert raised.value.answer == "## Objective\nOnly this."
+    assert raised.value.reply == "## Objective\nOnly this."
     assert calls(project) == {"brain-dump-intake": 2}
     first, second = prompts(project)
     assert "could not be used" not in first

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from thoughtforge.errors import UnusableAnswer
+from thoughtforge.errors import UnusableReply
 from thoughtforge.phases.reasking import ask_until_usable, reask
 
 
@@ -13,9 +13,9 @@ def test_an_unusable_answer_is_asked_again_with_the_reason_then_given_up() -> No
     refusals: list[tuple[int, str]] = []
 
     def use(answer: str) -> int:
-        raise UnusableAnswer(f"'{answer}' is not a number")
+        raise UnusableReply(f"'{answer}' is not a number")
 
-    with pytest.raises(UnusableAnswer, match="'two' is not a number"):
+    with pytest.raises(UnusableReply, match="'two' is not a number"):
         ask_until_usable(
             lambda prompt: asked.append(prompt) or ["one", "two"][len(asked) - 1],
             lambda refusal: "Count." if refusal is None else reask("Count.", str(refusal)),
@@ -38,5 +38,5 @@ def test_the_first_usable_answer_wins() -> None:
 
 def _number(answer: str) -> int:
     if not answer.isdigit():
-        raise UnusableAnswer("not a number")
+        raise UnusableReply("not a number")
     return int(answer)

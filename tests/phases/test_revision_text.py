@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from thoughtforge.errors import UnusableAnswer
+from thoughtforge.errors import UnusableReply
 from thoughtforge.phases.revision_text import (
     changes_for_the_chat,
     chosen_sections,
@@ -132,5 +132,5 @@ def test_chosen_sections_match_headings_blind_to_case_space_and_ampersand() -> N
     ],
 )
 def test_an_unusable_choice_is_refused_with_what_the_plan_has(answer: str, said: str) -> None:
-    with pytest.raises(UnusableAnswer, match=said):
+    with pytest.raises(UnusableReply, match=said):
         chosen_sections(answer, ["Summary", "Risks"])

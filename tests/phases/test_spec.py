@@ -29,7 +29,7 @@ from thoughtforge.core import (
 from thoughtforge.core.git_repo import commit
 from thoughtforge.errors import ConfigError, ThoughtForgeError, TransitionError
 from thoughtforge.models import DeliverableType, HaltReason, Phase
-from thoughtforge.phases import halt_actions, intake
+from thoughtforge.phases import human_decisions, intake
 from thoughtforge.phases import spec as spec_phase
 from thoughtforge.phases.spec import DISCOVERY_SECTION, RETRY_NOTICE, SpecIncomplete
 from thoughtforge.phases.spec_proposal import NO_CRITERIA, SPEC_SECTIONS
@@ -237,25 +237,25 @@ def test_a_project_can_be_terminated_at_a_human_step_and_switched_to_another_age
     config: Config, project: Project
 ) -> None:
     with pytest.raises(ConfigError, match=r"agent 'nope' is not in agents\.available"):
-        halt_actions.switch_agent(project, config, "nope")
+        human_decisions.switch_agent(project, config, "nope")
     config.agents.available["ghost"] = config.agent("demo").model_copy(
         update={"command": "no-such-agent-xyz"}
     )
     with pytest.raises(ThoughtForgeError, match="'no-such-agent-xyz' is not on PATH"):
-        halt_actions.switch_agent(project, config, "ghost")
+        human_decisions.switch_agent(project, config, "ghost")
 
-    switched = halt_actions.switch_agent(project, config, "recorder")
+    switched = human_decisions.switch_agent(project, config, "recorder")
 
     assert read_status(project.dir).agent == switched.agent == "recorder"
     assert read_chat(project.dir)[-1].content == "The agent is now 'recorder' (was 'demo')."
-    terminated = halt_actions.apply(project, "terminate")
+    terminated = human_decisions.apply(project, "terminate")
     assert (terminated.phase, terminated.halt_reason) == (
         Phase.HALTED,
         HaltReason.HUMAN_TERMINATED,
     )
     assert terminated.halted_from is Phase.SPEC_BUILDING
     with pytest.raises(TransitionError, match="already terminated"):
-        halt_actions.terminate(project)
+        human_decisions.terminate(project)
 
 
 def test_confirm_is_refused_without_any_acceptance_criterion(

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from thoughtforge.errors import CutOffAnswer
+from thoughtforge.errors import CutOffReply
 from thoughtforge.prompting import json_extraction, json_objects
 
 
@@ -121,7 +121,7 @@ def test_an_object_after_an_unclosed_prose_brace_is_found() -> None:
 def _all_objects(text: str, latest_first: bool = False) -> list[dict[str, object]]:
     """Every object found, also in an answer that turns out to be cut off."""
     found: list[dict[str, object]] = []
-    with contextlib.suppress(CutOffAnswer):
+    with contextlib.suppress(CutOffReply):
         found.extend(json_objects(text, latest_first=latest_first))
     return found
 
@@ -143,7 +143,7 @@ def test_an_answer_cut_off_inside_its_object_says_so_after_its_complete_inner_ob
     text = 'Review: {"issues": [{"severity": "minor", "description": "a"}, {"severity": "crit'
     found = json_objects(text)
     assert next(found) == {"severity": "minor", "description": "a"}
-    with pytest.raises(CutOffAnswer, match="cut off: its JSON object never closes"):
+    with pytest.raises(CutOffReply, match="cut off: its JSON object never closes"):
         list(found)
 
 
@@ -188,7 +188,7 @@ def test_latest_first_an_answer_ending_inside_an_object_is_cut_off_whatever_came
     text: str,
 ) -> None:
     """A complete object before a cut one must not stand for the answer: it is asked again."""
-    with pytest.raises(CutOffAnswer, match="cut off: its last JSON object never closes"):
+    with pytest.raises(CutOffReply, match="cut off: its last JSON object never closes"):
         next(json_objects(text, latest_first=True))
 
 

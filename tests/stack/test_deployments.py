@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from thoughtforge.errors import ThoughtForgeError
-from thoughtforge.flows.deployment_parts import FlowParts, process_job_template
+from thoughtforge.flows.runtime.deployment_parts import FlowParts, process_job_template
 from thoughtforge.stack.api import PrefectApi
 from thoughtforge.stack.deployments import (
     PACKAGED,

@@ -34,7 +34,7 @@ from thoughtforge.core import (
     read_status,
 )
 from thoughtforge.core.processes import live_processes
-from thoughtforge.flows.run_tags import run_name
+from thoughtforge.flows.runtime.run_tags import run_name
 from thoughtforge.models import Phase
 from thoughtforge.phases.polish.loop import PolishLoop
 from thoughtforge.stack.api import PrefectApi

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from thoughtforge.flows.deployment_parts import process_job_template
+from thoughtforge.flows.runtime.deployment_parts import process_job_template
 from thoughtforge.stack.api import PrefectApi
 from thoughtforge.stack.work_pool import create_work_pool
 

@@ -35,7 +35,7 @@ from thoughtforge.core import (
     write_chat,
 )
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.phases import halt_actions
+from thoughtforge.phases import human_decisions
 from thoughtforge.stack.api import PrefectApi, project_tag
 
 pytestmark = pytest.mark.slow
@@ -294,7 +294,7 @@ def test_the_board_and_the_menu_fit_and_every_page_is_accessible(
     for stage in ("Prefect server at", "Worker on pool", "Workbench at", "Warm starter"):
         assert f"{stage}" in stack.up_output, stack.up_output  # `up` said each stage
     ended = _project(stack)
-    halt_actions.terminate(ended)
+    human_decisions.terminate(ended)
     page.goto(f"{stack.web}/board")
     # In one step: the board is redrawn whenever a project of the stack moves, which detached the
     # column between finding it and scrolling to it.

@@ -1,6 +1,6 @@
 """Edit the draft and Archive in a real browser under a real `thoughtforge up`: the AI's
 distillation edited in the page, a bad edit refused and kept in its box, the good one saved and
-confirmed to the run resting (suspended) at the review, which goes on to Phase 2 with the edited
+confirmed to the run suspended at the review, which goes on to Phase 2 with the edited
 intent; a finished project archived, found under the inbox's Archived filter, and brought back.
 
 Headless Debian Chromium driven by Playwright; a screenshot of each step in
@@ -65,7 +65,7 @@ def _asked(page: Any, project: Path, kind: str, seconds: float = 300) -> None:
     page.locator("#actions .composer-note", has_text=note).wait_for(timeout=30_000)
 
 
-def test_the_draft_is_edited_in_the_page_and_confirmed_to_the_resting_run(
+def test_the_draft_is_edited_in_the_page_and_confirmed_to_the_suspended_run(
     stack: Stack, page: Any
 ) -> None:
     project = create_project(load_config(stack.config), brain_dump=BRAIN_DUMP, agent="demo")
@@ -75,7 +75,7 @@ def test_the_draft_is_edited_in_the_page_and_confirmed_to_the_resting_run(
     page.click('#actions [data-action="distill"]')
     _asked(page, project.dir, "ReviewTurn")
     waiting = current_wait(project.dir)
-    assert waiting is not None and waiting.away  # the run rests: no process holds it
+    assert waiting is not None and waiting.away  # the run is suspended: no process holds it
 
     edit = page.locator(".message.draft button.edit-draft").last
     edit.wait_for(state="visible")

@@ -23,8 +23,8 @@ from thoughtforge.core import (
 from thoughtforge.core.build_progress import BuildProgress, ProgressItem, recorded
 from thoughtforge.models import Counts, DeliverableType, Issue
 from thoughtforge.phases.polish import polish_log
+from thoughtforge.phases.polish.finding_tracker import FindingTracker, after_review, write_tracker
 from thoughtforge.phases.polish.guards import GuardReport, GuardResult
-from thoughtforge.phases.polish.ledger import Ledger, after_review, write_ledger
 from thoughtforge.phases.polish.review import Dismissal
 from thoughtforge.phases.traceability import Criterion, Evidence, Trace, render
 from thoughtforge.web.progress import CHART_HEIGHT, Panel, chart_of, panel_for
@@ -156,15 +156,15 @@ def test_a_document_of_a_plugins_type_is_shown_from_where_its_plugin_keeps_it(
     assert "Section 1" not in panel.deliverable_html  # not the plan beside it
 
 
-def test_the_panel_lists_the_ledgers_open_and_dismissed_findings_escaped(config: Config) -> None:
+def test_the_panel_lists_the_trackers_open_and_dismissed_findings_escaped(config: Config) -> None:
     project = polishing_project(config)
     found = [
         Issue(severity="critical", description="Budget <b>lacks</b> a buffer", location="Budget"),
         Issue(severity="medium", description="No rain plan.", location="Risks"),
     ]
-    ledger = after_review(Ledger(), 1, found, [])
+    tracker = after_review(FindingTracker(), 1, found, [])
     why = [Dismissal(id="F2", reason="Section 5 <i>has</i> one.")]
-    write_ledger(project.dir, after_review(ledger, 2, found[:1], why))
+    write_tracker(project.dir, after_review(tracker, 2, found[:1], why))
     write_polish_state(project.dir, PolishState(iteration=2))
 
     panel = _panel(config, project)

@@ -1,6 +1,6 @@
 """A door's process announces each transition it makes (a command's, a page's, an MCP tool's) on
 the board and the notification channels, as its config says; a flow run installs the same for
-its own (`flows.events`)."""
+its own (`flows.runtime.events`)."""
 
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ from thoughtforge.core.project_view import ProjectView, RunPlace, read_view
 from thoughtforge.core.run_start import StartClaim, claimed_start
 from thoughtforge.errors import ActionRefused
 from thoughtforge.models import Phase, Usd
-from thoughtforge.phases import add_human_message, halt_actions
+from thoughtforge.phases import add_human_message, human_decisions
 from thoughtforge.phases.chat import when_answered, when_read
 from thoughtforge.stack.api import AnsweredMeanwhile
 
@@ -197,7 +197,7 @@ def take_decision(
     if answer.agent and answer.agent != view.status.agent:
         if answer.action not in AGENT_SWITCH_ACTIONS:
             raise ActionRefused(f"'{answer.action}' calls no agent: there is none to switch.")
-        halt_actions.switch_agent(project, config, answer.agent)  # as `thoughtforge agent` does
+        human_decisions.switch_agent(project, config, answer.agent)  # as `thoughtforge agent` does
     if answer.budget_usd is not None:
         raise_on_halt(config, project, answer.budget_usd, terminating=answer.action == "terminate")
     return _decision(config, config_file, project, answer, start, view)
@@ -262,7 +262,7 @@ def decide(
     view: ProjectView | None = None,
 ) -> Decided:
     """A decision on a halt or a stuck build: handed to the run that waits for it, else applied
-    to the files (`phases.halt_actions`). Words said beside a decision are stored first, kept
+    to the files (`phases.human_decisions`). Words said beside a decision are stored first, kept
     all the same; `provide_input`'s words are the input itself. `AnsweredMeanwhile` when
     another answer reached the run first. `view`: the project's view the decision was checked
     against, when the caller has read it."""
@@ -285,8 +285,8 @@ def decide(
         if handed:
             return Decided(handed_over=True, waking=_handed(wake))
     if action == "provide_input":
-        return Decided(handed_over=False, status=halt_actions.provide_input(project, message))
-    return Decided(handed_over=False, status=halt_actions.apply(project, action))
+        return Decided(handed_over=False, status=human_decisions.provide_input(project, message))
+    return Decided(handed_over=False, status=human_decisions.apply(project, action))
 
 
 def _decision(

@@ -91,7 +91,7 @@ def composer_for(
     if starting is not None and (starting.why == "wake" or waiting is None):
         run = f" ({starting.run_name})" if starting.run_name else ""
         note = (
-            f"Waking the run{run}: it rested after asking, and starts again to take your answer."
+            f"Waking the run{run}: it suspended after asking, and starts again to take your answer."
             if starting.why == "wake"
             else f"Starting a run{run}: it asks you as soon as it is up."
         )

@@ -83,7 +83,7 @@ def take_edit(
     *,
     view: ProjectView | None = None,
 ) -> Outcome:
-    """Save the edited draft; with `confirm`, then Confirm it, so a waiting run (a resting one
+    """Save the edited draft; with `confirm`, then Confirm it, so a waiting run (a suspended one
     woken), a run to start, and another answer arriving first are all met as they are there.
     Refused while the AI works on the draft (it is about to write a newer one): the page keeps
     the text in its box. `view`: the project's view, when the door has read it for this

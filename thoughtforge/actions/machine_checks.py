@@ -94,7 +94,7 @@ def _call_agent(config: Config, agent: str) -> Check:
     if why is not None:
         return Check(name=name, outcome="warn" if default else "ok", detail=f"not called: {why}")
     result = probe_agent(config, agent)
-    if not result.answered:
+    if not result.replied:
         return Check(name=name, outcome="warn", detail=result.detail)
     outcome: Literal["ok", "warn"] = "warn" if result.structured is False else "ok"
     return Check(name=name, outcome=outcome, detail=result.detail)

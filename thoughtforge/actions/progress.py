@@ -1,6 +1,6 @@
 """Phases 3–4 as the doors read them: build progress (as the deliverable type's plugin reported
 it, whatever the type), the polish record (its trajectory, each iteration's cost, the trend, the
-last iteration's guards and verdict, the ledger's findings, what a plateau left open), and the
+last iteration's guards and verdict, the tracker's findings, what a plateau left open), and the
 deliverable and its traceability as written. The page's pane renders it (`web.progress`), with
 the draft under review before Phase 3 (`deliverable_pane`: the pane's one read).
 
@@ -26,7 +26,7 @@ from thoughtforge.errors import StateFileError
 from thoughtforge.models import Phase, Severity
 from thoughtforge.phases.plugin_contract import Plugin
 from thoughtforge.phases.plugin_loader import plugin_for
-from thoughtforge.phases.polish.ledger import Ledger
+from thoughtforge.phases.polish.finding_tracker import FindingTracker
 from thoughtforge.phases.polish.polish_log import finding_state
 from thoughtforge.phases.polish.record import PolishRecord, read_polish_record
 from thoughtforge.phases.traceability import TRACEABILITY_FILE
@@ -42,7 +42,7 @@ class IterationCost(BaseModel):
 
 
 class FindingRow(BaseModel):
-    """One finding of the ledger as the polish panel lists it (text, escaped by the template)."""
+    """One finding of the tracker as the polish panel lists it (text, escaped by the template)."""
 
     id: str
     severity: str
@@ -76,7 +76,7 @@ class Progress(BaseModel):
     still_open: list[str] = []
     """Done at a plateau above the thresholds: the issues the last review left open."""
     findings: list[FindingRow] = []
-    """The ledger's open findings, then those a review dismissed."""
+    """The tracker's open findings, then those a review dismissed."""
 
 
 class DeliverablePane(BaseModel):
@@ -154,8 +154,8 @@ def _add_polish(record: PolishRecord, progress: Progress) -> None:
     last = record.last_iteration
     if last is not None:
         progress.guards, progress.verdict = last.guards, last.verdict
-    if record.ledger is not None:
-        progress.findings = _finding_rows(record.ledger, record.state.iteration)
+    if record.tracker is not None:
+        progress.findings = _finding_rows(record.tracker, record.state.iteration)
     if record.state.completed and record.state.plateau:
         progress.still_open = [
             f"{i.severity}{f' ({i.location})' if i.location else ''}: {i.description}"
@@ -163,8 +163,8 @@ def _add_polish(record: PolishRecord, progress: Progress) -> None:
         ]
 
 
-def _finding_rows(ledger: Ledger, iteration: int) -> list[FindingRow]:
-    shown = [*ledger.active, *(f for f in ledger.findings if f.status == "dismissed")]
+def _finding_rows(tracker: FindingTracker, iteration: int) -> list[FindingRow]:
+    shown = [*tracker.active, *(f for f in tracker.findings if f.status == "dismissed")]
     return [
         FindingRow(
             id=f.id,

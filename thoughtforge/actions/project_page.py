@@ -92,7 +92,7 @@ class StatusDetail(ProjectPage):
     """What `thoughtforge status ID` shows beyond the page's model."""
 
     restored: str | None
-    """"restored to polish-1 (abc1234): …", while the project rests at a restored point."""
+    """"restored to polish-1 (abc1234): …", while the project is idle at a restored point."""
     polish: PolishSummary | str | None
     """The polish summary; the problem in words when `polish_state.json` is unreadable; None
     before Phase 4."""

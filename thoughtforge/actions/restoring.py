@@ -1,7 +1,7 @@
 """Restoring a project to a phase end, a polish iteration or a commit (`phases.rollback`), from
 any door, with the words that say where it is now and what Start does next.
 
-A restored project rests: no run works on it until the person starts one, and until then another
+A restored project is idle: no run works on it until the person starts one, and until then another
 restore (back, or forward again to a later point such as a revision's `done`) is allowed."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def restore(project: Project, to: str, *, keep_edits: bool = False) -> Restored:
 
 
 def restored_point(view: ProjectView) -> str | None:
-    """The point the project was last restored to ("polish-1 (abc1234)"), while it rests there:
+    """The point the project was last restored to ("polish-1 (abc1234)"), while it is idle there:
     nothing was committed since and no run holds it."""
     if view.holds:
         return None
@@ -45,7 +45,7 @@ def restored_point(view: ProjectView) -> str | None:
 
 
 def resting_words(view: ProjectView) -> str:
-    """Where a restored project rests and what Start will do with it."""
+    """Where a restored project is idle and what Start will do with it."""
     phase = view.status.phase
     return (
         f"the project is in {phase.value} and no run works on it. {_start_does(view)} "

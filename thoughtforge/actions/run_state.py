@@ -42,7 +42,7 @@ def project_view(config: Config, project: Project) -> ProjectView:
 
 def composer_of(view: ProjectView) -> Composer:
     """What the person can do now, from the project's view: nothing while another change of
-    its course holds it (which, whose, and how it clears); a project at rest after a restore
+    its course holds it (which, whose, and how it clears); a project idle after a restore
     says what was restored and what Start does, not that a run stopped mid-phase."""
     composer = composer_for(view.status, view.waiting, view.busy, view.claim)
     if view.course_held:  # a revision, a rollback or an archive moves it right now

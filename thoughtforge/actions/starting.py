@@ -109,7 +109,7 @@ def start_run(
     Refused (`RunAlreadyStarting`) before any run is made when one works on the project, is
     scheduled or starting on the server, or was asked for and has not taken the lock yet: the
     claim (`core.run_start`) makes two presses at once one run. Under the claim the project's
-    view answers (`actions.run_state`); Prefect is asked directly only whether a run that rested
+    view answers (`actions.run_state`); Prefect is asked directly only whether a run that suspended
     while waiting still waits, which no file can tell."""
     url = find_api(config)
     if url is None:
@@ -117,7 +117,7 @@ def start_run(
     api = PrefectApi(url)
     parameters = {"project_id": project.id, "config_path": str(config_file)}
     with claimed_start(project, "start", handed=handed) as claim:
-        try:  # under the claim: a run another request made may have asked already and rested
+        try:  # under the claim: a run another request made may have asked already and suspended
             busy = _busy(api, project_view(config, project))
             if busy is not None:
                 raise RunAlreadyStarting(f"run {busy} of {project.id} is already on its way")
@@ -138,15 +138,15 @@ def start_run(
 
 def _busy(api: PrefectApi, view: ProjectView) -> str | None:
     """The run already on the project, by name: one Prefect has busy on it (the view says), one
-    waiting with its process alive, or one that rested while waiting and still waits."""
+    waiting with its process alive, or one that suspended while waiting and still waits."""
     if view.locked:
         return f"in {view.holder}" if view.holder else "in another process"
     if view.prefect_run is not None:
         return view.prefect_run
     if view.waiting is None or not view.waiting.away:
         return None  # no wait, or one whose process died with it (no lock held): none waits
-    rested = api.live_waiting_run(view.project)
-    return rested.name if rested is not None else None
+    suspended = api.live_waiting_run(view.project)
+    return suspended.name if suspended is not None else None
 
 
 def _hand_over_when_asked(api: PrefectApi, project: Project, run_input: RunAnswer) -> None:

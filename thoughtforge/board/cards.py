@@ -143,7 +143,7 @@ def sparkline(values: list[int]) -> str:
 def describe(card: Card) -> str:
     """The card's details as Markdown lines, for boards that show a description. Not where the
     run is: a mirrored board (Vibe Kanban) is updated at each phase change only, and the run
-    works, waits and rests between two."""
+    works, waits and is suspended between two."""
     lines = [
         f"**Phase:** {COLUMNS[card.column]}" + (f" ({card.badge})" if card.badge else ""),
         f"**Deliverable:** {card.deliverable_type or 'not decided yet'}",

@@ -55,9 +55,9 @@ RUN_WORDS: dict[RunPlace, _Piece] = {
     RunPlace.STARTING: ("starting", "cyan"),
     RunPlace.WORKING: ("working", "cyan"),
     RunPlace.WAITING: ("waits for you", "magenta"),
-    RunPlace.SUSPENDED: ("waits for you (resting)", "magenta"),
+    RunPlace.SUSPENDED: ("waits for you (suspended)", "magenta"),
 }
-"""A run the person may want to know about; a project at rest, halted or done says nothing
+"""A run the person may want to know about; an idle, halted or done project says nothing
 more than its column and badge."""
 
 

@@ -103,10 +103,10 @@ def agent(
 ) -> None:
     """Switch a project to another agent (say, after an answer_unusable halt), then resume it."""
     from thoughtforge.actions.project_page import project_named
-    from thoughtforge.phases import halt_actions
+    from thoughtforge.phases import human_decisions
 
     config = config_of(ctx)
-    status = halt_actions.switch_agent(project_named(config, project_id), config, name)
+    status = human_decisions.switch_agent(project_named(config, project_id), config, name)
     out.print(f"{project_id}: agent is now '{status.agent}' ({status.phase}).")
 
 

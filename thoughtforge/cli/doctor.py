@@ -50,7 +50,7 @@ def print_checks(console: Console, checks: list[Check]) -> None:
 def _prefect_internals(verbose: bool) -> list[Check]:
     """The Prefect internals ThoughtForge borrows: a row for each one missing (what is lost
     without it), and one row for all that are there; `verbose` lists each one."""
-    from thoughtforge.flows.prefect_internals import INTERNALS, problem
+    from thoughtforge.flows.runtime.prefect_internals import INTERNALS, problem
 
     missing, present = [], []
     for internal in INTERNALS:

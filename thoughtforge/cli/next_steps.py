@@ -37,7 +37,7 @@ def _start_verb(phase: Phase) -> str:
 
 
 def start_command(project_id: str, phase: Phase) -> str:
-    """The command that is the page's Start for a resting project (none for a done one)."""
+    """The command that is the page's Start for an idle project (none for a done one)."""
     if phase is Phase.POLISHING:
         return f"Start it: `thoughtforge polish {project_id}`."
     if phase is Phase.DONE:

@@ -147,7 +147,7 @@ def _prepare_prefect(ctx: typer.Context) -> None:
             url = start_temporary_server(config, state_dir(config_path(ctx.obj)))
             step.done(f"ready at {url.removesuffix('/api')}")
     os.environ["PREFECT_API_URL"] = url
-    from thoughtforge.flows.console import hide_tracebacks
+    from thoughtforge.flows.runtime.console import hide_tracebacks
 
     if not ctx.find_root().meta.get("debug"):
         hide_tracebacks()

@@ -94,7 +94,7 @@ def _start_everything(
     ctx: typer.Context, config: Config, config_file: Path, directory: Path
 ) -> None:
     """`up`'s stages, in order; each one either finds its part running or starts it."""
-    from thoughtforge.flows.warm_start import launcher_command
+    from thoughtforge.flows.runtime.warm_start import launcher_command
     from thoughtforge.stack import local_server
     from thoughtforge.stack.api import PrefectApi, configured_url
     from thoughtforge.stack.concurrency_limits import set_limits
@@ -134,14 +134,14 @@ def _start_everything(
 
 def _flow_parts(entrypoint: str) -> FlowShape:
     """The flow's name and schema, importing Prefect only when a deployment is (re)built."""
-    from thoughtforge.flows.deployment_parts import FlowParts
+    from thoughtforge.flows.runtime.deployment_parts import FlowParts
 
     return FlowParts(entrypoint)
 
 
 def _job_template() -> dict[str, Any]:
     """The process worker's job template, importing Prefect only when the pool is made."""
-    from thoughtforge.flows.deployment_parts import process_job_template
+    from thoughtforge.flows.runtime.deployment_parts import process_job_template
 
     return process_job_template()
 

@@ -3,7 +3,7 @@ the directory holding the file (not the current directory); a missing file is co
 example beside it.
 
 A process parses a file's text once: the CLI's command and the flow it runs in the same process
-(`flows.run_opening`) each load the config, and the second is handed a copy of the first's
+(`flows.runtime.run_opening`) each load the config, and the second is handed a copy of the first's
 parse while the file still says the same (a changed file is parsed again)."""
 
 from __future__ import annotations

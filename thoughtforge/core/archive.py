@@ -3,7 +3,7 @@ its folder, its files and its git history kept; unarchive brings it back as it w
 
 Which projects: a finished one (`done`), a terminated one, and a halted one. A halted project is
 parked: it stops holding a slot of `concurrency.max_parallel_runs`, and its halt (and a run
-resting while it waits for the decision) stays as it was; unarchive it, or decide its halt
+suspended while it waits for the decision) stays as it was; unarchive it, or decide its halt
 (resume, override, terminate), to bring it back. A project in any other phase is refused: it is
 someone's work in progress (finish or terminate it first). So is any project a run is working on,
 named by the caller, who can see the runs (`actions.archiving`).

@@ -23,7 +23,7 @@ from thoughtforge.errors import ProjectFileError
 
 MAX_OWN_FILE_BYTES = 64 * 1024 * 1024
 """A state file, a document, a source file of the project: far more than any run writes (the
-chat is capped per message, the ledger per finding)."""
+chat is capped per message, the tracker per finding)."""
 MAX_MARKER_BYTES = 64 * 1024
 """A small marker ThoughtForge writes (the claim, the wait, the run lock's holder)."""
 

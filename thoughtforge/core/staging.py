@@ -43,7 +43,7 @@ from thoughtforge.errors import ProjectError
 
 POLISH_LOG_FILE = "polish_log.md"
 POLISH_LEDGER_FILE = "polish_ledger.json"
-"""The polish loop's findings and their lives (`phases.polish.ledger`)."""
+"""The polish loop's findings and their lives (`phases.polish.finding_tracker`)."""
 POLISHED_TAG = "thoughtforge-polished"
 """Points at the commit a finished deliverable was last polished at (re-polish compares with it)."""
 REVIEW_FILE = "review.json"

@@ -12,9 +12,9 @@ from thoughtforge.config import Config
 from thoughtforge.core import Project, Status, clear_wait
 from thoughtforge.core.build_progress import BuildProgress, recorded
 from thoughtforge.flows.human_input import STUCK, StuckDecision, wait_for_human
-from thoughtforge.flows.task_runner import as_task
+from thoughtforge.flows.runtime.task_runner import as_task
 from thoughtforge.models import Phase
-from thoughtforge.phases import halt_actions, latest_ai_message, notice
+from thoughtforge.phases import human_decisions, latest_ai_message, notice
 from thoughtforge.phases.plugin_contract import ProgressListener
 from thoughtforge.phases.plugin_loader import plugin_for
 
@@ -55,11 +55,11 @@ def _awaits_input(status: Status) -> bool:
 def _apply(project: Project, decision: StuckDecision) -> None:
     """The human's input goes into the chat, where the builder reads it as guidance."""
     if decision.action == "terminate":
-        halt_actions.apply(project, "terminate")
+        human_decisions.apply(project, "terminate")
     elif not decision.message.strip():
         notice(project, "Provide Input needs a message: what should the builder do?")
     else:
-        halt_actions.provide_input(project, decision.message)
+        human_decisions.provide_input(project, decision.message)
 
 
 def _stuck_prompt(project: Project) -> str:

@@ -29,9 +29,9 @@ from thoughtforge.core import (
     record_wait,
     utc_now,
 )
-from thoughtforge.flows.holding import HOLD_POLL_SECONDS, collect, hold
-from thoughtforge.flows.limits import slot_given_back
-from thoughtforge.flows.server_in_use import api_url_of_this_process, run_page
+from thoughtforge.flows.runtime.holding import HOLD_POLL_SECONDS, collect, hold
+from thoughtforge.flows.runtime.limits import slot_given_back
+from thoughtforge.flows.runtime.server_in_use import api_url_of_this_process, run_page
 from thoughtforge.models import PHASE_ONE, Phase
 
 HUMAN_WAIT_SECONDS = 30 * 24 * 3600
@@ -201,7 +201,7 @@ def wait_for_human(project: Project, step: HumanStep[InputT], description: str) 
 
 def _answer(project: Project, form: type[InputT], waiting: Waiting) -> InputT:
     """A run in a process of its own pauses; a deployment's run holds its process while the
-    person is around, then suspends (`flows.holding`); a re-entered one collects the answer.
+    person is around, then suspends (`flows.runtime.holding`); a re-entered one collects the answer.
     A run told to stop while its last call finished stops here, or (a deployment's) suspends."""
     if not runtime.deployment.id:
 

@@ -73,7 +73,7 @@ def _pull_sources(project: Project, config: Config) -> None:
 def _apply(project: Project, config: Config, phase: Phase, turn: ChatTurn) -> str | None:
     """Act on the turn; returns the kind of the AI's reply, if any."""
     if turn.action == "terminate":
-        phases.halt_actions.terminate(project)
+        phases.human_decisions.terminate(project)
         return None
     if turn.action == "confirm":
         confirmed = phases.confirm_intent(project, config)

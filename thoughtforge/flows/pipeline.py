@@ -40,17 +40,17 @@ from thoughtforge.flows.human_input import (
     halt_prompt,
     wait_for_human,
 )
-from thoughtforge.flows.in_process import run_here
 from thoughtforge.flows.intake import run_intake
-from thoughtforge.flows.limits import holds_run_slot
 from thoughtforge.flows.polish import polish_until_settled
-from thoughtforge.flows.run_opening import opening, working_on
-from thoughtforge.flows.run_tags import name_this_run, project_of_this_run
+from thoughtforge.flows.runtime.in_process import run_here
+from thoughtforge.flows.runtime.limits import holds_run_slot
+from thoughtforge.flows.runtime.run_opening import opening, working_on
+from thoughtforge.flows.runtime.run_tags import name_this_run, project_of_this_run
+from thoughtforge.flows.runtime.task_runner import halted_state
 from thoughtforge.flows.spec import run_spec
-from thoughtforge.flows.task_runner import halted_state
 from thoughtforge.flows.turns import state_files_readable
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.phases import halt_actions, latest_ai_message, notice
+from thoughtforge.phases import human_decisions, latest_ai_message, notice
 from thoughtforge.phases.revision import start_revision
 
 PhaseStep = Callable[[Project, Config, bool], object]
@@ -193,7 +193,7 @@ def _await_decision(project: Project, config: Config) -> None:
     action = decision.action
     try:
         if getattr(decision, "agent", "").strip() and action != "terminate":
-            halt_actions.switch_agent(project, config, decision.agent.strip())
-        halt_actions.apply(project, action)
+            human_decisions.switch_agent(project, config, decision.agent.strip())
+        human_decisions.apply(project, action)
     except ThoughtForgeError as exc:
         notice(project, f"Cannot {action}: {exc}")

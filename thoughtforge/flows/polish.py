@@ -27,10 +27,10 @@ from thoughtforge.core import (
 from thoughtforge.core.spend import spend_markdown, spend_of
 from thoughtforge.errors import StateFileError
 from thoughtforge.flows.human_input import POLISH_HALT, halt_prompt, wait_for_human
-from thoughtforge.flows.in_process import run_here
-from thoughtforge.flows.run_opening import opening, working_on
-from thoughtforge.flows.task_runner import halted_state
-from thoughtforge.phases import halt_actions
+from thoughtforge.flows.runtime.in_process import run_here
+from thoughtforge.flows.runtime.run_opening import opening, working_on
+from thoughtforge.flows.runtime.task_runner import halted_state
+from thoughtforge.phases import human_decisions
 from thoughtforge.phases.polish.guards import GuardReport, describe
 from thoughtforge.phases.polish.loop import PolishLoop, PolishOutcome
 from thoughtforge.phases.polish.trajectory_chart import trajectory_chart
@@ -72,7 +72,7 @@ def polish_until_settled(project: Project, config: Config, wait_for_human: bool)
             return outcome
         answer = _ask(project, outcome.reason)
         clear_wait(project.dir)
-        halt_actions.apply(project, answer)
+        human_decisions.apply(project, answer)
         if answer != "resume":
             return outcome
 

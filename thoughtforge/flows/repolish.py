@@ -11,7 +11,7 @@ from thoughtforge.config import Config
 from thoughtforge.core import open_project
 from thoughtforge.errors import ProjectError
 from thoughtforge.flows.polish import polish_until_settled
-from thoughtforge.flows.run_opening import opening, working_on
+from thoughtforge.flows.runtime.run_opening import opening, working_on
 from thoughtforge.phases.polish.repolish import RepolishCheck, check_done_projects, start_repolish
 from thoughtforge.plurals import plural
 

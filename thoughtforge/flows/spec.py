@@ -31,7 +31,7 @@ def _converse(project: Project, config: Config, auto_confirm: bool) -> None:
         if turn is None:
             continue
         if turn.action == "terminate":
-            phases.halt_actions.terminate(project)
+            phases.human_decisions.terminate(project)
             return
         if turn.action in ("confirm", "accept_unresolved"):
             outcome = phases.confirm_spec(

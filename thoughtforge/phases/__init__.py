@@ -1,12 +1,13 @@
 """The pipeline's phases as plain Python: Phase 1 `intake` and `intent`, Phase 2 `spec`, Phase 4
-`polish/`, the human's `halt_actions`, the `resources` Phase 1 reads, and the shared `engine`
-every agent-driven phase runs on (ask, re-ask, check against `safety`, commit, halt).
+`polish/`, `human_decisions` (the person's decisions applied to the files), the `resources`
+Phase 1 reads, and the shared `engine` every agent-driven phase runs on (ask, re-ask, check
+against `safety`, commit, halt).
 
 Phase 3 builders are deliverable-type plugins on the same engine, found by `plugin_loader`.
 Imports `prompting`, `adapters`, `core` and the vocabulary; never Prefect, a flow or a plugin.
 """
 
-from thoughtforge.phases import halt_actions
+from thoughtforge.phases import human_decisions
 from thoughtforge.phases.chat import add_human_message, latest_ai_message, notice, notice_once
 from thoughtforge.phases.engine import PhaseEngine, StepRunner, run_direct
 from thoughtforge.phases.intake import DistillationMalformed, IntakeReply, distill, realign
@@ -37,7 +38,7 @@ __all__ = [
     "confirm_intent",
     "confirm_spec",
     "distill",
-    "halt_actions",
+    "human_decisions",
     "latest_ai_message",
     "latest_proposal",
     "notice",

@@ -35,7 +35,7 @@ from thoughtforge.core import (
     utc_now,
     write_text_atomic,
 )
-from thoughtforge.errors import DraftRefused, UnusableAnswer
+from thoughtforge.errors import DraftRefused, UnusableReply
 from thoughtforge.models import PHASE_ONE, Phase
 from thoughtforge.phases.intake import MAX_OPEN_QUESTIONS, usable_distillation
 from thoughtforge.phases.intent import INTENT_SECTIONS
@@ -102,7 +102,7 @@ def checked_edit(project: Project, draft: Draft, text: str, *, confirming: bool)
             _refuse_many_questions(document)
         else:
             edited = usable_proposal(text)
-    except UnusableAnswer as exc:
+    except UnusableReply as exc:
         raise DraftRefused(f"the edited {draft.kind} cannot be used: {exc}") from None
     _refuse_lost_sections(draft, edited)
     if confirming and draft.kind == "spec proposal":

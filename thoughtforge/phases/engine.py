@@ -46,7 +46,7 @@ from thoughtforge.errors import (
     RepositoryTampered,
     StateFileError,
     TransitionError,
-    UnusableAnswer,
+    UnusableReply,
 )
 from thoughtforge.models import CONVERSATION_PHASES, HaltReason, Phase
 from thoughtforge.phases import chat, person_documents
@@ -54,7 +54,7 @@ from thoughtforge.phases.failure_halts import halt_for
 from thoughtforge.phases.plugin_contract import BuildOutcome
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.reasking import ask_until_usable, asking
-from thoughtforge.phases.rejected_answers import keep_rejected, rejected_so_far
+from thoughtforge.phases.rejected_replies import keep_rejected, rejected_so_far
 from thoughtforge.phases.safety import SafetyViolation, check_agent, write_checked
 
 T = TypeVar("T")
@@ -134,7 +134,7 @@ class PhaseEngine:
             project_dir=self.project.dir,
             phase=self.phase.value,
             iteration=iteration,
-            answer_schema=schema,
+            reply_schema=schema,
             sections=sections,
             images=images,
         )
@@ -186,18 +186,18 @@ class PhaseEngine:
         self,
         agent: str,
         call: AgentCall,
-        prompt: Callable[[UnusableAnswer | None], str],
+        prompt: Callable[[UnusableReply | None], str],
         use: Callable[[str], T],
         attempts: int,
         also: tuple[str, ...] = (),
-        on_unusable: Callable[[int, UnusableAnswer], object] = lambda attempt, why: None,
+        on_unusable: Callable[[int, UnusableReply], object] = lambda attempt, why: None,
     ) -> T:
         """`ask_until_usable` with this phase's agent call; each refused answer is kept in the
         project and said in the chat (then given to `on_unusable`), and each re-ask counts as
         one (`asking`); what the agent wrote to `also` is put back (`ask`)."""
         keep = self.keeper(call.step)
 
-        def refused(attempt: int, why: UnusableAnswer) -> None:
+        def refused(attempt: int, why: UnusableReply) -> None:
             keep(attempt, why)
             on_unusable(attempt, why)
 
@@ -218,8 +218,8 @@ class PhaseEngine:
             lambda text, numbered: self.ask(agent, text, numbered, also), call, refused_before
         )
 
-    def keeper(self, step: str) -> Callable[[int, UnusableAnswer], object]:
-        """What to do with each refused answer of `step`: keep it (`rejected_answers`)."""
+    def keeper(self, step: str) -> Callable[[int, UnusableReply], object]:
+        """What to do with each refused reply of `step`: keep it (`rejected_replies`)."""
         return lambda attempt, why: keep_rejected(self.project, self.phase, step, attempt, why)
 
     # --- files -----------------------------------------------------------------------------

@@ -32,7 +32,7 @@ from thoughtforge.core import (
     read_chat,
     transition,
 )
-from thoughtforge.errors import TransitionError, UnusableAnswer
+from thoughtforge.errors import TransitionError, UnusableReply
 from thoughtforge.models import PHASE_ONE, Phase
 from thoughtforge.phases.chat import add_human_message, notice, notice_once, unread_in
 from thoughtforge.phases.deliverable.outside_text import unwrap
@@ -66,7 +66,7 @@ class IntakeReply(BaseModel):
     message: str
 
 
-class DistillationMalformed(UnusableAnswer):
+class DistillationMalformed(UnusableReply):
     """Two answers without the six sections (or glued, cut off: `read_document`): the flows
     halt with `answer_unusable`."""
 
@@ -218,8 +218,8 @@ def _ask_for_distillation(
             use,
             attempts=2,
         )
-    except UnusableAnswer as exc:
-        raise DistillationMalformed(str(exc), exc.answer) from None
+    except UnusableReply as exc:
+        raise DistillationMalformed(str(exc), exc.reply) from None
 
 
 def usable_distillation(answer: str) -> tuple[str, SectionedText]:
@@ -230,7 +230,7 @@ def usable_distillation(answer: str) -> tuple[str, SectionedText]:
     document = SectionedText.parse(answer)
     missing = document.missing(INTENT_SECTIONS)
     if missing:
-        raise UnusableAnswer(f"it has no {_headings(missing)} section")
+        raise UnusableReply(f"it has no {_headings(missing)} section")
     return answer, document
 
 

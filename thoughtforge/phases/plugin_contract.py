@@ -35,7 +35,7 @@ from thoughtforge.config import Config
 from thoughtforge.core import Project
 from thoughtforge.core.build_progress import BuildProgress as BuildProgress  # for the plugins
 from thoughtforge.core.build_progress import ProgressItem as ProgressItem  # for the plugins
-from thoughtforge.errors import UnusableAnswer
+from thoughtforge.errors import UnusableReply
 from thoughtforge.models import DeliverableType, HaltReason
 from thoughtforge.phases.deliverable.document_check import check_document
 from thoughtforge.phases.deliverable.verdict import (
@@ -95,7 +95,7 @@ class Builder(Protocol):
 class DiscoveryHook(Protocol):
     """A plugin's `discovery` module: `PROMPT` names its prompt (and agent step), `SCHEMA` is the
     JSON schema of its answer, `enabled` says whether the config switches it on, `discover`
-    returns the section body for a proposal or raises `AgentFailure` or `UnusableAnswer`."""
+    returns the section body for a proposal or raises `AgentFailure` or `UnusableReply`."""
 
     PROMPT: str
     SCHEMA: dict[str, Any]
@@ -107,7 +107,7 @@ class DiscoveryHook(Protocol):
         proposal: str,
         ask: Callable[[str], str],
         library: PromptLibrary,
-        on_unusable: Callable[[int, UnusableAnswer], object],
+        on_unusable: Callable[[int, UnusableReply], object],
     ) -> str: ...
 
 

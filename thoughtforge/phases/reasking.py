@@ -9,7 +9,7 @@ from itertools import count
 from typing import TypeVar
 
 from thoughtforge.adapters.agents import AgentCall
-from thoughtforge.errors import UnusableAnswer
+from thoughtforge.errors import UnusableReply
 
 T = TypeVar("T")
 JSON_ONLY = "Answer again with the JSON object only."
@@ -20,10 +20,10 @@ UNUSABLE_HELP = (
 )
 
 
-def reask(prompt: str, refusal: UnusableAnswer | str, again: str = JSON_ONLY) -> str:
+def reask(prompt: str, refusal: UnusableReply | str, again: str = JSON_ONLY) -> str:
     """The prompt once more, with why the last answer could not be used (quoting how it began, so
     the re-ask differs from the ask even at temperature 0) and what to do instead."""
-    answer = refusal.answer if isinstance(refusal, UnusableAnswer) else ""
+    answer = refusal.reply if isinstance(refusal, UnusableReply) else ""
     began = " ".join(answer.split())[:QUOTED_CHARS]
     quoted = f' (it began: "{began}{"…" if len(answer) > len(began) else ""}")' if began else ""
     return f"{prompt}\n\nYour previous answer{quoted} could not be used: {refusal}. {again}"
@@ -41,24 +41,24 @@ def asking(
 
 def ask_until_usable(
     ask: Callable[[str], str],
-    prompt: Callable[[UnusableAnswer | None], str],
+    prompt: Callable[[UnusableReply | None], str],
     use: Callable[[str], T],
     *,
     attempts: int,
-    on_unusable: Callable[[int, UnusableAnswer], object] = lambda attempt, why: None,
+    on_unusable: Callable[[int, UnusableReply], object] = lambda attempt, why: None,
 ) -> T:
-    """What `use` makes of the first usable answer; the last `UnusableAnswer` after `attempts`.
+    """What `use` makes of the first usable answer; the last `UnusableReply` after `attempts`.
 
     `prompt` is given the previous attempt's refusal (None at first), so each re-ask can say why;
-    the refusal carries the answer it refused (`UnusableAnswer.answer`), to be kept and quoted.
+    the refusal carries the answer it refused (`UnusableReply.reply`), to be kept and quoted.
     """
-    refusal: UnusableAnswer | None = None
+    refusal: UnusableReply | None = None
     for attempt in range(1, attempts + 1):
         answer = ask(prompt(refusal))
         try:
             return use(answer)
-        except UnusableAnswer as exc:
-            exc.answer = exc.answer or answer
+        except UnusableReply as exc:
+            exc.reply = exc.reply or answer
             refusal = exc
             on_unusable(attempt, exc)
     assert refusal is not None, "attempts must be at least 1"

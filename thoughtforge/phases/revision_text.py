@@ -10,7 +10,7 @@ import re
 from pydantic import BaseModel
 
 from thoughtforge.core.word_diff import WORD_DIFF_FENCE, as_text, text_change
-from thoughtforge.errors import UnusableAnswer
+from thoughtforge.errors import UnusableReply
 from thoughtforge.prompting import json_objects
 
 SUPERSEDED = "Superseded"
@@ -126,7 +126,7 @@ class SectionChoice(BaseModel):
 
 def chosen_sections(answer: str, headings: list[str]) -> list[str]:
     """The plan sections an agent named as touched by the change, in document order; a name is
-    matched case- and space-blind; none known → `UnusableAnswer` (asked again)."""
+    matched case- and space-blind; none known → `UnusableReply` (asked again)."""
     by_key = {_key(h): h for h in headings}
     for candidate in json_objects(answer):
         if isinstance(candidate.get("sections"), list):
@@ -135,12 +135,12 @@ def chosen_sections(answer: str, headings: list[str]) -> list[str]:
             if chosen:
                 return chosen
             unknown = ", ".join(str(name) for name in candidate["sections"]) or "none"
-            raise UnusableAnswer(
+            raise UnusableReply(
                 f"it named no section of the plan ({unknown}); the sections are: "
                 + ", ".join(by_key.values()),
                 answer,
             )
-    raise UnusableAnswer("it held no JSON object with a 'sections' list", answer)
+    raise UnusableReply("it held no JSON object with a 'sections' list", answer)
 
 
 def _key(heading: str) -> str:

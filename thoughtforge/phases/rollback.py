@@ -52,7 +52,7 @@ _PHASE_AFTER = {
     "phase4": Phase.DONE,
 }
 COMMIT_PREFIX = "Rollback to "
-"""How a rollback's commit subject begins: a project whose last commit begins so rests where it
+"""How a rollback's commit subject begins: a project whose last commit begins so is idle where it
 was restored, no run having worked on it since."""
 _REACHABLE = frozenset({Phase.SPEC_BUILDING, Phase.BUILDING, Phase.POLISHING, Phase.DONE})
 
@@ -103,7 +103,7 @@ def label_of(item: HistoryItem) -> str:
 def rollback(project: Project, wanted: str, *, keep_edits: bool = False) -> RollbackOutcome:
     """Restore the project to `wanted` (see `core.history` for the names). Refused while a run
     works on it or waits in it, for a terminated project, and over uncommitted edits unless
-    `keep_edits` commits them first (`core.staging.secure_edits`); any other project rests,
+    `keep_edits` commits them first (`core.staging.secure_edits`); any other project is idle,
     whatever its phase, so a restore can be undone by another (back to a later point too)."""
     refuse_while_a_run_works(project, "roll back")
     status = project.status()

@@ -40,7 +40,7 @@ from thoughtforge.core import (
     transition,
     write_text_atomic,
 )
-from thoughtforge.errors import AgentFailure, PhaseHalt, TransitionError, UnusableAnswer
+from thoughtforge.errors import AgentFailure, PhaseHalt, TransitionError, UnusableReply
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import revision
 from thoughtforge.phases.chat import unread_in
@@ -110,7 +110,7 @@ def propose(project: Project, config: Config) -> SpecProposal:
     engine = PhaseEngine.conversing(project, config)
     prompt = _spec_prompt(engine, intent)
 
-    def retry_notice(attempt: int, why: UnusableAnswer) -> None:
+    def retry_notice(attempt: int, why: UnusableReply) -> None:
         if attempt == 1:
             unread = str(why) != _NO_CRITERIA
             _say(project, "system", f"{_UNREADABLE} ({why}). Retrying." if unread else RETRY_NOTICE)
@@ -130,10 +130,10 @@ def propose(project: Project, config: Config) -> SpecProposal:
             attempts=2,
             on_unusable=retry_notice,
         )
-    except UnusableAnswer as exc:
+    except UnusableReply as exc:
         if str(exc) != _NO_CRITERIA:
             raise SpecIncomplete(f"The agent's spec proposal was unusable twice: {exc}.") from None
-        _say(project, "ai", exc.answer)
+        _say(project, "ai", exc.reply)
         raise SpecIncomplete(
             "The agent twice proposed a spec without an Acceptance Criteria section."
         ) from None
@@ -162,7 +162,7 @@ def usable_proposal(answer: str) -> str:
     around the whole is dropped, headings normalised)."""
     answer = with_known_headings(unwrap(answer), ALL_SECTIONS)
     if not has_criteria_section(answer):
-        raise UnusableAnswer(_NO_CRITERIA, answer)
+        raise UnusableReply(_NO_CRITERIA, answer)
     return answer
 
 
@@ -278,7 +278,7 @@ def _discover(engine: PhaseEngine, proposal: str) -> str | None:
         )
     except AgentFailure as exc:
         why = str(exc)
-    except UnusableAnswer as exc:
+    except UnusableReply as exc:
         why = f"the agent twice gave no usable answer: {exc}"
     why = shorten(why, _MAX_WHY, placeholder=" ...")  # one line, so it cannot start a section
     log_event(project.dir, "discovery_failed", level="warning", why=why)

@@ -1,5 +1,5 @@
-"""Building prompts and reading answers: prompt files, context-window fitting, conversations,
-JSON extraction, the `## Section` structure of Markdown answers, and escaping agent text for
+"""Building prompts and reading replies: prompt files, context-window fitting, conversations,
+JSON extraction, the `## Section` structure of Markdown replies, and escaping agent text for
 the Markdown documents it lands in.
 
 Pure text handling; it imports the shared vocabulary and `core` (for the chat message model) only.

@@ -1,6 +1,6 @@
-"""Find the JSON objects in an agent's answer: agents wrap JSON in fences and prose.
+"""Find the JSON objects in an agent's reply: agents wrap JSON in fences and prose.
 
-Any answer, of any size or shape, is read in linear time and bounded memory: one pass finds the
+Any reply, of any size or shape, is read in linear time and bounded memory: one pass finds the
 fenced blocks, one pass finds the outermost balanced `{…}` spans (which never overlap, so parsing
 them all reads each character once), and JSON nested deeper than Python's parser can follow is
 skipped as not JSON rather than raised.
@@ -8,22 +8,22 @@ skipped as not JSON rather than raised.
 Models write almost-JSON: raw newlines inside strings (llama.cpp's grammar lets them through),
 a trailing comma, single quotes. Each candidate is read strictly first, then without the
 control-character rule, and only when no candidate reads so is it repaired (json-repair, a
-maintained library, rather than rules of our own). An answer whose first object never closes was
-cut off: once nothing in it fits, `CutOffAnswer` says so, instead of the caller reporting the
-missing fields of some inner object, which is what a cut answer looks like field by field.
+maintained library, rather than rules of our own). An reply whose first object never closes was
+cut off: once nothing in it fits, `CutOffReply` says so, instead of the caller reporting the
+missing fields of some inner object, which is what a cut reply looks like field by field.
 
 json-repair's heuristics look ahead, and some inputs make that quadratic (or deeply recursive):
-a hostile or broken answer could cost minutes of CPU per read. So each answer's repairs share a
+a hostile or broken reply could cost minutes of CPU per read. So each reply's repairs share a
 budget counted in operations: the lines of Python the library runs (`REPAIR_STEPS`, metered with
 a trace function); when it is spent, the repair stops and the chunk counts as not JSON. Each
-distinct chunk is repaired once, and one nested deeper than any answer is not handed to it.
+distinct chunk is repaired once, and one nested deeper than any reply is not handed to it.
 The bound, measured, is in `bench/bench_json_reader.py`.
 
-An answer may hold more than one object meant as the answer: a model that repeats last round's
+An reply may hold more than one object meant as the reply: a model that repeats last round's
 empty review and then writes this round's, or a draft and then its correction. Read first, the
-stale one wins. `latest_first` reads such answers as a person would, by their last complete
+stale one wins. `latest_first` reads such replies as a person would, by their last complete
 object: the objects in the order they end in the text, last first (those inside a fence in
-another language after all others), and an answer that ends inside an object that opens as JSON
+another language after all others), and an reply that ends inside an object that opens as JSON
 (`{"key":`) is cut off at once, whatever complete objects came before it.
 """
 
@@ -38,16 +38,16 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
-from thoughtforge.errors import CutOffAnswer
+from thoughtforge.errors import CutOffReply
 
 MAX_DEPTH = 200
 """Objects nested deeper than this inside a parsed value are not searched for candidates."""
 MAX_SPANS = 1_000
-"""Prose with more separate `{…}` spans than this is not an answer; the rest are not tried."""
+"""Prose with more separate `{…}` spans than this is not an reply; the rest are not tried."""
 MAX_REPAIR_CHARS = 200_000
-"""Longer chunks are not repaired: no step's answer is that long, and repair is not free."""
+"""Longer chunks are not repaired: no step's reply is that long, and repair is not free."""
 REPAIR_STEPS = 6_000_000
-"""Lines of json-repair one answer's repairs may run in all: a well-formed but broken answer of
+"""Lines of json-repair one reply's repairs may run in all: a well-formed but broken reply of
 about 90,000 characters (a trailing comma, unescaped quotes) needs about 65 a character."""
 
 
@@ -55,10 +55,10 @@ _LENIENT = json.JSONDecoder(strict=False)
 
 
 def json_objects(text: str, *, latest_first: bool = False) -> Iterator[dict[str, Any]]:
-    """Most deliberate first: the whole answer, ```json fences, then objects inside prose; each
+    """Most deliberate first: the whole reply, ```json fences, then objects inside prose; each
     object also yields the objects nested in it, outermost first. Then the same chunks repaired;
-    `CutOffAnswer` at the end when the answer stops inside its first object. With
-    `latest_first`, the answer's last complete object first (`_latest_first`)."""
+    `CutOffReply` at the end when the reply stops inside its first object. With
+    `latest_first`, the reply's last complete object first (`_latest_first`)."""
     if latest_first:
         yield from _latest_first(text)
         return
@@ -78,25 +78,25 @@ def json_objects(text: str, *, latest_first: bool = False) -> Iterator[dict[str,
         if value is not None:
             yield from _objects_within(value)
     if cut_off:
-        raise CutOffAnswer(
-            f"the answer was cut off: its JSON object never closes ({len(text)} characters "
-            "in); a shorter answer, or a larger max_tokens, is needed"
+        raise CutOffReply(
+            f"the reply was cut off: its JSON object never closes ({len(text)} characters "
+            "in); a shorter reply, or a larger max_tokens, is needed"
         )
 
 
 def _latest_first(text: str) -> Iterator[dict[str, Any]]:
-    """The whole answer when it is JSON; else each balanced `{…}` span, the last first (each read
+    """The whole reply when it is JSON; else each balanced `{…}` span, the last first (each read
     strictly, then repaired), those inside a fence in another language (an example) after the
-    rest. `CutOffAnswer` before anything when the answer ends inside an object opening as JSON."""
+    rest. `CutOffReply` before anything when the reply ends inside an object opening as JSON."""
     whole = _parse(text)
     if whole is not None:
         yield from _objects_within(whole)
         return
     spans, unclosed = _span_positions(text)
     if any(_OPENS_OBJECT.match(text, start) for start in unclosed):
-        raise CutOffAnswer(
-            f"the answer was cut off: its last JSON object never closes ({len(text)} characters "
-            "in); a shorter answer, or a larger max_tokens, is needed"
+        raise CutOffReply(
+            f"the reply was cut off: its last JSON object never closes ({len(text)} characters "
+            "in); a shorter reply, or a larger max_tokens, is needed"
         )
     examples = _foreign_fences(text)
     latest = spans[-MAX_SPANS:][::-1]  # outermost spans never overlap: in order of their ends
@@ -150,13 +150,13 @@ def _parse(chunk: str) -> Any:
 
 
 def _repaired(chunk: str, budget: _RepairBudget) -> Any:
-    """What json-repair makes of a chunk that looks like JSON, within the answer's budget; None
+    """What json-repair makes of a chunk that looks like JSON, within the reply's budget; None
     when it is not JSON or the budget ran out first."""
     if budget.left <= 0 or len(chunk) > MAX_REPAIR_CHARS or not chunk.startswith(("{", "[")):
         return None
     if _deeper_than(chunk, MAX_DEPTH):
         return None  # no model nests so deep; json-repair would recurse until the budget ends
-    from json_repair import repair_json  # 22 modules, loaded by the first answer that needs it
+    from json_repair import repair_json  # 22 modules, loaded by the first reply that needs it
 
     try:
         with budget.metered():
@@ -206,7 +206,7 @@ class _BudgetSpent(BaseException):
 
 
 class _RepairBudget:
-    """Lines of Python left to the answer's repairs."""
+    """Lines of Python left to the reply's repairs."""
 
     def __init__(self, steps: int) -> None:
         self.left = steps
@@ -248,7 +248,7 @@ def _fenced_blocks(text: str) -> Iterator[str]:
 
 def _balanced_spans(text: str) -> tuple[list[str], bool]:
     """Outermost `{…}` spans whose braces balance, ignoring braces inside JSON strings; and
-    whether the first `{` of the text never closes (the answer was cut off inside it).
+    whether the first `{` of the text never closes (the reply was cut off inside it).
 
     A `{` that never closes (prose such as "{as asked:") does not hide a whole object after it:
     spans are taken from the innermost brace that closes, and only the outermost of those count.

@@ -1,4 +1,4 @@
-"""`## Heading` sections of an agent's Markdown answer: the contract of the Phase 1 and 2 prompts.
+"""`## Heading` sections of an agent's Markdown reply: the contract of the Phase 1 and 2 prompts.
 
 Only level-2 headings outside code fences start a section, so `###` sub-headings and `## ` lines
 inside a fenced code sample stay part of the section body. Headings match case-insensitively and
@@ -6,7 +6,7 @@ ignore emphasis and a trailing colon (`## **Objective:**` is the Objective secti
 
 Models do not all keep to `##`: a small one writes the six sections as `###`, or `# OBJECTIVE`.
 `with_known_headings` lifts a heading of any level that names an expected section to `##` before
-an answer is read, and leaves every other heading (a real sub-heading) where it is.
+an reply is read, and leaves every other heading (a real sub-heading) where it is.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 One limit bounds the pipeline and polish runs executing at once (`concurrency.max_parallel_runs`)
 and one per agent its calls in flight (`concurrency.max_parallel_agent_calls`); runs take their
-slots in `flows.limits`. The server keeps slot leases in memory: after a restart a dead run's
-slot would be taken for good, so `up` and `recover` give back every slot beyond what live runs
+slots in `flows.runtime.limits`. The server keeps slot leases in memory: after a restart a dead
+run's slot would be taken for good, so `up` and `recover` give back every slot beyond what live runs
 can hold (a live run holds its project's run lock).
 """
 

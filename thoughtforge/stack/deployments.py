@@ -38,15 +38,15 @@ from thoughtforge.stack.api import PrefectApi
 
 
 class FlowShape(Protocol):
-    """What a deployment needs of its flow: `flows.deployment_parts.FlowParts`, handed in by the
-    CLI so that this module imports no Prefect."""
+    """What a deployment needs of its flow: `flows.runtime.deployment_parts.FlowParts`, handed in by
+    the CLI so that this module imports no Prefect."""
 
     name: str
     parameter_schema: dict[str, Any]
 
 
 FlowReader = Callable[[str], FlowShape]
-"""Reads the flow an entrypoint names (`flows.deployment_parts.FlowParts`)."""
+"""Reads the flow an entrypoint names (`flows.runtime.deployment_parts.FlowParts`)."""
 
 FILE_NAME = "prefect.yaml"
 PACKAGED = shipped_file(FILE_NAME)

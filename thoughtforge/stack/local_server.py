@@ -135,12 +135,12 @@ def prefect_env(api_url: str, config_file: Path) -> dict[str, str]:
 
 
 def server_command(config: Config) -> tuple[list[str], dict[str, str]]:
-    """`prefect server start` (`flows.prefect_server`: SQLite transactions that wait, not fail)
-    on `server.host`/`server.port` and `server.database_url`, and its environment."""
+    """`prefect server start` (`flows.runtime.prefect_server`: SQLite transactions that wait, not
+    fail) on `server.host`/`server.port` and `server.database_url`, and its environment."""
     args = [
         sys.executable,
         "-m",
-        "thoughtforge.flows.prefect_server",
+        "thoughtforge.flows.runtime.prefect_server",
         "--host",
         config.server.host,
         "--port",
@@ -212,11 +212,11 @@ def start_worker(
 
 
 def start_warm_starter(env: dict[str, str], directory: Path) -> str:
-    """Start the process that starts flow runs warm (`flows.warm_start`) unless the one recorded
-    in `directory` is alive; its name, which the worker's launchers connect to."""
+    """Start the process that starts flow runs warm (`flows.runtime.warm_start`) unless the one
+    recorded in `directory` is alive; its name, which the worker's launchers connect to."""
     name = socket_name(str(directory.resolve()))
     if not _alive(directory, "warm-start"):
-        argv = [sys.executable, "-m", "thoughtforge.flows.warm_start", "--serve", name]
+        argv = [sys.executable, "-m", "thoughtforge.flows.runtime.warm_start", "--serve", name]
         _spawn(argv, directory, "warm-start", env)
     return name
 

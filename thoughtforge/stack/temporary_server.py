@@ -4,15 +4,15 @@ Left to itself, Prefect starts one (`SubprocessASGIServer`) in the command's pro
 Ctrl-C stopped it together with the run: the run could not record how it ended, and the command
 then spent about a minute retrying to send its last logs before it gave the prompt back (66 s
 measured). That server's UI is off, so the run page the command prints did not exist, and its
-SQLite transactions fail "database is locked" instead of waiting (`flows.prefect_server`).
+SQLite transactions fail "database is locked" instead of waiting (`flows.runtime.prefect_server`).
 
 This one is `up`'s server (`local_server.server_command`) on a free local port (or the one
 `server.temporary_port` pins), in its own session: a Ctrl-C reaches the run only, which records its
 end on the server, and this process stops the server at its exit. Killed with -9, the command
 cannot: the server then stops itself (`PARENT_ENV`, `prefect_server`), and, should it hang, the flow
-has recorded it with the project (`flows.server_in_use`) for whoever next takes the project's run
-lock to end. It listens on 127.0.0.1 whatever `server.host` says: it serves one command, not a
-network.
+has recorded it with the project (`flows.runtime.server_in_use`) for whoever next takes the
+project's run lock to end. It listens on 127.0.0.1 whatever `server.host` says: it serves one
+command, not a network.
 """
 
 from __future__ import annotations

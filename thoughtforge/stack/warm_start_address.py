@@ -1,4 +1,4 @@
-"""Where the warm starter (`flows.warm_start`) listens, and whether it does: what `up` and a
+"""Where the warm starter (`flows.runtime.warm_start`) listens, and whether it does: what `up` and a
 worker's launchers share, with nothing of the flows or of Prefect imported to know it."""
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ def create_work_pool(
     api: PrefectApi, job_template: Callable[[], dict[str, Any]], name: str = WORK_POOL
 ) -> bool:
     """Create the pool unless it exists; False when it was already there. `job_template` gives
-    Prefect's process worker's template (`flows.deployment_parts`, handed in by the CLI so this
-    module imports no Prefect), asked only when the pool is made."""
+    Prefect's process worker's template (`flows.runtime.deployment_parts`, handed in by the CLI so
+    this module imports no Prefect), asked only when the pool is made."""
     try:
         api.call("GET", f"/work_pools/{name}")
         return False

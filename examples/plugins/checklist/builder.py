@@ -11,7 +11,7 @@ import re
 
 from thoughtforge.config import Config
 from thoughtforge.core import CONSTRAINTS_FILE, SPEC_FILE, Project
-from thoughtforge.errors import PhaseHalt, UnusableAnswer
+from thoughtforge.errors import PhaseHalt, UnusableReply
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.engine import PhaseEngine, StepRunner
 from thoughtforge.phases.failure_halts import HALTING_FAILURES, halt_for
@@ -74,7 +74,7 @@ class ChecklistBuilder:
                 _checklist,
                 attempts=2,
             )
-        except UnusableAnswer as exc:
+        except UnusableReply as exc:
             raise PhaseHalt(
                 HaltReason.ANSWER_UNUSABLE,
                 f"The checklist was unusable twice: {exc}. {UNUSABLE_HELP}",
@@ -93,5 +93,5 @@ _AGAIN = "Answer again with the whole checklist in Markdown, one `- [ ] ` line p
 def _checklist(answer: str) -> str:
     items = len(_ITEM.findall(answer))
     if items < MIN_ITEMS:
-        raise UnusableAnswer(f"it holds {items} `- [ ]` items; at least {MIN_ITEMS} are needed")
+        raise UnusableReply(f"it holds {items} `- [ ]` items; at least {MIN_ITEMS} are needed")
     return answer.strip() + "\n"

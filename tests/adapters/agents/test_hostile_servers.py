@@ -13,7 +13,7 @@ import pytest
 
 from tests.fake_openai import HOSTILE, FakeOpenAI, Reply
 from thoughtforge.adapters.agents import http_agent
-from thoughtforge.adapters.agents.http_agent import HttpAnswer
+from thoughtforge.adapters.agents.http_agent import HttpReply
 from thoughtforge.config import OpenAIAgentSpec
 from thoughtforge.errors import FailureKind
 
@@ -23,25 +23,25 @@ GRACE = 3.0
 
 EXPECTED = {
     "comments": r"within agents\.call_timeout_seconds \(1\.5 s\): the server sent only \d+ "
-    r"keep-alive comment line\(s\) \(such as ': PROCESSING'\) and no answer",
+    r"keep-alive comment line\(s\) \(such as ': PROCESSING'\) and no reply",
     "trickle": r"within agents\.call_timeout_seconds \(1\.5 s\): the server sent [1-9] of the "
     r"50,000 bytes it announced",
     "silent_after_headers": r"within agents\.call_timeout_seconds \(1\.5 s\): the server sent 0 "
-    r"bytes of its answer, then nothing more",
+    r"bytes of its reply, then nothing more",
     "silent": r"within agents\.call_timeout_seconds \(1\.5 s\): the server took the request but "
     r"sent no response headers",
-    "huge_announced": r"announced a 1,073,741,824-byte answer, over what agents\.max_reply_bytes "
+    "huge_announced": r"announced a 1,073,741,824-byte reply, over what agents\.max_reply_bytes "
     r"\(10,000\) allows; none of it was read",
-    "huge_unannounced": r"answer longer than agents\.max_reply_bytes \(10,000 bytes\): cut at "
+    "huge_unannounced": r"reply longer than agents\.max_reply_bytes \(10,000 bytes\): cut at "
     r"85,536 bytes",
-    "endless_line": r"a line of the answer's stream is over 85,536 bytes \(agents\.max_reply_bytes "
+    "endless_line": r"a line of the reply's stream is over 85,536 bytes \(agents\.max_reply_bytes "
     r"is 10,000\): cut there",
     "redirect": r"redirected the request \(HTTP 307\) to "
     r"http://elsewhere\.example:8080/v1/chat/completions; redirects are not followed \(the API "
     r"key would go with them\): set agents\.available\.local\.base_url",
     "html": r"an HTML page \('Sign in - Proxy'\), not a chat completion: "
     r"agents\.available\.local\.base_url \(http://127\.0\.0\.1:\d+/v1\) may not be",
-    "cut_stream": r"closed the stream mid-answer, after 14 bytes of text",
+    "cut_stream": r"closed the stream mid-reply, after 14 bytes of text",
 }
 KINDS = {
     "comments": FailureKind.TIMED_OUT,
@@ -64,13 +64,13 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
         yield fake
 
 
-def _ask(url: str) -> tuple[HttpAnswer | None, float]:
+def _ask(url: str) -> tuple[HttpReply | None, float]:
     """The answer and the seconds it took; None when the call outlived even the grace (before,
     several of these calls never ended)."""
     spec = OpenAIAgentSpec.model_validate(
         {"type": "openai", "base_url": f"{url}/v1", "model": "tiny", "api_key_env": None}
     )
-    answers: list[HttpAnswer] = []
+    answers: list[HttpReply] = []
     started = time.monotonic()
     call = threading.Thread(
         target=lambda: answers.append(

@@ -12,7 +12,7 @@ from thoughtforge.adapters.agents import AgentCall, http_agent, invoke_agent
 from thoughtforge.config import Config, OpenAIAgentSpec
 from thoughtforge.core import create_project, read_events
 from thoughtforge.core.agent_activity import STREAM_FILE, call_in_flight
-from thoughtforge.errors import AgentFailure, AnswerCutOff, PromptTooLarge
+from thoughtforge.errors import AgentFailure, PromptTooLarge, ReplyCutOff
 
 SCHEMA = {"type": "object", "properties": {"verdict": {"type": "string"}}, "required": ["verdict"]}
 KEY = "sk-test-very-secret-4242"
@@ -126,7 +126,7 @@ def test_a_cut_off_answer_is_reported_as_cut_off_with_its_token_count(
     server.script(
         Reply('{"issues": [{"severity": "crit', finish_reason="length", completion_tokens=40)
     )
-    with pytest.raises(AnswerCutOff, match="answer cut off at 40 tokens") as caught:
+    with pytest.raises(ReplyCutOff, match="reply cut off at 40 tokens") as caught:
         invoke_agent(config, "local", "x", _call(tmp_path))
     assert "agents.available.local.max_tokens" in str(caught.value)
 
@@ -136,12 +136,12 @@ def test_a_json_step_sends_its_schema_in_the_configured_form(
 ) -> None:
     server.script(Reply('{"verdict": "pass"}'))
     _local(config, server.url)
-    invoke_agent(config, "local", "x", _call(tmp_path, answer_schema=SCHEMA))
+    invoke_agent(config, "local", "x", _call(tmp_path, reply_schema=SCHEMA))
     form = server.bodies[-1]["response_format"]
     assert form == {"type": "json_schema", "json_schema": {"name": "plan-review", "schema": SCHEMA}}
 
     _local(config, server.url, structured_output="json_object")
-    invoke_agent(config, "local", "x", _call(tmp_path, answer_schema=SCHEMA))
+    invoke_agent(config, "local", "x", _call(tmp_path, reply_schema=SCHEMA))
     assert server.bodies[-1]["response_format"] == {"type": "json_object", "schema": SCHEMA}
 
     _local(config, server.url, structured_output="json_object", max_string_chars=50)
@@ -153,7 +153,7 @@ def test_a_json_step_sends_its_schema_in_the_configured_form(
             "id": {"type": "string", "maxLength": 20},
         },
     }
-    invoke_agent(config, "local", "x", _call(tmp_path, answer_schema=listed))
+    invoke_agent(config, "local", "x", _call(tmp_path, reply_schema=listed))
     sent = server.bodies[-1]["response_format"]["schema"]["properties"]
     assert sent["reasons"] == {
         "type": "array",
@@ -165,7 +165,7 @@ def test_a_json_step_sends_its_schema_in_the_configured_form(
     assert sent["id"]["maxLength"] == 20
 
     _local(config, server.url, structured_output="none")
-    invoke_agent(config, "local", "x", _call(tmp_path, answer_schema=SCHEMA))
+    invoke_agent(config, "local", "x", _call(tmp_path, reply_schema=SCHEMA))
     assert "response_format" not in server.bodies[-1]
 
 
@@ -191,7 +191,7 @@ def test_a_refused_response_format_names_the_setting_to_change(
     with FakeOpenAI(refuse_json_schema=True) as server:
         _local(config, server.url)
         with pytest.raises(AgentFailure) as caught:
-            invoke_agent(config, "local", "x", _call(tmp_path, answer_schema=SCHEMA))
+            invoke_agent(config, "local", "x", _call(tmp_path, reply_schema=SCHEMA))
         message = str(caught.value)
         assert "the server refused structured output" in message
         assert "agents.available.local.structured_output to json_object" in message
@@ -241,7 +241,7 @@ def test_a_prompt_that_leaves_no_room_for_the_answer_is_refused_before_any_call(
     _local(config, server.url, context_window_tokens=512, max_tokens=256)
     with pytest.raises(PromptTooLarge) as caught:
         invoke_agent(config, "local", "word " * 300, _call(tmp_path))
-    assert "context window (512 tokens, 256 of them kept for the answer)" in str(caught.value)
+    assert "context window (512 tokens, 256 of them kept for the reply)" in str(caught.value)
     assert "agents.available.local.context_window_tokens" in str(caught.value)
     assert server.requests == []
 

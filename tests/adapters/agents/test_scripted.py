@@ -70,7 +70,7 @@ def test_keeps_every_prompt_it_received(scripted: Config, tmp_path: Path) -> Non
 
 
 def test_unknown_step_and_scripted_crash_fail_clearly(scripted: Config, tmp_path: Path) -> None:
-    with pytest.raises(AgentFailure, match="no answer for step 'code-review'"):
+    with pytest.raises(AgentFailure, match="no reply for step 'code-review'"):
         _ask(scripted, tmp_path, "code-review")
     with pytest.raises(AgentFailure, match="exit code 4: scripted crash"):
         _ask(scripted, tmp_path, "plan-build")

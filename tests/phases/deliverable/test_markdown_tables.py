@@ -1,4 +1,4 @@
-"""A document's sections and tables as the validator and the ledger read them."""
+"""A document's sections and tables as the validator and the tracker read them."""
 
 from __future__ import annotations
 

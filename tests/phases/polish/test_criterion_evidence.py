@@ -19,7 +19,7 @@ from tests.polish_setup import polishing_project, write_script
 from thoughtforge.config import Config
 from thoughtforge.core import read_status
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.phases import halt_actions
+from thoughtforge.phases import human_decisions
 from thoughtforge.phases.polish.loop import PolishLoop, PolishOutcome
 
 CONSTRAINTS = (
@@ -107,7 +107,7 @@ def test_a_thin_plan_and_an_empty_review_halt_instead_of_done(
         assert text in outcome.reason
     assert read_status(project.dir).halt_reason is HaltReason.CRITERION_WITHOUT_EVIDENCE
     assert traceability(project).count("No evidence.") == 3
-    assert halt_actions.apply(project, "override").phase is Phase.DONE  # the person's call
+    assert human_decisions.apply(project, "override").phase is Phase.DONE  # the person's call
 
 
 PROSE = (
@@ -199,7 +199,7 @@ def test_resumed_after_the_person_adds_what_was_missing_the_next_review_ends_don
     assert outcome.halt_reason is HaltReason.CRITERION_WITHOUT_EVIDENCE, outcome.reason
     (project.dir / "docs" / "plan.md").write_text(PLAN)
 
-    halt_actions.apply(project, "resume")
+    human_decisions.apply(project, "resume")
     again = PolishLoop(project, config).run()
 
     assert (again.verdict, again.iteration) == ("done", 2), again.reason

@@ -1,11 +1,11 @@
 """A polish iteration whose writes fail (the disk fills, or the folder turns read-only, right
 after the fixer answers), on a real small file system: the project halts `file_system_error`
-where a halt can be written, its state and ledger stay as the last commit has them, and where
+where a halt can be written, its state and tracker stay as the last commit has them, and where
 not even the halt can be written, the project says so at every later look. Mounting needs root:
 elsewhere these tests skip, saying so.
 
 Before: the failed write left the project `polishing` with no halt, `polish_state.json` one
-iteration ahead of its ledger, and the next run went on as if nothing had happened.
+iteration ahead of its tracker, and the next run went on as if nothing had happened.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from thoughtforge.core import POLISH_STATE_FILE, git_repo, read_status
 from thoughtforge.core.project_view import RunPlace, read_view
 from thoughtforge.errors import ProjectFileError
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.phases.polish.ledger import LEDGER_FILE
+from thoughtforge.phases.polish.finding_tracker import TRACKER_FILE
 from thoughtforge.phases.polish.loop import PolishLoop
 
 WRAPPER = """#!/bin/sh
@@ -109,7 +109,7 @@ def test_a_write_that_fails_mid_iteration_halts_and_loses_nothing(
         ), outcome.reason
     committed = git_repo.file_at(project.dir, "HEAD", POLISH_STATE_FILE)
     assert committed is not None and '"iteration": 1' in committed
-    for name in (POLISH_STATE_FILE, LEDGER_FILE):  # as iteration 1 left them: nothing half-made
+    for name in (POLISH_STATE_FILE, TRACKER_FILE):  # as iteration 1 left them: nothing half-made
         committed = git_repo.file_at(project.dir, "HEAD", name) or ""
         assert (project.dir / name).read_text().rstrip() == committed.rstrip()
     status = read_status(project.dir)

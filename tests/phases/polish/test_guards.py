@@ -12,8 +12,8 @@ from rapidfuzz.distance import Levenshtein
 from thoughtforge.config import PolishConfig
 from thoughtforge.core import TrajectoryEntry
 from thoughtforge.models import Counts, HaltReason, Issue, Severity
+from thoughtforge.phases.polish.finding_tracker import FindingTracker, after_fix, after_review
 from thoughtforge.phases.polish.guards import GuardReport, GuardResult, describe, evaluate
-from thoughtforge.phases.polish.ledger import Ledger, after_fix, after_review
 from thoughtforge.phases.polish.review import Dismissal
 
 DEFAULTS = PolishConfig()  # critical 0, medium 3, minor 5, 50 iterations, stagnation 3
@@ -78,24 +78,26 @@ def run(
     config: PolishConfig = DEFAULTS,
     tests_passed: bool | None = None,
 ) -> GuardReport:
-    return evaluate(trajectory, ledger_of(trajectory, current, previous), config, tests_passed)
+    return evaluate(trajectory, tracker_of(trajectory, current, previous), config, tests_passed)
 
 
-def ledger_of(
+def tracker_of(
     trajectory: list[TrajectoryEntry], current: list[Issue] | None, previous: list[Issue] | None
-) -> Ledger:
-    """The ledger of a loop whose `previous` issues were found when the trajectory began and
+) -> FindingTracker:
+    """The tracker of a loop whose `previous` issues were found when the trajectory began and
     reported until the review before the last, which reported `current`; a fix applied before
     the last review changed every place."""
     if not trajectory:
-        return Ledger()
+        return FindingTracker()
     first, last = trajectory[0].iteration, trajectory[-1].iteration
-    ledger = after_review(Ledger(), first, previous or [], []) if previous else Ledger()
+    tracker = (
+        after_review(FindingTracker(), first, previous or [], []) if previous else FindingTracker()
+    )
     if previous and last - 1 > first:
-        ledger = after_review(ledger, last - 1, previous, [])
+        tracker = after_review(tracker, last - 1, previous, [])
     if len(trajectory) > 1 and trajectory[-2].fix_applied:
-        ledger = after_fix(ledger, last - 1, None)
-    return after_review(ledger, last, current or [], [])
+        tracker = after_fix(tracker, last - 1, None)
+    return after_review(tracker, last, current or [], [])
 
 
 # --- 1. fix regression -------------------------------------------------------------------------
@@ -270,7 +272,7 @@ def test_near_convergence_is_inclusive_of_twice_the_thresholds() -> None:
     )
 
 
-# --- 5. stagnation: a plateau read from the ledger ------------------------------------------------
+# --- 5. stagnation: a plateau read from the tracker ------------------------------------------
 
 
 def exact_pair(length: int, distance: int) -> tuple[str, str]:
@@ -577,17 +579,17 @@ def test_a_clean_review_of_an_unchanged_place_is_no_evidence_and_two_halt() -> N
             location="Resources & Budget",
         )
     ]
-    ledger = after_review(Ledger(), 1, found, [])
-    ledger = after_fix(ledger, 1, [])  # refused: no place changed
-    ledger = after_review(ledger, 2, [], [])
-    first = evaluate(fixes((1, "refused", "a"), (0, "refused", "a")), ledger, DEFAULTS)
+    tracker = after_review(FindingTracker(), 1, found, [])
+    tracker = after_fix(tracker, 1, [])  # refused: no place changed
+    tracker = after_review(tracker, 2, [], [])
+    first = evaluate(fixes((1, "refused", "a"), (0, "refused", "a")), tracker, DEFAULTS)
     assert first.verdict != "done"
     assert "this review neither reported nor dismissed F1 (critical, Resources & Budget)" in (
         named(first, "termination").detail
     )
-    ledger = after_review(after_fix(ledger, 2, ["## Other section"]), 3, [], [])
+    tracker = after_review(after_fix(tracker, 2, ["## Other section"]), 3, [], [])
     trajectory = fixes((1, "refused", "a"), (0, "changed", "a"), (0, "none", "b"))
-    second = evaluate(trajectory, ledger, DEFAULTS)
+    second = evaluate(trajectory, tracker, DEFAULTS)
     assert second.halt_reason is HaltReason.GUARD_ISSUES_PERSIST
     assert second.guard == "contradiction"
     assert second.reason.startswith(
@@ -599,19 +601,19 @@ def test_a_clean_review_of_an_unchanged_place_is_no_evidence_and_two_halt() -> N
 
 def test_a_finding_whose_place_changed_is_confirmed_gone_by_the_next_review() -> None:
     found = [Issue(severity=Severity.CRITICAL, description="No rain plan.", location="Risks")]
-    ledger = after_review(Ledger(), 1, found, [])
-    ledger = after_review(after_fix(ledger, 1, ["## Risks & Dependencies"]), 2, [], [])
-    report = evaluate(fixes((1, "changed", "a"), (0, "none", "b")), ledger, DEFAULTS)
+    tracker = after_review(FindingTracker(), 1, found, [])
+    tracker = after_review(after_fix(tracker, 1, ["## Risks & Dependencies"]), 2, [], [])
+    report = evaluate(fixes((1, "changed", "a"), (0, "none", "b")), tracker, DEFAULTS)
     assert report.verdict == "done"
     assert report.reason.endswith("1 finding(s) resolved by a fix.")
 
 
 def test_a_dismissed_finding_is_named_in_the_verdict() -> None:
     found = issues("The venue has no step-free access.")
-    ledger = after_review(Ledger(), 1, found, [])
+    tracker = after_review(FindingTracker(), 1, found, [])
     why = [Dismissal(id="F1", reason="The venue page says it is step-free.")]
-    ledger = after_review(after_fix(ledger, 1, []), 2, [], why)
-    report = evaluate(fixes((1, "unchanged", "a"), (0, "none", "a")), ledger, DEFAULTS)
+    tracker = after_review(after_fix(tracker, 1, []), 2, [], why)
+    report = evaluate(fixes((1, "unchanged", "a"), (0, "none", "a")), tracker, DEFAULTS)
     assert report.verdict == "done"
     assert report.reason.endswith(
         "Dismissed, not fixed: F1 (critical) The venue has no step-free access. — The venue "

@@ -1,4 +1,4 @@
-"""The ledger's finding matcher agrees with a brute-force reference on random reviews.
+"""The tracker's finding matcher agrees with a brute-force reference on random reviews.
 
 The matcher measures as few pairs as it can; the reference measures every pair: rapidfuzz's
 normalized Levenshtein similarity of the descriptions at least 0.8 (as the design words the rule),
@@ -23,9 +23,9 @@ from thoughtforge.phases.polish.distance_bounds import (
     bigram_counts,
     character_counts,
 )
+from thoughtforge.phases.polish.finding_tracker import FindingTracker, after_fix, after_review
 from thoughtforge.phases.polish.issue_matching import _WordIndex, match_findings
 from thoughtforge.phases.polish.issue_wording import near_miss, same_kind, same_words, words
-from thoughtforge.phases.polish.ledger import Ledger, after_fix, after_review
 from thoughtforge.phases.polish.places import same_place
 
 # Few letters, so that random texts often land either side of 0.8 from each other.
@@ -432,19 +432,19 @@ def slightly_edited(text: str, rng: random.Random) -> str:
 def test_a_loop_of_reviews_matches_as_the_straightforward_matcher_does(
     carried_over: float, batch: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Rounds as the bench's (`bench/bench_guards.py`) but smaller: the ledger's known findings,
+    """Rounds as the bench's (`bench/bench_guards.py`) but smaller: the tracker's known findings,
     active and recently closed, against a review that repeats, edits, rewords and replaces them.
     The word index counts a batch of issues at once: batches of 7 cut every review in many."""
     monkeypatch.setattr(_WordIndex, "BATCH", batch)
     rng = random.Random(int(carried_over * 10))
-    ledger, previous = Ledger(), [finding_text(rng) for _ in range(150)]
+    tracker, previous = FindingTracker(), [finding_text(rng) for _ in range(150)]
     for iteration in range(1, 6):
         review = issues(previous)
         for at, issue in enumerate(review):
             issue.location = rng.choice(FILES) if at % 7 == 0 else ""
-        known = [f for f in ledger.findings if f.active or (f.resolved_at or 0) >= iteration - 1]
+        known = [f for f in tracker.findings if f.active or (f.resolved_at or 0) >= iteration - 1]
         assert match_findings(review, known) == straightforward_match(review, known)
-        ledger = after_fix(after_review(ledger, iteration, review, []), iteration, None)
+        tracker = after_fix(after_review(tracker, iteration, review, []), iteration, None)
         kept = int(len(previous) * carried_over)
         previous = [
             rng.choice([slightly_edited, reworded_in_words])(text, rng) for text in previous[:kept]

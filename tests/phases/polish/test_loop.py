@@ -27,7 +27,7 @@ from thoughtforge.core import (
     read_status,
 )
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.phases import add_human_message, halt_actions
+from thoughtforge.phases import add_human_message, human_decisions
 from thoughtforge.phases.polish.guards import GuardReport
 from thoughtforge.phases.polish.loop import PolishLoop, PolishOutcome
 
@@ -414,7 +414,7 @@ def test_failed_fix_commit_does_not_record_the_iteration(
     assert outcome.halt_reason is HaltReason.FILE_SYSTEM_ERROR and "disk full" in outcome.reason
     assert not (project.dir / "polish_state.json").exists()
     monkeypatch.setattr(git_repo, "commit", real_commit)
-    halt_actions.apply(project, "resume")
+    human_decisions.apply(project, "resume")
     resumed = polish(project, config)
     assert resumed.verdict == "done", resumed.reason
     assert calls(project)["plan-review"] == 2  # review #1 was reused, not asked again
@@ -428,7 +428,7 @@ def test_resume_continues_numbering_and_logs_the_resume(
     script({1: review(3, 3, 3, "a"), 2: review(3, 3, 2, "b"), 3: review(0, 1, 1, "c")})
     project = polishing_project(config)
     assert polish(project, config).halt_reason is HaltReason.GUARD_MAX_ITERATIONS
-    halt_actions.apply(project, "resume")
+    human_decisions.apply(project, "resume")
     config.polish.max_iterations = 10
     outcome = polish(project, config)
     assert outcome.verdict == "done" and outcome.iteration == 3
@@ -443,11 +443,11 @@ def test_override_and_terminate(config: Config, script: Callable[..., Path]) -> 
     first, second = polishing_project(config), polishing_project(config)
     polish(first, config)
     polish(second, config)
-    assert halt_actions.apply(first, "override").phase is Phase.DONE
-    terminated = halt_actions.apply(second, "terminate")
+    assert human_decisions.apply(first, "override").phase is Phase.DONE
+    terminated = human_decisions.apply(second, "terminate")
     assert (terminated.phase, terminated.halt_reason) == (Phase.HALTED, HaltReason.HUMAN_TERMINATED)
     with pytest.raises(Exception, match="terminated"):
-        halt_actions.apply(second, "resume")
+        human_decisions.apply(second, "resume")
 
 
 def test_polish_state_deleted_after_it_was_recorded_halts(
@@ -458,7 +458,7 @@ def test_polish_state_deleted_after_it_was_recorded_halts(
     project = polishing_project(config)
     polish(project, config)
     (project.dir / "polish_state.json").unlink()
-    halt_actions.apply(project, "resume")
+    human_decisions.apply(project, "resume")
     outcome = polish(project, config)
     assert (
         outcome.halt_reason is HaltReason.FILE_SYSTEM_ERROR and "file is missing" in outcome.reason

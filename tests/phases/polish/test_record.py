@@ -9,7 +9,7 @@ import pytest
 from tests.polish_setup import polishing_project, review, write_script
 from thoughtforge.config import Config
 from thoughtforge.core import POLISH_STATE_FILE
-from thoughtforge.phases import halt_actions
+from thoughtforge.phases import human_decisions
 from thoughtforge.phases.polish.loop import PolishLoop
 from thoughtforge.phases.polish.record import read_polish_record
 
@@ -21,7 +21,7 @@ def test_a_loop_that_halted_and_resumed_reads_back_as_entries_and_trajectory(
     monkeypatch.setenv("THOUGHTFORGE_SCRIPT", str(write_script(tmp_path / "s.yaml", reviews)))
     project = polishing_project(config)
     assert PolishLoop(project, config).run().verdict == "halt"
-    halt_actions.apply(project, "resume")
+    human_decisions.apply(project, "resume")
     assert PolishLoop(project, config).run().verdict == "done"
 
     record = read_polish_record(project.dir)

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.polish_setup import polishing_project
 from thoughtforge.config import Config, OpenAIAgentSpec
-from thoughtforge.errors import CutOffAnswer, ThoughtForgeError
+from thoughtforge.errors import CutOffReply, ThoughtForgeError
 from thoughtforge.models import Counts, Issue, Phase, Severity
 from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.phases.polish.iteration import PolishSteps
@@ -145,7 +145,7 @@ def test_a_draft_then_its_correction_is_read_by_the_correction() -> None:
 def test_a_complete_empty_review_before_a_cut_off_one_is_no_answer() -> None:
     """Before: the complete `{"issues": []}` was read and the cut findings after it lost."""
     text = '{"issues": []}\nUpdated: {"issues": [{"severity": "critical", "description": "No ven'
-    with pytest.raises(CutOffAnswer, match="cut off"):
+    with pytest.raises(CutOffReply, match="cut off"):
         parse_review(text, PLAN)
 
 
@@ -169,7 +169,7 @@ def test_a_cut_off_review_is_reported_as_cut_off_not_as_an_inner_object_missing_
         '{"issues": [{"severity": "critical|medium|minor", "description": "d", "location": "l", '
         '"recommendation": "r"}, {"severity": "critical|medium|minor", "descr'
     )
-    with pytest.raises(CutOffAnswer, match="cut off"):
+    with pytest.raises(CutOffReply, match="cut off"):
         parse_review(text, PLAN)
 
 

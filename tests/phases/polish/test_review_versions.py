@@ -15,7 +15,7 @@ from tests.polish_setup import CONSTRAINTS, PLAN, calls, polishing_project, revi
 from thoughtforge.config import Config
 from thoughtforge.core import Project, commit_own, git_repo, read_events, transition
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.phases import halt_actions
+from thoughtforge.phases import human_decisions
 from thoughtforge.phases.polish.repolish import check, start_repolish
 from thoughtforge.phases.revision import finish_build, start_revision
 from thoughtforge.phases.traceability import TRACEABILITY_FILE
@@ -132,7 +132,7 @@ def test_a_fix_written_before_a_failed_record_keeps_its_review(
     monkeypatch.setattr(git_repo, "commit", failing)
     assert polish(project, config).halt_reason is HaltReason.FILE_SYSTEM_ERROR
     monkeypatch.setattr(git_repo, "commit", real_commit)
-    halt_actions.apply(project, "resume")
+    human_decisions.apply(project, "resume")
     resumed = polish(project, config)
     assert resumed.verdict == "done", resumed.reason
     assert calls(project)["plan-review"] == 2

@@ -37,7 +37,7 @@ from thoughtforge.core import (
 )
 from thoughtforge.errors import TransitionError
 from thoughtforge.models import HaltReason, Phase
-from thoughtforge.phases import add_human_message, halt_actions
+from thoughtforge.phases import add_human_message, human_decisions
 from thoughtforge.phases.engine import OUTPUT_INCOMPLETE
 from thoughtforge.plugins.code.build_state import CodeBuildState
 from thoughtforge.plugins.code.builder import CodeBuilder
@@ -117,7 +117,7 @@ def test_the_same_failing_tests_three_times_halt_stuck_and_input_resumes(
     assert _state(project).awaiting_input
     assert "provide input, terminate" in read_chat(project.dir)[-1].content
 
-    halt_actions.provide_input(project, "mul must multiply, not add")
+    human_decisions.provide_input(project, "mul must multiply, not add")
     outcome = CodeBuilder(project, config).run()
 
     assert outcome.verdict == "built", outcome.reason
@@ -236,9 +236,9 @@ def test_an_incomplete_plan_halts_and_override_builds_from_it(
     assert "resources/plan.md" in outcome.reason and "storage format" in outcome.reason
     assert "override, terminate" in read_chat(project.dir)[-1].content
     with pytest.raises(TransitionError, match="takes override"):
-        halt_actions.apply(project, "resume")
+        human_decisions.apply(project, "resume")
 
-    assert halt_actions.apply(project, "override").phase is Phase.BUILDING
+    assert human_decisions.apply(project, "override").phase is Phase.BUILDING
     outcome = CodeBuilder(project, config).run()
 
     assert outcome.verdict == "built", outcome.reason

@@ -8,7 +8,7 @@ from typing import Any, get_args
 import pytest
 
 from tests.plugins.code.test_scorecard import card
-from thoughtforge.errors import UnusableAnswer
+from thoughtforge.errors import UnusableReply
 from thoughtforge.plugins.code import discovery
 from thoughtforge.plugins.code.scorecard import SIGNALS, RedFlagName
 from thoughtforge.prompting import PromptLibrary, SectionedText
@@ -85,7 +85,7 @@ def test_an_answer_without_recommendations_is_asked_again_saying_why() -> None:
 
 def test_two_unusable_answers_raise_the_last_refusal() -> None:
     agent = Agent('{"verdict": "pass"}')
-    with pytest.raises(UnusableAnswer, match="recommendations"):
+    with pytest.raises(UnusableReply, match="recommendations"):
         discovery.discover(PROPOSAL, agent, PromptLibrary())
     assert len(agent.prompts) == discovery.ATTEMPTS == 2
 

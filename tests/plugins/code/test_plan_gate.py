@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from thoughtforge.errors import UnusableAnswer
+from thoughtforge.errors import UnusableReply
 from thoughtforge.plugins.code.plan_gate import (
     CompletenessVerdict,
     check_plan,
@@ -173,10 +173,10 @@ def test_the_verdict_is_read_in_any_case() -> None:
 
 def test_a_fail_without_reasons_is_refused() -> None:
     for answer in ('{"verdict": "fail"}', '{"verdict": "fail", "reasons": ["  "]}'):
-        with pytest.raises(UnusableAnswer, match="verdict does not fit") as refused:
+        with pytest.raises(UnusableReply, match="verdict does not fit") as refused:
             parse_verdict(answer)
-        assert refused.value.answer == answer
-    with pytest.raises(UnusableAnswer, match="needs at least one reason"):
+        assert refused.value.reply == answer
+    with pytest.raises(UnusableReply, match="needs at least one reason"):
         parse_verdict('{"verdict": "fail", "reasons": []}')
 
 
@@ -189,7 +189,7 @@ def test_a_fail_without_reasons_is_refused() -> None:
     ],
 )
 def test_an_unusable_answer_is_refused_saying_why(answer: str, why: str) -> None:
-    with pytest.raises(UnusableAnswer, match=why):
+    with pytest.raises(UnusableReply, match=why):
         parse_verdict(answer)
 
 
@@ -225,6 +225,6 @@ def test_garbage_is_asked_again_with_why_then_the_good_answer_counts() -> None:
 def test_the_last_refusal_is_raised_when_every_attempt_is_unusable() -> None:
     prompts: list[str] = []
     ask = scripted(["nothing", '{"verdict": "fail"}'], prompts)
-    with pytest.raises(UnusableAnswer, match="verdict does not fit"):
+    with pytest.raises(UnusableReply, match="verdict does not fit"):
         check_plan("THE PLAN", ask, PromptLibrary(), attempts=2)
     assert len(prompts) == 2

@@ -1,4 +1,4 @@
-"""Agents are commands (the prompt goes in on stdin, the answer comes out on stdout) or
+"""Agents are commands (the prompt goes in on stdin, the reply comes out on stdout) or
 OpenAI-compatible HTTP endpoints.
 
 `invoke` runs one call from config (retry once within its deadline, then `AgentFailure`):
@@ -7,12 +7,12 @@ meets (`AgentKind`),
 `command_agent` one attempt of a command; `graceful_stop` lets the call in flight finish when a
 run is told to stop, `process` owns the subprocess and its timeout, `http_agent` one chat
 completion and its retries (`chat_request` the body sent, `chat_exchange` the response read
-within the call's deadline and byte cap, `chat_stream` a streamed answer's events), `kinds` one
+within the call's deadline and byte cap, `chat_stream` a streamed reply's events), `kinds` one
 module per agent CLI (its switches by the step, how it parses flags, its output, usage, refusals
 and overhead), `flag_grammar` how a CLI's parser reads flags, `switches` which switches grant
 tools, `output` what every CLI's output reader shares, `call_usage` what a call reports it
 used, `call_budget` the budget check before a call and its record after, `call_notes` what a
-call tells the log and the chat beyond its answer (what happened inside a CLI), `check` tells
+call tells the log and the chat beyond its reply (what happened inside a CLI), `check` tells
 whether an agent can run here, and `scripted` is the demo/test agent (not an AI). Imports
 `config`, `errors`, `core` and the prompting's token estimate only.
 

@@ -15,10 +15,10 @@ from thoughtforge.errors import AttemptFailure, FailureKind
 
 
 class Attempt(BaseModel):
-    """One attempt of a call: the answer, or how it failed (`refusal`: its tools were refused,
+    """One attempt of a call: the reply, or how it failed (`refusal`: its tools were refused,
     which no retry changes)."""
 
-    answer: str = ""
+    reply: str = ""
     failure: AttemptFailure | None = None
     refusal: str = ""
     inside: list[str] = []
@@ -36,12 +36,12 @@ class AgentCall(BaseModel):
     project_dir: Path
     phase: str
     iteration: int | None = None
-    answer_schema: dict[str, Any] | None = None
-    """The JSON schema a JSON step's answer must fit: an HTTP agent sends it (structured output)."""
+    reply_schema: dict[str, Any] | None = None
+    """The JSON schema a JSON step's reply must fit: an HTTP agent sends it (structured output)."""
     sections: tuple[str, ...] = ()
-    """The `##` sections a Markdown step's answer must have (sent as a grammar where it helps)."""
+    """The `##` sections a Markdown step's reply must have (sent as a grammar where it helps)."""
     reask: int = 0
-    """How many answers to this question were already refused (an HTTP agent varies more)."""
+    """How many replies to this question were already refused (an HTTP agent varies more)."""
     images: tuple[Path, ...] = ()
     """Images that go with the prompt: as content parts to an HTTP agent that can see
     (`image_parts`); a command agent finds their paths in the prompt instead."""

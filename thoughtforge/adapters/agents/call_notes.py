@@ -1,4 +1,4 @@
-"""What an agent call tells the person beyond its answer, in the project's chat and log: the
+"""What an agent call tells the person beyond its reply, in the project's chat and log: the
 budget nearly spent (`call_budget`), and what happened inside a CLI during the call, read from
 its structured output (`CliKind.inside`): the retries it made and why, the tool calls and
 commands it refused. A call made outside a project (the doctor's probe) tells nothing.

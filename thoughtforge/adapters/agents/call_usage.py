@@ -2,10 +2,10 @@
 
 Each kind of agent reports usage in its own words: an OpenAI-compatible server's `usage` object
 (streamed or not; some, like OpenRouter, add a `cost`), Claude Code's `usage` and
-`total_cost_usd`. The readers live beside the answers they come with (`http_agent`, each
+`total_cost_usd`. The readers live beside the replies they come with (`http_agent`, each
 CLI's kind module) and hand what they find to `report`, which gives it to the call being
 measured (`measuring`); an agent that reports nothing, or nonsense, is estimated from the
-prompt's and the answer's sizes, and says so. Pricing and summing are `core.spend`'s.
+prompt's and the reply's sizes, and says so. Pricing and summing are `core.spend`'s.
 """
 
 from __future__ import annotations
@@ -53,29 +53,29 @@ def measuring() -> Iterator[list[CallUsage]]:
 
 
 def report(usage: CallUsage) -> None:
-    """What an agent's answer said it used; nothing to do outside a measured call."""
+    """What an agent's reply said it used; nothing to do outside a measured call."""
     reports = _meter.get()
     if reports is not None:
         reports.append(usage)
 
 
-def estimated(prompt: str, answer: str, note: str) -> CallUsage:
+def estimated(prompt: str, reply: str, note: str) -> CallUsage:
     """The tokens of a call whose agent reported none (or nonsense), from the texts' sizes."""
     return CallUsage(
         tokens_in=estimate_tokens(prompt),
-        tokens_out=estimate_tokens(answer),
+        tokens_out=estimate_tokens(reply),
         source="estimated",
         note=note,
     )
 
 
-def of_call(reports: list[CallUsage], prompt: str, answer: str) -> CallUsage:
+def of_call(reports: list[CallUsage], prompt: str, reply: str) -> CallUsage:
     """The usage to record for a call: the last report, else an estimate that says why."""
     if not reports:
-        return estimated(prompt, answer, "the agent reported no usage")
+        return estimated(prompt, reply, "the agent reported no usage")
     last = reports[-1]
     if last.source == "estimated":
-        return estimated(prompt, answer, last.note)
+        return estimated(prompt, reply, last.note)
     return last
 
 

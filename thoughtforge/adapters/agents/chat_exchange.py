@@ -31,8 +31,8 @@ ENVELOPE_BYTES = 64 * 1024
 """A completion's JSON besides its text: ids, the role, usage."""
 
 
-class HttpAnswer(BaseModel):
-    """The answer, or why there is none; `seconds` counts only the successful exchange."""
+class HttpReply(BaseModel):
+    """The reply, or why there is none; `seconds` counts only the successful exchange."""
 
     text: str = ""
     failure: AttemptFailure | None = None
@@ -40,15 +40,15 @@ class HttpAnswer(BaseModel):
     completion_tokens: int | None = None
 
 
-EMPTY = AttemptFailure(kind=FailureKind.EMPTY, reason="empty answer")
+EMPTY = AttemptFailure(kind=FailureKind.EMPTY, reason="empty reply")
 
 
-def failed(kind: FailureKind, reason: str) -> HttpAnswer:
-    return HttpAnswer(failure=AttemptFailure(kind=kind, reason=reason))
+def failed(kind: FailureKind, reason: str) -> HttpReply:
+    return HttpReply(failure=AttemptFailure(kind=kind, reason=reason))
 
 
 class Refused(Exception):
-    """The server's answer cannot be used; the message says what it did and what to change."""
+    """The server's reply cannot be used; the message says what it did and what to change."""
 
     def __init__(self, kind: FailureKind, reason: str) -> None:
         self.kind = kind
@@ -56,7 +56,7 @@ class Refused(Exception):
 
 
 class Late(Exception):
-    """The call's deadline passed while the answer was being read."""
+    """The call's deadline passed while the reply was being read."""
 
 
 class Exchange:
@@ -86,7 +86,7 @@ class Exchange:
 
         return on_event
 
-    def answered(self, response: httpx.Response) -> None:
+    def replied(self, response: httpx.Response) -> None:
         self.status = response.status_code
         announced = response.headers.get("content-length", "")
         self.announced = int(announced) if announced.isdigit() else None
@@ -99,16 +99,16 @@ class Exchange:
         if self.comments and not self.events:
             return (
                 f"the server sent only {self.comments} keep-alive comment line(s) "
-                "(such as ': PROCESSING') and no answer"
+                "(such as ': PROCESSING') and no reply"
             )
         if self.events:
             return (
-                f"the answer was still streaming ({self.events} events, "
+                f"the reply was still streaming ({self.events} events, "
                 f"{self.text_bytes:,} bytes of text so far)"
             )
         if self.announced is not None:
             return f"the server sent {self.received:,} of the {self.announced:,} bytes it announced"
-        return f"the server sent {self.received:,} bytes of its answer, then nothing more"
+        return f"the server sent {self.received:,} bytes of its reply, then nothing more"
 
     def chunks(self, limit: int | None) -> Iterator[bytes]:
         """The body as it arrives, never more than `limit` bytes (a stream's events are limited
@@ -116,7 +116,7 @@ class Exchange:
         if limit is not None and self.announced is not None and self.announced > limit:
             raise Refused(
                 FailureKind.TOO_LARGE,
-                f"the server announced a {self.announced:,}-byte answer, over what "
+                f"the server announced a {self.announced:,}-byte reply, over what "
                 f"agents.max_reply_bytes ({self.max_bytes:,}) allows; none of it was read",
             )
         for chunk in self.body:
@@ -126,7 +126,7 @@ class Exchange:
             if limit is not None and self.received > limit:
                 raise Refused(
                     FailureKind.TOO_LARGE,
-                    f"answer longer than agents.max_reply_bytes ({self.max_bytes:,} bytes): "
+                    f"reply longer than agents.max_reply_bytes ({self.max_bytes:,} bytes): "
                     f"cut at {limit:,} bytes of what the server sent",
                 )
             yield chunk
@@ -172,7 +172,7 @@ def html_title(body: bytes) -> str:
 def server_json(data: bytes) -> Any:
     """A model server's JSON, every string made safe to write: a `\\ud800` escape decodes to a
     lone surrogate, which no UTF-8 file, terminal or page can take, so it becomes U+FFFD."""
-    return _without_lone_surrogates(parse_json(data, "the model server's answer"))
+    return _without_lone_surrogates(parse_json(data, "the model server's reply"))
 
 
 def _without_lone_surrogates(value: Any) -> Any:

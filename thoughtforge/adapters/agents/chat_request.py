@@ -1,5 +1,5 @@
-"""The chat-completions request ThoughtForge sends: the body (the prompt, a streamed answer with
-its usage, the answer's room) and a schema or section grammar in the form the server takes."""
+"""The chat-completions request ThoughtForge sends: the body (the prompt, a streamed reply with
+its usage, the reply's room) and a schema or section grammar in the form the server takes."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def response_format(spec: OpenAIAgentSpec, schema: dict[str, Any], step: str) ->
 
 def bounded(schema: Any, max_chars: int) -> Any:
     """`schema` with each string's `maxLength` at most `max_chars` and a `maxItems` on each array
-    that has none: an answer's own looser limit (a dismissal's 2,000-character reason) would
+    that has none: an reply's own looser limit (a dismissal's 2,000-character reason) would
     reach llama.cpp as a grammar too large to parse, and its server dies."""
     if isinstance(schema, list):
         return [bounded(item, max_chars) for item in schema]
@@ -61,7 +61,7 @@ def bounded(schema: Any, max_chars: int) -> Any:
 
 
 def sections_grammar(headings: tuple[str, ...]) -> str:
-    """A GBNF grammar for an answer made of exactly `headings` as `##` sections, in order, each
+    """A GBNF grammar for an reply made of exactly `headings` as `##` sections, in order, each
     with one to `GRAMMAR_LINES` lines of at most `GRAMMAR_LINE_CHARS` characters: the shape the
     step checks, and an end the model cannot ramble past."""
     rules = [f"root ::= {' '.join(f'section{n}' for n in range(len(headings)))}"]

@@ -1,5 +1,5 @@
-"""A streamed answer: the server-sent events of a chat completion until `[DONE]`, each piece of
-text handed on as it arrives, no line longer than a whole answer could be, no text past
+"""A streamed reply: the server-sent events of a chat completion until `[DONE]`, each piece of
+text handed on as it arrives, no line longer than a whole reply could be, no text past
 `agents.max_reply_bytes`; comment lines (keep-alives) only counted."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from thoughtforge.adapters.agents.call_usage import completion_tokens, from_open
 from thoughtforge.adapters.agents.chat_exchange import (
     EMPTY,
     Exchange,
-    HttpAnswer,
+    HttpReply,
     Refused,
     body_limit,
     error_message,
@@ -22,7 +22,7 @@ from thoughtforge.adapters.agents.chat_exchange import (
 from thoughtforge.errors import FailureKind
 
 
-def read_stream(exchange: Exchange, on_output: Callable[[bytes], None]) -> HttpAnswer:
+def read_stream(exchange: Exchange, on_output: Callable[[bytes], None]) -> HttpReply:
     """The server-sent events until `[DONE]`; comment lines only counted."""
     parts: list[str] = []
     size = 0
@@ -48,7 +48,7 @@ def read_stream(exchange: Exchange, on_output: Callable[[bytes], None]) -> HttpA
             if size > exchange.max_bytes:
                 return failed(
                     FailureKind.TOO_LARGE,
-                    f"answer longer than agents.max_reply_bytes "
+                    f"reply longer than agents.max_reply_bytes "
                     f"({exchange.max_bytes:,} bytes): cut there",
                 )
             parts.append(piece)
@@ -62,10 +62,10 @@ def read_stream(exchange: Exchange, on_output: Callable[[bytes], None]) -> HttpA
     if finish is None and not done:
         return failed(
             FailureKind.INTERRUPTED,
-            f"the server closed the stream mid-answer, after {size:,} bytes of text "
+            f"the server closed the stream mid-reply, after {size:,} bytes of text "
             "(no finish_reason, no [DONE])",
         )
-    return HttpAnswer(
+    return HttpReply(
         text=text,
         failure=None if text else EMPTY,
         finish_reason=finish,
@@ -75,7 +75,7 @@ def read_stream(exchange: Exchange, on_output: Callable[[bytes], None]) -> HttpA
 
 def _events(exchange: Exchange) -> Iterator[dict[str, Any] | None]:
     """The JSON payloads of `data:` lines, then None at `[DONE]`; comments counted, blank lines
-    skipped. No line may be longer than a whole answer could be."""
+    skipped. No line may be longer than a whole reply could be."""
     for line in _lines(exchange, body_limit(exchange.max_bytes)):
         if line.startswith(b":"):
             exchange.comments += 1
@@ -109,7 +109,7 @@ def _lines(exchange: Exchange, longest: int) -> Iterator[bytes]:
         if size > longest:
             raise Refused(
                 FailureKind.TOO_LARGE,
-                f"a line of the answer's stream is over {longest:,} bytes "
+                f"a line of the reply's stream is over {longest:,} bytes "
                 f"(agents.max_reply_bytes is {exchange.max_bytes:,}): cut there",
             )
     if pending:

@@ -18,7 +18,7 @@ from thoughtforge.config import CommandAgentSpec, Config, OpenAIAgentSpec
 
 def why_unavailable(config: Config, agent: str) -> str | None:
     """Why `agent` cannot be called from here (a command not on PATH, an HTTP agent's key not
-    set), or None when nothing is missing. Whether the server answers is `doctor --probe`'s."""
+    set), or None when nothing is missing. Whether the server replies is `doctor --probe`'s."""
     spec = config.agent(agent)
     if isinstance(spec, OpenAIAgentSpec):
         if spec.api_key_env and not os.environ.get(spec.api_key_env):
@@ -75,8 +75,8 @@ _reached: dict[str, tuple[float, bool]] = {}
 
 class AgentState(BaseModel):
     """Whether an agent can be chosen here, as `doctor` judges it without calling the agent: a
-    command found on PATH is `installed`; an HTTP agent whose server answers is `reachable`, one
-    whose server does not answer `not reachable` (it may be started later); a missing command or
+    command found on PATH is `installed`; an HTTP agent whose server replies is `reachable`, one
+    whose server does not reply `not reachable` (it may be started later); a missing command or
     key is `not found`, with why."""
 
     name: str
@@ -95,16 +95,16 @@ def agent_state(config: Config, agent: str) -> AgentState:
     spec = config.agent(agent)
     if not isinstance(spec, OpenAIAgentSpec):
         return AgentState(name=agent, state="installed", detail=describe_agent(config, agent))
-    answers = _answers(str(spec.base_url))
+    replies = _replies(str(spec.base_url))
     return AgentState(
         name=agent,
-        state="reachable" if answers else "not reachable",
+        state="reachable" if replies else "not reachable",
         detail=describe_agent(config, agent),
     )
 
 
-def _answers(url: str) -> bool:
-    """Whether anything answers HTTP at `url` (any status: a 401 or 404 is a server that is
+def _replies(url: str) -> bool:
+    """Whether anything replies HTTP at `url` (any status: a 401 or 404 is a server that is
     there); remembered for `REACH_MEMORY_SECONDS`, since a page asks each time it redraws."""
     now = time.monotonic()
     remembered = _reached.get(url)
@@ -112,10 +112,10 @@ def _answers(url: str) -> bool:
         return remembered[1]
     try:
         with urllib.request.urlopen(url, timeout=REACH_TIMEOUT_SECONDS):
-            answered = True
+            replied = True
     except urllib.error.HTTPError:
-        answered = True
+        replied = True
     except (OSError, ValueError):
-        answered = False
-    _reached[url] = (now, answered)
-    return answered
+        replied = False
+    _reached[url] = (now, replied)
+    return replied

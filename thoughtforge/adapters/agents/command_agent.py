@@ -1,4 +1,4 @@
-"""One attempt of a command agent: the prompt on stdin, the answer read from stdout as its CLI
+"""One attempt of a command agent: the prompt on stdin, the reply read from stdout as its CLI
 profile says, within its write boundary (`write_boundary`), each way it can fail (not found,
 timed out, too long, refused, wrote outside its project, exited, empty) turned into an `Attempt`
 the retry loop (`invoke`) reads; a disk that cannot take the call is the disk's failure, raised
@@ -98,7 +98,7 @@ def _attempt_of(
     limits: AgentsConfig,
     boundary: Boundary,
 ) -> Attempt:
-    """What the finished command gave: its answer, or how it failed."""
+    """What the finished command gave: its reply, or how it failed."""
     outside = boundary.written_outside()
     if outside is not None:
         return Attempt(refusal=outside)
@@ -108,7 +108,7 @@ def _attempt_of(
     if stopped is not None:
         return stopped
     try:
-        answer = (
+        reply = (
             profile.read(result.stdout, result.stderr, call.writes)
             if profile is not None
             else normalise(spec.output, result.stdout, result.stderr, call.writes)
@@ -126,9 +126,9 @@ def _attempt_of(
     exited = _failure_of(result)
     if exited is not None:
         return exited
-    if not answer:
+    if not reply:
         return failed(FailureKind.EMPTY, "empty output" + _stderr_excerpt(result))
-    return Attempt(answer=answer)
+    return Attempt(reply=reply)
 
 
 def _run(
@@ -199,7 +199,7 @@ def _refusal_fix(spec: CommandAgentSpec, call: AgentCall) -> str:
 def _stopped(
     result: ProcessResult, limits: AgentsConfig, profile: CliKind | None
 ) -> Attempt | None:
-    """A call ThoughtForge stopped: out of time, or an answer too long."""
+    """A call ThoughtForge stopped: out of time, or an reply too long."""
     if result.timed_out:
         hint = (
             f"; a CLI that is not logged in (a 401) may retry until then: {profile.login_hint}"
@@ -213,7 +213,7 @@ def _stopped(
     if result.too_large:
         return failed(
             FailureKind.TOO_LARGE,
-            f"answer longer than agents.max_reply_bytes ({limits.max_reply_bytes:,} bytes); "
+            f"reply longer than agents.max_reply_bytes ({limits.max_reply_bytes:,} bytes); "
             "the agent was stopped",
         )
     return None

@@ -20,12 +20,12 @@ _WORD = re.compile(r"[^\W_]{3,}")
 MIN_WORDS = 3
 
 
-def with_evidence(answer: str, prompt: str, document_marker: str) -> str:
-    """The review `answer` (a JSON object) with an `evidence` list for the prompt's criteria,
+def with_evidence(reply: str, prompt: str, document_marker: str) -> str:
+    """The review `reply` (a JSON object) with an `evidence` list for the prompt's criteria,
     quoted from the document that follows the last `document_marker` of the prompt."""
-    review: dict[str, Any] = json.loads(answer)
+    review: dict[str, Any] = json.loads(reply)
     if not isinstance(review, dict):
-        raise ValueError("the answer is no JSON object")
+        raise ValueError("the reply is no JSON object")
     document = prompt.rpartition(document_marker)[2]
     passages = _passages(document)
     evidence = []

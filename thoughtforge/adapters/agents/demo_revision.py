@@ -1,10 +1,10 @@
-"""The demo agent's answers in a revision: it applies the person's change request visibly.
+"""The demo agent's replies in a revision: it applies the person's change request visibly.
 
 The demo agent is not an AI, but a change request must show what Revise does: "The budget is 12k
 now, not 15k" puts 12k where the spec and the plan said 15k, and the spec's Key Decisions and the
 plan's first section quote the request. A figure is replaced when the request names the old one
 ("X, not Y", "X instead of Y", "from Y to X") or when the document has a figure beside the same
-word ("80 guests" for "60 guests", "budget is 12k" for "budget is 15k"). The answers are read
+word ("80 guests" for "60 guests", "budget is 12k" for "budget is 15k"). The replies are read
 from the built-in prompts' wording; another wording gets the section back as it was.
 """
 

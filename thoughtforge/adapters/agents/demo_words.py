@@ -1,6 +1,6 @@
 """The demo agent's words: what it quotes back from the person's own brain dump.
 
-The demo agent is not an AI, but its answers must show what the product does with *this* brain
+The demo agent is not an AI, but its replies must show what the product does with *this* brain
 dump: a plan about a wedding names the wedding, its date and its budget. So it sorts the brain
 dump's sentences (the first one is what the project is about, one saying "I want…" is the ask,
 one with a question or a doubt is an unknown, one with a figure or a limit a constraint) and

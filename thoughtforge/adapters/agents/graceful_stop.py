@@ -3,7 +3,7 @@ call in flight finish, then stops.
 
 While a call is in flight the first signal is only noted; the call's own timeout
 (`agents.call_timeout_seconds`) bounds the wait. A call that completes is recorded as usual (every
-step writes its files once it has its answer: a finished fix writes its iteration), and the run
+step writes its files once it has its reply: a finished fix writes its iteration), and the run
 stops at its next step, the next agent call or polish iteration, exactly as the signal would have
 stopped it: the handler that was there before is called then. With no call in flight, a second
 signal, or a run its orchestrator is cancelling (`stop_now`), it stops at once, and the call in

@@ -1,4 +1,4 @@
-"""Ask an OpenAI-compatible chat-completions endpoint (`type: openai`), streaming the answer.
+"""Ask an OpenAI-compatible chat-completions endpoint (`type: openai`), streaming the reply.
 
 httpx, not the `openai` package: Prefect already brings it in (one client fewer to keep), and
 llama.cpp's own structured-output form (`json_object` with a `schema`) is not part of OpenAI's API,
@@ -7,19 +7,19 @@ as Prefect's own client does it: 429 and 5xx (and a dropped connection) are retr
 exponential backoff and jitter, a server's `Retry-After` wins.
 
 The key is read from the environment variable the config names, at each call, and sent only in the
-Authorization header; any failure text that could echo it has it replaced. The answer streams in as
+Authorization header; any failure text that could echo it has it replaced. The reply streams in as
 server-sent events; each piece goes to `on_output` (the project's live preview) as it arrives. A
-`finish_reason` of `length` is a cut-off answer, refused as such: half a JSON object is no answer.
+`finish_reason` of `length` is a cut-off reply, refused as such: half a JSON object is no reply.
 
 Nothing the server does can hold the call past `agents.call_timeout_seconds`, retries included:
 the deadline is checked as each piece arrives, and every socket of the call is shut down when it
 passes (`adapters.deadline`), which ends a read blocked on comment lines, keep-alives, a trickled
-body or silence. No answer is read past `agents.max_reply_bytes` (with room for a completion's
+body or silence. No reply is read past `agents.max_reply_bytes` (with room for a completion's
 JSON around it), streamed or not, nor any line of a stream. Redirects are not followed (the key
 would go with them). Each failure says what the server did, and which setting to change.
 
 The request is built in `chat_request`, the exchange read within its deadline and cap in
-`chat_exchange`, a streamed answer in `chat_stream`; here are the call, its retries and what each
+`chat_exchange`, a streamed reply in `chat_stream`; here are the call, its retries and what each
 failure means.
 """
 
@@ -39,7 +39,7 @@ from thoughtforge.adapters.agents.chat_exchange import (
     EMPTY,
     EXCERPT_CHARS,
     Exchange,
-    HttpAnswer,
+    HttpReply,
     Late,
     Refused,
     body_limit,
@@ -65,7 +65,7 @@ RETRY_BASE_SECONDS = 1.0
 CONNECT_TIMEOUT_SECONDS = 10.0
 TEMPERATURE_STEP = 0.3
 """The temperature rises by this at each re-ask and retry: at temperature 0 the same prompt
-gets the same answer, and a re-ask must be able to get another one."""
+gets the same reply, and a re-ask must be able to get another one."""
 MAX_TEMPERATURE = 1.2
 _STRUCTURE_WORDS = ("response_format", "json_schema", "schema", "grammar")
 
@@ -83,11 +83,11 @@ class HttpAgent:
         spec = self.spec
         content = user_content(prompt, self.images)
         raised = spec.temperature + TEMPERATURE_STEP * (call.reask + number - 1)
-        answer = ask_endpoint(
+        reply = ask_endpoint(
             self.name,
             spec,
             content,
-            schema=call.answer_schema,
+            schema=call.reply_schema,
             sections=call.sections,
             step=call.step,
             temperature=min(raised, max(MAX_TEMPERATURE, spec.temperature)),
@@ -95,12 +95,12 @@ class HttpAgent:
             max_bytes=limits.max_reply_bytes,
             on_output=lambda chunk: stream_output(call.project_dir, chunk),
         )
-        if answer.failure is None:
-            return Attempt(answer=answer.text)
-        refused = isinstance(content, list) and refusal_of_images(answer.failure.reason, self.name)
+        if reply.failure is None:
+            return Attempt(reply=reply.text)
+        refused = isinstance(content, list) and refusal_of_images(reply.failure.reason, self.name)
         if refused:
             return Attempt(failure=AttemptFailure(kind=FailureKind.REFUSED, reason=refused))
-        return Attempt(failure=answer.failure)
+        return Attempt(failure=reply.failure)
 
 
 def ask_endpoint(
@@ -115,7 +115,7 @@ def ask_endpoint(
     sections: tuple[str, ...] = (),
     max_bytes: int,
     on_output: Callable[[bytes], None],
-) -> HttpAnswer:
+) -> HttpReply:
     """One chat completion; every failure is returned with its kind, its words naming what to
     change."""
     key = os.environ.get(spec.api_key_env, "") if spec.api_key_env else ""
@@ -127,9 +127,9 @@ def ask_endpoint(
     if sections and spec.section_grammar:
         body["grammar"] = sections_grammar(sections)
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    answer = _with_retries(name, spec, body, headers, timeout, max_bytes, on_output)
-    if answer.failure is not None:
-        kind, reason = answer.failure.kind, answer.failure.reason
+    reply = _with_retries(name, spec, body, headers, timeout, max_bytes, on_output)
+    if reply.failure is not None:
+        kind, reason = reply.failure.kind, reply.failure.reason
         reason = reason.replace(key, "***") if key else reason
         if schema is not None and _about_structure(reason):
             kind, reason = (
@@ -138,16 +138,16 @@ def ask_endpoint(
                 f"agents.available.{name}.structured_output to "
                 f"{_other_form(spec.structured_output)}",
             )
-        return answer.model_copy(update={"failure": AttemptFailure(kind=kind, reason=reason)})
-    if answer.finish_reason == "length":
-        tokens = answer.completion_tokens or spec.max_tokens
+        return reply.model_copy(update={"failure": AttemptFailure(kind=kind, reason=reason)})
+    if reply.finish_reason == "length":
+        tokens = reply.completion_tokens or spec.max_tokens
         cut_off = AttemptFailure(
             kind=FailureKind.CUT_OFF,
-            reason=f"answer cut off at {tokens} tokens (agents.available.{name}.max_tokens "
+            reason=f"reply cut off at {tokens} tokens (agents.available.{name}.max_tokens "
             f"is {spec.max_tokens}; context_window_tokens {spec.context_window_tokens})",
         )
-        return answer.model_copy(update={"failure": cut_off})
-    return answer
+        return reply.model_copy(update={"failure": cut_off})
+    return reply
 
 
 def _with_retries(
@@ -158,7 +158,7 @@ def _with_retries(
     timeout: float,
     max_bytes: int,
     on_output: Callable[[bytes], None],
-) -> HttpAnswer:
+) -> HttpReply:
     url = f"{spec.base_url}/chat/completions"
     deadline = time.monotonic() + timeout
     last, last_kind = "", FailureKind.UNREACHABLE
@@ -182,9 +182,9 @@ def _with_retries(
                         extensions={"trace": exchange.trace(watchdog)},
                     ) as response,
                 ):
-                    exchange.answered(response)
+                    exchange.replied(response)
                     if response.status_code not in RETRIED_STATUSES:
-                        return _answer_of(response, exchange, on_output)
+                        return _reply_of(response, exchange, on_output)
                     last, last_kind = status_text(response, exchange), FailureKind.REFUSED
                     if _about_structure(last) and "response_format" in body:
                         return failed(FailureKind.REFUSED, last)
@@ -204,13 +204,13 @@ def _with_retries(
 
 
 def _late(timeout: float, what: str) -> str:
-    return f"no whole answer within agents.call_timeout_seconds ({timeout:g} s): {what}"
+    return f"no whole reply within agents.call_timeout_seconds ({timeout:g} s): {what}"
 
 
-def _answer_of(
+def _reply_of(
     response: httpx.Response, exchange: Exchange, on_output: Callable[[bytes], None]
-) -> HttpAnswer:
-    """The answer of a response that is not retried, or why it cannot be used."""
+) -> HttpReply:
+    """The reply of a response that is not retried, or why it cannot be used."""
     status = response.status_code
     if 300 <= status < 400:
         location = response.headers.get("location")
@@ -227,20 +227,20 @@ def _answer_of(
     if response.headers.get("content-type", "").startswith("text/event-stream"):
         return read_stream(exchange, on_output)
     body = b"".join(exchange.chunks(body_limit(exchange.max_bytes)))
-    return _whole_answer(response, body, exchange, on_output)
+    return _whole_reply(response, body, exchange, on_output)
 
 
-def _whole_answer(
+def _whole_reply(
     response: httpx.Response,
     body: bytes,
     exchange: Exchange,
     on_output: Callable[[bytes], None],
-) -> HttpAnswer:
-    """The answer of a server that does not stream: one completion as JSON."""
+) -> HttpReply:
+    """The reply of a server that does not stream: one completion as JSON."""
     if is_html(response, body):
         raise Refused(
             FailureKind.UNREADABLE,
-            f"the server answered with an HTML page{html_title(body)}, not a chat completion: "
+            f"the server replied with an HTML page{html_title(body)}, not a chat completion: "
             f"agents.available.{exchange.name}.base_url ({exchange.spec.base_url}) may not be "
             "the API's address (an OpenAI-compatible API's usually ends in /v1)",
         )
@@ -257,11 +257,11 @@ def _whole_answer(
     if len(data) > exchange.max_bytes:
         return failed(
             FailureKind.TOO_LARGE,
-            f"answer longer than agents.max_reply_bytes ({exchange.max_bytes:,} bytes): "
+            f"reply longer than agents.max_reply_bytes ({exchange.max_bytes:,} bytes): "
             f"{len(data):,} bytes",
         )
     on_output(data)
-    return HttpAnswer(
+    return HttpReply(
         text=text,
         failure=None if text else EMPTY,
         finish_reason=text_or(choice.get("finish_reason"), None),

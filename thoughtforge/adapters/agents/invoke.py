@@ -1,11 +1,11 @@
 """The agent layer: call an agent from config, retry once, then raise `AgentFailure`.
 
-Two kinds sit behind this one interface: a command (prompt on stdin, answer on stdout; every call
+Two kinds sit behind this one interface: a command (prompt on stdin, reply on stdout; every call
 tells it what is being asked through environment variables, so any executable, a real agent CLI or
 a scripted one, can serve) and an OpenAI-compatible HTTP endpoint (`http_agent`). Both are recorded
 as the call in flight, stream what they write into the project, and get the same retry rules.
 
-A prompt that does not fit the agent's window, with its answer's room kept, is refused before any
+A prompt that does not fit the agent's window, with its reply's room kept, is refused before any
 call (`PromptTooLarge`): sending it would only have the model cut or ramble.
 """
 
@@ -36,10 +36,10 @@ from thoughtforge.core.agent_activity import AgentActivity, begin_call, end_call
 from thoughtforge.errors import (
     AgentFailure,
     AgentRefused,
-    AnswerCutOff,
     AttemptFailure,
     FailureKind,
     PromptTooLarge,
+    ReplyCutOff,
 )
 from thoughtforge.prompting.context_window import estimate_tokens
 
@@ -59,7 +59,7 @@ def overhead_tokens(spec: AgentSpec) -> int:
 
 
 def prompt_room(spec: AgentSpec) -> int:
-    """What of an agent's window a prompt may take: all but the answer's room and what its CLI
+    """What of an agent's window a prompt may take: all but the reply's room and what its CLI
     adds to every prompt (the measure `invoke` refuses a prompt by)."""
     return spec.prompt_budget_tokens - overhead_tokens(spec)
 
@@ -105,7 +105,7 @@ def use_call_slots(slot: CallSlot) -> None:
 def invoke_agent(
     config: Config, agent: str, prompt: str, call: AgentCall, attempts: int = ATTEMPTS
 ) -> str:
-    """The agent's answer as plain text; `AgentFailure` after `attempts` failed attempts.
+    """The agent's reply as plain text; `AgentFailure` after `attempts` failed attempts.
 
     The attempts share the call's deadline (`agents.call_timeout_seconds`, the agent's own
     retries inside it included): a retry gets what is left of it, and none is made once it is
@@ -133,7 +133,7 @@ def invoke_agent(
         limits = config.agents.model_copy(update={"call_timeout_seconds": left})
         check_budget(config, agent, call.project_dir, tokens)  # each attempt is paid for
         # A run told to stop starts no call (nor a retry); the call in flight may finish.
-        # Waiting for a slot is not the agent's time; what the answer reports it used is metered.
+        # Waiting for a slot is not the agent's time; what the reply reports it used is metered.
         with agent_call(), _call_slot(agent), measuring() as usage:
             started_at, started = utc_now(), time.monotonic()
             activity = AgentActivity(
@@ -150,7 +150,7 @@ def invoke_agent(
                 end_call(call.project_dir)
             seconds = time.monotonic() - started
             spent += seconds
-        used = of_call(usage, prompt, result.answer)
+        used = of_call(usage, prompt, result.reply)
         record_call(config, agent, call.project_dir, call.phase, call.iteration, used)
         log_event(
             call.project_dir,
@@ -169,11 +169,11 @@ def invoke_agent(
         if result.refusal:
             raise AgentRefused(f"agent '{agent}' at step '{call.step}': {result.refusal}")
         if result.failure is None:
-            return result.answer
+            return result.reply
         failures.append(result.failure)
     take_next_step()  # a stop asked for meanwhile stops the run: its `continue` calls again
     if all(failure.kind is FailureKind.CUT_OFF for failure in failures):
-        raise AnswerCutOff(agent, call.step, failures)
+        raise ReplyCutOff(agent, call.step, failures)
     raise AgentFailure(agent, call.step, failures)
 
 

@@ -38,7 +38,7 @@ class CliRefusal(AgentOutputError):
 
 
 def plain_text(stdout: str, stderr: str, writes: bool) -> str:
-    """A command with no structured output: what it printed is the answer."""
+    """A command with no structured output: what it printed is the reply."""
     return stdout.strip()
 
 

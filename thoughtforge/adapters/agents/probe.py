@@ -19,7 +19,7 @@ from thoughtforge.adapters.agents.agent_call import AgentCall
 from thoughtforge.adapters.agents.invoke import invoke_agent
 from thoughtforge.config import Config, OpenAIAgentSpec
 from thoughtforge.core.git_repo import init_repo
-from thoughtforge.errors import AgentFailure, UnusableAnswer
+from thoughtforge.errors import AgentFailure, UnusableReply
 from thoughtforge.prompting.json_extraction import json_objects
 
 STEP = "doctor-probe"
@@ -32,11 +32,11 @@ SCHEMA = {
 
 
 class ProbeResult(BaseModel):
-    answered: bool
+    replied: bool
     seconds: float
     detail: str
     structured: bool | None = None
-    """For an HTTP agent that sends a schema: whether the server took it and the answer fit."""
+    """For an HTTP agent that sends a schema: whether the server took it and the reply fit."""
 
 
 def probe_agent(config: Config, agent: str) -> ProbeResult:
@@ -46,28 +46,28 @@ def probe_agent(config: Config, agent: str) -> ProbeResult:
         call = AgentCall(step=STEP, project_dir=Path(folder), phase="doctor")
         started = time.monotonic()
         try:
-            answer = invoke_agent(config, agent, PROMPT, call, attempts=1)
+            reply = invoke_agent(config, agent, PROMPT, call, attempts=1)
         except AgentFailure as exc:
-            return ProbeResult(answered=False, seconds=time.monotonic() - started, detail=str(exc))
+            return ProbeResult(replied=False, seconds=time.monotonic() - started, detail=str(exc))
         seconds = time.monotonic() - started
-        detail = f"answered in {seconds:.1f} s: {' '.join(answer.split())[:60]!r}"
+        detail = f"replied in {seconds:.1f} s: {' '.join(reply.split())[:60]!r}"
         spec = config.agent(agent)
         if not isinstance(spec, OpenAIAgentSpec) or spec.structured_output == "none":
-            return ProbeResult(answered=True, seconds=seconds, detail=detail)
-        schema_call = call.model_copy(update={"answer_schema": SCHEMA})
+            return ProbeResult(replied=True, seconds=seconds, detail=detail)
+        schema_call = call.model_copy(update={"reply_schema": SCHEMA})
         structured, why = _structured(config, agent, schema_call)
         form = f"structured output ({spec.structured_output})"
         detail += f"; {form} accepted" if structured else f"; {form} not usable: {why}"
-        return ProbeResult(answered=True, seconds=seconds, detail=detail, structured=structured)
+        return ProbeResult(replied=True, seconds=seconds, detail=detail, structured=structured)
 
 
 def _structured(config: Config, agent: str, call: AgentCall) -> tuple[bool, str]:
     try:
-        answer = invoke_agent(config, agent, PROMPT, call, attempts=1)
+        reply = invoke_agent(config, agent, PROMPT, call, attempts=1)
     except AgentFailure as exc:
         return False, str(exc)
     try:
-        fits = any("ready" in found for found in json_objects(answer))
-    except UnusableAnswer:
+        fits = any("ready" in found for found in json_objects(reply))
+    except UnusableReply:
         fits = False
-    return (True, "") if fits else (False, f"the answer is not the schema's JSON: {answer[:60]!r}")
+    return (True, "") if fits else (False, f"the reply is not the schema's JSON: {reply[:60]!r}")

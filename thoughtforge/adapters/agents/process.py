@@ -1,4 +1,4 @@
-"""Run one agent command: prompt on stdin, answer on stdout, bounded in time and in size.
+"""Run one agent command: prompt on stdin, reply on stdout, bounded in time and in size.
 
 No shell is involved and the prompt never touches argv. The command runs under a `supervisor`
 that leads a new session and ends the command's whole tree, however it forked, when the call
@@ -9,10 +9,10 @@ waited on unbounded, because a helper the agent started in a session of its own 
 open forever:
 
 * timeout: at the deadline the group is killed, what was read so far is kept, the pipes closed;
-* an agent that exited: its answer is what it wrote; the supervisor ends what it left running;
+* an agent that exited: its reply is what it wrote; the supervisor ends what it left running;
 * an agent that closed its outputs gets `EXIT_GRACE_SECONDS` to exit before its group is killed;
-* an answer longer than `max_bytes` stops the reading and kills the group: it is refused whole;
-* stderr (diagnostics, not the answer) is never refused: only its last `max_bytes` are kept.
+* an reply longer than `max_bytes` stops the reading and kills the group: it is refused whole;
+* stderr (diagnostics, not the reply) is never refused: only its last `max_bytes` are kept.
 
 `on_output` may end the call early by raising `StopReading` (the group is killed);
 `cwd` runs the command in a folder (a coding agent or a test suite in its project);
@@ -68,7 +68,7 @@ def run_command(
     writable: Sequence[Path] | None = None,
 ) -> ProcessResult:
     """`on_start` gets the pid (and process group) as soon as the child exists; `on_output`
-    gets each piece of stdout as it arrives (the workbench shows an answer as it streams);
+    gets each piece of stdout as it arrives (the workbench shows an reply as it streams);
     `writable`, where the command may write (None: anywhere)."""
     started = supervised(argv, writable)
     proc = subprocess.Popen(
@@ -135,7 +135,7 @@ class _Pipes:
             proc.stdin.close()
 
     def exchange(self, deadline: float) -> bool:
-        """Until both outputs end, the answer is too large or the time is up; True on timeout."""
+        """Until both outputs end, the reply is too large or the time is up; True on timeout."""
         exited_at: float | None = None
         try:
             while self.open_outputs:
@@ -157,7 +157,7 @@ class _Pipes:
     def _await_exit(self, deadline: float) -> bool:
         """Both outputs ended, which can be before the agent itself has (coreutils close their
         streams at exit): it gets `EXIT_GRACE_SECONDS` to end, within the deadline, so that the
-        group's kill that follows reaps only helpers and never turns an answer into a -9.
+        group's kill that follows reaps only helpers and never turns an reply into a -9.
         True when the deadline, not the grace, ran out first."""
         grace_ends = time.monotonic() + EXIT_GRACE_SECONDS
         try:

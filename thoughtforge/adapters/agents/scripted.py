@@ -1,12 +1,12 @@
 """A scripted stand-in for an AI agent, for demos and tests. It is not an AI.
 
-It reads the prompt on stdin like any agent, and answers from a script file chosen by the step
+It reads the prompt on stdin like any agent, and replies from a script file chosen by the step
 ThoughtForge names in `THOUGHTFORGE_STEP`. Script format (YAML):
 
     steps:
-      plan-review:                   # one answer for every call
+      plan-review:                   # one reply for every call
         text: '{"issues": []}'
-      brain-dump-intake:             # answers in call order; the last one repeats
+      brain-dump-intake:             # replies in call order; the last one repeats
         - file: intake-1.md          # relative to the script file
         - text: "..."
       plan-fix:
@@ -14,21 +14,21 @@ ThoughtForge names in `THOUGHTFORGE_STEP`. Script format (YAML):
           1: {echo_after: "Plan:\\n\\n"}
           default: {text: "..."}
 
-An answer is one of `text`, `file`, `template`, `echo` (the whole prompt) or `echo_after` (the
+An reply is one of `text`, `file`, `template`, `echo` (the whole prompt) or `echo_after` (the
 prompt after the last occurrence of a marker), optionally with `append` (text added after it, its
 `{iteration}` replaced by `THOUGHTFORGE_ITERATION`: a fixer that changes the document each time),
-`sleep` (seconds before answering), `exit` (exit code) and `stderr`. A `template` is a file
+`sleep` (seconds before replying), `exit` (exit code) and `stderr`. A `template` is a file
 whose `$names` are filled with the brain dump's own sentences (`demo_words`), JSON-escaped in a
-`.json` file: how the built-in demo script answers each brain dump with its own words. A
-`revision` answer applies a change request as the demo does (`demo_revision`): `proposal` (the
-spec in a revision, else the answer's other source), `sections` (the sections it touches) or
-`section` (one section rewritten). A review answer with `evidence` (the marker the reviewed
+`.json` file: how the built-in demo script replies each brain dump with its own words. A
+`revision` reply applies a change request as the demo does (`demo_revision`): `proposal` (the
+spec in a revision, else the reply's other source), `sections` (the sections it touches) or
+`section` (one section rewritten). A review reply with `evidence` (the marker the reviewed
 document follows in the prompt, as `echo_after`) adds to its JSON text the passage of the
 document that shares the most words with each acceptance criterion (`demo_evidence`).
 
-A coding agent's answer also acts on the project, as a real coding agent with write access does:
+A coding agent's reply also acts on the project, as a real coding agent with write access does:
 `write` maps paths (relative to the project directory) to their new text and `delete` lists paths to
-remove, both applied before it answers (and before a non-zero `exit`, so a failed attempt can leave
+remove, both applied before it replies (and before a non-zero `exit`, so a failed attempt can leave
 a half-written tree behind). A path leading outside the project is refused.
 
 Call counts and a copy of every prompt received are kept in `.scripted-agent/` in the project
@@ -62,10 +62,10 @@ from thoughtforge.core.own_files import read_own_json
 DEMO_SCRIPT = Path(__file__).with_name("demo_script.yaml")
 SCRIPT_ENV_VAR = "THOUGHTFORGE_SCRIPT"
 STATE_DIR_NAME = ".scripted-agent"
-EXIT_NO_ANSWER = 3
+EXIT_NO_REPLY = 3
 
 
-class Answer(BaseModel):
+class Reply(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     text: str | None = None
@@ -83,7 +83,7 @@ class Answer(BaseModel):
     evidence: str | None = None
 
     @model_validator(mode="after")
-    def _one_source(self) -> Answer:
+    def _one_source(self) -> Reply:
         sources = [
             self.text is not None,
             self.file is not None,
@@ -100,10 +100,10 @@ class Answer(BaseModel):
 class ByIteration(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    by_iteration: dict[int | str, Answer]
+    by_iteration: dict[int | str, Reply]
 
 
-StepScript = Answer | list[Answer] | ByIteration
+StepScript = Reply | list[Reply] | ByIteration
 
 
 class Script(BaseModel):
@@ -113,7 +113,7 @@ class Script(BaseModel):
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Answer the prompt on stdin as the script says for `THOUGHTFORGE_STEP`."""
+    """Reply the prompt on stdin as the script says for `THOUGHTFORGE_STEP`."""
     args = _parser().parse_args(argv)
     script_path = Path(args.script or os.environ.get(SCRIPT_ENV_VAR) or DEMO_SCRIPT)
     prompt = sys.stdin.buffer.read().decode("utf-8", errors="replace")
@@ -122,29 +122,29 @@ def main(argv: list[str] | None = None) -> None:
         script = _load(script_path)
         state_dir = _state_dir(script_path)
         call_number = _record_call(state_dir, step, prompt)
-        answer = _choose(script, step, call_number)
+        reply = _choose(script, step, call_number)
     except ScriptError as exc:
         print(f"scripted agent: {exc}", file=sys.stderr)
-        sys.exit(EXIT_NO_ANSWER)
+        sys.exit(EXIT_NO_REPLY)
     try:
-        _act(answer, Path(os.environ.get("THOUGHTFORGE_PROJECT_DIR") or Path.cwd()))
+        _act(reply, Path(os.environ.get("THOUGHTFORGE_PROJECT_DIR") or Path.cwd()))
     except ScriptError as exc:
         print(f"scripted agent: {exc}", file=sys.stderr)
-        sys.exit(EXIT_NO_ANSWER)
-    time.sleep(answer.sleep)
+        sys.exit(EXIT_NO_REPLY)
+    time.sleep(reply.sleep)
     try:
-        text = _answer_text(answer, prompt, script_path.parent)
-        if answer.evidence is not None:
-            text = _with_evidence(text, prompt, answer.evidence)
-        text += answer.append.replace("{iteration}", os.environ.get("THOUGHTFORGE_ITERATION", ""))
+        text = _reply_text(reply, prompt, script_path.parent)
+        if reply.evidence is not None:
+            text = _with_evidence(text, prompt, reply.evidence)
+        text += reply.append.replace("{iteration}", os.environ.get("THOUGHTFORGE_ITERATION", ""))
     except ScriptError as exc:
         print(f"scripted agent: {exc}", file=sys.stderr)
-        sys.exit(EXIT_NO_ANSWER)
+        sys.exit(EXIT_NO_REPLY)
     sys.stdout.write(text)
     sys.stdout.flush()
-    if answer.stderr:
-        print(answer.stderr, file=sys.stderr)
-    sys.exit(answer.exit)
+    if reply.stderr:
+        print(reply.stderr, file=sys.stderr)
+    sys.exit(reply.exit)
 
 
 class ScriptError(Exception):
@@ -155,12 +155,12 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="thoughtforge-scripted-agent",
         description=(
-            "DEMO/TEST AGENT - not an AI. Answers each ThoughtForge step (THOUGHTFORGE_STEP) "
+            "DEMO/TEST AGENT - not an AI. Replies each ThoughtForge step (THOUGHTFORGE_STEP) "
             "from a script file, so the pipeline runs with no model and no account. Without "
             "--script it uses $THOUGHTFORGE_SCRIPT, then the built-in demo script."
         ),
     )
-    parser.add_argument("--script", help="YAML script of answers per step")
+    parser.add_argument("--script", help="YAML script of replies per step")
     return parser
 
 
@@ -181,7 +181,7 @@ def _state_dir(script_path: Path) -> Path:
 
 
 def _record_call(state_dir: Path, step: str, prompt: str) -> int:
-    """Count calls per step and keep the prompt, so a list script knows which answer is next."""
+    """Count calls per step and keep the prompt, so a list script knows which reply is next."""
     state_dir.mkdir(parents=True, exist_ok=True)
     counts_file = state_dir / "calls.json"
     counts: dict[str, int] = read_own_json(counts_file) if counts_file.exists() else {}
@@ -196,67 +196,67 @@ def _record_call(state_dir: Path, step: str, prompt: str) -> int:
     return counts[step]
 
 
-def _choose(script: Script, step: str, call_number: int) -> Answer:
+def _choose(script: Script, step: str, call_number: int) -> Reply:
     if step not in script.steps:
         known = ", ".join(sorted(script.steps))
-        raise ScriptError(f"no answer for step '{step}' (the script answers: {known})")
+        raise ScriptError(f"no reply for step '{step}' (the script replies: {known})")
     entry = script.steps[step]
-    if isinstance(entry, Answer):
+    if isinstance(entry, Reply):
         return entry
     if isinstance(entry, list):
         if not entry:
-            raise ScriptError(f"step '{step}' has an empty list of answers")
+            raise ScriptError(f"step '{step}' has an empty list of replies")
         return entry[min(call_number, len(entry)) - 1]
     iteration = os.environ.get("THOUGHTFORGE_ITERATION", "")
     by_iteration = {str(k): v for k, v in entry.by_iteration.items()}
-    answer = by_iteration.get(iteration) or by_iteration.get("default")
-    if answer is None:
-        raise ScriptError(f"step '{step}' has no answer for iteration '{iteration}' and no default")
-    return answer
+    reply = by_iteration.get(iteration) or by_iteration.get("default")
+    if reply is None:
+        raise ScriptError(f"step '{step}' has no reply for iteration '{iteration}' and no default")
+    return reply
 
 
-def _act(answer: Answer, project_dir: Path) -> None:
-    """Write and delete files as the answer says, inside the project only."""
+def _act(reply: Reply, project_dir: Path) -> None:
+    """Write and delete files as the reply says, inside the project only."""
     root = project_dir.resolve()
-    for relpath in [*answer.write, *answer.delete]:
+    for relpath in [*reply.write, *reply.delete]:
         if not (root / relpath).resolve().is_relative_to(root):
             raise ScriptError(f"refused '{relpath}': it leads outside the project")
-    for relpath, text in answer.write.items():
+    for relpath, text in reply.write.items():
         target = root / relpath
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
-    for relpath in answer.delete:
+    for relpath in reply.delete:
         (root / relpath).unlink(missing_ok=True)
 
 
-def _answer_text(answer: Answer, prompt: str, script_dir: Path) -> str:
+def _reply_text(reply: Reply, prompt: str, script_dir: Path) -> str:
     project_dir = Path(os.environ.get("THOUGHTFORGE_PROJECT_DIR") or Path.cwd())
-    if answer.revision == "sections":
+    if reply.revision == "sections":
         return chosen_sections(prompt, project_dir)
-    if answer.revision == "section":
+    if reply.revision == "section":
         return revised_section(prompt, project_dir)
     if (
-        answer.revision == "proposal"
+        reply.revision == "proposal"
         and (proposal := revised_proposal(prompt, project_dir)) is not None
     ):
         return proposal
-    if answer.file is not None:
-        return (script_dir / answer.file).read_text(encoding="utf-8")
-    if answer.template is not None:
-        return _filled(script_dir / answer.template, prompt)
-    if answer.echo:
+    if reply.file is not None:
+        return (script_dir / reply.file).read_text(encoding="utf-8")
+    if reply.template is not None:
+        return _filled(script_dir / reply.template, prompt)
+    if reply.echo:
         return prompt
-    if answer.echo_after is not None:
-        _, _, tail = prompt.rpartition(answer.echo_after)
+    if reply.echo_after is not None:
+        _, _, tail = prompt.rpartition(reply.echo_after)
         return tail
-    return answer.text or ""
+    return reply.text or ""
 
 
 def _with_evidence(text: str, prompt: str, marker: str) -> str:
     try:
         return with_evidence(text, prompt, marker)
     except ValueError as exc:
-        raise ScriptError(f"evidence is added to a JSON object answer only: {exc}") from None
+        raise ScriptError(f"evidence is added to a JSON object reply only: {exc}") from None
 
 
 def _filled(template: Path, prompt: str) -> str:

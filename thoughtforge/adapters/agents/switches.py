@@ -1,4 +1,4 @@
-"""Which command-line switches let an agent CLI act, not only answer: edit files, run commands,
+"""Which command-line switches let an agent CLI act, not only reply: edit files, run commands,
 reach past the working directory, or skip their permission checks.
 
 The flags are read the way each CLI's own parser reads them (its kind's `grammar`), so a grant

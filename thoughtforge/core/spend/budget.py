@@ -30,9 +30,9 @@ def next_call_cost(
 ) -> tuple[int, float | None]:
     """The most the next call to `agent` could use: tokens, and dollars where a price is known."""
     spec = config.agent(agent)
-    answer_room = spec.max_tokens or DEFAULT_ANSWER_TOKENS
-    tokens = prompt_tokens + answer_room
-    usd = price(spec.price_per_million_tokens, prompt_tokens, answer_room)
+    reply_room = spec.max_tokens or DEFAULT_ANSWER_TOKENS
+    tokens = prompt_tokens + reply_room
+    usd = price(spec.price_per_million_tokens, prompt_tokens, reply_room)
     if usd is None and spent.usd > 0 and spent.tokens:
         usd = spent.usd / spent.tokens * tokens  # what this project has paid per token so far
     return tokens, usd

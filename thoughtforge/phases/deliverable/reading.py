@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from thoughtforge.errors import UnusableAnswer
+from thoughtforge.errors import UnusableReply
 from thoughtforge.phases.deliverable import markdown_tables, outside_text
 from thoughtforge.phases.deliverable.verdict import Problem
 from thoughtforge.prompting import heading_key, with_known_headings
@@ -38,9 +38,9 @@ class Reading:
     reason: str = ""
 
     def usable(self, answer: str) -> Reading:
-        """This reading, or the refusal a re-ask quotes (`UnusableAnswer`, with the answer)."""
+        """This reading, or the refusal a re-ask quotes (`UnusableReply`, with the answer)."""
         if self.problem is not None:
-            raise UnusableAnswer(self.reason, answer)
+            raise UnusableReply(self.reason, answer)
         return self
 
 

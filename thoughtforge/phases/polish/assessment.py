@@ -12,8 +12,8 @@ from thoughtforge.config import PolishConfig
 from thoughtforge.core import PolishState, TrajectoryEntry, utc_now
 from thoughtforge.core.spend import Spend
 from thoughtforge.models import Counts
+from thoughtforge.phases.polish.finding_tracker import FindingTracker, after_fix
 from thoughtforge.phases.polish.guards import GuardReport, evaluate
-from thoughtforge.phases.polish.ledger import Ledger, after_fix
 from thoughtforge.phases.polish.step_results import FixResult, StoredReview
 
 
@@ -21,20 +21,20 @@ class Assessment(BaseModel):
     state: PolishState
     report: GuardReport
     entry: TrajectoryEntry
-    ledger: Ledger
+    tracker: FindingTracker
     """The findings once the review and the fix are taken in."""
 
 
 def assess(
     previous: PolishState,
-    reviewed: Ledger,
+    reviewed: FindingTracker,
     review: StoredReview,
     fix: FixResult,
     config: PolishConfig,
     spend: Spend | None = None,
 ) -> Assessment:
-    """The trajectory entry, guard report, new state and ledger after iteration
-    `review.iteration`; `reviewed` is the ledger once that review was taken in (`after_review`);
+    """The trajectory entry, guard report, new state and tracker after iteration
+    `review.iteration`; `reviewed` is the tracker once that review was taken in (`after_review`);
     `spend` is what the iteration's agent calls used (`usage.json`)."""
     n = review.iteration
     counts = Counts.of(review.issues)
@@ -69,10 +69,10 @@ def assess(
         versions=versions,
         plateau=report.verdict == "done" and report.guard in ("stagnation", "value"),
     )
-    ledger = after_fix(
+    tracker = after_fix(
         reviewed, n, fix.changed_places, fix.every_place, fix.place_versions, fix.documents
     )
-    return Assessment(state=state, report=report, entry=entry, ledger=ledger)
+    return Assessment(state=state, report=report, entry=entry, tracker=tracker)
 
 
 def _priced(spend: Spend | None) -> float | None:

@@ -8,16 +8,16 @@ from dataclasses import dataclass
 from thoughtforge.config import PolishConfig
 from thoughtforge.core import FixOutcome, TrajectoryEntry
 from thoughtforge.models import Counts, Severity
-from thoughtforge.phases.polish.ledger import Ledger
+from thoughtforge.phases.polish.finding_tracker import FindingTracker
 
 
 @dataclass(frozen=True)
 class Seen:
     """Everything the guards look at; `entries[-1]` is the iteration just completed, and
-    `ledger` holds the findings once its review was taken in."""
+    `tracker` holds the findings once its review was taken in."""
 
     entries: list[TrajectoryEntry]
-    ledger: Ledger
+    tracker: FindingTracker
     config: PolishConfig
     tests_passed: bool | None
     fix_note: str
@@ -85,6 +85,6 @@ def number(value: float) -> str:
 
 
 def open_counts(seen: Seen) -> Counts:
-    """The active findings, each counted at the severity the ledger holds for it (a silent
+    """The active findings, each counted at the severity the tracker holds for it (a silent
     review leaves them open)."""
-    return Counts.of([f.as_issue() for f in seen.ledger.active])
+    return Counts.of([f.as_issue() for f in seen.tracker.active])

@@ -1,4 +1,4 @@
-"""The ledger's identity of a finding: which known finding, if any, a review's issue is.
+"""The tracker's identity of a finding: which known finding, if any, a review's issue is.
 
 An issue is a known finding when their descriptions are similar as the design says (normalized
 Levenshtein ≥ 0.8), or name the same things in other words (`issue_wording`: reviewers reword,
@@ -44,7 +44,7 @@ _CHUNK = 48
 
 
 class Described(Protocol):
-    """A review's issue or a ledger's finding: what matching reads of either."""
+    """A review's issue or a tracker's finding: what matching reads of either."""
 
     @property
     def description(self) -> str: ...

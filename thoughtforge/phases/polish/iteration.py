@@ -37,15 +37,20 @@ from thoughtforge.core import (
 )
 from thoughtforge.core.own_files import read_own_bytes
 from thoughtforge.core.revisions import current_revision
-from thoughtforge.errors import PhaseHalt, UnusableAnswer
+from thoughtforge.errors import PhaseHalt, UnusableReply
 from thoughtforge.models import Counts, HaltReason
 from thoughtforge.phases.deliverable import edit_rule
 from thoughtforge.phases.deliverable.verdict import Candidate, DeliverableVerdict
 from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.phases.polish import polish_log
+from thoughtforge.phases.polish.finding_tracker import (
+    TRACKER_FILE,
+    Finding,
+    FindingTracker,
+    write_tracker,
+)
 from thoughtforge.phases.polish.fix_evidence import quoted_in
 from thoughtforge.phases.polish.guards import describe
-from thoughtforge.phases.polish.ledger import LEDGER_FILE, Finding, Ledger, write_ledger
 from thoughtforge.phases.polish.review import (
     CheckedConfirmation,
     TestResults,
@@ -103,7 +108,7 @@ class PolishSteps:
         self.review_step = f"{engine.plugin.name}-review"
         self.fix_step = f"{engine.plugin.name}-fix"
         self.open_findings = NO_OPEN_FINDINGS
-        """The review prompt's list of the ledger's open findings, set before each review."""
+        """The review prompt's list of the tracker's open findings, set before each review."""
         self.measured: TestResults | None = None
         """What `measure` found before the review being asked."""
         self.evidence: list[Quote] = []
@@ -142,7 +147,7 @@ class PolishSteps:
         self, n: int, constraints: str, guidance: str, findings: list[Finding] | None = None
     ) -> StoredReview:
         """Ask the reviewer, re-asking on malformed output; write and commit the review. The
-        reviewer is shown the ledger's open `findings` to confirm or dismiss."""
+        reviewer is shown the tracker's open `findings` to confirm or dismiss."""
         measured = self.measured = self.measure()
         self.open_findings = open_findings_text(findings or [], self.changes_shown(n))
         prompt = self._review_prompt(constraints, guidance)
@@ -156,7 +161,7 @@ class PolishSteps:
                 lambda answer: parse_review(answer, self.plugin.review, echoes),
                 attempts=retries + 1,
             )
-        except UnusableAnswer as exc:
+        except UnusableReply as exc:
             raise PhaseHalt(
                 HaltReason.REVIEW_MALFORMED,
                 f"Review output still malformed after {retries} re-asks at iteration {n}: {exc}. "
@@ -215,7 +220,7 @@ class PolishSteps:
                 self.engine.project, Candidate(stage="fix", text=answer, previous=old)
             )
             if verdict.problem == "structure":
-                raise UnusableAnswer(verdict.reason, answer)
+                raise UnusableReply(verdict.reason, answer)
             return answer, verdict
 
         try:
@@ -228,7 +233,7 @@ class PolishSteps:
                 attempts=2,
                 also=(self.document,),
             )
-        except UnusableAnswer as exc:  # each answer is kept already
+        except UnusableReply as exc:  # each answer is kept already
             return self.refuse(review.iteration, f"{exc} (asked again once)", None)
         if not verdict.accepted:
             return self.refuse(review.iteration, verdict.reason, answer)
@@ -250,7 +255,7 @@ class PolishSteps:
         deliverable unchanged."""
         log_event(self.dir, "fix_rejected", level="warning", iteration=n, why=why)
         if answer is not None:
-            self.engine.keeper(self.fix_step)(n, UnusableAnswer(why, answer))
+            self.engine.keeper(self.fix_step)(n, UnusableReply(why, answer))
         return FixResult(outcome="refused", summary=f"refused: {why}; kept the previous version")
 
     def changed(self, state: PolishState, version: str, summary: str, what: str) -> FixResult:
@@ -340,14 +345,14 @@ class PolishSteps:
         if state.iteration and git_repo.is_dirty(self.dir):
             self.engine.commit(f"iteration #{state.iteration}: recovered after an interruption")
 
-    def record(self, new: PolishState, ledger: Ledger, entry: str, subject: str) -> None:
-        """State, ledger, log and commit together: if the commit fails, the files are put back."""
-        names = (POLISH_STATE_FILE, LEDGER_FILE, POLISH_LOG_FILE)
+    def record(self, new: PolishState, tracker: FindingTracker, entry: str, subject: str) -> None:
+        """State, tracker, log and commit together: if the commit fails, the files are put back."""
+        names = (POLISH_STATE_FILE, TRACKER_FILE, POLISH_LOG_FILE)
         saved = {name: _snapshot(self.dir / name) for name in names}
         try:
             self.write_traceability()
             write_polish_state(self.dir, new)
-            write_ledger(self.dir, ledger)
+            write_tracker(self.dir, tracker)
             polish_log.append(self.dir, entry)
             self.engine.commit(subject)
         except (PhaseHalt, OSError) as failure:  # a full disk, a read-only folder: none half-made

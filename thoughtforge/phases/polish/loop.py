@@ -54,9 +54,14 @@ from thoughtforge.phases.engine import PhaseEngine, StepRunner, run_direct
 from thoughtforge.phases.failure_halts import HALTING_FAILURES, halt_for
 from thoughtforge.phases.polish import polish_log
 from thoughtforge.phases.polish.assessment import Assessment, assess
+from thoughtforge.phases.polish.finding_tracker import (
+    FindingTracker,
+    after_resume,
+    after_review,
+    read_tracker,
+)
 from thoughtforge.phases.polish.guards import GuardReport
 from thoughtforge.phases.polish.iteration import PolishSteps
-from thoughtforge.phases.polish.ledger import Ledger, after_resume, after_review, read_ledger
 from thoughtforge.phases.polish.step_results import StoredReview
 from thoughtforge.plurals import plural
 
@@ -93,13 +98,13 @@ class PolishLoop:
         self.steps = kind(self.engine, reviewer=reviewer, fixer=self.engine.agent)
         self.dir = project.dir
         self.last_report: GuardReport | None = None
-        self.ledger = Ledger()
+        self.tracker = FindingTracker()
 
     def run(self) -> PolishOutcome:
         try:
             self.engine.start(self.steps.reviewer, self.steps.fixer)
             state = self._load_state()
-            self.ledger = self._load_ledger(state)
+            self.tracker = self._load_tracker(state)
             self.steps.settle(state)
             while True:
                 n = state.iteration + 1
@@ -122,11 +127,11 @@ class PolishLoop:
         review = self.steps.stored_review(n, constraints)
         recovered = review is not None
         if review is None:
-            shown = self.ledger.active
+            shown = self.tracker.active
             review = self.step_runner(
                 f"review #{n}", lambda: self.steps.review(n, constraints, guidance, shown)
             )
-        reviewed = after_review(self.ledger, n, review.issues, review.dismissed, review.confirmed)
+        reviewed = after_review(self.tracker, n, review.issues, review.dismissed, review.confirmed)
         to_fix = _with_silent_findings(review, reviewed)
         fix = self.steps.previous_fix(to_fix, recovered) or self.step_runner(
             f"fix #{n}", lambda: self.steps.fix(state, to_fix, constraints, guidance)
@@ -140,10 +145,10 @@ class PolishLoop:
             fix.summary,
             verdict.report,
             merged=review.merged,
-            ledger=verdict.ledger,
+            tracker=verdict.tracker,
         )
-        self.steps.record(verdict.state, verdict.ledger, entry_text, fix.subject(n))
-        self.ledger = verdict.ledger
+        self.steps.record(verdict.state, verdict.tracker, entry_text, fix.subject(n))
+        self.tracker = verdict.tracker
         self.engine.mark_read(said, f"polish iteration {n}")
         report = self.last_report = verdict.report
         self._announce(report)
@@ -168,19 +173,19 @@ class PolishLoop:
         except StateFileError as exc:
             raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, str(exc)) from None
 
-    def _load_ledger(self, state: PolishState) -> Ledger:
-        """The ledger recorded with the state; a fresh one when polishing starts again."""
+    def _load_tracker(self, state: PolishState) -> FindingTracker:
+        """The tracker recorded with the state; a fresh one when polishing starts again."""
         try:
-            ledger = read_ledger(self.dir)
+            tracker = read_tracker(self.dir)
         except StateFileError as exc:
             raise PhaseHalt(HaltReason.FILE_SYSTEM_ERROR, str(exc)) from None
-        if ledger.reviewed != state.iteration:
-            return Ledger()
-        return after_resume(ledger) if state.halt_reason is not None else ledger
+        if tracker.reviewed != state.iteration:
+            return FindingTracker()
+        return after_resume(tracker) if state.halt_reason is not None else tracker
 
     def _finish(self, state: PolishState, report: GuardReport) -> PolishOutcome:
         deliverable = self.steps.deliverable
-        still_open = polish_log.open_findings(self.ledger, state.iteration)
+        still_open = polish_log.open_findings(self.tracker, state.iteration)
         spent = f" Spent {spend_of(self.engine.config, self.engine.project).line}."
         message = (
             f"Polish loop finished after {plural(state.iteration, 'iteration')}: {report.reason} "
@@ -222,10 +227,10 @@ class PolishLoop:
         )
 
 
-def _with_silent_findings(review: StoredReview, ledger: Ledger) -> StoredReview:
+def _with_silent_findings(review: StoredReview, tracker: FindingTracker) -> StoredReview:
     """What the fixer is given: the review's issues, and the critical and medium findings the
     review left silent though no fix changed their place (they are still open)."""
-    silent = [f.as_issue() for f in ledger.silent() if f.serious]
+    silent = [f.as_issue() for f in tracker.silent() if f.serious]
     if not silent:
         return review
     return review.model_copy(update={"issues": [*review.issues, *silent]})

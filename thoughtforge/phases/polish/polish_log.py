@@ -9,8 +9,8 @@ from pathlib import Path
 from thoughtforge.core import POLISH_LOG_FILE
 from thoughtforge.core.own_files import open_own
 from thoughtforge.models import Counts, Issue
+from thoughtforge.phases.polish.finding_tracker import Finding, FindingTracker
 from thoughtforge.phases.polish.guards import GuardReport, describe
-from thoughtforge.phases.polish.ledger import Finding, Ledger
 from thoughtforge.prompting.markdown_escaping import escape_untrusted
 
 _HEADER = "# Polish log\n"
@@ -23,9 +23,9 @@ def iteration_entry(
     fix_summary: str,
     report: GuardReport,
     merged: int = 0,
-    ledger: Ledger | None = None,
+    tracker: FindingTracker | None = None,
 ) -> str:
-    """One iteration's entry: the review, the fix, the ledger's findings, every guard's finding,
+    """One iteration's entry: the review, the fix, the tracker's findings, every guard's finding,
     the verdict."""
     counts = Counts.of(issues)
     duplicates = f"; {merged} duplicate issue(s) merged" if merged else ""
@@ -41,7 +41,7 @@ def iteration_entry(
         "### Fixes applied",
         f"- {fix_summary}",
         "",
-        *(_ledger_lines(ledger, iteration) if ledger is not None else []),
+        *(_tracker_lines(tracker, iteration) if tracker is not None else []),
         "### Guards",
         *(f"- {r.name}: {'TRIGGERED — ' if r.triggered else ''}{r.detail}" for r in report.results),
         *(f"- warning: {w}" for w in report.warnings),
@@ -53,11 +53,11 @@ def iteration_entry(
     return "\n".join(lines) + "\n"
 
 
-def open_findings(ledger: Ledger, iteration: int, limit: int = 10) -> str:
+def open_findings(tracker: FindingTracker, iteration: int, limit: int = 10) -> str:
     """What the completion message lists: the findings still open, and those dismissed rather
     than fixed (with why)."""
-    still = ledger.active
-    dismissed = [f for f in ledger.findings if f.status == "dismissed"]
+    still = tracker.active
+    dismissed = [f for f in tracker.findings if f.status == "dismissed"]
     text = ""
     if still:
         lines = [finding_line(f, iteration) for f in still[:limit]]
@@ -70,7 +70,7 @@ def open_findings(ledger: Ledger, iteration: int, limit: int = 10) -> str:
 
 
 def finding_line(finding: Finding, iteration: int) -> str:
-    """A finding of the ledger as the log, the completion message and the page list it."""
+    """A finding of the tracker as the log, the completion message and the page list it."""
     where = f" ({escape_untrusted(finding.location)})" if finding.location else ""
     return (
         f"- **{finding.id} {finding.severity}**{where}: {escape_untrusted(finding.description)}"
@@ -123,12 +123,12 @@ def _clip(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _ledger_lines(ledger: Ledger, iteration: int) -> list[str]:
-    closed = [f for f in ledger.findings if iteration in (f.resolved_at, f.dismissed_at)]
+def _tracker_lines(tracker: FindingTracker, iteration: int) -> list[str]:
+    closed = [f for f in tracker.findings if iteration in (f.resolved_at, f.dismissed_at)]
     return [
         "### Open findings",
-        *(finding_line(f, iteration) for f in ledger.active),
-        *(["- none"] if not ledger.active else []),
+        *(finding_line(f, iteration) for f in tracker.active),
+        *(["- none"] if not tracker.active else []),
         "",
         *(
             ["### Closed this iteration", *(finding_line(f, iteration) for f in closed), ""]

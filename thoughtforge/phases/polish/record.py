@@ -23,7 +23,7 @@ from thoughtforge.core import (
     read_polish_state,
 )
 from thoughtforge.errors import StateFileError
-from thoughtforge.phases.polish.ledger import LEDGER_FILE, Ledger, read_ledger
+from thoughtforge.phases.polish.finding_tracker import TRACKER_FILE, FindingTracker, read_tracker
 
 _ITERATION = re.compile(r"Iteration (\d+)\b")
 _VERDICT = "**Verdict:**"
@@ -52,7 +52,7 @@ class PolishRecord(BaseModel):
     state: PolishState | None
     log: list[LogEntry]
     log_text: str
-    ledger: Ledger | None = None
+    tracker: FindingTracker | None = None
     problems: list[str] = []
 
     @property
@@ -74,9 +74,9 @@ def read_polish_record(project_dir: Path) -> PolishRecord:
             state = read_polish_state(project_dir)
         except StateFileError as exc:
             problems.append(str(exc))
-    ledger = None
+    tracker = None
     try:
-        ledger = read_ledger(project_dir) if (project_dir / LEDGER_FILE).exists() else None
+        tracker = read_tracker(project_dir) if (project_dir / TRACKER_FILE).exists() else None
     except StateFileError as exc:
         problems.append(str(exc))
     text = ""
@@ -86,7 +86,7 @@ def read_polish_record(project_dir: Path) -> PolishRecord:
         except (OSError, UnicodeDecodeError) as exc:
             problems.append(str(exc)[:300])
     return PolishRecord(
-        state=state, log=log_entries(text), log_text=text, ledger=ledger, problems=problems
+        state=state, log=log_entries(text), log_text=text, tracker=tracker, problems=problems
     )
 
 

@@ -23,7 +23,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from thoughtforge.errors import UnusableAnswer
+from thoughtforge.errors import UnusableReply
 from thoughtforge.models import Counts, Issue, Severity
 from thoughtforge.phases.quoted_evidence import Quote, quotes_of
 from thoughtforge.prompting import json_objects
@@ -31,12 +31,12 @@ from thoughtforge.prompting import json_objects
 R = TypeVar("R", bound="Review")
 
 
-class MalformedReview(UnusableAnswer):
+class MalformedReview(UnusableReply):
     """The reviewer's answer holds no object matching the review schema."""
 
 
 class Dismissal(BaseModel):
-    """A review's word that an open finding of the ledger does not stand, and why."""
+    """A review's word that an open finding of the tracker does not stand, and why."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -76,7 +76,7 @@ class CheckedConfirmation(Confirmation):
 
 class Review(BaseModel):
     """What every review holds: the issues, with the shared severities the guards count, and
-    the open findings it was shown that it dismisses (`ledger`), and the evidence it names."""
+    the open findings it was shown that it dismisses (`tracker`), and the evidence it names."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -137,7 +137,7 @@ def parse_review(text: str, schema: type[R], echoes: Iterable[str] = ()) -> R:
     findings; `echoes` are the example values of the prompt the reviewer was given
     (`prompt_echoes`). The last, never the first: an answer that repeats last round's review
     (`{"issues": []}`) before this round's findings is read by its findings, a draft by its
-    correction; an answer whose last object was cut off is re-asked (`CutOffAnswer`)."""
+    correction; an answer whose last object was cut off is re-asked (`CutOffReply`)."""
     failures: list[tuple[dict[str, object], ValidationError]] = []
     for candidate in json_objects(text, latest_first=True):
         try:

@@ -1,4 +1,4 @@
-"""What a reviewer is shown besides the deliverable: the ledger's open findings by id, and what
+"""What a reviewer is shown besides the deliverable: the tracker's open findings by id, and what
 the fixes changed since the last review, from which it reports a finding again, dismisses it, or
 confirms it resolved by quoting the text that resolves it."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from thoughtforge.core import git_repo
 from thoughtforge.core.word_diff import as_text, text_change
-from thoughtforge.phases.polish.ledger import Finding
+from thoughtforge.phases.polish.finding_tracker import Finding
 
 NO_OPEN_FINDINGS = "(none)"
 CHANGES_SHOWN = 12_000
@@ -19,7 +19,7 @@ _SEARCHED = 20
 
 
 def open_findings_text(findings: list[Finding], changes: str = "") -> str:
-    """The ledger's open findings as the reviewer is shown them, oldest first, with their ids,
+    """The tracker's open findings as the reviewer is shown them, oldest first, with their ids,
     and `changes`, what the fixes changed since the last review."""
     if not findings:
         return NO_OPEN_FINDINGS

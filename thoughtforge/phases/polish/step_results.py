@@ -67,7 +67,7 @@ class FixResult(BaseModel):
 
     @property
     def changed_places(self) -> list[str] | None:
-        """What the ledger counts as changed: nothing unless the fix was applied."""
+        """What the tracker counts as changed: nothing unless the fix was applied."""
         return self.places if self.applied else []
 
     @property

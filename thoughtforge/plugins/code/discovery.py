@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pydantic import BaseModel
 
 from thoughtforge.config import Config
-from thoughtforge.errors import UnusableAnswer
+from thoughtforge.errors import UnusableReply
 from thoughtforge.phases.reasking import ask_until_usable, reask
 from thoughtforge.plugins.code.scorecard import (
     MAX_SCORE,
@@ -52,12 +52,12 @@ def discover(
     proposal: str,
     ask: Callable[[str], str],
     library: PromptLibrary,
-    on_unusable: Callable[[int, UnusableAnswer], object] = lambda attempt, why: None,
+    on_unusable: Callable[[int, UnusableReply], object] = lambda attempt, why: None,
 ) -> str:
     """The `## Open Source Discovery` section body for the spec `proposal`.
 
     `ask` sends a prompt to the agent; its `AgentFailure` propagates, and so does the last
-    `UnusableAnswer` when the agent twice answers without a recommendation list. Each unusable
+    `UnusableReply` when the agent twice answers without a recommendation list. Each unusable
     answer goes to `on_unusable` (Phase 2 keeps it).
     """
     qualifying, rejected = ask_until_usable(
@@ -86,7 +86,7 @@ def parse_recommendations(text: str) -> tuple[list[Recommendation], list[str]]:
     for candidate in json_objects(text):
         if isinstance(candidate.get("recommendations"), list):
             return validate_recommendations(candidate)
-    raise UnusableAnswer('it held no JSON object with a "recommendations" list', text)
+    raise UnusableReply('it held no JSON object with a "recommendations" list', text)
 
 
 def render(qualifying: list[Recommendation], rejected: list[str]) -> str:
@@ -123,6 +123,6 @@ def _cell(text: str) -> str:
     return escape_cell(html.escape(" ".join(text.split()), quote=False))
 
 
-def _prompt(library: PromptLibrary, proposal: str, refusal: UnusableAnswer | None) -> str:
+def _prompt(library: PromptLibrary, proposal: str, refusal: UnusableReply | None) -> str:
     prompt = library.render(PROMPT, proposal=proposal)
     return prompt if refusal is None else reask(prompt, refusal)

@@ -29,7 +29,7 @@ from pydantic import (
 )
 
 from thoughtforge.core.own_files import read_own_text
-from thoughtforge.errors import UnusableAnswer, schema_problems
+from thoughtforge.errors import UnusableReply, schema_problems
 from thoughtforge.phases.reasking import ask_until_usable, reask
 from thoughtforge.phases.resources import resource_files
 from thoughtforge.plugins.plan.template_selection import TEMPLATES_DIR
@@ -78,7 +78,7 @@ def find_plan(resources_dir: Path, templates_dir: Path = TEMPLATES_DIR) -> Path 
 
 
 def completeness_prompt(
-    library: PromptLibrary, plan_text: str, refusal: UnusableAnswer | None = None
+    library: PromptLibrary, plan_text: str, refusal: UnusableReply | None = None
 ) -> str:
     """The gate's prompt; after an unusable answer, the same prompt saying what was wrong."""
     prompt = library.render(PROMPT, plan=plan_text)
@@ -86,7 +86,7 @@ def completeness_prompt(
 
 
 def parse_verdict(text: str) -> CompletenessVerdict:
-    """The first JSON object in the answer that is a verdict; `UnusableAnswer` saying why not."""
+    """The first JSON object in the answer that is a verdict; `UnusableReply` saying why not."""
     meant: ValidationError | None = None
     for candidate in json_objects(text):
         try:
@@ -95,9 +95,9 @@ def parse_verdict(text: str) -> CompletenessVerdict:
             if meant is None and "verdict" in candidate:
                 meant = exc
     if meant is None:
-        raise UnusableAnswer("it held no JSON object with a 'verdict' field", text)
+        raise UnusableReply("it held no JSON object with a 'verdict' field", text)
     problems = schema_problems(meant)
-    raise UnusableAnswer(f"its verdict does not fit the schema: {problems}", text)
+    raise UnusableReply(f"its verdict does not fit the schema: {problems}", text)
 
 
 def check_plan(
@@ -105,9 +105,9 @@ def check_plan(
     ask: Callable[[str], str],
     library: PromptLibrary,
     attempts: int,
-    on_unusable: Callable[[int, UnusableAnswer], object] = lambda attempt, why: None,
+    on_unusable: Callable[[int, UnusableReply], object] = lambda attempt, why: None,
 ) -> CompletenessVerdict:
-    """Ask the agent until it gives a usable verdict; the last `UnusableAnswer` after `attempts`."""
+    """Ask the agent until it gives a usable verdict; the last `UnusableReply` after `attempts`."""
     return ask_until_usable(
         ask,
         lambda refusal: completeness_prompt(library, plan_text, refusal),

@@ -23,7 +23,7 @@ from thoughtforge.core import (
     log_event,
 )
 from thoughtforge.core.revisions import record_built_from
-from thoughtforge.errors import PhaseHalt, UnusableAnswer
+from thoughtforge.errors import PhaseHalt, UnusableReply
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.deliverable.verdict import Candidate
 from thoughtforge.phases.engine import (
@@ -62,7 +62,7 @@ OUTPUT_MISSING = (
 )
 
 
-class _SlotsRejected(UnusableAnswer):
+class _SlotsRejected(UnusableReply):
     """A readable answer that left some of the section's slots without usable content."""
 
     def __init__(self, rejected: dict[str, str]) -> None:
@@ -114,7 +114,7 @@ class PlanBuilder:
     def _fill_section(self, draft: Draft, section: Section, label: str) -> None:
         """Ask for the section's missing slots; re-ask once for what is still missing, then halt."""
 
-        def prompt(refusal: UnusableAnswer | None) -> str:
+        def prompt(refusal: UnusableReply | None) -> str:
             rejected = refusal.rejected if isinstance(refusal, _SlotsRejected) else {}
             unreadable = None if rejected else refusal
             return section_prompt(self.engine, draft, section, rejected, unreadable)
@@ -133,7 +133,7 @@ class PlanBuilder:
                 HaltReason.BUILD_INCOMPLETE,
                 f"Plan build incomplete: no usable content for {exc} in {label} after one re-ask.",
             ) from None
-        except UnusableAnswer as exc:
+        except UnusableReply as exc:
             raise unusable_twice(exc, f"The agent's answer for {label}") from None
 
     def _use(self, draft: Draft, section: Section, label: str, answer: str) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from thoughtforge.errors import UnusableAnswer, schema_problems
+from thoughtforge.errors import UnusableReply, schema_problems
 from thoughtforge.plugins.plan.slot_content import unfilled_reason
 from thoughtforge.prompting import json_objects
 
@@ -35,7 +35,7 @@ class SlotCheck(BaseModel):
     rejected: dict[str, str] = {}
 
 
-class BuilderResponseError(UnusableAnswer):
+class BuilderResponseError(UnusableReply):
     """The agent's answer holds no valid `PlanBuilderResponse`; the builder retries, then halts."""
 
 

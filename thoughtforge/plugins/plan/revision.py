@@ -26,7 +26,7 @@ from thoughtforge.core.revisions import (
     record_built_from,
     update_revision,
 )
-from thoughtforge.errors import UnusableAnswer
+from thoughtforge.errors import UnusableReply
 from thoughtforge.models import Phase
 from thoughtforge.phases.deliverable.verdict import Candidate
 from thoughtforge.phases.engine import (
@@ -124,7 +124,7 @@ class PlanReviser:
                 lambda answer: chosen_sections(answer, headings),
                 attempts=ATTEMPTS,
             )
-        except UnusableAnswer as exc:
+        except UnusableReply as exc:
             raise unusable_twice(exc, "The agent's choice of sections to revise") from None
 
     def _rewrite(self, heading: str) -> None:
@@ -145,13 +145,13 @@ class PlanReviser:
         def use(answer: str) -> str:
             body = _without_heading(answer, heading)
             if not body.strip():
-                raise UnusableAnswer("it was empty", answer)
+                raise UnusableReply("it was empty", answer)
             revised = replace_sections(plan, {heading: body})
             verdict = self.engine.plugin.check_deliverable(
                 self.engine.project, Candidate(stage="revision", text=revised, previous=plan)
             )
             if not verdict.accepted:
-                raise UnusableAnswer(f"the revised plan would be refused: {verdict.reason}", answer)
+                raise UnusableReply(f"the revised plan would be refused: {verdict.reason}", answer)
             if verdict.stripped:
                 log_event(
                     self.engine.project.dir, "outside_text_stripped", stripped=verdict.stripped
@@ -166,7 +166,7 @@ class PlanReviser:
                 use,
                 attempts=ATTEMPTS,
             )
-        except UnusableAnswer as exc:
+        except UnusableReply as exc:
             raise unusable_twice(exc, f"The agent's revised section '{heading}'") from None
         self.engine.write(PLAN_FILE, revised)
 

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 
 from thoughtforge.core import log_event
-from thoughtforge.errors import UnusableAnswer
+from thoughtforge.errors import UnusableReply
 from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.phases.reasking import reask
 from thoughtforge.plugins.plan.draft import Draft
@@ -30,7 +30,7 @@ def section_prompt(
     draft: Draft,
     section: Section,
     rejected: Mapping[str, str],
-    unreadable: UnusableAnswer | None,
+    unreadable: UnusableReply | None,
 ) -> str:
     """Ask for the section's missing slots, quoting why earlier content or answers were refused."""
     slots = _slot_list(draft.missing(section), rejected)
@@ -65,7 +65,7 @@ def _render(
     spec: str,
     plan: str,
     guidance: str,
-    unreadable: UnusableAnswer | None,
+    unreadable: UnusableReply | None,
 ) -> str:
     prompt = engine.prompts.render(
         BUILD_STEP, slots=slots, spec=spec, plan_so_far=plan, guidance=guidance

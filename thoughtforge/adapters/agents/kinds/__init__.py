@@ -32,5 +32,5 @@ def cli_kind(name: str | None) -> CliKind | None:
 
 
 def normalise(output_form: str, stdout: str, stderr: str = "", writes: bool = False) -> str:
-    """The answer inside a command's output, by its output form (`AgentOutputError` if none)."""
+    """The reply inside a command's output, by its output form (`AgentOutputError` if none)."""
     return _READERS[output_form](stdout, stderr, writes)

@@ -1,7 +1,7 @@
 """Claude Code (`@anthropic-ai/claude-code`): its switches, its flags as commander reads them, and
 its output.
 
-`-p --output-format json` prints one object: the answer in `result`, `is_error` with the API's
+`-p --output-format json` prints one object: the reply in `result`, `is_error` with the API's
 own words, `permission_denials` for every tool it was refused, usage and cost; `stream-json`
 prints one event a line as the call goes (its retries too), the last of which is that object.
 """
@@ -44,7 +44,7 @@ _QUIET_SETTINGS = frozenset(
         *("outputStyle", "alwaysThinkingEnabled", "language", "theme", "spinnerTipsEnabled"),
     }
 )
-"""Settings keys that only shape an answer; any other (hooks, apiKeyHelper, statusLine, env,
+"""Settings keys that only shape an reply; any other (hooks, apiKeyHelper, statusLine, env,
 mcpServers…) may run a command or change what runs, and is a grant on a text step."""
 _DENIED_EDITS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 
@@ -145,7 +145,7 @@ def from_claude(payload: Any) -> CallUsage:
 
 
 def _claude_json(stdout: str, stderr: str, writes: bool) -> str:
-    """`claude -p --output-format json` prints one object whose `result` is the answer, and
+    """`claude -p --output-format json` prints one object whose `result` is the reply, and
     what the call used and cost (reported to the call's usage meter)."""
     return _result(json_object(stdout, "Claude Code"), writes)
 

@@ -4,7 +4,7 @@ line in the registry (`kinds`) and in the config's list of names.
 
 A kind holds its switches by the step (text only, or edits in the project and its test
 command), how its own parser reads flags (`grammar`, for the plan-mode safety check), how it
-prints its answer, usage, API errors and refusals (`read`), what it retried and refused inside
+prints its reply, usage, API errors and refusals (`read`), what it retried and refused inside
 the call (`inside`), its own retries of an overloaded
 API bounded by the call's deadline (`retry_environment`), its login and the files it keeps.
 The person's own `flags` follow the kind's. Kinds are for the versions named in
@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict
 from thoughtforge.adapters.agents.flag_grammar import Grammar
 
 ReadOutput = Callable[[str, str, bool], str]
-"""Given stdout, stderr and whether the step may write: the answer."""
+"""Given stdout, stderr and whether the step may write: the reply."""
 
 
 class CliKind(BaseModel, ABC):
@@ -61,7 +61,7 @@ class CliKind(BaseModel, ABC):
     grammar: ClassVar[Grammar]
     """How the CLI's own parser reads its flags, and which of them grant tools."""
     readers: ClassVar[dict[str, ReadOutput]]
-    """Each output form the CLI prints, read into its answer (`AgentOutputError` if none)."""
+    """Each output form the CLI prints, read into its reply (`AgentOutputError` if none)."""
     retry_waits: ClassVar[tuple[float, ...]] = ()
     """The longest the CLI waits before each of its own retries of a 429 or 5xx (its backoff,
     jitter included), where a setting bounds how many it makes; empty: it bounds them itself."""
@@ -73,7 +73,7 @@ class CliKind(BaseModel, ABC):
 
     def retries_within(self, seconds: float) -> int:
         """The most retries whose waits (`retry_waits`) take at most half of `seconds`: the
-        requests themselves, and an answer when one comes, need the rest."""
+        requests themselves, and an reply when one comes, need the rest."""
         count, waited = 0, 0.0
         for wait in self.retry_waits:
             waited += wait
@@ -105,7 +105,7 @@ class CliKind(BaseModel, ABC):
         return [*chosen, *self.test_grant(test_command)]
 
     def read(self, stdout: str, stderr: str, writes: bool) -> str:
-        """The answer in what the CLI printed; its usage reported to the call's meter."""
+        """The reply in what the CLI printed; its usage reported to the call's meter."""
         return self.readers[self.output](stdout, stderr, writes)
 
     def own_paths(self, env: Mapping[str, str]) -> tuple[Path, ...]:

@@ -33,7 +33,7 @@ _QUIET_KEYS = re.compile(
     r"^(model\w*|model_providers\.[\w.-]+|hide_agent_reasoning|show_raw_agent_reasoning|"
     r"approval_policy|openai_base_url|web_search|tools\.web_search)$"
 )
-"""`-c` overrides that only shape an answer; `sandbox_mode` is judged by its value."""
+"""`-c` overrides that only shape an reply; `sandbox_mode` is judged by its value."""
 
 
 def _override_grants(value: str) -> bool:
@@ -90,7 +90,7 @@ def from_codex(usages: list[Any]) -> CallUsage:
 
 
 def _codex_jsonl(stdout: str, stderr: str, writes: bool) -> str:
-    """`codex exec --json`: the last agent message is the answer; every turn's usage counts."""
+    """`codex exec --json`: the last agent message is the reply; every turn's usage counts."""
     seen = events(stdout)
     usages = [e["usage"] for e in seen if e.get("type") == "turn.completed" and "usage" in e]
     if usages:
@@ -116,8 +116,8 @@ def _codex_jsonl(stdout: str, stderr: str, writes: bool) -> str:
     ]
     if not seen:
         raise AgentOutputError("expected Codex JSON events (exec --json), got none")
-    answer = next((m for m in reversed(messages) if isinstance(m, str)), "")
-    return answer.strip()
+    reply = next((m for m in reversed(messages) if isinstance(m, str)), "")
+    return reply.strip()
 
 
 _REFUSAL = re.compile(

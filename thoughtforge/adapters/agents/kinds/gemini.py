@@ -94,7 +94,7 @@ def from_gemini(models: Any) -> CallUsage:
 
 
 def _gemini_json(stdout: str, stderr: str, writes: bool) -> str:
-    """`gemini -o json`: `response` is the answer; an API error comes as an `error` object,
+    """`gemini -o json`: `response` is the reply; an API error comes as an `error` object,
     which Gemini CLI prints to stderr."""
     payload = json_object(stdout, "Gemini CLI") if stdout.strip() else _last_object(stderr)
     stats = payload.get("stats")

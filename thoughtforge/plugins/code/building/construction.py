@@ -4,7 +4,7 @@ steps, each checked and committed; a failed attempt is undone to the last commit
 from __future__ import annotations
 
 from thoughtforge.core import CONSTRAINTS_FILE, SPEC_FILE, discard_agent_changes, log_event
-from thoughtforge.errors import AgentFailure, PhaseHalt, UnusableAnswer
+from thoughtforge.errors import AgentFailure, PhaseHalt, UnusableReply
 from thoughtforge.models import HaltReason
 from thoughtforge.phases.failure_halts import unusable_twice
 from thoughtforge.phases.reasking import reask
@@ -63,7 +63,7 @@ class ConstructionStage(BuilderBase):
                 _parse_steps,
                 attempts=ATTEMPTS,
             )
-        except UnusableAnswer as exc:
+        except UnusableReply as exc:
             raise unusable_twice(exc, "The agent's build steps") from None
 
     def _attempt(self, state: CodeBuildState, task: str, prompt: str) -> None:
@@ -129,8 +129,8 @@ def _parse_steps(text: str) -> list[BuildStep]:
             try:
                 return StepList.model_validate(candidate).steps
             except ValueError as exc:
-                raise UnusableAnswer(f"its steps do not fit the schema: {exc}", text) from None
-    raise UnusableAnswer("it held no JSON object with a 'steps' list", text)
+                raise UnusableReply(f"its steps do not fit the schema: {exc}", text) from None
+    raise UnusableReply("it held no JSON object with a 'steps' list", text)
 
 
 def _step_text(steps: list[BuildStep], number: int) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from thoughtforge.core import log_event
-from thoughtforge.errors import PhaseHalt, UnusableAnswer
+from thoughtforge.errors import PhaseHalt, UnusableReply
 from thoughtforge.models import HaltReason
 from thoughtforge.phases.failure_halts import unusable_twice
 from thoughtforge.phases.reasking import asking
@@ -62,5 +62,5 @@ class PlanGateStage(BuilderBase):
                 attempts=ATTEMPTS,
                 on_unusable=self.engine.keeper(call.step),
             )
-        except UnusableAnswer as exc:
+        except UnusableReply as exc:
             raise unusable_twice(exc, "The plan completeness verdict") from None
