@@ -15,7 +15,7 @@ import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
 from thoughtforge.config import PolishConfig
-from thoughtforge.core import TrajectoryEntry
+from thoughtforge.core.state import TrajectoryEntry
 from thoughtforge.models import Issue, Severity
 from thoughtforge.phases.polish.guards import GuardReport, evaluate
 from thoughtforge.phases.polish.ledger import Ledger, after_fix, after_review

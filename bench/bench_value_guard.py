@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from thoughtforge.config import PolishConfig
-from thoughtforge.core import TrajectoryEntry
+from thoughtforge.core.state import TrajectoryEntry
 from thoughtforge.models import Issue, Severity
 from thoughtforge.phases.polish.count_guards import weighted
 from thoughtforge.phases.polish.guards import GuardReport, evaluate

@@ -8,8 +8,9 @@ from datetime import datetime
 from pydantic import BaseModel
 
 from thoughtforge.board.words import step_words
-from thoughtforge.core import Project, is_running
 from thoughtforge.core.agent_activity import call_in_flight, streamed_text
+from thoughtforge.core.project import Project
+from thoughtforge.core.run_lock import is_running
 
 STREAM_TAIL_CHARS = 4000
 """How much of an answer being written a door shows (its end)."""

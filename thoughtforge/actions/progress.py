@@ -15,10 +15,12 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from thoughtforge.board.heading import polish_heading
-from thoughtforge.core import Project, Status, is_running
 from thoughtforge.core.build_progress import ProgressItem, read_build_progress
 from thoughtforge.core.own_files import read_own_text
-from thoughtforge.core.spend import usd
+from thoughtforge.core.project import Project
+from thoughtforge.core.run_lock import is_running
+from thoughtforge.core.spend.budget import usd
+from thoughtforge.core.state import Status
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import Phase
 from thoughtforge.phases.plugin_contract import Plugin

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from thoughtforge.config import Config
-from thoughtforge.core import Project
 from thoughtforge.core.course_claim import Claim, claimed
+from thoughtforge.core.project import Project
 from thoughtforge.core.revisions import Revision
 from thoughtforge.phases.revision import refuse_while_a_run_works, start_revision
 

@@ -9,7 +9,8 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
-from thoughtforge.core import ChatMessage, Project, read_thread
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import ChatMessage, read_thread
 from thoughtforge.models import Phase
 from thoughtforge.phases.chat import PHASE_LABELS
 from thoughtforge.phases.draft_edits import is_draft

@@ -39,8 +39,8 @@ def budget(
     then `thoughtforge resume ID`.
     """
     from thoughtforge.actions.project_page import project_named
-    from thoughtforge.core.spend import change_budget, spend_of
-    from thoughtforge.core.spend import rebuild as rebuild_ledger
+    from thoughtforge.core.spend.summary import change_budget, spend_of
+    from thoughtforge.core.spend.summary import rebuild as rebuild_ledger
 
     config = config_of(ctx)
     project = project_named(config, project_id)

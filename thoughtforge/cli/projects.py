@@ -69,7 +69,7 @@ def new(
 ) -> None:
     """Create a project from a brain dump (and optional resource files)."""
     from thoughtforge.adapters.agents import warn_if_missing
-    from thoughtforge.core import check_distillable, create_project
+    from thoughtforge.core.creation import check_distillable, create_project
 
     config = config_of(ctx)
     text = read_text_source(brain_dump)
@@ -90,7 +90,7 @@ def run(
     auto_confirm: AutoConfirm = False,
 ) -> None:
     """The main job: brain dump → intent → spec → built deliverable → polished deliverable."""
-    from thoughtforge.core import check_distillable, create_project
+    from thoughtforge.core.creation import check_distillable, create_project
     from thoughtforge.phases.plugin_loader import load_plugins
 
     config = config_of(ctx)

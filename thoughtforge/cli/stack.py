@@ -290,7 +290,7 @@ def _wait_for_warm_starter(records: Path, name: str) -> bool:
 
 
 def _halt_orphans(ctx: typer.Context) -> None:
-    from thoughtforge.core import halt_orphaned_projects
+    from thoughtforge.core.orphans import halt_orphaned_projects
 
     halted = halt_orphaned_projects(config_of(ctx))
     for project_id in halted:

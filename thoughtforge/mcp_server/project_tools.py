@@ -46,7 +46,7 @@ def create_project(
     said."""
     from thoughtforge.actions.process_run import start_project_run
     from thoughtforge.actions.starting import NewProject, create_from_request
-    from thoughtforge.core import brain_dump_text
+    from thoughtforge.core.creation import brain_dump_text
 
     if bool(brain_dump.strip()) == bool(brain_dump_file):
         raise ThoughtForgeError("give the brain dump as text or as a file, one of the two")
@@ -171,7 +171,7 @@ def spend(
     """What a project spent (per phase and polish iteration) and its budget; with budget_usd
     or budget_tokens, its own budget is set first. A run halted on its budget goes on with
     decide (resume, with budget_usd)."""
-    from thoughtforge.core.spend import change_budget, spend_of
+    from thoughtforge.core.spend.summary import change_budget, spend_of
 
     project = tools.project(project_id)
     warning = None
@@ -234,7 +234,7 @@ def rollback(
 def _resource(tools: Tools, path: Path) -> DroppedFile:
     """A file given as a resource: a regular file (no link) within the size cap."""
     from thoughtforge.actions.starting import DroppedFile
-    from thoughtforge.core import refuse_links
+    from thoughtforge.core.links import refuse_links
 
     refuse_links(path)
     data = read_capped(path, tools.config.resources.max_file_bytes, "resource")

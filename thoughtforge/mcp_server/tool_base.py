@@ -7,7 +7,7 @@ from pathlib import Path
 
 from thoughtforge.actions.project_page import project_named
 from thoughtforge.config import Config, LiveConfig
-from thoughtforge.core import Project
+from thoughtforge.core.project import Project
 
 
 class ToolBase:

@@ -6,13 +6,3 @@ Plain HTTP (httpx), no Prefect import: an answer such as `thoughtforge say` must
 fraction of a second, and importing Prefect alone takes longer than that. Imports the layers
 below it (docs/ARCHITECTURE.md), never `actions`, `flows` or a door.
 """
-
-from thoughtforge.stack.api import (
-    PROJECT_TAG_PREFIX,
-    PrefectApi,
-    WaitingRun,
-    find_api,
-    project_tag,
-)
-
-__all__ = ["PROJECT_TAG_PREFIX", "PrefectApi", "WaitingRun", "find_api", "project_tag"]

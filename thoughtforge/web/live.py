@@ -9,7 +9,7 @@ from datetime import datetime
 from pydantic import BaseModel
 
 from thoughtforge.actions.agent_work import agent_work
-from thoughtforge.core import Project
+from thoughtforge.core.project import Project
 from thoughtforge.web.thread import render_markdown
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from thoughtforge.actions.draft import draft_under_review
-from thoughtforge.core import Project, Status
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import Status
 from thoughtforge.models import CONVERSATION_PHASES, Phase
 from thoughtforge.web.thread import render_markdown
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from thoughtforge.actions.progress import FindingRow, IterationCost, progress_of
-from thoughtforge.core import Project, Status
 from thoughtforge.core.build_progress import ProgressItem
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import Status
 from thoughtforge.models import Severity
 from thoughtforge.phases.plugin_contract import Plugin
 from thoughtforge.web.pane import DraftView, draft_view

@@ -17,7 +17,7 @@ from starlette.templating import Jinja2Templates
 from thoughtforge.actions.inbox import inbox
 from thoughtforge.actions.project_page import project_named
 from thoughtforge.config import Config, LiveConfig
-from thoughtforge.core import Project
+from thoughtforge.core.project import Project
 from thoughtforge.errors import ProjectError
 
 

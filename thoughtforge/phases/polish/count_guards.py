@@ -5,8 +5,8 @@ over by rounding."""
 
 from __future__ import annotations
 
-from thoughtforge.core import TrajectoryEntry
-from thoughtforge.core.spend import usd
+from thoughtforge.core.spend.budget import usd
+from thoughtforge.core.state import TrajectoryEntry
 from thoughtforge.models import Severity
 from thoughtforge.phases.polish.guard_view import (
     Seen,

@@ -3,7 +3,7 @@ refused twice in a row, fixes that leave the deliverable as it was, fixes that g
 
 from __future__ import annotations
 
-from thoughtforge.core import TrajectoryEntry
+from thoughtforge.core.state import TrajectoryEntry
 from thoughtforge.phases.polish.guard_view import (
     Seen,
     arrow,

@@ -20,7 +20,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from thoughtforge.config import PolishConfig
-from thoughtforge.core import TrajectoryEntry
+from thoughtforge.core.state import TrajectoryEntry
 from thoughtforge.models import HaltReason
 from thoughtforge.phases.polish import count_guards, fixer_guards, ledger_guards
 from thoughtforge.phases.polish.guard_view import Seen, counts, describe, version_name

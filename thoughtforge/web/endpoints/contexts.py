@@ -14,7 +14,8 @@ from thoughtforge.actions.inbox import inbox
 from thoughtforge.actions.project_header import page_header
 from thoughtforge.actions.project_page import project_page
 from thoughtforge.config import Config
-from thoughtforge.core import Project, utc_now
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import utc_now
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.web import live
 from thoughtforge.web.pane import pane_head

@@ -13,7 +13,7 @@ from starlette.responses import Response, StreamingResponse
 
 from thoughtforge.actions import live_stamps
 from thoughtforge.actions.thread import project_thread
-from thoughtforge.core import Project
+from thoughtforge.core.project import Project
 from thoughtforge.web import live
 from thoughtforge.web.endpoints.contexts import (
     board_context,
