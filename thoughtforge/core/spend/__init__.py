@@ -4,4 +4,6 @@ one record of spend), `budget` (which budget applies, and whether the next call 
 
 What a call reports it used, and the check and record around each call, are the agent adapters'
 (`adapters.agents.call_usage`, `adapters.agents.call_budget`).
+
+Import from the modules: this package re-exports nothing.
 """
