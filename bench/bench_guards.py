@@ -15,7 +15,7 @@ import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
 from thoughtforge.config import PolishConfig
-from thoughtforge.core import TrajectoryEntry
+from thoughtforge.core.state import TrajectoryEntry
 from thoughtforge.models import Issue, Severity
 from thoughtforge.phases.polish.finding_tracker import FindingTracker, after_fix, after_review
 from thoughtforge.phases.polish.guards import GuardReport, evaluate

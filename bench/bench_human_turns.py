@@ -43,7 +43,7 @@ sys.path.insert(0, str(REPO))
 
 from tests.conftest import config_data  # noqa: E402
 from tests.vibe_kanban import free_port  # noqa: E402
-from thoughtforge.core import Waiting, current_wait  # noqa: E402
+from thoughtforge.core.waiting import Waiting, current_wait  # noqa: E402
 from thoughtforge.stack.api import PrefectApi  # noqa: E402
 
 BIN = Path(sys.executable).parent
@@ -201,7 +201,7 @@ def _cli_answer(path: Pipeline) -> Callable[[Path, str, str], None]:
 
 def _ui_answer(path: Pipeline) -> Callable[[Path, str, str], None]:
     """What the Prefect UI's Resume form does: resume the waiting run with the form's values."""
-    from thoughtforge.core import Project
+    from thoughtforge.core.project import Project
 
     api = PrefectApi(path.api_url)
 

@@ -29,7 +29,7 @@ from pytest_benchmark.fixture import BenchmarkFixture
 from tests.conftest import BRAIN_DUMP, REPO_ROOT, config_data
 from thoughtforge.adapters.agents.image_parts import image_part, load_image
 from thoughtforge.config import OpenAIAgentSpec, load_config
-from thoughtforge.core import create_project
+from thoughtforge.core.creation import create_project
 
 
 @pytest.fixture

@@ -60,8 +60,9 @@ def main(iterations: int, rounds: int) -> None:
     from prefect.testing.utilities import prefect_test_harness
 
     from thoughtforge.config import load_config
-    from thoughtforge.core import create_project, read_status, write_status
+    from thoughtforge.core.creation import create_project
     from thoughtforge.core.git_repo import commit
+    from thoughtforge.core.state import read_status, write_status
     from thoughtforge.flows.polish import polish_in_process
     from thoughtforge.models import DeliverableType, Phase
     from thoughtforge.phases.polish.loop import PolishLoop

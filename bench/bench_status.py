@@ -32,18 +32,18 @@ sys.path.insert(0, str(REPO))
 
 from tests.conftest import BRAIN_DUMP, config_data  # noqa: E402
 from thoughtforge.config import Config, load_config  # noqa: E402
-from thoughtforge.core import (  # noqa: E402
+from thoughtforge.core.creation import create_project  # noqa: E402
+from thoughtforge.core.project import Project  # noqa: E402
+from thoughtforge.core.state import (  # noqa: E402
     ChatMessage,
     PolishState,
-    Project,
     TrajectoryEntry,
     append_chat,
-    create_project,
     read_status,
-    transition,
     write_polish_state,
     write_status,
 )
+from thoughtforge.core.transition import transition  # noqa: E402
 from thoughtforge.models import (  # noqa: E402
     Counts,
     DeliverableType,

@@ -27,14 +27,10 @@ from thoughtforge.adapters.announce import announce_transitions, board_for
 from thoughtforge.adapters.courier import courier
 from thoughtforge.adapters.notify import ChannelNotifier
 from thoughtforge.config import load_config
-from thoughtforge.core import (
-    Project,
-    TransitionHooks,
-    create_project,
-    install_hooks,
-    installed_hooks,
-    transition,
-)
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.hooks import TransitionHooks, install_hooks, installed_hooks
+from thoughtforge.core.project import Project
+from thoughtforge.core.transition import transition
 from thoughtforge.models import Phase
 
 

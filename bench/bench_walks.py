@@ -260,7 +260,7 @@ def page_answer_and_run(
     from tests.conftest import config_data
     from tests.vibe_kanban import free_port
     from thoughtforge.config import load_config
-    from thoughtforge.core import current_wait
+    from thoughtforge.core.waiting import current_wait
     from thoughtforge.web.app import create_app
 
     config_file = folder / "config.yaml"

@@ -36,14 +36,9 @@ from tests.browser import CHROMIUM, FLAGS  # noqa: E402
 from tests.conftest import config_data  # noqa: E402
 from tests.vibe_kanban import free_port  # noqa: E402
 from thoughtforge.config import load_config  # noqa: E402
-from thoughtforge.core import (  # noqa: E402
-    ChatMessage,
-    Waiting,
-    create_project,
-    current_wait,
-    read_thread,
-    write_chat,
-)
+from thoughtforge.core.creation import create_project  # noqa: E402
+from thoughtforge.core.state import ChatMessage, read_thread, write_chat  # noqa: E402
+from thoughtforge.core.waiting import Waiting, current_wait  # noqa: E402
 from thoughtforge.models import Phase  # noqa: E402
 
 BIN = Path(sys.executable).parent

@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO))
 from tests.postgresql import PASSWORD, create_database, throwaway_cluster  # noqa: E402
 from tests.stack.conftest import Stack  # noqa: E402
 from thoughtforge.config import load_config  # noqa: E402
-from thoughtforge.core import list_projects  # noqa: E402
+from thoughtforge.core.project import list_projects  # noqa: E402
 from thoughtforge.models import Phase  # noqa: E402
 from thoughtforge.stack.api import PrefectApi  # noqa: E402
 from thoughtforge.stack.database import PASSWORD_ENV  # noqa: E402

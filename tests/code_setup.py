@@ -12,8 +12,9 @@ import yaml
 
 from tests.build_setup import locked_project
 from thoughtforge.config import Config
-from thoughtforge.core import Project, read_status, write_status
 from thoughtforge.core.git_repo import commit
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import read_status, write_status
 from thoughtforge.models import DeliverableType, Phase
 
 SPEC = """# Spec: Pocket Calculator

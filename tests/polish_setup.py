@@ -10,8 +10,10 @@ import yaml
 
 from tests.conftest import BRAIN_DUMP
 from thoughtforge.config import Config
-from thoughtforge.core import Project, create_project, read_status, write_status
+from thoughtforge.core.creation import create_project
 from thoughtforge.core.git_repo import commit
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import read_status, write_status
 from thoughtforge.models import DeliverableType, Phase
 
 MEETS = {

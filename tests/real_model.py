@@ -29,7 +29,8 @@ from pydantic import BaseModel
 
 from tests.conftest import REPO_ROOT, config_data
 from tests.vibe_kanban import free_port
-from thoughtforge.core import read_events, read_status
+from thoughtforge.core.project_log import read_events
+from thoughtforge.core.state import read_status
 from thoughtforge.models import HaltReason, Phase
 
 WEDDING = REPO_ROOT / "examples" / "wedding-plan.md"

@@ -23,8 +23,9 @@ from thoughtforge.catalogue import ACTIONS, FORM_ACTIONS, STEP_ACTIONS, halt_for
 from thoughtforge.cli import HELP_PANELS, app
 from thoughtforge.cli.next_steps import after_halt
 from thoughtforge.config import Config
-from thoughtforge.core import Status, Waiting, create_project
-from thoughtforge.core.state import write_status
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.state import Status, write_status
+from thoughtforge.core.waiting import Waiting
 from thoughtforge.errors import TransitionError
 from thoughtforge.mcp_server.tool_hints import HINTS
 from thoughtforge.mcp_server.tool_table import TOOLS

@@ -22,8 +22,9 @@ from tests.mcp_server.conftest import payload
 from thoughtforge import catalogue
 from thoughtforge.actions.composer import composer_for
 from thoughtforge.config import load_config
-from thoughtforge.core import Status, Waiting, create_project
-from thoughtforge.core.state import write_status
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.state import Status, write_status
+from thoughtforge.core.waiting import Waiting
 from thoughtforge.models import HaltReason, Phase
 
 NOW = datetime(2026, 12, 7, tzinfo=UTC)

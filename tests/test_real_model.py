@@ -17,7 +17,7 @@ from tests.real_model import (
     skip_reason,
     step_figures,
 )
-from thoughtforge.core import read_chat
+from thoughtforge.core.state import read_chat
 from thoughtforge.models import HaltReason, Phase
 
 pytestmark = pytest.mark.slow

@@ -24,7 +24,7 @@ from functools import cache
 from pathlib import Path
 
 from thoughtforge.config import PolishConfig
-from thoughtforge.core import PolishState
+from thoughtforge.core.state import PolishState
 from thoughtforge.errors import UnusableReply
 from thoughtforge.models import Issue
 from thoughtforge.phases.deliverable.verdict import Candidate

@@ -12,7 +12,7 @@ from bench.verdicts import fixer, real, reviewer
 from bench.verdicts.model import Plan, new_plan
 from bench.verdicts.populations import Population, pairs
 from thoughtforge.config import PolishConfig
-from thoughtforge.core import PolishState
+from thoughtforge.core.state import PolishState
 from thoughtforge.models import HaltReason, Issue, Severity
 from thoughtforge.phases.polish.finding_tracker import FindingTracker
 

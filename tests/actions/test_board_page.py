@@ -9,7 +9,7 @@ from rich.console import Console
 
 from thoughtforge.actions.board_page import terminal_board
 from thoughtforge.config import Config
-from thoughtforge.core import create_project
+from thoughtforge.core.creation import create_project
 
 
 def test_no_projects_is_a_line_and_one_is_a_card_under_brain_dump(config: Config) -> None:

@@ -8,7 +8,8 @@ import pytest
 
 from thoughtforge.actions.budget import spend_and_budget
 from thoughtforge.config import Config
-from thoughtforge.core import Project, create_project
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import Project
 
 
 @pytest.fixture

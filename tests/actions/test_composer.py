@@ -10,9 +10,10 @@ import pytest
 
 from thoughtforge.actions.composer import WAITS_FOR, composer_for
 from thoughtforge.catalogue import FORM_ACTIONS, STEP_ACTIONS
-from thoughtforge.core import Status, Waiting
 from thoughtforge.core.course_claim import Claim
 from thoughtforge.core.process_identity import this_process
+from thoughtforge.core.state import Status
+from thoughtforge.core.waiting import Waiting
 from thoughtforge.flows import human_input
 from thoughtforge.halt_advice import HALT_ADVICE
 from thoughtforge.models import HaltReason, Phase

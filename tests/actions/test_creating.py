@@ -9,7 +9,7 @@ import pytest
 from tests.conftest import BRAIN_DUMP
 from thoughtforge.actions.creating import DEMO_AGENT, create, ready_to_run
 from thoughtforge.config import Config
-from thoughtforge.core import list_projects
+from thoughtforge.core.project import list_projects
 from thoughtforge.errors import ThoughtForgeError
 
 

@@ -10,7 +10,8 @@ from thoughtforge.actions import hand_over as hand_over_module
 from thoughtforge.actions.hand_over import hand_over
 from thoughtforge.catalogue import RunAnswer
 from thoughtforge.config import Config
-from thoughtforge.core import Project, create_project
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import Project
 from thoughtforge.stack import api as api_module
 from thoughtforge.stack.api import PrefectApi, WaitingRun
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from thoughtforge.actions.pulling import pull
 from thoughtforge.config import Config
-from thoughtforge.core import create_project
+from thoughtforge.core.creation import create_project
 
 NOTION = "https://www.notion.so/x-0123456789abcdef0123456789abcdef"
 

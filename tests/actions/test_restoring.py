@@ -18,9 +18,11 @@ from thoughtforge.actions.restoring import restore, restored_point
 from thoughtforge.actions.run_state import composer_of
 from thoughtforge.cli.status_report import project_detail
 from thoughtforge.config import Config
-from thoughtforge.core import Project, hold_run_lock, read_polish_state, read_status
 from thoughtforge.core.course_claim import ProjectClaimed
+from thoughtforge.core.project import Project
 from thoughtforge.core.project_view import read_view
+from thoughtforge.core.run_lock import hold_run_lock
+from thoughtforge.core.state import read_polish_state, read_status
 from thoughtforge.models import Phase
 from thoughtforge.phases.polish.loop import PolishLoop
 from thoughtforge.phases.revision import RevisionRefused

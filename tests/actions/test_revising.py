@@ -17,11 +17,12 @@ from thoughtforge.actions.answering import Answer, take_answer
 from thoughtforge.actions.revising import revised
 from thoughtforge.actions.starting import Started
 from thoughtforge.config import Config
-from thoughtforge.core import Project, read_chat, read_status
 from thoughtforge.core.course_claim import Claim, ProjectClaimed, standing_claim, take_claim
+from thoughtforge.core.project import Project
 from thoughtforge.core.revisions import read_revisions
 from thoughtforge.core.run_lock import hold_run_lock
 from thoughtforge.core.run_start import claimed_start
+from thoughtforge.core.state import read_chat, read_status
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.models import Phase
 

@@ -17,7 +17,9 @@ import pytest
 from tests.vibe_kanban import free_port
 from thoughtforge.actions.uploading import PartialUpload, UploadRefused, save_upload
 from thoughtforge.config import Config, load_config
-from thoughtforge.core import Project, create_project, read_chat
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import read_chat
 from thoughtforge.phases.resources import resource_files
 
 

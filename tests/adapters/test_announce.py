@@ -18,14 +18,11 @@ from tests.capture_server import CapturedRequest, CaptureServer, refused_url
 from thoughtforge.adapters.announce import announce_transitions
 from thoughtforge.adapters.courier import courier
 from thoughtforge.config import load_config
-from thoughtforge.core import (
-    Project,
-    create_project,
-    install_hooks,
-    installed_hooks,
-    read_events,
-    transition,
-)
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.hooks import install_hooks, installed_hooks
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import read_events
+from thoughtforge.core.transition import transition
 from thoughtforge.models import Phase
 
 SECRET_PATH = "/hooks/xoxSecretPart"

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from thoughtforge.adapters.courier import Courier
-from thoughtforge.core import Project, read_events
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import read_events
 
 HOLD_SECONDS = 10
 """The longest a held call waits for its release: only reached when the courier is broken."""

@@ -13,9 +13,9 @@ import yaml
 from tests.agent_clis.conftest import CLIS, Bench
 from tests.agent_clis.model_answers import CALC, TEST_CALC, Write
 from thoughtforge.adapters.agents.kinds import CLI_KINDS
-from thoughtforge.core import read_chat, read_status
 from thoughtforge.core.project_log import read_events
-from thoughtforge.core.spend import read_usage
+from thoughtforge.core.spend.ledger import read_usage
+from thoughtforge.core.state import read_chat, read_status
 from thoughtforge.models import HaltReason, Phase
 
 pytestmark = pytest.mark.slow

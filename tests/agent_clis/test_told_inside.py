@@ -9,8 +9,8 @@ import pytest
 from tests.agent_clis.conftest import CLIS, Bench
 from tests.agent_clis.model_answers import Run
 from tests.agent_clis.test_real_clis import CODE_BRAIN_DUMP, _halt, _run
-from thoughtforge.core import read_status, read_thread
 from thoughtforge.core.project_log import read_events
+from thoughtforge.core.state import read_status, read_thread
 from thoughtforge.models import Phase
 
 pytestmark = pytest.mark.slow

@@ -13,7 +13,7 @@ from bench.verdicts.model import Plan, new_plan
 from bench.verdicts.populations import HELD_OUT, TUNING, Population, pairs
 from bench.verdicts.scoreboard import Rate, Row
 from bench.verdicts.simulation import over_thresholds, simulate
-from thoughtforge.core import PolishState
+from thoughtforge.core.state import PolishState
 from thoughtforge.phases.polish import guards
 from thoughtforge.phases.polish.guard_view import Seen, over
 

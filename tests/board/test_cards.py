@@ -10,10 +10,13 @@ from rich.console import Console
 from thoughtforge.board.cards import Badge, Card, describe, project_card
 from thoughtforge.board.text import render_board
 from thoughtforge.config import Config
-from thoughtforge.core import Waiting, create_project, record_wait, transition, write_status
+from thoughtforge.core.creation import create_project
 from thoughtforge.core.project_view import RunPlace
 from thoughtforge.core.revisions import REVISIONS_FILE
 from thoughtforge.core.run_lock import hold_run_lock
+from thoughtforge.core.state import write_status
+from thoughtforge.core.transition import transition
+from thoughtforge.core.waiting import Waiting, record_wait
 from thoughtforge.models import HaltReason, Phase
 
 NOW = datetime(2026, 11, 26, tzinfo=UTC)

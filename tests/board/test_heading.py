@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from thoughtforge.board.heading import polish_heading
-from thoughtforge.core import TrajectoryEntry
+from thoughtforge.core.state import TrajectoryEntry
 
 AT = datetime(2026, 12, 6, tzinfo=UTC)
 

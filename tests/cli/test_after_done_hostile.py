@@ -17,9 +17,10 @@ from tests.build_setup import building_project
 from tests.cli.test_drafts_and_archive import _run
 from tests.conftest import REPO_ROOT
 from thoughtforge.config import Config
-from thoughtforge.core import Project, read_status, write_status
 from thoughtforge.core.git_repo import commit
+from thoughtforge.core.project import Project
 from thoughtforge.core.revisions import read_revisions
+from thoughtforge.core.state import read_status, write_status
 from thoughtforge.models import Phase
 
 BUILT = "# Plan\n\n## Budget\n\nBudget 15k, first draft.\n"

@@ -14,7 +14,10 @@ import pytest
 from tests.conftest import BRAIN_DUMP, REPO_ROOT
 from tests.web.conftest import Bench, serve_bench  # noqa: F401  (the workbench fixture)
 from thoughtforge.bounded_input import MAX_MESSAGE_CHARS
-from thoughtforge.core import Project, create_project, read_chat, transition
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import read_chat
+from thoughtforge.core.transition import transition
 from thoughtforge.models import HaltReason, Phase
 
 

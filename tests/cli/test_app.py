@@ -17,7 +17,7 @@ import yaml
 from tests.conftest import BRAIN_DUMP, REPO_ROOT
 from thoughtforge.cli import app
 from thoughtforge.config import load_config
-from thoughtforge.core import create_project
+from thoughtforge.core.creation import create_project
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 

@@ -17,14 +17,10 @@ import pytest
 
 from thoughtforge.board.cards import COLUMNS, sparkline
 from thoughtforge.config import Config, load_config
-from thoughtforge.core import (
-    PolishState,
-    Project,
-    TrajectoryEntry,
-    create_project,
-    transition,
-    write_polish_state,
-)
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import PolishState, TrajectoryEntry, write_polish_state
+from thoughtforge.core.transition import transition
 from thoughtforge.models import Counts, DeliverableType, HaltReason, Phase
 
 _TO_POLISHING = (Phase.DISTILLING, Phase.HUMAN_REVIEW, Phase.SPEC_BUILDING, Phase.BUILDING)

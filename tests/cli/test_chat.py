@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from thoughtforge.config import Config
-from thoughtforge.core import ChatMessage, Project, append_chat, create_project
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import ChatMessage, append_chat
 from thoughtforge.models import Phase
 
 TF = [sys.executable, "-m", "thoughtforge"]

@@ -20,7 +20,8 @@ from tests.vibe_kanban import VibeKanban
 from thoughtforge.adapters.agents.landlock import abi_version
 from thoughtforge.adapters.announce import board_for
 from thoughtforge.config import load_config
-from thoughtforge.core import TransitionHooks, create_project, install_hooks
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.hooks import TransitionHooks, install_hooks
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 

@@ -12,14 +12,10 @@ import pytest
 from tests.conftest import BRAIN_DUMP, REPO_ROOT
 from tests.phases.conftest import distillation, under_review
 from thoughtforge.config import Config
-from thoughtforge.core import (
-    Project,
-    create_project,
-    read_chat,
-    read_status,
-    write_status,
-)
 from thoughtforge.core.archive import archive
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import read_chat, read_status, write_status
 from thoughtforge.models import Phase
 
 

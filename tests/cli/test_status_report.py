@@ -16,15 +16,9 @@ from tests.core.test_course_claim import held_elsewhere
 from thoughtforge.actions.composer import WAITS_FOR
 from thoughtforge.cli.status_report import UNNAMED, ProjectTable, project_detail, project_table
 from thoughtforge.config import Config
-from thoughtforge.core import (
-    PolishState,
-    TrajectoryEntry,
-    Waiting,
-    create_project,
-    record_wait,
-    write_polish_state,
-)
-from thoughtforge.core.waiting import ANSWER_VERBS
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.state import PolishState, TrajectoryEntry, write_polish_state
+from thoughtforge.core.waiting import ANSWER_VERBS, Waiting, record_wait
 from thoughtforge.models import Phase
 
 

@@ -15,7 +15,9 @@ from tests.fake_notion import FakeNotion
 from tests.flows.conftest import run_cli
 from thoughtforge.config import Config, load_config
 from thoughtforge.connectors import enabled_connectors, pull_sources
-from thoughtforge.core import Project, create_project, read_events
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import read_events
 
 HEX = "0123456789abcdef0123456789abcdef"
 

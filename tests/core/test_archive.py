@@ -13,16 +13,12 @@ from thoughtforge.actions.archiving import archive_project
 from thoughtforge.actions.inbox import inbox
 from thoughtforge.actions.run_state import working_run
 from thoughtforge.config import Config
-from thoughtforge.core import (
-    Project,
-    create_project,
-    hold_run_lock,
-    list_projects,
-    read_status,
-    transition,
-    write_status,
-)
 from thoughtforge.core.archive import ArchiveRefused, archive, unarchive
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import Project, list_projects
+from thoughtforge.core.run_lock import hold_run_lock
+from thoughtforge.core.state import read_status, write_status
+from thoughtforge.core.transition import transition
 from thoughtforge.models import HaltReason, Phase
 
 

@@ -12,7 +12,8 @@ import time
 
 from tests.conftest import REPO_ROOT
 from thoughtforge.config import Config
-from thoughtforge.core import commit_own, create_project
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.staging import commit_own
 from thoughtforge.core.state import ACCEPTANCE_LOCK_FILE
 
 WRITER = """

@@ -7,7 +7,6 @@ import time
 
 from tests.conftest import BRAIN_DUMP
 from thoughtforge.config import Config
-from thoughtforge.core import create_project, read_events
 from thoughtforge.core.build_progress import (
     REPORT_INTERVAL_SECONDS,
     BuildProgress,
@@ -15,6 +14,8 @@ from thoughtforge.core.build_progress import (
     read_build_progress,
     recorded,
 )
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project_log import read_events
 
 
 def _report(n: int) -> BuildProgress:

@@ -14,7 +14,6 @@ import pytest
 from tests.conftest import REPO_ROOT
 from tests.core.test_course_claim import held_elsewhere
 from thoughtforge.config import Config
-from thoughtforge.core import create_project
 from thoughtforge.core.course_claim import (
     STARTING_FILE,
     Claim,
@@ -24,6 +23,7 @@ from thoughtforge.core.course_claim import (
     standing_claim,
     take_claim,
 )
+from thoughtforge.core.creation import create_project
 from thoughtforge.core.process_identity import start_time, this_process
 from thoughtforge.core.project_view import read_view
 from thoughtforge.core.state import utc_now

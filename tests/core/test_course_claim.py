@@ -19,7 +19,6 @@ import pytest
 
 from tests.conftest import REPO_ROOT
 from thoughtforge.config import Config
-from thoughtforge.core import Project, create_project
 from thoughtforge.core.course_claim import (
     STARTING_FILE,
     Claim,
@@ -30,7 +29,9 @@ from thoughtforge.core.course_claim import (
     standing_claim,
     take_claim,
 )
+from thoughtforge.core.creation import create_project
 from thoughtforge.core.process_identity import running, this_process
+from thoughtforge.core.project import Project
 from thoughtforge.core.project_view import read_view
 from thoughtforge.core.state import utc_now
 

@@ -15,15 +15,10 @@ import pytest
 
 from tests.conftest import BRAIN_DUMP
 from thoughtforge.config import Config, load_config
-from thoughtforge.core import (
-    brain_dump_text,
-    create_project,
-    list_projects,
-    read_chat,
-    read_status,
-    safe_file_name,
-    write_status,
-)
+from thoughtforge.core.creation import brain_dump_text, create_project
+from thoughtforge.core.project import list_projects
+from thoughtforge.core.safe_names import safe_file_name
+from thoughtforge.core.state import read_chat, read_status, write_status
 from thoughtforge.errors import ConfigError, ProjectError, ProjectLimitError, ThoughtForgeError
 from thoughtforge.models import HaltReason, Phase
 
@@ -164,7 +159,7 @@ def test_concurrent_creations_never_exceed_the_project_limit(
     go = path.parent / "go"
     script = (
         "import sys, time\nfrom pathlib import Path\nfrom thoughtforge.config import load_config\n"
-        "from thoughtforge.core import create_project\n"
+        "from thoughtforge.core.creation import create_project\n"
         "from thoughtforge.errors import ProjectLimitError\n"
         "config = load_config(Path(sys.argv[1]))\n"
         "while not Path(sys.argv[2]).exists():\n    time.sleep(0.001)\n"

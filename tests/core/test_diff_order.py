@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tests.conftest import BRAIN_DUMP
 from thoughtforge.config import Config
-from thoughtforge.core import create_project
+from thoughtforge.core.creation import create_project
 from thoughtforge.core.diff_order import by_reading_order
 from thoughtforge.core.git_repo import commit
 from thoughtforge.core.history import item_diff, project_history

@@ -9,7 +9,8 @@ from pathlib import Path
 import git
 import pytest
 
-from thoughtforge.core import git_repo, read_events
+from thoughtforge.core import git_repo
+from thoughtforge.core.project_log import read_events
 from thoughtforge.errors import RepositoryTampered
 
 

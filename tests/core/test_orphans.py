@@ -6,7 +6,9 @@ from pathlib import Path
 
 from tests.core.test_run_lock import HOLDER
 from thoughtforge.config import Config
-from thoughtforge.core import create_project, halt_orphaned_projects, read_status, write_status
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.orphans import halt_orphaned_projects
+from thoughtforge.core.state import read_status, write_status
 from thoughtforge.models import HaltReason, Phase
 
 

@@ -18,8 +18,9 @@ import pytest
 
 from thoughtforge.bounded_input import JsonTooDeep, parse_json
 from thoughtforge.config import Config
-from thoughtforge.core import create_project, read_own_bytes
 from thoughtforge.core.course_claim import STARTING_FILE, ProjectClaimed, take_claim
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.own_files import read_own_bytes
 from thoughtforge.core.project_log import LOG_FILE, log_event, read_events
 from thoughtforge.core.project_view import read_view
 from thoughtforge.core.run_lock import LOCK_FILE, is_running

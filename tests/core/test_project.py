@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from thoughtforge.config import Config
-from thoughtforge.core import create_project, list_projects, open_project
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import list_projects, open_project
 from thoughtforge.errors import ProjectError
 
 

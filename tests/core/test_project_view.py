@@ -7,11 +7,13 @@ from __future__ import annotations
 import os
 
 from thoughtforge.config import Config
-from thoughtforge.core import Project, create_project, hold_run_lock, write_polish_state
 from thoughtforge.core.archive import archive
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import Project
 from thoughtforge.core.project_view import RunPlace, read_view
+from thoughtforge.core.run_lock import hold_run_lock
 from thoughtforge.core.run_start import claim_start
-from thoughtforge.core.state import PolishState, utc_now, write_status
+from thoughtforge.core.state import PolishState, utc_now, write_polish_state, write_status
 from thoughtforge.core.waiting import Waiting, clear_wait, record_wait
 from thoughtforge.models import HaltReason, Issue, Phase
 

@@ -10,7 +10,9 @@ import time
 import pytest
 
 from thoughtforge.config import Config
-from thoughtforge.core import LOCK_FILE, Project, create_project, hold_run_lock, is_running
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import Project
+from thoughtforge.core.run_lock import LOCK_FILE, hold_run_lock, is_running
 from thoughtforge.errors import ProjectError
 
 HOLDER = """

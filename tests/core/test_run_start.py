@@ -8,7 +8,6 @@ from datetime import timedelta
 import pytest
 
 from thoughtforge.config import Config
-from thoughtforge.core import create_project, hold_run_lock
 from thoughtforge.core.course_claim import (
     KEPT_SECONDS,
     STARTING_FILE,
@@ -16,6 +15,8 @@ from thoughtforge.core.course_claim import (
     keep,
     standing_claim,
 )
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.run_lock import hold_run_lock
 from thoughtforge.core.run_start import claim_start, claimed_start, refuse_beside_another
 from thoughtforge.errors import ProjectFileError
 

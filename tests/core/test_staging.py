@@ -6,15 +6,11 @@ from pathlib import Path
 
 from tests.conftest import BRAIN_DUMP
 from thoughtforge.config import Config
-from thoughtforge.core import (
-    Project,
-    commit_own,
-    create_project,
-    discard_agent_changes,
-    git_repo,
-    log_event,
-    read_events,
-)
+from thoughtforge.core import git_repo
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import log_event, read_events
+from thoughtforge.core.staging import commit_own, discard_agent_changes
 
 
 def _tracked(project_dir: Path) -> list[str]:

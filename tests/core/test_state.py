@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from thoughtforge.core import (
+from thoughtforge.core.state import (
     CHAT_ARCHIVE_FILE,
     ChatMessage,
     PolishState,
     Status,
     TrajectoryEntry,
+    _read_archive,
     append_chat,
     check_state_files,
     clear_chat,
@@ -27,7 +28,6 @@ from thoughtforge.core import (
     write_polish_state,
     write_status,
 )
-from thoughtforge.core.state import _read_archive
 from thoughtforge.errors import ProjectFileError, StateFileError
 from thoughtforge.models import Issue, Phase, Severity
 
@@ -166,7 +166,7 @@ def test_concurrent_appends_from_many_processes_keep_every_message(tmp_path: Pat
     write_chat(tmp_path, [])
     script = (
         "import sys\nfrom pathlib import Path\n"
-        "from thoughtforge.core import ChatMessage, append_chat\n"
+        "from thoughtforge.core.state import ChatMessage, append_chat\n"
         "for k in range(5):\n"
         "    append_chat(Path(sys.argv[1]), ChatMessage(role='human', content=f'{sys.argv[2]}-{k}',"
         " phase='brain_dump'))\n"

@@ -3,18 +3,12 @@ from __future__ import annotations
 import pytest
 
 from thoughtforge.config import Config
-from thoughtforge.core import (
-    Notification,
-    Project,
-    Status,
-    TransitionHooks,
-    add_transition_listener,
-    create_project,
-    read_events,
-    read_status,
-    transition,
-    write_status,
-)
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.hooks import Notification, TransitionHooks, add_transition_listener
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import read_events
+from thoughtforge.core.state import Status, read_status, write_status
+from thoughtforge.core.transition import transition
 from thoughtforge.errors import TransitionError
 from thoughtforge.models import DeliverableType, HaltReason, Phase
 

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from thoughtforge.core import Waiting, clear_wait, current_wait, read_events, record_wait, utc_now
-from thoughtforge.core.waiting import WAITING_FILE
+from thoughtforge.core.project_log import read_events
+from thoughtforge.core.state import utc_now
+from thoughtforge.core.waiting import WAITING_FILE, Waiting, clear_wait, current_wait, record_wait
 from thoughtforge.models import Phase
 
 

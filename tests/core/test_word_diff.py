@@ -9,9 +9,10 @@ from pathlib import Path
 
 from tests.conftest import BRAIN_DUMP
 from thoughtforge.config import Config
-from thoughtforge.core import Project, create_project
+from thoughtforge.core.creation import create_project
 from thoughtforge.core.git_repo import commit
 from thoughtforge.core.history import item_diff, project_history
+from thoughtforge.core.project import Project
 from thoughtforge.core.word_diff import Piece, as_text, changes_in_words, marked_pieces
 
 GOLDEN = Path(__file__).parent / "golden" / "word_diff.txt"

@@ -14,8 +14,9 @@ import yaml
 
 from tests.polish_setup import calls
 from thoughtforge.config import load_config
-from thoughtforge.core import create_project, read_status
 from thoughtforge.core.build_progress import ProgressItem, read_build_progress
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.state import read_status
 from thoughtforge.flows.pipeline import pipeline_in_process
 from thoughtforge.models import Phase
 

@@ -17,9 +17,10 @@ from tests.flows.conftest import run_cli
 from tests.flows.test_pipeline import DEMO_STEPS, REPO, _flow_runs_of, _only_project
 from thoughtforge.adapters.agents.scripted import DEMO_SCRIPT
 from thoughtforge.config import load_config
-from thoughtforge.core import hold_run_lock, open_project, read_polish_state, read_status
+from thoughtforge.core.project import open_project
 from thoughtforge.core.revisions import REVISION_TAG_PREFIX, read_revisions
-from thoughtforge.core.state import read_thread
+from thoughtforge.core.run_lock import hold_run_lock
+from thoughtforge.core.state import read_polish_state, read_status, read_thread
 from thoughtforge.models import Phase
 from thoughtforge.phases.revision_text import split_sections
 

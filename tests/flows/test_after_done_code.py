@@ -23,8 +23,9 @@ from tests.code_setup import (
 from tests.flows.conftest import run_cli
 from tests.polish_setup import calls
 from thoughtforge.config import load_config
-from thoughtforge.core import read_events, read_status
 from thoughtforge.core.history import project_history
+from thoughtforge.core.project_log import read_events
+from thoughtforge.core.state import read_status
 from thoughtforge.models import Phase
 from thoughtforge.plugins.code.acceptance.lock import read_lock
 

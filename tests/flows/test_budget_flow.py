@@ -15,8 +15,9 @@ from prefect import get_client
 from tests.flows.conftest import run_cli
 from tests.polish_setup import calls, polishing_project, review, write_script
 from thoughtforge.config import load_config
-from thoughtforge.core import read_events, read_polish_state, read_status, read_thread
-from thoughtforge.core.spend import read_usage
+from thoughtforge.core.project_log import read_events
+from thoughtforge.core.spend.ledger import read_usage
+from thoughtforge.core.state import read_polish_state, read_status, read_thread
 from thoughtforge.models import HaltReason, Phase
 
 pytestmark = pytest.mark.slow  # two polish runs against a real Prefect server

@@ -31,7 +31,8 @@ from tests.flows.conftest import run_cli, send_input, waiting_run
 from tests.flows.test_polish_flow import _wait_for
 from tests.polish_setup import calls
 from thoughtforge.config import load_config
-from thoughtforge.core import Project, read_chat, read_status
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import read_chat, read_status
 from thoughtforge.flows.pipeline import pipeline_in_process
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.stack.api import project_tag

@@ -28,7 +28,9 @@ from tests.flows.test_build_flow import _start
 from tests.flows.test_polish_flow import _wait_for
 from tests.polish_setup import calls
 from thoughtforge.config import load_config
-from thoughtforge.core import Project, git_repo, read_chat, read_status
+from thoughtforge.core import git_repo
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import read_chat, read_status
 from thoughtforge.models import HaltReason, Phase
 
 CLEAN = {"text": code_review({"total": 2, "passed": 2, "failed": 0})}

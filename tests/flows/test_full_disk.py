@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import BRAIN_DUMP
 from tests.flows.conftest import run_cli
 from tests.small_disk import small_tmpfs
-from thoughtforge.core import read_chat, read_status
+from thoughtforge.core.state import read_chat, read_status
 from thoughtforge.models import HaltReason, Phase
 
 pytestmark = pytest.mark.slow

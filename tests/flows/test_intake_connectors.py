@@ -17,7 +17,10 @@ from tests.conftest import BRAIN_DUMP
 from tests.fake_notion import FakeNotion
 from tests.flows.test_pipeline import DEMO_STEPS
 from thoughtforge.config import Config, load_config
-from thoughtforge.core import create_project, git_repo, open_project, read_status
+from thoughtforge.core import git_repo
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import open_project
+from thoughtforge.core.state import read_status
 from thoughtforge.flows.intake import run_intake
 from thoughtforge.models import Phase
 from thoughtforge.tasks import connector_pull

@@ -12,17 +12,11 @@ import pytest
 from tests.conftest import BRAIN_DUMP
 from tests.phases.conftest import distillation, prompts, step_script
 from thoughtforge.config import Config
-from thoughtforge.core import (
-    Project,
-    create_project,
-    mark_read,
-    read_chat,
-    read_status,
-    record_wait,
-    transition,
-    utc_now,
-)
-from thoughtforge.core.waiting import Waiting
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import mark_read, read_chat, read_status, utc_now
+from thoughtforge.core.transition import transition
+from thoughtforge.core.waiting import Waiting, record_wait
 from thoughtforge.flows.human_input import INTAKE, REVIEW, SPEC, ReviewTurn, SpecTurn
 from thoughtforge.flows.intake import _apply
 from thoughtforge.flows.turns import _sent_while_working, take_turn

@@ -22,17 +22,11 @@ from tests.flows.test_polish_flow import _wait_for
 from tests.polish_setup import polishing_project
 from tests.process_checks import alive
 from thoughtforge.config import load_config
-from thoughtforge.core import (
-    ChatMessage,
-    append_chat,
-    create_project,
-    current_wait,
-    hold_run_lock,
-    read_chat,
-    read_status,
-)
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.run_lock import hold_run_lock
 from thoughtforge.core.run_start import claim_start
-from thoughtforge.core.waiting import WAITING_FILE
+from thoughtforge.core.state import ChatMessage, append_chat, read_chat, read_status
+from thoughtforge.core.waiting import WAITING_FILE, current_wait
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.stack.api import project_tag
 

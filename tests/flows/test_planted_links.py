@@ -12,7 +12,8 @@ from tests.conftest import BRAIN_DUMP
 from tests.phases.conftest import Script, distillation, step_script
 from tests.polish_setup import PLAN, polishing_project, review
 from thoughtforge.config import Config
-from thoughtforge.core import create_project, read_chat, read_status
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.state import read_chat, read_status
 from thoughtforge.flows.intake import run_intake
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import intake

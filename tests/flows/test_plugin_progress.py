@@ -14,8 +14,10 @@ import pytest
 from tests.examples.test_checklist_plugin import BRAIN_DUMP, EXAMPLES, FIXED
 from tests.examples.test_checklist_plugin import script as script  # the scripted answers
 from thoughtforge.config import load_config
-from thoughtforge.core import create_project, read_events, read_status
 from thoughtforge.core.build_progress import read_build_progress
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project_log import read_events
+from thoughtforge.core.state import read_status
 from thoughtforge.flows.pipeline import pipeline_in_process
 from thoughtforge.models import Phase
 

@@ -22,7 +22,7 @@ import yaml
 from tests.flows.test_polish_trajectories import halted, log, subjects
 from tests.polish_setup import ECHO_FIX, polishing_project
 from thoughtforge.config import load_config
-from thoughtforge.core import Project
+from thoughtforge.core.project import Project
 from thoughtforge.flows import polish
 from thoughtforge.models import HaltReason
 from thoughtforge.phases.polish.finding_tracker import read_tracker

@@ -16,8 +16,9 @@ from tests.build_setup import content, intent
 from tests.flows.test_polish_trajectories import halted, prompts, subjects
 from tests.polish_setup import calls, polishing_project, review
 from thoughtforge.config import load_config
-from thoughtforge.core import Project, read_chat
 from thoughtforge.core.git_repo import commit
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import read_chat
 from thoughtforge.flows import polish
 from thoughtforge.models import HaltReason
 from thoughtforge.phases.deliverable.edit_rule import rule_text

@@ -20,7 +20,9 @@ from tests.flows.conftest import run_cli, start_cli, waiting_run
 from tests.polish_setup import ECHO_FIX, calls, polishing_project, review, write_script
 from tests.process_checks import alive
 from thoughtforge.config import load_config
-from thoughtforge.core import Project, git_repo, read_polish_state, read_status, read_thread
+from thoughtforge.core import git_repo
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import read_polish_state, read_status, read_thread
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.stack.api import project_tag
 

@@ -38,7 +38,9 @@ from tests.code_setup import (
     write_script,
 )
 from thoughtforge.config import load_config
-from thoughtforge.core import Project, read_events, read_polish_state, read_status
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import read_events
+from thoughtforge.core.state import read_polish_state, read_status
 from thoughtforge.flows import polish
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.polish.loop import PolishOutcome

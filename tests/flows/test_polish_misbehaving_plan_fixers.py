@@ -24,7 +24,8 @@ from tests.flows.test_polish_trajectories import (
     subjects,
 )
 from tests.polish_setup import PLAN, review
-from thoughtforge.core import Project, read_status
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import read_status
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.polish.finding_tracker import read_tracker
 from thoughtforge.phases.polish.loop import PolishOutcome

@@ -25,7 +25,8 @@ from tests.flows.test_polish_trajectories import (
 )
 from tests.flows.test_polish_trajectories import run as polish_run  # noqa: F401  (the fixture `run`)
 from tests.polish_setup import ECHO_FIX, EVIDENCE, PLAN, every_section_fix
-from thoughtforge.core import Project, read_status
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import read_status
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.polish.finding_tracker import Finding, read_tracker
 from thoughtforge.phases.polish.loop import PolishOutcome

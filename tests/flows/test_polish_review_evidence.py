@@ -13,7 +13,7 @@ import pytest
 from tests.flows.test_polish_trajectories import Run, log
 from tests.flows.test_polish_trajectories import run as polish_run  # noqa: F401  (the fixture `run`)
 from tests.polish_setup import every_section_fix, review
-from thoughtforge.core import read_polish_state
+from thoughtforge.core.state import read_polish_state
 from thoughtforge.phases.polish.finding_tracker import read_tracker
 
 

@@ -30,7 +30,8 @@ from tests.polish_setup import (
 )
 from thoughtforge.actions.progress import deliverable_pane
 from thoughtforge.config import load_config
-from thoughtforge.core import Project, read_chat, read_polish_state, read_status
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import read_chat, read_polish_state, read_status
 from thoughtforge.flows import polish
 from thoughtforge.models import HaltReason, Issue, Phase
 from thoughtforge.phases.polish.finding_tracker import read_tracker

@@ -18,7 +18,8 @@ from tests.conftest import BRAIN_DUMP
 from tests.flows.conftest import run_cli, start_cli
 from tests.flows.test_polish_flow import _wait_for
 from thoughtforge.config import load_config
-from thoughtforge.core import create_project, read_status
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.state import read_status
 from thoughtforge.models import Phase
 from thoughtforge.stack.concurrency_limits import RUNS_LIMIT, agent_limit
 

@@ -15,7 +15,8 @@ from tests.flows.test_pipeline import BRAIN_DUMP, DISTILLATION, _only_project, _
 from tests.flows.test_polish_flow import _wait_for
 from thoughtforge.actions.answering import Answer, take_answer
 from thoughtforge.config import load_config
-from thoughtforge.core import open_project, read_chat
+from thoughtforge.core.project import open_project
+from thoughtforge.core.state import read_chat
 from thoughtforge.stack.api import PrefectApi
 
 

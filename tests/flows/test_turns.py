@@ -5,15 +5,11 @@ import logging
 import pytest
 
 from thoughtforge.config import Config
-from thoughtforge.core import (
-    Notification,
-    Project,
-    TransitionHooks,
-    create_project,
-    install_hooks,
-    read_status,
-    transition,
-)
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.hooks import Notification, TransitionHooks, install_hooks
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import read_status
+from thoughtforge.core.transition import transition
 from thoughtforge.errors import (
     AgentFailure,
     AttemptFailure,

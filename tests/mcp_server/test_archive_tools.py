@@ -10,8 +10,9 @@ import pytest
 
 from tests.conftest import BRAIN_DUMP
 from thoughtforge.config import load_config
-from thoughtforge.core import create_project, read_status, write_status
 from thoughtforge.core.archive import ArchiveRefused
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.state import read_status, write_status
 from thoughtforge.mcp_server.project_tools import (
     archive_project,
     list_projects,

@@ -16,7 +16,8 @@ from mcp.types import ElicitResult
 from tests.mcp_server.conftest import payload, refusal, stdio_client
 from tests.polish_setup import polishing_project
 from thoughtforge.config import load_config
-from thoughtforge.core import read_status, transition
+from thoughtforge.core.state import read_status
+from thoughtforge.core.transition import transition
 from thoughtforge.models import HaltReason, Phase
 
 

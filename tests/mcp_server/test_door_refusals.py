@@ -20,8 +20,8 @@ from tests.mcp_server.conftest import payload, refusal, stdio_client
 from tests.mcp_server.test_stdio_lifecycle import _send, _session
 from tests.polish_setup import polishing_project
 from thoughtforge.config import load_config
-from thoughtforge.core import transition
-from thoughtforge.core.spend import read_usage
+from thoughtforge.core.spend.ledger import read_usage
+from thoughtforge.core.transition import transition
 from thoughtforge.mcp_server.stdio_transport import MAX_LINE_CHARS
 from thoughtforge.models import HaltReason, Phase
 

@@ -9,7 +9,10 @@ from pathlib import Path
 
 from tests.conftest import BRAIN_DUMP
 from thoughtforge.config import load_config
-from thoughtforge.core import Waiting, create_project, hold_run_lock, record_wait, utc_now
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.run_lock import hold_run_lock
+from thoughtforge.core.state import utc_now
+from thoughtforge.core.waiting import Waiting, record_wait
 from thoughtforge.mcp_server.project_tools import list_projects, project_status
 from thoughtforge.mcp_server.tools import Tools
 from thoughtforge.models import Phase

@@ -18,7 +18,7 @@ from tests.cli.test_after_done_hostile import done_project
 from tests.state_reads import counted_reads, state_reads
 from thoughtforge.actions import process_run
 from thoughtforge.config import load_config
-from thoughtforge.core import Project
+from thoughtforge.core.project import Project
 from thoughtforge.core.waiting import WAITING_FILE
 from thoughtforge.mcp_server.tools import Tools
 

@@ -12,7 +12,8 @@ import anyio
 from tests.mcp_server.conftest import payload, refusal, stdio_client
 from tests.polish_setup import polishing_project
 from thoughtforge.config import load_config
-from thoughtforge.core import read_chat, read_status, transition
+from thoughtforge.core.state import read_chat, read_status
+from thoughtforge.core.transition import transition
 from thoughtforge.mcp_server.transports import INSTRUCTIONS
 from thoughtforge.models import HaltReason, Phase
 

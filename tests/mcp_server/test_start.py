@@ -19,7 +19,7 @@ from tests.conftest import REPO_ROOT
 from tests.mcp_server.conftest import payload, stdio_client
 from tests.polish_setup import polishing_project
 from thoughtforge.config import load_config
-from thoughtforge.core import transition
+from thoughtforge.core.transition import transition
 from thoughtforge.models import HaltReason, Phase
 
 THE_ENTRY = """

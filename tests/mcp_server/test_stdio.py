@@ -17,7 +17,9 @@ from tests.conftest import BRAIN_DUMP
 from tests.mcp_server.conftest import payload, refusal, stdio_client
 from tests.polish_setup import polishing_project
 from thoughtforge.config import load_config
-from thoughtforge.core import current_wait, read_status, transition
+from thoughtforge.core.state import read_status
+from thoughtforge.core.transition import transition
+from thoughtforge.core.waiting import current_wait
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.stack.api import PrefectApi
 

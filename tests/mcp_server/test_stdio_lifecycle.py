@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from thoughtforge.config import load_config
-from thoughtforge.core import create_project, hold_run_lock
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.run_lock import hold_run_lock
 
 INITIALIZE = {
     "jsonrpc": "2.0",

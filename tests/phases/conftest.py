@@ -11,7 +11,10 @@ import yaml
 
 from tests.conftest import BRAIN_DUMP
 from thoughtforge.config import Config
-from thoughtforge.core import ChatMessage, Project, append_chat, create_project, transition
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import ChatMessage, append_chat
+from thoughtforge.core.transition import transition
 from thoughtforge.models import Phase
 
 Script = Callable[..., Path]

@@ -7,7 +7,9 @@ import pytest
 from tests.conftest import BRAIN_DUMP
 from tests.phases.conftest import Script, distillation, prompts
 from thoughtforge.config import Config
-from thoughtforge.core import create_project, read_chat, transition
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.state import read_chat
+from thoughtforge.core.transition import transition
 from thoughtforge.errors import ThoughtForgeError, TransitionError
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import add_human_message, intake, latest_ai_message, notice_once

@@ -9,16 +9,10 @@ from tests.conftest import BRAIN_DUMP
 from tests.phases.conftest import distillation, under_review
 from tests.phases.test_spec import INTENT, proposal, say_ai, spec_building_project
 from thoughtforge.config import Config
-from thoughtforge.core import (
-    INTENT_FILE,
-    ChatMessage,
-    Project,
-    append_chat,
-    create_project,
-    read_chat,
-    read_status,
-    transition,
-)
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import INTENT_FILE, Project
+from thoughtforge.core.state import ChatMessage, append_chat, read_chat, read_status
+from thoughtforge.core.transition import transition
 from thoughtforge.errors import DraftRefused
 from thoughtforge.models import Phase
 from thoughtforge.phases import confirm_intent, confirm_spec

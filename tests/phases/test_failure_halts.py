@@ -26,7 +26,9 @@ from tests.conftest import BRAIN_DUMP
 from tests.phases.conftest import distillation
 from tests.phases.test_spec import proposal, spec_building_project
 from thoughtforge.config import Config, load_config
-from thoughtforge.core import Project, create_project, read_chat, read_status
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import read_chat, read_status
 from thoughtforge.flows.intake import run_intake
 from thoughtforge.flows.spec import run_spec
 from thoughtforge.models import HaltReason, Phase

@@ -9,14 +9,10 @@ from tests.fake_openai import FakeOpenAI, Reply
 from tests.phases.conftest import Script, distillation, prompts
 from tests.polish_setup import calls
 from thoughtforge.config import Config, OpenAIAgentSpec
-from thoughtforge.core import (
-    Project,
-    create_project,
-    read_chat,
-    read_events,
-    read_status,
-    write_status,
-)
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import read_events
+from thoughtforge.core.state import read_chat, read_status, write_status
 from thoughtforge.errors import AgentFailure, PromptTooLarge
 from thoughtforge.models import Phase
 from thoughtforge.phases import intake

@@ -8,7 +8,8 @@ import pytest
 from tests.conftest import BRAIN_DUMP
 from tests.phases.conftest import Script, distillation
 from thoughtforge.config import Config
-from thoughtforge.core import create_project, read_chat, read_status
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.state import read_chat, read_status
 from thoughtforge.errors import TransitionError
 from thoughtforge.models import DeliverableType, Phase
 from thoughtforge.phases import intake, intent

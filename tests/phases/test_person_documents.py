@@ -14,7 +14,10 @@ from tests.phases.conftest import distillation
 from tests.phases.test_spec import INTENT, proposal, spec_building_project
 from tests.polish_setup import CONSTRAINTS, ECHO_FIX, polishing_project, review, write_script
 from thoughtforge.config import Config
-from thoughtforge.core import create_project, git_repo, read_chat, read_events
+from thoughtforge.core import git_repo
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project_log import read_events
+from thoughtforge.core.state import read_chat
 from thoughtforge.phases import intake, spec
 from thoughtforge.phases.person_documents import put_back, snapshot
 from thoughtforge.phases.polish.loop import PolishLoop

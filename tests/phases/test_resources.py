@@ -14,7 +14,9 @@ from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
 from tests.conftest import BRAIN_DUMP
 from thoughtforge.config import Config, OpenAIAgentSpec
-from thoughtforge.core import Project, create_project, read_events
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import read_events
 from thoughtforge.errors import ProjectFileError
 from thoughtforge.phases.resources import read_resources
 

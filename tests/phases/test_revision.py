@@ -8,14 +8,10 @@ import pytest
 
 from tests.build_setup import building_project
 from thoughtforge.config import Config
-from thoughtforge.core import (
-    Project,
-    hold_run_lock,
-    read_chat,
-    read_status,
-    write_status,
-)
+from thoughtforge.core.project import Project
 from thoughtforge.core.revisions import read_revisions
+from thoughtforge.core.run_lock import hold_run_lock
+from thoughtforge.core.state import read_chat, read_status, write_status
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.revision import (
     RevisionRefused,

@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from thoughtforge.core import PolishState, Status, TrajectoryEntry
 from thoughtforge.core.history import HistoryItem, classify
+from thoughtforge.core.state import PolishState, Status, TrajectoryEntry
 from thoughtforge.models import Counts, HaltReason, Phase
 from thoughtforge.phases.revision import RevisionRefused
 from thoughtforge.phases.rollback import target_state

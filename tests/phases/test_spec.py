@@ -17,16 +17,10 @@ from tests.plugins.code.test_discovery import flagged
 from tests.plugins.code.test_scorecard import card
 from tests.polish_setup import calls
 from thoughtforge.config import Config, load_config
-from thoughtforge.core import (
-    ChatMessage,
-    Project,
-    create_project,
-    read_chat,
-    read_status,
-    write_chat,
-    write_status,
-)
+from thoughtforge.core.creation import create_project
 from thoughtforge.core.git_repo import commit
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import ChatMessage, read_chat, read_status, write_chat, write_status
 from thoughtforge.errors import ConfigError, ThoughtForgeError, TransitionError
 from thoughtforge.models import DeliverableType, HaltReason, Phase
 from thoughtforge.phases import human_decisions, intake

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from thoughtforge.core import ChatMessage
+from thoughtforge.core.state import ChatMessage
 from thoughtforge.models import Phase
 from thoughtforge.prompting import fit_conversation
 

@@ -20,8 +20,8 @@ import yaml
 from tests.conftest import REPO_ROOT, config_data
 from tests.flows.test_polish_flow import _wait_for
 from thoughtforge.config import state_dir
-from thoughtforge.core import current_wait
 from thoughtforge.core.processes import live_processes
+from thoughtforge.core.waiting import current_wait
 from thoughtforge.stack.api import PrefectApi
 
 REPO = Path(__file__).resolve().parents[2]

@@ -11,8 +11,9 @@ import yaml
 
 from tests.flows.test_after_done import CHANGE, _sections, revision_script
 from tests.stack.conftest import BIN, REPO, Stack, running, wait_for
-from thoughtforge.core import Project, read_status
 from thoughtforge.core.history import project_history
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import read_status
 from thoughtforge.models import Phase
 from thoughtforge.stack.api import PrefectApi
 

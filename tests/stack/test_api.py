@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from thoughtforge.config import Config
-from thoughtforge.core import Project, Waiting, record_wait, utc_now
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import utc_now
+from thoughtforge.core.waiting import Waiting, record_wait
 from thoughtforge.models import Phase
 from thoughtforge.stack import api as api_module
 from thoughtforge.stack.api import (

@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from tests.stack.conftest import REPO, Stack, suspended_at, wait_for
-from thoughtforge.core import current_wait, read_chat, read_status
+from thoughtforge.core.state import read_chat, read_status
+from thoughtforge.core.waiting import current_wait
 from thoughtforge.models import Phase
 
 pytestmark = pytest.mark.slow

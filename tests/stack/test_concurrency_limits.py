@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from thoughtforge.config import Config, load_config
-from thoughtforge.core import create_project
+from thoughtforge.core.creation import create_project
 from thoughtforge.core.run_lock import hold_run_lock
 from thoughtforge.stack.api import PrefectApi
 from thoughtforge.stack.concurrency_limits import (

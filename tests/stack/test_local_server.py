@@ -25,15 +25,11 @@ from tests.stack.conftest import BIN, REPO, Stack, asked_again, running, suspend
 from tests.vibe_kanban import VibeKanban
 from thoughtforge.catalogue import RunAnswer
 from thoughtforge.config import load_config, state_dir
-from thoughtforge.core import (
-    LOCK_FILE,
-    Waiting,
-    current_wait,
-    read_chat,
-    read_events,
-    read_status,
-)
 from thoughtforge.core.processes import live_processes
+from thoughtforge.core.project_log import read_events
+from thoughtforge.core.run_lock import LOCK_FILE
+from thoughtforge.core.state import read_chat, read_status
+from thoughtforge.core.waiting import Waiting, current_wait
 from thoughtforge.flows.runtime.run_tags import run_name
 from thoughtforge.models import Phase
 from thoughtforge.phases.polish.loop import PolishLoop

@@ -23,9 +23,10 @@ import pytest
 from tests.cli.test_readme_commands import printed_commands
 from tests.stack.conftest import INSTALLED_TIMEOUT, REPO, free_port, run_ok, wait_for
 from thoughtforge.config import state_dir
-from thoughtforge.core import Project, read_status
 from thoughtforge.core.processes import live_processes
+from thoughtforge.core.project import Project
 from thoughtforge.core.project_view import read_view
+from thoughtforge.core.state import read_status
 from thoughtforge.core.waiting import current_wait
 from thoughtforge.models import Phase
 from thoughtforge.stack.api import PrefectApi

@@ -20,8 +20,10 @@ from tests.polish_setup import ECHO_FIX, polishing_project, review
 from tests.postgresql import PASSWORD, Cluster, create_database, throwaway_cluster
 from tests.stack.conftest import REPO, Stack, running, wait_for
 from thoughtforge.config import load_config, state_dir
-from thoughtforge.core import Project, read_events, read_status
 from thoughtforge.core.processes import live_processes
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import read_events
+from thoughtforge.core.state import read_status
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.process_tree import descendants
 from thoughtforge.stack.api import PrefectApi, RunSummary

@@ -19,19 +19,12 @@ from tests.conftest import REPO_ROOT
 from tests.phases.test_spec import proposal, say_ai, spec_building_project
 from tests.web.conftest import Bench
 from thoughtforge.actions.starting import NO_SERVER
-from thoughtforge.core import (
-    Project,
-    Waiting,
-    create_project,
-    open_project,
-    read_chat,
-    read_status,
-    record_wait,
-    transition,
-    utc_now,
-    write_status,
-)
-from thoughtforge.core.spend import Budget, read_usage
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import Project, open_project
+from thoughtforge.core.spend.ledger import Budget, read_usage
+from thoughtforge.core.state import read_chat, read_status, utc_now, write_status
+from thoughtforge.core.transition import transition
+from thoughtforge.core.waiting import Waiting, record_wait
 from thoughtforge.models import DeliverableType, HaltReason, Phase
 from thoughtforge.phases import plugin_loader
 from thoughtforge.prompting.library import DEFAULT_DIRECTORY, PromptLibrary

@@ -23,7 +23,9 @@ from tests.polish_setup import ECHO_FIX, polishing_project, review
 from tests.stack.conftest import BIN, REPO, Stack, running, wait_for
 from thoughtforge.actions.composer import WAITS_FOR
 from thoughtforge.config import load_config
-from thoughtforge.core import Project, current_wait, read_status, read_thread, write_status
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import read_status, read_thread, write_status
+from thoughtforge.core.waiting import current_wait
 from thoughtforge.models import Phase
 
 pytestmark = pytest.mark.slow

@@ -18,9 +18,11 @@ import pytest
 from tests.build_setup import building_project
 from tests.conftest import REPO_ROOT
 from tests.web.conftest import Bench
-from thoughtforge.core import (
+from thoughtforge.core.git_repo import commit
+from thoughtforge.core.project import Project
+from thoughtforge.core.revisions import current_revision
+from thoughtforge.core.state import (
     PolishState,
-    Project,
     TrajectoryEntry,
     read_polish_state,
     read_status,
@@ -28,8 +30,6 @@ from thoughtforge.core import (
     write_polish_state,
     write_status,
 )
-from thoughtforge.core.git_repo import commit
-from thoughtforge.core.revisions import current_revision
 from thoughtforge.models import Counts, Phase
 
 pytestmark = pytest.mark.slow

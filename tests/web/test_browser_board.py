@@ -12,8 +12,9 @@ import pytest
 
 from tests.cli.test_board import _TO_POLISHING, real_projects
 from tests.web.conftest import Bench
-from thoughtforge.core import create_project, transition
+from thoughtforge.core.creation import create_project
 from thoughtforge.core.revisions import Revision, Revisions, write_revisions
+from thoughtforge.core.transition import transition
 from thoughtforge.models import DeliverableType, Phase
 
 pytestmark = pytest.mark.slow

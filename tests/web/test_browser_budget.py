@@ -18,8 +18,8 @@ from tests.stack.conftest import BIN, REPO, Stack, running, wait_for
 from tests.web import test_browser
 from tests.web.test_browser import _asked, _button, _prepared, _shot
 from thoughtforge.config import load_config
-from thoughtforge.core import read_status
-from thoughtforge.core.spend import Budget, read_usage, set_budget
+from thoughtforge.core.spend.ledger import Budget, read_usage, set_budget
+from thoughtforge.core.state import read_status
 from thoughtforge.models import HaltReason, Phase
 
 pytestmark = pytest.mark.slow

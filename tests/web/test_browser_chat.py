@@ -24,16 +24,11 @@ from tests.phases.conftest import distillation
 from tests.stack.conftest import BIN, REPO, Stack, running, wait_for
 from thoughtforge.actions.composer import WAITS_FOR
 from thoughtforge.config import load_config
-from thoughtforge.core import (
-    ChatMessage,
-    Project,
-    create_project,
-    current_wait,
-    read_status,
-    read_thread,
-    transition,
-    write_chat,
-)
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import ChatMessage, read_status, read_thread, write_chat
+from thoughtforge.core.transition import transition
+from thoughtforge.core.waiting import current_wait
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import human_decisions
 from thoughtforge.stack.api import PrefectApi, project_tag

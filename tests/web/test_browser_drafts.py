@@ -19,7 +19,10 @@ import yaml
 from tests.stack.conftest import REPO, Stack, running, wait_for
 from thoughtforge.actions.composer import WAITS_FOR
 from thoughtforge.config import load_config
-from thoughtforge.core import INTENT_FILE, create_project, current_wait, read_status, write_status
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import INTENT_FILE
+from thoughtforge.core.state import read_status, write_status
+from thoughtforge.core.waiting import current_wait
 from thoughtforge.models import Phase
 
 pytestmark = pytest.mark.slow

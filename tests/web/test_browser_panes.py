@@ -22,23 +22,23 @@ from tests.phases.conftest import distillation, under_review
 from tests.phases.test_spec import proposal, say_ai, spec_building_project
 from tests.web.conftest import SIZES, WAIT_MS, Bench
 from tests.web.test_browser_chat import _accessible as accessible  # axe, as every page
-from thoughtforge.core import (
+from thoughtforge.core.agent_activity import AgentActivity, begin_call
+from thoughtforge.core.archive import archive
+from thoughtforge.core.atomic_write import write_text_atomic
+from thoughtforge.core.build_progress import BuildProgress, ProgressItem
+from thoughtforge.core.project import Project
+from thoughtforge.core.run_lock import hold_run_lock
+from thoughtforge.core.state import (
+    BUILD_PROGRESS_FILE,
     ChatMessage,
     PolishState,
-    Project,
     TrajectoryEntry,
     append_chat,
-    hold_run_lock,
     read_status,
     utc_now,
     write_polish_state,
     write_status,
-    write_text_atomic,
 )
-from thoughtforge.core.agent_activity import AgentActivity, begin_call
-from thoughtforge.core.archive import archive
-from thoughtforge.core.build_progress import BuildProgress, ProgressItem
-from thoughtforge.core.state import BUILD_PROGRESS_FILE
 from thoughtforge.models import Counts, Phase
 
 pytestmark = pytest.mark.slow

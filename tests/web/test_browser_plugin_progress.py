@@ -14,7 +14,7 @@ from tests.examples.test_checklist_plugin import BRAIN_DUMP, EXAMPLES
 from tests.examples.test_checklist_plugin import script as script  # the scripted agent's answers
 from tests.web.conftest import Bench
 from thoughtforge.config import load_config
-from thoughtforge.core import create_project
+from thoughtforge.core.creation import create_project
 from thoughtforge.flows.pipeline import pipeline_in_process
 
 pytestmark = pytest.mark.slow

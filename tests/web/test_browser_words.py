@@ -19,8 +19,10 @@ from tests.phases.conftest import under_review
 from tests.phases.test_spec import spec_building_project
 from tests.web.conftest import Bench
 from tests.web.test_browser_panes import _done_project, _move, _shot
-from thoughtforge.core import Project, hold_run_lock, utc_now
+from thoughtforge.core.project import Project
+from thoughtforge.core.run_lock import hold_run_lock
 from thoughtforge.core.spend.ledger import Budget, Spend, add_call, set_budget
+from thoughtforge.core.state import utc_now
 from thoughtforge.core.waiting import Waiting, record_wait
 from thoughtforge.models import Phase
 

@@ -5,13 +5,9 @@ from __future__ import annotations
 
 from tests.phases.conftest import distillation, under_review
 from tests.web.conftest import Bench
-from thoughtforge.core import (
-    create_project,
-    read_chat,
-    read_status,
-    write_status,
-)
-from thoughtforge.core.spend import Budget, read_usage
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.spend.ledger import Budget, read_usage
+from thoughtforge.core.state import read_chat, read_status, write_status
 from thoughtforge.models import Phase
 
 BRAIN_DUMP = "We want a small wedding in June for sixty people, budget fifteen thousand."

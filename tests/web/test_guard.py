@@ -13,7 +13,8 @@ import pytest
 
 from tests.vibe_kanban import free_port
 from tests.web.conftest import TOKEN, Bench
-from thoughtforge.core import create_project, read_chat, read_status
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.state import read_chat, read_status
 from thoughtforge.serving.guard import NON_LOOPBACK_WARNING
 from thoughtforge.web.app import ROUTES
 

@@ -10,10 +10,11 @@ from pathlib import Path
 
 from tests.core.test_word_diff import AFTER, BEFORE
 from tests.web.conftest import Bench
-from thoughtforge.core import create_project, read_status, write_status
 from thoughtforge.core.archive import archive
+from thoughtforge.core.creation import create_project
 from thoughtforge.core.git_repo import commit
 from thoughtforge.core.history import project_history
+from thoughtforge.core.state import read_status, write_status
 from thoughtforge.models import Phase
 
 GOLDEN = Path(__file__).parent / "golden" / "history_diff.html"

@@ -9,7 +9,7 @@ import git
 from tests.cli.test_after_done_hostile import BUILT, HAND_EDIT, done_project
 from tests.core.test_course_claim import held_elsewhere
 from tests.web.conftest import Bench
-from thoughtforge.core import read_status
+from thoughtforge.core.state import read_status
 from thoughtforge.models import Phase
 
 

@@ -11,17 +11,12 @@ import pytest
 
 from tests.phases.conftest import distillation
 from tests.web.conftest import TOKEN, Bench
-from thoughtforge.core import (
-    ChatMessage,
-    Project,
-    append_chat,
-    create_project,
-    hold_run_lock,
-    read_chat,
-    transition,
-    utc_now,
-)
 from thoughtforge.core.agent_activity import AgentActivity, begin_call, stream_output
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import Project
+from thoughtforge.core.run_lock import hold_run_lock
+from thoughtforge.core.state import ChatMessage, append_chat, read_chat, utc_now
+from thoughtforge.core.transition import transition
 from thoughtforge.models import Phase
 from thoughtforge.phases import add_human_message
 

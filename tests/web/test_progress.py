@@ -12,15 +12,15 @@ from tests.conftest import REPO_ROOT
 from tests.polish_setup import polishing_project
 from thoughtforge.actions.progress import deliverable_pane
 from thoughtforge.config import Config, load_config
-from thoughtforge.core import (
+from thoughtforge.core.build_progress import BuildProgress, ProgressItem, recorded
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import (
     PolishState,
-    Project,
     TrajectoryEntry,
     read_status,
     write_polish_state,
     write_status,
 )
-from thoughtforge.core.build_progress import BuildProgress, ProgressItem, recorded
 from thoughtforge.models import Counts, DeliverableType, Issue
 from thoughtforge.phases.polish import polish_log
 from thoughtforge.phases.polish.finding_tracker import FindingTracker, after_review, write_tracker

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from thoughtforge.actions.thread import Thread
-from thoughtforge.core import ChatMessage
+from thoughtforge.core.state import ChatMessage
 from thoughtforge.models import Phase
 from thoughtforge.web.app import HERE
 from thoughtforge.web.thread import PAGE_SIZE, newest_page_start, views

@@ -6,8 +6,10 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from thoughtforge.board.words import step_words
-from thoughtforge.core import Project, is_running, utc_now
 from thoughtforge.core.agent_activity import call_in_flight, streamed_text
+from thoughtforge.core.project import Project
+from thoughtforge.core.run_lock import is_running
+from thoughtforge.core.state import utc_now
 
 STREAM_TAIL_CHARS = 4000
 """How much of an answer being written a door shows (its end)."""

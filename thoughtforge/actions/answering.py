@@ -29,10 +29,11 @@ from thoughtforge.actions.starting import Started, start_run
 from thoughtforge.bounded_input import MAX_MESSAGE_CHARS
 from thoughtforge.catalogue import ACTIONS, AGENT_SWITCH_ACTIONS, Decision, RunAnswer
 from thoughtforge.config import Config
-from thoughtforge.core import Project, Status
 from thoughtforge.core.course_claim import Claim, ProjectClaimed
+from thoughtforge.core.project import Project
 from thoughtforge.core.project_view import ProjectView, RunPlace, read_view
 from thoughtforge.core.run_start import StartClaim, claimed_start
+from thoughtforge.core.state import Status
 from thoughtforge.errors import ActionRefused
 from thoughtforge.models import Phase, Usd
 from thoughtforge.phases import add_human_message, human_decisions

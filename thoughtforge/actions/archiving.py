@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from thoughtforge.actions.run_state import working_run
 from thoughtforge.config import Config
-from thoughtforge.core import Project, Status
 from thoughtforge.core.archive import archive, unarchive
 from thoughtforge.core.course_claim import claimed
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import Status
 
 ARCHIVED_NOTE = "Archived: it is out of the inbox (see Archived) and the count."
 UNARCHIVED_NOTE = "Back in the inbox."

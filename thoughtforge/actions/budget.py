@@ -8,8 +8,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
 
 from thoughtforge.config import Config
-from thoughtforge.core import Project
-from thoughtforge.core.spend import SpendSummary, change_budget, rebuild, spend_of
+from thoughtforge.core.project import Project
+from thoughtforge.core.spend.summary import SpendSummary, change_budget, rebuild, spend_of
 from thoughtforge.errors import ActionRefused
 from thoughtforge.models import MAX_TOKENS, MAX_USD, HaltReason
 

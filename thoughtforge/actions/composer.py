@@ -21,8 +21,9 @@ from thoughtforge.catalogue import (
     halt_decisions,
     halt_label,
 )
-from thoughtforge.core import Status, Waiting
 from thoughtforge.core.course_claim import Claim
+from thoughtforge.core.state import Status
+from thoughtforge.core.waiting import Waiting
 from thoughtforge.halt_advice import HALT_ADVICE
 from thoughtforge.models import AUTONOMOUS_PHASES, HaltReason, Phase
 from thoughtforge.phases.chat import when_answered

@@ -12,7 +12,8 @@ from pydantic import BaseModel
 from thoughtforge.adapters.agents import warn_if_missing, why_unavailable
 from thoughtforge.adapters.agents.kinds import cli_names
 from thoughtforge.config import Config
-from thoughtforge.core import Project, check_distillable, create_project
+from thoughtforge.core.creation import check_distillable, create_project
+from thoughtforge.core.project import Project
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.phases.plugin_loader import load_plugins
 

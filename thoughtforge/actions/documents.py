@@ -7,14 +7,10 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from thoughtforge.config import Config
-from thoughtforge.core import (
-    CONSTRAINTS_FILE,
-    POLISH_LOG_FILE,
-    SPEC_FILE,
-    Project,
-    TrajectoryEntry,
-    read_own_text,
-)
+from thoughtforge.core.own_files import read_own_text
+from thoughtforge.core.project import CONSTRAINTS_FILE, SPEC_FILE, Project
+from thoughtforge.core.staging import POLISH_LOG_FILE
+from thoughtforge.core.state import TrajectoryEntry
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.polish.record import read_polish_record

@@ -14,8 +14,9 @@ from thoughtforge.actions.composer import Composer
 from thoughtforge.actions.run_state import composer_of, project_view
 from thoughtforge.actions.starting import start_run
 from thoughtforge.config import Config
-from thoughtforge.core import Project, Status
+from thoughtforge.core.project import Project
 from thoughtforge.core.project_view import ProjectView
+from thoughtforge.core.state import Status
 from thoughtforge.errors import ActionRefused, DraftRefused
 from thoughtforge.models import Phase
 from thoughtforge.phases.draft_edits import Draft, current_draft, save_edit

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from thoughtforge.core import Project
 from thoughtforge.core.history import (
     HistoryItem,
     find_item,
@@ -15,6 +14,7 @@ from thoughtforge.core.history import (
     project_history,
     restore_diff,
 )
+from thoughtforge.core.project import Project
 from thoughtforge.core.word_diff import FileChange, as_text, changes_in_words
 
 

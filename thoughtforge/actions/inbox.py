@@ -16,8 +16,9 @@ from thoughtforge.actions.composer import WAITS_FOR
 from thoughtforge.board.words import phase_words, working_title
 from thoughtforge.catalogue import halt_label
 from thoughtforge.config import Config
-from thoughtforge.core import Status, list_projects, read_chat
+from thoughtforge.core.project import list_projects
 from thoughtforge.core.project_view import read_view
+from thoughtforge.core.state import Status, read_chat
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import HaltReason, Phase
 

@@ -10,17 +10,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from thoughtforge.config import Config
-from thoughtforge.core import (
+from thoughtforge.core.agent_activity import ACTIVITY_FILE
+from thoughtforge.core.project import VALID_ID, Project
+from thoughtforge.core.staging import POLISH_LOG_FILE
+from thoughtforge.core.state import (
+    BUILD_PROGRESS_FILE,
     CHAT_ARCHIVE_FILE,
     CHAT_HISTORY_FILE,
-    POLISH_LOG_FILE,
     POLISH_STATE_FILE,
     STATUS_FILE,
-    Project,
 )
-from thoughtforge.core.agent_activity import ACTIVITY_FILE
-from thoughtforge.core.project import VALID_ID
-from thoughtforge.core.state import BUILD_PROGRESS_FILE
 from thoughtforge.core.waiting import WAITING_FILE
 from thoughtforge.phases.traceability import TRACEABILITY_FILE
 

@@ -10,7 +10,8 @@ from pathlib import Path
 from thoughtforge.actions.starting import DroppedFile
 from thoughtforge.bounded_input import read_capped
 from thoughtforge.config import Config
-from thoughtforge.core import brain_dump_text, refuse_links
+from thoughtforge.core.creation import brain_dump_text
+from thoughtforge.core.links import refuse_links
 from thoughtforge.errors import ThoughtForgeError
 
 

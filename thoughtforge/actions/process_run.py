@@ -18,8 +18,9 @@ from pathlib import Path
 
 from thoughtforge.actions.starting import Started, start_run
 from thoughtforge.config import Config, state_dir
-from thoughtforge.core import Project, log_event
 from thoughtforge.core.course_claim import Claim, release
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import log_event
 from thoughtforge.stack.api import find_api
 
 RUNS_DIR = "mcp-runs"

@@ -18,10 +18,12 @@ from pydantic import BaseModel
 from thoughtforge.actions.draft import DraftUnderReview, draft_under_review
 from thoughtforge.board.heading import polish_heading
 from thoughtforge.config import Config
-from thoughtforge.core import Project, Status, is_running
 from thoughtforge.core.build_progress import ProgressItem, read_build_progress
 from thoughtforge.core.own_files import read_own_text
-from thoughtforge.core.spend import usd
+from thoughtforge.core.project import Project
+from thoughtforge.core.run_lock import is_running
+from thoughtforge.core.spend.budget import usd
+from thoughtforge.core.state import Status
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import Phase, Severity
 from thoughtforge.phases.plugin_contract import Plugin

@@ -11,8 +11,9 @@ from thoughtforge.actions.project_page import ProjectPage
 from thoughtforge.adapters.agents import AgentState, agent_state
 from thoughtforge.board.words import phase_words, working_title
 from thoughtforge.config import Config
-from thoughtforge.core import ChatMessage, Project, Status, read_chat
 from thoughtforge.core.creation import asked_type
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import ChatMessage, Status, read_chat
 from thoughtforge.errors import StateFileError
 from thoughtforge.stack.api import PrefectApi, ask_prefect
 

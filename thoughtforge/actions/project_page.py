@@ -20,18 +20,13 @@ from thoughtforge.actions.restoring import resting_words, restored_point
 from thoughtforge.actions.run_state import composer_of, project_view
 from thoughtforge.board.heading import polish_heading
 from thoughtforge.config import Config
-from thoughtforge.core import (
-    POLISH_STATE_FILE,
-    Status,
-    changes,
-    list_projects,
-    open_project,
-    read_polish_state,
-)
 from thoughtforge.core.project import Project as Project
+from thoughtforge.core.project import list_projects, open_project
 from thoughtforge.core.project_view import ProjectView, RunPlace, read_view
 from thoughtforge.core.revisions import staleness_note
-from thoughtforge.core.spend import SpendSummary, spend_of
+from thoughtforge.core.spend.summary import SpendSummary, spend_of
+from thoughtforge.core.staging import changes
+from thoughtforge.core.state import POLISH_STATE_FILE, Status, read_polish_state
 from thoughtforge.core.waiting import Waiting
 from thoughtforge.errors import StateFileError
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from thoughtforge.bounded_input import MAX_PROMPT_BYTES, InputRefused, read_capped_text
 from thoughtforge.config import Config
-from thoughtforge.core import write_text_atomic
+from thoughtforge.core.atomic_write import write_text_atomic
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.prompting.library import DEFAULT_DIRECTORY, PromptLibrary
 

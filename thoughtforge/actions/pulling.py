@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from thoughtforge.config import Config
 from thoughtforge.connectors import PullReport, enabled_connectors, pull_sources
-from thoughtforge.core import Project
+from thoughtforge.core.project import Project
 
 
 def pull(config: Config, project: Project, urls: list[str]) -> PullReport:

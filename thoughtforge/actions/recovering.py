@@ -5,7 +5,7 @@ first, before any new run could take such a project for a live one."""
 from __future__ import annotations
 
 from thoughtforge.config import Config
-from thoughtforge.core import halt_orphaned_projects
+from thoughtforge.core.orphans import halt_orphaned_projects
 
 
 def halt_orphans(config: Config) -> list[str]:

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from thoughtforge.core import Project, git_repo, read_polish_state
+from thoughtforge.core import git_repo
 from thoughtforge.core.course_claim import claimed
+from thoughtforge.core.project import Project
 from thoughtforge.core.project_view import ProjectView, read_view
+from thoughtforge.core.state import read_polish_state
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import Phase
 from thoughtforge.phases.rollback import COMMIT_PREFIX, rollback

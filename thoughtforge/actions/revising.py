@@ -14,8 +14,8 @@ from contextlib import contextmanager
 
 from thoughtforge.actions.run_state import project_view
 from thoughtforge.config import Config
-from thoughtforge.core import Project
 from thoughtforge.core.course_claim import Claim, claimed
+from thoughtforge.core.project import Project
 from thoughtforge.core.project_view import ProjectView
 from thoughtforge.core.revisions import Revision
 from thoughtforge.phases.revision import refuse_while_a_run_works, start_revision

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from thoughtforge.actions.starting import DELIVERABLE_TYPE_PATTERN
 from thoughtforge.config import Config, load_config
-from thoughtforge.core import open_project
+from thoughtforge.core.project import open_project
 from thoughtforge.errors import ThoughtForgeError, schema_problems
 from thoughtforge.phases.plugin_loader import load_plugins
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from thoughtforge.actions.composer import Composer, composer_for
 from thoughtforge.actions.restoring import resting_words, restored_point
 from thoughtforge.config import Config
-from thoughtforge.core import Project
 from thoughtforge.core.course_claim import release
+from thoughtforge.core.project import Project
 from thoughtforge.core.project_view import ProjectView, RunPlace, read_view
 from thoughtforge.stack.api import ask_prefect
 

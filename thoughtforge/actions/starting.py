@@ -18,11 +18,14 @@ from thoughtforge.actions.inbox import inbox
 from thoughtforge.actions.run_state import project_view
 from thoughtforge.catalogue import RunAnswer
 from thoughtforge.config import Config
-from thoughtforge.core import Project, create_project, log_event, safe_file_name, with_hints
 from thoughtforge.core.course_claim import Claim, RunAlreadyStarting
+from thoughtforge.core.creation import create_project, with_hints
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import log_event
 from thoughtforge.core.project_view import ProjectView
 from thoughtforge.core.run_start import claimed_start
-from thoughtforge.core.spend import change_budget
+from thoughtforge.core.safe_names import safe_file_name
+from thoughtforge.core.spend.summary import change_budget
 from thoughtforge.errors import ProjectLimitError, ThoughtForgeError
 from thoughtforge.models import Usd
 from thoughtforge.phases.chat import notice

@@ -10,7 +10,8 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
-from thoughtforge.core import ChatMessage, Project, read_thread
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import ChatMessage, read_thread
 from thoughtforge.core.word_diff import WORD_DIFF_FENCE as WORD_DIFF_FENCE
 from thoughtforge.core.word_diff import Piece, marked_pieces
 from thoughtforge.models import Phase

@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 
 from thoughtforge.config import Config
-from thoughtforge.core import Project
+from thoughtforge.core.project import Project
 from thoughtforge.core.safe_names import safe_file_name, safe_stem
 from thoughtforge.core.staging import UPLOAD_PART_PREFIX as PART_PREFIX
 from thoughtforge.errors import ThoughtForgeError

@@ -15,14 +15,9 @@ from typing import TYPE_CHECKING
 
 from thoughtforge.adapters.courier import courier
 from thoughtforge.config import Config, LiveConfig, state_dir
-from thoughtforge.core import (
-    Board,
-    Notification,
-    Project,
-    Status,
-    TransitionHooks,
-    install_hooks,
-)
+from thoughtforge.core.hooks import Board, Notification, TransitionHooks, install_hooks
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import Status
 
 if TYPE_CHECKING:
     from thoughtforge.adapters.kanban import VibeKanbanBoard

@@ -18,7 +18,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from thoughtforge.core import Project, log_event
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import log_event
 
 DRAIN_SECONDS = 10.0
 

@@ -20,7 +20,8 @@ from thoughtforge.config import Config
 from thoughtforge.core.project import Project, list_projects
 from thoughtforge.core.project_view import ProjectView, RunPlace, read_view
 from thoughtforge.core.revisions import revision_words
-from thoughtforge.core.spend import read_usage, short
+from thoughtforge.core.spend.budget import short
+from thoughtforge.core.spend.ledger import read_usage
 from thoughtforge.core.state import POLISH_STATE_FILE, Status, read_polish_state
 from thoughtforge.errors import StateFileError
 from thoughtforge.halt_advice import HALT_ADVICE

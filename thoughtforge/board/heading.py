@@ -13,8 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from thoughtforge.core import TrajectoryEntry
-from thoughtforge.core.spend import usd
+from thoughtforge.core.spend.budget import usd
+from thoughtforge.core.state import TrajectoryEntry
 
 WINDOW = 3
 Heading = Literal["starting", "converging", "stuck", "diverging"]

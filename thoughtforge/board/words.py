@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from thoughtforge.catalogue import halt_label
-from thoughtforge.core import ChatMessage, Status
+from thoughtforge.core.state import ChatMessage, Status
 from thoughtforge.models import HaltReason, Phase
 
 PHASE_WORDS: dict[Phase, str] = {

@@ -35,7 +35,7 @@ from thoughtforge.errors import ThoughtForgeError
 
 if TYPE_CHECKING:
     from thoughtforge.actions.answering import Decided
-    from thoughtforge.core import Project
+    from thoughtforge.core.project import Project
 
 BUSY_WAIT_SECONDS = 300.0
 """How long an action waits for a busy run to ask again (a distillation can take minutes)."""
@@ -180,7 +180,8 @@ def _chat(
     ctx: typer.Context, project_id: str, action: str, message: str = "", *, wait: bool
 ) -> None:
     from thoughtforge.actions.hand_over import Delivery, answer_in_chat, kept_note
-    from thoughtforge.core import current_wait, read_thread
+    from thoughtforge.core.state import read_thread
+    from thoughtforge.core.waiting import current_wait
     from thoughtforge.phases.chat import when_read
 
     project = _taking(ctx, project_id, action, message)

@@ -18,7 +18,8 @@ from thoughtforge.cli.app import ProjectArgument, app, config_of, out
 from thoughtforge.terminal_text import inert_text
 
 if TYPE_CHECKING:
-    from thoughtforge.core import ChatMessage, Project
+    from thoughtforge.core.project import Project
+    from thoughtforge.core.state import ChatMessage
 
 POLL_SECONDS = 0.25
 REPLY_WAIT_SECONDS = 900.0
@@ -44,7 +45,7 @@ def chat(
 ) -> None:
     """Print the project's thread: every message with its phase and time."""
     from thoughtforge.actions.project_page import project_named
-    from thoughtforge.core import read_thread
+    from thoughtforge.core.state import read_thread
 
     project = project_named(config_of(ctx), project_id)
     messages = read_thread(project.dir)
@@ -87,7 +88,7 @@ def print_reply(project: Project, since: int, answered_key: str | None) -> None:
 
 
 def _print_new(project: Project, seen: int) -> int:
-    from thoughtforge.core import read_thread
+    from thoughtforge.core.state import read_thread
 
     messages = read_thread(project.dir)
     for message in messages[seen:]:

@@ -38,9 +38,9 @@ def run_pipeline(
     """Exit 0 when the project is done, `EXIT_HALTED` when it halted or waits for the human.
     `handed`: the claim this command holds on the project (a revision's), the run's own now."""
     from thoughtforge.actions.project_page import project_named
-    from thoughtforge.core import read_status
     from thoughtforge.core.revisions import read_revisions
     from thoughtforge.core.run_start import claimed_start
+    from thoughtforge.core.state import read_status
     from thoughtforge.models import Phase
     from thoughtforge.phases.plugin_loader import plugin_for
 

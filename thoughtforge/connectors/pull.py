@@ -14,7 +14,9 @@ from pydantic import BaseModel
 from thoughtforge.connectors.document import Connector, Fetched
 from thoughtforge.connectors.sources import unique
 from thoughtforge.connectors.writing import write_documents
-from thoughtforge.core import Project, log_event, utc_now
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import log_event
+from thoughtforge.core.state import utc_now
 from thoughtforge.errors import ConnectorError
 
 Fetch = Callable[[Connector, str], Fetched]

@@ -12,7 +12,9 @@ from collections.abc import Iterable
 
 from thoughtforge.config import Config
 from thoughtforge.connectors.writing import pulled_sources
-from thoughtforge.core import Project, read_chat, read_events
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import read_events
+from thoughtforge.core.state import read_chat
 
 _URL = re.compile(r"https?://[^\s<>\"'`]+")
 _TRAILING = ".,;:!?)]}>*_"

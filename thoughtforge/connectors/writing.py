@@ -17,7 +17,7 @@ from pathlib import Path
 
 from thoughtforge.bounded_input import MAX_TEXT_FILE_BYTES, InputRefused, read_capped
 from thoughtforge.connectors.document import Document
-from thoughtforge.core import write_text_atomic
+from thoughtforge.core.atomic_write import write_text_atomic
 from thoughtforge.core.safe_names import safe_stem
 from thoughtforge.phases.resources import resource_files
 

@@ -27,7 +27,7 @@ from thoughtforge.core.project_log import LOG_FILE, log_event
 from thoughtforge.core.revisions import BUILT_FROM_FILE, REVISIONS_FILE
 from thoughtforge.core.run_lock import LOCK_FILE
 from thoughtforge.core.space_reserve import RESERVE_FILE
-from thoughtforge.core.spend import USAGE_FILE
+from thoughtforge.core.spend.ledger import USAGE_FILE
 from thoughtforge.core.state import (
     ACCEPTANCE_LOCK_FILE,
     BUILD_PROGRESS_FILE,

@@ -9,8 +9,10 @@ from prefect.artifacts import create_markdown_artifact
 
 from thoughtforge.catalogue import halt_decisions
 from thoughtforge.config import Config
-from thoughtforge.core import Project, Status, clear_wait
 from thoughtforge.core.build_progress import BuildProgress, recorded
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import Status
+from thoughtforge.core.waiting import clear_wait
 from thoughtforge.flows.human_input import STUCK, StuckDecision, wait_for_human
 from thoughtforge.flows.runtime.task_runner import as_task
 from thoughtforge.models import Phase

@@ -20,15 +20,9 @@ from prefect.input import RunInput
 from pydantic import Field
 
 from thoughtforge.adapters.agents.graceful_stop import stop_pending, take_next_step
-from thoughtforge.core import (
-    Project,
-    Waiting,
-    clear_wait,
-    current_wait,
-    read_chat,
-    record_wait,
-    utc_now,
-)
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import read_chat, utc_now
+from thoughtforge.core.waiting import Waiting, clear_wait, current_wait, record_wait
 from thoughtforge.flows.runtime.holding import HOLD_POLL_SECONDS, collect, hold
 from thoughtforge.flows.runtime.limits import slot_given_back
 from thoughtforge.flows.runtime.server_in_use import api_url_of_this_process, run_page

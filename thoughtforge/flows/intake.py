@@ -11,7 +11,8 @@ from thoughtforge import phases
 from thoughtforge.config import Config
 from thoughtforge.connectors import enabled_connectors, pull_sources
 from thoughtforge.connectors.sources import wanted_sources
-from thoughtforge.core import Project, read_chat
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import read_chat
 from thoughtforge.flows.human_input import INTAKE, REVIEW, ChatTurn, IntakeTurn, ReviewTurn
 from thoughtforge.flows.turns import halt_on_failure, take_turn
 from thoughtforge.models import PHASE_ONE, Phase

@@ -21,15 +21,10 @@ from prefect.states import State
 
 from thoughtforge.catalogue import halt_decisions, halt_form
 from thoughtforge.config import Config
-from thoughtforge.core import (
-    Project,
-    Status,
-    brain_dump_text,
-    clear_wait,
-    create_project,
-    open_project,
-    with_hints,
-)
+from thoughtforge.core.creation import brain_dump_text, create_project, with_hints
+from thoughtforge.core.project import Project, open_project
+from thoughtforge.core.state import Status
+from thoughtforge.core.waiting import clear_wait
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.flows.build import run_build
 from thoughtforge.flows.human_input import (

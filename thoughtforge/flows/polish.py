@@ -17,14 +17,10 @@ from prefect.logging import get_run_logger
 
 from thoughtforge.catalogue import HaltChoice
 from thoughtforge.config import Config
-from thoughtforge.core import (
-    PolishState,
-    Project,
-    clear_wait,
-    open_project,
-    read_polish_state,
-)
-from thoughtforge.core.spend import spend_markdown, spend_of
+from thoughtforge.core.project import Project, open_project
+from thoughtforge.core.spend.summary import spend_markdown, spend_of
+from thoughtforge.core.state import PolishState, read_polish_state
+from thoughtforge.core.waiting import clear_wait
 from thoughtforge.errors import StateFileError
 from thoughtforge.flows.human_input import POLISH_HALT, halt_prompt, wait_for_human
 from thoughtforge.flows.runtime.in_process import run_here

@@ -8,7 +8,7 @@ from prefect.artifacts import create_table_artifact
 from prefect.flows import flow
 
 from thoughtforge.config import Config
-from thoughtforge.core import open_project
+from thoughtforge.core.project import open_project
 from thoughtforge.errors import ProjectError
 from thoughtforge.flows.polish import polish_until_settled
 from thoughtforge.flows.runtime.run_opening import opening, working_on

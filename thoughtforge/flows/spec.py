@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from thoughtforge import phases
 from thoughtforge.config import Config
-from thoughtforge.core import Project
+from thoughtforge.core.project import Project
 from thoughtforge.flows.human_input import SPEC, SpecTurn
 from thoughtforge.flows.turns import halt_on_failure, take_turn
 from thoughtforge.models import Phase

@@ -9,19 +9,18 @@ from contextlib import contextmanager
 from textwrap import shorten
 from typing import TypeVar
 
-from thoughtforge.core import (
+from thoughtforge.core.hooks import notify
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import log_event
+from thoughtforge.core.state import (
     STATUS_FILE,
     ChatMessage,
-    Project,
     check_state_files,
-    clear_wait,
-    current_wait,
-    log_event,
-    notify,
     read_chat,
     read_thread,
-    transition,
 )
+from thoughtforge.core.transition import transition
+from thoughtforge.core.waiting import clear_wait, current_wait
 from thoughtforge.errors import PhaseHalt, StateFileError
 from thoughtforge.flows.human_input import ChatTurn, HumanStep, wait_for_human
 from thoughtforge.models import HaltReason, Phase

@@ -23,9 +23,10 @@ from thoughtforge.actions.starting import Started
 from thoughtforge.actions.thread import ThreadMessage, project_thread, thread_message
 from thoughtforge.catalogue import HaltChoice, RunAnswer
 from thoughtforge.config import Config
-from thoughtforge.core import Project, current_wait
 from thoughtforge.core.course_claim import Claim
+from thoughtforge.core.project import Project
 from thoughtforge.core.project_view import ProjectView
+from thoughtforge.core.waiting import current_wait
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.mcp_server.agent_words import for_agent
 from thoughtforge.mcp_server.tool_base import ToolBase

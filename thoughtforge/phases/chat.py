@@ -11,16 +11,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from thoughtforge.core import (
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import (
     ChatMessage,
-    Project,
     Status,
     append_chat,
-    current_wait,
     read_chat,
     read_status,
     read_thread,
 )
+from thoughtforge.core.waiting import current_wait
 from thoughtforge.errors import ThoughtForgeError, TransitionError
 from thoughtforge.models import CONVERSATION_PHASES, HaltReason, Phase
 

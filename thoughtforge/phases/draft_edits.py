@@ -22,19 +22,12 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from thoughtforge.core import (
-    INTENT_FILE,
-    REJECTED_DIR,
-    ChatMessage,
-    Project,
-    append_chat,
-    log_event,
-    read_chat,
-    read_own_text,
-    read_thread,
-    utc_now,
-    write_text_atomic,
-)
+from thoughtforge.core.atomic_write import write_text_atomic
+from thoughtforge.core.own_files import read_own_text
+from thoughtforge.core.project import INTENT_FILE, Project
+from thoughtforge.core.project_log import log_event
+from thoughtforge.core.staging import REJECTED_DIR
+from thoughtforge.core.state import ChatMessage, append_chat, read_chat, read_thread, utc_now
 from thoughtforge.errors import DraftRefused, UnusableReply
 from thoughtforge.models import PHASE_ONE, Phase
 from thoughtforge.phases.intake import MAX_OPEN_QUESTIONS, usable_distillation

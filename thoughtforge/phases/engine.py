@@ -27,19 +27,13 @@ from typing import Any, Protocol, TypeVar
 from thoughtforge.adapters.agents import AgentCall, invoke_agent
 from thoughtforge.catalogue import halt_options
 from thoughtforge.config import Config
-from thoughtforge.core import (
-    ChatMessage,
-    Project,
-    TransitionHooks,
-    check_state_files,
-    commit_own,
-    log_event,
-    mark_polished,
-    mark_read,
-    read_chat,
-    read_own_text,
-    transition,
-)
+from thoughtforge.core.hooks import TransitionHooks
+from thoughtforge.core.own_files import read_own_text
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import log_event
+from thoughtforge.core.staging import commit_own, mark_polished
+from thoughtforge.core.state import ChatMessage, check_state_files, mark_read, read_chat
+from thoughtforge.core.transition import transition
 from thoughtforge.errors import (
     PhaseHalt,
     ProjectFileError,

@@ -12,18 +12,12 @@ from __future__ import annotations
 from thoughtforge.adapters.agents import why_unavailable
 from thoughtforge.catalogue import HaltChoice, halt_decisions
 from thoughtforge.config import Config
-from thoughtforge.core import (
-    Project,
-    Status,
-    TransitionHooks,
-    commit_own,
-    log_event,
-    mark_polished,
-    read_polish_state,
-    transition,
-    utc_now,
-    write_status,
-)
+from thoughtforge.core.hooks import TransitionHooks
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import log_event
+from thoughtforge.core.staging import commit_own, mark_polished
+from thoughtforge.core.state import Status, read_polish_state, utc_now, write_status
+from thoughtforge.core.transition import transition
 from thoughtforge.errors import StateFileError, ThoughtForgeError, TransitionError
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.chat import add_human_message, notice

@@ -22,16 +22,10 @@ from pydantic import BaseModel
 
 from thoughtforge.adapters.agents.image_parts import attached_tokens, sends_images
 from thoughtforge.config import Config
-from thoughtforge.core import (
-    ChatMessage,
-    Project,
-    Status,
-    append_chat,
-    log_event,
-    mark_read,
-    read_chat,
-    transition,
-)
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import log_event
+from thoughtforge.core.state import ChatMessage, Status, append_chat, mark_read, read_chat
+from thoughtforge.core.transition import transition
 from thoughtforge.errors import TransitionError, UnusableReply
 from thoughtforge.models import PHASE_ONE, Phase
 from thoughtforge.phases.chat import add_human_message, notice, notice_once, unread_in

@@ -13,16 +13,11 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from thoughtforge.config import Config
-from thoughtforge.core import (
-    CHAT_HISTORY_FILE,
-    INTENT_FILE,
-    Project,
-    clear_chat,
-    commit_own,
-    read_chat,
-    transition,
-    write_text_atomic,
-)
+from thoughtforge.core.atomic_write import write_text_atomic
+from thoughtforge.core.project import INTENT_FILE, Project
+from thoughtforge.core.staging import commit_own
+from thoughtforge.core.state import CHAT_HISTORY_FILE, clear_chat, read_chat
+from thoughtforge.core.transition import transition
 from thoughtforge.errors import StateFileError, TransitionError
 from thoughtforge.models import DEFAULT_DELIVERABLE_TYPE, PHASE_ONE, DeliverableType, Phase
 from thoughtforge.phases.plugin_contract import Plugin

@@ -14,8 +14,9 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-from thoughtforge.core import CONSTRAINTS_FILE, INTENT_FILE, SPEC_FILE, write_text_atomic
+from thoughtforge.core.atomic_write import write_text_atomic
 from thoughtforge.core.own_files import read_own_text
+from thoughtforge.core.project import CONSTRAINTS_FILE, INTENT_FILE, SPEC_FILE
 
 PERSON_DOCUMENTS = (INTENT_FILE, SPEC_FILE, CONSTRAINTS_FILE)
 

@@ -32,9 +32,9 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from thoughtforge.config import Config
-from thoughtforge.core import Project
 from thoughtforge.core.build_progress import BuildProgress as BuildProgress  # for the plugins
 from thoughtforge.core.build_progress import ProgressItem as ProgressItem  # for the plugins
+from thoughtforge.core.project import Project
 from thoughtforge.errors import UnusableReply
 from thoughtforge.models import DeliverableType, HaltReason
 from thoughtforge.phases.deliverable.document_check import check_document

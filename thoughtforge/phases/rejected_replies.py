@@ -11,7 +11,11 @@ from __future__ import annotations
 import re
 from contextlib import suppress
 
-from thoughtforge.core import REJECTED_DIR, Project, log_event, utc_now, write_text_atomic
+from thoughtforge.core.atomic_write import write_text_atomic
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import log_event
+from thoughtforge.core.staging import REJECTED_DIR
+from thoughtforge.core.state import utc_now
 from thoughtforge.errors import StateFileError, UnusableReply
 from thoughtforge.models import Phase
 from thoughtforge.phases.chat import notice

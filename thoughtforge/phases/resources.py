@@ -17,7 +17,9 @@ from pydantic import BaseModel
 from thoughtforge.adapters.agents.image_parts import ImageRefused, image_type, load_image
 from thoughtforge.bounded_input import InputRefused, read_capped
 from thoughtforge.config import AgentSpec, Config, OpenAIAgentSpec
-from thoughtforge.core import Project, log_event, refuse_links
+from thoughtforge.core.links import refuse_links
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import log_event
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 

@@ -10,23 +10,10 @@ before anything else moves; the revision's start is tagged `thoughtforge-revisio
 from __future__ import annotations
 
 from thoughtforge.config import Config
-from thoughtforge.core import (
-    CONSTRAINTS_FILE,
-    SPEC_FILE,
-    ChatMessage,
-    PolishState,
-    Project,
-    append_chat,
-    clear_chat,
-    commit_own,
-    git_repo,
-    log_event,
-    read_chat,
-    secure_edits,
-    transition,
-    write_polish_state,
-)
+from thoughtforge.core import git_repo
 from thoughtforge.core.own_files import read_own_text
+from thoughtforge.core.project import CONSTRAINTS_FILE, SPEC_FILE, Project
+from thoughtforge.core.project_log import log_event
 from thoughtforge.core.project_view import ProjectView, read_view
 from thoughtforge.core.revisions import (
     REVISION_TAG_PREFIX,
@@ -37,6 +24,16 @@ from thoughtforge.core.revisions import (
     update_revision,
     write_revisions,
 )
+from thoughtforge.core.staging import commit_own, secure_edits
+from thoughtforge.core.state import (
+    ChatMessage,
+    PolishState,
+    append_chat,
+    clear_chat,
+    read_chat,
+    write_polish_state,
+)
+from thoughtforge.core.transition import transition
 from thoughtforge.errors import ProjectError
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.revision_text import (

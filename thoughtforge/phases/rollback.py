@@ -13,32 +13,30 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from thoughtforge.core import (
-    CHAT_ARCHIVE_FILE,
-    CHAT_HISTORY_FILE,
-    POLISH_STATE_FILE,
-    STATUS_FILE,
-    ChatMessage,
-    PolishState,
-    Project,
-    Status,
-    append_chat,
-    clear_chat,
-    commit_own,
-    git_repo,
-    log_event,
-    mark_polished,
-    secure_edits,
-    transition,
-    write_polish_state,
-)
+from thoughtforge.core import git_repo
 from thoughtforge.core.history import HistoryItem, find_item, project_history
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import log_event
 from thoughtforge.core.revisions import (
     REVISIONS_FILE,
     read_revisions,
     update_revision,
     write_revisions,
 )
+from thoughtforge.core.staging import commit_own, mark_polished, secure_edits
+from thoughtforge.core.state import (
+    CHAT_ARCHIVE_FILE,
+    CHAT_HISTORY_FILE,
+    POLISH_STATE_FILE,
+    STATUS_FILE,
+    ChatMessage,
+    PolishState,
+    Status,
+    append_chat,
+    clear_chat,
+    write_polish_state,
+)
+from thoughtforge.core.transition import transition
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.revision import RevisionRefused, refuse_while_a_run_works
 

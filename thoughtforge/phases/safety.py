@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from thoughtforge.adapters.agents.launch import grants_of
 from thoughtforge.config import AgentSpec, CommandAgentSpec, Config
-from thoughtforge.core import write_text_atomic
+from thoughtforge.core.atomic_write import write_text_atomic
 from thoughtforge.errors import ThoughtForgeError
 
 

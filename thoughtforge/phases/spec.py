@@ -23,23 +23,20 @@ from typing import Literal
 from pydantic import BaseModel
 
 from thoughtforge.config import Config
-from thoughtforge.core import (
-    CONSTRAINTS_FILE,
-    INTENT_FILE,
-    SPEC_FILE,
+from thoughtforge.core.atomic_write import write_text_atomic
+from thoughtforge.core.own_files import read_own_text
+from thoughtforge.core.project import CONSTRAINTS_FILE, INTENT_FILE, SPEC_FILE, Project
+from thoughtforge.core.project_log import log_event
+from thoughtforge.core.staging import commit_own
+from thoughtforge.core.state import (
     ChatMessage,
-    Project,
     Status,
     append_chat,
     clear_chat,
-    commit_own,
-    log_event,
     mark_read,
     read_chat,
-    read_own_text,
-    transition,
-    write_text_atomic,
 )
+from thoughtforge.core.transition import transition
 from thoughtforge.errors import AgentFailure, PhaseHalt, TransitionError, UnusableReply
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import revision

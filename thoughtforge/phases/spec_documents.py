@@ -4,7 +4,7 @@ Dependencies when it ran) and `constraints.md` (what the Phase 4 reviewer judges
 from __future__ import annotations
 
 from thoughtforge.config import Config
-from thoughtforge.core import Status
+from thoughtforge.core.state import Status
 from thoughtforge.phases.plugin_loader import plugin_for
 from thoughtforge.phases.spec_proposal import SPEC_SECTIONS, SpecProposal
 from thoughtforge.prompting import SectionedText

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from thoughtforge.core import ChatMessage
+from thoughtforge.core.state import ChatMessage
 from thoughtforge.prompting.context_window import keep_recent
 
 

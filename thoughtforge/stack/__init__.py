@@ -5,14 +5,6 @@ REST calls that hand a person's answer to a waiting run.
 Plain HTTP (httpx), no Prefect import: an answer such as `thoughtforge say` must arrive in a
 fraction of a second, and importing Prefect alone takes longer than that. Imports the layers
 below it (docs/ARCHITECTURE.md), never `actions`, `flows` or a door.
+
+Import from its modules (`thoughtforge.stack.api`): this package re-exports nothing.
 """
-
-from thoughtforge.stack.api import (
-    PROJECT_TAG_PREFIX,
-    PrefectApi,
-    WaitingRun,
-    find_api,
-    project_tag,
-)
-
-__all__ = ["PROJECT_TAG_PREFIX", "PrefectApi", "WaitingRun", "find_api", "project_tag"]

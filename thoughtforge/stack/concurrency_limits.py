@@ -10,7 +10,8 @@ can hold (a live run holds its project's run lock).
 from __future__ import annotations
 
 from thoughtforge.config import Config
-from thoughtforge.core import is_running, list_projects
+from thoughtforge.core.project import list_projects
+from thoughtforge.core.run_lock import is_running
 from thoughtforge.stack.api import PrefectApi, PrefectApiError
 
 RUNS_LIMIT = "thoughtforge-runs"

@@ -23,8 +23,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from thoughtforge.config import Config
-from thoughtforge.core import end_leftover_processes, track_process
-from thoughtforge.core.processes import live_processes
+from thoughtforge.core.processes import end_leftover_processes, live_processes, track_process
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.process_tree import descendants
 from thoughtforge.stack.api import PrefectApi, PrefectApiError, configured_url, is_healthy

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from thoughtforge.config import Config
-from thoughtforge.core import CONSTRAINTS_FILE, SPEC_FILE, Project
+from thoughtforge.core.project import CONSTRAINTS_FILE, SPEC_FILE, Project
 from thoughtforge.errors import PhaseHalt, UnusableReply
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.engine import PhaseEngine, StepRunner

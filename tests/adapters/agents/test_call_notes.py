@@ -10,7 +10,10 @@ import pytest
 from tests.conftest import AGENTS_DIR
 from thoughtforge.adapters.agents import AgentCall, invoke_agent
 from thoughtforge.config import CommandAgentSpec, Config
-from thoughtforge.core import Project, create_project, read_chat, read_events
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import read_events
+from thoughtforge.core.state import read_chat
 
 OUTPUTS = AGENTS_DIR / "cli_outputs"
 

@@ -16,8 +16,10 @@ from thoughtforge.adapters.agents import AgentCall, http_agent, invoke_agent
 from thoughtforge.adapters.agents.call_usage import from_openai
 from thoughtforge.adapters.agents.kinds.claude import from_claude
 from thoughtforge.config import CommandAgentSpec, Config, OpenAIAgentSpec
-from thoughtforge.core import Project, create_project, read_events
-from thoughtforge.core.spend import read_usage
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import read_events
+from thoughtforge.core.spend.ledger import read_usage
 from thoughtforge.errors import AgentFailure
 
 CLAUDE_SAMPLE = AGENTS_DIR / "claude_code_result.json"

@@ -10,8 +10,9 @@ import pytest
 from tests.fake_openai import FakeOpenAI, Reply
 from thoughtforge.adapters.agents import AgentCall, http_agent, invoke_agent
 from thoughtforge.config import Config, OpenAIAgentSpec
-from thoughtforge.core import create_project, read_events
 from thoughtforge.core.agent_activity import STREAM_FILE, call_in_flight
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project_log import read_events
 from thoughtforge.errors import AgentFailure, PromptTooLarge, ReplyCutOff
 
 SCHEMA = {"type": "object", "properties": {"verdict": {"type": "string"}}, "required": ["verdict"]}

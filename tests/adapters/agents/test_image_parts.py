@@ -17,7 +17,9 @@ from tests.phases.conftest import distillation
 from thoughtforge.adapters.agents import AgentCall, http_agent, invoke_agent
 from thoughtforge.adapters.agents.image_parts import image_tokens, image_type
 from thoughtforge.config import Config, OpenAIAgentSpec
-from thoughtforge.core import Project, create_project, read_chat
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import Project
+from thoughtforge.core.state import read_chat
 from thoughtforge.errors import AgentFailure, PromptTooLarge
 from thoughtforge.phases import intake
 

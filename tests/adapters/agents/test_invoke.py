@@ -18,7 +18,6 @@ from thoughtforge.adapters.agents import AgentCall, invoke_agent
 from thoughtforge.adapters.agents.kinds import normalise
 from thoughtforge.adapters.agents.output import AgentOutputError
 from thoughtforge.config import Config
-from thoughtforge.core import create_project, hold_run_lock, read_events, utc_now
 from thoughtforge.core.agent_activity import (
     STREAM_CAP_BYTES,
     STREAM_FILE,
@@ -29,7 +28,11 @@ from thoughtforge.core.agent_activity import (
     stream_output,
     streamed_text,
 )
+from thoughtforge.core.creation import create_project
 from thoughtforge.core.processes import AGENT_MARK, PROCESSES_FILE
+from thoughtforge.core.project_log import read_events
+from thoughtforge.core.run_lock import hold_run_lock
+from thoughtforge.core.state import utc_now
 from thoughtforge.errors import AgentFailure, FailureKind
 from thoughtforge.process_tree import descendants
 

@@ -16,18 +16,12 @@ from tests.vibe_kanban import VibeKanban, free_port
 from thoughtforge.adapters.announce import board_for
 from thoughtforge.adapters.kanban import VibeKanbanBoard, server_url
 from thoughtforge.config import Config, VibeKanbanConfig, load_config
-from thoughtforge.core import (
-    BOARD_CARD_FILE,
-    PolishState,
-    Project,
-    TrajectoryEntry,
-    TransitionHooks,
-    create_project,
-    install_hooks,
-    read_events,
-    transition,
-    write_polish_state,
-)
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.hooks import BOARD_CARD_FILE, TransitionHooks, install_hooks
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import read_events
+from thoughtforge.core.state import PolishState, TrajectoryEntry, write_polish_state
+from thoughtforge.core.transition import transition
 from thoughtforge.errors import ServiceError
 from thoughtforge.models import Counts, DeliverableType, HaltReason, Phase
 

@@ -9,8 +9,11 @@ from pydantic import SecretStr
 from tests.capture_server import CaptureServer, refused_url
 from thoughtforge.adapters.notify import ChannelNotifier, check, describe, send_test
 from thoughtforge.config import Config, NotificationsConfig, NtfyChannel, WebhookChannel
-from thoughtforge.core import Project, TransitionHooks, create_project, read_events, transition
-from thoughtforge.core.hooks import Notification
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.hooks import Notification, TransitionHooks
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import read_events
+from thoughtforge.core.transition import transition
 from thoughtforge.errors import ConfigError, ServiceError
 from thoughtforge.models import Phase
 

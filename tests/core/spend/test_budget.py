@@ -13,19 +13,13 @@ from tests.fake_openai import FakeOpenAI, Reply
 from thoughtforge.adapters.agents import AgentCall, http_agent, invoke_agent
 from thoughtforge.cli import app
 from thoughtforge.config import Config, OpenAIAgentSpec
-from thoughtforge.core import Project, create_project, read_events, read_thread
-from thoughtforge.core.spend import (
-    USAGE_FILE,
-    Budget,
-    Spend,
-    change_budget,
-    describe,
-    over_budget,
-    read_usage,
-    rebuild,
-    short,
-    spend_of,
-)
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import read_events
+from thoughtforge.core.spend.budget import describe, over_budget, short
+from thoughtforge.core.spend.ledger import USAGE_FILE, Budget, Spend, read_usage
+from thoughtforge.core.spend.summary import change_budget, rebuild, spend_of
+from thoughtforge.core.state import read_thread
 from thoughtforge.errors import BudgetExhausted, PhaseHalt, ThoughtForgeError
 from thoughtforge.models import HaltReason
 

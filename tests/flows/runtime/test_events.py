@@ -15,7 +15,9 @@ from tests.flows.conftest import run_cli
 from tests.polish_setup import polishing_project, review, write_script
 from tests.vibe_kanban import VibeKanban
 from thoughtforge.config import load_config
-from thoughtforge.core import Project, read_events, read_status
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import read_events
+from thoughtforge.core.state import read_status
 from thoughtforge.models import HaltReason, Phase
 
 EXAMPLE = REPO_ROOT / "examples" / "wedding-plan.md"

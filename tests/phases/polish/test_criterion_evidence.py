@@ -17,7 +17,7 @@ import pytest
 
 from tests.polish_setup import polishing_project, write_script
 from thoughtforge.config import Config
-from thoughtforge.core import read_status
+from thoughtforge.core.state import read_status
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import human_decisions
 from thoughtforge.phases.polish.loop import PolishLoop, PolishOutcome

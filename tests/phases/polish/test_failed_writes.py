@@ -22,8 +22,9 @@ import pytest
 from tests.polish_setup import polishing_project, review, write_script
 from tests.small_disk import small_tmpfs
 from thoughtforge.config import Config, load_config
-from thoughtforge.core import POLISH_STATE_FILE, git_repo, read_status
+from thoughtforge.core import git_repo
 from thoughtforge.core.project_view import RunPlace, read_view
+from thoughtforge.core.state import POLISH_STATE_FILE, read_status
 from thoughtforge.errors import ProjectFileError
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.polish.finding_tracker import TRACKER_FILE

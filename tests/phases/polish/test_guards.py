@@ -10,7 +10,7 @@ import pytest
 from rapidfuzz.distance import Levenshtein
 
 from thoughtforge.config import PolishConfig
-from thoughtforge.core import TrajectoryEntry
+from thoughtforge.core.state import TrajectoryEntry
 from thoughtforge.models import Counts, HaltReason, Issue, Severity
 from thoughtforge.phases.polish.finding_tracker import FindingTracker, after_fix, after_review
 from thoughtforge.phases.polish.guards import GuardReport, GuardResult, describe, evaluate

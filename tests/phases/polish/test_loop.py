@@ -14,18 +14,11 @@ import yaml
 from tests.interruption import Killed, kill_at
 from tests.polish_setup import PLAN, calls, polishing_project, review, write_script
 from thoughtforge.config import Config
-from thoughtforge.core import (
-    Notification,
-    PolishState,
-    Project,
-    Status,
-    TransitionHooks,
-    git_repo,
-    read_chat,
-    read_events,
-    read_polish_state,
-    read_status,
-)
+from thoughtforge.core import git_repo
+from thoughtforge.core.hooks import Notification, TransitionHooks
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import read_events
+from thoughtforge.core.state import PolishState, Status, read_chat, read_polish_state, read_status
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import add_human_message, human_decisions
 from thoughtforge.phases.polish.guards import GuardReport

@@ -8,7 +8,7 @@ import pytest
 
 from tests.polish_setup import polishing_project, review, write_script
 from thoughtforge.config import Config
-from thoughtforge.core import POLISH_STATE_FILE
+from thoughtforge.core.state import POLISH_STATE_FILE
 from thoughtforge.phases import human_decisions
 from thoughtforge.phases.polish.loop import PolishLoop
 from thoughtforge.phases.polish.record import read_polish_record

@@ -10,7 +10,9 @@ import pytest
 from tests.phases.polish.test_loop import polish, subjects
 from tests.polish_setup import EVIDENCE, polishing_project, review, write_script
 from thoughtforge.config import Config
-from thoughtforge.core import POLISHED_TAG, Project, read_polish_state, read_status
+from thoughtforge.core.project import Project
+from thoughtforge.core.staging import POLISHED_TAG
+from thoughtforge.core.state import read_polish_state, read_status
 from thoughtforge.models import Phase
 from thoughtforge.phases.polish.repolish import check, check_done_projects, start_repolish
 

@@ -15,7 +15,7 @@ import pytest
 from tests.conftest import AGENTS_DIR
 from tests.polish_setup import polishing_project, write_script
 from thoughtforge.config import CommandAgentSpec, Config
-from thoughtforge.core import read_events
+from thoughtforge.core.project_log import read_events
 from thoughtforge.models import HaltReason
 from thoughtforge.phases.polish.loop import PolishLoop
 from thoughtforge.phases.polish.review_prompt import around_criteria

@@ -13,7 +13,11 @@ import pytest
 from tests.phases.polish.test_loop import polish, subjects
 from tests.polish_setup import CONSTRAINTS, PLAN, calls, polishing_project, review, write_script
 from thoughtforge.config import Config
-from thoughtforge.core import Project, commit_own, git_repo, read_events, transition
+from thoughtforge.core import git_repo
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import read_events
+from thoughtforge.core.staging import commit_own
+from thoughtforge.core.transition import transition
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import human_decisions
 from thoughtforge.phases.polish.repolish import check, start_repolish

@@ -3,7 +3,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from thoughtforge.core import TrajectoryEntry
+from thoughtforge.core.state import TrajectoryEntry
 from thoughtforge.phases.polish.trajectory_chart import trajectory_chart
 
 GOLDEN = Path(__file__).parents[2] / "golden" / "trajectory_chart.md"

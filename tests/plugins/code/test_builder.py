@@ -26,15 +26,10 @@ from tests.code_setup import (
 )
 from tests.polish_setup import calls
 from thoughtforge.config import Config, load_config
-from thoughtforge.core import (
-    CODE_BUILD_FILE,
-    Project,
-    git_repo,
-    read_chat,
-    read_events,
-    read_state_file,
-    read_status,
-)
+from thoughtforge.core import git_repo
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import read_events
+from thoughtforge.core.state import CODE_BUILD_FILE, read_chat, read_state_file, read_status
 from thoughtforge.errors import TransitionError
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases import add_human_message, human_decisions

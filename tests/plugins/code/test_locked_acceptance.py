@@ -33,7 +33,9 @@ from tests.code_setup import (
     wrote,
 )
 from thoughtforge.config import Config, load_config
-from thoughtforge.core import git_repo, read_events, read_polish_state, read_status
+from thoughtforge.core import git_repo
+from thoughtforge.core.project_log import read_events
+from thoughtforge.core.state import read_polish_state, read_status
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.polish.loop import PolishLoop
 from thoughtforge.phases.traceability import criteria

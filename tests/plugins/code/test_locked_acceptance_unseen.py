@@ -24,14 +24,10 @@ import pytest
 from tests.build_setup import locked_project
 from tests.code_setup import code_review, code_sections
 from thoughtforge.config import Config, load_config
-from thoughtforge.core import (
-    Project,
-    git_repo,
-    read_events,
-    read_polish_state,
-    read_status,
-    write_status,
-)
+from thoughtforge.core import git_repo
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import read_events
+from thoughtforge.core.state import read_polish_state, read_status, write_status
 from thoughtforge.models import DeliverableType, HaltReason, Phase
 from thoughtforge.phases.polish.loop import PolishLoop
 from thoughtforge.plugins.code.acceptance.lock import read_lock

@@ -23,7 +23,8 @@ from tests.code_setup import (
 )
 from tests.polish_setup import calls
 from thoughtforge.config import Config, load_config
-from thoughtforge.core import git_repo, read_polish_state, read_status
+from thoughtforge.core import git_repo
+from thoughtforge.core.state import read_polish_state, read_status
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.polish.loop import PolishLoop
 

@@ -26,7 +26,11 @@ from tests.build_setup import (
 from tests.interruption import Killed, kill_at
 from tests.polish_setup import calls, polishing_project
 from thoughtforge.config import Config
-from thoughtforge.core import Project, git_repo, read_chat, read_events, read_status, transition
+from thoughtforge.core import git_repo
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import read_events
+from thoughtforge.core.state import read_chat, read_status
+from thoughtforge.core.transition import transition
 from thoughtforge.models import DeliverableType, HaltReason, Phase
 from thoughtforge.phases import intake
 from thoughtforge.phases.plugin_loader import plugin_for

@@ -14,16 +14,13 @@ from typing import Any
 from thoughtforge.adapters.agents.call_notes import in_a_project, tell_chat
 from thoughtforge.adapters.agents.call_usage import CallUsage
 from thoughtforge.config import Config
-from thoughtforge.core import log_event
-from thoughtforge.core.spend import (
+from thoughtforge.core.project_log import log_event
+from thoughtforge.core.spend.budget import budget_of, describe, next_call_cost, over_budget
+from thoughtforge.core.spend.ledger import (
     CALL_EVENT,
     Spend,
     UsageLedger,
     add_call,
-    budget_of,
-    describe,
-    next_call_cost,
-    over_budget,
     price,
     read_usage,
 )

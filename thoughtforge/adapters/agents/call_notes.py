@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from thoughtforge.core import STATUS_FILE, ChatMessage, append_chat, log_event
+from thoughtforge.core.project_log import log_event
+from thoughtforge.core.state import STATUS_FILE, ChatMessage, append_chat
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import Phase
 

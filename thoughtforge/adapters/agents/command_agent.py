@@ -21,9 +21,9 @@ from thoughtforge.adapters.agents.output import AgentOutputError, CliApiError, C
 from thoughtforge.adapters.agents.process import ProcessResult, run_command
 from thoughtforge.adapters.agents.write_boundary import Boundary, open_boundary
 from thoughtforge.config import AgentsConfig, AgentSpec, CommandAgentSpec
-from thoughtforge.core import track_process, untrack_process
 from thoughtforge.core.agent_activity import stream_output
 from thoughtforge.core.atomic_write import unwritable
+from thoughtforge.core.processes import track_process, untrack_process
 from thoughtforge.errors import FailureKind
 from thoughtforge.terminal_text import without_escapes
 

@@ -31,8 +31,9 @@ from thoughtforge.adapters.agents.image_parts import (
 from thoughtforge.adapters.agents.kinds import cli_names
 from thoughtforge.adapters.agents.launch import grants_of
 from thoughtforge.config import AgentSpec, CommandAgentSpec, Config, OpenAIAgentSpec
-from thoughtforge.core import log_event, utc_now
 from thoughtforge.core.agent_activity import AgentActivity, begin_call, end_call
+from thoughtforge.core.project_log import log_event
+from thoughtforge.core.state import utc_now
 from thoughtforge.errors import (
     AgentFailure,
     AgentRefused,

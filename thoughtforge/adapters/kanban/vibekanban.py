@@ -25,8 +25,12 @@ from pydantic import BaseModel
 from thoughtforge.adapters.kanban.client import VibeKanbanClient
 from thoughtforge.board.cards import Card, describe, project_card
 from thoughtforge.config import VibeKanbanConfig
-from thoughtforge.core import BOARD_CARD_FILE, Project, Status, git_repo, log_event
+from thoughtforge.core import git_repo
+from thoughtforge.core.hooks import BOARD_CARD_FILE
 from thoughtforge.core.own_files import open_own
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import log_event
+from thoughtforge.core.state import Status
 from thoughtforge.errors import ServiceError
 from thoughtforge.models import Phase
 

@@ -10,7 +10,8 @@ from prefect.events import emit_event
 
 from thoughtforge.adapters.announce import announce_transitions
 from thoughtforge.config import Config, config_path
-from thoughtforge.core import Notification, Status, add_transition_listener
+from thoughtforge.core.hooks import Notification, add_transition_listener
+from thoughtforge.core.state import Status
 
 EVENT_PREFIX = "thoughtforge.project"
 

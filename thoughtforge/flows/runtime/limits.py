@@ -23,7 +23,8 @@ from prefect.exceptions import ObjectNotFound
 
 from thoughtforge.adapters.agents import use_call_slots
 from thoughtforge.config import Config
-from thoughtforge.core import Project, is_running, list_projects
+from thoughtforge.core.project import Project, list_projects
+from thoughtforge.core.run_lock import is_running
 from thoughtforge.flows.runtime.prefect_internals import CONCURRENCY_SLOT, usable
 from thoughtforge.stack.concurrency_limits import RUNS_LIMIT, agent_limit
 

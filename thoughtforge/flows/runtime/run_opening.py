@@ -39,7 +39,9 @@ from prefect import runtime
 
 from thoughtforge.adapters.agents.write_boundary import boundary_in_force, landlock_abi
 from thoughtforge.config import Config, load_config
-from thoughtforge.core import Project, hold_run_lock, log_event
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import log_event
+from thoughtforge.core.run_lock import hold_run_lock
 from thoughtforge.core.run_start import refuse_beside_another
 from thoughtforge.flows.runtime.console import make_run_output_inert
 from thoughtforge.flows.runtime.events import announce

@@ -10,7 +10,7 @@ from uuid import UUID
 from prefect import runtime
 from prefect.client.orchestration import get_client
 
-from thoughtforge.core import Project
+from thoughtforge.core.project import Project
 from thoughtforge.core.revisions import current_revision, run_label
 from thoughtforge.core.state import Status
 from thoughtforge.stack.api import PROJECT_TAG_PREFIX, project_tag

@@ -15,7 +15,8 @@ import atexit
 from prefect import runtime
 from prefect.settings import PREFECT_API_URL, PREFECT_UI_URL
 
-from thoughtforge.core import Project, track_process, untrack_process
+from thoughtforge.core.processes import track_process, untrack_process
+from thoughtforge.core.project import Project
 from thoughtforge.stack.temporary_server import temporary_server_pid
 
 

@@ -11,7 +11,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
-from thoughtforge.core import Project
+from thoughtforge.core.project import Project
 
 Stage = Literal["build", "fix", "revision"]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from thoughtforge.config import PolishConfig
-from thoughtforge.core import PolishState, TrajectoryEntry, utc_now
-from thoughtforge.core.spend import Spend
+from thoughtforge.core.spend.ledger import Spend
+from thoughtforge.core.state import PolishState, TrajectoryEntry, utc_now
 from thoughtforge.models import Counts
 from thoughtforge.phases.polish.finding_tracker import FindingTracker, after_fix
 from thoughtforge.phases.polish.guards import GuardReport, evaluate

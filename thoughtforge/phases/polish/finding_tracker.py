@@ -34,7 +34,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from thoughtforge.core import read_own_text, write_text_atomic
+from thoughtforge.core.atomic_write import write_text_atomic
+from thoughtforge.core.own_files import read_own_text
 from thoughtforge.core.staging import POLISH_LEDGER_FILE
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import Issue, Severity

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from thoughtforge.config import PolishConfig
-from thoughtforge.core import FixOutcome, TrajectoryEntry
+from thoughtforge.core.state import FixOutcome, TrajectoryEntry
 from thoughtforge.models import Counts, Severity
 from thoughtforge.phases.polish.finding_tracker import FindingTracker
 

@@ -21,7 +21,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from thoughtforge.config import PolishConfig
-from thoughtforge.core import TrajectoryEntry
+from thoughtforge.core.state import TrajectoryEntry
 from thoughtforge.models import HaltReason
 from thoughtforge.phases.polish import findings_guards, trajectory_guards
 from thoughtforge.phases.polish.finding_tracker import FindingTracker

@@ -23,20 +23,14 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from thoughtforge.core import (
-    CONSTRAINTS_FILE,
-    POLISH_LOG_FILE,
-    POLISH_STATE_FILE,
-    REVIEW_FILE,
-    PolishState,
-    git_repo,
-    log_event,
-    read_own_text,
-    write_polish_state,
-    write_text_atomic,
-)
-from thoughtforge.core.own_files import read_own_bytes
+from thoughtforge.core import git_repo
+from thoughtforge.core.atomic_write import write_text_atomic
+from thoughtforge.core.own_files import read_own_bytes, read_own_text
+from thoughtforge.core.project import CONSTRAINTS_FILE
+from thoughtforge.core.project_log import log_event
 from thoughtforge.core.revisions import current_revision
+from thoughtforge.core.staging import POLISH_LOG_FILE, REVIEW_FILE
+from thoughtforge.core.state import POLISH_STATE_FILE, PolishState, write_polish_state
 from thoughtforge.errors import PhaseHalt, UnusableReply
 from thoughtforge.models import Counts, HaltReason
 from thoughtforge.phases.deliverable import edit_rule

@@ -34,18 +34,13 @@ from pydantic import BaseModel
 from thoughtforge.adapters.agents.graceful_stop import take_next_step
 from thoughtforge.catalogue import halt_options
 from thoughtforge.config import Config
-from thoughtforge.core import (
-    POLISH_STATE_FILE,
-    PolishState,
-    Project,
-    TransitionHooks,
-    git_repo,
-    log_event,
-    notify,
-    read_polish_state,
-    show_on_board,
-)
-from thoughtforge.core.spend import iteration_spend, spend_of
+from thoughtforge.core import git_repo
+from thoughtforge.core.hooks import TransitionHooks, notify, show_on_board
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import log_event
+from thoughtforge.core.spend.ledger import iteration_spend
+from thoughtforge.core.spend.summary import spend_of
+from thoughtforge.core.state import POLISH_STATE_FILE, PolishState, read_polish_state
 from thoughtforge.errors import PhaseHalt, StateFileError
 from thoughtforge.halt_advice import HALT_ADVICE
 from thoughtforge.models import Counts, HaltReason, Phase

@@ -6,8 +6,8 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from thoughtforge.core import POLISH_LOG_FILE
 from thoughtforge.core.own_files import open_own
+from thoughtforge.core.staging import POLISH_LOG_FILE
 from thoughtforge.models import Counts, Issue
 from thoughtforge.phases.polish.finding_tracker import Finding, FindingTracker
 from thoughtforge.phases.polish.guards import GuardReport, describe

@@ -14,12 +14,12 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from thoughtforge.core import (
-    POLISH_LOG_FILE,
+from thoughtforge.core.own_files import read_own_text
+from thoughtforge.core.staging import POLISH_LOG_FILE
+from thoughtforge.core.state import (
     POLISH_STATE_FILE,
     PolishState,
     TrajectoryEntry,
-    read_own_text,
     read_polish_state,
 )
 from thoughtforge.errors import StateFileError

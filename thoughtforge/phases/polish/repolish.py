@@ -11,17 +11,11 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from thoughtforge.config import Config
-from thoughtforge.core import (
-    CONSTRAINTS_FILE,
-    POLISHED_TAG,
-    PolishState,
-    Project,
-    commit_own,
-    git_repo,
-    list_projects,
-    transition,
-    write_polish_state,
-)
+from thoughtforge.core import git_repo
+from thoughtforge.core.project import CONSTRAINTS_FILE, Project, list_projects
+from thoughtforge.core.staging import POLISHED_TAG, commit_own
+from thoughtforge.core.state import PolishState, write_polish_state
+from thoughtforge.core.transition import transition
 from thoughtforge.models import Phase
 from thoughtforge.phases.plugin_loader import plugin_for
 

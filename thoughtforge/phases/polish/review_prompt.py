@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from thoughtforge.adapters.agents.invoke import prompt_room
-from thoughtforge.core import log_event
+from thoughtforge.core.project_log import log_event
 from thoughtforge.errors import PhaseHalt
 from thoughtforge.models import HaltReason
 from thoughtforge.phases.engine import PhaseEngine

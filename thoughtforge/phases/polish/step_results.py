@@ -11,7 +11,7 @@ import re
 
 from pydantic import BaseModel
 
-from thoughtforge.core import FixOutcome, PolishState
+from thoughtforge.core.state import FixOutcome, PolishState
 from thoughtforge.models import Issue
 from thoughtforge.phases.deliverable.markdown_tables import (
     changed_headings,

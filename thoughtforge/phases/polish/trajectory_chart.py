@@ -3,8 +3,8 @@ the Prefect UI shows at a glance whether the loop is getting anywhere, and at wh
 
 from __future__ import annotations
 
-from thoughtforge.core import TrajectoryEntry
-from thoughtforge.core.spend import usd
+from thoughtforge.core.spend.budget import usd
+from thoughtforge.core.state import TrajectoryEntry
 
 BAR_WIDTH = 40
 

@@ -8,8 +8,8 @@ exactly 20 % or 50 % is never pushed over by rounding."""
 
 from __future__ import annotations
 
-from thoughtforge.core import TrajectoryEntry
-from thoughtforge.core.spend import usd
+from thoughtforge.core.spend.budget import usd
+from thoughtforge.core.state import TrajectoryEntry
 from thoughtforge.models import Severity
 from thoughtforge.phases.polish.guard_view import (
     Seen,

@@ -25,7 +25,8 @@ The stages are parts of `CodeBuilder` in `building/` (`gate`, `construction`, `f
 from __future__ import annotations
 
 from thoughtforge.config import Config
-from thoughtforge.core import Project, log_event
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import log_event
 from thoughtforge.core.revisions import record_built_from
 from thoughtforge.errors import PhaseHalt
 from thoughtforge.models import HaltReason, Phase

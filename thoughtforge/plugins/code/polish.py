@@ -21,9 +21,11 @@ import json
 from collections.abc import Mapping
 
 from thoughtforge.adapters.agents.invoke import ATTEMPTS, prompt_room
-from thoughtforge.core import PolishState, changes, git_repo, log_event
+from thoughtforge.core import git_repo
 from thoughtforge.core.own_files import read_own_bytes
-from thoughtforge.core.staging import PRIVATE_FILES, is_own
+from thoughtforge.core.project_log import log_event
+from thoughtforge.core.staging import PRIVATE_FILES, changes, is_own
+from thoughtforge.core.state import PolishState
 from thoughtforge.errors import PhaseHalt
 from thoughtforge.models import HaltReason
 from thoughtforge.phases.deliverable.verdict import Candidate

@@ -7,15 +7,15 @@ plan plugin's counterpart is `plugins.plan.revision`.
 
 from __future__ import annotations
 
-from thoughtforge.core import (
+from thoughtforge.core.project import Project
+from thoughtforge.core.revisions import open_revision, update_revision
+from thoughtforge.core.state import (
     CODE_BUILD_FILE,
     ChatMessage,
-    Project,
     append_chat,
     read_state_file,
     write_state_file,
 )
-from thoughtforge.core.revisions import open_revision, update_revision
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import Phase
 from thoughtforge.plugins.code.build_state import CodeBuildState

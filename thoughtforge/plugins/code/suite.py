@@ -9,7 +9,8 @@ from __future__ import annotations
 import shlex
 
 from thoughtforge.config import CodeConfig
-from thoughtforge.core import SPEC_FILE, log_event
+from thoughtforge.core.project import SPEC_FILE
+from thoughtforge.core.project_log import log_event
 from thoughtforge.errors import PhaseHalt
 from thoughtforge.models import HaltReason
 from thoughtforge.phases.engine import PhaseEngine

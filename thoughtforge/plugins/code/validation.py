@@ -7,8 +7,9 @@ the one every deliverable gets (`phases.deliverable.verdict`).
 
 from __future__ import annotations
 
-from thoughtforge.core import Project, git_repo
+from thoughtforge.core import git_repo
 from thoughtforge.core.own_files import read_own_text
+from thoughtforge.core.project import Project
 from thoughtforge.core.staging import SOURCE_SUFFIXES
 from thoughtforge.phases.deliverable.verdict import Candidate, DeliverableVerdict
 from thoughtforge.phases.deliverable.whole_document import refused_source

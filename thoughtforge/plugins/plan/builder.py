@@ -16,12 +16,9 @@ from functools import partial
 from pathlib import Path
 
 from thoughtforge.config import Config
-from thoughtforge.core import (
-    PLAN_FILE,
-    Project,
-    TransitionHooks,
-    log_event,
-)
+from thoughtforge.core.hooks import TransitionHooks
+from thoughtforge.core.project import PLAN_FILE, Project
+from thoughtforge.core.project_log import log_event
 from thoughtforge.core.revisions import record_built_from
 from thoughtforge.errors import PhaseHalt, UnusableReply
 from thoughtforge.models import HaltReason, Phase

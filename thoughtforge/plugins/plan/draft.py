@@ -12,7 +12,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from thoughtforge.core import INTENT_FILE, PLAN_FILE, SPEC_FILE, log_event, read_own_text
+from thoughtforge.core.own_files import read_own_text
+from thoughtforge.core.project import INTENT_FILE, PLAN_FILE, SPEC_FILE
+from thoughtforge.core.project_log import log_event
 from thoughtforge.errors import PhaseHalt
 from thoughtforge.models import HaltReason
 from thoughtforge.phases.chat import NO_GUIDANCE

@@ -10,15 +10,10 @@ from __future__ import annotations
 from functools import partial
 
 from thoughtforge.config import Config
-from thoughtforge.core import (
-    CONSTRAINTS_FILE,
-    PLAN_FILE,
-    SPEC_FILE,
-    Project,
-    TransitionHooks,
-    git_repo,
-    log_event,
-)
+from thoughtforge.core import git_repo
+from thoughtforge.core.hooks import TransitionHooks
+from thoughtforge.core.project import CONSTRAINTS_FILE, PLAN_FILE, SPEC_FILE, Project
+from thoughtforge.core.project_log import log_event
 from thoughtforge.core.revisions import (
     REVISION_TAG_PREFIX,
     Revision,

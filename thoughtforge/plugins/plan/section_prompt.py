@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from thoughtforge.core import log_event
+from thoughtforge.core.project_log import log_event
 from thoughtforge.errors import UnusableReply
 from thoughtforge.phases.engine import PhaseEngine
 from thoughtforge.phases.reasking import reask

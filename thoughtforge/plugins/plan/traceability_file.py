@@ -4,7 +4,7 @@ until the polish loop's first iteration rewrites it."""
 
 from __future__ import annotations
 
-from thoughtforge.core import CONSTRAINTS_FILE, PLAN_FILE
+from thoughtforge.core.project import CONSTRAINTS_FILE, PLAN_FILE
 from thoughtforge.errors import PhaseHalt
 from thoughtforge.models import HaltReason
 from thoughtforge.phases.engine import PhaseEngine

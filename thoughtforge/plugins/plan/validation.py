@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from thoughtforge.core import INTENT_FILE, Project, read_own_text
+from thoughtforge.core.own_files import read_own_text
+from thoughtforge.core.project import INTENT_FILE, Project
 from thoughtforge.phases.deliverable.document_check import check_document
 from thoughtforge.phases.deliverable.verdict import Candidate, DeliverableVerdict
 from thoughtforge.plugins.plan.slot_content import unfilled_reason

@@ -24,7 +24,9 @@ from tests.vibe_kanban import VibeKanban, free_port
 from thoughtforge.adapters.agents import AgentCall
 from thoughtforge.adapters.kanban.attempts import VibeKanbanCoder
 from thoughtforge.config import Config, VibeKanbanConfig
-from thoughtforge.core import Project, create_project, read_events
+from thoughtforge.core.creation import create_project
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import read_events
 from thoughtforge.errors import AgentFailure, FailureKind
 
 PROMPT = "Build the greeter: src/hello.py prints hello."

@@ -16,7 +16,9 @@ from thoughtforge.adapters.kanban.attempts.process_logs import agent_answer, pro
 from thoughtforge.adapters.kanban.client import VibeKanbanClient
 from thoughtforge.adapters.kanban.vibekanban import server_url
 from thoughtforge.config import Config
-from thoughtforge.core import commit_own, log_event, utc_now
+from thoughtforge.core.project_log import log_event
+from thoughtforge.core.staging import commit_own
+from thoughtforge.core.state import utc_now
 from thoughtforge.errors import AgentFailure, AttemptFailure, FailureKind, ServiceError
 
 POLL_SECONDS = 0.5

@@ -14,13 +14,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from thoughtforge.core import (
-    CONSTRAINTS_FILE,
-    discard_agent_changes,
-    git_repo,
-    log_event,
-    read_own_text,
-)
+from thoughtforge.core import git_repo
+from thoughtforge.core.own_files import read_own_text
+from thoughtforge.core.project import CONSTRAINTS_FILE
+from thoughtforge.core.project_log import log_event
+from thoughtforge.core.staging import discard_agent_changes
 from thoughtforge.errors import PhaseHalt, ProjectFileError, StateFileError
 from thoughtforge.models import HaltReason
 from thoughtforge.phases.engine import PhaseEngine

@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from thoughtforge.core import ACCEPTANCE_LOCK_FILE, read_state_file, write_state_file
+from thoughtforge.core.state import ACCEPTANCE_LOCK_FILE, read_state_file, write_state_file
 from thoughtforge.plugins.code.acceptance.python_tests import FoundTest, ModuleContext
 
 LOCK_FILE = ACCEPTANCE_LOCK_FILE

@@ -6,14 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from thoughtforge.config import Config
-from thoughtforge.core import (
-    CODE_BUILD_FILE,
-    Project,
-    TransitionHooks,
-    log_event,
-    read_state_file,
-    write_state_file,
-)
+from thoughtforge.core.hooks import TransitionHooks
+from thoughtforge.core.project import Project
+from thoughtforge.core.project_log import log_event
+from thoughtforge.core.state import CODE_BUILD_FILE, read_state_file, write_state_file
 from thoughtforge.errors import PhaseHalt, StateFileError
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.engine import PhaseEngine, StepRunner, run_direct

@@ -3,7 +3,9 @@ steps, each checked and committed; a failed attempt is undone to the last commit
 
 from __future__ import annotations
 
-from thoughtforge.core import CONSTRAINTS_FILE, SPEC_FILE, discard_agent_changes, log_event
+from thoughtforge.core.project import CONSTRAINTS_FILE, SPEC_FILE
+from thoughtforge.core.project_log import log_event
+from thoughtforge.core.staging import discard_agent_changes
 from thoughtforge.errors import AgentFailure, PhaseHalt, UnusableReply
 from thoughtforge.models import HaltReason
 from thoughtforge.phases.failure_halts import unusable_twice

@@ -7,7 +7,7 @@ itself (a skipped or xfailed one does not). What is missing is given to the fixe
 
 from __future__ import annotations
 
-from thoughtforge.core import log_event
+from thoughtforge.core.project_log import log_event
 from thoughtforge.errors import AgentFailure, PhaseHalt
 from thoughtforge.models import HaltReason
 from thoughtforge.plugins.code.acceptance.lock import LOCK_FILE

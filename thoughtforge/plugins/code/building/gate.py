@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from thoughtforge.core import log_event
+from thoughtforge.core.project_log import log_event
 from thoughtforge.errors import PhaseHalt, UnusableReply
 from thoughtforge.models import HaltReason
 from thoughtforge.phases.failure_halts import unusable_twice
