@@ -82,7 +82,10 @@ def test_a_halt_takes_the_same_decisions_at_every_door(
     wait = Waiting(key="k", kind=form, phase=Phase.HALTED, chat_length=1, since=NOW)
     assert tuple(a.name for a in composer_for(status, wait, run_busy=False).actions) == decisions
     verbs = list(dict.fromkeys(ACTIONS[name].cli_verb for name in decisions))
-    assert after_halt("p1", status) == f"Next: thoughtforge {'|'.join(verbs)} p1"
+    assert (
+        after_halt("p1", status.halt_reason, status.halted_from)
+        == f"Next: thoughtforge {'|'.join(verbs)} p1"
+    )
 
 
 def test_a_halt_recorded_without_its_origin_offers_no_override_at_any_door(
@@ -99,7 +102,7 @@ def test_a_halt_recorded_without_its_origin_offers_no_override_at_any_door(
     assert project.status().halted_from is None
     page = [a.name for a in composer_for(project.status(), None, run_busy=False).actions]
     assert page == ["resume", "terminate"]
-    assert after_halt(project.id, project.status()) == (
+    assert after_halt(project.id, None, None) == (
         f"Next: thoughtforge resume|terminate {project.id}"
     )
     with pytest.raises(TransitionError):

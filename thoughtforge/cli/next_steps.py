@@ -9,13 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from thoughtforge.catalogue import ACTIONS, cli_verbs, halt_decisions
-from thoughtforge.core.state import Status
-from thoughtforge.models import Phase
+from thoughtforge.models import HaltReason, Phase
 
 
-def after_halt(project_id: str, status: Status) -> str:
+def after_halt(project_id: str, reason: HaltReason | None, halted_from: Phase | None) -> str:
     """The line after `Halted (reason) in phase.`: the decisions it takes, or that none is left."""
-    verbs = cli_verbs(halt_decisions(status.halt_reason, status.halted_from))
+    verbs = cli_verbs(halt_decisions(reason, halted_from))
     if not verbs:
         return "It was terminated: there is nothing to resume."
     return f"Next: thoughtforge {verbs} {project_id}"

@@ -75,7 +75,7 @@ def run_pipeline(
     if status.phase is Phase.HALTED:
         err.print(
             f"[yellow]Halted ({status.halt_reason}) in {status.halted_from}.[/] "
-            f"{after_halt(project_id, status)}"
+            f"{after_halt(project_id, status.halt_reason, status.halted_from)}"
         )
         raise typer.Exit(EXIT_HALTED)
     err.print(f"Stopped in {status.phase}: see `thoughtforge status {project_id}`.")
@@ -102,7 +102,7 @@ def run_polish(ctx: typer.Context, project_id: str, wait: bool) -> None:
     status = project_named(config_of(ctx), project_id).status()
     err.print(
         f"[yellow]Halted ({outcome.halt_reason}).[/] {inert_markup(outcome.reason)}\n"
-        f"{after_halt(project_id, status)}"
+        f"{after_halt(project_id, status.halt_reason, status.halted_from)}"
     )
     raise typer.Exit(EXIT_HALTED)
 

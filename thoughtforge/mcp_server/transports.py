@@ -90,10 +90,10 @@ def _first_call(config_file: Path, config: Config) -> Callable[[], Tools]:
 
     @functools.cache
     def tools() -> Tools:
-        from thoughtforge.adapters.announce import announce_transitions
+        from thoughtforge.actions.announcing import announce_from_this_process
         from thoughtforge.mcp_server.tools import Tools
 
-        announce_transitions(config_file, config)
+        announce_from_this_process(config_file, config)
         return Tools(config_file, config)
 
     return tools
