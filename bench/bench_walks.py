@@ -2,9 +2,13 @@
 `revise` go through on their way to the agent.
 
 One instrument (`Walk`) counts, while it is on, in every thread of its process:
-- `files`: the distinct source files of `thoughtforge/` on the call path (a file counts when a
-  function of it runs; `sys.setprofile`, so imports done before the walk do not count and
-  functions called from Prefect or pydantic do);
+- `files`: the distinct source files of `thoughtforge/` any of whose functions run during the
+  walk (`sys.setprofile`, so imports done before the walk do not count and functions called
+  from Prefect or pydantic do): everything the walk touches, helpers and models included;
+- `chain`: the files on the call stack at the walk's crossing (the page's request to Prefect;
+  the run's agent call), from the door's frames (the endpoint that hands the answer to a worker
+  thread) or from where the run's wait returned to: the files a reader follows from the answer
+  to the agent;
 - `view_reads`: calls of `core.project_view.read_view`;
 - `state_reads`: opens of a project's state files (`sys.addaudithook`'s `open` events);
 - `prefect`: requests to Prefect's REST API (`stack.api`: `PrefectApi.call` and the health check
@@ -17,8 +21,8 @@ The walks:
   `bench_walks.py probe RECORD -- ARGS`) waits for the person in Phase 1; the page's POST
   /projects/{id}/answer `distill` is counted in this process (the workbench under uvicorn, as the
   tests run it), and the run's process counts from its wait's return to its next agent call.
-  Its files are the union of the two processes' (one source file is one file, whichever process
-  runs it).
+  Its files, and its chain, are the union of the two processes' (one source file is one file,
+  whichever process runs it).
 - `thoughtforge run` → first agent call: the same run's process, from its start to its first agent
   call.
 - MCP revise: `Tools.answer(id, "revise", ...)` on a done project, in this process, its run
@@ -68,6 +72,7 @@ AGENT_CALL = ("thoughtforge/adapters/agents/invoke.py", "invoke_agent")
 PLUGIN_LOAD = ("thoughtforge/phases/plugin_loader.py", "_load_all")
 PREFECT_CALL = ("thoughtforge/stack/api.py", "call")
 HEALTH_CHECK = ("thoughtforge/stack/api.py", "server_state")
+TO_A_WORKER = ("starlette/concurrency.py", "run_in_threadpool")
 MODEL_VALIDATE = ("pydantic/main.py", "model_validate")
 
 
@@ -76,6 +81,8 @@ class Walk:
     """What one walk went through; see the module's docstring."""
 
     files: set[str] = field(default_factory=set)
+    chain: list[str] = field(default_factory=list)
+    crossed: bool = False
     view_reads: int = 0
     state_reads: Counter[str] = field(default_factory=Counter)
     prefect: list[str] = field(default_factory=list)
@@ -85,6 +92,7 @@ class Walk:
     def figures(self) -> dict[str, Any]:
         return {
             "files": len(self.files),
+            "chain": len(self.chain),
             "view_reads": self.view_reads,
             "state_reads": dict(sorted(self.state_reads.items())),
             "prefect_requests": len(self.prefect),
@@ -100,7 +108,7 @@ class Instrument:
 
     def __init__(self) -> None:
         self.walks: list[Walk] = []
-        self.on_call: Callable[[str, str], None] = lambda _file, _name: None
+        self.on_call: Callable[[str, FrameType], None] = lambda _name, _frame: None
         self._kinds: dict[CodeType, tuple[str | None, tuple[str, str]]] = {}
         sys.addaudithook(self._audit)
 
@@ -140,6 +148,7 @@ class Instrument:
                         PLUGIN_LOAD,
                         PREFECT_CALL,
                         HEALTH_CHECK,
+                        TO_A_WORKER,
                         MODEL_VALIDATE,
                     )
                     if where.endswith("/" + place[0]) and code.co_name == place[1]
@@ -156,10 +165,10 @@ class Instrument:
         relative, named = self._kind(frame.f_code)
         if event == "return":
             if named == WAIT_RETURNS:
-                self.on_call(*named)
+                self.on_call(named[1], frame)
             return
         if named != ("", ""):
-            self.on_call(*named)
+            self.on_call(named[1], frame)
         for walk in self.walks:
             self._count(walk, frame, relative, named)
 
@@ -172,7 +181,12 @@ class Instrument:
             walk.view_reads += 1
         elif named == PLUGIN_LOAD:
             walk.plugin_loads += 1
+        elif named == TO_A_WORKER and not walk.chain:
+            walk.chain = chain(frame)  # the door's frames, which a worker thread's stack lacks
         elif named == PREFECT_CALL:
+            if not walk.crossed:
+                walk.crossed = True
+                walk.chain = [*chain(frame), *(f for f in walk.chain if f not in chain(frame))]
             api = frame.f_locals["self"].url
             walk.prefect.append(f"{frame.f_locals['method']} {api}{frame.f_locals['path']}")
         elif named == HEALTH_CHECK:
@@ -193,6 +207,30 @@ class Instrument:
                 walk.state_reads[name] += 1
 
 
+def chain(frame: FrameType | None, since: list[FrameType] = []) -> list[str]:  # noqa: B006
+    """The `thoughtforge/` files on the stack from `frame` outwards, each once, innermost first;
+    up to and with the first frame of `since` met (a stack seen before), else to the outermost."""
+    files: list[str] = []
+    while frame is not None:
+        path = frame.f_code.co_filename
+        if path.startswith(str(PACKAGE) + os.sep):
+            relative = path[len(str(PACKAGE)) + 1 :]
+            if relative not in files:
+                files.append(relative)
+        if any(frame is seen for seen in since):
+            break
+        frame = frame.f_back
+    return files
+
+
+def stack_of(frame: FrameType | None) -> list[FrameType]:
+    frames = []
+    while frame is not None:
+        frames.append(frame)
+        frame = frame.f_back
+    return frames
+
+
 # --- the run's process ------------------------------------------------------------------------
 
 
@@ -203,14 +241,23 @@ def probe(record: Path, argv: list[str]) -> None:
     instrument = Instrument().__enter__()  # for the process's life
     open_walks: dict[str, Walk] = {"start": Walk()}
     instrument.walks = [open_walks["start"]]
+    returned_to: list[FrameType] = []
 
-    def on_call(_file: str, name: str) -> None:
+    def on_call(name: str, frame: FrameType) -> None:
         if name == WAIT_RETURNS[1]:
             open_walks["takeover"] = Walk()
+            returned_to[:] = stack_of(frame.f_back)
         elif name == AGENT_CALL[1]:
             with record.open("a") as out:
                 for segment, walk in open_walks.items():
-                    line = {"segment": segment, **walk.figures(), "file_list": sorted(walk.files)}
+                    since = returned_to if segment == "takeover" else []
+                    walk.chain = chain(frame, since)
+                    line = {
+                        "segment": segment,
+                        **walk.figures(),
+                        "file_list": sorted(walk.files),
+                        "chain_list": walk.chain,
+                    }
                     out.write(json.dumps(line) + "\n")
             open_walks.clear()
         else:
@@ -374,14 +421,16 @@ def main() -> None:
             api_url = str(PREFECT_API_URL.value())
             web, takeover, start = page_answer_and_run(instrument, folder, api_url)
     both = web.files | set(takeover["file_list"])
+    chained = set(web.chain) | set(takeover["chain_list"])
     report = {
         "page answer (web request)": {**web.figures(), "prefect": web.prefect},
         "page answer (run: wait's return -> agent call)": {
-            k: v for k, v in takeover.items() if k != "file_list"
+            k: v for k, v in takeover.items() if not k.endswith("_list")
         },
         "page answer, files across both processes": len(both),
+        "page answer, files on its call chain across both processes": len(chained),
         "thoughtforge run -> first agent call": {
-            k: v for k, v in start.items() if k != "file_list"
+            k: v for k, v in start.items() if not k.endswith("_list")
         },
         "mcp revise": revise.figures(),
     }
@@ -389,6 +438,8 @@ def main() -> None:
     if "-v" in sys.argv:
         print("web files:", sorted(web.files))
         print("run files:", takeover["file_list"])
+        print("web chain:", web.chain)
+        print("run chain:", takeover["chain_list"])
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ TOLERANCE = 0.15
 def test_the_probe_answers_and_the_clis_overhead_is_its_profiles(cli: str, bench: Bench) -> None:
     result = bench.thoughtforge(cli, "doctor", "--probe")
     [line] = [line for line in result.stdout.splitlines() if f"probe {cli}" in line]
-    assert "answered" in line and "ready" in line, result.stdout
+    assert "replied" in line and "ready" in line, result.stdout
     others = [line for line in result.stdout.splitlines() if "probe " in line and cli not in line]
     assert any("not logged in" in line for line in others), result.stdout
     measured = bench.api.billed()[0] - estimate_tokens(PROMPT)

@@ -65,6 +65,12 @@ def test_a_page_answer_reaches_the_waiting_run_with_one_view_read_and_one_reques
     """`thoughtforge run` waits for the person in Phase 1; the page's `distill` is counted in
     this process (the workbench), the run's from its wait's return to its next agent call."""
     web, takeover, start = page_answer_and_run(Instrument(), tmp_path, prefect_api_url)
+    through = set(web.chain) | set(takeover["chain_list"])
+    # the door, the action, the hand-over to Prefect; the run's wait, the phase, the engine, the
+    # agent: each on the chain, and the chain short (issue 57: through at most 20 files)
+    assert {"web/endpoints/project_actions.py", "actions/answering.py", "stack/api.py"} <= through
+    assert {"phases/engine.py", "adapters/agents/invoke.py"} <= through
+    assert len(through) <= 20, sorted(through)
     assert web.view_reads == 1, web.figures()
     assert [request.rsplit("/", 1)[1] for request in web.prefect] == ["resume"], web.prefect
     assert takeover["view_reads"] == 0 and takeover["prefect_requests"] == 0, takeover
