@@ -169,16 +169,9 @@ def _door_edges() -> set[str]:
 
 DOOR_EDGES_LEFT = frozenset(
     {
-        "cli.answers -> core.project",
-        "cli.answers -> core.state",
-        "cli.answers -> core.waiting",
-        "cli.answers -> phases.chat",
         "cli.answers -> phases.draft_edits",
         "cli.answers -> phases.human_decisions",
         "cli.answers -> stack.api",
-        "cli.chat -> core.project",
-        "cli.chat -> core.state",
-        "cli.chat -> phases.chat",
         "cli.runs -> core.course_claim",
         "cli.runs -> core.project_view",
         "cli.runs -> core.revisions",

@@ -81,9 +81,14 @@ def kept_note(project: Project, message: str) -> str:
     if message.strip():
         return (
             "Kept: another answer reached the run a moment before yours; your words are in the "
-            f"chat, and {when_read(project.status())}."
+            f"chat, and {when_read_now(project)}."
         )
     return "Another answer reached the run a moment before yours: it goes on with that one."
+
+
+def when_read_now(project: Project) -> str:
+    """When the AI reads a message stored now that no run waits for (`phases.chat.when_read`)."""
+    return when_read(project.status())
 
 
 def hand_over(

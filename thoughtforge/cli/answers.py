@@ -35,7 +35,7 @@ from thoughtforge.errors import ThoughtForgeError
 
 if TYPE_CHECKING:
     from thoughtforge.actions.answering import Decided
-    from thoughtforge.core.project import Project
+    from thoughtforge.actions.project_page import Project
 
 BUSY_WAIT_SECONDS = 300.0
 """How long an action waits for a busy run to ask again (a distillation can take minutes)."""
@@ -179,22 +179,20 @@ for _action in ACTIONS.values():
 def _chat(
     ctx: typer.Context, project_id: str, action: str, message: str = "", *, wait: bool
 ) -> None:
-    from thoughtforge.actions.hand_over import Delivery, answer_in_chat, kept_note
-    from thoughtforge.core.state import read_thread
-    from thoughtforge.core.waiting import current_wait
-    from thoughtforge.phases.chat import when_read
+    from thoughtforge.actions.hand_over import Delivery, answer_in_chat, kept_note, when_read_now
+    from thoughtforge.actions.thread import reply_point
 
     project = _taking(ctx, project_id, action, message)
-    since, answered = len(read_thread(project.dir)), current_wait(project.dir)
+    point = reply_point(project)
     delivery = answer_in_chat(
         config_of(ctx), project, action, message, busy_seconds=BUSY_WAIT_SECONDS, on_busy=_busy
     )
     if delivery is Delivery.HANDED_OVER:
         out.print(_sent(action, project_id))
         if wait:
-            print_reply(project, since, answered.key if answered else None)
+            print_reply(project, point)
     elif delivery is Delivery.QUEUED:
-        out.print(f"No run is waiting: message queued; {when_read(project.status())}.")
+        out.print(f"No run is waiting: message queued; {when_read_now(project)}.")
     elif delivery is Delivery.KEPT:
         out.print(kept_note(project, message))
     elif delivery is Delivery.NOT_TAKEN:  # it halted or finished since the composer was read

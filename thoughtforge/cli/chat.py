@@ -18,8 +18,8 @@ from thoughtforge.cli.app import ProjectArgument, app, config_of, out
 from thoughtforge.terminal_text import inert_text
 
 if TYPE_CHECKING:
-    from thoughtforge.core.project import Project
-    from thoughtforge.core.state import ChatMessage
+    from thoughtforge.actions.project_page import Project
+    from thoughtforge.actions.thread import ReplyPoint, ThreadMessage
 
 POLL_SECONDS = 0.25
 REPLY_WAIT_SECONDS = 900.0
@@ -45,17 +45,17 @@ def chat(
 ) -> None:
     """Print the project's thread: every message with its phase and time."""
     from thoughtforge.actions.project_page import project_named
-    from thoughtforge.core.state import read_thread
+    from thoughtforge.actions.thread import project_thread
 
     project = project_named(config_of(ctx), project_id)
-    messages = read_thread(project.dir)
-    start = max(len(messages) - last, 0) if last else 0
-    for message in messages[start:]:
+    thread = project_thread(project)
+    start = max(len(thread) - last, 0) if last else 0
+    for message in thread.messages(start):
         print_message(message)
     if not follow:
         return
     try:
-        seen = len(messages)
+        seen = len(thread)
         while True:
             time.sleep(POLL_SECONDS)
             seen = _print_new(project, seen)
@@ -63,12 +63,10 @@ def chat(
         return
 
 
-def print_message(message: ChatMessage) -> None:
-    from thoughtforge.phases.chat import PHASE_LABELS
-
+def print_message(message: ThreadMessage) -> None:
     head = Text()
     head.append(_NAMES[message.role], style=_STYLES[message.role])
-    head.append(f"  {PHASE_LABELS[message.phase]} · {message.timestamp:%b %d %H:%M} UTC", "dim")
+    head.append(f"  {message.phase_label} · {message.timestamp:%b %d %H:%M} UTC", "dim")
     if message.read_by:
         head.append(f" · read at {message.read_by}", "dim")
     if message.edited:
@@ -78,19 +76,19 @@ def print_message(message: ChatMessage) -> None:
     out.print()
 
 
-def print_reply(project: Project, since: int, answered_key: str | None) -> None:
-    """Print what the AI and the system say after message `since`, until the run asks the person
-    again (a new wait), or the project is done or halted."""
-    from thoughtforge.phases.chat import await_reply
+def print_reply(project: Project, point: ReplyPoint) -> None:
+    """Print what the AI and the system say after `point`, until the run asks the person again
+    (a new wait), or the project is done or halted."""
+    from thoughtforge.actions.thread import await_reply
 
-    if not await_reply(project, since, answered_key, REPLY_WAIT_SECONDS, print_message):
+    if not await_reply(project, point, REPLY_WAIT_SECONDS, print_message):
         out.print(f"No reply within {REPLY_WAIT_SECONDS:g} s: `thoughtforge chat {project.id} -f`.")
 
 
 def _print_new(project: Project, seen: int) -> int:
-    from thoughtforge.core.state import read_thread
+    from thoughtforge.actions.thread import project_thread
 
-    messages = read_thread(project.dir)
-    for message in messages[seen:]:
+    thread = project_thread(project)
+    for message in thread.messages(seen):
         print_message(message)
-    return len(messages)
+    return len(thread)
