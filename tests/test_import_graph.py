@@ -169,9 +169,6 @@ def _door_edges() -> set[str]:
 
 DOOR_EDGES_LEFT = frozenset(
     {
-        "cli.answers -> phases.draft_edits",
-        "cli.answers -> phases.human_decisions",
-        "cli.answers -> stack.api",
         "cli.runs -> core.course_claim",
         "cli.runs -> core.project_view",
         "cli.runs -> core.revisions",

@@ -20,6 +20,7 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
+from thoughtforge.actions.agent_switch import switch_agent
 from thoughtforge.actions.budget import raise_on_halt
 from thoughtforge.actions.composer import Composer
 from thoughtforge.actions.hand_over import Delivery, answer_in_chat, hand_over, kept_note
@@ -198,7 +199,7 @@ def take_decision(
     if answer.agent and answer.agent != view.status.agent:
         if answer.action not in AGENT_SWITCH_ACTIONS:
             raise ActionRefused(f"'{answer.action}' calls no agent: there is none to switch.")
-        human_decisions.switch_agent(project, config, answer.agent)  # as `thoughtforge agent` does
+        switch_agent(config, project, answer.agent)  # as `thoughtforge agent` does
     if answer.budget_usd is not None:
         raise_on_halt(config, project, answer.budget_usd, terminating=answer.action == "terminate")
     return _decision(config, config_file, project, answer, start, view)

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from thoughtforge.actions.answering import Answer, Outcome, Starter, chat_turn
 from thoughtforge.actions.composer import Composer
-from thoughtforge.actions.run_state import composer_of, project_view
+from thoughtforge.actions.run_state import composer_of, current_composer, project_view
 from thoughtforge.actions.starting import start_run
 from thoughtforge.config import Config
 from thoughtforge.core.project import Project
@@ -20,6 +20,7 @@ from thoughtforge.core.state import Status
 from thoughtforge.errors import ActionRefused, DraftRefused
 from thoughtforge.models import Phase
 from thoughtforge.phases.draft_edits import Draft, current_draft, save_edit
+from thoughtforge.phases.draft_edits import keep_refused_edit as keep_in_rejected
 from thoughtforge.phases.spec import latest_proposal
 
 DRAFT_PHASES = frozenset({Phase.HUMAN_REVIEW, Phase.SPEC_BUILDING})
@@ -75,6 +76,24 @@ def check_edit(composer: Composer) -> None:
         raise ActionRefused(f"The draft cannot be edited now. {composer.note}")
 
 
+def editable_draft(config: Config, project: Project) -> Draft:
+    """The draft to edit, if it may be edited now: refused as every door refuses it
+    (`check_edit`), before the person starts typing (the CLI's editor opens on it)."""
+    check_edit(current_composer(config, project))
+    return current_draft(project)
+
+
+def save_draft_edit(project: Project, edit: DraftEdit) -> None:
+    """The edit stored as the newest draft, checked against the draft it was made from and as
+    the AI's draft is (for a Confirm to follow, with `confirm`); `DraftRefused` saves nothing."""
+    save_edit(project, edit.text, edit.version, confirming=edit.confirm)
+
+
+def keep_refused_edit(project: Project, text: str) -> Path:
+    """Where an edit that was not saved is kept for the person to fix (`rejected/`)."""
+    return project.dir / keep_in_rejected(project, text)
+
+
 def take_edit(
     config: Config,
     config_file: Path,
@@ -91,7 +110,7 @@ def take_edit(
     request already."""
     view = view or project_view(config, project)
     check_edit(composer_of(view))
-    save_edit(project, edit.text, edit.version, confirming=edit.confirm)
+    save_draft_edit(project, edit)
     if not edit.confirm:
         return Outcome(delivery="saved", note="Saved: your edit is the draft now.")
     outcome = chat_turn(config, config_file, project, Answer(action="confirm"), start, view=view)

@@ -3,6 +3,8 @@ so no Prefect problem can lose them, then the input given to the run through Pre
 A run that is busy (working, or re-entering after the last answer) is given `busy_seconds` to
 reach its next wait. When no run waits, the door decides what happens next: the CLI runs the
 pipeline in its own process, the page and the MCP server start a run (`actions.starting`).
+Another answer reaching the run first is `AnsweredMeanwhile` (named here for the doors that
+catch it).
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from thoughtforge.core.project_view import ProjectView, read_view
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.models import Phase
 from thoughtforge.phases.chat import add_human_message, when_read
+from thoughtforge.stack.api import AnsweredMeanwhile as AnsweredMeanwhile
 from thoughtforge.stack.api import (
-    AnsweredMeanwhile,
     PrefectApi,
     PrefectApiError,
     WaitingRun,

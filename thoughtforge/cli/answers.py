@@ -102,11 +102,11 @@ def agent(
     name: Annotated[str, typer.Argument(help="An agent from agents.available.")],
 ) -> None:
     """Switch a project to another agent (say, after an answer_unusable halt), then resume it."""
+    from thoughtforge.actions.agent_switch import switch_agent
     from thoughtforge.actions.project_page import project_named
-    from thoughtforge.phases import human_decisions
 
     config = config_of(ctx)
-    status = human_decisions.switch_agent(project_named(config, project_id), config, name)
+    status = switch_agent(config, project_named(config, project_id), name)
     out.print(f"{project_id}: agent is now '{status.agent}' ({status.phase}).")
 
 
@@ -244,15 +244,17 @@ def _edit_draft(
     """Save the person's edit of the draft (checked for `confirming`, the Confirm to follow);
     False when there was nothing to save (the text unchanged). A refused edit typed in the
     editor is kept in `rejected/` before the refusal is raised."""
-    from thoughtforge.actions.draft import check_edit
+    from thoughtforge.actions.draft import (
+        DraftEdit,
+        editable_draft,
+        keep_refused_edit,
+        save_draft_edit,
+    )
     from thoughtforge.actions.project_page import project_named
-    from thoughtforge.actions.run_state import current_composer
     from thoughtforge.errors import DraftRefused
-    from thoughtforge.phases.draft_edits import current_draft, keep_refused_edit, save_edit
 
     project = project_named(config_of(ctx), project_id)
-    check_edit(current_composer(config_of(ctx), project))  # as the page's, before the editor opens
-    draft = current_draft(project)
+    draft = editable_draft(config_of(ctx), project)  # refused as the page's, before the editor
     text = _read_edit(from_file) if from_file else _edit_in_editor(draft.text)
     if text.strip() == draft.text.strip():
         done = "saved or confirmed" if confirming else "saved"
@@ -262,11 +264,12 @@ def _edit_draft(
         )
         return False
     try:
-        save_edit(project, text, draft.version, confirming=confirming == "confirm")
+        edit = DraftEdit(text=text, version=draft.version, confirm=confirming == "confirm")
+        save_draft_edit(project, edit)
     except DraftRefused as exc:
         if from_file is not None:
             raise ThoughtForgeError(f"{exc}. Nothing was saved; {from_file} is kept.") from None
-        kept = project.dir / keep_refused_edit(project, text)
+        kept = keep_refused_edit(project, text)
         verb = "confirm" if confirming else "edit"
         raise ThoughtForgeError(
             f"{exc}. Your text is kept in {kept}: fix it, then "
@@ -297,8 +300,7 @@ def _edit_in_editor(text: str) -> str:
 
 def _decided(ctx: typer.Context, project_id: str, action: Decision, message: str = "") -> Decided:
     from thoughtforge.actions.answering import decide
-    from thoughtforge.actions.hand_over import kept_note
-    from thoughtforge.stack.api import AnsweredMeanwhile
+    from thoughtforge.actions.hand_over import AnsweredMeanwhile, kept_note
 
     project = _taking(ctx, project_id, action, message)
     try:
