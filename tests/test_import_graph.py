@@ -169,13 +169,6 @@ def _door_edges() -> set[str]:
 
 DOOR_EDGES_LEFT = frozenset(
     {
-        "cli.runs -> core.course_claim",
-        "cli.runs -> core.project_view",
-        "cli.runs -> core.revisions",
-        "cli.runs -> core.run_start",
-        "cli.runs -> core.state",
-        "cli.runs -> phases.plugin_loader",
-        "cli.runs -> stack.api",
         "mcp_server.tools -> core.course_claim",
         "mcp_server.tools -> core.project",
         "mcp_server.tools -> core.project_view",

@@ -26,7 +26,7 @@ from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.terminal_text import inert_markup
 
 if TYPE_CHECKING:
-    from thoughtforge.core.course_claim import Claim
+    from thoughtforge.actions.local_run import Claim
 
 EXIT_STOPPED = 130
 LOADING = "Loading Prefect and the flows"
@@ -37,19 +37,16 @@ def run_pipeline(
 ) -> None:
     """Exit 0 when the project is done, `EXIT_HALTED` when it halted or waits for the human.
     `handed`: the claim this command holds on the project (a revision's), the run's own now."""
+    from thoughtforge.actions.local_run import claimed_run, run_ending
     from thoughtforge.actions.project_page import project_named
-    from thoughtforge.core.revisions import read_revisions
-    from thoughtforge.core.run_start import claimed_start
-    from thoughtforge.core.state import read_status
     from thoughtforge.models import Phase
-    from thoughtforge.phases.plugin_loader import plugin_for
 
     # claimed until the run holds the lock, so a run the page starts (or an archive) meanwhile
     # is refused; a run that never reached the lock leaves no claim behind. Claimed before a
     # temporary server starts and Prefect's flows are imported (seconds), so nothing moves the
     # project meanwhile, and refused then while a run on its way still holds its claim.
     with (
-        claimed_start(project_named(config_of(ctx), project_id), "start", handed=handed),
+        claimed_run(project_named(config_of(ctx), project_id), handed=handed),
         _stoppable(project_id),  # a temporary server, too, is stopped if it is still starting
     ):
         _prepare_prefect(ctx)
@@ -58,37 +55,33 @@ def run_pipeline(
             from thoughtforge.flows.pipeline import pipeline_in_process
 
         pipeline_in_process(project_id, config_path(ctx.obj).resolve(), auto_confirm)
-    project = project_named(config_of(ctx), project_id)
-    status = read_status(project.dir)
-    if status.phase is Phase.DONE:
-        plugin = plugin_for(config_of(ctx), status.deliverable_type)
-        deliverable = plugin.deliverable_path(project.dir)
-        out.print(f"[green]Done.[/] Deliverable: {deliverable}")
-        revision = read_revisions(project.dir).latest
-        if revision is not None and revision.unchanged:
+    ending = run_ending(config_of(ctx), project_named(config_of(ctx), project_id))
+    if ending.deliverable is not None:
+        out.print(f"[green]Done.[/] Deliverable: {ending.deliverable}")
+        if ending.unchanged_revision is not None:
             out.print(
-                f"Revision {revision.number}'s rebuild changed nothing in "
-                f"{inert_markup(deliverable.name)}: say the change differently "
+                f"Revision {ending.unchanged_revision}'s rebuild changed nothing in "
+                f"{inert_markup(ending.deliverable.name)}: say the change differently "
                 f"(`thoughtforge revise {project_id} ...`) or edit it yourself."
             )
         return
-    if status.phase is Phase.HALTED:
+    if ending.phase is Phase.HALTED:
         err.print(
-            f"[yellow]Halted ({status.halt_reason}) in {status.halted_from}.[/] "
-            f"{after_halt(project_id, status.halt_reason, status.halted_from)}"
+            f"[yellow]Halted ({ending.halt_reason}) in {ending.halted_from}.[/] "
+            f"{after_halt(project_id, ending.halt_reason, ending.halted_from)}"
         )
         raise typer.Exit(EXIT_HALTED)
-    err.print(f"Stopped in {status.phase}: see `thoughtforge status {project_id}`.")
+    err.print(f"Stopped in {ending.phase}: see `thoughtforge status {project_id}`.")
     raise typer.Exit(EXIT_HALTED)
 
 
 def run_polish(ctx: typer.Context, project_id: str, wait: bool) -> None:
     """Exit 0 when the loop is done, `EXIT_HALTED` when it halted."""
+    from thoughtforge.actions.local_run import claimed_run
     from thoughtforge.actions.project_page import project_named
-    from thoughtforge.core.run_start import claimed_start
 
     with (
-        claimed_start(project_named(config_of(ctx), project_id), "start"),  # as `continue`'s
+        claimed_run(project_named(config_of(ctx), project_id)),  # as `continue`'s
         _stoppable(project_id),
     ):
         _prepare_prefect(ctx)
@@ -109,24 +102,15 @@ def run_polish(ctx: typer.Context, project_id: str, wait: bool) -> None:
 
 def _refuse_beside_a_suspended_run(ctx: typer.Context, project_id: str) -> None:
     """A suspended run of the project holds no lock (it has no process), so it is asked for: a
-    second run beside it would put two runs on one project. The files say whether a run waits
-    (`core.project_view`); Prefect, whether it suspended."""
+    second run beside it would put two runs on one project (`local_run.suspended_run`)."""
+    from thoughtforge.actions.local_run import suspended_run
     from thoughtforge.actions.project_page import project_named
-    from thoughtforge.core.project_view import read_view
-    from thoughtforge.stack.api import ask_prefect
 
-    project = project_named(config_of(ctx), project_id)
-    wait = read_view(project).waiting
-    if wait is None:
-        return
-    # an unreachable API is the run's own to report
-    run = ask_prefect(config_of(ctx), lambda api: api.waiting_run(project_id), None, project.dir)
-    if run is not None and run.suspended:
-        where = wait.page or f"flow run {run.name}"
-        verbs = wait.verbs
+    run = suspended_run(config_of(ctx), project_named(config_of(ctx), project_id))
+    if run is not None:
         raise ThoughtForgeError(
-            f"a run of {project_id} is suspended, waiting for you at {where}: answer it "
-            f"(`thoughtforge {verbs} {project_id}` or Resume in the UI), or cancel it in "
+            f"a run of {project_id} is suspended, waiting for you at {run.where}: answer it "
+            f"(`thoughtforge {run.verbs} {project_id}` or Resume in the UI), or cancel it in "
             "the UI before starting another"
         )
 
@@ -135,12 +119,12 @@ def _prepare_prefect(ctx: typer.Context) -> None:
     """Point Prefect at the running server (`thoughtforge up`) before it is first imported, so
     the run is on the server the UI and the answers use; with none, at a temporary one for this
     command. Then quiet its tracebacks unless debugging."""
+    from thoughtforge.actions.local_run import running_server
     from thoughtforge.config import state_dir
-    from thoughtforge.stack.api import find_api
     from thoughtforge.stack.temporary_server import start_temporary_server
 
     config = config_of(ctx)
-    url = find_api(config)
+    url = running_server(config)
     if url is None:
         starting = "No Prefect server is running (`thoughtforge up`): starting one for this run"
         with stage(starting, err, still="still starting the server") as step:
