@@ -143,7 +143,21 @@ def await_reply(
     """Hand each AI and system message after thread message `since` to `on_message` as it comes,
     until the run asks the person again (a wait other than `answered_key`), or the project is done
     or halted: True then; False when `timeout` seconds pass first. The CLI's `--wait` prints
-    them; the MCP server returns them as the tool's answer."""
+    them; the doors that show a message with its place in the thread take them numbered
+    (`await_numbered_reply`, through `actions.replying`)."""
+    return await_numbered_reply(
+        project, since, answered_key, timeout, lambda _index, message: on_message(message)
+    )
+
+
+def await_numbered_reply(
+    project: Project,
+    since: int,
+    answered_key: str | None,
+    timeout: float,
+    on_message: Callable[[int, ChatMessage], None],
+) -> bool:
+    """`await_reply`, each message handed on with its index in the thread."""
     deadline = time.monotonic() + timeout
     seen = since
     while True:
@@ -158,11 +172,11 @@ def await_reply(
         time.sleep(REPLY_POLL_SECONDS)
 
 
-def _hand_on(project: Project, seen: int, on_message: Callable[[ChatMessage], None]) -> int:
+def _hand_on(project: Project, seen: int, on_message: Callable[[int, ChatMessage], None]) -> int:
     messages = read_thread(project.dir)
-    for message in messages[seen:]:
-        if message.role in ("ai", "system"):
-            on_message(message)
+    for index in range(seen, len(messages)):
+        if messages[index].role in ("ai", "system"):
+            on_message(index, messages[index])
     return len(messages)
 
 
