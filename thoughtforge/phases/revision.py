@@ -95,7 +95,7 @@ def start_revision(
     latest = revisions.latest
     if run_id and latest is not None and latest.run_id == run_id:
         return latest
-    _, after = _begin(project, config, change, project.status(), revisions, run_id, keep_edits)
+    _, after, _ = _begin(project, config, change, project.status(), revisions, run_id, keep_edits)
     return after.revisions[-1]
 
 
@@ -104,10 +104,8 @@ def revise(
 ) -> ProjectView:
     """`start_revision` from the project's view a door read under the revision's claim (its
     status and revisions not read again), and the view as the revision left it."""
-    status, revisions = _begin(
-        project, config, change, view.status, view.revisions, None, keep_edits
-    )
-    return view_after(view, status, revisions, PolishState())
+    written = _begin(project, config, change, view.status, view.revisions, None, keep_edits)
+    return view_after(view, *written)
 
 
 def _begin(
@@ -118,9 +116,9 @@ def _begin(
     revisions: Revisions,
     run_id: str | None,
     keep_edits: bool,
-) -> tuple[Status, Revisions]:
-    """The revision started from the project's `status` and `revisions` as read: the status
-    and the revisions it wrote (its polish record begins afresh: `PolishState()`)."""
+) -> tuple[Status, Revisions, PolishState]:
+    """The revision started from the project's `status` and `revisions` as read: the status,
+    the revisions and the polish record (begun afresh) it wrote."""
     text = change.strip()
     if not text:
         raise RevisionRefused("a change request needs words: say what should change")
@@ -152,7 +150,8 @@ def _begin(
     write_revisions(project.dir, after)
     commit_own(project.dir, f"Revision {number} begins: {_first_line(text)}")
     git_repo.tag(project.dir, f"{REVISION_TAG_PREFIX}{number}")
-    write_polish_state(project.dir, PolishState())
+    polish = PolishState()
+    write_polish_state(project.dir, polish)
     name = status.project_name or project.id
     moved = transition(
         project,
@@ -166,7 +165,7 @@ def _begin(
     _say(project, "ai", f"{starting_point}\n\n{_proposal_of(spec)}")
     _say(project, "human", text)
     log_event(project.dir, "revision_started", revision=number, change=text)
-    return moved, after
+    return moved, after, polish
 
 
 def awaits_revised_proposal(project: Project) -> bool:
