@@ -18,7 +18,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from thoughtforge.actions.budget import raise_on_halt
 from thoughtforge.actions.composer import Composer
@@ -77,10 +77,10 @@ class Outcome(BaseModel):
 
     delivery: str
     note: str
-    view: ProjectView | None = None
+    view: ProjectView | None = Field(None, exclude=True)
     """The project's view after the action, where the action knows it without reading it
     again (a revision: the view read under its claim, with what it wrote and the run it
-    handed the claim to)."""
+    handed the claim to). Not part of what a door sends: the door renders it."""
 
 
 class Decided(BaseModel):
