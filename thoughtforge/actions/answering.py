@@ -80,7 +80,8 @@ class Outcome(BaseModel):
     view: ProjectView | None = Field(None, exclude=True)
     """The project's view after the action, where the action knows it without reading it
     again (a revision: the view read under its claim, with what it wrote and the run it
-    handed the claim to). Not part of what a door sends: the door renders it."""
+    handed the claim to; Prefect's word as it was asked under the claim). Not part of what a
+    door sends: the door renders it."""
 
 
 class Decided(BaseModel):
