@@ -26,7 +26,12 @@ The walks:
 - `thoughtforge run` → first agent call: the same run's process, from its start to its first agent
   call.
 - MCP revise: `Tools.answer(id, "revise", ...)` on a done project, in this process, its run
-  started as a pid (the run is a process of its own, counted in the run walk).
+  started as a pid (the run is a process of its own, counted in the run walk). One view read,
+  under the revision's claim, which the revision starts from and the turn's `now` is told from
+  (with what the revision wrote): `status.json` 2 (the view's, and `transition`'s own read of
+  the status it replaces), `.waiting.json` and `revisions.json` 1, `.starting.json` 4 (the
+  claim taken and let go); before: 2 view reads, `status.json` and `revisions.json` 4 each,
+  `.waiting.json` 2, `polish_state.json` 1, `.starting.json` 5, 3 Prefect requests (now 2).
 
 Needs a Prefect server: a temporary one (Prefect's test harness) is started. Run:
 `.venv/bin/python bench/bench_walks.py` (about a minute).

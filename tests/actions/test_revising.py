@@ -15,10 +15,12 @@ import pytest
 from tests.cli.test_after_done_hostile import done_project
 from thoughtforge.actions.answering import Answer, take_answer
 from thoughtforge.actions.revising import revised
+from thoughtforge.actions.run_state import composer_of
 from thoughtforge.actions.starting import Started
 from thoughtforge.config import Config
 from thoughtforge.core.course_claim import Claim, ProjectClaimed, standing_claim, take_claim
 from thoughtforge.core.project import Project
+from thoughtforge.core.project_view import RunPlace, read_view
 from thoughtforge.core.revisions import read_revisions
 from thoughtforge.core.run_lock import hold_run_lock
 from thoughtforge.core.run_start import claimed_start
@@ -191,3 +193,38 @@ def test_the_pages_and_mcps_revise_hand_their_claim_to_the_run_they_start(
     assert standing is not None and standing.flow_run_id == "run-id"
     with pytest.raises(ProjectClaimed, match="already starting"):
         take_claim(project, "start")
+
+
+@pytest.mark.parametrize("kept", [True, False], ids=["run-on-the-deployment", "run-of-its-own"])
+def test_the_view_after_a_revision_is_what_a_fresh_read_says(
+    config: Config, tmp_path: Path, kept: bool
+) -> None:
+    """The door tells what the project takes after a revise from the view it read under the
+    revision's claim, with what the revision wrote and the claim handed on, not from a second
+    read: it must be the view that read would give (the claim kept for a deployment's run, or
+    let go for a process that takes its own)."""
+    project = done_project(config)
+
+    def start(
+        config: Config,
+        config_file: Path,
+        project: Project,
+        then: dict[str, Any] | None,
+        /,
+        *,
+        handed: Claim | None = None,
+    ) -> Started:
+        if not kept:
+            return Started(run_id="pid-1", note="Started a run in a process of its own.")
+        with claimed_start(project, "start", handed=handed) as claim:
+            run_claim = claim.keep("run-id", "the revision's run")
+        return Started(run_id="run-id", note="Started run the revision's run.", claim=run_claim)
+
+    answer = Answer(action="revise", message="Add a rain plan.")
+    outcome = take_answer(config, tmp_path / "config.yaml", project, answer, start=start)
+
+    read = read_view(project)
+    assert outcome.view == read
+    assert read.status.phase is Phase.SPEC_BUILDING and read.revision == 2
+    assert read.run is (RunPlace.STARTING if kept else RunPlace.NONE)
+    assert composer_of(outcome.view).note == composer_of(read).note

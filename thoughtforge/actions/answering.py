@@ -18,13 +18,13 @@ from importlib import import_module
 from pathlib import Path
 from typing import Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from thoughtforge.actions.agent_switch import switch_agent
 from thoughtforge.actions.budget import raise_on_halt
 from thoughtforge.actions.composer import Composer
 from thoughtforge.actions.hand_over import Delivery, answer_in_chat, hand_over, kept_note
-from thoughtforge.actions.revising import revised
+from thoughtforge.actions.revising import revising
 from thoughtforge.actions.run_state import composer_of, project_view
 from thoughtforge.actions.starting import Started, start_run
 from thoughtforge.bounded_input import MAX_MESSAGE_CHARS
@@ -78,6 +78,11 @@ class Outcome(BaseModel):
 
     delivery: str
     note: str
+    view: ProjectView | None = Field(None, exclude=True)
+    """The project's view after the action, where the action knows it without reading it
+    again (a revision: the view read under its claim, with what it wrote and the run it
+    handed the claim to; Prefect's word as it was asked under the claim). Not part of what a
+    door sends: the door renders it."""
 
 
 class Decided(BaseModel):
@@ -170,16 +175,18 @@ def take_revision(
     view: ProjectView | None,
 ) -> Outcome:
     """Revise: back to Phase 2 with the change request, in a run handed the revision's claim;
-    checked from the view read under that claim (`revising.revised`)."""
+    checked from the view read under that claim (`revising.revising`), which, with what the
+    revision wrote and the claim handed on, is the view after it."""
 
     def check(claimed: ProjectView) -> None:
         check_answer(composer_of(claimed), answer.action, answer.message)
 
-    with revised(config, project, answer.message, check=check) as (revision, claim):
-        started = start(config, config_file, project, None, handed=claim)
+    with revising(config, project, answer.message, check=check) as revision:
+        started = start(config, config_file, project, None, handed=revision.claim)
     return Outcome(
         delivery="started" if started.run_id else "applied",
-        note=f"Revision {revision.number} started: back to Phase 2. {started.note}",
+        note=f"Revision {revision.revision.number} started: back to Phase 2. {started.note}",
+        view=revision.handed_to(started.claim),
     )
 
 

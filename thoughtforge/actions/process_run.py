@@ -16,7 +16,9 @@ import sys
 import threading
 from pathlib import Path
 
+from thoughtforge.actions.answering import Starter
 from thoughtforge.actions.starting import Started, start_run
+from thoughtforge.catalogue import RunAnswer
 from thoughtforge.config import Config, state_dir
 from thoughtforge.core.course_claim import Claim, release
 from thoughtforge.core.project import Project
@@ -44,6 +46,27 @@ def start_project_run(
         note=f"Started a run in a process of its own (pid {pid}; its output in "
         f"{_runs_dir(config_file) / (project.id + '.log')}).",
     )
+
+
+def starting_without_handing(pending: list[RunAnswer]) -> Starter:
+    """`start_project_run` as the `Starter` of an answer: the answer the run is to be handed
+    goes to `pending` instead, for the tool to hand over once the run asks (so the reply it
+    returns is known to follow that question)."""
+
+    def start(
+        config: Config,
+        config_file: Path,
+        project: Project,
+        then: RunAnswer | None,
+        /,
+        *,
+        handed: Claim | None = None,
+    ) -> Started:
+        if then is not None:
+            pending.append(then)
+        return start_project_run(config, config_file, project, handed=handed)
+
+    return start
 
 
 def started_run_alive(config_file: Path, project: Project) -> bool:

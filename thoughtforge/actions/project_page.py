@@ -8,7 +8,8 @@ and the MCP server answer from it; `status_detail` reads the files alone, as `st
 committed.
 
 A door holds a project by the handle `project_named` gives it (`Project`, named here so a door
-that passes it back to an action never reaches into `core` for its type).
+that passes it back to an action never reaches into `core` for its type), and a view of it it
+read for an action by `ProjectView`, likewise.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from thoughtforge.board.heading import polish_heading
 from thoughtforge.config import Config
 from thoughtforge.core.project import Project as Project
 from thoughtforge.core.project import list_projects, open_project
-from thoughtforge.core.project_view import ProjectView, RunPlace, read_view
+from thoughtforge.core.project_view import ProjectView as ProjectView
+from thoughtforge.core.project_view import RunPlace, read_view
 from thoughtforge.core.revisions import staleness_note
 from thoughtforge.core.spend.summary import SpendSummary, spend_of
 from thoughtforge.core.staging import changes

@@ -14,7 +14,7 @@ from thoughtforge.actions.restoring import resting_words, restored_point
 from thoughtforge.config import Config
 from thoughtforge.core.course_claim import release
 from thoughtforge.core.project import Project
-from thoughtforge.core.project_view import ProjectView, RunPlace, read_view
+from thoughtforge.core.project_view import ProjectView, read_view, with_prefect_run
 from thoughtforge.stack.api import ask_prefect
 
 ENDED_STATES = frozenset({"COMPLETED", "FAILED", "CRASHED", "CANCELLED", "CANCELLING"})
@@ -34,9 +34,7 @@ def project_view(config: Config, project: Project) -> ProjectView:
             release(project, claim)
             view = read_view(project)
     if not view.locked:
-        view.prefect_run = _busy_run(config, project)
-        if view.prefect_run is not None and view.run in (RunPlace.NONE, RunPlace.HALTED):
-            view.run = RunPlace.WORKING
+        view = with_prefect_run(view, _busy_run(config, project))
     return view
 
 

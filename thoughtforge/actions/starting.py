@@ -73,6 +73,9 @@ class Started(BaseModel):
 
     run_id: str | None
     note: str
+    claim: Claim | None = None
+    """The project's claim, kept for the run asked for until it takes the project; None when
+    no claim stands for it (none was asked for, or a process of its own takes one)."""
 
 
 def create_from_request(config: Config, request: NewProject) -> Project:
@@ -130,13 +133,13 @@ def start_run(
             why = f"the deployment {DEPLOYMENT} is missing" if missing else str(exc)
             note = f"Could not start a run ({why}): run `thoughtforge up`."
             return Started(run_id=None, note=note)
-        claim.keep(run.id, run.name)
+        kept = claim.keep(run.id, run.name)
     log_event(project.dir, "run_started_from_page", flow_run=run.name)
     if then is not None:
         threading.Thread(
             target=_hand_over_when_asked, args=(api, project, then), daemon=True
         ).start()
-    return Started(run_id=run.id, note=f"Started run {run.name}.")
+    return Started(run_id=run.id, note=f"Started run {run.name}.", claim=kept)
 
 
 def _busy(api: PrefectApi, view: ProjectView) -> str | None:

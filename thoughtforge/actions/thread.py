@@ -2,24 +2,21 @@
 each with its phase's label, whether it realigns the distillation, whether it is a draft the
 person may edit, and where the person's words were read. The page renders these as inert HTML
 (`web.thread`), a message's word-diff blocks marked as History marks a change (`marked_lines`);
-MCP's `read_thread` and a tool's replies show them as they are. After an answer, the AI's reply is
-the thread's messages from where it stood (`reply_point`) until the run asks again
-(`await_reply`): what the CLI's `--wait` prints."""
+MCP's `read_thread` and a tool's replies show them as they are (`actions.replying` waits for
+them)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 
 from pydantic import BaseModel
 
 from thoughtforge.core.project import Project
 from thoughtforge.core.state import ChatMessage, read_thread
-from thoughtforge.core.waiting import current_wait
 from thoughtforge.core.word_diff import WORD_DIFF_FENCE as WORD_DIFF_FENCE
 from thoughtforge.core.word_diff import Piece, marked_pieces
 from thoughtforge.models import Phase
-from thoughtforge.phases.chat import PHASE_LABELS, await_numbered_reply
+from thoughtforge.phases.chat import PHASE_LABELS
 from thoughtforge.phases.draft_edits import is_draft
 from thoughtforge.phases.intake import is_realign_command
 
@@ -64,40 +61,6 @@ class Thread:
 
 def project_thread(project: Project) -> Thread:
     return Thread(read_thread(project.dir))
-
-
-class ReplyPoint(BaseModel):
-    """Where the thread stands as the person answers: the reply is what comes after it."""
-
-    since: int
-    """The thread's length before the answer."""
-    answered_key: str | None
-    """The key of the wait the answer is for: the reply ends when the run asks anything else."""
-
-
-def reply_point(project: Project) -> ReplyPoint:
-    """The thread's length and the run's wait now, read before the answer is given."""
-    since = len(read_thread(project.dir))
-    waiting = current_wait(project.dir)
-    return ReplyPoint(since=since, answered_key=waiting.key if waiting else None)
-
-
-def await_reply(
-    project: Project,
-    point: ReplyPoint,
-    timeout: float,
-    on_message: Callable[[ThreadMessage], None],
-) -> bool:
-    """Each AI and system message after `point`, as it comes, until the run asks the person
-    again or the project is done or halted: True then; False when `timeout` seconds pass first
-    (`phases.chat.await_numbered_reply`)."""
-    return await_numbered_reply(
-        project,
-        point.since,
-        point.answered_key,
-        timeout,
-        lambda index, message: on_message(thread_message(index, message)),
-    )
 
 
 def thread_message(index: int, message: ChatMessage) -> ThreadMessage:

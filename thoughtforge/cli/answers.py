@@ -180,7 +180,7 @@ def _chat(
     ctx: typer.Context, project_id: str, action: str, message: str = "", *, wait: bool
 ) -> None:
     from thoughtforge.actions.hand_over import Delivery, answer_in_chat, kept_note, when_read_now
-    from thoughtforge.actions.thread import reply_point
+    from thoughtforge.actions.replying import reply_point
 
     project = _taking(ctx, project_id, action, message)
     point = reply_point(project)

@@ -19,7 +19,8 @@ from thoughtforge.terminal_text import inert_text
 
 if TYPE_CHECKING:
     from thoughtforge.actions.project_page import Project
-    from thoughtforge.actions.thread import ReplyPoint, ThreadMessage
+    from thoughtforge.actions.replying import ReplyPoint
+    from thoughtforge.actions.thread import ThreadMessage
 
 POLL_SECONDS = 0.25
 REPLY_WAIT_SECONDS = 900.0
@@ -79,7 +80,7 @@ def print_message(message: ThreadMessage) -> None:
 def print_reply(project: Project, point: ReplyPoint) -> None:
     """Print what the AI and the system say after `point`, until the run asks the person again
     (a new wait), or the project is done or halted."""
-    from thoughtforge.actions.thread import await_reply
+    from thoughtforge.actions.replying import await_reply
 
     if not await_reply(project, point, REPLY_WAIT_SECONDS, print_message):
         out.print(f"No reply within {REPLY_WAIT_SECONDS:g} s: `thoughtforge chat {project.id} -f`.")

@@ -125,13 +125,16 @@ def claimed(project: Project, why: Course, *, handed: Claim | None = None) -> It
         release(project, claim, unless_kept=True)
 
 
-def keep(project: Project, claim: Claim, flow_run_id: str | None, run_name: str | None) -> None:
+def keep(
+    project: Project, claim: Claim, flow_run_id: str | None, run_name: str | None
+) -> Claim | None:
     """The run `claim` was taken for is on its way: the claim stands past its owner's block,
-    until the run takes the lock (its id and name, once the server made it)."""
+    until the run takes the lock (its id and name, once the server made it). The claim as
+    kept; None when it is no longer the project's."""
     with state_lock(project.dir):
         current = _claim_now(project)
         if current is None or current.id != claim.id:
-            return
+            return None
         kept = current.model_copy(
             update={
                 "kept_at": seconds_since_boot(),
@@ -140,6 +143,7 @@ def keep(project: Project, claim: Claim, flow_run_id: str | None, run_name: str 
             }
         )
         write_text_atomic(project.dir / STARTING_FILE, kept.model_dump_json())
+    return kept
 
 
 def release(project: Project, claim: Claim, *, unless_kept: bool = False) -> None:

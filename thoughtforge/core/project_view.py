@@ -24,9 +24,9 @@ from thoughtforge.core.course_claim import (
 )
 from thoughtforge.core.project import Project
 from thoughtforge.core.project_log import LOG_FILE
-from thoughtforge.core.revisions import shown_revision
+from thoughtforge.core.revisions import Revisions, read_revisions
 from thoughtforge.core.run_lock import LOCK_FILE, is_running, lock_holder
-from thoughtforge.core.state import POLISH_STATE_FILE, Status, read_polish_state
+from thoughtforge.core.state import POLISH_STATE_FILE, PolishState, Status, read_polish_state
 from thoughtforge.core.waiting import Waiting, current_wait
 from thoughtforge.errors import StateFileError
 from thoughtforge.models import AUTONOMOUS_PHASES, Phase
@@ -78,9 +78,16 @@ class ProjectView(BaseModel):
     prefect_run: str | None = None
     """A run Prefect has scheduled, starting or running for the project, by name: set by
     `actions.run_state`, which can ask Prefect; the files cannot know it."""
-    revision: int = 1
+    revisions: Revisions = Revisions()
+    """The project's change requests (`revisions.json`): a revision started under the claim
+    this view was read under adds to this record, not to one read again."""
     open_findings: int | None = None
     """The last polish review's issues, once the project has been polished."""
+
+    @property
+    def revision(self) -> int:
+        """The revision the project's files are from."""
+        return self.revisions.shown
 
     @property
     def works(self) -> bool:
@@ -146,9 +153,47 @@ def read_view(project: Project) -> ProjectView:
         stuck_claim=found if isinstance(found, str) else None,
         locked=running,
         holder=lock_holder(project.dir / LOCK_FILE) if running else None,
-        revision=shown_revision(project.dir),
+        revisions=read_revisions(project.dir),
         open_findings=_open_findings(project),
     )
+
+
+def view_after(
+    view: ProjectView, status: Status, revisions: Revisions, polish: PolishState
+) -> ProjectView:
+    """`view`, read under a claim, once the change made under that claim wrote `status`,
+    `revisions` and `polish` (each the record written, never one guessed); where the run is,
+    derived again as `read_view` derives it. Nothing else moves under a claim: no run takes the
+    lock or asks beside it (`core.run_start.refuse_beside_another`)."""
+    changed = view.model_copy(
+        update={
+            "status": status,
+            "revisions": revisions,
+            "open_findings": len(polish.last_issues),
+        }
+    )
+    return _placed(changed)
+
+
+def handed_on(view: ProjectView, claim: Claim | None) -> ProjectView:
+    """`view` once the claim it was read under is handed on: `claim`, the run's it became
+    (kept for a run on its way), or None when it was let go."""
+    run_claim = claim if claim is not None and claim.for_a_run else None
+    course = claim if claim is not None and run_claim is None else None
+    return _placed(view.model_copy(update={"claim": run_claim, "course": course}))
+
+
+def with_prefect_run(view: ProjectView, name: str | None) -> ProjectView:
+    """`view` with Prefect's word on a run it has scheduled, starting or running on the
+    project (`actions.run_state` asks), which the files cannot know."""
+    return _placed(view.model_copy(update={"prefect_run": name}))
+
+
+def _placed(view: ProjectView) -> ProjectView:
+    run = _place(view.status, view.waiting, view.claim, view.locked)
+    if view.prefect_run is not None and run in (RunPlace.NONE, RunPlace.HALTED):
+        run = RunPlace.WORKING  # a run Prefect has busy on it that has not touched it yet
+    return view.model_copy(update={"run": run})
 
 
 def _place(status: Status, waiting: Waiting | None, claim: Claim | None, running: bool) -> RunPlace:

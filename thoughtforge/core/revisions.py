@@ -95,11 +95,6 @@ def current_revision(project_dir: Path) -> int:
     return read_revisions(project_dir).current
 
 
-def shown_revision(project_dir: Path) -> int:
-    """The revision the project's files are from (a restore's, else the current one)."""
-    return read_revisions(project_dir).shown
-
-
 def open_revision(project_dir: Path) -> Revision | None:
     """The latest revision, while its Phase 3 has not finished."""
     latest = read_revisions(project_dir).latest

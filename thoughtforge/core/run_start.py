@@ -36,10 +36,11 @@ class StartClaim:
         self.project = project
         self.claim = claim
 
-    def keep(self, flow_run_id: str | None = None, run_name: str | None = None) -> None:
+    def keep(self, flow_run_id: str | None = None, run_name: str | None = None) -> Claim | None:
         """The run was asked for (its id and name, when the server made it), or an answer
-        handed to a suspended run that wakes: the claim stands until that run takes the lock."""
-        keep(self.project, self.claim, flow_run_id, run_name)
+        handed to a suspended run that wakes: the claim stands until that run takes the lock.
+        The claim as kept (None when it is no longer the project's)."""
+        return keep(self.project, self.claim, flow_run_id, run_name)
 
 
 @contextmanager

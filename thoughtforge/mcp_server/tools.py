@@ -13,26 +13,19 @@ from __future__ import annotations
 
 import contextlib
 import time
-from pathlib import Path
 
 from thoughtforge.actions.answering import Answer, Outcome, take_answer
 from thoughtforge.actions.draft import DraftEdit, draft_to_edit, take_edit
-from thoughtforge.actions.process_run import start_project_run, started_run_alive
+from thoughtforge.actions.process_run import started_run_alive, starting_without_handing
+from thoughtforge.actions.project_page import Project, ProjectView
+from thoughtforge.actions.replying import ReplyPoint, await_reply, next_question
 from thoughtforge.actions.run_state import composer_of, current_composer, project_view
-from thoughtforge.actions.starting import Started
-from thoughtforge.actions.thread import ThreadMessage, project_thread, thread_message
+from thoughtforge.actions.thread import ThreadMessage, project_thread
 from thoughtforge.catalogue import HaltChoice, RunAnswer
-from thoughtforge.config import Config
-from thoughtforge.core.course_claim import Claim
-from thoughtforge.core.project import Project
-from thoughtforge.core.project_view import ProjectView
-from thoughtforge.core.waiting import current_wait
 from thoughtforge.errors import ThoughtForgeError
 from thoughtforge.mcp_server.agent_words import for_agent
 from thoughtforge.mcp_server.tool_base import ToolBase
 from thoughtforge.mcp_server.tool_types import Message, PersonAnswer, Turn
-from thoughtforge.models import Phase
-from thoughtforge.phases.chat import await_reply
 
 POLL_SECONDS = 0.25
 START_SECONDS = 60.0
@@ -70,7 +63,9 @@ class Tools(ToolBase):
         here the run is started, its question awaited, and the answer given to it then, so the
         reply is known to follow that question. A revision starts its own run, whose revised
         proposal is the reply; it is not waited for, as a run that works on the project is
-        refused at once."""
+        refused at once. What the project takes now is told from the view the action left
+        when it says it (a revision's: its one read, under its claim, with what it wrote), and
+        read again otherwise, or once a reply was awaited."""
         project = self.project(project_id)
         view = None  # a revision reads the view under its claim, and only there
         if action != "revise":
@@ -81,7 +76,7 @@ class Tools(ToolBase):
         outcome = self._take(project, answer, pending, edit, view)
         key = answered.key if answered else None
         if outcome.delivery == "started" and pending:
-            asked = self._next_wait_key(project, key, max(wait_seconds, START_SECONDS))
+            asked = next_question(project, key, max(wait_seconds, START_SECONDS))
             if asked is None:
                 return Turn(
                     delivery="started",
@@ -96,15 +91,18 @@ class Tools(ToolBase):
         replied = outcome.delivery in ("handed_over", "applied") or (
             action == "revise" and outcome.delivery == "started"
         )
+        after = outcome.view  # the view after the action, when it knows it (a revision)
         if wait_seconds > 0 and replied:
             turn.reply_complete = await_reply(
                 project,
-                since,
-                key,
+                ReplyPoint(since=since, answered_key=key),
                 wait_seconds,
-                lambda reply: turn.replies.append(message_of(thread_message(since, reply))),
+                lambda reply: turn.replies.append(message_of(reply)),
             )
-        turn.now = for_agent(current_composer(self.config, project).note)
+            after = None  # the run moved the project while its reply was awaited
+        if after is None:
+            after = project_view(self.config, project)
+        turn.now = for_agent(composer_of(after).note)
         return turn
 
     def _take(
@@ -118,20 +116,7 @@ class Tools(ToolBase):
         """The page's `take_answer` (or `take_edit`), starting a run (on the deployment, else
         the CLI's) without handing it the answer: `pending` gets what was to be handed over;
         `view`, the project's view this call read, if it is still the project's."""
-
-        def start(
-            config: Config,
-            config_file: Path,
-            project: Project,
-            then: RunAnswer | None,
-            /,
-            *,
-            handed: Claim | None = None,
-        ) -> Started:
-            if then is not None:
-                pending.append(then)
-            return start_project_run(config, config_file, project, handed=handed)
-
+        start = starting_without_handing(pending)
         if edit is not None:
             return take_edit(self.config, self.config_file, project, edit, start=start, view=view)
         return take_answer(self.config, self.config_file, project, answer, start=start, view=view)
@@ -195,16 +180,3 @@ class Tools(ToolBase):
             if not (view.busy or started_run_alive(self.config_file, project)):
                 return view
             time.sleep(POLL_SECONDS)
-
-    def _next_wait_key(self, project: Project, answered: str | None, seconds: float) -> str | None:
-        """The key of the question a newly started run asks (any wait but `answered`, which a
-        run that died left), or None when it asks nothing within `seconds`."""
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            waiting = current_wait(project.dir)
-            if waiting is not None and waiting.key != answered:
-                return waiting.key
-            if project.status().phase in (Phase.DONE, Phase.HALTED):
-                return None
-            time.sleep(POLL_SECONDS)
-        return None

@@ -138,26 +138,13 @@ def await_reply(
     since: int,
     answered_key: str | None,
     timeout: float,
-    on_message: Callable[[ChatMessage], None],
-) -> bool:
-    """`await_numbered_reply`, each message handed on without its index."""
-    return await_numbered_reply(
-        project, since, answered_key, timeout, lambda _index, message: on_message(message)
-    )
-
-
-def await_numbered_reply(
-    project: Project,
-    since: int,
-    answered_key: str | None,
-    timeout: float,
     on_message: Callable[[int, ChatMessage], None],
 ) -> bool:
     """Hand each AI and system message after thread message `since` to `on_message` as it comes,
     with its index in the thread, until the run asks the person again (a wait other than
     `answered_key`), or the project is done or halted: True then; False when `timeout` seconds
-    pass first. The CLI's `--wait` prints them; the MCP server returns them as the tool's
-    answer."""
+    pass first. The doors wait through `actions.replying`: the CLI's `--wait` prints the
+    messages, an MCP tool returns them."""
     deadline = time.monotonic() + timeout
     seen = since
     while True:

@@ -1,7 +1,8 @@
 """Change requests: a `done` (or halted) project goes back to Phase 2 with its current spec as the
 starting point and the change as the person's first message, then Phase 3 rebuilds only what the
-change touches and Phase 4 polishes again. The CLI, the page, MCP and the pipeline's deployment
-parameter all start one through `start_revision`.
+change touches and Phase 4 polishes again. The CLI, the page and MCP start one through `revise`,
+from the project's view read under the revision's claim; the pipeline's deployment parameter
+through `start_revision`.
 
 Order matters for "nothing typed is lost": the change is written to `revisions.json` and committed
 before anything else moves; the revision's start is tagged `thoughtforge-revision-N`.
@@ -14,10 +15,11 @@ from thoughtforge.core import git_repo
 from thoughtforge.core.own_files import read_own_text
 from thoughtforge.core.project import CONSTRAINTS_FILE, SPEC_FILE, Project
 from thoughtforge.core.project_log import log_event
-from thoughtforge.core.project_view import ProjectView, read_view
+from thoughtforge.core.project_view import ProjectView, read_view, view_after
 from thoughtforge.core.revisions import (
     REVISION_TAG_PREFIX,
     Revision,
+    Revisions,
     open_revision,
     read_revisions,
     run_label,
@@ -28,6 +30,7 @@ from thoughtforge.core.staging import commit_own, secure_edits
 from thoughtforge.core.state import (
     ChatMessage,
     PolishState,
+    Status,
     append_chat,
     clear_chat,
     read_chat,
@@ -88,13 +91,37 @@ def start_revision(
     edits (the rebuild would overwrite them) unless `keep_edits` commits them first. A run
     passing its own `run_id` gets the revision it already started back (a re-entered
     deployment run)."""
-    latest = read_revisions(project.dir).latest
+    revisions = read_revisions(project.dir)
+    latest = revisions.latest
     if run_id and latest is not None and latest.run_id == run_id:
         return latest
+    _, after, _ = _begin(project, config, change, project.status(), revisions, run_id, keep_edits)
+    return after.revisions[-1]
+
+
+def revise(
+    project: Project, config: Config, change: str, view: ProjectView, *, keep_edits: bool = False
+) -> ProjectView:
+    """`start_revision` from the project's view a door read under the revision's claim (its
+    status and revisions not read again), and the view as the revision left it."""
+    written = _begin(project, config, change, view.status, view.revisions, None, keep_edits)
+    return view_after(view, *written)
+
+
+def _begin(
+    project: Project,
+    config: Config,
+    change: str,
+    status: Status,
+    revisions: Revisions,
+    run_id: str | None,
+    keep_edits: bool,
+) -> tuple[Status, Revisions, PolishState]:
+    """The revision started from the project's `status` and `revisions` as read: the status,
+    the revisions and the polish record (begun afresh) it wrote."""
     text = change.strip()
     if not text:
         raise RevisionRefused("a change request needs words: say what should change")
-    status = project.status()
     if status.halt_reason is HaltReason.HUMAN_TERMINATED:
         raise RevisionRefused(
             f"{project.id} was terminated, which is final. Start a new project from its spec: "
@@ -110,7 +137,6 @@ def start_revision(
         raise RevisionRefused(
             f"{project.id} has no spec yet: nothing was built to revise. Resume it instead."
         )
-    revisions = read_revisions(project.dir)
     number = revisions.current + 1
     secure_edits(project.dir, f"start revision {number}", keep=keep_edits)
     revision = Revision(
@@ -120,14 +146,14 @@ def start_revision(
         spec_before=spec,
         constraints_before=_text(project, CONSTRAINTS_FILE),
     )
-    revisions.revisions.append(revision)
-    revisions.restored = None
-    write_revisions(project.dir, revisions)
+    after = Revisions(revisions=[*revisions.revisions, revision])  # a restore's mark goes
+    write_revisions(project.dir, after)
     commit_own(project.dir, f"Revision {number} begins: {_first_line(text)}")
     git_repo.tag(project.dir, f"{REVISION_TAG_PREFIX}{number}")
-    write_polish_state(project.dir, PolishState())
+    polish = PolishState()
+    write_polish_state(project.dir, polish)
     name = status.project_name or project.id
-    transition(
+    moved = transition(
         project,
         Phase.SPEC_BUILDING,
         summary=f"Project '{name}' — revision {number}: change request received, back to "
@@ -139,7 +165,7 @@ def start_revision(
     _say(project, "ai", f"{starting_point}\n\n{_proposal_of(spec)}")
     _say(project, "human", text)
     log_event(project.dir, "revision_started", revision=number, change=text)
-    return revision
+    return moved, after, polish
 
 
 def awaits_revised_proposal(project: Project) -> bool:
