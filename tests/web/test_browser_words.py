@@ -80,7 +80,8 @@ def test_after_revise_the_composer_drops_press_revise(bench: Bench, open_page: A
     assert "press Revise" in (page.get_attribute("#message", "placeholder") or "")
     page.fill("#message", "The budget is 12k now, not 15k.")
     page.locator('#actions [data-action="revise"]').click()
-    page.locator("#feedback", has_text="Revision 2 started").wait_for()
+    # the revision commits and tags in git and starts a run: seconds under a loaded disk
+    page.locator("#feedback", has_text="Revision 2 started").wait_for(timeout=60_000)
     page.locator('#actions [data-action="revise"]').wait_for(state="detached")
     page.locator('#actions [data-action="send"]').wait_for()
     assert page.get_attribute("#message", "placeholder") == PLACEHOLDER
