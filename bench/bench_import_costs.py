@@ -33,6 +33,15 @@ PAIRS = {
         "import prefect.server.api.server",
         "pass",
     ),
+    "the scripted agent, started at every call (adapters.agents.scripted)": (
+        "import thoughtforge.adapters.agents.scripted",
+        "pass",
+    ),
+    "a pydantic model beside it (the scripted agent's script, errors)": (
+        "import thoughtforge.adapters.agents.scripted, pydantic\n"
+        "class Reply(pydantic.BaseModel): text: str | None = None",
+        "import thoughtforge.adapters.agents.scripted",
+    ),
     "prefect.main beside prefect.flows (the flows' imports)": (
         "import prefect.flows, prefect.main",
         "import prefect.flows",

@@ -67,13 +67,14 @@ The ones defined next to the code that raises them are listed here so the tree r
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+if TYPE_CHECKING:  # no pydantic at run time: processes started per call import this module
+    from pydantic import ValidationError
 
-if TYPE_CHECKING:
     from thoughtforge.models import HaltReason
 
 
@@ -224,21 +225,19 @@ class FailureKind(StrEnum):
     """Refused before any call: the prompt does not fit the agent's window."""
 
 
-class AttemptFailure(BaseModel):
+@dataclass(frozen=True)
+class AttemptFailure:
     """One failed attempt: its kind, and the words a person reads (the halt message quotes them)."""
-
-    model_config = ConfigDict(frozen=True)
 
     kind: FailureKind
     reason: str
 
-    @field_validator("reason")
-    @classmethod
-    def _plain(cls, reason: str) -> str:
+    def __post_init__(self) -> None:
         """A CLI's colours and cursor moves never reach a halt message."""
         from thoughtforge.terminal_text import without_escapes  # rich: not for every importer
 
-        return without_escapes(reason)
+        object.__setattr__(self, "kind", FailureKind(self.kind))
+        object.__setattr__(self, "reason", without_escapes(self.reason))
 
     def __str__(self) -> str:
         return self.reason

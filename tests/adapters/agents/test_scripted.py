@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -166,3 +167,48 @@ def test_a_coding_answer_never_writes_outside_the_project(scripted: Config, tmp_
     with pytest.raises(AgentFailure, match="leads outside the project"):
         _ask(scripted, project, "escape")
     assert not (tmp_path / "outside.py").exists()
+
+
+@pytest.mark.parametrize(
+    ("script", "named"),
+    [
+        ({"steps": {"x": {"txt": "typo"}}}, "steps.x: unknown key txt"),
+        ({"steps": {"x": {"text": "a", "echo": True}}}, "give only one of"),
+        ({"steps": {"x": {"text": 3}}}, "steps.x.text: 3 is no str"),
+        ({"steps": {"x": {"exit": True}}}, "steps.x.exit: True is no int"),
+        ({"steps": {"x": {"write": {"a.py": 1}}}}, "steps.x.write: paths and texts are strings"),
+        ({"steps": {"x": {"revision": "all"}}}, "steps.x.revision: one of proposal"),
+        ({"steps": {"x": [{"text": "a"}, "b"]}}, "steps.x[1]: a mapping is expected, not str"),
+        ({"steps": {"x": {"by_iteration": {1: {"sleep": "1"}}}}}, "by_iteration.1.sleep"),
+        ({"steps": ["x"]}, "steps: a mapping is expected, not list"),
+        ({"steps": {}, "more": 1}, "the script: unknown key more"),
+    ],
+)
+def test_a_script_it_cannot_follow_is_refused_naming_where(
+    tmp_path: Path, script: dict[str, object], named: str
+) -> None:
+    """Checked as strictly as the reply's fields are typed, without pydantic (the agent is a
+    new process at every call): a typo or a wrong type is never read as an empty reply."""
+    path = tmp_path / "script.yaml"
+    path.write_text(yaml.safe_dump(script))
+    result = subprocess.run(
+        [sys.executable, "-m", "thoughtforge.adapters.agents.scripted", "--script", str(path)],
+        input="p",
+        capture_output=True,
+        text=True,
+        env={**os.environ, "THOUGHTFORGE_STEP": "x", "THOUGHTFORGE_PROJECT_DIR": str(tmp_path)},
+    )
+    assert result.returncode == 3, result.stderr
+    assert f"script {path} is invalid: " in result.stderr
+    assert named in result.stderr
+    assert result.stdout == ""
+
+
+def test_the_agent_starts_without_pydantic_for_a_plain_reply(tmp_path: Path) -> None:
+    """Started per call: pydantic would be most of its start-up (bench/bench_import_costs.py)."""
+    asked = (
+        "import sys, thoughtforge.adapters.agents.scripted as s; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic'))"
+    )
+    result = subprocess.run([sys.executable, "-c", asked], capture_output=True, text=True)
+    assert result.stdout.strip() == "[]", result.stderr

@@ -42,20 +42,14 @@ import json
 import os
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template
-from typing import Literal
+from typing import Any, Literal, cast
 
 import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from thoughtforge.adapters.agents.demo_evidence import with_evidence
-from thoughtforge.adapters.agents.demo_revision import (
-    chosen_sections,
-    revised_proposal,
-    revised_section,
-)
-from thoughtforge.adapters.agents.demo_words import words_for
 from thoughtforge.bounded_input import MAX_CONFIG_BYTES, InputRefused, load_yaml, read_capped_text
 from thoughtforge.core.own_files import read_own_json
 
@@ -63,10 +57,13 @@ DEMO_SCRIPT = Path(__file__).with_name("demo_script.yaml")
 SCRIPT_ENV_VAR = "THOUGHTFORGE_SCRIPT"
 STATE_DIR_NAME = ".scripted-agent"
 EXIT_NO_REPLY = 3
+Revision = Literal["proposal", "sections", "section"]
 
 
-class Reply(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+@dataclass(frozen=True)
+class Reply:
+    """One reply of the script. A dataclass read by `_reply_of`, not a pydantic model: the agent
+    is a new process at every call, and pydantic would be most of its start-up."""
 
     text: str | None = None
     file: str | None = None
@@ -77,39 +74,104 @@ class Reply(BaseModel):
     sleep: float = 0
     exit: int = 0
     stderr: str = ""
-    write: dict[str, str] = {}
-    delete: list[str] = []
-    revision: Literal["proposal", "sections", "section"] | None = None
+    write: dict[str, str] = field(default_factory=dict)
+    delete: list[str] = field(default_factory=list)
+    revision: Revision | None = None
     evidence: str | None = None
 
-    @model_validator(mode="after")
-    def _one_source(self) -> Reply:
-        sources = [
-            self.text is not None,
-            self.file is not None,
-            self.template is not None,
-            self.echo,
-            self.echo_after is not None,
-            self.revision in ("sections", "section"),
-        ]
-        if sum(sources) > 1:
-            raise ValueError("give only one of text, file, template, echo, echo_after, revision")
-        return self
 
-
-class ByIteration(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    by_iteration: dict[int | str, Reply]
+@dataclass(frozen=True)
+class ByIteration:
+    by_iteration: dict[str, Reply]
 
 
 StepScript = Reply | list[Reply] | ByIteration
 
 
-class Script(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+@dataclass(frozen=True)
+class Script:
     steps: dict[str, StepScript]
+
+
+_TEXT = (str, type(None))
+_KINDS: dict[str, tuple[type, ...]] = {
+    "text": _TEXT,
+    "file": _TEXT,
+    "template": _TEXT,
+    "echo": (bool,),
+    "echo_after": _TEXT,
+    "append": (str,),
+    "sleep": (int, float),
+    "exit": (int,),
+    "stderr": (str,),
+    "write": (dict,),
+    "delete": (list,),
+    "revision": _TEXT,
+    "evidence": _TEXT,
+}
+_REVISIONS = ("proposal", "sections", "section")
+
+
+def _script_of(raw: object) -> Script:
+    steps = _mapping(raw, "the script", {"steps"}).get("steps")
+    return Script(
+        steps={
+            str(step): _step_of(entry, f"steps.{step}")
+            for step, entry in _mapping(steps, "steps").items()
+        }
+    )
+
+
+def _step_of(raw: object, where: str) -> StepScript:
+    if isinstance(raw, list):
+        return [_reply_of(item, f"{where}[{n}]") for n, item in enumerate(raw)]
+    if isinstance(raw, dict) and "by_iteration" in raw:
+        table = _mapping(raw, where, {"by_iteration"})["by_iteration"]
+        return ByIteration(
+            by_iteration={
+                str(key): _reply_of(reply, f"{where}.by_iteration.{key}")
+                for key, reply in _mapping(table, f"{where}.by_iteration").items()
+            }
+        )
+    return _reply_of(raw, where)
+
+
+def _reply_of(raw: object, where: str) -> Reply:
+    """A reply as the script gives it, checked as strictly as its fields are typed."""
+    given = _mapping(raw, where, set(_KINDS))
+    for key, value in given.items():
+        if not isinstance(value, _KINDS[key]) or (key in ("sleep", "exit") and value is True):
+            raise ScriptError(f"{where}.{key}: {value!r} is no {_KINDS[key][0].__name__}")
+    for key, kind in (("write", dict), ("delete", list)):
+        values = given.get(key, kind())
+        words = [*values.items()] if isinstance(values, dict) else [values]
+        if not all(isinstance(word, str) for pair in words for word in pair):
+            raise ScriptError(f"{where}.{key}: paths and texts are strings")
+    if given.get("revision") not in (None, *_REVISIONS):
+        raise ScriptError(f"{where}.revision: one of {', '.join(_REVISIONS)}")
+    reply = Reply(**cast(dict[str, Any], given))
+    sources = [
+        reply.text is not None,
+        reply.file is not None,
+        reply.template is not None,
+        reply.echo,
+        reply.echo_after is not None,
+        reply.revision in ("sections", "section"),
+    ]
+    if sum(sources) > 1:
+        raise ScriptError(
+            f"{where}: give only one of text, file, template, echo, echo_after, revision"
+        )
+    return reply
+
+
+def _mapping(raw: object, where: str, allowed: set[str] | None = None) -> dict[Any, Any]:
+    if not isinstance(raw, dict):
+        raise ScriptError(f"{where}: a mapping is expected, not {type(raw).__name__}")
+    unknown = sorted(str(key) for key in raw if allowed is not None and key not in allowed)
+    if unknown:
+        raise ScriptError(f"{where}: unknown key {', '.join(unknown)}")
+    return raw
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -167,10 +229,11 @@ def _parser() -> argparse.ArgumentParser:
 def _load(path: Path) -> Script:
     try:
         raw = load_yaml(read_capped_text(path, MAX_CONFIG_BYTES, "script"), str(path))
-        return Script.model_validate(raw)
     except (InputRefused, yaml.YAMLError) as exc:
         raise ScriptError(f"cannot read script {path}: {exc}") from None
-    except ValidationError as exc:
+    try:
+        return _script_of(raw)
+    except ScriptError as exc:
         raise ScriptError(f"script {path} is invalid: {exc}") from None
 
 
@@ -230,16 +293,8 @@ def _act(reply: Reply, project_dir: Path) -> None:
 
 
 def _reply_text(reply: Reply, prompt: str, script_dir: Path) -> str:
-    project_dir = Path(os.environ.get("THOUGHTFORGE_PROJECT_DIR") or Path.cwd())
-    if reply.revision == "sections":
-        return chosen_sections(prompt, project_dir)
-    if reply.revision == "section":
-        return revised_section(prompt, project_dir)
-    if (
-        reply.revision == "proposal"
-        and (proposal := revised_proposal(prompt, project_dir)) is not None
-    ):
-        return proposal
+    if reply.revision is not None and (revised := _revised(reply.revision, prompt)) is not None:
+        return revised
     if reply.file is not None:
         return (script_dir / reply.file).read_text(encoding="utf-8")
     if reply.template is not None:
@@ -252,6 +307,24 @@ def _reply_text(reply: Reply, prompt: str, script_dir: Path) -> str:
     return reply.text or ""
 
 
+def _revised(revision: Revision, prompt: str) -> str | None:
+    """The change request applied as the demo applies it (None: a proposal with nothing to
+    revise, which the reply's other source answers). Its helpers load pydantic, so only the
+    replies that need them import them."""
+    from thoughtforge.adapters.agents.demo_revision import (
+        chosen_sections,
+        revised_proposal,
+        revised_section,
+    )
+
+    project_dir = Path(os.environ.get("THOUGHTFORGE_PROJECT_DIR") or Path.cwd())
+    if revision == "sections":
+        return chosen_sections(prompt, project_dir)
+    if revision == "section":
+        return revised_section(prompt, project_dir)
+    return revised_proposal(prompt, project_dir)
+
+
 def _with_evidence(text: str, prompt: str, marker: str) -> str:
     try:
         return with_evidence(text, prompt, marker)
@@ -260,6 +333,8 @@ def _with_evidence(text: str, prompt: str, marker: str) -> str:
 
 
 def _filled(template: Path, prompt: str) -> str:
+    from thoughtforge.adapters.agents.demo_words import words_for
+
     project_dir = Path(os.environ.get("THOUGHTFORGE_PROJECT_DIR") or Path.cwd())
     words = words_for(prompt, project_dir)
     try:

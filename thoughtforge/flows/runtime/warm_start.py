@@ -125,10 +125,11 @@ def serve(name: str) -> None:
         usable(key)
     if threading.active_count() > 1:  # a fork copies no thread, but may copy a lock one holds
         raise RuntimeError(f"importing the flows started threads: {threading.enumerate()}")
+    code = _LoadedCode()  # before listening: an edit made once a launcher can connect is seen
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     listener.bind(f"\0{name}")
     listener.listen(64)
-    _Starter(listener).run()
+    _Starter(listener, code).run()
 
 
 def _connect(name: str) -> socket.socket:
@@ -196,8 +197,8 @@ class _Run:
 
 
 class _Starter:
-    def __init__(self, listener: socket.socket) -> None:
-        self.code = _LoadedCode()
+    def __init__(self, listener: socket.socket, code: _LoadedCode) -> None:
+        self.code = code
         self.listener = listener
         self.selector = selectors.DefaultSelector()
         self.selector.register(listener, selectors.EVENT_READ, self._accept)
