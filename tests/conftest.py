@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -11,6 +13,13 @@ from tests.browser import launch_browser
 from tests.capture_server import CaptureServer
 from tests.vibe_kanban import VibeKanban, free_port
 from thoughtforge.config import Config, load_config
+
+# Bytecode is written whatever the shell says (PYTHONDONTWRITEBYTECODE): each CLI, agent, flow
+# run and project suite a test starts is a new interpreter that would otherwise compile
+# ThoughtForge, and have pytest rewrite its plugins' asserts, from source every time.
+# (ThoughtForge's own locked run still writes none in the project: it sets the variable itself.)
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 AGENTS_DIR = Path(__file__).parent / "agents"
 REPO_ROOT = Path(__file__).parent.parent

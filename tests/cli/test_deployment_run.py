@@ -11,8 +11,13 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import REPO_ROOT
 from thoughtforge.stack.api import PrefectApi, project_tag
+
+# Whole flows and CLI processes, minutes in all: CI runs them in its slow suite.
+pytestmark = pytest.mark.slow
 
 
 def _tf(config: Path, *args: str, api: str | None) -> subprocess.CompletedProcess[str]:

@@ -23,6 +23,9 @@ from thoughtforge.config import load_config
 from thoughtforge.core.creation import create_project
 from thoughtforge.core.hooks import TransitionHooks, install_hooks
 
+# Whole flows and CLI processes, minutes in all: CI runs them in its slow suite.
+pytestmark = pytest.mark.slow
+
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
 TOKEN = "sekrit-t0ken-never-shown"

@@ -20,6 +20,9 @@ from thoughtforge.core.state import read_status
 from thoughtforge.flows.pipeline import pipeline_in_process
 from thoughtforge.models import Phase
 
+# Whole flows and CLI processes, minutes in all: CI runs them in its slow suite.
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "plugins"
 

@@ -37,6 +37,9 @@ from thoughtforge.flows.pipeline import pipeline_in_process
 from thoughtforge.models import HaltReason, Phase
 from thoughtforge.stack.api import project_tag
 
+# Whole flows and CLI processes, minutes in all: CI runs them in its slow suite.
+pytestmark = pytest.mark.slow
+
 # A flow run of its own process, tagged with the project like the CLI's runs.
 RUNNER = """
 import sys

@@ -33,6 +33,9 @@ from thoughtforge.core.project import Project
 from thoughtforge.core.state import read_chat, read_status
 from thoughtforge.models import HaltReason, Phase
 
+# Whole flows and CLI processes, minutes in all: CI runs them in its slow suite.
+pytestmark = pytest.mark.slow
+
 CLEAN = {"text": code_review({"total": 2, "passed": 2, "failed": 0})}
 REFUSED_PLAN = {
     "plan-completeness": {"text": FAIL},

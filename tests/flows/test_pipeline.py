@@ -108,6 +108,7 @@ def test_readme_main_command_takes_a_fresh_project_to_done(
     assert f"Next: thoughtforge revise {project.name}" in said
 
 
+@pytest.mark.slow
 def test_cli_turns_drive_phases_one_and_two_of_a_paused_run(
     tmp_path: Path,
     cli_env: dict[str, str],
@@ -260,6 +261,7 @@ def test_a_bad_input_to_a_paused_run_is_refused_and_it_stays_paused(
         worker.wait()
 
 
+@pytest.mark.slow
 def test_a_phase_one_agent_failure_in_a_batch_run_halts_with_the_agents_words(
     tmp_path: Path, cli_env: dict[str, str], cli_config: Callable[..., Path]
 ) -> None:
@@ -300,6 +302,7 @@ def test_a_phase_one_agent_failure_in_a_batch_run_halts_with_the_agents_words(
     assert "nothing to resume" in again.stderr and "Next:" not in again.stderr
 
 
+@pytest.mark.slow
 def test_resume_after_a_phase_one_halt_still_waits_for_the_human(
     tmp_path: Path,
     cli_env: dict[str, str],

@@ -58,7 +58,10 @@ def first_fast(names: list[str]) -> list[Any]:
     return [pytest.param(n, marks=[pytest.mark.slow] if i else []) for i, n in enumerate(names)]
 
 
-pytestmark = pytest.mark.usefixtures("prefect_api_url")  # each flow runs on a real Prefect server
+pytestmark = [
+    pytest.mark.usefixtures("prefect_api_url"),  # each flow runs on a real Prefect server
+    pytest.mark.slow,  # whole flows and CLI processes, minutes in all: run by CI's slow suite
+]
 
 
 @pytest.fixture

@@ -30,6 +30,9 @@ from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.polish.finding_tracker import read_tracker
 from thoughtforge.phases.polish.loop import PolishOutcome
 
+# Whole flows and CLI processes, minutes in all: CI runs them in its slow suite.
+pytestmark = pytest.mark.slow
+
 __all__ = ["run"]  # the fixture, shared with the earlier rounds' trajectories
 
 FIXED = EVERY_SECTION_FIXED

@@ -31,6 +31,9 @@ from thoughtforge.models import HaltReason, Phase
 from thoughtforge.phases.polish.finding_tracker import Finding, read_tracker
 from thoughtforge.phases.polish.loop import PolishOutcome
 
+# Whole flows and CLI processes, minutes in all: CI runs them in its slow suite.
+pytestmark = pytest.mark.slow
+
 BUDGET = "The budget exceeds the 15k limit."
 RAIN = "No rain plan for the ceremony."
 CATERER = "The caterer has not been booked."

@@ -39,6 +39,9 @@ from thoughtforge.phases.polish.issue_matching import match_findings
 from thoughtforge.phases.polish.loop import PolishOutcome
 from thoughtforge.web.progress import panel_for
 
+# Whole flows and CLI processes, minutes in all: CI runs them in its slow suite.
+pytestmark = pytest.mark.slow
+
 Run = Callable[..., tuple[Project, PolishOutcome]]
 
 

@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+import pytest
+
 from thoughtforge.config import load_config
 from thoughtforge.core.creation import create_project
 from thoughtforge.core.run_lock import hold_run_lock
@@ -98,6 +100,7 @@ def test_closing_stdin_ends_the_server_though_a_tool_still_waits(
             assert time.monotonic() - closed < 10
 
 
+@pytest.mark.slow
 def test_a_client_that_never_reads_stdout_stops_being_read_from(
     mcp_env: dict[str, str], mcp_config: Callable[..., Path]
 ) -> None:

@@ -37,6 +37,9 @@ from thoughtforge.phases.engine import OUTPUT_INCOMPLETE
 from thoughtforge.plugins.code.build_state import CodeBuildState
 from thoughtforge.plugins.code.builder import CodeBuilder
 
+# Whole flows and CLI processes, minutes in all: CI runs them in its slow suite.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def code_config(tmp_path: Path, write_config: Callable[..., Path]) -> Callable[..., Config]:

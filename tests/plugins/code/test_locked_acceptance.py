@@ -157,7 +157,7 @@ GAMING_MOVES: dict[str, dict[str, Any]] = {
         }
     },
 }
-FAST_MOVES = {"mark-skip", "deleted-file", "conftest-swallows-failures"}
+FAST_MOVES = {"conftest-swallows-failures"}
 """The moves the default suite runs; the others are marked slow (each is a whole polish run)."""
 
 

@@ -32,6 +32,9 @@ from thoughtforge.models import DeliverableType, HaltReason, Phase
 from thoughtforge.phases.polish.loop import PolishLoop
 from thoughtforge.plugins.code.acceptance.lock import read_lock
 
+# Whole flows and CLI processes, minutes in all: CI runs them in its slow suite.
+pytestmark = pytest.mark.slow
+
 SPEC = """# Spec: Thermometer
 
 ## Deliverable Overview

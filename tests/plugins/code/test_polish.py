@@ -118,6 +118,7 @@ CALC_AS_DIFF = (
 CALC_ELIDED = "# ... existing code unchanged ...\n\n\ndef mul(a, b):\n    return a * b\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("written", [CALC_AS_DIFF, CALC_ELIDED], ids=["diff", "elided"])
 def test_a_coder_that_leaves_a_diff_or_an_elided_file_is_refused_and_its_change_undone(
     code_config: Config, script: Callable[..., Path], written: str
@@ -135,6 +136,7 @@ def test_a_coder_that_leaves_a_diff_or_an_elided_file_is_refused_and_its_change_
     assert [e.fix for e in read_polish_state(project.dir).trajectory] == ["refused", "refused"]
 
 
+@pytest.mark.slow
 def test_a_coder_that_changes_nothing_twice_halts_as_idle(
     code_config: Config, script: Callable[..., Path]
 ) -> None:
