@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from prefect import get_client
+from prefect.client.schemas.filters import ArtifactCollectionFilter, ArtifactCollectionFilterKey
+from prefect.client.schemas.objects import ArtifactCollection as Artifact
 
 from tests.conftest import REPO_ROOT, config_data
 from thoughtforge.catalogue import RunAnswer
@@ -77,3 +80,12 @@ def send_input(api_url: str, project_id: str, run_input: dict[str, str]) -> None
     run = api.waiting_run(project_id)
     assert run is not None, f"no run of {project_id} waits"
     api.resume(run, RunAnswer.model_construct(**run_input))  # type: ignore[arg-type]
+
+
+def project_artifacts(project_id: str) -> dict[str, Artifact]:
+    """The latest version of each artifact the project's runs published, by key. Filtered on
+    the server: a page of everyone's latest artifacts (the session's server is shared) may not
+    hold this project's."""
+    keys = ArtifactCollectionFilter(key=ArtifactCollectionFilterKey(like_=project_id))
+    with get_client(sync_client=True) as client:
+        return {a.key: a for a in client.read_latest_artifacts(artifact_filter=keys) if a.key}

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from prefect import get_client
 
-from tests.flows.conftest import run_cli
+from tests.flows.conftest import project_artifacts, run_cli
 from tests.polish_setup import calls, polishing_project, review, write_script
 from thoughtforge.config import load_config
 from thoughtforge.core.project_log import read_events
@@ -82,8 +81,7 @@ def test_a_budget_that_runs_out_mid_polish_halts_then_raised_and_resumed_finishe
 
     finish = [m.content for m in read_thread(project.dir) if "Polish loop finished" in m.content]
     assert finish and f"Spent ${ledger.total.usd:,.2f} of $100.00" in finish[-1]
-    with get_client(sync_client=True) as client:
-        artifacts = {a.key: a for a in client.read_latest_artifacts()}
+    artifacts = project_artifacts(project.id)
     breakdown = str(artifacts[f"{project.id}-spend"].data)
     assert "| iteration 1 | $" in breakdown and "| polishing | $" in breakdown, breakdown
     assert "| cost |" in str(artifacts[f"{project.id}-convergence"].data)

@@ -27,7 +27,7 @@ from tests.build_setup import (
     step_label,
     write_script,
 )
-from tests.flows.conftest import run_cli, send_input, waiting_run
+from tests.flows.conftest import project_artifacts, run_cli, send_input, waiting_run
 from tests.flows.test_polish_flow import _wait_for
 from tests.polish_setup import calls
 from thoughtforge.config import load_config
@@ -90,8 +90,7 @@ def test_a_build_runs_through_the_polish_loop_to_done(
     assert calls(project) == {"plan-build": len(SECTIONS), "plan-review": 1}
     sections = {step_label(n) for n in range(1, 8)}
     assert _task_names(project.id) == sections  # one run, no subflow; polish iterations log lines
-    with get_client(sync_client=True) as client:
-        artifacts = {a.key: a for a in client.read_latest_artifacts()}
+    artifacts = project_artifacts(project.id)
     assert "7/7 sections" in str(artifacts[f"{project.id}-build"].data)
 
 

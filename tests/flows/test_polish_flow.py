@@ -16,7 +16,7 @@ import pytest
 from prefect import get_client
 from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterTags, LogFilter
 
-from tests.flows.conftest import run_cli, start_cli, waiting_run
+from tests.flows.conftest import project_artifacts, run_cli, start_cli, waiting_run
 from tests.polish_setup import ECHO_FIX, calls, polishing_project, review, write_script
 from tests.process_checks import alive
 from thoughtforge.config import load_config
@@ -54,12 +54,12 @@ def test_converges_with_a_log_line_per_iteration_and_artifacts(
             flow_run_filter=FlowRunFilter(tags=FlowRunFilterTags(all_=[project_tag(project.id)]))
         )
         lines = [log.message for log in client.read_logs(LogFilter(flow_run_id={"any_": [run.id]}))]
-        artifacts = {a.key: a for a in client.read_latest_artifacts()}
     iterations = [line for line in lines if line.startswith("iteration ")]
     assert iterations == [
         "iteration 1: 1 critical, 2 medium, 0 minor — continue",
         "iteration 2: 0 critical, 0 medium, 0 minor — done",
     ], lines
+    artifacts = project_artifacts(project.id)
     assert f"{project.id}-trajectory" in artifacts and f"{project.id}-convergence" in artifacts
     chart = str(artifacts[f"{project.id}-convergence"].data)
     assert "termination" in chart and "▓▓" in chart, chart

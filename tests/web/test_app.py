@@ -18,6 +18,7 @@ from tests.cli.test_board import real_projects
 from tests.conftest import REPO_ROOT
 from tests.phases.test_spec import proposal, say_ai, spec_building_project
 from tests.web.conftest import Bench
+from tests.web.test_browser_after_done import CHANGE, _done_project
 from thoughtforge.actions.starting import NO_SERVER
 from thoughtforge.core.creation import create_project
 from thoughtforge.core.project import Project, open_project
@@ -373,3 +374,13 @@ def test_a_budget_halts_decision_carries_the_new_budget_and_only_that_halts(benc
     answer = bench.post(f"/projects/{project.id}/answer", {"action": "override", "budget_usd": 9})
     assert answer.status_code == 200, answer.text
     assert read_usage(project.dir).budget == Budget(max_usd=9.0)
+
+
+def test_a_revision_answered_from_the_page_says_which_step_its_note_is_about(bench: Bench) -> None:
+    """The page keeps "Revision 2 started" when the stream then shows Phase 2: before, the note
+    went with the phase change it announced, if the stream's event came after the answer."""
+    project = _done_project(bench)
+    answer = bench.post(f"/projects/{project.id}/answer", {"action": "revise", "message": CHANGE})
+    said = answer.json()
+    assert said["note"].startswith("Revision 2 started")
+    assert said["phase"] == Phase.SPEC_BUILDING == read_status(project.dir).phase

@@ -43,7 +43,10 @@ async def answer(request: Request) -> Response:
     project = await requested_project(request)
     given = Answer.model_validate(await request.json())
     outcome = await run_in_threadpool(take_answer, bench.config, bench.config_file, project, given)
-    return JSONResponse(outcome.model_dump())
+    said = outcome.model_dump()
+    if outcome.view is not None:  # the step the note is about: the page keeps it once there
+        said["phase"] = outcome.view.status.phase
+    return JSONResponse(said)
 
 
 async def draft(request: Request) -> Response:

@@ -12,12 +12,16 @@ function $(id) { return document.getElementById(id); }
 
 const FADE_AFTER_MS = 6000;
 let fading = null;
+let notePhase = null;
 
-function say(text, kind, fade) {
-  // A confirmation ("Sent.") fades after a while; an error, or work under way, stays.
+function say(text, kind, fade, phase) {
+  // A confirmation ("Sent.") fades after a while; an error, or work under way, stays. `phase`:
+  // the step the note is about (a revision's "Revision 2 started" is Phase 2's), which the
+  // page may show only after the note, so reaching it does not take the note away.
   const feedback = $("feedback");
   if (!feedback) return;
   clearTimeout(fading);
+  notePhase = phase || null;
   feedback.textContent = text;
   feedback.className = kind || "";
   if (fade) fading = setTimeout(() => {
@@ -160,7 +164,7 @@ function settleWords() {
   const message = $("message");
   if (!document.querySelector('#actions [data-action="revise"]')) message.placeholder = message.dataset.placeholder;
   const phase = phaseNow();
-  if (phaseShown !== null && phase !== phaseShown) say("");
+  if (phaseShown !== null && phase !== phaseShown && phase !== notePhase) say("");
   phaseShown = phase;
 }
 
@@ -288,7 +292,7 @@ async function act(button) {
   try {
     const result = await post("/projects/" + project + "/answer", payload);
     if (text && message.value === text) message.value = "";
-    say(result.note, "", true);
+    say(result.note, "", true, result.phase);
     toNewest();  // what you sent is where you look next, as in any chat
   } catch (error) {
     say(error.message, "error");
