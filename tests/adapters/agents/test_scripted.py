@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -10,6 +11,7 @@ import pytest
 import yaml
 
 from thoughtforge.adapters.agents import AgentCall, invoke_agent
+from thoughtforge.adapters.agents import scripted as scripted_agent
 from thoughtforge.config import Config
 from thoughtforge.errors import AgentFailure
 
@@ -176,6 +178,8 @@ def test_a_coding_answer_never_writes_outside_the_project(scripted: Config, tmp_
         ({"steps": {"x": {"text": "a", "echo": True}}}, "give only one of"),
         ({"steps": {"x": {"text": 3}}}, "steps.x.text: 3 is no str"),
         ({"steps": {"x": {"exit": True}}}, "steps.x.exit: True is no int"),
+        ({"steps": {"x": {"sleep": False}}}, "steps.x.sleep: False is no int"),
+        ({"steps": {"x": {"delete": ["a.py", 2]}}}, "steps.x.delete: paths and texts are strings"),
         ({"steps": {"x": {"write": {"a.py": 1}}}}, "steps.x.write: paths and texts are strings"),
         ({"steps": {"x": {"revision": "all"}}}, "steps.x.revision: one of proposal"),
         ({"steps": {"x": [{"text": "a"}, "b"]}}, "steps.x[1]: a mapping is expected, not str"),
@@ -212,3 +216,9 @@ def test_the_agent_starts_without_pydantic_for_a_plain_reply(tmp_path: Path) -> 
     )
     result = subprocess.run([sys.executable, "-c", asked], capture_output=True, text=True)
     assert result.stdout.strip() == "[]", result.stderr
+
+
+def test_every_field_of_a_reply_is_checked() -> None:
+    """The checks' table names each field the reply has: a field added without one would be
+    taken unchecked."""
+    assert set(scripted_agent._KINDS) == {f.name for f in dataclasses.fields(scripted_agent.Reply)}

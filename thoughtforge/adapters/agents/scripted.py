@@ -45,7 +45,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template
-from typing import Any, Literal, cast
+from typing import Any, Literal, cast, get_args
 
 import yaml
 
@@ -109,7 +109,7 @@ _KINDS: dict[str, tuple[type, ...]] = {
     "revision": _TEXT,
     "evidence": _TEXT,
 }
-_REVISIONS = ("proposal", "sections", "section")
+_REVISIONS: tuple[str, ...] = get_args(Revision)
 
 
 def _script_of(raw: object) -> Script:
@@ -140,12 +140,15 @@ def _reply_of(raw: object, where: str) -> Reply:
     """A reply as the script gives it, checked as strictly as its fields are typed."""
     given = _mapping(raw, where, set(_KINDS))
     for key, value in given.items():
-        if not isinstance(value, _KINDS[key]) or (key in ("sleep", "exit") and value is True):
+        counted = key in ("sleep", "exit")  # YAML's true and false are no numbers here
+        if not isinstance(value, _KINDS[key]) or (counted and isinstance(value, bool)):
             raise ScriptError(f"{where}.{key}: {value!r} is no {_KINDS[key][0].__name__}")
-    for key, kind in (("write", dict), ("delete", list)):
-        values = given.get(key, kind())
-        words = [*values.items()] if isinstance(values, dict) else [values]
-        if not all(isinstance(word, str) for pair in words for word in pair):
+    written = given.get("write", {})
+    for key, strings in (
+        ("write", [*written, *written.values()]),
+        ("delete", given.get("delete", [])),
+    ):
+        if not all(isinstance(string, str) for string in strings):
             raise ScriptError(f"{where}.{key}: paths and texts are strings")
     if given.get("revision") not in (None, *_REVISIONS):
         raise ScriptError(f"{where}.revision: one of {', '.join(_REVISIONS)}")
